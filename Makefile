@@ -1,0 +1,34 @@
+# twinmode: all set-up goes through these targets.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Tests read real data from here when it exists (see ../shared/datasets/README.md).
+export TRAIN_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
+
+.PHONY: install run test test-fast bench lint clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: install
+	$(PY) -m trainer.quickstart
+
+test: install
+	$(PY) -m pytest -q
+
+test-fast: install
+	$(PY) -m pytest -q -m "not slow"
+
+bench: install
+	$(PY) bench/step.py
+
+lint: install
+	$(VENV)/bin/ruff check framework trainer datasets tests bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
