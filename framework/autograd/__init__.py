@@ -1,0 +1,1 @@
+"""Automatic differentiation: the eager tape and the user-facing grad transforms."""

@@ -1,0 +1,56 @@
+"""Reverse-mode sweep shared by both modes.
+
+``records`` are ``(primitive, inputs, outputs)`` triples in execution order: the eager
+tape in PyNative, the traced graph's nodes in graph mode. Each primitive's ``bprop``
+(written with framework ops) maps output cotangents to input cotangents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+def backprop(
+    records: Sequence[tuple[Any, tuple, Any]],
+    roots: Sequence[tuple[Any, Any]],
+    wrt: Sequence[Any],
+    tracked: set[int],
+) -> list[Any]:
+    """Cotangents of ``wrt`` given ``(output, sensitivity)`` roots; zeros where unused.
+
+    ``tracked`` holds the ids of tensors that depend on ``wrt``; a bprop is told which
+    of its inputs need a gradient (``needs``) so it can skip the others.
+    """
+    from ..ops import functional as F
+
+    grads: dict[int, Any] = {}
+
+    def accumulate(tensor: Any, grad: Any) -> None:
+        key = id(tensor)
+        previous = grads.get(key)
+        grads[key] = grad if previous is None else F.add(previous, grad)
+
+    for output, sens in roots:
+        accumulate(output, sens)
+
+    for prim, inputs, result in reversed(records):
+        outputs = result if isinstance(result, tuple) else (result,)
+        douts = [grads.pop(id(o), None) for o in outputs]
+        if all(d is None for d in douts):
+            continue
+        if isinstance(result, tuple):
+            dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(outputs, douts))
+        else:
+            dout = douts[0]
+        needs = tuple(id(t) in tracked for t in inputs)
+        in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
+        if len(in_grads) != len(inputs):
+            raise RuntimeError(
+                f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
+            )
+        for tensor, grad in zip(inputs, in_grads):
+            if grad is not None and id(tensor) in tracked:
+                accumulate(tensor, grad)
+
+    return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]

@@ -1,0 +1,170 @@
+"""Gradient transforms: ``ms.grad``, ``ms.value_and_grad`` and ``ops.GradOperation``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import tape as _tape
+from .backward import backprop
+
+
+def _as_tuple(value: Any) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _weights_tuple(weights: Any) -> tuple:
+    from ..parameter import Parameter
+
+    if weights is None:
+        return ()
+    if isinstance(weights, Parameter):
+        return (weights,)
+    weights = tuple(weights)
+    for w in weights:
+        if not isinstance(w, Parameter):
+            raise TypeError(f"weights must be Parameters, got {type(w).__name__}")
+    return weights
+
+
+def vjp(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    positions: Sequence[int],
+    weights: Sequence[Any],
+    has_aux: bool = False,
+    sens: Any = None,
+) -> tuple[Any, list[Any], list[Any]]:
+    """Run ``fn(*args)`` on a tape; return (output, grads of positions, grads of weights).
+
+    With ``has_aux`` only the first output is differentiated. ``sens`` defaults to
+    ones for each differentiated output.
+    """
+    from ..ops import functional as F
+    from ..tensor import Tensor
+
+    if _tape.active is not None:
+        raise NotImplementedError(
+            "nested gradient transforms (higher-order derivatives) are not supported in "
+            "PyNative mode; compute one gradient at a time"
+        )
+    tape = _tape.Tape()
+    inputs = list(args)
+    for p in positions:
+        if not -len(args) <= p < len(args):
+            raise ValueError(f"grad_position {p} is out of range for {len(args)} inputs")
+        if not isinstance(args[p], Tensor):
+            raise TypeError(
+                f"grad_position {p}: input is a {type(args[p]).__name__}; only Tensors can be "
+                "differentiated"
+            )
+        inputs[p] = Tensor._wrap(args[p]._data)  # a fresh identity per differentiated input
+        tape.watch(inputs[p])
+    for w in weights:
+        tape.watch(w)
+    with _tape.recording(tape):
+        output = fn(*inputs)
+    targets = _as_tuple(output)[:1] if has_aux else _as_tuple(output)
+    for t in targets:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"the differentiated function must return Tensors, got {type(t).__name__}")
+    sens_values = _as_tuple(sens) if sens is not None else tuple(F.ones_like(t) for t in targets)
+    if len(sens_values) != len(targets):
+        raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
+    watched = [inputs[p] for p in positions] + list(weights)
+    with _tape.recording(None):
+        grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked)
+    return output, grads[: len(positions)], grads[len(positions):]
+
+
+def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
+    if grad_position is None:
+        return (), False
+    if isinstance(grad_position, int):
+        return (grad_position,), True
+    return tuple(grad_position), False
+
+
+def _pack(pos_grads: list, weight_grads: list, grad_position: Any, weights: Any) -> Any:
+    _, single = _positions(grad_position)
+    pos = pos_grads[0] if single else tuple(pos_grads)
+    if weights is None:
+        return pos
+    if grad_position is None:
+        return tuple(weight_grads)
+    return pos, tuple(weight_grads)
+
+
+def value_and_grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
+                   has_aux: bool = False) -> Callable[..., Any]:
+    """``value_and_grad(fn, grad_position=0, weights=None, has_aux=False)``.
+
+    Returns ``f(*args) -> (value, grads)``: grads of the inputs at ``grad_position``
+    (an int, a tuple, or None), of ``weights``, or ``(inputs_grads, weights_grads)``.
+    """
+    positions, _ = _positions(grad_position)
+    if grad_position is None and weights is None:
+        raise ValueError("value_and_grad: grad_position and weights cannot both be None")
+
+    def wrapper(*args: Any) -> Any:
+        out, pos_grads, weight_grads = vjp(fn, args, positions, _weights_tuple(weights), has_aux)
+        return out, _pack(pos_grads, weight_grads, grad_position, weights)
+
+    return wrapper
+
+
+def grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
+         has_aux: bool = False) -> Callable[..., Any]:
+    """``grad(fn, grad_position=0, weights=None, has_aux=False)``: like value_and_grad
+    without the value (with ``has_aux``: ``(grads, aux)``)."""
+    inner = value_and_grad(fn, grad_position, weights, has_aux)
+
+    def wrapper(*args: Any) -> Any:
+        out, grads = inner(*args)
+        if has_aux:
+            return grads, _as_tuple(out)[1:]
+        return grads
+
+    return wrapper
+
+
+class GradOperation:
+    """``GradOperation(get_all=False, get_by_list=False, sens_param=False)``.
+
+    ``GradOperation()(fn, weights)`` returns a function of fn's inputs (plus a
+    trailing ``sens`` with ``sens_param``) giving: the first input's gradient; all
+    inputs' gradients (``get_all``); the weights' (``get_by_list``); or both as
+    ``(inputs_grads, weights_grads)``.
+    """
+
+    def __init__(self, get_all: bool = False, get_by_list: bool = False,
+                 sens_param: bool = False) -> None:
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+
+    def __call__(self, fn: Callable[..., Any], weights: Any = None) -> Callable[..., Any]:
+        if self.get_by_list and weights is None:
+            raise ValueError("GradOperation(get_by_list=True) needs weights: grad_op(fn, weights)")
+        params = _weights_tuple(weights) if self.get_by_list else ()
+
+        def wrapper(*args: Any) -> Any:
+            sens = None
+            if self.sens_param:
+                if not args:
+                    raise ValueError("GradOperation(sens_param=True): pass sens as the last input")
+                args, sens = args[:-1], args[-1]
+            if self.get_all:
+                positions = tuple(range(len(args)))
+            else:
+                positions = () if self.get_by_list else (0,)
+            _, pos_grads, weight_grads = vjp(fn, args, positions, params, sens=sens)
+            if self.get_all and self.get_by_list:
+                return tuple(pos_grads), tuple(weight_grads)
+            if self.get_by_list:
+                return tuple(weight_grads)
+            if self.get_all:
+                return tuple(pos_grads)
+            return pos_grads[0]
+
+        return wrapper

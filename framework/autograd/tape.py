@@ -1,0 +1,54 @@
+"""The PyNative tape: primitive applications recorded while a gradient is wanted.
+
+Recording happens only inside a grad transform (``active`` is set) and only for
+applications with at least one input that depends on a watched tensor, so plain
+inference builds no tape at all.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+active: Tape | None = None
+
+
+class Tape:
+    __slots__ = ("records", "tracked", "_watched")
+
+    def __init__(self) -> None:
+        self.records: list[tuple[Any, tuple, Any]] = []
+        self.tracked: set[int] = set()
+        self._watched: list[Any] = []  # keeps watched tensors alive so ids stay unique
+
+    def watch(self, tensor: Any) -> None:
+        self.tracked.add(id(tensor))
+        self._watched.append(tensor)
+
+    def record(self, prim: Any, inputs: tuple, result: Any) -> None:
+        tracked = self.tracked
+        if not prim.differentiable or not any(id(t) in tracked for t in inputs):
+            return
+        if isinstance(result, tuple):
+            tracked.update(id(o) for o in result)
+        else:
+            tracked.add(id(result))
+        self.records.append((prim, inputs, result))
+
+
+class recording:
+    """Context manager making ``tape`` the active tape (``None`` pauses recording)."""
+
+    __slots__ = ("tape", "_saved")
+
+    def __init__(self, tape: Tape | None) -> None:
+        self.tape = tape
+
+    def __enter__(self) -> Tape | None:
+        global active
+        self._saved = active
+        active = self.tape
+        return self.tape
+
+    def __exit__(self, *exc: object) -> None:
+        global active
+        active = self._saved

@@ -1,0 +1,187 @@
+"""Parameter initializers with MindSpore's names and formulas."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import dtype as mstype
+from .. import seed as _seed
+
+
+def _fans(shape: tuple[int, ...]) -> tuple[int, int]:
+    if len(shape) < 2:
+        raise ValueError(f"fan-in/fan-out need a weight of at least 2 dims, got shape {shape}")
+    receptive = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _gain(nonlinearity: str, param: float | None = None) -> float:
+    if nonlinearity in ("linear", "conv2d", "sigmoid"):
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope**2))
+    raise ValueError(f"unknown nonlinearity {nonlinearity!r}")
+
+
+class Initializer:
+    """Base class: ``init(shape) -> np.ndarray`` (float64, cast by ``initializer``)."""
+
+    def sample(self, shape: tuple[int, ...]) -> np.ndarray:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({attrs})"
+
+
+class Zero(Initializer):
+    def sample(self, shape):
+        return np.zeros(shape)
+
+
+class One(Initializer):
+    def sample(self, shape):
+        return np.ones(shape)
+
+
+class Constant(Initializer):
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def sample(self, shape):
+        return np.full(shape, self.value, dtype=np.float64)
+
+
+class Normal(Initializer):
+    def __init__(self, sigma: float = 0.01, mean: float = 0.0) -> None:
+        self.sigma, self.mean = sigma, mean
+
+    def sample(self, shape):
+        return _seed.generator().normal(self.mean, self.sigma, shape)
+
+
+class TruncatedNormal(Initializer):
+    """Normal(0, sigma) redrawn outside two sigmas."""
+
+    def __init__(self, sigma: float = 0.01) -> None:
+        self.sigma = sigma
+
+    def sample(self, shape):
+        rng = _seed.generator()
+        values = rng.normal(0.0, 1.0, shape)
+        bad = np.abs(values) > 2
+        while bad.any():
+            values[bad] = rng.normal(0.0, 1.0, int(bad.sum()))
+            bad = np.abs(values) > 2
+        return values * self.sigma
+
+
+class Uniform(Initializer):
+    def __init__(self, scale: float = 0.07) -> None:
+        self.scale = scale
+
+    def sample(self, shape):
+        return _seed.generator().uniform(-self.scale, self.scale, shape)
+
+
+class HeUniform(Initializer):
+    """Kaiming uniform: bound = gain * sqrt(3 / fan)."""
+
+    def __init__(self, negative_slope: float = 0, mode: str = "fan_in",
+                 nonlinearity: str = "leaky_relu") -> None:
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
+
+    def sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        fan = fan_in if self.mode == "fan_in" else fan_out
+        bound = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fan)
+        return _seed.generator().uniform(-bound, bound, shape)
+
+
+class HeNormal(Initializer):
+    """Kaiming normal: std = gain / sqrt(fan)."""
+
+    def __init__(self, negative_slope: float = 0, mode: str = "fan_in",
+                 nonlinearity: str = "leaky_relu") -> None:
+        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
+
+    def sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        fan = fan_in if self.mode == "fan_in" else fan_out
+        std = _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
+        return _seed.generator().normal(0.0, std, shape)
+
+
+class XavierUniform(Initializer):
+    """Glorot uniform: bound = gain * sqrt(6 / (fan_in + fan_out))."""
+
+    def __init__(self, gain: float = 1.0) -> None:
+        self.gain = gain
+
+    def sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        bound = self.gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return _seed.generator().uniform(-bound, bound, shape)
+
+
+class XavierNormal(Initializer):
+    def __init__(self, gain: float = 1.0) -> None:
+        self.gain = gain
+
+    def sample(self, shape):
+        fan_in, fan_out = _fans(shape)
+        return _seed.generator().normal(0.0, self.gain * math.sqrt(2.0 / (fan_in + fan_out)), shape)
+
+
+_BY_NAME: dict[str, type[Initializer]] = {
+    "zeros": Zero, "zero": Zero, "ones": One, "one": One, "normal": Normal,
+    "truncatednormal": TruncatedNormal, "truncated_normal": TruncatedNormal,
+    "uniform": Uniform, "he_uniform": HeUniform, "heuniform": HeUniform,
+    "he_normal": HeNormal, "henormal": HeNormal, "xavier_uniform": XavierUniform,
+    "xavieruniform": XavierUniform, "xavier_normal": XavierNormal,
+}
+
+
+def _resolve(init: Any) -> Initializer:
+    if isinstance(init, Initializer):
+        return init
+    if isinstance(init, str):
+        cls = _BY_NAME.get(init.lower())
+        if cls is None:
+            raise ValueError(f"unknown initializer {init!r}; known: {', '.join(sorted(_BY_NAME))}")
+        return cls()
+    if isinstance(init, int | float) and not isinstance(init, bool):
+        return Constant(init)
+    raise TypeError(f"initializer must be a name, a number or an Initializer, got {init!r}")
+
+
+def initializer(init: Any, shape: Sequence[int] | int | None = None,
+                dtype: Any = mstype.float32) -> Any:
+    """A Tensor of ``shape`` filled by ``init`` (a name, a number, an Initializer or a Tensor)."""
+    from ..tensor import Tensor
+
+    np_dtype = mstype.to_np(dtype)
+    if isinstance(init, Tensor | np.ndarray):
+        array = np.asarray(init.asnumpy() if isinstance(init, Tensor) else init)
+        if shape is not None and tuple(array.shape) != tuple(np.atleast_1d(shape)):
+            raise ValueError(f"initializer: tensor of shape {array.shape} given for shape {shape}")
+        return Tensor(array.astype(np_dtype))
+    if shape is None:
+        raise ValueError("initializer: shape is required")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
+    return Tensor._wrap(np.asarray(_resolve(init).sample(shape)).astype(np_dtype))
+
+
+__all__ = [
+    "Constant", "HeNormal", "HeUniform", "Initializer", "Normal", "One", "TruncatedNormal",
+    "Uniform", "XavierNormal", "XavierUniform", "Zero", "initializer",
+]

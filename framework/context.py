@@ -1,0 +1,66 @@
+"""Global execution context: mode, device target and IR dumping (``ms.set_context``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_DEVICE_TARGETS = ("CPU", "GPU")
+_context: dict[str, Any] = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "save_graphs": False,
+    "save_graphs_path": ".",
+}
+
+
+def _check_mode(value: Any) -> int:
+    if value not in (GRAPH_MODE, PYNATIVE_MODE):
+        raise ValueError(
+            f"set_context: mode must be ms.GRAPH_MODE ({GRAPH_MODE}) or ms.PYNATIVE_MODE "
+            f"({PYNATIVE_MODE}), got {value!r}"
+        )
+    return int(value)
+
+
+def _check_device(value: Any) -> str:
+    name = str(value).upper()
+    if name == "CUDA":
+        name = "GPU"
+    if name not in _DEVICE_TARGETS:
+        raise ValueError(f"set_context: device_target must be 'CPU' or 'GPU', got {value!r}")
+    return name
+
+
+def _check_save_graphs(value: Any) -> bool | int:
+    if not isinstance(value, bool | int):
+        raise ValueError(f"set_context: save_graphs must be a bool or an int level, got {value!r}")
+    return value
+
+
+_CHECKS = {
+    "mode": _check_mode,
+    "device_target": _check_device,
+    "save_graphs": _check_save_graphs,
+    "save_graphs_path": str,
+}
+
+
+def set_context(**kwargs: Any) -> None:
+    """Set context keys: ``mode``, ``device_target``, ``save_graphs``, ``save_graphs_path``."""
+    unknown = sorted(set(kwargs) - set(_CHECKS))
+    if unknown:
+        raise ValueError(
+            f"set_context: unknown key(s) {', '.join(unknown)}; valid keys are "
+            f"{', '.join(_CHECKS)}"
+        )
+    checked = {key: _CHECKS[key](value) for key, value in kwargs.items()}
+    _context.update(checked)
+
+
+def get_context(key: str) -> Any:
+    if key not in _context:
+        raise ValueError(f"get_context: unknown key {key!r}; valid keys are {', '.join(_context)}")
+    return _context[key]

@@ -1,0 +1,44 @@
+"""The PyNative interpreter: check shapes, run the NumPy kernel, record on the tape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd import tape as _tape
+from ..errors import user_location, with_location
+from ..primitive import shape_str
+
+
+def describe_inputs(values: tuple) -> str:
+    return ", ".join(f"{shape_str(v.shape)} {v.dtype}" for v in values)
+
+
+def raise_op_error(prim: Any, values: tuple, error: Exception) -> None:
+    """Re-raise a shape-rule failure as one sentence naming op, shapes and user line."""
+    message = f"{prim.name}: {error} [inputs: {describe_inputs(values)}]"
+    raise type(error)(with_location(message, user_location(3))) from None
+
+
+class EagerInterpreter:
+    mode = "pynative"
+
+    def apply(self, prim: Any, args: tuple) -> Any:
+        from ..tensor import Tensor, as_tensor_args
+
+        tensors = as_tensor_args(args)
+        arrays = tuple(t._data for t in tensors)
+        try:
+            prim.infer(*arrays)
+        except (ValueError, TypeError) as error:
+            raise_op_error(prim, arrays, error)
+        out = prim.kernel(*arrays)
+        if prim.num_outputs == 1:
+            result = Tensor._wrap(np.asarray(out))
+        else:
+            result = tuple(Tensor._wrap(np.asarray(o)) for o in out)
+        tape = _tape.active
+        if tape is not None:
+            tape.record(prim, tensors, result)
+        return result

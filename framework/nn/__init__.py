@@ -1,0 +1,19 @@
+"""``framework.nn``: cells, layers, losses, wrappers and optimizers (MindSpore names)."""
+
+from ..optim import SGD, Adam, Momentum, Optimizer
+from .cell import Cell, CellList, SequentialCell
+from .conv import AvgPool2d, Conv2d, MaxPool2d
+from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .loss import (
+    CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits,
+)
+from .normalization import BatchNorm1d, BatchNorm2d
+from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+
+__all__ = [
+    "SGD", "Adam", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList", "Conv2d",
+    "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
+    "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",
+    "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
+    "WithLossCell",
+]

@@ -1,0 +1,189 @@
+"""Cell: the base class of every network building block (MindSpore's ``nn.Cell``)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+from ..parameter import Parameter, ParameterTuple
+
+
+class Cell:
+    """Define ``construct``; calling the cell runs it.
+
+    Parameters and sub-cells assigned as attributes are registered in order. With
+    ``auto_prefix`` (the default) a sub-cell's parameters are renamed with its
+    attribute path (``fc1.weight``), as in MindSpore.
+    """
+
+    def __init__(self, auto_prefix: bool = True) -> None:
+        object.__setattr__(self, "_params", OrderedDict())
+        object.__setattr__(self, "_cells", OrderedDict())
+        object.__setattr__(self, "_param_tuples", OrderedDict())
+        object.__setattr__(self, "_auto_prefix", auto_prefix)
+        object.__setattr__(self, "training", False)
+
+    # -- registration --------------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_params" not in self.__dict__:
+            raise AttributeError(
+                f"{type(self).__name__}: call super().__init__() before assigning {name!r}"
+            )
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        self._param_tuples.pop(name, None)
+        if isinstance(value, ParameterTuple):
+            self._param_tuples[name] = value
+        elif isinstance(value, Parameter):
+            if value.name is None or value._auto_named:
+                value.name = name
+            self._params[name] = value
+        elif isinstance(value, Cell):
+            if self._auto_prefix:
+                for _, cell in value.cells_and_names():
+                    for param in cell._params.values():
+                        param.name = f"{name}.{param.name}"
+            self._cells[name] = value
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._params.pop(name, None)
+        self._cells.pop(name, None)
+        self._param_tuples.pop(name, None)
+        object.__delattr__(self, name)
+
+    def insert_child_to_cell(self, name: str, cell: Cell) -> None:
+        setattr(self, name, cell)
+
+    def insert_param_to_cell(self, name: str, param: Parameter) -> None:
+        setattr(self, name, param)
+
+    # -- running ---------------------------------------------------------------------------
+    def construct(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must define construct()")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.construct(*args, **kwargs)
+
+    def set_train(self, mode: bool = True) -> Cell:
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "training", mode)
+        return self
+
+    def set_grad(self, requires_grad: bool = True) -> Cell:  # MindSpore compatibility
+        return self
+
+    # -- traversal ---------------------------------------------------------------------------
+    def cells_and_names(self, prefix: str = "") -> Iterator[tuple[str, Cell]]:
+        seen: set[int] = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, cell = stack.pop()
+            if id(cell) in seen:
+                continue
+            seen.add(id(cell))
+            yield name, cell
+            children = [(f"{name}.{n}" if name else n, c) for n, c in cell._cells.items()]
+            stack.extend(reversed(children))
+
+    def name_cells(self) -> OrderedDict[str, Cell]:
+        return OrderedDict(self._cells)
+
+    def cells(self) -> list[Cell]:
+        return list(self._cells.values())
+
+    def parameters_and_names(self, name_prefix: str = "",
+                             expand: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(dotted attribute path, parameter) for every parameter, each once.
+
+        Parameters held in ParameterTuple attributes (an optimizer's moments) are
+        listed under their own names.
+        """
+        seen: set[int] = set()
+        cells = self.cells_and_names(name_prefix) if expand else [(name_prefix, self)]
+        for cell_name, cell in cells:
+            for pname, param in cell._params.items():
+                if id(param) not in seen:
+                    seen.add(id(param))
+                    yield (f"{cell_name}.{pname}" if cell_name else pname), param
+            for group in cell._param_tuples.values():
+                for param in group:
+                    if id(param) not in seen:
+                        seen.add(id(param))
+                        yield param.name, param
+
+    def get_parameters(self, expand: bool = True) -> Iterator[Parameter]:
+        for _, param in self.parameters_and_names(expand=expand):
+            yield param
+
+    def trainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
+
+    def untrainable_params(self, recurse: bool = True) -> list[Parameter]:
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
+
+    def parameters_dict(self) -> OrderedDict[str, Parameter]:
+        return OrderedDict((p.name, p) for p in self.get_parameters())
+
+    def extend_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__}<{self.extend_repr()}>"]
+        for name, cell in self._cells.items():
+            child = repr(cell).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {child}")
+        return "\n".join(lines) if len(lines) > 1 else lines[0]
+
+
+class SequentialCell(Cell):
+    """Cells run in order: ``SequentialCell([a, b])``, ``SequentialCell(a, b)`` or an
+    OrderedDict of named cells."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict | dict):
+            items = list(args[0].items())
+        elif len(args) == 1 and isinstance(args[0], list | tuple):
+            items = [(str(i), c) for i, c in enumerate(args[0])]
+        else:
+            items = [(str(i), c) for i, c in enumerate(args)]
+        for name, cell in items:
+            if not isinstance(cell, Cell):
+                raise TypeError(f"SequentialCell: item {name!r} is a {type(cell).__name__}, not a Cell")
+            setattr(self, name, cell)
+
+    def __getitem__(self, index: int) -> Cell:
+        return list(self._cells.values())[index]
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def append(self, cell: Cell) -> SequentialCell:
+        setattr(self, str(len(self._cells)), cell)
+        return self
+
+    def construct(self, x: Any) -> Any:
+        for cell in self._cells.values():
+            x = cell(x)
+        return x
+
+
+class CellList(Cell):
+    def __init__(self, cells: Any = ()) -> None:
+        super().__init__()
+        for i, cell in enumerate(cells):
+            setattr(self, str(i), cell)
+
+    def __getitem__(self, index: int) -> Cell:
+        return list(self._cells.values())[index]
+
+    def __iter__(self) -> Iterator[Cell]:
+        return iter(self._cells.values())
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def append(self, cell: Cell) -> None:
+        setattr(self, str(len(self._cells)), cell)

@@ -1,0 +1,72 @@
+"""Convolution and pooling layers (NCHW)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import ops
+from ..common.initializer import HeUniform, Uniform, initializer
+from ..ops.conv import pair
+from ..parameter import Parameter
+from .cell import Cell
+
+
+class Conv2d(Cell):
+    """MindSpore's ``nn.Conv2d``: pad_mode 'same' (default), 'valid' or 'pad' with
+    ``padding``; weight (out, in, kh, kw) with 2.x defaults (HeUniform(sqrt(5)))."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
+                 has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 data_format: str = "NCHW", dtype: Any = None) -> None:
+        super().__init__()
+        from .. import dtype as mstype
+
+        if group != 1:
+            raise ValueError("Conv2d: group convolution is not supported (group must be 1)")
+        if data_format != "NCHW":
+            raise ValueError(f"Conv2d: only data_format='NCHW' is supported, got {data_format!r}")
+        kh, kw = pair(kernel_size, "kernel_size")
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
+        self.has_bias = has_bias
+        dt = dtype or mstype.float32
+        winit = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
+        self.weight = Parameter(initializer(winit, (out_channels, in_channels, kh, kw), dt),
+                                "weight")
+        if has_bias:
+            fan_in = in_channels * kh * kw
+            binit = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
+            self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
+        self.conv2d = ops.Conv2D(stride, dilation, pad_mode, padding)
+        self.bias_add = ops.BiasAdd()
+
+    def construct(self, x):
+        out = self.conv2d(x, self.weight)
+        return self.bias_add(out, self.bias) if self.has_bias else out
+
+    def extend_repr(self) -> str:
+        c = self.conv2d
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={c.stride}, pad_mode={c.pad_mode}, "
+                f"padding={c.pad}, dilation={c.dilation}, has_bias={self.has_bias}")
+
+
+class MaxPool2d(Cell):
+    def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
+                 data_format: str = "NCHW") -> None:
+        super().__init__()
+        self.pool = ops.MaxPool(kernel_size, stride, pad_mode)
+
+    def construct(self, x):
+        return self.pool(x)
+
+
+class AvgPool2d(Cell):
+    def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
+                 data_format: str = "NCHW") -> None:
+        super().__init__()
+        self.pool = ops.AvgPool(kernel_size, stride, pad_mode)
+
+    def construct(self, x):
+        return self.pool(x)

@@ -1,0 +1,127 @@
+"""Basic layers: Dense, Flatten, activations, Dropout."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .. import ops
+from ..common.initializer import HeUniform, Uniform, initializer
+from ..parameter import Parameter
+from .cell import Cell
+
+
+class ReLU(Cell):
+    def construct(self, x):
+        return ops.relu(x)
+
+
+class Sigmoid(Cell):
+    def construct(self, x):
+        return ops.sigmoid(x)
+
+
+class Tanh(Cell):
+    def construct(self, x):
+        return ops.tanh(x)
+
+
+class Softmax(Cell):
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__()
+        self.softmax = ops.Softmax(axis)
+
+    def construct(self, x):
+        return self.softmax(x)
+
+
+class LogSoftmax(Cell):
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__()
+        self.log_softmax = ops.LogSoftmax(axis)
+
+    def construct(self, x):
+        return self.log_softmax(x)
+
+
+_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax}
+
+
+def get_activation(name: Any) -> Cell | None:
+    if name is None or isinstance(name, Cell):
+        return name
+    if isinstance(name, str) and name.lower() in _ACTIVATIONS:
+        return _ACTIVATIONS[name.lower()]()
+    raise ValueError(f"unknown activation {name!r}; known: {', '.join(_ACTIVATIONS)}")
+
+
+class Flatten(Cell):
+    """Flatten every axis from ``start_dim`` (default 1) on: (N, ...) -> (N, -1)."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        if end_dim != -1:
+            raise ValueError("Flatten: only end_dim=-1 is supported")
+        self.start_dim = start_dim
+
+    def construct(self, x):
+        return ops.flatten(x, self.start_dim)
+
+
+class Dense(Cell):
+    """``y = activation(x @ weight.T + bias)``; weight (out_channels, in_channels).
+
+    Defaults as in MindSpore 2.x: weight HeUniform(a=sqrt(5)), bias
+    Uniform(1/sqrt(in_channels)).
+    """
+
+    def __init__(self, in_channels: int, out_channels: int, weight_init: Any = None,
+                 bias_init: Any = None, has_bias: bool = True, activation: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        from .. import dtype as mstype
+
+        self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, has_bias
+        dt = dtype or mstype.float32
+        winit = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
+        self.weight = Parameter(initializer(winit, (out_channels, in_channels), dt), "weight")
+        if has_bias:
+            binit = Uniform(1 / math.sqrt(in_channels)) if bias_init is None else bias_init
+            self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
+        self.matmul = ops.MatMul(transpose_b=True)
+        self.bias_add = ops.BiasAdd()
+        self.activation = get_activation(activation)
+
+    def construct(self, x):
+        if len(x.shape) != 2 or x.shape[1] != self.in_channels:
+            from ..errors import user_location, with_location
+
+            raise ValueError(with_location(
+                f"Dense({self.in_channels}, {self.out_channels}): expected input (N, "
+                f"{self.in_channels}), got {tuple(x.shape)}", user_location()))
+        out = self.matmul(x, self.weight)
+        if self.has_bias:
+            out = self.bias_add(out, self.bias)
+        return self.activation(out) if self.activation is not None else out
+
+    def extend_repr(self) -> str:
+        return f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+
+
+class Dropout(Cell):
+    """Zero entries with probability ``p`` in training (MindSpore 2.x ``p``; ``keep_prob``
+    is the older spelling); identity in evaluation."""
+
+    def __init__(self, keep_prob: float | None = None, p: float | None = None) -> None:
+        super().__init__()
+        if p is None:
+            p = 0.5 if keep_prob is None else 1.0 - keep_prob
+        if not 0.0 <= p < 1.0:
+            raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
+        self.p = p
+        self.dropout = ops.Dropout(1.0 - p) if p > 0 else None
+
+    def construct(self, x):
+        if not self.training or self.dropout is None:
+            return x
+        return self.dropout(x)[0]

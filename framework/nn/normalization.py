@@ -1,0 +1,63 @@
+"""Batch normalization."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ops
+from ..common.initializer import initializer
+from ..parameter import Parameter
+from .cell import Cell
+
+
+class _BatchNorm(Cell):
+    """Per-channel normalization over axis 1.
+
+    Training uses batch statistics and updates ``moving_mean``/``moving_variance`` as
+    ``moving = momentum * moving + (1 - momentum) * batch`` (MindSpore's convention,
+    unbiased batch variance); evaluation uses the moving statistics.
+    """
+
+    expected_ndim = 4
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9,
+                 affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
+                 moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
+                 use_batch_statistics: bool | None = None) -> None:
+        super().__init__()
+        if not 0.0 <= momentum <= 1.0:
+            raise ValueError(f"{type(self).__name__}: momentum must be in [0, 1], got {momentum}")
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.use_batch_statistics = use_batch_statistics
+        shape = (num_features,)
+        self.gamma = Parameter(initializer(gamma_init, shape), "gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape), "beta", requires_grad=affine)
+        self.moving_mean = Parameter(initializer(moving_mean_init, shape), "mean",
+                                     requires_grad=False)
+        self.moving_variance = Parameter(initializer(moving_var_init, shape), "variance",
+                                         requires_grad=False)
+
+    def construct(self, x):
+        if len(x.shape) != self.expected_ndim or x.shape[1] != self.num_features:
+            raise ValueError(
+                f"{type(self).__name__}({self.num_features}): expected a {self.expected_ndim}-d "
+                f"input with {self.num_features} channels, got {tuple(x.shape)}"
+            )
+        use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
+        bn = ops.BatchNorm(use_batch, self.eps, 1.0 - self.momentum)
+        y, mean, var = bn(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
+        if use_batch and self.training:
+            count = x.size // self.num_features
+            unbiased = ops.stop_gradient(var) * (count / max(count - 1, 1))
+            m = self.momentum
+            self.moving_mean.set_data(self.moving_mean * m + ops.stop_gradient(mean) * (1 - m))
+            self.moving_variance.set_data(self.moving_variance * m + unbiased * (1 - m))
+        return y
+
+
+class BatchNorm2d(_BatchNorm):
+    expected_ndim = 4
+
+
+class BatchNorm1d(_BatchNorm):
+    expected_ndim = 2

@@ -1,0 +1,61 @@
+"""Training wrappers: WithLossCell, TrainOneStepCell, WithEvalCell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import ops
+from ..autograd.grad import value_and_grad
+from ..parameter import ParameterTuple
+from .cell import Cell
+
+
+class WithLossCell(Cell):
+    """``loss_fn(backbone(data), label)``."""
+
+    def __init__(self, backbone: Cell, loss_fn: Cell) -> None:
+        super().__init__(auto_prefix=False)
+        self._backbone = backbone
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        return self._loss_fn(self._backbone(data), label)
+
+    @property
+    def backbone_network(self) -> Cell:
+        return self._backbone
+
+
+class TrainOneStepCell(Cell):
+    """One optimization step: loss, gradients of the optimizer's parameters, update.
+
+    ``sens`` scales the loss gradient (loss scaling), as in MindSpore.
+    """
+
+    def __init__(self, network: Cell, optimizer: Any, sens: float = 1.0) -> None:
+        super().__init__(auto_prefix=False)
+        self.network = network
+        self.optimizer = optimizer
+        self.weights = ParameterTuple(optimizer.parameters)
+        self.sens = sens
+        self._grad_fn = value_and_grad(self.network, None, self.weights)
+
+    def construct(self, *inputs):
+        loss, grads = self._grad_fn(*inputs)
+        if self.sens != 1.0:
+            grads = tuple(ops.mul(g, self.sens) for g in grads)
+        self.optimizer(grads)
+        return loss
+
+
+class WithEvalCell(Cell):
+    """``(loss, outputs, label)`` for evaluation."""
+
+    def __init__(self, network: Cell, loss_fn: Cell) -> None:
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        return self._loss_fn(outputs, label), outputs, label

@@ -1,0 +1,57 @@
+"""Shape helpers shared by the primitives' shape rules and bprops."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..primitive import shape_str
+
+
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise ValueError(
+            "shapes " + " and ".join(shape_str(s) for s in shapes) + " cannot be broadcast together"
+        ) from None
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"axis {axis} is out of range for a {ndim}-d input")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """``None``/``()`` mean every axis (MindSpore's convention for reductions)."""
+    if axis is None or axis == ():
+        return tuple(range(ndim))
+    if isinstance(axis, int | np.integer):
+        axis = (int(axis),)
+    axes = tuple(sorted(normalize_axis(int(a), ndim) for a in axis))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"repeated axis in {tuple(axis)}")
+    return axes
+
+
+def reduced_shape(shape: Sequence[int], axes: tuple[int, ...], keep_dims: bool) -> tuple:
+    if keep_dims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def float_dtype(dtype: np.dtype, op: str) -> np.dtype:
+    if dtype.kind != "f":
+        raise TypeError(f"{op} needs a floating-point input, got {dtype}")
+    return dtype
+
+
+def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...]:
+    """Axes of a broadcast ``shape`` to sum over to get back ``target``."""
+    lead = len(shape) - len(target)
+    axes = list(range(lead))
+    axes += [lead + i for i, d in enumerate(target) if d == 1 and shape[lead + i] != 1]
+    return tuple(axes)

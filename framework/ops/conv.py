@@ -1,0 +1,186 @@
+"""2-D convolution (NCHW) and its two gradients, on im2col views + one BLAS contraction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..primitive import Primitive, Spec, shape_str
+from ._utils import float_dtype
+
+PAD_MODES = ("valid", "same", "pad")
+
+
+def pair(value: Any, name: str) -> tuple[int, int]:
+    pair_ = (value, value) if isinstance(value, int | np.integer) else tuple(value)
+    if len(pair_) == 4 and name in ("stride", "dilation"):  # MindSpore's (1, 1, sh, sw) form
+        pair_ = pair_[2:]
+    if len(pair_) != 2 or any(int(v) < 1 for v in pair_):
+        raise ValueError(f"{name} must be a positive int or a pair of them, got {value!r}")
+    return int(pair_[0]), int(pair_[1])
+
+
+def quad(value: Any) -> tuple[int, int, int, int]:
+    """``padding``: an int, (height, width) or (top, bottom, left, right)."""
+    if isinstance(value, int | np.integer):
+        return (int(value),) * 4
+    value = tuple(int(v) for v in value)
+    if len(value) == 2:
+        return value[0], value[0], value[1], value[1]
+    if len(value) == 4 and all(v >= 0 for v in value):
+        return value  # type: ignore[return-value]
+    raise ValueError(f"padding must be an int, 2 or 4 non-negative ints, got {value!r}")
+
+
+def resolve_padding(in_hw, k_hw, stride, dilation, pad_mode, pad) -> tuple[int, int, int, int]:
+    """Explicit (top, bottom, left, right) padding for a pad mode (TF/MindSpore 'same')."""
+    if pad_mode == "valid":
+        return 0, 0, 0, 0
+    if pad_mode == "pad":
+        return pad
+    pads = []
+    for size, k, s, d in zip(in_hw, k_hw, stride, dilation):
+        out = -(-size // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
+        pads += [total // 2, total - total // 2]
+    return tuple(pads)  # type: ignore[return-value]
+
+
+def out_size(size: int, k: int, s: int, d: int, before: int, after: int) -> int:
+    return (size + before + after - (k - 1) * d - 1) // s + 1
+
+
+class _Conv(Primitive, abstract=True):
+    """Shared attributes: stride, dilation, pad_mode and explicit pad."""
+
+    def __init__(self, stride: Any = 1, dilation: Any = 1, pad_mode: str = "valid",
+                 pad: Any = 0, **extra: Any) -> None:
+        if pad_mode not in PAD_MODES:
+            raise ValueError(f"pad_mode must be one of {PAD_MODES}, got {pad_mode!r}")
+        if pad_mode != "pad" and quad(pad) != (0, 0, 0, 0):
+            raise ValueError(f"padding {pad!r} needs pad_mode='pad' (got pad_mode={pad_mode!r})")
+        super().__init__(stride=pair(stride, "stride"), dilation=pair(dilation, "dilation"),
+                         pad_mode=pad_mode, pad=quad(pad), **extra)
+
+    def geometry(self, x_shape, w_shape) -> tuple[tuple[int, int, int, int], int, int]:
+        """Padding and output height/width for input ``x_shape`` and kernel ``w_shape``."""
+        kh, kw = w_shape[2], w_shape[3]
+        pads = resolve_padding(x_shape[2:], (kh, kw), self.stride, self.dilation,
+                               self.pad_mode, self.pad)
+        ho = out_size(x_shape[2], kh, self.stride[0], self.dilation[0], pads[0], pads[1])
+        wo = out_size(x_shape[3], kw, self.stride[1], self.dilation[1], pads[2], pads[3])
+        if ho < 1 or wo < 1:
+            raise ValueError(
+                f"kernel {shape_str(tuple(w_shape[2:]))} does not fit input "
+                f"{shape_str(tuple(x_shape))} with padding {pads}"
+            )
+        return pads, ho, wo
+
+    def check(self, x_shape, w_shape) -> tuple[tuple[int, int, int, int], int, int]:
+        if len(x_shape) != 4:
+            raise ValueError(f"input must be 4-D NCHW, got {shape_str(tuple(x_shape))}")
+        if len(w_shape) != 4 or w_shape[1] != x_shape[1]:
+            raise ValueError(
+                f"weight {shape_str(tuple(w_shape))} does not match input "
+                f"{shape_str(tuple(x_shape))}: weight must be (out, {x_shape[1]}, kh, kw)"
+            )
+        return self.geometry(x_shape, w_shape)
+
+    def windows(self, x: np.ndarray, kh: int, kw: int, pads) -> np.ndarray:
+        """Strided (N, C, Ho, Wo, kh, kw) view of the padded input: im2col without copying."""
+        if any(pads):
+            x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3])))
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        view = sliding_window_view(x, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(2, 3))
+        return view[:, :, ::sh, ::sw, ::dh, ::dw]
+
+    def scatter_windows(self, cols: np.ndarray, x_shape, pads) -> np.ndarray:
+        """Adjoint of ``windows``: add (N, Ho, Wo, C, kh, kw) columns back into an input."""
+        n, c, h, w = x_shape
+        _, ho, wo, _, kh, kw = cols.shape
+        (sh, sw), (dh, dw) = self.stride, self.dilation
+        out = np.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), cols.dtype)
+        cols = cols.transpose(0, 3, 4, 5, 1, 2)  # N, C, kh, kw, Ho, Wo
+        for i in range(kh):
+            for j in range(kw):
+                out[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh,
+                    j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, :, i, j]
+        return out[:, :, pads[0]: pads[0] + h, pads[2]: pads[2] + w]
+
+    def conv_attrs(self) -> dict[str, Any]:
+        return {"stride": self.stride, "dilation": self.dilation, "pad_mode": self.pad_mode,
+                "pad": self.pad}
+
+
+class Conv2D(_Conv):
+    """``Conv2D(stride, dilation, pad_mode, pad)(x, weight)``: NCHW x, OIHW weight."""
+
+    def infer(self, x: Any, w: Any) -> Spec:
+        _, ho, wo = self.check(x.shape, w.shape)
+        return Spec((x.shape[0], w.shape[0], ho, wo), float_dtype(x.dtype, "Conv2D"))
+
+    def kernel(self, x, w):
+        pads, _, _ = self.geometry(x.shape, w.shape)
+        cols = self.windows(x, w.shape[2], w.shape[3], pads)
+        out = np.tensordot(cols, w, axes=([1, 4, 5], [1, 2, 3]))  # N, Ho, Wo, O
+        return np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+
+    def bprop(self, x, w, *, out, dout, needs):
+        attrs = self.conv_attrs()
+        dx = Conv2DBackpropInput(input_shape=tuple(x.shape), **attrs)(dout, w) if needs[0] else None
+        dw = Conv2DBackpropFilter(filter_shape=tuple(w.shape), **attrs)(x, dout) if needs[1] else None
+        return dx, dw
+
+
+class Conv2DBackpropInput(_Conv):
+    """Gradient of Conv2D w.r.t. its input (a transposed convolution): ``(dout, weight)``."""
+
+    def infer(self, dy: Any, w: Any) -> Spec:
+        pads, ho, wo = self.check(self.input_shape, w.shape)
+        expected = (self.input_shape[0], w.shape[0], ho, wo)
+        if tuple(dy.shape) != expected:
+            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+        return Spec(tuple(self.input_shape), dy.dtype)
+
+    def kernel(self, dy, w):
+        pads, _, _ = self.geometry(self.input_shape, w.shape)
+        cols = np.tensordot(dy, w, axes=([1], [0]))  # N, Ho, Wo, C, kh, kw
+        return self.scatter_windows(cols, self.input_shape, pads)
+
+    def bprop(self, dy, w, *, out, dout, needs):
+        attrs = self.conv_attrs()
+        ddy = Conv2D(**attrs)(dout, w) if needs[0] else None
+        dw = Conv2DBackpropFilter(filter_shape=tuple(w.shape), **attrs)(dout, dy) if needs[1] else None
+        return ddy, dw
+
+
+class Conv2DBackpropFilter(_Conv):
+    """Gradient of Conv2D w.r.t. its weight: ``(x, dout)``."""
+
+    def infer(self, x: Any, dy: Any) -> Spec:
+        pads, ho, wo = self.check(x.shape, self.filter_shape)
+        expected = (x.shape[0], self.filter_shape[0], ho, wo)
+        if tuple(dy.shape) != expected:
+            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+        return Spec(tuple(self.filter_shape), dy.dtype)
+
+    def kernel(self, x, dy):
+        pads, _, _ = self.geometry(x.shape, self.filter_shape)
+        cols = self.windows(x, self.filter_shape[2], self.filter_shape[3], pads)
+        return np.tensordot(dy, cols, axes=([0, 2, 3], [0, 2, 3]))  # O, C, kh, kw
+
+    def bprop(self, x, dy, *, out, dout, needs):
+        attrs = self.conv_attrs()
+        dx = Conv2DBackpropInput(input_shape=tuple(x.shape), **attrs)(dy, dout) if needs[0] else None
+        ddy = Conv2D(**attrs)(x, dout) if needs[1] else None
+        return dx, ddy
+
+
+def conv2d(x, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1):
+    """Functional convolution (MindSpore's ``ops.conv2d``), NCHW."""
+    from .nn_ops import bias_add
+
+    out = Conv2D(stride, dilation, pad_mode, padding)(x, weight)
+    return out if bias is None else bias_add(out, bias)

@@ -1,0 +1,353 @@
+"""Elementwise primitives: arithmetic, comparisons, select, cast and activations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtype as mstype
+from ..primitive import Primitive, Spec
+from ._utils import broadcast_shape, float_dtype, sum_to_axes
+
+
+def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
+    """Reduce a broadcast gradient back to an input's ``shape``."""
+    if grad.shape == tuple(shape):
+        return grad
+    from .shape import reshape
+    from .reduce import reduce_sum
+
+    return reshape(reduce_sum(grad, sum_to_axes(grad.shape, tuple(shape)), True), tuple(shape))
+
+
+class _Binary(Primitive, abstract=True):
+    """Broadcasting binary op; ``fn`` is the NumPy ufunc."""
+
+    fn: Any = None
+
+    def infer(self, x: Any, y: Any) -> Spec:
+        return Spec(broadcast_shape(x.shape, y.shape), np.result_type(x.dtype, y.dtype))
+
+    def kernel(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return type(self).fn(x, y)
+
+
+class Add(_Binary):
+    fn = np.add
+
+    def bprop(self, x, y, *, out, dout, needs):
+        return sum_to(dout, x.shape), sum_to(dout, y.shape)
+
+
+class Sub(_Binary):
+    fn = np.subtract
+
+    def bprop(self, x, y, *, out, dout, needs):
+        return sum_to(dout, x.shape), sum_to(neg(dout), y.shape) if needs[1] else None
+
+
+class Mul(_Binary):
+    fn = np.multiply
+
+    def bprop(self, x, y, *, out, dout, needs):
+        dx = sum_to(mul(dout, y), x.shape) if needs[0] else None
+        dy = sum_to(mul(dout, x), y.shape) if needs[1] else None
+        return dx, dy
+
+
+class Div(_Binary):
+    """True division (MindSpore's ``Div``/``RealDiv``)."""
+
+    fn = np.true_divide
+
+    def bprop(self, x, y, *, out, dout, needs):
+        dx = div(dout, y)
+        dy = sum_to(neg(mul(dx, out)), y.shape) if needs[1] else None
+        return sum_to(dx, x.shape), dy
+
+
+RealDiv = Div
+
+
+class Pow(_Binary):
+    fn = np.power
+
+    def bprop(self, x, y, *, out, dout, needs):
+        dx = sum_to(mul(dout, mul(y, pow(x, sub(y, 1)))), x.shape) if needs[0] else None
+        dy = sum_to(mul(dout, mul(out, log(x))), y.shape) if needs[1] else None
+        return dx, dy
+
+
+class Maximum(_Binary):
+    fn = np.maximum
+
+    def bprop(self, x, y, *, out, dout, needs):
+        take_x = greater_equal(x, y)
+        return (sum_to(select(take_x, dout, 0.0), x.shape),
+                sum_to(select(take_x, 0.0, dout), y.shape))
+
+
+class Minimum(_Binary):
+    fn = np.minimum
+
+    def bprop(self, x, y, *, out, dout, needs):
+        take_x = less_equal(x, y)
+        return (sum_to(select(take_x, dout, 0.0), x.shape),
+                sum_to(select(take_x, 0.0, dout), y.shape))
+
+
+class _Compare(_Binary, abstract=True):
+    differentiable = False
+
+    def infer(self, x: Any, y: Any) -> Spec:
+        return Spec(broadcast_shape(x.shape, y.shape), np.dtype(np.bool_))
+
+
+class Equal(_Compare):
+    fn = np.equal
+
+
+class NotEqual(_Compare):
+    fn = np.not_equal
+
+
+class Less(_Compare):
+    fn = np.less
+
+
+class LessEqual(_Compare):
+    fn = np.less_equal
+
+
+class Greater(_Compare):
+    fn = np.greater
+
+
+class GreaterEqual(_Compare):
+    fn = np.greater_equal
+
+
+class Select(Primitive):
+    """``select(cond, x, y)``: x where cond is True, else y (broadcasting)."""
+
+    def infer(self, cond: Any, x: Any, y: Any) -> Spec:
+        if cond.dtype != np.bool_:
+            raise TypeError(f"condition must be bool, got {cond.dtype}")
+        return Spec(broadcast_shape(cond.shape, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
+
+    def kernel(self, cond, x, y):
+        return np.where(cond, x, y)
+
+    def bprop(self, cond, x, y, *, out, dout, needs):
+        dx = sum_to(select(cond, dout, 0.0), x.shape) if needs[1] else None
+        dy = sum_to(select(cond, 0.0, dout), y.shape) if needs[2] else None
+        return None, dx, dy
+
+
+class Cast(Primitive):
+    def __init__(self, dtype: Any = None) -> None:
+        super().__init__(dtype=None if dtype is None else mstype.to_np(dtype))
+
+    def infer(self, x: Any) -> Spec:
+        return Spec(tuple(x.shape), self.dtype)
+
+    def kernel(self, x):
+        return x.astype(self.dtype, copy=False)
+
+    def __call__(self, x: Any, dtype: Any = None) -> Any:
+        """MindSpore form ``ops.Cast()(x, ms.float16)``."""
+        if dtype is not None:
+            return Primitive.__call__(Cast(dtype), x)
+        return Primitive.__call__(self, x)
+
+    def bprop(self, x, *, out, dout, needs):
+        if x.dtype.is_floating:
+            return (cast(dout, x.dtype),)
+        return (None,)
+
+
+class _Unary(Primitive, abstract=True):
+    """Float unary op: ``fn`` is the NumPy kernel, ``grad(x, out, dout)`` the VJP."""
+
+    def infer(self, x: Any) -> Spec:
+        return Spec(tuple(x.shape), float_dtype(x.dtype, self.name))
+
+
+class Neg(Primitive):
+    def infer(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x):
+        return np.negative(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (neg(dout),)
+
+
+class Abs(Primitive):
+    def infer(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x):
+        return np.abs(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (select(greater_equal(x, 0.0), dout, neg(dout)),)
+
+
+class Exp(_Unary):
+    def kernel(self, x):
+        return np.exp(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout, out),)
+
+
+class Log(_Unary):
+    def kernel(self, x):
+        return np.log(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (div(dout, x),)
+
+
+class Sqrt(_Unary):
+    def kernel(self, x):
+        return np.sqrt(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (div(mul(dout, 0.5), out),)
+
+
+class ReLU(_Unary):
+    def kernel(self, x):
+        return np.maximum(x, 0)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (select(greater(out, 0.0), dout, 0.0),)
+
+
+class Sigmoid(_Unary):
+    def kernel(self, x):
+        # exp of a non-positive argument only: no overflow for large |x|
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout, mul(out, sub(1.0, out))),)
+
+
+class Tanh(_Unary):
+    def kernel(self, x):
+        return np.tanh(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout, sub(1.0, mul(out, out))),)
+
+
+# -- functional forms -----------------------------------------------------------------
+_ADD, _SUB, _MUL, _DIV, _POW = Add(), Sub(), Mul(), Div(), Pow()
+_MAXIMUM, _MINIMUM, _SELECT, _NEG, _ABS = Maximum(), Minimum(), Select(), Neg(), Abs()
+_EXP, _LOG, _SQRT, _RELU, _SIGMOID, _TANH = Exp(), Log(), Sqrt(), ReLU(), Sigmoid(), Tanh()
+_EQ, _NE, _LT, _LE, _GT, _GE = Equal(), NotEqual(), Less(), LessEqual(), Greater(), GreaterEqual()
+
+
+def add(x, y):
+    return _ADD(x, y)
+
+
+def sub(x, y):
+    return _SUB(x, y)
+
+
+def mul(x, y):
+    return _MUL(x, y)
+
+
+def div(x, y):
+    return _DIV(x, y)
+
+
+def pow(x, y):  # noqa: A001  (MindSpore's name)
+    return _POW(x, y)
+
+
+def maximum(x, y):
+    return _MAXIMUM(x, y)
+
+
+def minimum(x, y):
+    return _MINIMUM(x, y)
+
+
+def neg(x):
+    return _NEG(x)
+
+
+def abs(x):  # noqa: A001
+    return _ABS(x)
+
+
+def exp(x):
+    return _EXP(x)
+
+
+def log(x):
+    return _LOG(x)
+
+
+def sqrt(x):
+    return _SQRT(x)
+
+
+def square(x):
+    return _MUL(x, x)
+
+
+def relu(x):
+    return _RELU(x)
+
+
+def sigmoid(x):
+    return _SIGMOID(x)
+
+
+def tanh(x):
+    return _TANH(x)
+
+
+def equal(x, y):
+    return _EQ(x, y)
+
+
+def not_equal(x, y):
+    return _NE(x, y)
+
+
+def less(x, y):
+    return _LT(x, y)
+
+
+def less_equal(x, y):
+    return _LE(x, y)
+
+
+def greater(x, y):
+    return _GT(x, y)
+
+
+def greater_equal(x, y):
+    return _GE(x, y)
+
+
+def select(cond, x, y):
+    return _SELECT(cond, x, y)
+
+
+def where(cond, x, y):
+    return _SELECT(cond, x, y)
+
+
+def cast(x, dtype):
+    return Cast(dtype)(x)

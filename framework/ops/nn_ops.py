@@ -1,0 +1,253 @@
+"""Neural-network primitives: matmul, bias_add, softmax, one_hot, dropout, batch_norm."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtype as mstype
+from .. import seed as _seed
+from ..primitive import Primitive, Spec, shape_str
+from ._utils import float_dtype, normalize_axis
+from .elementwise import add, div, mul, sqrt, sub
+from .reduce import reduce_sum
+from .shape import reshape
+
+
+class MatMul(Primitive):
+    """``MatMul(transpose_a=False, transpose_b=False)(a, b)`` for 2-D inputs."""
+
+    def __init__(self, transpose_a: bool = False, transpose_b: bool = False) -> None:
+        super().__init__(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
+
+    def infer(self, a: Any, b: Any) -> Spec:
+        if len(a.shape) != 2 or len(b.shape) != 2:
+            raise ValueError(f"inputs must be 2-D, got {shape_str(a.shape)} and {shape_str(b.shape)}")
+        m, k = a.shape[::-1] if self.transpose_a else a.shape
+        k2, n = b.shape[::-1] if self.transpose_b else b.shape
+        if k != k2:
+            raise ValueError(
+                f"inner dimensions differ: {shape_str(a.shape)}"
+                f"{'^T' if self.transpose_a else ''} @ {shape_str(b.shape)}"
+                f"{'^T' if self.transpose_b else ''} ({k} != {k2})"
+            )
+        return Spec((m, n), np.result_type(a.dtype, b.dtype))
+
+    def kernel(self, a, b):
+        return np.matmul(a.T if self.transpose_a else a, b.T if self.transpose_b else b)
+
+    def bprop(self, a, b, *, out, dout, needs):
+        ta, tb = self.transpose_a, self.transpose_b
+        da = db = None
+        if needs[0]:
+            da = MatMul(tb, True)(b, dout) if ta else MatMul(False, not tb)(dout, b)
+        if needs[1]:
+            db = MatMul(True, ta)(dout, a) if tb else MatMul(not ta, False)(a, dout)
+        return da, db
+
+
+class BiasAdd(Primitive):
+    """``BiasAdd()(x, bias)``: adds a per-channel bias along axis 1 (NCHW)."""
+
+    def infer(self, x: Any, bias: Any) -> Spec:
+        if len(x.shape) < 2 or len(bias.shape) != 1 or bias.shape[0] != x.shape[1]:
+            raise ValueError(
+                f"bias of shape {shape_str(bias.shape)} does not match the channel axis (1) "
+                f"of input {shape_str(x.shape)}"
+            )
+        return Spec(tuple(x.shape), np.result_type(x.dtype, bias.dtype))
+
+    def kernel(self, x, bias):
+        return x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+
+    def bprop(self, x, bias, *, out, dout, needs):
+        axes = (0,) + tuple(range(2, len(x.shape)))
+        return dout, reduce_sum(dout, axes) if needs[1] else None
+
+
+class Softmax(Primitive):
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__(axis=int(axis))
+
+    def infer(self, x: Any) -> Spec:
+        normalize_axis(self.axis, len(x.shape))
+        return Spec(tuple(x.shape), float_dtype(x.dtype, "Softmax"))
+
+    def kernel(self, x):
+        e = np.exp(x - np.max(x, axis=self.axis, keepdims=True))
+        return e / np.sum(e, axis=self.axis, keepdims=True)
+
+    def bprop(self, x, *, out, dout, needs):
+        inner = reduce_sum(mul(dout, out), self.axis, True)
+        return (mul(out, sub(dout, inner)),)
+
+
+class LogSoftmax(Primitive):
+    def __init__(self, axis: int = -1) -> None:
+        super().__init__(axis=int(axis))
+
+    def infer(self, x: Any) -> Spec:
+        normalize_axis(self.axis, len(x.shape))
+        return Spec(tuple(x.shape), float_dtype(x.dtype, "LogSoftmax"))
+
+    def kernel(self, x):
+        shifted = x - np.max(x, axis=self.axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
+
+    def bprop(self, x, *, out, dout, needs):
+        from .elementwise import exp
+
+        return (sub(dout, mul(exp(out), reduce_sum(dout, self.axis, True))),)
+
+
+class OneHot(Primitive):
+    """``one_hot(indices, depth, on_value, off_value, axis)``; indices out of range give off."""
+
+    differentiable = False
+
+    def __init__(self, depth: int, on_value: float = 1.0, off_value: float = 0.0,
+                 axis: int = -1, dtype: Any = mstype.float32) -> None:
+        super().__init__(depth=int(depth), on_value=float(on_value), off_value=float(off_value),
+                         axis=int(axis), dtype=mstype.to_np(dtype))
+
+    def infer(self, indices: Any) -> Spec:
+        if indices.dtype.kind not in "iu":
+            raise TypeError(f"indices must be integers, got {indices.dtype}")
+        shape = list(indices.shape)
+        shape.insert(normalize_axis(self.axis, len(shape) + 1), self.depth)
+        return Spec(tuple(shape), self.dtype)
+
+    def kernel(self, indices):
+        axis = normalize_axis(self.axis, indices.ndim + 1)
+        classes = np.arange(self.depth).reshape((-1,) + (1,) * (indices.ndim - axis))
+        hot = np.expand_dims(indices, axis) == classes
+        return np.where(hot, self.on_value, self.off_value).astype(self.dtype)
+
+
+class Dropout(Primitive):
+    """``Dropout(keep_prob)(x) -> (output, mask)``: zeroes entries, scales the rest."""
+
+    num_outputs = 2
+
+    def __init__(self, keep_prob: float = 0.5) -> None:
+        if not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"Dropout: keep_prob must be in (0, 1], got {keep_prob}")
+        super().__init__(keep_prob=float(keep_prob))
+
+    def infer(self, x: Any) -> tuple[Spec, Spec]:
+        dtype = float_dtype(x.dtype, "Dropout")
+        return Spec(tuple(x.shape), dtype), Spec(tuple(x.shape), dtype)
+
+    def kernel(self, x):
+        mask = (_seed.generator().random(x.shape) < self.keep_prob).astype(x.dtype)
+        return x * mask * x.dtype.type(1.0 / self.keep_prob), mask
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout[0], mul(out[1], 1.0 / self.keep_prob)),)
+
+
+class BatchNorm(Primitive):
+    """``BatchNorm(is_training, epsilon)(x, scale, bias, mean, variance)``.
+
+    Returns ``(y, batch_mean, batch_variance)`` (biased variance) in training and
+    ``(y, mean, variance)`` in inference; statistics are per channel (axis 1).
+    """
+
+    num_outputs = 3
+
+    def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1):
+        super().__init__(is_training=bool(is_training), epsilon=float(epsilon),
+                         momentum=float(momentum))
+
+    def infer(self, x, scale, bias, mean, variance):
+        if len(x.shape) not in (2, 4):
+            raise ValueError(f"input must be 2-D or 4-D (N, C[, H, W]), got {shape_str(x.shape)}")
+        c = x.shape[1]
+        for name, p in (("scale", scale), ("bias", bias), ("mean", mean), ("variance", variance)):
+            if tuple(p.shape) != (c,):
+                raise ValueError(f"{name} has shape {shape_str(p.shape)}, expected ({c},)")
+        dtype = float_dtype(x.dtype, "BatchNorm")
+        stat = Spec((c,), dtype)
+        return Spec(tuple(x.shape), dtype), stat, stat
+
+    def kernel(self, x, scale, bias, mean, variance):
+        axes = (0,) + tuple(range(2, x.ndim))
+        shape = (1, -1) + (1,) * (x.ndim - 2)
+        if self.is_training:
+            mean = x.mean(axis=axes)
+            variance = x.var(axis=axes)
+        inv = 1.0 / np.sqrt(variance + self.epsilon)
+        y = (x - mean.reshape(shape)) * (scale * inv).reshape(shape) + bias.reshape(shape)
+        return y.astype(x.dtype, copy=False), mean, variance
+
+    def bprop(self, x, scale, bias, mean, variance, *, out, dout, needs):
+        axes = (0,) + tuple(range(2, len(x.shape)))
+        count = float(np.prod([x.shape[a] for a in axes]))
+        shape = (1, -1) + (1,) * (len(x.shape) - 2)
+
+        def r(t):
+            return reshape(t, shape)
+
+        dy, dmean, dvar = dout
+        mu, var = (out[1], out[2]) if self.is_training else (mean, variance)
+        inv = div(1.0, sqrt(add(var, self.epsilon)))
+        centered = sub(x, r(mu))
+        xhat = mul(centered, r(inv))
+        dbias = reduce_sum(dy, axes)
+        dscale = reduce_sum(mul(dy, xhat), axes)
+        if self.is_training:
+            dx = mul(r(div(mul(scale, inv), count)),
+                     sub(sub(mul(dy, count), r(dbias)), mul(xhat, r(dscale))))
+            dx = add(dx, r(div(dmean, count)))
+            dx = add(dx, mul(r(mul(dvar, 2.0 / count)), centered))
+            return dx, dscale, dbias, None, None
+        dx = mul(dy, r(mul(scale, inv)))
+        dmu = sub(dmean, mul(dbias, mul(scale, inv)))
+        inv3 = mul(inv, mul(inv, inv))
+        dv = add(dvar, mul(reduce_sum(mul(dy, centered), axes), mul(scale, mul(inv3, -0.5))))
+        return dx, dscale, dbias, dmu, dv
+
+
+# -- functional forms -----------------------------------------------------------------
+_MATMUL, _BIAS_ADD = MatMul(), BiasAdd()
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False):
+    if not (transpose_a or transpose_b):
+        return _MATMUL(a, b)
+    return MatMul(transpose_a, transpose_b)(a, b)
+
+
+def bias_add(x, bias):
+    return _BIAS_ADD(x, bias)
+
+
+def dense(x, weight, bias=None):
+    """``x @ weight.T + bias`` (MindSpore's ops.dense)."""
+    out = MatMul(False, True)(x, weight)
+    return out if bias is None else _BIAS_ADD(out, bias)
+
+
+def softmax(x, axis=-1):
+    return Softmax(axis)(x)
+
+
+def log_softmax(x, axis=-1):
+    return LogSoftmax(axis)(x)
+
+
+def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=mstype.float32):
+    return OneHot(depth, float(on_value), float(off_value), axis, dtype)(indices)
+
+
+def dropout(x, p=0.5, training=True):
+    """Zero each entry with probability ``p`` and scale the rest by ``1/(1-p)``."""
+    if not training or p == 0.0:
+        return x
+    return Dropout(1.0 - p)(x)[0]
+
+
+def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
+               eps=1e-5):
+    return BatchNorm(training, eps, momentum)(x, weight, bias, running_mean, running_var)[0]

@@ -1,0 +1,118 @@
+"""Reductions: sum, mean, max, argmax."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtype as mstype
+from ..primitive import Primitive, Spec
+from ._utils import normalize_axes, normalize_axis, reduced_shape
+
+
+class _Reduce(Primitive, abstract=True):
+    """``ReduceX(keep_dims=False)(x, axis=())``; ``axis=()`` reduces every axis."""
+
+    def __init__(self, keep_dims: bool = False, axis: Any = None) -> None:
+        super().__init__(keep_dims=bool(keep_dims), axis=axis)
+
+    def __call__(self, x: Any, axis: Any = ()) -> Any:
+        axes = normalize_axes(axis, len(x.shape))
+        return Primitive.__call__(type(self)(self.keep_dims, axes), x)
+
+    def infer(self, x: Any) -> Spec:
+        axes = normalize_axes(self.axis, len(x.shape))
+        return Spec(reduced_shape(x.shape, axes, self.keep_dims), x.dtype)
+
+    def _grad_shape(self, x: Any) -> tuple[int, ...]:
+        return reduced_shape(x.shape, normalize_axes(self.axis, len(x.shape)), True)
+
+
+class ReduceSum(_Reduce):
+    def kernel(self, x):
+        return np.sum(x, axis=self.axis, keepdims=self.keep_dims)
+
+    def bprop(self, x, *, out, dout, needs):
+        from .shape import broadcast_to, reshape
+
+        return (broadcast_to(reshape(dout, self._grad_shape(x)), x.shape),)
+
+
+class ReduceMean(_Reduce):
+    def infer(self, x: Any) -> Spec:
+        spec = super().infer(x)
+        if x.dtype.kind != "f":
+            raise TypeError(f"ReduceMean needs a floating-point input, got {x.dtype}")
+        return spec
+
+    def kernel(self, x):
+        return np.mean(x, axis=self.axis, keepdims=self.keep_dims)
+
+    def bprop(self, x, *, out, dout, needs):
+        from .elementwise import div
+        from .shape import broadcast_to, reshape
+
+        count = int(np.prod([x.shape[a] for a in self.axis], dtype=np.int64))
+        return (broadcast_to(reshape(div(dout, float(count)), self._grad_shape(x)), x.shape),)
+
+
+class ReduceMax(_Reduce):
+    def kernel(self, x):
+        return np.max(x, axis=self.axis, keepdims=self.keep_dims)
+
+    def bprop(self, x, *, out, dout, needs):
+        from .elementwise import cast, div, equal, mul
+        from .shape import reshape
+
+        shape = self._grad_shape(x)
+        mask = cast(equal(x, reshape(out, shape)), dout.dtype)
+        # ties share the gradient equally (a valid subgradient; exact for unique maxima)
+        share = div(mask, reshape(reduce_sum(mask, self.axis, False), shape))
+        return (mul(share, reshape(dout, shape)),)
+
+
+class Argmax(Primitive):
+    """``Argmax(axis=-1, output_type=ms.int32)(x)``: index of the largest entry."""
+
+    differentiable = False
+
+    def __init__(self, axis: int = -1, output_type: Any = mstype.int32) -> None:
+        super().__init__(axis=axis, output_type=mstype.to_np(output_type))
+
+    def infer(self, x: Any) -> Spec:
+        axis = normalize_axis(self.axis, len(x.shape))
+        return Spec(tuple(d for i, d in enumerate(x.shape) if i != axis), self.output_type)
+
+    def kernel(self, x):
+        return np.argmax(x, axis=self.axis).astype(self.output_type)
+
+
+def reduce_sum(x, axis=(), keep_dims=False):
+    return ReduceSum(keep_dims)(x, axis)
+
+
+def reduce_mean(x, axis=(), keep_dims=False):
+    return ReduceMean(keep_dims)(x, axis)
+
+
+def reduce_max(x, axis=(), keep_dims=False):
+    return ReduceMax(keep_dims)(x, axis)
+
+
+def sum(x, dim=None, keepdim=False):  # noqa: A001  (MindSpore 2.x ops.sum)
+    return ReduceSum(keepdim)(x, dim)
+
+
+def mean(x, axis=None, keep_dims=False):
+    return ReduceMean(keep_dims)(x, axis)
+
+
+def argmax(x, axis=None, keepdims=False):
+    """Index of the maximum along ``axis`` (``None``: over the flattened input)."""
+    from .shape import expand_dims, reshape
+
+    if axis is None:
+        return Argmax(0)(reshape(x, (-1,)))
+    result = Argmax(axis)(x)
+    return expand_dims(result, axis) if keepdims else result

@@ -1,0 +1,360 @@
+"""Shape primitives: reshape, transpose, broadcast, squeeze, concat, slice, pad."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..primitive import Primitive, Spec, shape_str
+from ._utils import broadcast_shape, normalize_axis
+
+
+def _resolve_shape(shape: Any, in_shape: tuple[int, ...]) -> tuple[int, ...]:
+    shape = (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(d) for d in shape)
+    size = int(np.prod(in_shape, dtype=np.int64))
+    if shape.count(-1) > 1:
+        raise ValueError(f"at most one -1 allowed in target shape {shape}")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape {shape_str(in_shape)} to {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    if int(np.prod(shape, dtype=np.int64)) != size:
+        raise ValueError(f"cannot reshape {shape_str(in_shape)} ({size} elements) to {shape}")
+    return shape
+
+
+class Reshape(Primitive):
+    """``Reshape()(x, shape)``; the resolved shape (no -1) is the attribute."""
+
+    def __init__(self, shape: tuple[int, ...] | None = None) -> None:
+        super().__init__(shape=shape)
+
+    def __call__(self, x: Any, shape: Any = None) -> Any:
+        target = _resolve_shape(self.shape if shape is None else shape, tuple(x.shape))
+        if target == tuple(x.shape):
+            return x
+        return Primitive.__call__(Reshape(target), x)
+
+    def infer(self, x: Any) -> Spec:
+        return Spec(_resolve_shape(self.shape, tuple(x.shape)), x.dtype)
+
+    def kernel(self, x):
+        return x.reshape(self.shape)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (reshape(dout, x.shape),)
+
+
+class Transpose(Primitive):
+    def __init__(self, perm: tuple[int, ...] | None = None) -> None:
+        super().__init__(perm=None if perm is None else tuple(int(p) for p in perm))
+
+    def __call__(self, x: Any, perm: Any = None) -> Any:
+        return Primitive.__call__(Transpose(self.perm if perm is None else perm), x)
+
+    def infer(self, x: Any) -> Spec:
+        if sorted(self.perm) != list(range(len(x.shape))):
+            raise ValueError(f"perm {self.perm} is not a permutation of the {len(x.shape)} axes")
+        return Spec(tuple(x.shape[p] for p in self.perm), x.dtype)
+
+    def kernel(self, x):
+        return np.transpose(x, self.perm)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (transpose(dout, tuple(int(i) for i in np.argsort(self.perm))),)
+
+
+class BroadcastTo(Primitive):
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        super().__init__(shape=tuple(int(d) for d in shape))
+
+    def infer(self, x: Any) -> Spec:
+        target = tuple(x.shape[i - len(self.shape) + len(x.shape)] if d == -1 else d
+                       for i, d in enumerate(self.shape))
+        if broadcast_shape(tuple(x.shape), target) != target:
+            raise ValueError(f"cannot broadcast {shape_str(x.shape)} to {shape_str(target)}")
+        return Spec(target, x.dtype)
+
+    def kernel(self, x):
+        # materialized: zero-stride views would push later kernels off their BLAS paths
+        return np.array(np.broadcast_to(x, self.infer(x).shape))
+
+    def bprop(self, x, *, out, dout, needs):
+        from .elementwise import sum_to
+
+        return (sum_to(dout, x.shape),)
+
+
+class ExpandDims(Primitive):
+    def __init__(self, axis: int = 0) -> None:
+        super().__init__(axis=int(axis))
+
+    def __call__(self, x: Any, axis: int | None = None) -> Any:
+        return Primitive.__call__(ExpandDims(self.axis if axis is None else axis), x)
+
+    def infer(self, x: Any) -> Spec:
+        ndim = len(x.shape) + 1
+        axis = normalize_axis(self.axis, ndim)
+        shape = list(x.shape)
+        shape.insert(axis, 1)
+        return Spec(tuple(shape), x.dtype)
+
+    def kernel(self, x):
+        return np.expand_dims(x, self.axis)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (reshape(dout, x.shape),)
+
+
+class Squeeze(Primitive):
+    """Remove size-1 axes (``axis=()``: all of them)."""
+
+    def __init__(self, axis: Any = ()) -> None:
+        axis = (axis,) if isinstance(axis, int) else tuple(axis or ())
+        super().__init__(axis=axis)
+
+    def _axes(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        if not self.axis:
+            return tuple(i for i, d in enumerate(shape) if d == 1)
+        axes = tuple(normalize_axis(a, len(shape)) for a in self.axis)
+        for a in axes:
+            if shape[a] != 1:
+                raise ValueError(f"cannot squeeze axis {a} of size {shape[a]}")
+        return axes
+
+    def infer(self, x: Any) -> Spec:
+        axes = self._axes(tuple(x.shape))
+        return Spec(tuple(d for i, d in enumerate(x.shape) if i not in axes), x.dtype)
+
+    def kernel(self, x):
+        return np.squeeze(x, self._axes(x.shape))
+
+    def bprop(self, x, *, out, dout, needs):
+        return (reshape(dout, x.shape),)
+
+
+class Concat(Primitive):
+    """``Concat(axis=0)((x1, x2, ...))``."""
+
+    def __init__(self, axis: int = 0) -> None:
+        super().__init__(axis=int(axis))
+
+    def __call__(self, tensors: Any, *more: Any) -> Any:
+        tensors = (tensors, *more) if more else tuple(tensors)
+        return Primitive.__call__(self, *tensors)
+
+    def infer(self, *xs: Any) -> Spec:
+        if not xs:
+            raise ValueError("needs at least one tensor")
+        first = tuple(xs[0].shape)
+        axis = normalize_axis(self.axis, len(first))
+        for x in xs[1:]:
+            shape = tuple(x.shape)
+            if len(shape) != len(first) or any(
+                a != b for i, (a, b) in enumerate(zip(shape, first)) if i != axis
+            ):
+                raise ValueError(f"shapes {shape_str(first)} and {shape_str(shape)} differ "
+                                 f"outside axis {axis}")
+        size = sum(x.shape[axis] for x in xs)
+        shape = first[:axis] + (size,) + first[axis + 1:]
+        return Spec(shape, np.result_type(*[x.dtype for x in xs]))
+
+    def kernel(self, *xs):
+        return np.concatenate(xs, axis=self.axis)
+
+    def bprop(self, *xs, out, dout, needs):
+        axis = normalize_axis(self.axis, len(out.shape))
+        grads, start = [], 0
+        for x, need in zip(xs, needs):
+            size = x.shape[axis]
+            if need:
+                begin = [0] * len(out.shape)
+                begin[axis] = start
+                grads.append(slice_(dout, tuple(begin), tuple(x.shape)))
+            else:
+                grads.append(None)
+            start += size
+        return tuple(grads)
+
+
+class Slice(Primitive):
+    """``Slice()(x, begin, size)``: the block starting at ``begin`` (``size`` -1: to the end)."""
+
+    def __init__(self, begin: tuple[int, ...] | None = None, size: tuple[int, ...] | None = None):
+        super().__init__(begin=begin, size=size)
+
+    def __call__(self, x: Any, begin: Any = None, size: Any = None) -> Any:
+        begin = tuple(int(b) for b in (self.begin if begin is None else begin))
+        size = tuple(int(s) for s in (self.size if size is None else size))
+        size = tuple(d - b if s == -1 else s for s, b, d in zip(size, begin, x.shape))
+        return Primitive.__call__(Slice(begin, size), x)
+
+    def infer(self, x: Any) -> Spec:
+        if len(self.begin) != len(x.shape) or len(self.size) != len(x.shape):
+            raise ValueError(f"begin {self.begin} and size {self.size} need one entry per axis")
+        for b, s, d in zip(self.begin, self.size, x.shape):
+            if b < 0 or s < 0 or b + s > d:
+                raise ValueError(f"slice begin {self.begin} size {self.size} is out of bounds")
+        return Spec(tuple(self.size), x.dtype)
+
+    def kernel(self, x):
+        return x[tuple(slice(b, b + s) for b, s in zip(self.begin, self.size))]
+
+    def bprop(self, x, *, out, dout, needs):
+        pads = tuple((b, d - b - s) for b, s, d in zip(self.begin, self.size, x.shape))
+        return (pad(dout, pads),)
+
+
+class Pad(Primitive):
+    """Zero padding: ``Pad(paddings)(x)`` with ``((before, after), ...)`` per axis."""
+
+    def __init__(self, paddings: Any) -> None:
+        super().__init__(paddings=tuple((int(a), int(b)) for a, b in paddings))
+
+    def infer(self, x: Any) -> Spec:
+        if len(self.paddings) != len(x.shape):
+            raise ValueError(f"paddings {self.paddings} need one pair per axis")
+        if any(a < 0 or b < 0 for a, b in self.paddings):
+            raise ValueError(f"paddings must be non-negative, got {self.paddings}")
+        return Spec(tuple(d + a + b for d, (a, b) in zip(x.shape, self.paddings)), x.dtype)
+
+    def kernel(self, x):
+        return np.pad(x, self.paddings)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (slice_(dout, tuple(a for a, _ in self.paddings), tuple(x.shape)),)
+
+
+class StopGradient(Primitive):
+    """Identity that blocks gradients."""
+
+    differentiable = False
+
+    def infer(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x):
+        return x
+
+
+class ZerosLike(Primitive):
+    differentiable = False
+
+    def infer(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x):
+        return np.zeros_like(x)
+
+
+class OnesLike(Primitive):
+    differentiable = False
+
+    def infer(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x):
+        return np.ones_like(x)
+
+
+# -- functional forms -----------------------------------------------------------------
+_RESHAPE, _ZEROS_LIKE, _ONES_LIKE, _STOP = Reshape(), ZerosLike(), OnesLike(), StopGradient()
+
+
+def reshape(x, shape):
+    return _RESHAPE(x, shape)
+
+
+def transpose(x, perm):
+    return Transpose(perm)(x)
+
+
+def permute(x, *dims):
+    return Transpose(dims[0] if len(dims) == 1 else dims)(x)
+
+
+def broadcast_to(x, shape):
+    if tuple(x.shape) == tuple(shape):
+        return x
+    return BroadcastTo(shape)(x)
+
+
+def expand_dims(x, axis):
+    return ExpandDims(axis)(x)
+
+
+def squeeze(x, axis=None):
+    return Squeeze(() if axis is None else axis)(x)
+
+
+def concat(tensors, axis=0):
+    return Concat(axis)(tuple(tensors))
+
+
+cat = concat
+
+
+def slice_(x, begin, size):
+    return Slice()(x, begin, size)
+
+
+def pad(x, paddings):
+    return Pad(paddings)(x)
+
+
+def flatten(x, start_dim=1):
+    shape = tuple(x.shape)
+    return reshape(x, shape[:start_dim] + (-1,))
+
+
+def stop_gradient(x):
+    return _STOP(x)
+
+
+def zeros_like(x):
+    return _ZEROS_LIKE(x)
+
+
+def ones_like(x):
+    return _ONES_LIKE(x)
+
+
+def getitem(x, index):
+    """Basic indexing: ints, step-1 slices, ``None`` and ``...`` (Slice + Reshape)."""
+    index = index if isinstance(index, tuple) else (index,)
+    if any(i is Ellipsis for i in index):
+        pos = index.index(Ellipsis)
+        fill = len(x.shape) - sum(1 for i in index if i is not None and i is not Ellipsis)
+        index = index[:pos] + (slice(None),) * fill + index[pos + 1:]
+    begin, size, out_shape, axis = [], [], [], 0
+    for item in index:
+        if item is None:
+            out_shape.append(1)
+            continue
+        if axis >= len(x.shape):
+            raise IndexError(f"too many indices for a tensor of shape {shape_str(x.shape)}")
+        dim = x.shape[axis]
+        if isinstance(item, int | np.integer):
+            i = int(item) + dim if item < 0 else int(item)
+            if not 0 <= i < dim:
+                raise IndexError(f"index {item} is out of bounds for axis {axis} of size {dim}")
+            begin.append(i)
+            size.append(1)
+        elif isinstance(item, slice):
+            start, stop, step = item.indices(dim)
+            if step != 1:
+                raise IndexError("tensor indexing supports step-1 slices only; use ops.gather")
+            begin.append(start)
+            size.append(max(stop - start, 0))
+            out_shape.append(size[-1])
+        else:
+            raise IndexError(f"unsupported index {item!r}: use ints, slices, None or ...")
+        axis += 1
+    for dim in x.shape[axis:]:
+        begin.append(0)
+        size.append(dim)
+        out_shape.append(dim)
+    sliced = x if tuple(size) == tuple(x.shape) else slice_(x, begin, size)
+    return reshape(sliced, tuple(out_shape))

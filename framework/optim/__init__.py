@@ -1,0 +1,8 @@
+"""Optimizers, written as pure updates ``(params, grads, state) -> (params, state)``."""
+
+from .adam import Adam
+from .momentum import Momentum
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["SGD", "Adam", "Momentum", "Optimizer"]

@@ -1,0 +1,247 @@
+"""Tensor: an n-dimensional array with MindSpore's API, backed by a NumPy array."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtype as mstype
+
+
+class Tensor:
+    """``Tensor(input_data, dtype=None)``: wraps a NumPy array (PyNative) or a traced value.
+
+    Python floats become float32, ints int64 (MindSpore's defaults); NumPy arrays keep
+    their dtype unless ``dtype`` is given. ``init``/``shape`` build an initialized tensor
+    the way ``Tensor(shape=..., dtype=..., init=Normal())`` does in MindSpore.
+    """
+
+    __slots__ = ("_data", "__weakref__")
+    __array_priority__ = 100  # numpy_array + tensor -> Tensor.__radd__
+
+    def __init__(
+        self,
+        input_data: Any = None,
+        dtype: mstype.DType | str | None = None,
+        shape: Sequence[int] | int | None = None,
+        init: Any = None,
+    ) -> None:
+        if input_data is None:
+            if init is None or shape is None:
+                raise ValueError("Tensor: give input_data, or both shape and init")
+            from .common.initializer import initializer
+
+            self._data = initializer(init, shape, dtype or mstype.float32)._data
+            return
+        if isinstance(input_data, Tensor):
+            input_data = input_data.asnumpy()
+        if dtype is None:
+            array = np.asarray(input_data)
+            if not isinstance(input_data, np.ndarray | np.generic):
+                array = array.astype(mstype.default_for_python(input_data).np, copy=False)
+            mstype.from_numpy(array.dtype)  # rejects unsupported dtypes (object, str ...)
+        else:
+            array = np.asarray(input_data, dtype=mstype.to_np(dtype))
+        self._data = np.array(array, copy=True) if array is input_data else array
+
+    @classmethod
+    def _wrap(cls, data: Any) -> Tensor:
+        tensor = object.__new__(Tensor)
+        tensor._data = data
+        return tensor
+
+    # -- data access ---------------------------------------------------------------
+    def asnumpy(self) -> np.ndarray:
+        """The values as a NumPy array (shares memory in PyNative)."""
+        data = self._data
+        if not isinstance(data, np.ndarray):
+            data.concrete_error("asnumpy()")
+        return data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.asnumpy()
+        return array if dtype is None else array.astype(dtype)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self) -> mstype.DType:
+        return mstype.from_numpy(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._data.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._data.shape, dtype=np.int64))
+
+    def item(self) -> Any:
+        return self.asnumpy().item()
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __bool__(self) -> bool:
+        return bool(self.asnumpy())
+
+    def __float__(self) -> float:
+        return float(self.asnumpy())
+
+    def __int__(self) -> int:
+        return int(self.asnumpy())
+
+    def __index__(self) -> int:
+        return int(self.asnumpy())
+
+    def __repr__(self) -> str:
+        data = self._data
+        if not isinstance(data, np.ndarray):
+            return repr(data)
+        return f"Tensor(shape={list(data.shape)}, dtype={self.dtype}, value=\n{data})"
+
+    def __str__(self) -> str:
+        return str(self._data)
+
+    __hash__ = object.__hash__
+
+    # -- operators -------------------------------------------------------------------
+    def __add__(self, other: Any) -> Tensor:
+        return F.add(self, other)
+
+    def __radd__(self, other: Any) -> Tensor:
+        return F.add(other, self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return F.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return F.sub(other, self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return F.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return F.mul(other, self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return F.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return F.div(other, self)
+
+    def __pow__(self, other: Any) -> Tensor:
+        return F.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Tensor:
+        return F.pow(other, self)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return F.matmul(self, other)
+
+    def __neg__(self) -> Tensor:
+        return F.neg(self)
+
+    def __abs__(self) -> Tensor:
+        return F.abs(self)
+
+    def __lt__(self, other: Any) -> Tensor:
+        return F.less(self, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return F.less_equal(self, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return F.greater(self, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return F.greater_equal(self, other)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return F.equal(self, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return F.not_equal(self, other)
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return F.getitem(self, index)
+
+    # -- methods (MindSpore's Tensor methods) -------------------------------------------
+    def astype(self, dtype: Any) -> Tensor:
+        return F.cast(self, dtype)
+
+    def reshape(self, *shape: Any) -> Tensor:
+        return F.reshape(self, shape[0] if len(shape) == 1 else shape)
+
+    def transpose(self, *axes: Any) -> Tensor:
+        axes = axes[0] if len(axes) == 1 else axes
+        return F.transpose(self, tuple(axes) if axes else tuple(reversed(range(self.ndim))))
+
+    @property
+    def T(self) -> Tensor:
+        return self.transpose()
+
+    def flatten(self) -> Tensor:
+        return F.reshape(self, (-1,))
+
+    def expand_dims(self, axis: int) -> Tensor:
+        return F.expand_dims(self, axis)
+
+    def squeeze(self, axis: Any = None) -> Tensor:
+        return F.squeeze(self, axis)
+
+    def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
+        return F.reduce_sum(self, axis, keepdims)
+
+    def mean(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
+        return F.reduce_mean(self, axis, keep_dims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> Tensor:
+        return F.reduce_max(self, axis, keepdims)
+
+    def argmax(self, axis: int | None = None) -> Tensor:
+        return F.argmax(self, axis)
+
+    def abs(self) -> Tensor:
+        return F.abs(self)
+
+    def exp(self) -> Tensor:
+        return F.exp(self)
+
+    def log(self) -> Tensor:
+        return F.log(self)
+
+    def sqrt(self) -> Tensor:
+        return F.sqrt(self)
+
+
+def as_tensor_args(args: tuple) -> tuple[Tensor, ...]:
+    """Primitive arguments as Tensors; Python/NumPy scalars take the tensors' dtype."""
+    if all(isinstance(a, Tensor) for a in args):
+        return args
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    ref = next((t for t in tensors if t._data.dtype != np.bool_), tensors[0] if tensors else None)
+    return tuple(a if isinstance(a, Tensor) else _scalar_like(a, ref) for a in args)
+
+
+def _scalar_like(value: Any, ref: Tensor | None) -> Tensor:
+    if isinstance(value, np.ndarray):
+        return Tensor._wrap(value)
+    if ref is None:
+        return Tensor(value)
+    ref_dtype = ref._data.dtype
+    array = np.asarray(value)
+    if array.dtype.kind == "f" and ref_dtype.kind != "f":
+        return Tensor._wrap(array.astype(np.float32))
+    if array.dtype.kind not in "fiub":
+        raise TypeError(f"cannot use {type(value).__name__} as a tensor operand")
+    return Tensor._wrap(array.astype(ref_dtype))
+
+
+from .ops import functional as F  # noqa: E402  (operators need the ops, ops need Tensor)
