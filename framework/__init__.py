@@ -3,26 +3,34 @@
 ``import framework as ms`` stands in for ``import mindspore as ms``.
 """
 
-from . import dtype
+from . import dtype, nn, ops
 from .autograd.grad import GradOperation, grad, value_and_grad
+from .common import initializer
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
 from .dtype import (
-    bool_, float16, float32, float64, float_, int8, int16, int32, int64, int_, uint8,
+    bool_,
+    float16,
+    float32,
+    float64,
+    float_,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    uint8,
 )
 from .parameter import Parameter, ParameterTuple
 from .seed import get_seed, set_seed
+from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Tensor
-
-from . import ops  # noqa: E402,I001  (after Tensor: ops build on it)
-from . import nn  # noqa: E402
-from .common import initializer  # noqa: E402
-from .serialization import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: E402
 
 __version__ = "0.1.0"
 
 __all__ = [
     "GRAPH_MODE", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple", "Tensor",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
-    "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "load_checkpoint", "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed",
-    "uint8", "value_and_grad",
+    "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "load_checkpoint",
+    "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
+    "value_and_grad",
 ]

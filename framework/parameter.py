@@ -26,7 +26,7 @@ class Parameter(Tensor):
         self.requires_grad = requires_grad
 
     def set_data(self, data: Any) -> Parameter:
-        """Replace the values; the shape must stay the same unless it was empty."""
+        """Replace the values (same shape; cast to the parameter's dtype)."""
         array = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
         if array.shape != self._data.shape:
             raise ValueError(
@@ -40,7 +40,8 @@ class Parameter(Tensor):
         return Parameter(self._data.copy(), name=name or self.name, requires_grad=self.requires_grad)
 
     def __repr__(self) -> str:
-        return f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, requires_grad={self.requires_grad})"
+        return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
+                f"requires_grad={self.requires_grad})")
 
 
 class ParameterTuple(tuple):

@@ -13,7 +13,7 @@ from typing import Any
 
 from .eager import EagerInterpreter
 
-_current: ContextVar[Any] = ContextVar("framework_interpreter", default=EagerInterpreter())
+_current: ContextVar[Any] = ContextVar("framework_interpreter", default=EagerInterpreter())  # noqa: B039
 
 
 def current() -> Any:

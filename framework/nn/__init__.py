@@ -5,7 +5,11 @@ from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .loss import (
-    CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits,
+    CrossEntropyLoss,
+    L1Loss,
+    LossBase,
+    MSELoss,
+    SoftmaxCrossEntropyWithLogits,
 )
 from .normalization import BatchNorm1d, BatchNorm2d
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell

@@ -105,7 +105,8 @@ class Dense(Cell):
         return self.activation(out) if self.activation is not None else out
 
     def extend_repr(self) -> str:
-        return f"input_channels={self.in_channels}, output_channels={self.out_channels}, has_bias={self.has_bias}"
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"has_bias={self.has_bias}")
 
 
 class Dropout(Cell):

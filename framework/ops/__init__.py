@@ -4,8 +4,30 @@ from ..autograd.grad import GradOperation, grad, value_and_grad
 from . import functional
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
 from .elementwise import (
-    Abs, Add, Cast, Div, Equal, Exp, Greater, GreaterEqual, Less, LessEqual, Log, Maximum,
-    Minimum, Mul, Neg, NotEqual, Pow, RealDiv, ReLU, Select, Sigmoid, Sqrt, Sub, Tanh,
+    Abs,
+    Add,
+    Cast,
+    Div,
+    Equal,
+    Exp,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Log,
+    Maximum,
+    Minimum,
+    Mul,
+    Neg,
+    NotEqual,
+    Pow,
+    RealDiv,
+    ReLU,
+    Select,
+    Sigmoid,
+    Sqrt,
+    Sub,
+    Tanh,
 )
 from .functional import *  # noqa: F403
 from .functional import __all__ as _functional_all
@@ -13,10 +35,18 @@ from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Sof
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from .reduce import Argmax, ReduceMax, ReduceMean, ReduceSum
 from .shape import (
-    BroadcastTo, Concat, ExpandDims, OnesLike, Pad, Reshape, Slice, Squeeze, StopGradient,
-    Transpose, ZerosLike,
+    BroadcastTo,
+    Concat,
+    ExpandDims,
+    OnesLike,
+    Pad,
+    Reshape,
+    Slice,
+    Squeeze,
+    StopGradient,
+    Transpose,
+    ZerosLike,
 )
-
 
 __all__ = [
     "Abs", "Add", "Argmax", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd", "BroadcastTo",

@@ -15,8 +15,8 @@ def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
     """Reduce a broadcast gradient back to an input's ``shape``."""
     if grad.shape == tuple(shape):
         return grad
-    from .shape import reshape
     from .reduce import reduce_sum
+    from .shape import reshape
 
     return reshape(reduce_sum(grad, sum_to_axes(grad.shape, tuple(shape)), True), tuple(shape))
 
@@ -162,7 +162,8 @@ class Cast(Primitive):
         return Primitive.__call__(self, x)
 
     def bprop(self, x, *, out, dout, needs):
-        if x.dtype.is_floating:
+        # casting to an integer type is piecewise constant: no gradient flows
+        if x.dtype.is_floating and out.dtype.is_floating:
             return (cast(dout, x.dtype),)
         return (None,)
 

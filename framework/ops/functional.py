@@ -2,18 +2,61 @@
 
 from .conv import conv2d
 from .elementwise import (
-    abs, add, cast, div, equal, exp, greater, greater_equal, less, less_equal, log,
-    maximum, minimum, mul, neg, not_equal, pow, relu, select, sigmoid, sqrt, square, sub,
-    sum_to, tanh, where,
+    abs,
+    add,
+    cast,
+    div,
+    equal,
+    exp,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    maximum,
+    minimum,
+    mul,
+    neg,
+    not_equal,
+    pow,
+    relu,
+    select,
+    sigmoid,
+    sqrt,
+    square,
+    sub,
+    sum_to,
+    tanh,
+    where,
 )
 from .nn_ops import (
-    batch_norm, bias_add, dense, dropout, log_softmax, matmul, one_hot, softmax,
+    batch_norm,
+    bias_add,
+    dense,
+    dropout,
+    log_softmax,
+    matmul,
+    one_hot,
+    softmax,
 )
 from .pool import avg_pool2d, max_pool2d
 from .reduce import argmax, mean, reduce_max, reduce_mean, reduce_sum, sum
 from .shape import (
-    broadcast_to, cat, concat, expand_dims, flatten, getitem, ones_like, pad, permute,
-    reshape, slice_, squeeze, stop_gradient, transpose, zeros_like,
+    broadcast_to,
+    cat,
+    concat,
+    expand_dims,
+    flatten,
+    getitem,
+    ones_like,
+    pad,
+    permute,
+    reshape,
+    slice_,
+    squeeze,
+    stop_gradient,
+    transpose,
+    zeros_like,
 )
 
 __all__ = [

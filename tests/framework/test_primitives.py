@@ -1,0 +1,303 @@
+"""One harness over the whole primitive registry.
+
+For every registered primitive: the NumPy kernel against an independent reference,
+the shape/dtype rule against what the kernel returns, and the bprop against central
+finite differences in float64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+import framework as ms
+from framework import ops
+from framework.autograd.grad import vjp
+from framework.interpreters import apply
+from framework.primitive import Primitive
+from framework.tensor import Tensor
+
+from . import refs
+
+
+@dataclass
+class Case:
+    prim: Primitive
+    inputs: Callable[[np.random.Generator], list[np.ndarray]]
+    ref: Callable[..., Any]
+    diff: tuple[int, ...] | None = None  # inputs to differentiate; default: all float ones
+    seeded: bool = False  # reseed before each run (random kernels)
+    check_ref: Callable[..., None] | None = field(default=None)
+
+    @property
+    def id(self) -> str:
+        return repr(self.prim)
+
+
+def rand(*shape):
+    return lambda rng: [rng.standard_normal(s) for s in shape]
+
+
+def positive(*shape):
+    return lambda rng: [rng.uniform(0.5, 2.0, s) for s in shape]
+
+
+def separated(shape):
+    """Distinct values at least 1e-3 apart (no ties for max/argmax, safe for FD)."""
+    def make(rng):
+        n = int(np.prod(shape))
+        return [(rng.permutation(n) * 1e-2 + rng.uniform(0, 1e-3, n)).reshape(shape) - n * 5e-3]
+    return make
+
+
+S = (2, 3)
+CASES: list[Case] = [
+    Case(ops.Add(), rand((2, 3), (3,)), np.add),
+    Case(ops.Sub(), rand((2, 1), (1, 3)), np.subtract),
+    Case(ops.Mul(), rand((2, 3), (2, 3)), np.multiply),
+    Case(ops.Div(), lambda r: [r.standard_normal(S), r.uniform(0.5, 2, (3,))], np.divide),
+    Case(ops.Pow(), lambda r: [r.uniform(0.5, 2, S), r.uniform(-1, 2, S)], np.power),
+    Case(ops.Maximum(), lambda r: [r.standard_normal(S), r.standard_normal(S) + 0.05],
+         np.maximum),
+    Case(ops.Minimum(), lambda r: [r.standard_normal(S), r.standard_normal(S) + 0.05],
+         np.minimum),
+    Case(ops.Equal(), lambda r: [np.array([1.0, 2, 3]), np.array([1.0, 0, 3])], np.equal),
+    Case(ops.NotEqual(), lambda r: [np.array([1.0, 2, 3]), np.array([1.0, 0, 3])], np.not_equal),
+    Case(ops.Less(), rand(S, S), np.less),
+    Case(ops.LessEqual(), lambda r: [np.array([1.0, 2, 3]), np.array([1.0, 0, 4])],
+         np.less_equal),
+    Case(ops.Greater(), rand(S, S), np.greater),
+    Case(ops.GreaterEqual(), lambda r: [np.array([1.0, 2, 3]), np.array([1.0, 0, 4])],
+         np.greater_equal),
+    Case(ops.Select(), lambda r: [r.standard_normal(S) > 0, r.standard_normal(S),
+                                  r.standard_normal((3,))], np.where, diff=(1, 2)),
+    # float32 output: finite differences at float64 precision do not apply (diff=())
+    Case(ops.Cast(ms.float32), rand(S), lambda x: x.astype(np.float32), diff=()),
+    Case(ops.Cast(ms.float64), rand(S), lambda x: x),
+    Case(ops.Cast(ms.int32), lambda r: [np.array([1.7, -2.2, 3.4])],
+         lambda x: x.astype(np.int32)),
+    Case(ops.Neg(), rand(S), np.negative),
+    Case(ops.Abs(), lambda r: [r.choice([-1, 1], S) * r.uniform(0.1, 2, S)], np.abs),
+    Case(ops.Exp(), rand(S), np.exp),
+    Case(ops.Log(), positive(S), np.log),
+    Case(ops.Sqrt(), positive(S), np.sqrt),
+    Case(ops.ReLU(), lambda r: [r.choice([-1, 1], S) * r.uniform(0.1, 2, S)],
+         lambda x: x * (x > 0)),
+    Case(ops.Sigmoid(), lambda r: [np.array([-800.0, -3, 0, 0.5, 4, 800])[None]],
+         lambda x: 0.5 * (1 + np.tanh(x / 2))),
+    Case(ops.Sigmoid(), rand(S), lambda x: 1 / (1 + np.exp(-x))),
+    Case(ops.Tanh(), rand(S), np.tanh),
+    Case(ops.ReduceSum(False, (1,)), rand((2, 3, 4)), lambda x: x.sum(axis=1)),
+    Case(ops.ReduceSum(True, (0, 2)), rand((2, 3, 4)), lambda x: x.sum(axis=(0, 2),
+                                                                      keepdims=True)),
+    Case(ops.ReduceMean(False, (0, 1, 2)), rand((2, 3, 4)), lambda x: x.mean()),
+    Case(ops.ReduceMax(False, (1,)), separated((2, 5)), lambda x: x.max(axis=1)),
+    Case(ops.ReduceMax(True, (0, 1)), lambda r: [np.array([[1.0, 3.0], [3.0, 2.0]])],
+         lambda x: np.array([[3.0]]), diff=()),
+    Case(ops.Argmax(1), separated((3, 4)), lambda x: x.argmax(axis=1).astype(np.int32)),
+    Case(ops.Reshape((3, 2, 2)), rand((2, 6)), lambda x: x.reshape(3, 2, 2)),
+    Case(ops.Transpose((2, 0, 1)), rand((2, 3, 4)), lambda x: x.transpose(2, 0, 1)),
+    Case(ops.BroadcastTo((2, 3, 4)), rand((3, 1)), lambda x: x + np.zeros((2, 3, 4))),
+    Case(ops.ExpandDims(-1), rand(S), lambda x: x[..., None]),
+    Case(ops.Squeeze((1,)), rand((2, 1, 3)), lambda x: x[:, 0]),
+    Case(ops.Squeeze(()), rand((1, 2, 1)), lambda x: x.reshape(2)),
+    Case(ops.Concat(1), rand((2, 1), (2, 3), (2, 2)), lambda *xs: np.concatenate(xs, 1)),
+    Case(ops.Slice((1, 0), (2, 2)), rand((4, 3)), lambda x: x[1:3, 0:2]),
+    Case(ops.Pad(((1, 0), (2, 1))), rand(S), lambda x: np.pad(x, ((1, 0), (2, 1)))),
+    Case(ops.StopGradient(), rand(S), lambda x: x),
+    Case(ops.ZerosLike(), rand(S), np.zeros_like),
+    Case(ops.OnesLike(), rand(S), np.ones_like),
+    Case(ops.MatMul(), rand((2, 3), (3, 4)), lambda a, b: np.einsum("ik,kj->ij", a, b)),
+    Case(ops.MatMul(True, False), rand((3, 2), (3, 4)), lambda a, b: a.T @ b),
+    Case(ops.MatMul(False, True), rand((2, 3), (4, 3)), lambda a, b: a @ b.T),
+    Case(ops.MatMul(True, True), rand((3, 2), (4, 3)), lambda a, b: a.T @ b.T),
+    Case(ops.BiasAdd(), rand((2, 3, 2, 2), (3,)), lambda x, b: x + b[None, :, None, None]),
+    Case(ops.Softmax(-1), rand((2, 5)),
+         lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)),
+    Case(ops.Softmax(0), rand((3, 2)),
+         lambda x: np.exp(x) / np.exp(x).sum(0, keepdims=True)),
+    Case(ops.LogSoftmax(-1), rand((2, 5)),
+         lambda x: x - np.log(np.exp(x).sum(-1, keepdims=True))),
+    Case(ops.OneHot(4, 1.0, 0.0, -1), lambda r: [np.array([0, 3, 1, 5])],
+         lambda i: np.array([np.eye(4)[k] if k < 4 else np.zeros(4) for k in i],
+                            dtype=np.float32)),
+    Case(ops.OneHot(3, 2.0, -1.0, 0), lambda r: [np.array([2, 0])],
+         lambda i: np.where(np.eye(3)[i].T > 0, 2.0, -1.0).astype(np.float32)),
+    Case(ops.Dropout(0.7), rand((4, 50)), None, seeded=True),
+    Case(ops.BatchNorm(True, 1e-5), lambda r: [r.standard_normal((4, 3, 2, 2)),
+                                               r.uniform(0.5, 2, 3), r.standard_normal(3),
+                                               r.standard_normal(3), r.uniform(0.5, 2, 3)],
+         lambda *a: refs.batch_norm(*a, 1e-5, True), diff=(0, 1, 2)),
+    Case(ops.BatchNorm(False, 1e-3), lambda r: [r.standard_normal((4, 3)),
+                                                r.uniform(0.5, 2, 3), r.standard_normal(3),
+                                                r.standard_normal(3), r.uniform(0.5, 2, 3)],
+         lambda *a: refs.batch_norm(*a, 1e-3, False)),
+]
+
+CONV_CONFIGS = [
+    dict(stride=1, dilation=1, pad_mode="valid", pad=0),
+    dict(stride=2, dilation=1, pad_mode="same", pad=0),
+    dict(stride=(1, 2), dilation=2, pad_mode="pad", pad=(1, 0, 2, 1)),
+]
+
+
+def _conv_geometry(cfg, x_shape, w_shape):
+    from framework.ops.conv import pair, quad
+
+    stride, dilation = pair(cfg["stride"], "stride"), pair(cfg["dilation"], "dilation")
+    pads = refs.conv_pads(x_shape[2:], w_shape[2:], stride, dilation, cfg["pad_mode"],
+                          quad(cfg["pad"]))
+    return stride, dilation, pads
+
+
+for cfg in CONV_CONFIGS:
+    xs, ws = (2, 3, 7, 6), (4, 3, 3, 2)
+    st, dl, pd = _conv_geometry(cfg, xs, ws)
+    ys = refs.conv2d(np.zeros(xs), np.zeros(ws), st, dl, pd).shape
+    CASES += [
+        Case(ops.Conv2D(**cfg), rand(xs, ws),
+             lambda x, w, st=st, dl=dl, pd=pd: refs.conv2d(x, w, st, dl, pd)),
+        Case(ops.Conv2DBackpropInput(input_shape=xs, **cfg), rand(ys, ws),
+             lambda dy, w, st=st, dl=dl, pd=pd, xs=xs: refs.conv2d_input_grad(dy, w, xs, st, dl, pd)),
+        Case(ops.Conv2DBackpropFilter(filter_shape=ws, **cfg), rand(xs, ys),
+             lambda x, dy, st=st, dl=dl, pd=pd, ws=ws: refs.conv2d_filter_grad(x, dy, ws, st, dl,
+                                                                               pd)),
+    ]
+
+POOL_CONFIGS = [((2, 2), (2, 2), "valid", (2, 3, 4, 6)), ((3, 2), (2, 1), "valid", (1, 2, 7, 5)),
+                ((3, 3), (2, 2), "same", (2, 2, 5, 6))]
+for k, s, mode, shape in POOL_CONFIGS:
+    out_shape = refs.avg_pool(np.zeros(shape), k, s, mode).shape
+    CASES += [
+        Case(ops.MaxPool(k, s, mode), separated(shape),
+             lambda x, k=k, s=s, m=mode: refs.max_pool(x, k, s, m)),
+        Case(ops.MaxPoolGrad(k, s, mode),
+             lambda r, shape=shape, k=k, s=s, m=mode, o=out_shape: (
+                 lambda x: [x, refs.max_pool(x, k, s, m), r.standard_normal(o)])(
+                 separated(shape)(r)[0]),
+             lambda x, out, dy, k=k, s=s, m=mode: refs.max_pool_grad(x, dy, k, s, m)),
+        Case(ops.AvgPool(k, s, mode), rand(shape),
+             lambda x, k=k, s=s, m=mode: refs.avg_pool(x, k, s, m)),
+        Case(ops.AvgPoolGrad(k, s, mode, input_shape=shape), rand(out_shape),
+             lambda dy, k=k, s=s, m=mode, shape=shape: refs.avg_pool_grad(shape, dy, k, s, m)),
+    ]
+
+
+def _check_dropout(x, outputs):
+    out, mask = outputs
+    keep = 0.7
+    assert set(np.unique(mask)) <= {0.0, 1.0}
+    np.testing.assert_allclose(out, x * mask / keep, rtol=1e-12)
+    assert abs(mask.mean() - keep) < 0.1
+
+
+def _run(prim: Primitive, arrays: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    result = apply(prim, tuple(Tensor(a) for a in arrays))
+    result = result if isinstance(result, tuple) else (result,)
+    return tuple(r.asnumpy() for r in result)
+
+
+def _inputs(case: Case, seed: int = 0) -> list[np.ndarray]:
+    return [np.asarray(a) for a in case.inputs(np.random.default_rng(seed))]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_kernel_matches_reference(case: Case) -> None:
+    arrays = _inputs(case)
+    if case.seeded:
+        ms.set_seed(3)
+    outputs = _run(case.prim, arrays)
+    if case.ref is None:
+        _check_dropout(arrays[0], outputs)
+        return
+    expected = case.ref(*arrays)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        want = np.asarray(want)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_shape_rule_matches_kernel(case: Case, dtype: type) -> None:
+    arrays = [a.astype(dtype) if a.dtype.kind == "f" else a for a in _inputs(case)]
+    specs = case.prim.infer(*arrays)
+    specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
+    outputs = case.prim.kernel(*arrays)
+    outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+    assert len(specs) == len(outputs) == case.prim.num_outputs
+    for spec, out in zip(specs, outputs):
+        out = np.asarray(out)
+        assert tuple(spec.shape) == out.shape
+        assert np.dtype(spec.dtype) == out.dtype
+
+
+def _differentiable_positions(case: Case, arrays: list[np.ndarray]) -> tuple[int, ...]:
+    if case.diff is not None:
+        return case.diff
+    return tuple(i for i, a in enumerate(arrays) if a.dtype.kind == "f")
+
+
+GRAD_CASES = [c for c in CASES if c.prim.differentiable]
+
+
+@pytest.mark.parametrize("case", GRAD_CASES, ids=lambda c: c.id)
+def test_bprop_matches_finite_differences(case: Case) -> None:
+    arrays = _inputs(case, seed=1)
+    positions = _differentiable_positions(case, arrays)
+    if not positions:
+        pytest.skip("no differentiable inputs in this case")
+    rng = np.random.default_rng(2)
+    outputs = _run(case.prim, arrays)
+    cotangents = [rng.standard_normal(o.shape) for o in outputs]
+
+    def forward(*tensors):
+        if case.seeded:
+            ms.set_seed(5)
+        return apply(case.prim, tensors)
+
+    def objective(values: list[np.ndarray]) -> float:
+        outs = _run_seeded(values)
+        return float(sum(np.sum(o * c) for o, c in zip(outs, cotangents)))
+
+    def _run_seeded(values):
+        if case.seeded:
+            ms.set_seed(5)
+        return _run(case.prim, values)
+
+    sens = tuple(Tensor(c) for c in cotangents)
+    _, grads, _ = vjp(forward, [Tensor(a) for a in arrays], positions, (),
+                      sens=sens if len(sens) > 1 else sens[0])
+    eps = 1e-6
+    for pos, grad in zip(positions, grads):
+        grad = grad.asnumpy()
+        assert grad.shape == arrays[pos].shape
+        flat_indices = rng.choice(arrays[pos].size, min(arrays[pos].size, 24), replace=False)
+        for flat in flat_indices:
+            idx = np.unravel_index(flat, arrays[pos].shape)
+            plus = [a.copy() for a in arrays]
+            minus = [a.copy() for a in arrays]
+            plus[pos][idx] += eps
+            minus[pos][idx] -= eps
+            numeric = (objective(plus) - objective(minus)) / (2 * eps)
+            np.testing.assert_allclose(grad[idx], numeric, rtol=1e-5, atol=1e-6,
+                                       err_msg=f"{case.id}: d/d input {pos} at {idx}")
+
+
+def test_every_registered_primitive_is_covered() -> None:
+    covered = {type(c.prim) for c in CASES}
+    missing = [cls.__name__ for cls in Primitive.registry if cls not in covered]
+    assert not missing, f"primitives without a harness case: {missing}"
+
+
+def test_non_differentiable_primitives_are_declared() -> None:
+    """Primitives without a bprop must say so (the tape then skips them)."""
+    for cls in Primitive.registry:
+        has_bprop = cls.bprop is not Primitive.bprop
+        assert has_bprop == cls.differentiable, cls.__name__
