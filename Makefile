@@ -26,6 +26,7 @@ test-fast: install
 
 bench: install
 	$(PY) bench/step.py
+	$(PY) bench/data.py
 
 lint: install
 	$(VENV)/bin/ruff check framework trainer datasets tests bench
