@@ -20,6 +20,7 @@ from .dtype import (
     int_,
     uint8,
 )
+from .jit import jit
 from .parameter import Parameter, ParameterTuple
 from .seed import get_seed, set_seed
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
@@ -30,7 +31,7 @@ __version__ = "0.1.0"
 __all__ = [
     "GRAPH_MODE", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple", "Tensor",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
-    "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "load_checkpoint",
+    "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
     "value_and_grad",
 ]

@@ -17,7 +17,7 @@ _context: dict[str, Any] = {
 
 
 def _check_mode(value: Any) -> int:
-    if value not in (GRAPH_MODE, PYNATIVE_MODE):
+    if isinstance(value, bool) or value not in (GRAPH_MODE, PYNATIVE_MODE):
         raise ValueError(
             f"set_context: mode must be ms.GRAPH_MODE ({GRAPH_MODE}) or ms.PYNATIVE_MODE "
             f"({PYNATIVE_MODE}), got {value!r}"

@@ -1,4 +1,9 @@
-"""Parameter: a named, trainable Tensor owned by a Cell."""
+"""Parameter: a named, trainable Tensor owned by a Cell.
+
+In graph mode a parameter's current value may live on the compiled function's
+device (``_device``); the host copy is refreshed only when read (``asnumpy``, eager
+use, checkpoints), so training steps move no parameter data.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,8 @@ import numpy as np
 
 from .tensor import Tensor
 
+_DATA_SLOT = Tensor.__dict__["_data"]
+
 
 class Parameter(Tensor):
     """``Parameter(default_input, name=None, requires_grad=True)``.
@@ -16,28 +23,66 @@ class Parameter(Tensor):
     (``set_data``), so every holder of the object sees the new values.
     """
 
-    __slots__ = ("name", "requires_grad", "_auto_named")
+    __slots__ = ("name", "requires_grad", "_auto_named", "_device", "_host_stale")
 
     def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True):
+        self._device = None
+        self._host_stale = False
         data = default_input.asnumpy() if isinstance(default_input, Tensor) else default_input
         super().__init__(np.array(data, copy=True) if isinstance(data, np.ndarray) else data)
         self.name = name
         self._auto_named = name is None
         self.requires_grad = requires_grad
 
+    # -- data, with the device copy kept in sync lazily ---------------------------------------
+    @property
+    def _data(self) -> Any:
+        if self._host_stale:
+            _DATA_SLOT.__set__(self, self._device.numpy())
+            self._host_stale = False
+        return _DATA_SLOT.__get__(self, Parameter)
+
+    @_data.setter
+    def _data(self, value: Any) -> None:
+        _DATA_SLOT.__set__(self, value)
+
+    def _set_traced(self, value: Any, restore: np.ndarray | None = None) -> None:
+        """Swap in a traced value (or restore the host array) without syncing."""
+        _DATA_SLOT.__set__(self, value if value is not None else restore)
+
+    def _set_device(self, array: Any) -> None:
+        """A compiled step produced the newest value on its device."""
+        self._device = array
+        self._host_stale = True
+
+    def _cache_device(self, array: Any) -> None:
+        """A device copy of the current host value (the host stays valid)."""
+        self._host_stale = False
+        self._device = array
+
     def set_data(self, data: Any) -> Parameter:
         """Replace the values (same shape; cast to the parameter's dtype)."""
+        from .interpreters import current
+
+        interp = current()
+        if hasattr(interp, "assign"):  # tracing: a state update of the compiled function
+            interp.assign(self, data if isinstance(data, Tensor) else Tensor(np.asarray(data)))
+            return self
         array = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
-        if array.shape != self._data.shape:
+        current_data = self._data
+        if array.shape != current_data.shape:
             raise ValueError(
                 f"Parameter {self.name!r}: set_data got shape {array.shape}, "
-                f"expected {self._data.shape}"
+                f"expected {current_data.shape}"
             )
-        self._data = array.astype(self._data.dtype, copy=False)
+        _DATA_SLOT.__set__(self, array.astype(current_data.dtype, copy=False))
+        self._device = None
+        self._host_stale = False
         return self
 
     def clone(self, name: str | None = None) -> Parameter:
-        return Parameter(self._data.copy(), name=name or self.name, requires_grad=self.requires_grad)
+        return Parameter(self.asnumpy().copy(), name=name or self.name,
+                         requires_grad=self.requires_grad)
 
     def __repr__(self) -> str:
         return (f"Parameter (name={self.name}, shape={self.shape}, dtype={self.dtype}, "
@@ -57,6 +102,6 @@ class ParameterTuple(tuple):
     def clone(self, prefix: str, init: str = "same") -> ParameterTuple:
         out = []
         for p in self:
-            data = np.zeros_like(p._data) if init == "zeros" else p._data.copy()
+            data = np.zeros_like(p.asnumpy()) if init == "zeros" else p.asnumpy().copy()
             out.append(Parameter(data, name=f"{prefix}.{p.name}", requires_grad=False))
         return ParameterTuple(out)

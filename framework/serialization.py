@@ -1,10 +1,11 @@
 """Checkpoints: a safe, checksummed, atomically written tensor file (no pickle).
 
 Layout: 8-byte magic ``TWMCKPT1``, 8-byte little-endian header length, a UTF-8 JSON
-header (tensor names, dtypes, shapes, offsets, user metadata, the SHA-256 of the
-data), then the raw little-endian tensor data. A file that was cut short, edited or
-is not a checkpoint is refused with a one-line reason; writes go to a temporary file
-in the same folder that replaces the target only once complete.
+header (tensor names, dtypes, shapes, offsets, user metadata), the raw little-endian
+tensor data, and a 32-byte SHA-256 of everything before it (header included). A file
+that was cut short, edited or is not a checkpoint is refused with a one-line reason;
+writes go to a temporary file in the same folder that replaces the target only once
+complete.
 """
 
 from __future__ import annotations
@@ -58,35 +59,39 @@ def write_arrays(path: str | os.PathLike, arrays: Mapping[str, np.ndarray],
                  metadata: Mapping[str, Any] | None = None) -> None:
     """Save named arrays plus JSON metadata as one checkpoint file."""
     entries, blobs, offset = [], [], 0
-    digest = hashlib.sha256()
     for name, array in arrays.items():
-        array = np.ascontiguousarray(array)
+        array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
         from_numpy(array.dtype)  # supported dtypes only
         blob = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
         entries.append({"name": name, "dtype": array.dtype.name, "shape": list(array.shape),
                         "offset": offset, "nbytes": len(blob)})
-        digest.update(blob)
         blobs.append(blob)
         offset += len(blob)
     header = {"format": 1, "tensors": entries, "metadata": dict(metadata or {}),
-              "data_bytes": offset, "sha256": digest.hexdigest()}
+              "data_bytes": offset}
     try:
         head = json.dumps(header, allow_nan=True).encode()
     except TypeError as error:
         raise TypeError(f"checkpoint metadata must be JSON data: {error}") from None
-    atomic_write(path, [MAGIC, len(head).to_bytes(8, "little"), head, *blobs])
+    chunks = [MAGIC, len(head).to_bytes(8, "little"), head, *blobs]
+    digest = hashlib.sha256()
+    for chunk in chunks:
+        digest.update(chunk)
+    atomic_write(path, [*chunks, digest.digest()])
 
 
 def read_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Load ``(arrays, metadata)`` written by ``write_arrays``, verifying size and checksum."""
     path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"checkpoint {path} is a directory; give the path of a .ckpt file")
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {path} does not exist")
     raw = path.read_bytes()
     if len(raw) < 16 or raw[:8] != MAGIC:
         raise CheckpointError(f"{path} is not a twinmode checkpoint (bad magic bytes)")
     head_len = int.from_bytes(raw[8:16], "little")
-    if 16 + head_len > len(raw):
+    if 16 + head_len + 32 > len(raw):
         raise CheckpointError(f"{path} is truncated: the header needs {head_len} bytes, "
                               f"the file has {len(raw) - 16}")
     try:
@@ -94,12 +99,13 @@ def read_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[st
         entries, expected = header["tensors"], int(header["data_bytes"])
     except (ValueError, KeyError, TypeError):
         raise CheckpointError(f"{path} has a corrupt header") from None
-    data = memoryview(raw)[16 + head_len:]
+    body = memoryview(raw)[:-32]
+    data = body[16 + head_len:]
     if len(data) != expected:
         raise CheckpointError(f"{path} is truncated or padded: expected {expected} bytes of "
                               f"tensor data, found {len(data)}")
-    if hashlib.sha256(data).hexdigest() != header.get("sha256"):
-        raise CheckpointError(f"{path} is corrupt: the data checksum does not match")
+    if hashlib.sha256(body).digest() != raw[-32:]:
+        raise CheckpointError(f"{path} is corrupt: the checksum does not match its contents")
     arrays = {}
     for e in entries:
         dtype = np.dtype(to_np(e["dtype"])).newbyteorder("<")
@@ -139,6 +145,9 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike,
     arrays = _named_tensors(save_obj)
     metadata: dict[str, Any] = {}
     for key, value in (append_dict or {}).items():
+        if key in arrays:
+            raise ValueError(f"save_checkpoint: append_dict key {key!r} is also a parameter name; "
+                             "rename the appended entry")
         if isinstance(value, Tensor | np.ndarray):
             arrays[key] = value.asnumpy() if isinstance(value, Tensor) else value
         elif isinstance(value, _JSON_TYPES):

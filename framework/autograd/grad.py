@@ -72,7 +72,9 @@ def vjp(
     if len(sens_values) != len(targets):
         raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
     watched = [inputs[p] for p in positions] + list(weights)
-    with _tape.recording(None):
+    from ..interpreters.trace import phase
+
+    with _tape.recording(None), phase("backward"):
         grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked)
     return output, grads[: len(positions)], grads[len(positions):]
 

@@ -64,6 +64,15 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from ..context import GRAPH_MODE, get_context
+        from ..jit import JitFunction, is_tracing
+
+        if get_context("mode") == GRAPH_MODE and not is_tracing():
+            runner = self.__dict__.get("_graph_runner")
+            if runner is None:
+                runner = JitFunction(self.construct, name=type(self).__name__, cell=self)
+                object.__setattr__(self, "_graph_runner", runner)
+            return runner(*args, **kwargs)
         return self.construct(*args, **kwargs)
 
     def set_train(self, mode: bool = True) -> Cell:

@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import user_location, with_location
 from ..primitive import shape_str
+
+
+def argument_error(op: str, error: Exception) -> Exception:
+    """A call-argument check that failed before the shape rule: same one-line form."""
+    return type(error)(with_location(f"{op}: {error}", user_location()))
 
 
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -43,9 +49,9 @@ def reduced_shape(shape: Sequence[int], axes: tuple[int, ...], keep_dims: bool) 
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
-def float_dtype(dtype: np.dtype, op: str) -> np.dtype:
+def float_dtype(dtype: np.dtype) -> np.dtype:
     if dtype.kind != "f":
-        raise TypeError(f"{op} needs a floating-point input, got {dtype}")
+        raise TypeError(f"needs a floating-point input, got {dtype}")
     return dtype
 
 

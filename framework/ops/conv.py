@@ -119,7 +119,7 @@ class Conv2D(_Conv):
 
     def infer(self, x: Any, w: Any) -> Spec:
         _, ho, wo = self.check(x.shape, w.shape)
-        return Spec((x.shape[0], w.shape[0], ho, wo), float_dtype(x.dtype, "Conv2D"))
+        return Spec((x.shape[0], w.shape[0], ho, wo), float_dtype(x.dtype))
 
     def kernel(self, x, w):
         pads, _, _ = self.geometry(x.shape, w.shape)

@@ -172,7 +172,7 @@ class _Unary(Primitive, abstract=True):
     """Float unary op: ``fn`` is the NumPy kernel, ``grad(x, out, dout)`` the VJP."""
 
     def infer(self, x: Any) -> Spec:
-        return Spec(tuple(x.shape), float_dtype(x.dtype, self.name))
+        return Spec(tuple(x.shape), float_dtype(x.dtype))
 
 
 class Neg(Primitive):

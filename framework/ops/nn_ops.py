@@ -72,7 +72,7 @@ class Softmax(Primitive):
 
     def infer(self, x: Any) -> Spec:
         normalize_axis(self.axis, len(x.shape))
-        return Spec(tuple(x.shape), float_dtype(x.dtype, "Softmax"))
+        return Spec(tuple(x.shape), float_dtype(x.dtype))
 
     def kernel(self, x):
         e = np.exp(x - np.max(x, axis=self.axis, keepdims=True))
@@ -89,7 +89,7 @@ class LogSoftmax(Primitive):
 
     def infer(self, x: Any) -> Spec:
         normalize_axis(self.axis, len(x.shape))
-        return Spec(tuple(x.shape), float_dtype(x.dtype, "LogSoftmax"))
+        return Spec(tuple(x.shape), float_dtype(x.dtype))
 
     def kernel(self, x):
         shifted = x - np.max(x, axis=self.axis, keepdims=True)
@@ -126,9 +126,15 @@ class OneHot(Primitive):
 
 
 class Dropout(Primitive):
-    """``Dropout(keep_prob)(x) -> (output, mask)``: zeroes entries, scales the rest."""
+    """``Dropout(keep_prob)(x) -> (output, mask)``: zeroes entries, scales the rest.
+
+    The mask comes from the framework's generator (``ms.set_seed``) in both modes: in
+    graph mode it is drawn on the host at each run and fed to the compiled function
+    (``host_random``), so both modes see the same masks in the same order.
+    """
 
     num_outputs = 2
+    host_random = True
 
     def __init__(self, keep_prob: float = 0.5) -> None:
         if not 0.0 < keep_prob <= 1.0:
@@ -136,11 +142,14 @@ class Dropout(Primitive):
         super().__init__(keep_prob=float(keep_prob))
 
     def infer(self, x: Any) -> tuple[Spec, Spec]:
-        dtype = float_dtype(x.dtype, "Dropout")
+        dtype = float_dtype(x.dtype)
         return Spec(tuple(x.shape), dtype), Spec(tuple(x.shape), dtype)
 
+    def draw_mask(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        return (_seed.generator().random(shape) < self.keep_prob).astype(dtype)
+
     def kernel(self, x):
-        mask = (_seed.generator().random(x.shape) < self.keep_prob).astype(x.dtype)
+        mask = self.draw_mask(x.shape, x.dtype)
         return x * mask * x.dtype.type(1.0 / self.keep_prob), mask
 
     def bprop(self, x, *, out, dout, needs):
@@ -167,7 +176,7 @@ class BatchNorm(Primitive):
         for name, p in (("scale", scale), ("bias", bias), ("mean", mean), ("variance", variance)):
             if tuple(p.shape) != (c,):
                 raise ValueError(f"{name} has shape {shape_str(p.shape)}, expected ({c},)")
-        dtype = float_dtype(x.dtype, "BatchNorm")
+        dtype = float_dtype(x.dtype)
         stat = Spec((c,), dtype)
         return Spec(tuple(x.shape), dtype), stat, stat
 

@@ -37,7 +37,7 @@ class _Pool(Primitive, abstract=True):
 
     def out_spec(self, x: Any) -> Spec:
         _, ho, wo = self.geometry(tuple(x.shape))
-        return Spec((x.shape[0], x.shape[1], ho, wo), float_dtype(x.dtype, self.name))
+        return Spec((x.shape[0], x.shape[1], ho, wo), float_dtype(x.dtype))
 
     def tiles(self, shape) -> bool:
         """Non-overlapping windows that tile the input exactly (a reshape suffices)."""

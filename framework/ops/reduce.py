@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
-from ._utils import normalize_axes, normalize_axis, reduced_shape
+from ._utils import argument_error, normalize_axes, normalize_axis, reduced_shape
 
 
 class _Reduce(Primitive, abstract=True):
@@ -18,7 +18,10 @@ class _Reduce(Primitive, abstract=True):
         super().__init__(keep_dims=bool(keep_dims), axis=axis)
 
     def __call__(self, x: Any, axis: Any = ()) -> Any:
-        axes = normalize_axes(axis, len(x.shape))
+        try:
+            axes = normalize_axes(axis, len(x.shape))
+        except ValueError as error:
+            raise argument_error(self.name, error) from None
         return Primitive.__call__(type(self)(self.keep_dims, axes), x)
 
     def infer(self, x: Any) -> Spec:
@@ -43,7 +46,7 @@ class ReduceMean(_Reduce):
     def infer(self, x: Any) -> Spec:
         spec = super().infer(x)
         if x.dtype.kind != "f":
-            raise TypeError(f"ReduceMean needs a floating-point input, got {x.dtype}")
+            raise TypeError(f"needs a floating-point input, got {x.dtype}")
         return spec
 
     def kernel(self, x):

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import broadcast_shape, normalize_axis
+from ._utils import argument_error, broadcast_shape, normalize_axis
 
 
 def _resolve_shape(shape: Any, in_shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -32,7 +32,10 @@ class Reshape(Primitive):
         super().__init__(shape=shape)
 
     def __call__(self, x: Any, shape: Any = None) -> Any:
-        target = _resolve_shape(self.shape if shape is None else shape, tuple(x.shape))
+        try:
+            target = _resolve_shape(self.shape if shape is None else shape, tuple(x.shape))
+        except ValueError as error:
+            raise argument_error("Reshape", error) from None
         if target == tuple(x.shape):
             return x
         return Primitive.__call__(Reshape(target), x)

@@ -1,0 +1,1 @@
+"""Graph-mode backends: lowerings of the primitives to compiler IRs."""

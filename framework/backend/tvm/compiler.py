@@ -1,0 +1,184 @@
+"""Lower a framework Graph to Relax, build it with TVM, and run it on a VirtualMachine.
+
+Built libraries are cached on disk (``$TWINMODE_CACHE_DIR`` or
+``~/.cache/twinmode/compiled``) under a key of the graph fingerprint, the target and
+the TVM version, so a second process compiles nothing it has compiled before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tvm
+from tvm import relax
+from tvm.target import codegen
+
+from ...ir import Graph
+from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
+from .schedules import apply_schedules, build_pipeline
+
+_TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("TWINMODE_CACHE_DIR")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "twinmode" / "compiled"
+
+
+def make_target(device_target: str) -> tvm.target.Target:
+    if device_target == "GPU":
+        arch = os.environ.get("TWINMODE_CUDA_ARCH", "sm_90")
+        return tvm.target.Target({"kind": "cuda", "arch": arch},
+                                 host=tvm.target.Target(_host_target_dict()))
+    return tvm.target.Target(_host_target_dict())
+
+
+def _host_target_dict() -> dict[str, Any]:
+    cpu = codegen.llvm_get_system_cpu()
+    return {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": cpu,
+            "num-cores": os.cpu_count() or 1}
+
+
+def _dtype(v: Any) -> str:
+    return "bool" if v.dtype == np.bool_ else str(v.dtype)
+
+
+def to_relax(graph: Graph) -> tvm.IRModule:
+    """The graph as one Relax function ``main(*inputs) -> tuple(outputs)``."""
+    bb = relax.BlockBuilder()
+    params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", relax.TensorType(v.shape, _dtype(v)))
+              for i, v in enumerate(graph.inputs)]
+    env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
+
+    def arg(v: Any) -> relax.Expr:
+        if v.id in env:
+            return env[v.id]
+        if v.kind == "const":
+            env[v.id] = relax.const(np.asarray(v.data), _dtype(v))
+            return env[v.id]
+        raise KeyError(f"value %{v.id} used before definition")
+
+    with bb.function("main", params):
+        with bb.dataflow():
+            for node in graph.nodes:
+                out = node.prim.lower(bb, *[arg(v) for v in node.inputs])
+                outs = out if isinstance(out, tuple) else (out,)
+                for value, expr in zip(node.outputs, outs):
+                    env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
+            result = bb.emit_output(relax.Tuple([arg(v) for v in graph.outputs]))
+        bb.emit_func_output(result)
+    return bb.get()
+
+
+def _safe(name: str | None) -> str:
+    return "".join(c if c.isalnum() else "_" for c in (name or "v"))
+
+
+class Executable:
+    """A built graph on its device: conversions in, ``__call__``, arrays out."""
+
+    def __init__(self, module: Any, target: tvm.target.Target, device_target: str,
+                 cache_hit: bool, compile_seconds: float, tune_seconds: float) -> None:
+        self.target = target
+        self.target_name = target.kind.name
+        self.cache_hit = cache_hit
+        self.compile_seconds = compile_seconds
+        self.tune_seconds = tune_seconds
+        self.device = tvm.cuda(0) if device_target == "GPU" else tvm.cpu(0)
+        if not self.device.exist:
+            raise RuntimeError(
+                "device_target 'GPU': no CUDA GPU is visible on this machine; use "
+                "device_target='CPU' (or `--device cpu`), or run where a GPU is present")
+        self.vm = relax.VirtualMachine(module, self.device)
+        self._main = self.vm["main"]
+
+    def to_device(self, array: np.ndarray) -> Any:
+        return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
+
+    def param_array(self, param: Any) -> Any:
+        """The parameter's value on this device, uploaded only when the host copy is newer."""
+        resident = param._device
+        if resident is not None and resident.device == self.device:
+            return resident
+        array = self.to_device(param.asnumpy())
+        param._cache_device(array)
+        return array
+
+    def __call__(self, *args: Any) -> list[Any]:
+        return list(self._main(*args))
+
+
+def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerprint: str,
+                  run: bool = True) -> Executable | None:
+    """Build (or load from the disk cache) the graph for ``device_target``."""
+    target = make_target(device_target)
+    key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__]).encode())
+    library = cache_dir() / f"{key.hexdigest()[:40]}.so"
+    start = time.perf_counter()
+    tune_seconds = 0.0
+    hit = library.is_file() and not ir_dir
+    if hit:
+        try:
+            module = tvm.runtime.load_module(str(library))
+        except Exception:  # a damaged cache entry: rebuild it
+            hit = False
+    if not hit:
+        mod = to_relax(graph)
+        if ir_dir:
+            _write(ir_dir, "10_relax.py", mod.script())
+        mod, tune_seconds = apply_schedules(mod, target)
+        if ir_dir:
+            _write(ir_dir, "11_relax_opt.py", mod.script())
+        executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
+        if ir_dir:
+            _write_kernels(executable, target, ir_dir)
+        library.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(suffix=".so", dir=library.parent)
+        os.close(fd)
+        try:
+            executable.export_library(tmp)
+            os.replace(tmp, library)
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        module = tvm.runtime.load_module(str(library))
+    seconds = time.perf_counter() - start
+    if not run:
+        return None
+    return Executable(module, target, device_target, hit, seconds, tune_seconds)
+
+
+def _write(directory: str, name: str, text: str) -> None:
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, name), "w") as f:
+        f.write(text)
+
+
+def _write_kernels(executable: Any, target: tvm.target.Target, ir_dir: str) -> None:
+    """Generated code: LLVM IR on CPU; CUDA C (and PTX where nvcc exists) on GPU."""
+    imports = executable.mod.imports
+    if target.kind.name == "llvm":
+        sources = [m.inspect_source("ll") for m in imports if m.kind == "llvm"]
+        _write(ir_dir, "20_kernels.ll", "\n".join(sources))
+        return
+    cuda = [m for m in imports if m.kind == "cuda"]
+    source = "\n".join(m.inspect_source("") for m in cuda)
+    _write(ir_dir, "20_kernels.cu", source)
+    try:
+        from tvm.support import nvcc
+
+        with target:
+            ptx = nvcc.compile_cuda(source, target_format="ptx",
+                                    arch=target.attrs.get("arch", "sm_90"))
+        _write(ir_dir, "20_kernels.ptx", ptx.decode() if isinstance(ptx, bytes) else ptx)
+    except Exception as error:  # no nvcc here: the CUDA C is still written
+        _write(ir_dir, "20_kernels.ptx.missing", f"PTX not generated: {error}\n")

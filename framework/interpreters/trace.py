@@ -1,0 +1,142 @@
+"""The tracing interpreter (graph mode): shape rules only, every application becomes a Node.
+
+Concrete tensors met while tracing become constants; Parameters become graph inputs
+the first time they are read (so a traced function may use any Parameter), and
+``Parameter.set_data`` of a traced value records an update that the compiled function
+returns. Gradients need nothing special: the tape records traced applications, and
+the bprop rules, run on traced values, emit the backward nodes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ..autograd import tape as _tape
+from ..errors import user_location, with_location
+from ..ir.graph import Graph, Value
+from ..ir.printer import to_text
+from .eager import describe_inputs
+
+
+class TraceInterpreter:
+    mode = "graph"
+
+    def __init__(self, graph: Graph, fail_dir: str | None = None) -> None:
+        self.graph = graph
+        self.phase = "forward"
+        self.fail_dir = fail_dir
+        self.params: dict[int, tuple[Any, Value]] = {}  # id(param) -> (param, input value)
+        self.host_arrays: dict[int, np.ndarray] = {}  # id(param) -> concrete data before trace
+        self.updates: dict[int, tuple[Any, Value]] = {}  # id(param) -> (param, new value)
+        self.random_inputs: list[tuple[Value, Any]] = []  # (input value, primitive drawing it)
+        self._consts: dict[int, tuple[np.ndarray, Value]] = {}
+
+    # -- values ------------------------------------------------------------------------------
+    def value_of(self, tensor: Any) -> Value:
+        from ..parameter import Parameter
+
+        data = tensor._data
+        if isinstance(data, Value):
+            return data
+        if isinstance(tensor, Parameter):
+            return self.lift_parameter(tensor)
+        cached = self._consts.get(id(data))
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        value = Value(data.shape, data.dtype, kind="const", data=data)
+        self._consts[id(data)] = (data, value)
+        return value
+
+    def lift_parameter(self, param: Any) -> Value:
+        """Make ``param`` a graph input: its traced data is a Value until the trace ends."""
+        array = param._data
+        value = self.graph.add_input(array.shape, array.dtype, "param", param.name or "param")
+        self.params[id(param)] = (param, value)
+        self.host_arrays[id(param)] = array
+        param._set_traced(value)
+        return value
+
+    def assign(self, param: Any, tensor: Any) -> None:
+        """``param.set_data(tensor)`` while tracing: a state update the step returns."""
+        value = self.value_of(tensor)
+        if id(param) not in self.params:
+            self.lift_parameter(param)
+        if value.shape != self.params[id(param)][1].shape:
+            raise ValueError(with_location(
+                f"Parameter {param.name!r}: set_data got shape {value.shape}, expected "
+                f"{self.params[id(param)][1].shape}", user_location()))
+        if value.dtype != self.params[id(param)][1].dtype:
+            from ..ops import functional as F
+
+            value = self.value_of(F.cast(tensor, self.params[id(param)][1].dtype))
+        self.updates[id(param)] = (param, value)
+        param._set_traced(value)
+
+    def restore_parameters(self) -> None:
+        for key, (param, _) in self.params.items():
+            param._set_traced(None, self.host_arrays[key])
+
+    # -- application -------------------------------------------------------------------------
+    def apply(self, prim: Any, args: tuple) -> Any:
+        from ..tensor import Tensor, as_tensor_args
+
+        tensors = as_tensor_args(args)
+        values = tuple(self.value_of(t) for t in tensors)
+        try:
+            specs = prim.infer(*values)
+        except (ValueError, TypeError) as error:
+            self.fail(prim, values, error)
+        specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
+        if getattr(prim, "host_random", False):
+            mask = self.graph.add_input(values[0].shape, values[0].dtype, "random",
+                                        f"{prim.name.lower()}_mask{len(self.random_inputs)}")
+            self.random_inputs.append((mask, prim))
+            values = values + (mask,)
+        node = self.graph.add_node(prim, values, specs, user_location(), self.phase)
+        outs = tuple(Tensor._wrap(v) for v in node.outputs)
+        result = outs if prim.num_outputs != 1 else outs[0]
+        tape = _tape.active
+        if tape is not None:
+            tape.record(prim, tensors, result)
+        return result
+
+    def fail(self, prim: Any, values: tuple, error: Exception) -> None:
+        """Write analyze_fail.ir (the graph so far + the failing node) and raise."""
+        location = user_location()
+        message = f"{prim.name}: {error} [inputs: {describe_inputs(values)}]"
+        report = None
+        if self.fail_dir is not None:
+            os.makedirs(self.fail_dir, exist_ok=True)
+            report = os.path.join(self.fail_dir, "analyze_fail.ir")
+            lines = to_text(self.graph, "traced so far, before the failure")
+            args = ", ".join(f"%{v.id}: {v.dtype}{list(v.shape)}" for v in values)
+            lines += (f">>> FAILED: {prim!r}({args})\n>>> {message}\n"
+                      f">>> at {location}\n")
+            with open(report, "w") as f:
+                f.write(lines)
+        text = with_location(message, location)
+        if report:
+            text += f"; the IR traced so far is in {report}"
+        raise type(error)(text) from None
+
+
+@contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Label the nodes traced inside (e.g. 'backward') for the IR dumps."""
+    from . import current
+
+    interp = current()
+    previous = getattr(interp, "phase", None)
+    if previous is None:
+        yield
+        return
+    interp.phase = name
+    try:
+        yield
+    finally:
+        interp.phase = previous

@@ -1,0 +1,123 @@
+"""Graph, Node and Value: the traced program.
+
+A ``Value`` is an SSA tensor with a static shape and dtype. It is a graph input
+(``kind`` 'param', 'input' or 'random'), a constant (``kind`` 'const', with ``data``) or
+the output of exactly one ``Node``. Nodes are kept in execution order and carry the
+user's source location.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import SourceLocation, user_location, with_location
+from ..primitive import Primitive
+
+_ids = itertools.count()
+
+
+class GraphModeError(RuntimeError):
+    """Python code needed a tensor's value while tracing for graph mode."""
+
+
+class Value:
+    __slots__ = ("shape", "dtype", "kind", "data", "name", "producer", "id")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, kind: str = "node",
+                 data: np.ndarray | None = None, name: str | None = None,
+                 producer: Node | None = None) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.kind = kind
+        self.data = data
+        self.name = name
+        self.producer = producer
+        self.id = next(_ids)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def concrete_error(self, what: str) -> None:
+        """Raise the graph-mode error for code that needs this value on the host."""
+        raise GraphModeError(with_location(
+            f"graph mode: {what} needs a tensor's value, which is unknown while tracing; "
+            "Python control flow on tensor values cannot be compiled. Use ops.select / "
+            "ops.where for a data-dependent choice, or run this code in PyNative mode "
+            "(ms.set_context(mode=ms.PYNATIVE_MODE))", user_location()))
+
+    def __repr__(self) -> str:
+        return f"%{self.id}:{self.dtype}{list(self.shape)}"
+
+
+@dataclass(eq=False)
+class Node:
+    prim: Primitive
+    inputs: tuple[Value, ...]
+    outputs: tuple[Value, ...]
+    location: SourceLocation | None = None
+    phase: str = "forward"
+
+
+@dataclass(eq=False)
+class Graph:
+    """A traced function: inputs, nodes in order, outputs."""
+
+    name: str = "main"
+    inputs: list[Value] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)
+    outputs: list[Value] = field(default_factory=list)
+
+    def add_input(self, shape: tuple[int, ...], dtype: Any, kind: str, name: str) -> Value:
+        value = Value(shape, dtype, kind=kind, name=name)
+        self.inputs.append(value)
+        return value
+
+    def add_node(self, prim: Primitive, inputs: tuple[Value, ...], specs: tuple,
+                 location: SourceLocation | None, phase: str) -> Node:
+        node = Node(prim, inputs, (), location, phase)
+        node.outputs = tuple(Value(s.shape, s.dtype, producer=node) for s in specs)
+        self.nodes.append(node)
+        return node
+
+    def constants(self) -> list[Value]:
+        seen: dict[int, Value] = {}
+        for node in self.nodes:
+            for v in node.inputs:
+                if v.kind == "const":
+                    seen.setdefault(v.id, v)
+        for v in self.outputs:
+            if v.kind == "const":
+                seen.setdefault(v.id, v)
+        return list(seen.values())
+
+    def verify(self) -> None:
+        """Check SSA form: every input of a node is defined before it; shapes agree."""
+        defined = {v.id for v in self.inputs}
+        for node in self.nodes:
+            for v in node.inputs:
+                if v.kind != "const" and v.id not in defined:
+                    raise AssertionError(f"{node.prim.name} uses {v!r} before it is defined")
+            specs = node.prim.infer(*node.inputs[:_arity(node)])
+            specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
+            for spec, out in zip(specs, node.outputs):
+                if tuple(spec.shape) != out.shape or np.dtype(spec.dtype) != out.dtype:
+                    raise AssertionError(f"{node.prim.name}: output {out!r} disagrees with its "
+                                         f"shape rule {spec}")
+            defined.update(v.id for v in node.outputs)
+        for v in self.outputs:
+            if v.kind != "const" and v.id not in defined:
+                raise AssertionError(f"graph output {v!r} is never defined")
+
+
+def _arity(node: Node) -> int:
+    """Inputs the shape rule takes (host-fed random masks are extra lowering inputs)."""
+    return len(node.inputs) - (1 if getattr(node.prim, "host_random", False) else 0)
