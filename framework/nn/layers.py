@@ -93,15 +93,20 @@ class Dense(Cell):
         self.activation = get_activation(activation)
 
     def construct(self, x):
-        if len(x.shape) != 2 or x.shape[1] != self.in_channels:
+        shape = tuple(x.shape)
+        if not shape or shape[-1] != self.in_channels:
             from ..errors import user_location, with_location
 
             raise ValueError(with_location(
-                f"Dense({self.in_channels}, {self.out_channels}): expected input (N, "
-                f"{self.in_channels}), got {tuple(x.shape)}", user_location()))
+                f"Dense({self.in_channels}, {self.out_channels}): expected input (..., "
+                f"{self.in_channels}), got {shape}", user_location()))
+        if len(shape) != 2:  # (*, in_channels), as MindSpore accepts
+            x = ops.reshape(x, (-1, self.in_channels))
         out = self.matmul(x, self.weight)
         if self.has_bias:
             out = self.bias_add(out, self.bias)
+        if len(shape) != 2:
+            out = ops.reshape(out, shape[:-1] + (self.out_channels,))
         return self.activation(out) if self.activation is not None else out
 
     def extend_repr(self) -> str:

@@ -57,9 +57,17 @@ class Mul(_Binary):
 
 
 class Div(_Binary):
-    """True division (MindSpore's ``Div``/``RealDiv``)."""
+    """True division (MindSpore's ``Div``/``RealDiv``); integer inputs give float32."""
 
     fn = np.true_divide
+
+    def infer(self, x: Any, y: Any) -> Spec:
+        dtype = np.result_type(x.dtype, y.dtype)
+        return Spec(broadcast_shape(x.shape, y.shape), dtype if dtype.kind == "f" else np.dtype(np.float32))
+
+    def kernel(self, x, y):
+        out = np.true_divide(x, y)
+        return out if np.result_type(x, y).kind == "f" else out.astype(np.float32)
 
     def bprop(self, x, y, *, out, dout, needs):
         dx = div(dout, y)

@@ -34,7 +34,7 @@ class _Reduce(Primitive, abstract=True):
 
 class ReduceSum(_Reduce):
     def kernel(self, x):
-        return np.sum(x, axis=self.axis, keepdims=self.keep_dims)
+        return np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
         from .shape import broadcast_to, reshape

@@ -15,12 +15,12 @@ Known differences from the NumPy kernels (all documented at the lowering):
 - ``MaxPoolGrad`` ignores its ``out`` input: TVM recomputes each window's argmax from ``x``
   (the same thing when ``out`` is ``MaxPool(x)``). Ties go to the first maximum in
   row-major window order, as in the kernel.
+- ``MaxPool``/``MaxPoolGrad`` with 'same' padding pad with the dtype's lowest finite value,
+  the kernel with -inf: they differ only where every real entry of a window is -inf.
 - ``AvgPoolGrad`` materializes a zero tensor of ``input_shape`` because
   ``relax.op.grad.avg_pool2d_backward`` takes the forward input (it reads only its shape).
-- ``Div`` of integer tensors divides in float64 and casts to the declared integer dtype
-  (``infer`` says int; the NumPy kernel itself returns float64 there). ``Pow`` of integers
-  also computes in float64 (TVM's ``power`` is float-only).
-- ``ReduceSum`` of int32 stays int32 as ``infer`` declares (``np.sum`` returns int64).
+- ``Div`` of integer tensors divides in float64 and casts to float32, as the kernel does.
+  ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only).
 - bool arithmetic/comparisons compute in int8 (TVM's LLVM codegen rejects them on bool).
 """
 
@@ -126,8 +126,7 @@ def _binary(op: Callable[..., relax.Expr], float_only: bool = False) -> Lowering
     return lower
 
 
-# Div is true division (NumPy's rule): integers divide in float64, then take the declared
-# dtype (infer keeps int32 for int32 / int32 although the NumPy kernel returns float64).
+# Div is true division: integers divide in float64, then take the declared float32.
 _lower_div = _binary(relax.op.divide, float_only=True)
 
 

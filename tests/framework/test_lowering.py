@@ -1,0 +1,192 @@
+"""TVM lowering of every primitive against its NumPy kernel.
+
+Every case of the primitive harness (``test_primitives.CASES``) plus a few extra ones
+becomes one Relax function; all of them go into ONE IRModule, built once per module.
+Graph mode computes in float32: float inputs are cast to float32, integer ones to int32.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import tvm
+from tvm import relax
+
+from framework import ops
+from framework.backend.tvm import lowering
+from framework.primitive import Primitive
+
+from .test_primitives import CASES
+
+TARGET = {"kind": "llvm", "num-cores": 2}
+RTOL = ATOL = 1e-5
+
+
+def _graph_dtype(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        return a.astype(np.float32)
+    if a.dtype.kind in "iu":
+        return a.astype(np.int32)
+    return a
+
+
+def _dropout_mask(shape: tuple[int, ...]) -> np.ndarray:
+    return (np.random.default_rng(7).random(shape) < 0.7).astype(np.float32)
+
+
+def _expected(prim: Primitive, arrays: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    if isinstance(prim, ops.Dropout):
+        x, mask = arrays
+        return x * mask * x.dtype.type(1.0 / prim.keep_prob), mask
+    out = prim.kernel(*arrays)
+    return tuple(np.asarray(o) for o in (out if isinstance(out, tuple) else (out,)))
+
+
+def _ties(shape: tuple[int, ...]) -> np.ndarray:
+    """Few distinct values: many equal maxima per pooling window."""
+    return np.random.default_rng(3).integers(0, 2, shape).astype(np.float64)
+
+
+def _pool_grad_inputs(prim: Any, x: np.ndarray) -> list[np.ndarray]:
+    out = ops.MaxPool(prim.kernel_size, prim.strides, prim.pad_mode).kernel(x)
+    return [x, out, np.random.default_rng(4).standard_normal(out.shape)]
+
+
+# Cases beyond the harness: formulation corner cases of the lowerings.
+_CONV_S2 = dict(stride=2, dilation=1, pad_mode="valid", pad=0)
+_CONV_BIG_PAD = dict(stride=1, dilation=1, pad_mode="pad", pad=(3, 0, 0, 2))
+_RNG = np.random.default_rng(11)
+EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
+    # MaxPoolGrad with ties: the first maximum in row-major window order gets the gradient
+    ("MaxPoolGrad-ties-valid", ops.MaxPoolGrad((2, 2), (2, 2), "valid"),
+     _pool_grad_inputs(ops.MaxPoolGrad((2, 2), (2, 2), "valid"), _ties((2, 2, 4, 6)))),
+    ("MaxPoolGrad-ties-overlap", ops.MaxPoolGrad((3, 3), (2, 2), "same"),
+     _pool_grad_inputs(ops.MaxPoolGrad((3, 3), (2, 2), "same"), _ties((1, 2, 5, 6)))),
+    # filter-gradient conv output larger than the kernel (stride remainder): cropped
+    ("Conv2DBackpropFilter-crop", ops.Conv2DBackpropFilter(filter_shape=(2, 3, 3, 3), **_CONV_S2),
+     [_RNG.standard_normal((2, 3, 8, 8)), _RNG.standard_normal((2, 2, 3, 3))]),
+    ("Conv2DBackpropInput-remainder", ops.Conv2DBackpropInput(input_shape=(2, 3, 8, 8), **_CONV_S2),
+     [_RNG.standard_normal((2, 2, 3, 3)), _RNG.standard_normal((2, 3, 3, 3))]),
+    # explicit padding beyond (k-1)*d: the transposed conv crops the excess
+    ("Conv2DBackpropInput-big-pad", ops.Conv2DBackpropInput(input_shape=(1, 2, 5, 4), **_CONV_BIG_PAD),
+     [_RNG.standard_normal((1, 3, 7, 4)), _RNG.standard_normal((3, 2, 2, 3))]),
+    ("Conv2D-big-pad", ops.Conv2D(**_CONV_BIG_PAD),
+     [_RNG.standard_normal((1, 2, 5, 4)), _RNG.standard_normal((3, 2, 2, 3))]),
+    # cast to bool is x != 0 (0.5 -> True), to int truncates toward zero
+    ("Cast-bool", ops.Cast(np.bool_), [np.array([0.0, 0.5, -0.25, 2.0, -0.0])]),
+    ("Cast-int-negative", ops.Cast(np.int32), [np.array([-2.7, -0.5, 0.5, 2.7])]),
+    ("Cast-bool-to-float", ops.Cast(np.float32), [np.array([True, False, True])]),
+    ("Select-bool-cond", ops.Select(), [np.array([[True], [False]]), _RNG.standard_normal((2, 3)),
+                                        _RNG.standard_normal((2, 3))]),
+    ("ReduceSum-all", ops.ReduceSum(False, (0, 1)), [_RNG.standard_normal((3, 4))]),
+    ("Argmax-ties", ops.Argmax(-1), [np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])]),
+    ("BatchNorm-2d-train", ops.BatchNorm(True, 1e-3),
+     [_RNG.standard_normal((6, 3)), _RNG.uniform(0.5, 2, 3), _RNG.standard_normal(3),
+      _RNG.standard_normal(3), _RNG.uniform(0.5, 2, 3)]),
+    ("OneHot-int32", ops.OneHot(3, 5.0, 1.0, 1, np.int32), [np.array([[0, 2], [1, -1]])]),
+    # integer and bool tensors: TVM has no bool arithmetic/comparisons, power is float-only
+    ("Equal-bool", ops.Equal(), [np.array([True, False, True]), np.array([True, True, False])]),
+    ("Less-bool", ops.Less(), [np.array([True, False, False]), np.array([True, True, False])]),
+    ("Add-bool", ops.Add(), [np.array([True, False, False]), np.array([True, True, False])]),
+    ("Mul-bool", ops.Mul(), [np.array([True, False, True]), np.array([True, True, False])]),
+    ("Pow-int", ops.Pow(), [np.array([[2, 3, 0], [1, 5, 2]]), np.array([3, 0, 2])]),
+    ("Maximum-int", ops.Maximum(), [np.array([[2, -3, 0]]), np.array([[1], [-5]])]),
+    ("Select-int", ops.Select(), [np.array([True, False]), np.array([1, 2]), np.array([3, 4])]),
+    ("Pad-int", ops.Pad(((0, 1), (2, 0))), [np.array([[1, 2], [3, 4]])]),
+    ("ZerosLike-bool", ops.ZerosLike(), [np.array([True, False])]),
+]
+
+
+def _all_cases() -> list[tuple[str, Primitive, list[np.ndarray]]]:
+    cases = []
+    for i, case in enumerate(CASES):
+        arrays = [_graph_dtype(a) for a in case.inputs(np.random.default_rng(0))]
+        if isinstance(case.prim, ops.Dropout):
+            arrays.append(_dropout_mask(arrays[0].shape))
+        cases.append((f"{i}-{case.id}", case.prim, arrays))
+    for name, prim, inputs in EXTRA:
+        cases.append((name, prim, [_graph_dtype(a) for a in inputs]))
+    return cases
+
+
+ALL_CASES = _all_cases()
+
+
+def _build_module() -> tvm.IRModule:
+    bb = relax.BlockBuilder()
+    for index, (_, prim, arrays) in enumerate(ALL_CASES):
+        params = [relax.Var(f"x{j}", relax.TensorType(a.shape, a.dtype.name))
+                  for j, a in enumerate(arrays)]
+        with bb.function(f"case_{index}", params):
+            with bb.dataflow():
+                result = prim.lower(bb, *params)
+                if isinstance(result, tuple):
+                    out = bb.emit_output(relax.Tuple([bb.emit(r) for r in result]))
+                else:
+                    out = bb.emit_output(result)
+            bb.emit_func_output(out)
+    return bb.get()
+
+
+@pytest.fixture(scope="module")
+def vm() -> Any:
+    mod = _build_module()
+    target = tvm.target.Target(TARGET)
+    # the CPU pipeline graph mode uses: legalize, then FuseOps/FuseTIR (fused TIR included)
+    executable = tvm.compile(mod, target, relax_pipeline=relax.get_default_pipeline(target))
+    return relax.VirtualMachine(executable, tvm.cpu())
+
+
+def _to_numpy(value: Any) -> tuple[np.ndarray, ...]:
+    if isinstance(value, tvm.runtime.Tensor):
+        return (value.numpy(),)
+    return tuple(v.numpy() for v in value)
+
+
+def test_every_primitive_has_a_lowering() -> None:
+    missing = [cls.__name__ for cls in Primitive.registry if cls.lower is None]
+    assert not missing, f"primitives without a TVM lowering: {missing}"
+    assert set(lowering.LOWERINGS) >= set(Primitive.registry)
+
+
+def test_every_primitive_is_exercised() -> None:
+    covered = {type(prim) for _, prim, _ in ALL_CASES}
+    assert not [cls.__name__ for cls in Primitive.registry if cls not in covered]
+
+
+@pytest.mark.parametrize("index", range(len(ALL_CASES)), ids=[c[0] for c in ALL_CASES])
+def test_lowering_matches_kernel(vm: Any, index: int) -> None:
+    name, prim, arrays = ALL_CASES[index]
+    got = _to_numpy(vm[f"case_{index}"](*[tvm.runtime.tensor(a) for a in arrays]))
+    want = _expected(prim, arrays)
+    assert len(got) == len(want) == prim.num_outputs
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"{name} output {k}: shape {g.shape} != {w.shape}"
+        assert g.dtype == w.dtype, f"{name} output {k}: dtype {g.dtype} != {w.dtype}"
+        if w.dtype.kind in "biu":
+            np.testing.assert_array_equal(g, w, err_msg=f"{name} output {k}")
+        else:
+            np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=f"{name} output {k}")
+
+
+def test_lowered_types_match_shape_rule() -> None:
+    """The Relax type of every lowered output is the primitive's ``infer`` result."""
+    bb = relax.BlockBuilder()
+    for index, (_, prim, arrays) in enumerate(ALL_CASES):
+        params = [relax.Var(f"x{j}", relax.TensorType(a.shape, a.dtype.name))
+                  for j, a in enumerate(arrays)]
+        with bb.function(f"types_{index}", params):
+            with bb.dataflow():
+                result = prim.lower(bb, *params)
+                outs = result if isinstance(result, tuple) else (result,)
+                emitted = [bb.emit(r) for r in outs]
+                inputs = arrays[:1] if isinstance(prim, ops.Dropout) else arrays
+                specs = prim.infer(*inputs)
+                specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
+                for spec, var in zip(specs, emitted):
+                    assert lowering.spec_of(var) == (tuple(spec.shape), np.dtype(spec.dtype)), prim
+                out = bb.emit_output(relax.Tuple(emitted))
+            bb.emit_func_output(out)
