@@ -13,6 +13,7 @@ _context: dict[str, Any] = {
     "device_target": "CPU",
     "save_graphs": False,
     "save_graphs_path": ".",
+    "tuning": "off",
 }
 
 
@@ -40,16 +41,28 @@ def _check_save_graphs(value: Any) -> bool | int:
     return value
 
 
+def _check_tuning(value: Any) -> str | int:
+    """Graph-mode kernel tuning budget: 'off', a number of trials per task, or '<N>s'."""
+    if value == "off" or (isinstance(value, int) and not isinstance(value, bool) and value >= 0):
+        return value
+    if isinstance(value, str) and value.endswith("s") and value[:-1].replace(".", "", 1).isdigit():
+        return value
+    raise ValueError(f"set_context: tuning must be 'off', a number of trials (e.g. 16) or a time "
+                     f"budget like '60s', got {value!r}")
+
+
 _CHECKS = {
     "mode": _check_mode,
     "device_target": _check_device,
     "save_graphs": _check_save_graphs,
     "save_graphs_path": str,
+    "tuning": _check_tuning,
 }
 
 
 def set_context(**kwargs: Any) -> None:
-    """Set context keys: ``mode``, ``device_target``, ``save_graphs``, ``save_graphs_path``."""
+    """Set context keys: ``mode``, ``device_target``, ``save_graphs``, ``save_graphs_path``,
+    ``tuning`` (graph-mode kernel tuning budget)."""
     unknown = sorted(set(kwargs) - set(_CHECKS))
     if unknown:
         raise ValueError(
