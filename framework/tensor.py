@@ -55,9 +55,12 @@ class Tensor:
     # -- data access ---------------------------------------------------------------
     def asnumpy(self) -> np.ndarray:
         """The values as a NumPy array (shares memory in PyNative)."""
+        return self._concrete("asnumpy()")
+
+    def _concrete(self, what: str) -> np.ndarray:
         data = self._data
-        if not isinstance(data, np.ndarray):
-            data.concrete_error("asnumpy()")
+        if not isinstance(data, np.ndarray):  # a traced value (graph mode)
+            data.concrete_error(what)
         return data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -81,7 +84,7 @@ class Tensor:
         return int(np.prod(self._data.shape, dtype=np.int64))
 
     def item(self) -> Any:
-        return self.asnumpy().item()
+        return self._concrete("Tensor.item()").item()
 
     def __len__(self) -> int:
         if not self.shape:
@@ -89,16 +92,16 @@ class Tensor:
         return self.shape[0]
 
     def __bool__(self) -> bool:
-        return bool(self.asnumpy())
+        return bool(self._concrete("using a tensor as a Python bool (if/while/and/or)"))
 
     def __float__(self) -> float:
-        return float(self.asnumpy())
+        return float(self._concrete("float(tensor)"))
 
     def __int__(self) -> int:
-        return int(self.asnumpy())
+        return int(self._concrete("int(tensor)"))
 
     def __index__(self) -> int:
-        return int(self.asnumpy())
+        return int(self._concrete("using a tensor as an index"))
 
     def __repr__(self) -> str:
         data = self._data

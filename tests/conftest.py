@@ -1,13 +1,24 @@
 """Shared test fixtures: PyNative mode and a fixed seed for every test."""
 
+import os
+import tempfile
+
 import pytest
 
 import framework as ms
 
+# Compiled graph-mode functions go to a per-session cache unless the caller chose one,
+# so runs are isolated from each other and from a developer's ~/.cache.
+os.environ.setdefault("TWINMODE_CACHE_DIR", tempfile.mkdtemp(prefix="twinmode-test-cache-"))
+# Where graph-mode failures write analyze_fail.ir when a test sets no path itself.
+_GRAPHS_DIR = tempfile.mkdtemp(prefix="twinmode-test-graphs-")
+
 
 @pytest.fixture(autouse=True)
 def _fresh_context():
-    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", save_graphs=False,
+                   save_graphs_path=_GRAPHS_DIR, tuning="off")
     ms.set_seed(0)
     yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", save_graphs=False,
+                   save_graphs_path=_GRAPHS_DIR)

@@ -87,6 +87,27 @@ def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
     return tuple(grad_position), False
 
 
+def _mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """Run a gradient function compiled in GRAPH_MODE (as MindSpore does), else eagerly.
+
+    Without this, a top-level grad of a Cell in graph mode would call the Cell's own
+    compiled function, which the tape cannot see into.
+    """
+    from ..context import GRAPH_MODE, get_context
+    from ..jit import JitFunction, is_tracing
+
+    compiled: list[JitFunction] = []
+
+    def wrapper(*args: Any) -> Any:
+        if get_context("mode") != GRAPH_MODE or is_tracing():
+            return fn(*args)
+        if not compiled:
+            compiled.append(JitFunction(fn, name=name))
+        return compiled[0](*args)
+
+    return wrapper
+
+
 def _pack(pos_grads: list, weight_grads: list, grad_position: Any, weights: Any) -> Any:
     _, single = _positions(grad_position)
     pos = pos_grads[0] if single else tuple(pos_grads)
@@ -112,7 +133,7 @@ def value_and_grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any 
         out, pos_grads, weight_grads = vjp(fn, args, positions, _weights_tuple(weights), has_aux)
         return out, _pack(pos_grads, weight_grads, grad_position, weights)
 
-    return wrapper
+    return _mode_aware(wrapper, f"value_and_grad_{getattr(fn, '__name__', type(fn).__name__)}")
 
 
 def grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
@@ -169,4 +190,4 @@ class GradOperation:
                 return tuple(pos_grads)
             return pos_grads[0]
 
-        return wrapper
+        return _mode_aware(wrapper, f"grad_{getattr(fn, '__name__', type(fn).__name__)}")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autograd import tape as _tape
 from ..errors import user_location, with_location
-from ..ir.graph import Graph, Value
+from ..ir.graph import Graph, Node, Value
 from ..ir.printer import to_text
 from .eager import describe_inputs
 
@@ -66,6 +66,8 @@ class TraceInterpreter:
         value = self.value_of(tensor)
         if id(param) not in self.params:
             self.lift_parameter(param)
+        if value is param._data:  # assigning the current value (e.g. a constant lr): no-op
+            return
         if value.shape != self.params[id(param)][1].shape:
             raise ValueError(with_location(
                 f"Parameter {param.name!r}: set_data got shape {value.shape}, expected "
@@ -113,12 +115,11 @@ class TraceInterpreter:
         if self.fail_dir is not None:
             os.makedirs(self.fail_dir, exist_ok=True)
             report = os.path.join(self.fail_dir, "analyze_fail.ir")
-            lines = to_text(self.graph, "traced so far, before the failure")
-            args = ", ".join(f"%{v.id}: {v.dtype}{list(v.shape)}" for v in values)
-            lines += (f">>> FAILED: {prim!r}({args})\n>>> {message}\n"
-                      f">>> at {location}\n")
+            failed = Node(prim, values, (), location, self.phase)
+            text = to_text(self.graph, "traced until a shape rule failed", failed=failed)
+            text += f">>> {message}\n>>> at {location}\n"
             with open(report, "w") as f:
-                f.write(lines)
+                f.write(text)
         text = with_location(message, location)
         if report:
             text += f"; the IR traced so far is in {report}"

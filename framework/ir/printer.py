@@ -42,10 +42,15 @@ def _location(node: Node) -> str:
 
 
 def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None,
-            locations: bool = True) -> str:
-    """One line per input, constant and node: op, attributes, shapes, source line."""
+            locations: bool = True, failed: Node | None = None) -> str:
+    """One line per input, constant and node: op, attributes, shapes, source line.
+
+    ``failed`` (a node whose shape rule raised) is printed last, marked ``>>>``.
+    """
     name = _Names()
     nodes = [n for n in graph.nodes if phases is None or n.phase in phases]
+    if failed is not None:
+        nodes.append(failed)
     lines = [f"# graph {graph.name}{': ' + title if title else ''} ({len(nodes)} nodes)"]
     for v in graph.inputs:
         lines.append(f"input {name(v)}: {_ty(v)}  ({v.kind} {v.name})")
@@ -59,6 +64,9 @@ def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None
         outs = ", ".join(f"{name(o)}: {_ty(o)}" for o in node.outputs)
         phase = "" if node.phase == "forward" else f" [{node.phase}]"
         where = _location(node) if locations else ""
+        if node is failed:
+            lines.append(f">>> FAILED: {node.prim.name}{_attrs(node)}({args})  : ({arg_types}){where}")
+            continue
         lines.append(f"{outs} = {node.prim.name}{_attrs(node)}({args})  : ({arg_types}){phase}{where}")
     if graph.outputs:
         lines.append("return (" + ", ".join(name(v) for v in graph.outputs) + ")")

@@ -95,10 +95,6 @@ class Executable:
         self.compile_seconds = compile_seconds
         self.tune_seconds = tune_seconds
         self.device = tvm.cuda(0) if device_target == "GPU" else tvm.cpu(0)
-        if not self.device.exist:
-            raise RuntimeError(
-                "device_target 'GPU': no CUDA GPU is visible on this machine; use "
-                "device_target='CPU' (or `--device cpu`), or run where a GPU is present")
         self.vm = relax.VirtualMachine(module, self.device)
         self._main = self.vm["main"]
 
@@ -127,7 +123,8 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     start = time.perf_counter()
     tune_seconds = 0.0
     hit = library.is_file() and not ir_dir
-    if hit:
+    if hit and run:
+        _require_device(device_target)
         try:
             module = tvm.runtime.load_module(str(library))
         except Exception:  # a damaged cache entry: rebuild it
@@ -150,11 +147,22 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
             os.replace(tmp, library)
         finally:
             Path(tmp).unlink(missing_ok=True)
+        if not run:
+            return None
+        _require_device(device_target)
         module = tvm.runtime.load_module(str(library))
     seconds = time.perf_counter() - start
     if not run:
         return None
     return Executable(module, target, device_target, hit, seconds, tune_seconds)
+
+
+def _require_device(device_target: str) -> None:
+    if device_target == "GPU" and not tvm.cuda(0).exist:
+        raise RuntimeError(
+            "device_target 'GPU': no CUDA GPU is visible on this machine (the CUDA code was "
+            "generated, and written with save_graphs); use device_target='CPU' "
+            "(`--device cpu`), or run where a GPU is present")
 
 
 def _write(directory: str, name: str, text: str) -> None:
@@ -165,7 +173,11 @@ def _write(directory: str, name: str, text: str) -> None:
 
 def _write_kernels(executable: Any, target: tvm.target.Target, ir_dir: str) -> None:
     """Generated code: LLVM IR on CPU; CUDA C (and PTX where nvcc exists) on GPU."""
-    imports = executable.mod.imports
+    imports, stack = [], list(executable.mod.imports)
+    while stack:  # device modules hang below the host module
+        module = stack.pop(0)
+        imports.append(module)
+        stack.extend(module.imports)
     if target.kind.name == "llvm":
         sources = [m.inspect_source("ll") for m in imports if m.kind == "llvm"]
         _write(ir_dir, "20_kernels.ll", "\n".join(sources))
@@ -177,8 +189,8 @@ def _write_kernels(executable: Any, target: tvm.target.Target, ir_dir: str) -> N
         from tvm.support import nvcc
 
         with target:
-            ptx = nvcc.compile_cuda(source, target_format="ptx",
+            ptx = nvcc.compile_cuda(source, target_format="ptx", compiler="nvcc",
                                     arch=target.attrs.get("arch", "sm_90"))
-        _write(ir_dir, "20_kernels.ptx", ptx.decode() if isinstance(ptx, bytes) else ptx)
+        _write(ir_dir, "20_kernels.ptx", bytes(ptx).decode() if not isinstance(ptx, str) else ptx)
     except Exception as error:  # no nvcc here: the CUDA C is still written
         _write(ir_dir, "20_kernels.ptx.missing", f"PTX not generated: {error}\n")
