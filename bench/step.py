@@ -1,10 +1,16 @@
-"""Time one LeNet-5 training step (Momentum, input 1x32x32): PyNative vs plain NumPy.
+"""Time one LeNet-5 training step (Momentum, input 1x32x32) across engines.
 
-    python bench/step.py [--batches 32 128] [--steps 30] [--rounds 5]
+    python bench/step.py [--batches 32 128] [--steps 30] [--rounds 5] [--epoch]
 
-Both run in this process on the same batch, interleaved round by round after warm-up
-(the first NumPy steps in a process run ~2x slower); figures are medians of the
-per-round means. Ratio = PyNative / NumPy (target <= 1.3).
+Engines, all in this process on the same batch and the same initial weights,
+interleaved round by round after warm-up (the first NumPy steps in a process run ~2x
+slower); figures are medians of the per-round means:
+  graph     our graph mode: the whole step compiled with TVM (compile/tune seconds shown)
+  pynative  our eager mode
+  numpy     a plain NumPy implementation (bench/numpy_lenet.py)
+  torch     PyTorch eager CPU, if installed;  jax  JAX jit, if installed
+``--epoch`` also times one full Fashion-MNIST epoch (60,000 images, batch 32) in graph
+mode with the real data pipeline ($TRAIN_DATA_DIR).
 """
 
 from __future__ import annotations
@@ -21,47 +27,58 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy_lenet  # noqa: E402
+import engines  # noqa: E402
 
 import framework as ms  # noqa: E402
-from framework import Tensor, nn  # noqa: E402
-from trainer.models import LeNet5  # noqa: E402
 
 
-def time_per_step(fn, steps: int) -> float:
+def time_per_step(fn, x, y, steps: int) -> float:
     start = time.perf_counter()
     for _ in range(steps):
-        fn()
+        fn(x, y)
     return (time.perf_counter() - start) / steps * 1000
 
 
-def bench_batch(batch: int, steps: int, rounds: int) -> dict[str, float]:
-    ms.set_seed(0)
-    net = LeNet5()
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    train_step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn),
-                                     nn.Momentum(net.trainable_params(), 0.01, 0.9))
-    params = {p.name: p.asnumpy().copy() for p in net.trainable_params()}
-    moments = {name: np.zeros_like(v) for name, v in params.items()}
+def bench_batch(batch: int, steps: int, rounds: int) -> tuple[dict[str, float], dict]:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((batch, 1, 32, 32)).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int32)
-    tx, ty = Tensor(x), Tensor(y)
-
-    def pynative():
-        train_step(tx, ty)
-
-    def plain():
-        numpy_lenet.momentum_step(params, moments, x, y)
-
-    for _ in range(10):  # warm-up both
-        pynative()
-        plain()
-    results: dict[str, list[float]] = {"pynative": [], "numpy": []}
+    pynative, _, params = engines.framework_step(ms.PYNATIVE_MODE)
+    start = time.perf_counter()
+    graph, graph_cell, _ = engines.framework_step(ms.GRAPH_MODE)
+    graph(x, y)  # trace + compile (or load from the disk cache)
+    first_call = time.perf_counter() - start
+    summary = dict(graph_cell._graph_runner.last_summary, first_call_seconds=first_call)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    candidates = {"graph": graph, "pynative": pynative, "numpy": engines.numpy_step(params),
+                  "torch": engines.torch_step(params), "jax": engines.jax_step(params)}
+    runners = {name: fn for name, fn in candidates.items() if fn is not None}
+    for fn in runners.values():  # warm-up
+        for _ in range(10):
+            fn(x, y)
+    times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(rounds):
-        results["pynative"].append(time_per_step(pynative, steps))
-        results["numpy"].append(time_per_step(plain, steps))
-    return {k: statistics.median(v) for k, v in results.items()}
+        for name, fn in runners.items():
+            times[name].append(time_per_step(fn, x, y, steps))
+    return {name: statistics.median(t) for name, t in times.items()}, summary
+
+
+def bench_epoch() -> None:
+    import datasets
+
+    graph, _, _ = engines.framework_step(ms.GRAPH_MODE)
+    loader = datasets.make_loader("fashion-mnist", batch_size=32, transforms="lenet")
+    x, y = next(iter(loader))
+    graph(x, y)  # compile outside the timing
+    start = time.perf_counter()
+    n = 0
+    for x, y in loader:
+        graph(x, y)
+        n += 1
+    seconds = time.perf_counter() - start
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    print(f"\nfull Fashion-MNIST epoch in graph mode: {n} steps in {seconds:.1f} s "
+          f"({seconds / n * 1000:.2f} ms/step incl. data)")
 
 
 def main() -> None:
@@ -69,15 +86,24 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[32, 128])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--epoch", action="store_true")
     args = parser.parse_args()
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "default")
-    print(f"LeNet-5 train step, Momentum, float32; {os.cpu_count()} cores, "
-          f"OPENBLAS_NUM_THREADS={threads}; median of {args.rounds} rounds x {args.steps} steps")
-    print(f"{'batch':>5}  {'pynative ms':>11}  {'numpy ms':>9}  {'ratio':>6}")
+    print(f"LeNet-5 train step, Momentum, float32; {os.cpu_count()} cores; tuning="
+          f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps")
     for batch in args.batches:
-        r = bench_batch(batch, args.steps, args.rounds)
-        print(f"{batch:>5}  {r['pynative']:>11.2f}  {r['numpy']:>9.2f}  "
-              f"{r['pynative'] / r['numpy']:>6.2f}", flush=True)
+        result, summary = bench_batch(batch, args.steps, args.rounds)
+        base = result["pynative"]
+        print(f"\nbatch {batch}: graph first call {summary['first_call_seconds']:.2f} s "
+              f"(compile {summary['compile_seconds']:.2f} s, tune {summary['tune_seconds']:.2f} s, "
+              f"cache hit {summary['cache_hit']})")
+        print(f"  {'engine':<9} {'ms/step':>8}  {'x pynative':>10}")
+        for name, ms_step in sorted(result.items(), key=lambda kv: kv[1]):
+            print(f"  {name:<9} {ms_step:>8.2f}  {base / ms_step:>9.2f}x", flush=True)
+        if "torch" in result:
+            print(f"  graph vs torch: {result['torch'] / result['graph']:.2f}x")
+        print(f"  pynative / numpy = {base / result['numpy']:.2f} (target <= 1.3)")
+    if args.epoch:
+        bench_epoch()
 
 
 if __name__ == "__main__":
