@@ -1,0 +1,290 @@
+"""Experiment configuration: a strict, typed YAML schema with defaults.
+
+Unknown keys and wrong types are errors naming the file, the line, the key and, for a
+misspelt key, the closest valid one. ``KEY=VALUE`` overrides (``train.epochs=1``) are
+validated exactly like the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+
+class ConfigError(ValueError):
+    """A bad experiment file or override (the CLI exits with status 2)."""
+
+
+@dataclass
+class ModelConfig:
+    name: str = "lenet5"
+    num_classes: int = 10
+    num_channel: int = 1
+
+
+@dataclass
+class DatasetConfig:
+    name: str = "mnist"
+    root: str | None = None
+    batch_size: int = 32
+    resize: int | None = 32
+    normalize: list[float] | None = field(default_factory=lambda: [0.1307, 0.3081])
+    shuffle: bool = True
+    limit: int | None = None
+    test_limit: int | None = None
+
+
+@dataclass
+class OptimizerConfig:
+    name: Literal["momentum", "sgd", "adam"] = "momentum"
+    learning_rate: float = 0.01
+    momentum: float = 0.9
+    weight_decay: float = 0.0
+
+
+@dataclass
+class LossConfig:
+    name: Literal["softmax_cross_entropy", "cross_entropy"] = "softmax_cross_entropy"
+    reduction: Literal["mean", "sum"] = "mean"
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 3
+    eval_every: int = 1
+    log_every: int = 50
+
+
+@dataclass
+class CheckpointSection:
+    dir: str | None = None  # default: checkpoints/<name>
+    save_steps: int | None = 500
+    save_seconds: float | None = None
+    keep_max: int = 5
+
+
+@dataclass
+class MlflowConfig:
+    tracking_uri: str | None = None  # default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db
+    experiment: str = "twinmode"
+    run_name: str | None = None
+
+
+@dataclass
+class IrConfig:
+    save: bool = False
+    dir: str | None = None  # default: ir/<name>
+
+
+@dataclass
+class GraphConfig:
+    tuning: str | int = "off"  # graph-mode kernel tuning: off, trials per task, or "60s"
+
+
+@dataclass
+class ExperimentConfig:
+    name: str = "experiment"
+    seed: int = 0
+    mode: Literal["graph", "pynative"] = "graph"
+    device: Literal["cpu", "cuda"] = "cpu"
+    model: ModelConfig = field(default_factory=ModelConfig)
+    dataset: DatasetConfig = field(default_factory=DatasetConfig)
+    optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
+    loss: LossConfig = field(default_factory=LossConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    checkpoint: CheckpointSection = field(default_factory=CheckpointSection)
+    mlflow: MlflowConfig = field(default_factory=MlflowConfig)
+    ir: IrConfig = field(default_factory=IrConfig)
+    graph: GraphConfig = field(default_factory=GraphConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def flat(self) -> dict[str, Any]:
+        """Dotted keys -> values (MLflow params)."""
+        out: dict[str, Any] = {}
+
+        def walk(prefix: str, value: Any) -> None:
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    walk(f"{prefix}.{k}" if prefix else k, v)
+            else:
+                out[prefix] = value
+
+        walk("", self.to_dict())
+        return out
+
+    def hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+
+    @property
+    def checkpoint_dir(self) -> str:
+        return self.checkpoint.dir or str(Path("checkpoints") / self.name)
+
+    @property
+    def ir_dir(self) -> str:
+        return self.ir.dir or str(Path("ir") / self.name)
+
+
+# -- YAML with line numbers ------------------------------------------------------------------
+def _lines(node: yaml.Node, path: tuple = (), out: dict | None = None) -> dict[tuple, int]:
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            sub = path + (key.value,)
+            out[sub] = key.start_mark.line + 1
+            _lines(value, sub, out)
+    return out
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return " or ".join(repr(a) for a in typing.get_args(tp))
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp))
+    if origin is list:
+        return f"a list of {_type_name(typing.get_args(tp)[0])}s"
+    return {int: "an integer", float: "a number", str: "a string", bool: "true/false",
+            type(None): "null"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def _coerce(value: Any, tp: Any) -> tuple[bool, Any]:
+    """(ok, value) for ``value`` against the annotation ``tp``."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(tp):
+            ok, out = _coerce(value, arg)
+            if ok:
+                return True, out
+        return False, value
+    if origin is Literal:
+        return value in typing.get_args(tp), value
+    if origin is list:
+        if not isinstance(value, list):
+            return False, value
+        items = [_coerce(v, typing.get_args(tp)[0]) for v in value]
+        return all(ok for ok, _ in items), [v for _, v in items]
+    if tp is type(None):
+        return value is None, value
+    if tp is bool:
+        return isinstance(value, bool), value
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool), value
+    if tp is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return ok, float(value) if ok else value
+    if tp is str:
+        return isinstance(value, str), value
+    return False, value
+
+
+def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where(path)}: {'.'.join(path) or 'the file'} must be a mapping of keys, "
+                          f"got {data!r}")
+    hints = typing.get_type_hints(cls)
+    known = [f.name for f in dataclasses.fields(cls)]
+    kwargs = {}
+    for key, value in data.items():
+        dotted = ".".join(path + (str(key),))
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            hint = f" (did you mean '{'.'.join(path + (close[0],))}'?)" if close else (
+                f"; valid keys: {', '.join(known)}")
+            raise ConfigError(f"{where(path + (key,))}: unknown key '{dotted}'{hint}")
+        tp = hints[key]
+        if dataclasses.is_dataclass(tp):
+            kwargs[key] = _build(tp, value, path + (key,), where)
+            continue
+        ok, coerced = _coerce(value, tp)
+        if not ok:
+            raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_type_name(tp)}, "
+                              f"got {value!r}")
+        kwargs[key] = coerced
+    return cls(**kwargs)
+
+
+def _check_values(cfg: ExperimentConfig, where: Any) -> None:
+    positive = {("dataset", "batch_size"): cfg.dataset.batch_size, ("train", "epochs"): cfg.train.epochs,
+                ("train", "eval_every"): cfg.train.eval_every, ("train", "log_every"): cfg.train.log_every,
+                ("checkpoint", "keep_max"): cfg.checkpoint.keep_max}
+    for path, value in positive.items():
+        if value < 1:
+            raise ConfigError(f"{where(path)}: '{'.'.join(path)}' must be >= 1, got {value}")
+    if cfg.optimizer.learning_rate <= 0:
+        raise ConfigError(f"{where(('optimizer', 'learning_rate'))}: 'optimizer.learning_rate' must be "
+                          f"> 0, got {cfg.optimizer.learning_rate}")
+    for path, value in ((("dataset", "limit"), cfg.dataset.limit),
+                        (("dataset", "test_limit"), cfg.dataset.test_limit)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{where(path)}: '{'.'.join(path)}' must be >= 1 or null, got {value}")
+    if cfg.dataset.normalize is not None and len(cfg.dataset.normalize) != 2:
+        raise ConfigError(f"{where(('dataset', 'normalize'))}: 'dataset.normalize' must be "
+                          f"[mean, std], got {cfg.dataset.normalize}")
+    try:
+        import framework as ms
+
+        ms.set_context(tuning=cfg.graph.tuning)
+        ms.set_context(tuning="off")
+    except ValueError as error:
+        raise ConfigError(f"{where(('graph', 'tuning'))}: 'graph.tuning': {error}") from None
+
+
+def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
+    if "=" not in text or text.startswith("="):
+        raise ConfigError(f"override '{text}': expected KEY=VALUE, e.g. train.epochs=1")
+    key, raw = text.split("=", 1)
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else None
+    except yaml.YAMLError:
+        value = raw
+    return tuple(key.strip().split(".")), value
+
+
+def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
+    """Read, merge overrides into, and validate an experiment file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: experiment file not found")
+    text = path.read_text()
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ConfigError(f"{path}{line}: invalid YAML: {problem}") from None
+    data = {} if data is None else data
+    lines = _lines(node) if node is not None else {}
+    overridden: dict[tuple, str] = {}
+    for text_override in overrides:
+        keys, value = parse_override(text_override)
+        cursor = data
+        for k in keys[:-1]:
+            if not isinstance(cursor.get(k, {}), dict):
+                raise ConfigError(f"override '{text_override}': '{k}' is not a section")
+            cursor = cursor.setdefault(k, {})
+        cursor[keys[-1]] = value
+        overridden[keys] = text_override
+
+    def where(key_path: tuple) -> str:
+        for keys, text_override in overridden.items() if key_path else ():
+            if keys[:len(key_path)] == tuple(key_path) or tuple(key_path)[:len(keys)] == keys:
+                return f"override '{text_override}'"
+        line = lines.get(tuple(key_path))
+        return f"{path}:{line}" if line else str(path)
+
+    config = _build(ExperimentConfig, data, (), where)
+    _check_values(config, where)
+    return config
