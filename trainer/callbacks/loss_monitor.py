@@ -1,0 +1,51 @@
+"""LossMonitor: print the training loss every N steps; stop on a NaN or infinite loss."""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import TextIO
+
+from ..context import RunContext
+from .base import Callback
+
+
+class InvalidLossError(FloatingPointError):
+    """The training loss became NaN or infinite."""
+
+
+class LossMonitor(Callback):
+    """``LossMonitor(per_print_times=1)``: prints ``epoch: 1 step: 125, loss is 0.1301``.
+
+    ``step`` is the step within the epoch, as in MindSpore. A NaN or infinite loss
+    raises :class:`InvalidLossError` at once, naming the epoch and step (every step is
+    checked, printed or not). In ``fit``, the validation results are printed after
+    each validated epoch.
+    """
+
+    def __init__(self, per_print_times: int = 1, file: TextIO | None = None) -> None:
+        if isinstance(per_print_times, bool) or not isinstance(per_print_times, int) or per_print_times < 0:
+            raise ValueError(f"LossMonitor: per_print_times must be an int >= 0, got {per_print_times!r}")
+        self.per_print_times = per_print_times
+        self.file = file
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.file or sys.stdout, flush=True)
+
+    def on_train_step_end(self, run_context: RunContext) -> None:
+        loss = run_context.loss
+        if loss is None:
+            return
+        if not math.isfinite(loss):
+            raise InvalidLossError(
+                f"loss is {loss} at epoch {run_context.epoch}, step {run_context.step} (global step "
+                f"{run_context.global_step}); training stopped. Lower the learning rate, check the "
+                "data for NaN/Inf values, or resume from an earlier checkpoint")
+        if self.per_print_times and run_context.global_step % self.per_print_times == 0:
+            self._print(f"epoch: {run_context.epoch} step: {run_context.step}, loss is {loss:.6g}")
+
+    def on_train_epoch_end(self, run_context: RunContext) -> None:
+        evals = {k: v for k, v in run_context.metrics.items() if k.startswith("eval_")}
+        if evals and self.per_print_times:
+            text = ", ".join(f"{k[5:]}: {v:.6g}" for k, v in evals.items())
+            self._print(f"epoch: {run_context.epoch} validation: {text}")

@@ -1,0 +1,164 @@
+"""The training loop shared by both modes (the step object is the only mode-specific part).
+
+Ctrl-C (SIGINT) during training is deferred to the end of the running step: the
+loop then finishes the step's callbacks, calls ``on_train_end`` (ModelCheckpoint saves
+the step's state there) and raises :class:`TrainingInterrupted`, a ``SystemExit`` with
+code 130, so a script ends without a traceback and the run resumes exactly with
+``resume_from="last"``. A second Ctrl-C aborts at once, without saving.
+
+An epoch that is cut short (``request_stop`` or Ctrl-C before its last step) gets no
+``on_train_epoch_end`` (and no validation): the epoch has not ended, and a resume
+finishes it. A stop or interrupt at its last step still runs the epoch end.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .callbacks.base import CallbackList
+from .context import RunContext
+
+
+class TrainingInterrupted(SystemExit):
+    """Training stopped by Ctrl-C after saving; ``checkpoint`` is the file written (or None)."""
+
+    def __init__(self, message: str, checkpoint: str | None, global_step: int) -> None:
+        super().__init__(130)
+        self.message = message
+        self.checkpoint = checkpoint
+        self.global_step = global_step
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InterruptGuard:
+    """Turns the first SIGINT into a flag checked at step boundaries (main thread only)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.installed = False
+        self._previous: Any = None
+
+    def __enter__(self) -> InterruptGuard:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self.installed = True
+        return self
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        print("\ninterrupt: finishing the current step, then saving a checkpoint "
+              "(press Ctrl-C again to abort without saving)", file=sys.stderr, flush=True)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.installed:
+            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.SIG_DFL)
+            self.installed = False
+
+
+def epoch_batches(dataset: Iterable[Any], skip: int) -> Iterator[Any]:
+    """The dataset's batches for one epoch, skipping ``skip`` when it cannot seek itself."""
+    iterator = iter(dataset)
+    if skip and not hasattr(dataset, "load_state_dict"):
+        for _ in range(skip):  # a plain re-iterable: exact only if it repeats its order
+            if next(iterator, None) is None:
+                return
+    yield from iterator
+
+
+def data_position(dataset: Any, epoch_index: int, step: int) -> dict[str, Any]:
+    if hasattr(dataset, "state_dict"):
+        return dict(dataset.state_dict())
+    return {"epoch": epoch_index, "position": step}
+
+
+def _valid_due(valid_frequency: int | Iterable[int], epoch: int) -> bool:
+    if isinstance(valid_frequency, int):
+        return valid_frequency > 0 and epoch % valid_frequency == 0
+    return epoch in set(valid_frequency)
+
+
+def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, dataset: Any,
+                 start: tuple[int, int], valid_dataset: Any = None,
+                 valid_frequency: int | Iterable[int] = 1) -> RunContext:
+    """Run epochs ``start[0] .. epochs-1``, the first from step ``start[1]``."""
+    step_fn = model._step_for(model.train_network, ctx.mode)
+    timings = ctx.timings
+    train_start = time.perf_counter()
+    in_step = False
+    with InterruptGuard() as guard:
+        try:
+            cbs.on_train_begin(ctx)
+            epoch_index, skip = start
+            while epoch_index < epochs and not ctx.stop_requested and not guard.requested:
+                ctx.epoch, ctx.step = epoch_index + 1, skip
+                if skip == 0:
+                    ctx.epoch_loss_sum, ctx.epoch_loss_count = 0.0, 0
+                ctx.metrics = {}
+                timings.epoch_step_seconds = timings.epoch_compile_seconds = 0.0
+                epoch_start = time.perf_counter()
+                cbs.on_train_epoch_begin(ctx)
+                complete = False
+                for x, y in epoch_batches(dataset, skip):
+                    ctx.batch_size = len(y)
+                    cbs.on_train_step_begin(ctx)
+                    in_step = True
+                    out, timing = step_fn(x, y)
+                    loss = float(out.asnumpy())
+                    in_step = False
+                    ctx.step += 1
+                    ctx.global_step += 1
+                    ctx.loss = loss
+                    ctx.data_state = data_position(dataset, epoch_index, ctx.step)
+                    ctx.epoch_loss_sum += loss
+                    ctx.epoch_loss_count += 1
+                    ctx.metrics["loss"] = ctx.epoch_loss_sum / ctx.epoch_loss_count
+                    timings.step_seconds = timing.seconds
+                    timings.compile_seconds = timing.compile_seconds
+                    timings.compile_cache_hit = timing.cache_hit
+                    if timing.compile_seconds and timings.first_compile_seconds is None:
+                        timings.first_compile_seconds = timing.compile_seconds
+                    timings.epoch_step_seconds += timing.seconds
+                    timings.epoch_compile_seconds += timing.compile_seconds
+                    cbs.on_train_step_end(ctx)
+                    if ctx.stop_requested or guard.requested:
+                        break
+                else:  # the data ran out: the epoch is complete
+                    complete = True
+                skip = 0
+                if ctx.steps_per_epoch is not None and ctx.step >= ctx.steps_per_epoch:
+                    complete = True
+                if not complete:  # stopped or interrupted mid-epoch: no epoch end (a resume redoes it)
+                    break
+                if ctx.steps_per_epoch is None:
+                    ctx.steps_per_epoch = ctx.step
+                if valid_dataset is not None and _valid_due(valid_frequency, ctx.epoch):
+                    results = model._evaluate(valid_dataset, cbs, ctx)
+                    ctx.metrics.update({f"eval_{k}": v for k, v in results.items()})
+                timings.epoch_seconds = time.perf_counter() - epoch_start
+                cbs.on_train_epoch_end(ctx)
+                epoch_index += 1
+        except KeyboardInterrupt:
+            if in_step or guard.installed:  # mid-step (state half-updated) or a second Ctrl-C
+                raise
+            guard.requested = True  # no handler (not the main thread): interrupted between steps
+        timings.train_seconds = time.perf_counter() - train_start
+        ctx.interrupted = guard.requested
+        cbs.on_train_end(ctx)
+    if ctx.interrupted:
+        where = f"epoch {ctx.epoch}, step {ctx.step} (global step {ctx.global_step})"
+        saved = ctx.latest_checkpoint if ctx.latest_checkpoint_step == ctx.global_step else None
+        note = (f"checkpoint saved to {saved}; continue with resume_from='last'" if saved
+                else "nothing was saved (no ModelCheckpoint callback)")
+        message = f"training interrupted at {where}; {note}"
+        print(message, file=sys.stderr, flush=True)
+        raise TrainingInterrupted(message, saved, ctx.global_step)
+    return ctx

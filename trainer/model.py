@@ -1,0 +1,283 @@
+"""``Model``: train, evaluate, predict and resume a network (MindSpore's ``Model``).
+
+    model = Model(net, loss_fn=loss, optimizer=opt, metrics={"accuracy"})
+    model.train(3, train_loader, callbacks=[LossMonitor(100), ModelCheckpoint("lenet", "ckpt")])
+    model.eval(test_loader)                          # {"accuracy": 0.98}
+    model.fit(3, train_loader, test_loader, resume_from="last", callbacks=[...])
+
+Datasets are ``datasets.BatchIterator`` objects or any re-iterable of ``(x, y)`` NumPy
+batches. The execution mode is ``ms.get_context("mode")`` when ``train``/``eval``/
+``predict`` runs, unless ``Model(mode=...)`` fixes it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import framework as ms
+from framework import nn
+from framework.serialization import CheckpointError
+
+from .callbacks.base import Callback, CallbackList
+from .callbacks.model_checkpoint import ModelCheckpoint, describe
+from .checkpoint import TrainState, latest_valid, load_train_state
+from .checkpoint import config_hash as hash_config
+from .context import RunContext, mode_name
+from .loop import TrainingInterrupted, run_training
+from .metrics import build_metrics
+from .step import Step, make_step
+
+log = logging.getLogger(__name__)
+
+
+class _EvalCell(nn.Cell):
+    """``(loss, logits)`` of a batch; traced as one function in graph mode."""
+
+    def __init__(self, network: nn.Cell, loss_fn: nn.Cell) -> None:
+        super().__init__(auto_prefix=False)
+        self._network = network
+        self._loss_fn = loss_fn
+
+    def construct(self, data, label):
+        logits = self._network(data)
+        return self._loss_fn(logits, label), logits
+
+
+class _Forward(nn.Cell):
+    def __init__(self, network: nn.Cell) -> None:
+        super().__init__(auto_prefix=False)
+        self._network = network
+
+    def construct(self, data, label):
+        return self._network(data)
+
+
+class Model:
+    """``Model(network, loss_fn=None, optimizer=None, metrics=None, eval_network=None)``.
+
+    - With ``loss_fn`` and ``optimizer`` the train step is
+      ``nn.TrainOneStepCell(nn.WithLossCell(network, loss_fn), optimizer)``; with only
+      ``optimizer``, ``network(x, y)`` must return the loss.
+    - ``metrics``: names (``{"accuracy", "loss"}``) or ``{name: Metric}``.
+    - ``eval_network(x, y)`` may return ``(loss, logits, labels)`` (``nn.WithEvalCell``),
+      ``(loss, logits)`` or ``logits``; by default it is ``network`` plus ``loss_fn``.
+    - ``mode``: ``ms.GRAPH_MODE``/``ms.PYNATIVE_MODE`` (or ``"graph"``/``"pynative"``) to
+      fix the mode instead of reading the context at each call.
+    - ``config`` (a dict) or ``config_hash``: the experiment config stored in checkpoints;
+      resuming under another config warns with the keys that changed.
+    """
+
+    def __init__(self, network: nn.Cell, loss_fn: nn.Cell | None = None, optimizer: Any = None,
+                 metrics: Any = None, eval_network: nn.Cell | None = None, *, mode: int | str | None = None,
+                 config: Mapping[str, Any] | None = None, config_hash: str | None = None,
+                 **mindspore_options: Any) -> None:
+        if not isinstance(network, nn.Cell):
+            raise TypeError(f"Model: network must be an nn.Cell, got {type(network).__name__}")
+        unknown = set(mindspore_options) - {"amp_level", "boost_level", "eval_indexes", "loss_scale_manager"}
+        if unknown:
+            raise TypeError(f"Model: unknown argument(s) {', '.join(sorted(unknown))}")
+        self.network = network
+        self.loss_fn = loss_fn
+        self.optimizer = optimizer
+        self.metrics = build_metrics(metrics)
+        self.mode = mode_name(mode) if mode is not None else None
+        self.config = dict(config) if config is not None else None
+        self.config_hash = hash_config(self.config) if self.config is not None else config_hash
+        self.train_network = None
+        if optimizer is not None:
+            inner = nn.WithLossCell(network, loss_fn) if loss_fn is not None else network
+            self.train_network = nn.TrainOneStepCell(inner, optimizer)
+        if eval_network is not None:
+            self.eval_network = eval_network
+        elif loss_fn is not None:
+            self.eval_network = _EvalCell(network, loss_fn)
+        else:
+            self.eval_network = _Forward(network)
+        self._steps: dict[tuple[int, str], Step] = {}
+        self.interrupted = False
+
+    # -- helpers -------------------------------------------------------------------------------
+    def current_mode(self) -> str:
+        """``"graph"`` or ``"pynative"``: the fixed mode or the context's."""
+        return self.mode or mode_name(ms.get_context("mode"))
+
+    def _step_for(self, cell: nn.Cell, mode: str) -> Step:
+        key = (id(cell), mode)
+        if key not in self._steps:
+            self._steps[key] = make_step(cell, mode)
+        return self._steps[key]
+
+    def _context(self, phase: str, **fields: Any) -> RunContext:
+        return RunContext(phase=phase, mode=self.current_mode(), model=self, network=self.network,
+                          train_network=self.train_network, optimizer=self.optimizer,
+                          loss_fn=self.loss_fn, **fields)
+
+    # -- training ------------------------------------------------------------------------------
+    def train(self, epoch: int, train_dataset: Iterable[Any],
+              callbacks: Callback | list[Callback] | None = None, initial_epoch: int = 0,
+              resume_from: str | Path | None = None, dataset_sink_mode: bool = False,
+              sink_size: int = -1) -> RunContext:
+        """Train for ``epoch`` epochs in all (``dataset_sink_mode``/``sink_size`` are accepted
+        for MindSpore compatibility and ignored). Returns the final run context."""
+        return self._train(epoch, train_dataset, callbacks, initial_epoch, resume_from, None, 1)
+
+    def fit(self, epoch: int, train_dataset: Iterable[Any], valid_dataset: Iterable[Any] | None = None,
+            valid_frequency: int | list[int] = 1, callbacks: Callback | list[Callback] | None = None,
+            initial_epoch: int = 0, resume_from: str | Path | None = None,
+            valid_dataset_sink_mode: bool = False, dataset_sink_mode: bool = False) -> RunContext:
+        """``train`` plus evaluation on ``valid_dataset`` every ``valid_frequency`` epochs (an int,
+        or a list of epoch numbers); results appear as ``eval_<metric>`` in ``run_context.metrics``."""
+        return self._train(epoch, train_dataset, callbacks, initial_epoch, resume_from, valid_dataset,
+                           valid_frequency)
+
+    def _train(self, epochs: int, dataset: Iterable[Any], callbacks: Any, initial_epoch: int,
+               resume_from: str | Path | None, valid_dataset: Any, valid_frequency: Any) -> RunContext:
+        if self.train_network is None:
+            raise ValueError("Model.train needs an optimizer: Model(network, loss_fn, optimizer)")
+        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+            raise ValueError(f"Model.train: epoch must be an int >= 1, got {epochs!r}")
+        if not 0 <= initial_epoch < epochs:
+            raise ValueError(f"Model.train: initial_epoch must be in [0, {epochs}), got {initial_epoch}")
+        if not hasattr(dataset, "__iter__") or iter(dataset) is dataset:
+            raise TypeError("Model.train: train_dataset must be re-iterable (a BatchIterator, a list of "
+                            "(x, y) batches ...), not a one-shot iterator or generator")
+        cbs = CallbackList(callbacks)
+        steps = len(dataset) if hasattr(dataset, "__len__") else None
+        ctx = self._context("train", epoch_num=epochs, steps_per_epoch=steps, train_dataset=dataset,
+                            valid_dataset=valid_dataset, callbacks=cbs)
+        start = (initial_epoch, 0)
+        ctx.global_step = initial_epoch * (steps or 0)
+        state = self._resume(resume_from, cbs, dataset)
+        if state is not None:
+            if initial_epoch:
+                warnings.warn("Model.train: initial_epoch is ignored when resuming; the checkpoint "
+                              "says where to continue", stacklevel=3)
+            start = state.next_position()
+            ctx.global_step = state.global_step
+            ctx.resumed_from = state.path
+            ctx.latest_checkpoint, ctx.latest_checkpoint_step = state.path, state.global_step
+            ctx.epoch, ctx.step = state.epoch, state.step_in_epoch
+            ctx.epoch_loss_sum = float(state.loop.get("epoch_loss_sum", 0.0))
+            ctx.epoch_loss_count = int(state.loop.get("epoch_loss_count", 0))
+            if start[0] >= epochs:
+                warnings.warn(f"Model.train: {state.path} is already at epoch {state.epoch} of {epochs}; "
+                              "nothing to train (ask for more epochs)", stacklevel=3)
+                return ctx
+            if state.mode != ctx.mode:
+                log.info("resuming a %s-mode checkpoint in %s mode", state.mode, ctx.mode)
+        self.train_network.set_train(True)
+        self.interrupted = False
+        try:
+            return run_training(self, ctx, cbs, epochs, dataset, start, valid_dataset, valid_frequency)
+        except TrainingInterrupted:
+            self.interrupted = True
+            raise
+
+    def _resume(self, resume_from: str | Path | None, cbs: CallbackList, dataset: Any) -> TrainState | None:
+        if resume_from is None:
+            return None
+        read = None
+        if str(resume_from) in ("last", "latest"):
+            savers = cbs.of_type(ModelCheckpoint)
+            if not savers:
+                raise ValueError("resume_from='last' looks in the ModelCheckpoint directory, but no "
+                                 "ModelCheckpoint callback was given; add one or pass a checkpoint path")
+            found = latest_valid(savers[0].directory, savers[0].prefix)
+            if found is None:
+                warnings.warn(f"resume_from='last': no valid {savers[0].prefix}-*.ckpt in "
+                              f"{savers[0].directory}; starting from the beginning", stacklevel=4)
+                return None
+            path, *read = found
+        else:
+            path = Path(resume_from)
+        state = load_train_state(path, self.train_network, config=self.config,
+                                 expected_hash=self.config_hash, _read=tuple(read) if read else None,
+                                 network_name=describe(self.network, self.optimizer))
+        if state.data_state and hasattr(dataset, "load_state_dict"):
+            try:
+                dataset.load_state_dict(state.data_state)
+            except ValueError as error:
+                raise CheckpointError(f"{path}: the training data differs from the run that wrote it "
+                                      f"({error}); resume with the same dataset settings") from None
+        cbs.load_state_dict(state.callbacks)
+        return state
+
+    # -- evaluation ------------------------------------------------------------------------------
+    def eval(self, valid_dataset: Iterable[Any], callbacks: Callback | list[Callback] | None = None,
+             dataset_sink_mode: bool = False) -> dict[str, float]:
+        """``{metric name: value}`` over ``valid_dataset`` (one pass)."""
+        if not self.metrics:
+            raise ValueError("Model.eval needs metrics: Model(..., metrics={'accuracy'})")
+        return self._evaluate(valid_dataset, CallbackList(callbacks), None)
+
+    def _evaluate(self, dataset: Iterable[Any], cbs: CallbackList, train_ctx: RunContext | None
+                  ) -> dict[str, float]:
+        steps = len(dataset) if hasattr(dataset, "__len__") else None
+        ctx = self._context("eval", steps_per_epoch=steps, valid_dataset=dataset, callbacks=cbs,
+                            epoch=train_ctx.epoch if train_ctx else 0,
+                            global_step=train_ctx.global_step if train_ctx else 0)
+        step_fn = self._step_for(self.eval_network, ctx.mode)
+        was_training = self.network.training
+        self.eval_network.set_train(False)
+        for metric in self.metrics.values():
+            metric.clear()
+        start = time.perf_counter()
+        try:
+            cbs.on_eval_begin(ctx)
+            cbs.on_eval_epoch_begin(ctx)
+            for x, y in dataset:
+                ctx.batch_size = len(y)
+                cbs.on_eval_step_begin(ctx)
+                out, timing = step_fn(x, y)
+                self._update_metrics(out, y)
+                ctx.step += 1
+                ctx.timings.step_seconds, ctx.timings.compile_seconds = timing.seconds, timing.compile_seconds
+                cbs.on_eval_step_end(ctx)
+                if ctx.stop_requested:
+                    break
+            ctx.metrics = {name: float(metric.eval()) for name, metric in self.metrics.items()}
+            ctx.timings.eval_seconds = time.perf_counter() - start
+            cbs.on_eval_epoch_end(ctx)
+            cbs.on_eval_end(ctx)
+        finally:
+            self.eval_network.set_train(was_training)
+            if train_ctx is not None:
+                self.train_network.set_train(True)
+        if train_ctx is not None:
+            train_ctx.timings.eval_seconds = ctx.timings.eval_seconds
+        return ctx.metrics
+
+    def _update_metrics(self, out: Any, labels: np.ndarray) -> None:
+        items = out if isinstance(out, tuple | list) else (out,)
+        outs = [o.asnumpy() if hasattr(o, "asnumpy") else o for o in items]
+        if len(outs) == 3:
+            loss, logits, labels = outs
+        elif len(outs) == 2:
+            loss, logits = outs
+        else:
+            loss, logits = None, outs[0]
+        values = (loss, logits, np.asarray(labels), len(labels))
+        for name, metric in self.metrics.items():
+            picked = [values[i] for i in metric.indexes]
+            if any(v is None for v in picked):
+                raise ValueError(f"metric {name!r} needs the loss: give Model a loss_fn (or an eval_network "
+                                 "returning (loss, logits, labels))")
+            metric.update(*picked)
+
+    # -- inference ----------------------------------------------------------------------------------
+    def predict(self, *predict_data: Any) -> Any:
+        """``network(*predict_data)`` in evaluation mode (compiled in graph mode)."""
+        was_training = self.network.training
+        self.network.set_train(False)
+        try:
+            out, _ = self._step_for(self.network, self.current_mode())(*predict_data)
+        finally:
+            self.network.set_train(was_training)
+        return out

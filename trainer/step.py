@@ -1,0 +1,136 @@
+"""Step objects: the only place in the trainer that knows about execution modes.
+
+A step object runs one Cell on one batch. ``EagerStep`` calls it op by op (PyNative);
+``CompiledStep`` traces and compiles it once per input signature with ``ms.jit`` and
+then runs the compiled function (graph mode). Both report the call's wall time with
+any tracing + compilation time split off, so callbacks can show the first graph-mode
+step's compile time on its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import framework as ms
+from framework import Tensor
+from framework.jit import JitFunction, cache_stats
+
+from .context import mode_name
+
+
+@dataclass
+class StepTiming:
+    seconds: float  # run time, compilation excluded
+    compile_seconds: float = 0.0  # trace + compile (0.0 unless this call compiled)
+    cache_hit: bool | None = None  # compiled library loaded from the disk cache
+
+
+def _to_tensor(value: Any) -> Any:
+    if isinstance(value, Tensor) or not isinstance(value, np.ndarray | np.generic | list):
+        return value
+    return Tensor(np.asarray(value))
+
+
+@contextmanager
+def _context_mode(mode: int) -> Iterator[None]:
+    previous = ms.get_context("mode")
+    if previous == mode:
+        yield
+        return
+    ms.set_context(mode=mode)
+    try:
+        yield
+    finally:
+        ms.set_context(mode=previous)
+
+
+class Step:
+    """Run ``cell`` on a batch: ``outputs, timing = step(x, y)``."""
+
+    mode: str = ""
+
+    def __init__(self, cell: Any) -> None:
+        self.cell = cell
+
+    def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({type(self.cell).__name__})"
+
+
+class EagerStep(Step):
+    """PyNative: the cell runs op by op, whatever the global context says."""
+
+    mode = "pynative"
+
+    def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
+        args = [_to_tensor(a) for a in inputs]
+        start = time.perf_counter()
+        with _context_mode(ms.PYNATIVE_MODE):
+            out = self.cell(*args)
+            _sync(out)
+        return out, StepTiming(time.perf_counter() - start)
+
+
+class CompiledStep(Step):
+    """Graph mode: ``ms.jit(cell.construct)``, one compiled function per input signature.
+
+    The compiled function is kept across calls (and across ``Model.train`` calls), so
+    only a new signature (first step, another batch shape, train/eval flags) compiles.
+    """
+
+    mode = "graph"
+
+    def __init__(self, cell: Any) -> None:
+        super().__init__(cell)
+        self.function = JitFunction(cell.construct, name=type(cell).__name__, cell=cell)
+        self._backend_seconds: float | None = None
+
+    def _load_backend(self) -> float:
+        """Import the compiler (TVM, about a second) once; its time counts as compilation."""
+        if self._backend_seconds is None:
+            start = time.perf_counter()
+            importlib.import_module("framework.backend.tvm.compiler")
+            self._backend_seconds = time.perf_counter() - start
+            return self._backend_seconds
+        return 0.0
+
+    def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
+        args = [_to_tensor(a) for a in inputs]
+        import_s = self._load_backend()
+        traces = cache_stats["traces"]
+        start = time.perf_counter()
+        out = self.function(*args)
+        _sync(out)
+        total = time.perf_counter() - start
+        if cache_stats["traces"] == traces:
+            return out, StepTiming(total, import_s)
+        summary = self.function.last_summary or {}
+        compile_s = float(summary.get("trace_seconds", 0.0)) + float(summary.get("compile_seconds", 0.0))
+        compile_s = min(compile_s, total)
+        return out, StepTiming(total - compile_s, compile_s + import_s, summary.get("cache_hit"))
+
+    @property
+    def summary(self) -> dict[str, Any] | None:
+        """The JitFunction summary of the latest compilation (nodes, passes, seconds)."""
+        return self.function.last_summary
+
+
+def _sync(out: Any) -> None:
+    """Bring outputs to the host so that the measured time includes the computation."""
+    for leaf in out if isinstance(out, tuple | list) else (out,):
+        if isinstance(leaf, Tensor):
+            leaf.asnumpy()
+
+
+def make_step(cell: Any, mode: int | str) -> Step:
+    """The step object for ``mode`` (``ms.GRAPH_MODE``/``ms.PYNATIVE_MODE`` or a name)."""
+    return CompiledStep(cell) if mode_name(mode) == "graph" else EagerStep(cell)
