@@ -20,7 +20,7 @@ from .dtype import (
     int_,
     uint8,
 )
-from .jit import jit
+from .graph_mode import jit
 from .parameter import Parameter, ParameterTuple
 from .seed import get_seed, set_seed
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint

@@ -94,7 +94,7 @@ def _mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     compiled function, which the tape cannot see into.
     """
     from ..context import GRAPH_MODE, get_context
-    from ..jit import JitFunction, is_tracing
+    from ..graph_mode import JitFunction, is_tracing
 
     compiled: list[JitFunction] = []
 

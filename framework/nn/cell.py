@@ -65,7 +65,7 @@ class Cell:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from ..context import GRAPH_MODE, get_context
-        from ..jit import JitFunction, is_tracing
+        from ..graph_mode import JitFunction, is_tracing
 
         if get_context("mode") == GRAPH_MODE and not is_tracing():
             runner = self.__dict__.get("_graph_runner")

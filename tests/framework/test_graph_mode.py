@@ -16,7 +16,7 @@ import pytest
 import framework as ms
 from framework import Parameter, Tensor, nn, ops
 from framework.ir import GraphModeError
-from framework.jit import cache_stats
+from framework.graph_mode import cache_stats
 from trainer.models import LeNet5
 
 
@@ -264,7 +264,7 @@ def test_ir_artifacts_are_written_in_order(tmp_path):
 CACHE_SCRIPT = """
 import numpy as np, framework as ms
 from framework import Tensor, ops
-from framework.jit import cache_stats
+from framework.graph_mode import cache_stats
 f = ms.jit(lambda a: ops.exp(a) * 2.0 + ops.reduce_sum(a))
 print(float(f(Tensor(np.arange(3, dtype=np.float32))).asnumpy()[0]))
 print(cache_stats["compiles"], cache_stats["disk_hits"])

@@ -7,7 +7,7 @@ import numpy as np
 import framework as ms
 from framework import Tensor, ops
 from framework.ir import cse, dce, fold_constants, to_dot, to_text
-from framework.jit import JitFunction
+from framework.graph_mode import JitFunction
 
 
 def trace(fn, *arrays):

@@ -7,7 +7,7 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn
-from framework.jit import cache_stats
+from framework.graph_mode import cache_stats
 from trainer import Accuracy, History, Loss, Metric, Model, make_step
 from trainer.metrics import build_metrics
 

@@ -110,6 +110,7 @@ class JitFunction:
         self.ir_dir = ir_dir
         self.cell = cell if cell is not None else getattr(fn, "__self__", None)
         self._cache: dict[Any, CompiledGraph] = {}
+        self.last_call_compiled = False  # did the latest call trace + compile (or load)?
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -137,6 +138,7 @@ class JitFunction:
             return self.fn(*args)
         key = self._signature(args)
         compiled = self._cache.get(key)
+        self.last_call_compiled = compiled is None
         if compiled is None:
             compiled = self._compile(args)
             self._cache[key] = compiled
@@ -144,6 +146,13 @@ class JitFunction:
             cache_stats["memory_hits"] += 1
         tensors = [a for a in _flatten(list(args))[0] if isinstance(a, Tensor | np.ndarray)]
         return compiled.run(tensors)
+
+    def compile(self, *args: Any) -> dict[str, Any]:
+        """Trace and compile for these arguments' signature without running; the summary."""
+        key = self._signature(args)
+        if key not in self._cache:
+            self._cache[key] = self._compile(args)
+        return self._cache[key].summary
 
     # -- tracing and compiling ---------------------------------------------------------------
     def _ir_dir(self) -> str | None:
@@ -176,8 +185,10 @@ class JitFunction:
         return graph, interp, rebuild_out, out_leaves
 
     def _compile(self, args: tuple) -> CompiledGraph:
-        from .backend.tvm.compiler import compile_graph
+        start = time.perf_counter()
+        from .backend.tvm.compiler import compile_graph  # TVM loads on first use (~1 s)
 
+        import_s = time.perf_counter() - start
         start = time.perf_counter()
         graph, interp, rebuild, out_leaves = self.trace(args)
         const_outputs: dict[int, np.ndarray] = {}
@@ -214,6 +225,7 @@ class JitFunction:
         summary = {"function": self.name, "nodes_traced": before, "nodes_optimized": len(graph.nodes),
                    "passes": stats, "trace_seconds": round(trace_s, 4),
                    "compile_seconds": round(executable.compile_seconds, 4),
+                   "backend_import_seconds": round(import_s, 4),
                    "tune_seconds": round(executable.tune_seconds, 4), "cache_hit": hit,
                    "target": executable.target_name,
                    "params": len(interp.params), "updates": len(updated)}
