@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: install
-	$(PY) -m trainer.quickstart
+	$(VENV)/bin/train run experiments/lenet.yaml
 
 test: install
 	$(PY) -m pytest -q

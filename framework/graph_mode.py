@@ -147,9 +147,15 @@ class JitFunction:
         tensors = [a for a in _flatten(list(args))[0] if isinstance(a, Tensor | np.ndarray)]
         return compiled.run(tensors)
 
-    def compile(self, *args: Any) -> dict[str, Any]:
-        """Trace and compile for these arguments' signature without running; the summary."""
+    def compile(self, *args: Any, load: bool = True) -> dict[str, Any]:
+        """Trace and compile for these arguments' signature without running; the summary.
+
+        ``load=False`` only builds (and writes IR artifacts): CUDA code can be generated
+        on a machine without a GPU.
+        """
         key = self._signature(args)
+        if not load:
+            return self._compile(args, load=False).summary
         if key not in self._cache:
             self._cache[key] = self._compile(args)
         return self._cache[key].summary
@@ -184,7 +190,7 @@ class JitFunction:
         out_leaves, rebuild_out = _flatten(out)
         return graph, interp, rebuild_out, out_leaves
 
-    def _compile(self, args: tuple) -> CompiledGraph:
+    def _compile(self, args: tuple, load: bool = True) -> CompiledGraph:
         start = time.perf_counter()
         from .backend.tvm.compiler import compile_graph  # TVM loads on first use (~1 s)
 
@@ -219,7 +225,7 @@ class JitFunction:
             _write_texts(ir_dir, {**texts, "graph.dot": to_dot(graph)})
         trace_s = time.perf_counter() - start
         executable = compile_graph(graph, get_context("device_target"), ir_dir,
-                                   fingerprint(graph))
+                                   fingerprint(graph), run=load)
         hit = executable.cache_hit
         cache_stats["disk_hits" if hit else "compiles"] += 1
         summary = {"function": self.name, "nodes_traced": before, "nodes_optimized": len(graph.nodes),

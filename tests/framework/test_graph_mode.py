@@ -15,8 +15,8 @@ import pytest
 
 import framework as ms
 from framework import Parameter, Tensor, nn, ops
-from framework.ir import GraphModeError
 from framework.graph_mode import cache_stats
+from framework.ir import GraphModeError
 from trainer.models import LeNet5
 
 

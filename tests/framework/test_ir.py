@@ -6,8 +6,8 @@ import numpy as np
 
 import framework as ms
 from framework import Tensor, ops
-from framework.ir import cse, dce, fold_constants, to_dot, to_text
 from framework.graph_mode import JitFunction
+from framework.ir import cse, dce, fold_constants, to_dot, to_text
 
 
 def trace(fn, *arrays):

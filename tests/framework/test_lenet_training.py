@@ -9,7 +9,29 @@ import numpy as np
 import pytest
 
 import datasets
-from trainer import quickstart
+import framework as ms
+from framework import Tensor, nn
+from trainer.models import LeNet5
+
+
+def train_lenet(steps: int, dataset: str, root: str | None = None) -> tuple[list[float], float]:
+    """Plain PyNative training loop (no trainer): per-step losses and test accuracy."""
+    ms.set_seed(0)
+    train = datasets.make_loader(dataset, root=root, batch_size=32, transforms="lenet")
+    test = datasets.make_loader(dataset, "test", root=root, batch_size=256, shuffle=False,
+                                drop_remainder=False, limit=2000, transforms="lenet")
+    net = LeNet5()
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn),
+                               nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    losses: list[float] = []
+    while len(losses) < steps:
+        for x, y in train:
+            losses.append(float(step(Tensor(x), Tensor(y)).asnumpy()))
+            if len(losses) == steps:
+                break
+    correct = sum(int((net(Tensor(x)).asnumpy().argmax(1) == y).sum()) for x, y in test)
+    return losses, correct / test.num_samples
 
 
 def _write_synthetic_mnist(root: Path, n_train: int = 640, n_test: int = 200) -> None:
@@ -26,26 +48,21 @@ def _write_synthetic_mnist(root: Path, n_train: int = 640, n_test: int = 200) ->
 def test_lenet_loss_falls_and_predicts(tmp_path: Path) -> None:
     data_dir = os.environ.get("TRAIN_DATA_DIR")
     if data_dir and (Path(data_dir) / "mnist-10k").is_dir():
-        result = quickstart.run(steps=300, dataset="mnist-10k", quiet=True, eval_samples=2000)
+        losses, accuracy = train_lenet(300, "mnist-10k")
         min_accuracy = 0.80
     else:
         _write_synthetic_mnist(tmp_path)
-        result = quickstart.run(steps=300, dataset="mnist", root=str(tmp_path), quiet=True)
+        losses, accuracy = train_lenet(300, "mnist", root=str(tmp_path))
         min_accuracy = 0.90
-    losses = result["losses"]
     first, last = np.mean(losses[:25]), np.mean(losses[-25:])
     assert np.all(np.isfinite(losses))
     assert first > 2.0  # ten balanced classes start near ln(10)
     assert last < 0.5 * first, f"loss did not fall enough: {first:.3f} -> {last:.3f}"
-    assert result["accuracy"] >= min_accuracy
+    assert accuracy >= min_accuracy
 
 
 @pytest.mark.parametrize("batch", [1, 3])
 def test_lenet_handles_small_batches(batch: int) -> None:
-    import framework as ms
-    from framework import Tensor, nn
-    from trainer.models import LeNet5
-
     net = LeNet5()
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(),

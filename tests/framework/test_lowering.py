@@ -20,7 +20,6 @@ from framework.primitive import Primitive
 
 from .test_primitives import CASES
 
-TARGET = {"kind": "llvm", "num-cores": 2}
 RTOL = ATOL = 1e-5
 
 
@@ -133,10 +132,13 @@ def _build_module() -> tvm.IRModule:
 
 @pytest.fixture(scope="module")
 def vm() -> Any:
-    mod = _build_module()
-    target = tvm.target.Target(TARGET)
-    # the CPU pipeline graph mode uses: legalize, then FuseOps/FuseTIR (fused TIR included)
-    executable = tvm.compile(mod, target, relax_pipeline=relax.get_default_pipeline(target))
+    from framework.backend.tvm.compiler import make_target
+    from framework.backend.tvm.schedules import apply_schedules, build_pipeline
+
+    # exactly the pipeline graph mode runs: legalize + fuse, our CPU schedules, VM build
+    target = make_target("CPU")
+    mod, _ = apply_schedules(_build_module(), target)
+    executable = tvm.compile(mod, target, relax_pipeline=build_pipeline(target))
     return relax.VirtualMachine(executable, tvm.cpu())
 
 

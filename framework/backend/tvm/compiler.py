@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ from tvm.target import codegen
 
 from ...ir import Graph
 from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
-from .schedules import apply_schedules, build_pipeline
+from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
 
@@ -95,8 +96,8 @@ class Executable:
         self.compile_seconds = compile_seconds
         self.tune_seconds = tune_seconds
         self.device = tvm.cuda(0) if device_target == "GPU" else tvm.cpu(0)
-        self.vm = relax.VirtualMachine(module, self.device)
-        self._main = self.vm["main"]
+        self.vm = None if module is None else relax.VirtualMachine(module, self.device)
+        self._main = None if module is None else self.vm["main"]
 
     def to_device(self, array: np.ndarray) -> Any:
         return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
@@ -115,14 +116,18 @@ class Executable:
 
 
 def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerprint: str,
-                  run: bool = True) -> Executable | None:
-    """Build (or load from the disk cache) the graph for ``device_target``."""
+                  run: bool = True) -> Executable:
+    """Build (or load from the disk cache) the graph for ``device_target``; with ``run``
+    False only build (e.g. CUDA code on a machine without a GPU): nothing is loaded."""
     target = make_target(device_target)
-    key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__]).encode())
+    key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__,
+                                     schedule_key(target)]).encode())
     library = cache_dir() / f"{key.hexdigest()[:40]}.so"
+    artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
     tune_seconds = 0.0
-    hit = library.is_file() and not ir_dir
+    hit = library.is_file() and (not ir_dir or artifacts.is_dir())
+    module = None
     if hit and run:
         _require_device(device_target)
         try:
@@ -130,31 +135,40 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
         except Exception:  # a damaged cache entry: rebuild it
             hit = False
     if not hit:
-        mod = to_relax(graph)
-        if ir_dir:
-            _write(ir_dir, "10_relax.py", mod.script())
-        mod, tune_seconds = apply_schedules(mod, target)
-        if ir_dir:
-            _write(ir_dir, "11_relax_opt.py", mod.script())
-        executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
-        if ir_dir:
-            _write_kernels(executable, target, ir_dir)
-        library.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(suffix=".so", dir=library.parent)
-        os.close(fd)
-        try:
-            executable.export_library(tmp)
-            os.replace(tmp, library)
-        finally:
-            Path(tmp).unlink(missing_ok=True)
-        if not run:
-            return None
+        tune_seconds = _build(graph, target, library, artifacts if ir_dir else None)
+    if ir_dir:
+        shutil.copytree(artifacts, ir_dir, dirs_exist_ok=True)
+    if run and module is None:
         _require_device(device_target)
         module = tvm.runtime.load_module(str(library))
-    seconds = time.perf_counter() - start
-    if not run:
-        return None
-    return Executable(module, target, device_target, hit, seconds, tune_seconds)
+    executable = Executable(module if run else None, target, device_target, hit, 0.0, tune_seconds)
+    executable.compile_seconds = time.perf_counter() - start  # VM creation included
+    return executable
+
+
+def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None) -> float:
+    """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
+    ``artifacts`` when asked. Returns the tuning seconds."""
+    staging = Path(tempfile.mkdtemp(prefix=".ir-", dir=_ensure(library.parent))) if artifacts else None
+    mod = to_relax(graph)
+    if staging:
+        _write(staging, "10_relax.py", mod.script())
+    mod, tune_seconds = apply_schedules(mod, target)
+    if staging:
+        _write(staging, "11_relax_opt.py", mod.script())
+    executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
+    if staging:
+        _write_kernels(executable, target, staging)
+        shutil.rmtree(artifacts, ignore_errors=True)
+        os.replace(staging, artifacts)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=_ensure(library.parent))
+    os.close(fd)
+    try:
+        executable.export_library(tmp)
+        os.replace(tmp, library)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return tune_seconds
 
 
 def _require_device(device_target: str) -> None:
@@ -165,13 +179,18 @@ def _require_device(device_target: str) -> None:
             "(`--device cpu`), or run where a GPU is present")
 
 
-def _write(directory: str, name: str, text: str) -> None:
+def _ensure(directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def _write(directory: str | Path, name: str, text: str) -> None:
     os.makedirs(directory, exist_ok=True)
     with open(os.path.join(directory, name), "w") as f:
         f.write(text)
 
 
-def _write_kernels(executable: Any, target: tvm.target.Target, ir_dir: str) -> None:
+def _write_kernels(executable: Any, target: tvm.target.Target, ir_dir: str | Path) -> None:
     """Generated code: LLVM IR on CPU; CUDA C (and PTX where nvcc exists) on GPU."""
     imports, stack = [], list(executable.mod.imports)
     while stack:  # device modules hang below the host module

@@ -41,6 +41,7 @@ from ...ops import reduce as _reduce
 from ...ops import shape as _shape
 from ...ops._utils import normalize_axes, normalize_axis
 from ...primitive import Primitive, Spec
+from . import te_kernels
 
 Lowering = Callable[..., Any]
 
@@ -354,20 +355,15 @@ def _lower_conv2d_backprop_input(prim, bb, dy, w):
 def _lower_conv2d_backprop_filter(prim, bb, x, dy):
     """``dw[o, c, i, j] = sum_{n,y,x} dy[n, o, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]``.
 
-    A convolution over permuted axes: the input as (C, N, H, W) convolved with ``dy`` as
-    an (O, N, Ho, Wo) kernel, with the roles of stride and dilation swapped.
+    One TE reduction straight from the NCHW tensors (no transposes, no crop): the CPU
+    rules vectorize its innermost reduction axis, which runs contiguously through both
+    operands when the stride is 1.
     """
     xs = spec_of(x)
     prim.infer(xs, spec_of(dy))
     pads, _, _ = prim.geometry(xs.shape, prim.filter_shape)
-    o, c, kh, kw = prim.filter_shape
-    xt = bb.emit(relax.op.permute_dims(x, [1, 0, 2, 3]))
-    dyt = bb.emit(relax.op.permute_dims(dy, [1, 0, 2, 3]))
-    conv = bb.emit(relax.op.nn.conv2d(xt, dyt, strides=prim.dilation, padding=_hw_padding(pads),
-                                      dilation=prim.stride, data_layout="NCHW",
-                                      kernel_layout="OIHW"))  # (C, O, >=kh, >=kw)
-    conv = _emit(bb, _crop(bb, conv, (0, 0, 0, 0), (c, o, kh, kw)))
-    return relax.op.permute_dims(conv, [1, 0, 2, 3])
+    return bb.call_te(te_kernels.conv2d_filter_grad, x, dy, tuple(prim.filter_shape), tuple(prim.stride),
+                      tuple(prim.dilation), tuple(pads), primfunc_name_hint="conv2d_filter_grad")
 
 
 # -- pooling --------------------------------------------------------------------------------
@@ -387,13 +383,21 @@ def _lower_max_pool(prim, bb, x):
 
 
 def _lower_max_pool_grad(prim, bb, x, out, dout):
-    """TOPI's ``pool_grad`` recomputes each window's argmax from ``x`` and ignores ``out``.
+    """Each window's gradient goes to its first maximum (row-major window order), like the
+    kernel; ``out`` is ignored: the argmax is recomputed from ``x``.
 
-    Ties: the argmax reducer keeps the smaller flat index, i.e. the first maximum in
-    row-major window order, like the kernel.
+    Windows that do not overlap (stride >= kernel, the usual 2x2/2 case) use a two-step
+    TE kernel: the argmax position of every window, then each input element picks its
+    window's gradient if it is that position. Overlapping windows use TOPI's ``pool_grad``
+    (``relax.op.grad.max_pool2d_backward``), which sums over the windows of each element.
     """
     xs = spec_of(x)
     prim.infer(xs, spec_of(out), spec_of(dout))
+    (kh, kw), (sh, sw) = prim.kernel_size, prim.strides
+    if sh >= kh and sw >= kw:
+        pads, _, _ = prim.geometry(xs.shape)
+        return bb.call_te(te_kernels.max_pool_grad_disjoint, dout, x, (kh, kw), (sh, sw),
+                          (pads[0], pads[2]), primfunc_name_hint="max_pool2d_grad")
     return relax.op.grad.max_pool2d_backward(dout, x, **_pool_args(prim, xs.shape))
 
 

@@ -1,4 +1,11 @@
-"""The TVM pipeline and schedules: legalize, fuse, then schedule per target."""
+"""The TVM pipeline and schedules: legalize, fuse, then schedule per target.
+
+On CPU every kernel gets a default schedule from :mod:`.cpu_rules` (no search). With the
+context key ``tuning`` set (trials per heavy task, or ``'<N>s'`` seconds in all),
+:mod:`.tuning` first measures variants of those rules and MetaSchedule candidates for the
+heavy kernels, keeping the records in a database on disk; each kernel then gets its fastest
+record. On GPU the backend's dlight rules schedule everything.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +13,34 @@ import importlib
 
 import tvm
 
+from ...context import get_context
+from . import cpu_rules
+
+# Part of the compile-cache key: bump it whenever the schedules (or the lowering) change
+# the code generated for the same graph.
+SCHEDULE_VERSION = "cpu-rules-4"
+
+
+def schedule_key(target: tvm.target.Target) -> str:
+    """What besides the graph decides the compiled code: rules version and tuning budget."""
+    if target.kind.name != "llvm":
+        return SCHEDULE_VERSION
+    return f"{SCHEDULE_VERSION}/tuning={get_context('tuning')}"
+
 
 def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target) -> tuple[tvm.IRModule, float]:
     """Legalize and fuse, then schedule the kernels; returns (module, tuning seconds)."""
-    passes = _backend(target)
     with target:
-        mod = tvm.transform.Sequential(passes.legalize_passes(target))(mod)
-    return mod, 0.0
+        mod = tvm.transform.Sequential(_legalize_passes(target))(mod)
+    if target.kind.name != "llvm":
+        return mod, 0.0
+    tune_seconds = 0.0
+    tuning = get_context("tuning")
+    if tuning != "off":
+        from . import tuning as _tuning
+
+        mod, tune_seconds = _tuning.tune_and_apply(mod, target, tuning)
+    return cpu_rules.schedule_module(mod, target), tune_seconds
 
 
 def build_pipeline(target: tvm.target.Target) -> tvm.transform.Pass:
@@ -20,6 +48,32 @@ def build_pipeline(target: tvm.target.Target) -> tvm.transform.Pass:
     passes = _backend(target)
     return tvm.transform.Sequential(passes.dataflow_lower_passes(target)
                                     + passes.finalize_passes(target))
+
+
+def _legalize_passes(target: tvm.target.Target) -> list:
+    """The backend's legalize passes; on GPU its dlight rules are wrapped so that a rule
+    that raises on a kernel (TVM_NOTES pitfall 7) passes it on to the next one."""
+    passes = _backend(target).legalize_passes(target)
+    if target.kind.name != "cuda":
+        return passes
+    from tvm.s_tir import dlight as dl
+
+    rules = [dl.gpu.Matmul(), dl.gpu.GEMV(), dl.gpu.Reduction(), dl.gpu.GeneralReduction()]
+    kept = [p for p in passes if not isinstance(p, dl.ApplyDefaultSchedule)]
+    return kept + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())]
+
+
+class _Tolerant:
+    """A dlight rule that answers None (next rule) where the wrapped rule raises."""
+
+    def __init__(self, rule) -> None:
+        self.rule = rule
+
+    def apply(self, func, target, tunable):
+        try:
+            return self.rule.apply(func, target, tunable)
+        except Exception:
+            return None
 
 
 def _backend(target: tvm.target.Target):

@@ -1,0 +1,425 @@
+"""Default CPU schedules: deterministic rules for the legalized, fused PrimFuncs.
+
+No search, no measurement: each PrimFunc gets a schedule picked from its structure alone
+(measured defaults in :class:`Params`). On LeNet-5 they take the training step from ~31 ms
+(unscheduled) to ~1.4 ms at batch 32 on 2 cores.
+
+- A *contraction* (a reduction block ``C[s] += A[..] * B[..]``: matmul, conv2d,
+  conv2d_transpose, the TE weight gradient) gets a register-tiled loop nest ``S0 R S2``.
+  ``S2`` is a tile of output accumulators kept in registers: the innermost output axis
+  vectorized, other output axes unrolled, first those the vectorized operand does not
+  depend on (its vector loads are then reused). ``S0`` is fused and run in parallel.
+  Pure-copy producers (``pad_temp`` without padding, flipped weights) are inlined; padding
+  is computed per parallel iteration when that repeats no work, else once. Elementwise
+  consumers (bias, ReLU, the Momentum update) are computed per tile; without one the tile
+  accumulates in a small cache.
+- When the innermost output axis is short (a 5x5 kernel) and the innermost reduction axis
+  runs contiguously through both operands (weight gradients), that reduction axis is
+  vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
+- Small outputs with large reductions split the reduction across threads (``rfactor``).
+- Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
+  inlined into consumers, a few leading loops fused and parallel when the block does enough
+  work, a spatial innermost loop vectorized.
+
+A PrimFunc the rules cannot handle stays unscheduled (correct, slow); reshapes are left to
+``RewriteDataflowReshape``. :mod:`.tuning` measures variants of :class:`Params` and
+MetaSchedule candidates against these.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import tvm
+from tvm import tirx
+from tvm.relax.analysis import has_reshape_pattern
+from tvm.s_tir import Schedule
+
+from . import tir_analysis as ta
+
+logger = logging.getLogger(__name__)
+
+VECTOR = 16  # float32 lanes of an elementwise vector loop (LLVM splits it where narrower)
+PARALLEL_MIN_WORK = 1 << 15  # loop iterations below which a block stays serial
+
+
+@dataclass(frozen=True)
+class Params:
+    """The knobs of the rules; the defaults were measured on LeNet's kernels (2 cores,
+    AVX-512). :mod:`.tuning` measures variants of them per kernel."""
+
+    vector: int = 16  # float32 lanes per register (AVX-512); the register tile's vector width
+    register_vectors: int = 16  # accumulator vectors per register tile (32 AVX-512 registers)
+    unroll: int = 64  # pragma_auto_unroll_max_step on tiled loop nests
+    chunks_per_core: int = 8  # fuse outer loops until this many parallel chunks per core
+    lane_weights: int = 4  # lane reductions: tile of the weights-like operand's axis
+    lane_vectors: int = 20  # lane reductions: accumulator vectors per tile
+
+
+DEFAULT = Params()
+NARROW = Params(vector=8, register_vectors=8, lane_vectors=10)  # AVX2: 16 registers of 8
+
+
+def target_params(target: tvm.target.Target) -> Params:
+    from tvm.target import codegen
+
+    try:
+        wide = bool(codegen.target_has_features("avx512f", target))
+    except Exception:  # not an x86 LLVM target
+        wide = False
+    return DEFAULT if wide else NARROW
+
+
+def schedule_module(mod: tvm.IRModule, target: tvm.target.Target) -> tvm.IRModule:
+    """Schedule every unscheduled PrimFunc of ``mod`` (a new module; ``mod`` is unchanged)."""
+    cores = int(target.attrs.get("num-cores", 1) or 1)
+    params = target_params(target)
+    mod = mod.clone()
+    for gv, func in list(mod.functions.items()):
+        if not isinstance(func, tirx.PrimFunc) or func.attrs.get("tirx.is_scheduled", False):
+            continue
+        if has_reshape_pattern(func):  # left for RewriteDataflowReshape (a no-copy view)
+            continue
+        try:
+            scheduled = schedule_func(func, cores, params)
+        except Exception as error:  # a pattern these rules do not handle: keep it unscheduled
+            logger.debug("no default schedule for %s: %s", gv.name_hint, error)
+            continue
+        mod.update_func(gv, scheduled.with_attr("tirx.is_scheduled", True))
+    return mod
+
+
+def schedule_func(func: tirx.PrimFunc, cores: int, params: Params = DEFAULT) -> tirx.PrimFunc:
+    return schedule(tvm.IRModule({"main": func}), cores, params).mod["main"]
+
+
+def schedule(mod: tvm.IRModule, cores: int, params: Params = DEFAULT) -> Schedule:
+    """The rules' schedule of ``mod["main"]`` (its trace can be replayed and stored)."""
+    sch = Schedule(mod)
+    apply_rules(sch, cores, params)
+    return sch
+
+
+def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
+    anchor = _contraction(sch)
+    if anchor is not None:
+        _schedule_contraction(sch, anchor, cores, params)
+    else:
+        _inline_all(sch, keep=())
+    for block in ta.blocks(sch):
+        if not _is_scheduled(sch, block):
+            _schedule_simple(sch, block, cores, params)
+
+
+def _contraction(sch: Schedule):
+    """The heaviest block that reduces a product of two or more tensors, if any."""
+    best, best_work = None, 0
+    for block in ta.blocks(sch):
+        try:
+            axes = ta.axes(sch, block)
+        except ValueError:
+            continue
+        red = [e for k, e, _ in axes if k == "R"]
+        if not red or ta.work([a for a in axes if a[0] == "R"]) < 2:
+            continue
+        stmt = sch.get(block)
+        if stmt.init is None or len(stmt.writes) != 1 or len(ta.reads(sch, block)) < 2:
+            continue
+        if not ta.is_sum_of_products(stmt.body):
+            continue
+        if ta.work(axes) > best_work:
+            best, best_work = block, ta.work(axes)
+    return best
+
+
+def _is_scheduled(sch: Schedule, block) -> bool:
+    return any(sch.get(loop).kind != 0 or sch.get(loop).annotations
+               for loop in sch.get_loops(block))
+
+
+# -- transformations ------------------------------------------------------------------------
+
+
+def _inline_all(sch: Schedule, keep) -> None:
+    """Inline every spatial block that can be inlined, except the blocks in ``keep``."""
+    changed = True
+    while changed:
+        changed = False
+        for block in ta.blocks(sch):
+            if sch.get(block).name_hint in keep:
+                continue
+            try:
+                sch.compute_inline(block)
+                changed = True
+                break
+            except Exception:  # output blocks, reductions: not inlinable
+                continue
+
+
+def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
+    if extent <= lanes:
+        return extent
+    for f in (lanes, lanes // 2):
+        if extent % f == 0:
+            return f
+    return max(f for f in range(1, lanes + 1) if extent % f == 0)
+
+
+def _divisor_at_most(extent: int, bound: int) -> int:
+    return max(f for f in range(1, max(1, min(extent, bound)) + 1) if extent % f == 0)
+
+
+def _register_tile(sch: Schedule, block, axes, params: Params) -> list[int]:
+    """Innermost tile factor of every spatial axis (see the module docstring)."""
+    spatial = [(i, e, v) for i, (k, e, v) in enumerate(axes) if k == "S"]
+    tiles = {i: 1 for i, _, _ in spatial}
+    big = [s for s in spatial if s[1] > 1]
+    if not big:
+        return [tiles[i] for i, _, _ in spatial]
+    vi, ve, vv = big[-1]
+    tiles[vi] = _vector_factor(ve, params.vector)
+    budget = max(1, params.register_vectors // -(-tiles[vi] // params.vector))
+    vec_users = [used for _, used in ta.reads(sch, block) if vv in used]
+    others = [s for s in reversed(spatial) if s[0] != vi]
+    reuse = [s for s in others if not any(s[2] in used for used in vec_users)]
+    for i, e, _ in reuse + [s for s in others if s not in reuse]:
+        tiles[i] = _divisor_at_most(e, budget)
+        budget //= tiles[i]
+    return [tiles[i] for i, _, _ in spatial]
+
+
+def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> None:
+    name = sch.get(block).name_hint
+    padded, computed = _sort_producers(sch, block)
+    _inline_all(sch, keep={name} | {sch.get(p).name_hint for p in padded + computed})
+    block = sch.get_sblock(name)
+    axes = ta.axes(sch, block)
+    if _lane_reduction(sch, block, axes, params.vector):
+        _schedule_lanes(sch, block, axes, cores, padded, params)
+        return
+    s_tiles = _register_tile(sch, block, axes, params)
+    loops = sch.get_loops(block)
+    s_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "S"]
+    r_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "R"]
+    s0, s2 = [], []
+    for (lp, e), f in zip(s_loops, s_tiles):
+        outer, inner = sch.split(lp, [e // f, f])
+        s0.append(outer)
+        s2.append(inner)
+    r0, r1 = [lp for lp, _ in r_loops[:1]], [lp for lp, _ in r_loops[1:]]
+    if len(r_loops) == 1:  # a matmul: a short inner reduction to unroll with the tile
+        lp, e = r_loops[0]
+        r0, r1 = list(sch.split(lp, [None, _divisor_at_most(e, 8)]))
+        r0, r1 = [r0], [r1]
+    sch.reorder(*s0, *r0, *r1, *s2)
+    outer_work = 1
+    for (_, e), f in zip(s_loops, s_tiles):
+        outer_work *= e // f
+    consumers = sch.get_consumers(block)
+    if outer_work < 2 * cores and ta.work(axes) >= PARALLEL_MIN_WORK and not consumers:
+        block, s0, r0, s2 = _rfactor(sch, block, s0, r0, cores, params)
+    elif not consumers:
+        consumers = [sch.cache_write(block, 0, "global")]
+    for consumer in consumers:
+        sch.reverse_compute_at(consumer, s0[-1], preserve_unit_loops=True)
+    fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)
+    sch.annotate(fused, "pragma_auto_unroll_max_step", params.unroll)
+    sch.annotate(fused, "pragma_unroll_explicit", 1)
+    sch.vectorize(s2[-1])
+    init = sch.decompose_reduction(block, r0[0])
+    _vectorize_innermost(sch, init)
+    for consumer in consumers:
+        _vectorize_innermost(sch, consumer)
+
+
+def _lane_reduction(sch: Schedule, block, axes, lanes: int) -> bool:
+    """Vectorize the innermost reduction axis instead of a short innermost output axis?
+
+    Weight gradients have small outputs (a 5x5 kernel: 5 of 16 lanes) and long reductions
+    whose innermost axis runs contiguously through both operands."""
+    spatial = [e for k, e, _ in axes if k == "S" and e > 1]
+    kind, extent, var = axes[-1]
+    if kind != "R" or extent < lanes // 2 or not spatial or _vector_factor(spatial[-1], lanes) >= lanes // 2:
+        return False
+    for read in sch.get(block).reads:
+        if any(read.source.same_as(w.source) for w in sch.get(block).writes):
+            continue
+        coef, _ = tvm.sym.detect_linear_equation(read.region[-1].min, [var]) or (None, None)
+        if not isinstance(coef, tirx.IntImm) or int(coef) != 1:
+            return False
+    return True
+
+
+def _schedule_lanes(sch: Schedule, block, axes, cores: int, padded, params: Params) -> None:
+    """``S0 R S2 lane``: partial sums of the innermost reduction axis in vector lanes
+    (``rfactor``), a register tile of output positions, then a block summing the lanes."""
+    n_s = sum(1 for k, _, _ in axes if k == "S")
+    spatial = [(e, v) for k, e, v in axes if k == "S"]
+    tiles = _lane_tile(sch, block, spatial, params)
+    lanes = _vector_factor(axes[-1][1], params.vector)
+    _, lane = sch.split(sch.get_loops(block)[-1], [None, lanes])
+    final = block
+    block = sch.rfactor(lane, n_s)  # the partial sums, lanes innermost
+    loops = sch.get_loops(block)
+    s_loops, r_loops, lane = loops[:n_s], loops[n_s:-1], loops[-1]
+    s0, s2 = [], []
+    for lp, (e, _), f in zip(s_loops, spatial, tiles):
+        outer, inner = sch.split(lp, [e // f, f])
+        s0.append(outer)
+        s2.append(inner)
+    sch.reorder(*s0, *r_loops, *s2, lane)
+    cache = sch.cache_write(block, 0, "global")
+    sch.reverse_compute_at(cache, s0[-1], preserve_unit_loops=True)
+    fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)
+    sch.annotate(fused, "pragma_auto_unroll_max_step", params.unroll)
+    sch.annotate(fused, "pragma_unroll_explicit", 1)
+    sch.vectorize(lane)
+    init = sch.decompose_reduction(block, r_loops[0])
+    sch.vectorize(sch.get_loops(init)[-1])
+    sch.vectorize(sch.get_loops(cache)[-1])
+    _schedule_simple(sch, final, cores, params)
+
+
+def _lane_tile(sch: Schedule, block, spatial, params: Params) -> list[int]:
+    """Register tile of a lane reduction: up to ``lane_weights`` positions along the operand
+    with the fewest output axes (the weights-like one) times what fits along the other, at
+    most ``lane_vectors`` accumulators (each one vector of lanes)."""
+    reads = sorted((used for _, used in ta.reads(sch, block)), key=len)
+    small = reads[0] if reads else set()
+    tiles = [1] * len(spatial)
+    order = list(reversed(range(len(spatial))))
+    side_b = [i for i in order if spatial[i][1] in small and spatial[i][0] > 1]
+    side_a = [i for i in order if spatial[i][1] not in small and spatial[i][0] > 1]
+    budget = params.lane_vectors
+    if side_b:
+        tiles[side_b[0]] = _divisor_at_most(spatial[side_b[0]][0], params.lane_weights)
+        budget //= tiles[side_b[0]]
+    if side_a:
+        tiles[side_a[0]] = _divisor_at_most(spatial[side_a[0]][0], budget)
+    return tiles
+
+
+def _sort_producers(sch: Schedule, block) -> tuple[list, list]:
+    """The contraction's producers that are not inlined into its inner loop: padding (kept,
+    with its own producers inlined into it) and real computations (materialized once);
+    plain copies (transposes, flips, casts) are left to inline."""
+    padded, computed = [], []
+    for producer in sch.get_producers(block):
+        if ta.is_padding(sch, producer):
+            _inline_all_into(sch, producer)
+            padded.append(producer)
+        elif not ta.is_copy(sch.get(producer).body):
+            computed.append(producer)
+    return padded, computed
+
+
+def _inline_all_into(sch: Schedule, block) -> None:
+    for producer in sch.get_producers(block):
+        try:
+            sch.compute_inline(producer)
+        except Exception:
+            continue
+
+
+def _rfactor(sch: Schedule, block, s0, r0, cores: int, params: Params):
+    """Split the outer reduction across threads; a final serial block sums the parts."""
+    n_s = len(s0)
+    extent = int(sch.get(r0[0]).extent)
+    parts = _divisor_at_most(extent, 4 * cores)
+    if parts < 2:
+        loops = sch.get_loops(block)
+        return block, s0, r0, loops[len(loops) - n_s:]
+    outer, _ = sch.split(r0[0], [parts, None])
+    sch.reorder(outer, *s0)
+    partial = sch.rfactor(outer, 0)
+    _schedule_simple(sch, block, cores, params)
+    loops = sch.get_loops(partial)
+    return partial, loops[:1 + n_s], [loops[1 + n_s]], loops[len(loops) - n_s:]
+
+
+def _parallelize(sch: Schedule, block, s0, want_chunks: int, work: int, padded=()):
+    """Fuse leading outer loops until there are ``want_chunks`` chunks (parallel if worth it),
+    and compute the padding producers inside it where that repeats no work."""
+    n, chunks = 0, 1
+    for loop in s0:
+        n += 1
+        chunks *= int(sch.get(loop).extent)
+        if chunks >= want_chunks:
+            break
+    inside = [pad for pad in padded if _partitions(sch, block, s0[:n], pad)]
+    fused = sch.fuse(*s0[:n]) if n > 1 else s0[0]
+    if work >= PARALLEL_MIN_WORK and chunks > 1:
+        sch.parallel(fused)
+    for pad in inside:
+        sch.compute_at(pad, fused, preserve_unit_loops=True)
+        _vectorize_innermost(sch, pad)
+    return fused
+
+
+def _partitions(sch: Schedule, block, loops, producer) -> bool:
+    """Does every loop in ``loops`` (extent > 1) select its own part of what ``block`` reads
+    from ``producer``? Then computing the producer per iteration repeats nothing."""
+    realize = sch.get(sch.get_loops(block)[-1]).body
+    buffer = sch.get(producer).writes[0].source
+    used: set = set()
+    for source, vars_ in ta.reads(sch, block):
+        if source.same_as(buffer):
+            used |= vars_
+    for loop in loops:
+        stmt = sch.get(loop)
+        if int(stmt.extent) == 1:
+            continue
+        bound = [iv.var for iv, value in zip(realize.block.iter_vars, realize.iter_values)
+                 if any(stmt.loop_var.same_as(v) for v in ta.vars_in([value]))]
+        if not any(b.same_as(u) for b in bound for u in used):
+            return False
+    return True
+
+
+def _vectorize_innermost(sch: Schedule, block) -> None:
+    loops = sch.get_loops(block)
+    kinds = ta.loop_kinds(sch, loops)
+    if not loops or kinds is None or kinds[-1] != "S":
+        return
+    extent = sch.get(loops[-1]).extent
+    if not isinstance(extent, tirx.IntImm) or int(extent) < 2:
+        return
+    e = int(extent)
+    if e > 64:
+        _, inner = sch.split(loops[-1], [None, _vector_factor(e)])
+        sch.vectorize(inner)
+    else:
+        sch.vectorize(loops[-1])
+
+
+def _schedule_simple(sch: Schedule, block, cores: int, params: Params = DEFAULT) -> None:
+    """Parallel over a few fused leading spatial loops; vectorize a spatial innermost loop."""
+    loops = sch.get_loops(block)
+    kinds = ta.loop_kinds(sch, loops)
+    if not loops or kinds is None:
+        return
+    extents = [int(sch.get(lp).extent) for lp in loops]
+    work = 1
+    for e in extents:
+        work *= e
+    lead = next((i for i, k in enumerate(kinds) if k != "S"), len(kinds))
+    if lead == len(kinds) and extents[-1] > 1:
+        _vectorize_innermost(sch, block)
+        lead -= 1
+    n, chunks = 0, 1
+    for e in extents[:lead]:
+        n += 1
+        chunks *= e
+        if chunks >= params.chunks_per_core * cores:
+            break
+    if n == 0:
+        return
+    outer = sch.fuse(*loops[:n]) if n > 1 else loops[0]
+    if work >= PARALLEL_MIN_WORK and chunks > 1:
+        sch.parallel(outer)
+    else:
+        sch.annotate(outer, "pragma_auto_unroll_max_step", 16)
+        sch.annotate(outer, "pragma_unroll_explicit", 1)
+
+

@@ -1,0 +1,98 @@
+"""Small structural queries on TIR blocks for the CPU schedule rules (:mod:`.cpu_rules`)."""
+
+from __future__ import annotations
+
+import tvm
+import tvm_ffi
+from tvm import tirx
+from tvm.s_tir import Schedule
+
+
+def blocks(sch: Schedule) -> list:
+    """The blocks directly under the root block (legalized PrimFuncs are flat)."""
+    return list(sch.get_child_blocks(sch.get_sblock("root")))
+
+
+def axes(sch: Schedule, block) -> list[tuple[str, int, tirx.Var]]:
+    """(kind 'S'|'R', extent, iter var) of each block iterator, in loop order."""
+    out = []
+    for iv in sch.get(block).iter_vars:
+        kind = {0: "S", 2: "R"}.get(int(iv.iter_type))
+        if kind is None or not isinstance(iv.dom.extent, tirx.IntImm):
+            raise ValueError("unsupported iterator")
+        out.append((kind, int(iv.dom.extent), iv.var))
+    return out
+
+
+def vars_in(exprs) -> set:
+    """Every variable the expressions use."""
+    found: set = set()
+    for e in exprs:
+        tvm_ffi.structural_walk(e, (tirx.Var, found.add), order="post")
+    return found
+
+
+def reads(sch: Schedule, block) -> list[tuple[object, set]]:
+    """(buffer, iter vars its index uses) for each read buffer other than the output."""
+    stmt = sch.get(block)
+    out = []
+    for r in stmt.reads:
+        if any(r.source.same_as(w.source) for w in stmt.writes):
+            continue
+        out.append((r.source, vars_in([rg.min for rg in r.region])))
+    return out
+
+
+def work(iterators) -> int:
+    """The product of the extents of ``(kind, extent, var)`` iterators."""
+    n = 1
+    for _, e, _ in iterators:
+        n *= e
+    return n
+
+
+def is_sum_of_products(body) -> bool:
+    """``C[i] = C[i] + x * y`` (either operand order, casts allowed)."""
+    if not isinstance(body, tirx.BufferStore) or not isinstance(body.value, tirx.Add):
+        return False
+    terms = [body.value.a, body.value.b]
+    terms = [t.value if isinstance(t, tirx.Cast) else t for t in terms]
+    own = [t for t in terms if isinstance(t, tvm.ir.expr.TensorLoad) and t.source.same_as(body.buffer)]
+    return len(own) == 1 and any(isinstance(t, tirx.Mul) for t in terms)
+
+
+def contains(stmt, kinds: tuple) -> bool:
+    found = []
+    tvm_ffi.structural_walk(stmt, (kinds, found.append), order="post")
+    return bool(found)
+
+
+def is_padding(sch: Schedule, block) -> bool:
+    """A spatial block whose value is conditional (``if_then_else``/``Select``): padding."""
+    body = sch.get(block).body
+    if contains(body, (tirx.Select,)):
+        return True
+    calls = []
+    tvm_ffi.structural_walk(body, (tvm.ir.Call, calls.append), order="post")
+    return any(getattr(c.op, "name", "").endswith("if_then_else") for c in calls)
+
+
+def is_copy(body) -> bool:
+    """A plain copy (transpose, flip, cast): ``B[f(i)] = A[g(i)]``."""
+    if not isinstance(body, tirx.BufferStore):
+        return False
+    value = body.value.value if isinstance(body.value, tirx.Cast) else body.value
+    return isinstance(value, tvm.ir.expr.TensorLoad)
+
+
+def loop_kinds(sch: Schedule, loops) -> list[str] | None:
+    """'R' for each loop that binds a reduction iterator of the block under it, else 'S'."""
+    if not loops:
+        return []
+    realize = sch.get(loops[-1]).body
+    if not hasattr(realize, "iter_values"):
+        return None
+    reduce_vars = vars_in([value for iv, value in zip(realize.block.iter_vars, realize.iter_values)
+                           if int(iv.iter_type) == 2])
+    return ["R" if any(sch.get(lp).loop_var.same_as(v) for v in reduce_vars) else "S"
+            for lp in loops]

@@ -1,0 +1,171 @@
+"""The `train` CLI end to end on real data (small limits): runs logged to MLflow,
+compare, eval, ir, resume, and exit codes for bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from trainer.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+SMOKE = ROOT / "experiments" / "smoke.yaml"
+needs_data = pytest.mark.skipif(
+    not (os.environ.get("TRAIN_DATA_DIR") and
+         (Path(os.environ.get("TRAIN_DATA_DIR", "")) / "mnist-10k").is_dir()),
+    reason="TRAIN_DATA_DIR with mnist-10k/ is not set (point it at shared/datasets)")
+SMALL = ["dataset.limit=320", "dataset.test_limit=200", "train.log_every=2", "train.epochs=1",
+         "checkpoint.save_steps=4"]
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    return tmp_path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def uri() -> str:
+    return f"sqlite:///{Path.cwd() / 'mlflow.db'}"  # the default store: mlflow.db in the cwd
+
+
+def search(experiment: str = "twinmode-smoke"):
+    import mlflow
+
+    mlflow.set_tracking_uri(uri())
+    return mlflow.search_runs(experiment_names=[experiment])
+
+
+@needs_data
+@pytest.mark.parametrize("mode", ["graph", "pynative"])
+def test_run_logs_params_metrics_and_artifacts(workdir, mode):
+    result = invoke("run", SMOKE, "--mode", mode, "--quiet", *SMALL)
+    assert result.exit_code == 0, result.output
+    assert f"smoke [{mode}]: test accuracy" in result.output
+    runs = search()
+    assert len(runs) == 1
+    run = runs.iloc[0]
+    assert run["tags.mode"] == mode and run["params.dataset.limit"] == "320"
+    assert run["params.optimizer.learning_rate"] == "0.05" and run["status"] == "FINISHED"
+    for metric in ("train_loss", "test_accuracy", "epoch_seconds", "ms_per_step",
+                   "samples_per_second", "final_test_accuracy"):
+        assert run[f"metrics.{metric}"] == run[f"metrics.{metric}"], metric  # not NaN
+    if mode == "graph":
+        assert run["metrics.first_compile_seconds"] > 0
+    import mlflow
+
+    client = mlflow.MlflowClient(uri())
+    artifacts = {a.path for a in client.list_artifacts(run["run_id"])}
+    assert {"config.yaml", "checkpoints"} <= artifacts
+    history = client.get_metric_history(run["run_id"], "train_loss")
+    assert [m.step for m in history] == sorted(m.step for m in history) and len(history) >= 2
+
+
+@needs_data
+def test_compare_creates_parent_two_children_and_figure(workdir):
+    result = invoke("compare", SMOKE, *SMALL)
+    assert result.exit_code == 0, result.output
+    assert "graph" in result.output and "pynative" in result.output and "parity:" in result.output
+    runs = search()
+    parents = runs[runs["tags.mlflow.parentRunId"].isna()]
+    children = runs[runs["tags.mlflow.parentRunId"].notna()]
+    assert len(parents) == 1 and len(children) == 2
+    assert set(children["tags.mode"]) == {"graph", "pynative"}
+    assert (children["tags.mlflow.parentRunId"] == parents.iloc[0]["run_id"]).all()
+    parent = parents.iloc[0]
+    assert parent["metrics.parity_max_rel_loss_diff"] < 1e-3  # 10 steps from one seed
+    import mlflow
+
+    artifacts = {a.path for a in mlflow.MlflowClient(uri()).list_artifacts(parent["run_id"])}
+    assert {"compare.png", "compare.txt"} <= artifacts
+
+
+@needs_data
+def test_resume_last_continues_the_latest_run(workdir):
+    assert invoke("run", SMOKE, "--quiet", "--mode", "pynative", *SMALL).exit_code == 0
+    result = invoke("run", SMOKE, "--quiet", "--mode", "pynative", "--resume", "last", *SMALL[:-2],
+                    "train.epochs=2", "checkpoint.save_steps=4")
+    assert result.exit_code == 0, result.output
+    resumed = search().sort_values("start_time").iloc[-1]
+    assert resumed["tags.resumed_from"] == "last"
+    import mlflow
+
+    history = mlflow.MlflowClient(uri()).get_metric_history(resumed["run_id"], "epoch")
+    assert [int(m.value) for m in history] == [2]  # only the second epoch was trained
+
+
+@needs_data
+def test_eval_and_ir_commands(workdir):
+    assert invoke("run", SMOKE, "--quiet", "--mode", "pynative", *SMALL).exit_code == 0
+    ckpt = sorted((workdir / "checkpoints" / "smoke").glob("*.ckpt"))[-1]
+    result = invoke("eval", SMOKE, "--checkpoint", ckpt, *SMALL)
+    assert result.exit_code == 0 and "accuracy" in result.output
+    result = invoke("ir", SMOKE, "--out", workdir / "irdump")
+    assert result.exit_code == 0, result.output
+    out = workdir / "irdump" / "TrainOneStepCell"
+    assert (out / "00_trace.ir").is_file() and (out / "20_kernels.ll").is_file()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", SMOKE, "train.epochs=abc"], "'train.epochs' must be an integer"),
+    (["run", SMOKE, "optimzer.learning_rate=1"], "did you mean 'optimizer'"),
+    (["run", "missing.yaml"], "experiment file not found"),
+    (["compare", SMOKE, "--modes", "graph,fast"], "unknown mode(s) fast"),
+    (["eval", SMOKE, "--checkpoint", "nope.ckpt"], "does not exist"),
+])
+def test_bad_input_exits_2_with_one_line(workdir, args, message):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_bad_yaml_file_exits_2(workdir):
+    bad = workdir / "bad.yaml"
+    bad.write_text("name: x\ntrain:\n  epohcs: 3\n")
+    result = CliRunner().invoke(app, ["run", str(bad)])
+    assert result.exit_code == 2
+    assert f"{bad}:3: unknown key 'train.epohcs' (did you mean 'train.epochs'?)" in result.output
+
+
+def test_console_script_help_and_usage_error():
+    train = Path(sys.executable).with_name("train")
+    assert train.is_file(), "the `train` console script is installed by pip install -e ."
+    out = subprocess.run([str(train), "--help"], capture_output=True, text=True)
+    assert out.returncode == 0
+    for command in ("run", "compare", "eval", "ir", "ui"):
+        assert command in out.stdout
+    out = subprocess.run([str(train), "run", str(SMOKE), "--mode", "fast"], capture_output=True,
+                         text=True)
+    assert out.returncode == 2
+
+
+def test_print_config_shows_resolved_values(workdir):
+    result = invoke("run", SMOKE, "--print-config", "train.epochs=7", "--mode", "pynative")
+    assert result.exit_code == 0
+    assert "epochs: 7" in result.output and "mode: pynative" in result.output
+
+
+@needs_data
+def test_unreachable_tracking_store_warns_and_keeps_metrics_locally(workdir, monkeypatch):
+    import json
+
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
+    with pytest.warns(UserWarning, match="unreachable"):
+        result = invoke("run", SMOKE, "--quiet", "--mode", "pynative", *SMALL)
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for f in (workdir / "mlruns-offline").glob("*.jsonl")
+               for line in f.read_text().splitlines()]
+    kinds = {r["kind"] for r in records}
+    assert {"params", "tags", "metrics", "end"} <= kinds
+    losses = [m for r in records if r["kind"] == "metrics" for m in r["data"] if m[0] == "train_loss"]
+    assert len(losses) == 5  # every log_every=2 of the 10 steps, none lost

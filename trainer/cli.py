@@ -1,0 +1,175 @@
+"""The ``train`` command line: run, compare, eval, ir and ui over YAML experiments.
+
+Exit codes: 0 success, 1 training failure, 2 bad input (config, flags, files), 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+    help="Train YAML-described experiments with twinmode (graph or PyNative mode); runs are "
+         "logged to MLflow (sqlite:///mlflow.db here unless MLFLOW_TRACKING_URI or the YAML "
+         "says otherwise; see `train ui`).",
+    epilog="Examples: train run experiments/lenet.yaml --mode pynative train.epochs=1 | "
+           "train compare experiments/smoke.yaml | train run experiments/lenet.yaml --resume last. "
+           "Exit codes: 0 success, 1 training failure, 2 bad input, 130 interrupted.")
+
+
+class Mode(StrEnum):
+    graph = "graph"
+    pynative = "pynative"
+
+
+class Device(StrEnum):
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+FileArg = Annotated[Path, typer.Argument(help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
+Overrides = Annotated[list[str] | None, typer.Argument(
+    help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
+
+
+def _fail(message: str, code: int) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _load(file: Path, overrides: list[str] | None, **forced: str | None):
+    from .config import ConfigError, load_config
+
+    extra = [f"{k}={v}" for k, v in forced.items() if v is not None]
+    try:
+        return load_config(file, list(overrides or []) + extra)
+    except ConfigError as error:
+        _fail(str(error), 2)
+
+
+def _guarded(action):
+    """Run ``action`` mapping bad input to exit 2 and training failures to exit 1."""
+    from datasets import DatasetError
+    from framework.serialization import CheckpointError
+
+    from .loop import TrainingInterrupted
+
+    try:
+        return action()
+    except TrainingInterrupted:
+        raise
+    except (DatasetError, CheckpointError, FileNotFoundError, IsADirectoryError) as error:
+        _fail(str(error), 2)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as error:  # noqa: BLE001 - any other failure is a training failure
+        _fail(f"training failed: {type(error).__name__}: {error}", 1)
+
+
+@app.command()
+def run(
+    file: FileArg,
+    overrides: Overrides = None,
+    mode: Annotated[Mode | None, typer.Option(help="Execution mode (default: the file's `mode`).")] = None,
+    device: Annotated[Device | None, typer.Option(help="cpu or cuda (default: the file's).")] = None,
+    resume: Annotated[str | None, typer.Option(
+        help="Checkpoint to continue from: a .ckpt path, or `last` for this experiment's newest.")] = None,
+    print_config: Annotated[bool, typer.Option(
+        "--print-config", help="Show the resolved config and exit.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar or loss lines.")] = False,
+) -> None:
+    """Train and evaluate one experiment; logs the run to MLflow."""
+    config = _load(file, overrides, mode=mode.value if mode else None,
+                   device=device.value if device else None)
+    if print_config:
+        typer.echo(yaml.safe_dump(config.to_dict(), sort_keys=False).rstrip())
+        return
+    from .experiment import run_experiment
+
+    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet))
+    compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
+    typer.echo(f"{config.name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
+               f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
+               f"{result.ms_per_step:.2f} ms/step{compile_s}; MLflow run {result.run_id}")
+
+
+@app.command()
+def compare(
+    file: FileArg,
+    overrides: Overrides = None,
+    modes: Annotated[str, typer.Option(help="Comma-separated modes to run from the same seed.")] =
+    "graph,pynative",
+) -> None:
+    """Run each mode from the same seed as nested MLflow runs and print a comparison table."""
+    config = _load(file, overrides)
+    names = [m.strip() for m in modes.split(",") if m.strip()]
+    bad = [m for m in names if m not in ("graph", "pynative")]
+    if bad or not names:
+        _fail(f"--modes: unknown mode(s) {', '.join(bad) or '(none)'}; use graph,pynative", 2)
+    from .compare import compare_modes
+
+    report = _guarded(lambda: compare_modes(config, names))
+    typer.echo(report)
+
+
+@app.command("eval")
+def eval_(
+    file: FileArg,
+    checkpoint: Annotated[Path, typer.Option(help="Checkpoint file to evaluate.")],
+    overrides: Overrides = None,
+    mode: Annotated[Mode | None, typer.Option(help="Execution mode for evaluation.")] = None,
+) -> None:
+    """Evaluate a checkpoint on the experiment's test set."""
+    config = _load(file, overrides, mode=mode.value if mode else None)
+    from .experiment import evaluate
+
+    metrics = _guarded(lambda: evaluate(config, checkpoint))
+    typer.echo("  ".join(f"{k} {v:.4f}" for k, v in sorted(metrics.items())))
+
+
+@app.command()
+def ir(
+    file: FileArg,
+    overrides: Overrides = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Folder for the IR artifacts (default: ir/<name>).")] = None,
+    device: Annotated[Device | None, typer.Option(
+        help="cpu or cuda (CUDA code is generated without a GPU).")] = None,
+) -> None:
+    """Trace and compile the graph-mode train step and write its IR artifacts; no training."""
+    config = _load(file, overrides, device=device.value if device else None)
+    from .experiment import dump_ir
+
+    target = str(out or config.ir_dir)
+    summary = _guarded(lambda: dump_ir(config, target))
+    typer.echo(f"IR artifacts in {target}/{summary['function']}: {summary['nodes_optimized']} nodes, "
+               f"compiled in {summary['compile_seconds']:.1f} s")
+
+
+@app.command()
+def ui(
+    port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,
+    tracking_uri: Annotated[str | None, typer.Option(help="Tracking store (default: as `run` uses).")] = None,
+) -> None:
+    """Start the MLflow UI on the configured tracking store."""
+    from .mlflow_logger import tracking_uri as default_uri
+
+    uri = tracking_uri or default_uri()
+    typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}")
+    os.execvp(sys.executable, [sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri,
+                               "--port", str(port)])
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""Run an experiment described by an ExperimentConfig: data, model, Model.fit, MLflow.
+
+The CLI is a thin layer over ``run_experiment``, ``compare_modes`` and ``evaluate``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+import datasets
+import framework as ms
+from framework import nn
+
+from .callbacks import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar
+from .config import ExperimentConfig
+from .context import RunContext
+from .model import Model
+from .models import build_model
+
+_OPTIMIZERS = {"momentum": nn.Momentum, "sgd": nn.SGD, "adam": nn.Adam}
+_MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
+
+
+def transforms_for(config: ExperimentConfig) -> list[Any]:
+    d = config.dataset
+    spec: list[Any] = []
+    if d.resize:
+        spec.append({"resize": [d.resize, d.resize]})
+    spec.append({"rescale": [1 / 255, 0.0]})
+    if d.normalize:
+        spec.append({"normalize": list(d.normalize)})
+    return spec + ["hwc2chw", {"type_cast": "float32"}]
+
+
+def loaders(config: ExperimentConfig) -> tuple[Any, Any]:
+    d = config.dataset
+    spec = transforms_for(config)
+    train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
+                                 shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)
+    test = datasets.make_loader(d.name, split="test", root=d.root, batch_size=max(d.batch_size, 256),
+                                shuffle=False, drop_remainder=False, limit=d.test_limit,
+                                transforms=spec)
+    return train, test
+
+
+def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
+    """Network, loss and optimizer from the config (parameters drawn from ``seed``)."""
+    ms.set_seed(config.seed)
+    net = build_model(config.model.name, num_classes=config.model.num_classes,
+                      num_channel=config.model.num_channel)
+    if config.loss.name == "cross_entropy":
+        loss = nn.CrossEntropyLoss(reduction=config.loss.reduction)
+    else:
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=config.loss.reduction)
+    o = config.optimizer
+    params = net.trainable_params()
+    if o.name == "adam":
+        opt = nn.Adam(params, o.learning_rate, weight_decay=o.weight_decay)
+    elif o.name == "sgd":
+        opt = nn.SGD(params, o.learning_rate, momentum=o.momentum, weight_decay=o.weight_decay)
+    else:
+        opt = nn.Momentum(params, o.learning_rate, o.momentum, weight_decay=o.weight_decay)
+    model = Model(net, loss, opt, metrics={"accuracy", "loss"}, config=config.to_dict())
+    return model, net
+
+
+class StepRecorder(Callback):
+    """Per-step loss and run time (compilation excluded), for tables and figures."""
+
+    def __init__(self) -> None:
+        self.steps: list[int] = []
+        self.losses: list[float] = []
+        self.seconds: list[float] = []
+
+    def on_train_step_end(self, ctx: RunContext) -> None:
+        self.steps.append(ctx.global_step)
+        self.losses.append(float(ctx.loss) if ctx.loss is not None else float("nan"))
+        self.seconds.append(ctx.timings.step_seconds)
+
+
+@dataclass
+class RunResult:
+    mode: str
+    steps: list[int] = field(default_factory=list)
+    losses: list[float] = field(default_factory=list)
+    step_seconds: list[float] = field(default_factory=list)
+    compile_seconds: float | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    seconds: float = 0.0
+    batch_size: int = 0
+    run_id: str | None = None
+    checkpoint: str | None = None
+
+    @property
+    def ms_per_step(self) -> float:
+        timed = self.step_seconds[1:] or self.step_seconds  # the first step warms caches
+        return float(np.median(timed)) * 1000 if timed else float("nan")
+
+    @property
+    def samples_per_second(self) -> float:
+        return self.batch_size / self.ms_per_step * 1000 if self.step_seconds else float("nan")
+
+
+def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
+    ms.set_context(mode=_MODES[mode], device_target="GPU" if config.device == "cuda" else "CPU",
+                   tuning=config.graph.tuning, save_graphs=bool(ir_dir),
+                   save_graphs_path=ir_dir or ".")
+
+
+def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet: bool = False,
+                   checkpoint_dir: str | None = None, parent_run_id: str | None = None,
+                   run_name: str | None = None, log: bool = True) -> RunResult:
+    """Train and evaluate ``config`` in ``config.mode``; log the run to MLflow."""
+    from .mlflow_logger import MLflowLogger, MLflowRun, git_commit, tracking_uri, versions
+
+    mode = config.mode
+    ckpt_dir = checkpoint_dir or config.checkpoint_dir
+    ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
+    _context(config, mode, ir_dir)
+    train, test = loaders(config)
+    model, _ = build_model_for(config)
+    recorder = StepRecorder()
+    c = config.checkpoint
+    ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
+        save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
+        keep_checkpoint_max=c.keep_max))
+    callbacks: list[Callback] = [recorder, ckpt]
+    if not quiet:
+        callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
+    run = None
+    if log:
+        run = MLflowRun(tracking_uri(config.mlflow.tracking_uri), config.mlflow.experiment,
+                        run_name or config.mlflow.run_name or f"{config.name}-{mode}",
+                        parent_run_id=parent_run_id)
+        run.log_params(config.flat())
+        run.set_tags({"mode": mode, "device": config.device, "git_commit": git_commit(),
+                      "experiment": config.name, "config_hash": config.hash(), **versions(),
+                      **({"resumed_from": resume} if resume else {})})
+        run.log_text(yaml.safe_dump(config.to_dict(), sort_keys=False), "config.yaml")
+        artifacts = [(ckpt_dir, "checkpoints")] + ([(ir_dir, "ir")] if ir_dir else [])
+        callbacks.append(MLflowLogger(run, config.train.log_every, config.dataset.batch_size,
+                                      artifacts))
+    start = time.perf_counter()
+    status = "FAILED"
+    try:
+        ctx = model.fit(config.train.epochs, train, test, valid_frequency=config.train.eval_every,
+                        callbacks=callbacks, resume_from=resume)
+        metrics = model.eval(test)
+        result = RunResult(mode, recorder.steps, recorder.losses, recorder.seconds,
+                           ctx.timings.first_compile_seconds, dict(metrics),
+                           time.perf_counter() - start, config.dataset.batch_size,
+                           run.run_id if run else None, ctx.latest_checkpoint)
+        if run is not None:
+            _log_final(run, result)
+        status = "FINISHED"
+    except KeyboardInterrupt:
+        status = "KILLED"
+        raise
+    finally:
+        if run is not None:
+            run.end(status)
+    return result
+
+
+def _log_final(run: Any, result: RunResult) -> None:
+    step = result.steps[-1] if result.steps else 0
+    values = {"final_test_accuracy": result.metrics.get("accuracy"),
+              "final_test_loss": result.metrics.get("loss"), "median_ms_per_step": result.ms_per_step,
+              "samples_per_second": result.samples_per_second,
+              "compile_seconds_total": result.compile_seconds}
+    for key, value in values.items():
+        if value is not None:
+            run.log_metric(key, value, step)
+
+
+def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, float]:
+    """Test-set metrics of the network in ``checkpoint`` (any mode's checkpoint)."""
+    from framework.serialization import read_arrays
+
+    _context(config, config.mode, None)
+    _, test = loaders(config)
+    model, net = build_model_for(config)
+    arrays, _ = read_arrays(checkpoint)
+    ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)
+    return model.eval(test)
+
+
+def dump_ir(config: ExperimentConfig, out: str) -> dict[str, Any]:
+    """Trace and compile the graph-mode train step into ``out`` without training or data."""
+    from .step import CompiledStep
+
+    _context(config, "graph", out)
+    model, _ = build_model_for(config)
+    d, m = config.dataset, config.model
+    size = d.resize or 28
+    x = np.zeros((d.batch_size, m.num_channel, size, size), np.float32)
+    y = np.zeros((d.batch_size,), np.int32)
+    model.train_network.set_train(True)  # the flags a training run compiles with
+    step = CompiledStep(model.train_network)
+    summary = step.function.compile(ms.Tensor(x), ms.Tensor(y), load=False)
+    ms.set_context(save_graphs=False)
+    return summary
