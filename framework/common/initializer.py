@@ -93,32 +93,34 @@ class Uniform(Initializer):
         return _seed.generator().uniform(-self.scale, self.scale, shape)
 
 
-class HeUniform(Initializer):
-    """Kaiming uniform: bound = gain * sqrt(3 / fan)."""
+class _Kaiming(Initializer):
+    """Shared by HeUniform/HeNormal: ``scale() = gain / sqrt(fan)`` of the chosen fan."""
 
     def __init__(self, negative_slope: float = 0, mode: str = "fan_in",
                  nonlinearity: str = "leaky_relu") -> None:
+        if mode not in ("fan_in", "fan_out"):
+            raise ValueError(f"{type(self).__name__}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
         self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
 
-    def sample(self, shape):
+    def scale(self, shape: tuple[int, ...]) -> float:
         fan_in, fan_out = _fans(shape)
         fan = fan_in if self.mode == "fan_in" else fan_out
-        bound = _gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fan)
+        return _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
+
+
+class HeUniform(_Kaiming):
+    """Kaiming uniform: bound = gain * sqrt(3 / fan)."""
+
+    def sample(self, shape):
+        bound = self.scale(shape) * math.sqrt(3.0)
         return _seed.generator().uniform(-bound, bound, shape)
 
 
-class HeNormal(Initializer):
+class HeNormal(_Kaiming):
     """Kaiming normal: std = gain / sqrt(fan)."""
 
-    def __init__(self, negative_slope: float = 0, mode: str = "fan_in",
-                 nonlinearity: str = "leaky_relu") -> None:
-        self.negative_slope, self.mode, self.nonlinearity = negative_slope, mode, nonlinearity
-
     def sample(self, shape):
-        fan_in, fan_out = _fans(shape)
-        fan = fan_in if self.mode == "fan_in" else fan_out
-        std = _gain(self.nonlinearity, self.negative_slope) / math.sqrt(fan)
-        return _seed.generator().normal(0.0, std, shape)
+        return _seed.generator().normal(0.0, self.scale(shape), shape)
 
 
 class XavierUniform(Initializer):

@@ -66,7 +66,9 @@ class BiasAdd(Primitive):
         return dout, reduce_sum(dout, axes) if needs[1] else None
 
 
-class Softmax(Primitive):
+class _AlongAxis(Primitive, abstract=True):
+    """A float op normalizing along ``axis`` (Softmax, LogSoftmax)."""
+
     def __init__(self, axis: int = -1) -> None:
         super().__init__(axis=int(axis))
 
@@ -74,6 +76,8 @@ class Softmax(Primitive):
         normalize_axis(self.axis, len(x.shape))
         return Spec(tuple(x.shape), float_dtype(x.dtype))
 
+
+class Softmax(_AlongAxis):
     def kernel(self, x):
         e = np.exp(x - np.max(x, axis=self.axis, keepdims=True))
         return e / np.sum(e, axis=self.axis, keepdims=True)
@@ -83,14 +87,7 @@ class Softmax(Primitive):
         return (mul(out, sub(dout, inner)),)
 
 
-class LogSoftmax(Primitive):
-    def __init__(self, axis: int = -1) -> None:
-        super().__init__(axis=int(axis))
-
-    def infer(self, x: Any) -> Spec:
-        normalize_axis(self.axis, len(x.shape))
-        return Spec(tuple(x.shape), float_dtype(x.dtype))
-
+class LogSoftmax(_AlongAxis):
     def kernel(self, x):
         shifted = x - np.max(x, axis=self.axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))

@@ -39,10 +39,13 @@ class _Pool(Primitive, abstract=True):
         _, ho, wo = self.geometry(tuple(x.shape))
         return Spec((x.shape[0], x.shape[1], ho, wo), float_dtype(x.dtype))
 
-    def tiles(self, shape) -> bool:
-        """Non-overlapping windows that tile the input exactly (a reshape suffices)."""
+    def tiled(self, x: np.ndarray) -> np.ndarray | None:
+        """(N, C, Ho, kh, Wo, kw) view when unpadded windows tile the input exactly, else None."""
         (kh, kw), (sh, sw) = self.kernel_size, self.strides
-        return (kh, kw) == (sh, sw) and shape[2] % kh == 0 and shape[3] % kw == 0
+        n, c, h, w = x.shape
+        if self.pad_mode != "valid" or (kh, kw) != (sh, sw) or h % kh or w % kw:
+            return None
+        return x.reshape(n, c, h // kh, kh, w // kw, kw)
 
     def padded(self, x: np.ndarray, pads, value: float) -> np.ndarray:
         if not any(pads):
@@ -72,10 +75,9 @@ class MaxPool(_Pool):
         return self.out_spec(x)
 
     def kernel(self, x):
-        (kh, kw) = self.kernel_size
-        if self.tiles(x.shape) and self.pad_mode == "valid":
-            n, c, h, w = x.shape
-            return x.reshape(n, c, h // kh, kh, w // kw, kw).max(axis=(3, 5))
+        tiles = self.tiled(x)
+        if tiles is not None:
+            return tiles.max(axis=(3, 5))
         pads, _, _ = self.geometry(x.shape)
         return self.window_view(self.padded(x, pads, -np.inf)).max(axis=(-2, -1))
 
@@ -114,10 +116,9 @@ class AvgPool(_Pool):
         return self.out_spec(x)
 
     def kernel(self, x):
-        (kh, kw) = self.kernel_size
-        if self.tiles(x.shape) and self.pad_mode == "valid":
-            n, c, h, w = x.shape
-            return x.reshape(n, c, h // kh, kh, w // kw, kw).mean(axis=(3, 5))
+        tiles = self.tiled(x)
+        if tiles is not None:
+            return tiles.mean(axis=(3, 5))
         pads, ho, wo = self.geometry(x.shape)
         total = self.window_view(self.padded(x, pads, 0.0)).sum(axis=(-2, -1))
         return (total / self.counts(x.shape, pads, ho, wo)).astype(x.dtype, copy=False)

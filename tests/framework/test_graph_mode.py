@@ -19,6 +19,9 @@ from framework.graph_mode import cache_stats
 from framework.ir import GraphModeError
 from trainer.models import LeNet5
 
+from .test_tutorials import GradNetWrtX
+from .test_tutorials import Net as MatMulNet
+
 
 def run_in(mode: int, fn):
     ms.set_context(mode=mode)
@@ -32,29 +35,7 @@ def both_modes(fn):
     return run_in(ms.PYNATIVE_MODE, fn), run_in(ms.GRAPH_MODE, fn)
 
 
-# -- MindSpore tutorial snippets -------------------------------------------------------------
-class MatMulNet(nn.Cell):
-    def __init__(self):
-        super().__init__()
-        self.matmul = ops.MatMul()
-        self.z = Parameter(Tensor(np.array([1.0], np.float32)), name="z")
-
-    def construct(self, x, y):
-        x = x * self.z
-        return self.matmul(x, y)
-
-
-class GradNetWrtX(nn.Cell):
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
-        self.grad_op = ops.GradOperation()
-
-    def construct(self, x, y):
-        gradient_function = self.grad_op(self.net)
-        return gradient_function(x, y)
-
-
+# -- MindSpore tutorial snippets (the same cells the PyNative tutorial tests use) ---------
 X = [[0.8, 0.6, 0.2], [1.8, 1.3, 1.1]]
 Y = [[0.11, 3.3, 1.1], [1.1, 0.2, 1.4], [1.1, 2.2, 0.3]]
 
