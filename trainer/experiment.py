@@ -39,15 +39,20 @@ def transforms_for(config: ExperimentConfig) -> list[Any]:
     return spec + ["hwc2chw", {"type_cast": "float32"}]
 
 
-def loaders(config: ExperimentConfig) -> tuple[Any, Any]:
+def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
+    """Training batches, test batches, and a fixed training subset for train accuracy."""
     d = config.dataset
     spec = transforms_for(config)
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
                                  shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)
-    test = datasets.make_loader(d.name, split="test", root=d.root, batch_size=max(d.batch_size, 256),
+    eval_batch = max(d.batch_size, 256)
+    test = datasets.make_loader(d.name, split="test", root=d.root, batch_size=eval_batch,
                                 shuffle=False, drop_remainder=False, limit=d.test_limit,
                                 transforms=spec)
-    return train, test
+    subset = min(TRAIN_EVAL_SAMPLES, train.num_samples)
+    train_subset = datasets.make_loader((train.images[:subset], train.labels[:subset]),
+                                        batch_size=eval_batch, shuffle=False, drop_remainder=False)
+    return train, test, train_subset
 
 
 def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
@@ -83,6 +88,25 @@ class StepRecorder(Callback):
         self.steps.append(ctx.global_step)
         self.losses.append(float(ctx.loss) if ctx.loss is not None else float("nan"))
         self.seconds.append(ctx.timings.step_seconds)
+
+
+class TrainAccuracy(Callback):
+    """Accuracy and loss on a fixed subset of the training data at evaluation epochs
+    (``train_accuracy``, ``train_eval_loss``), next to the test figures."""
+
+    order = 40  # before the MLflow logger reads the epoch's metrics
+
+    def __init__(self, model: Model, loader: Any, every: int) -> None:
+        self.model, self.loader, self.every = model, loader, every
+
+    def on_train_epoch_end(self, ctx: RunContext) -> None:
+        if ctx.epoch % self.every == 0:
+            results = self.model.eval(self.loader)
+            ctx.metrics["train_accuracy"] = results["accuracy"]
+            ctx.metrics["train_eval_loss"] = results["loss"]
+
+
+TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 
 
 @dataclass
@@ -124,14 +148,15 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     ckpt_dir = checkpoint_dir or config.checkpoint_dir
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
     _context(config, mode, ir_dir)
-    train, test = loaders(config)
+    train, test, train_subset = loaders(config)
     model, _ = build_model_for(config)
     recorder = StepRecorder()
     c = config.checkpoint
     ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
-    callbacks: list[Callback] = [recorder, ckpt]
+    callbacks: list[Callback] = [recorder, ckpt,
+                                 TrainAccuracy(model, train_subset, config.train.eval_every)]
     if not quiet:
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     run = None
@@ -185,7 +210,7 @@ def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, floa
     from framework.serialization import read_arrays
 
     _context(config, config.mode, None)
-    _, test = loaders(config)
+    _, test, _ = loaders(config)
     model, net = build_model_for(config)
     arrays, _ = read_arrays(checkpoint)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)

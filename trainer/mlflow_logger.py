@@ -17,6 +17,7 @@ import os
 import subprocess
 import time
 import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,8 @@ class MLflowRun:
         self.run_id: str | None = None
         self.client: Any = None
         self._buffer: list[Any] = []
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlflow-log")
+        self._pending: list[Future] = []
         # fail fast on an unreachable server instead of MLflow's minutes of retries
         os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
         os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
@@ -128,9 +131,14 @@ class MLflowRun:
             self.flush()
 
     def flush(self) -> None:
+        """Hand the buffered metrics to the writer thread (in order, off the training loop)."""
         if not self._buffer:
             return
         records, self._buffer = self._buffer, []
+        self._pending = [f for f in self._pending if not f.done()]
+        self._pending.append(self._writer.submit(self._write_metrics, records))
+
+    def _write_metrics(self, records: list[Any]) -> None:
         if self.online:
             from mlflow.entities import Metric
 
@@ -138,6 +146,12 @@ class MLflowRun:
             self._safely("metrics", records, lambda: self.client.log_batch(self.run_id, metrics=metrics))
         else:
             self._offline("metrics", records)
+
+    def wait(self) -> None:
+        """Block until every handed-over metric is written."""
+        for future in self._pending:
+            future.result()
+        self._pending.clear()
 
     def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None:
         path = Path(path)
@@ -155,6 +169,8 @@ class MLflowRun:
 
     def end(self, status: str = "FINISHED") -> None:
         self.flush()
+        self.wait()
+        self._writer.shutdown()
         self._safely("end", status, lambda: self.client.set_terminated(self.run_id, status))
 
 
@@ -191,7 +207,12 @@ class MLflowLogger(Callback):
         if ctx.batch_size and step_ms > 0:
             self.run.log_metric("samples_per_second", ctx.batch_size / step_ms * 1000, ctx.global_step)
         for key, value in ctx.metrics.items():
-            name = "train_epoch_loss" if key == "loss" else key.replace("eval_", "test_")
+            if key == "loss":
+                name = "train_epoch_loss"
+            elif key.startswith("eval_"):
+                name = "test_" + key[len("eval_"):]
+            else:
+                name = key
             self.run.log_metric(name, value, ctx.global_step)
         self.run.flush()
 

@@ -56,7 +56,8 @@ def test_run_logs_params_metrics_and_artifacts(workdir, mode):
     run = runs.iloc[0]
     assert run["tags.mode"] == mode and run["params.dataset.limit"] == "320"
     assert run["params.optimizer.learning_rate"] == "0.05" and run["status"] == "FINISHED"
-    for metric in ("train_loss", "test_accuracy", "epoch_seconds", "ms_per_step",
+    for metric in ("train_loss", "train_epoch_loss", "train_accuracy", "train_eval_loss",
+                   "test_accuracy", "test_loss", "epoch_seconds", "ms_per_step",
                    "samples_per_second", "final_test_accuracy"):
         assert run[f"metrics.{metric}"] == run[f"metrics.{metric}"], metric  # not NaN
     if mode == "graph":
