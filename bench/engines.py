@@ -22,17 +22,26 @@ def numpy_step(params: dict[str, np.ndarray]) -> Step:
 
 
 def framework_step(mode: int) -> tuple[Step, object, dict[str, np.ndarray]]:
+    """Our LeNet train step, pinned to ``mode`` whatever the global context says.
+
+    Graph mode: the step compiled with ``ms.jit`` (its JitFunction is returned for the
+    compile summary); PyNative: the cell called op by op.
+    """
     import framework as ms
     from framework import Tensor, nn
+    from framework.graph_mode import JitFunction
     from trainer.models import LeNet5
 
-    ms.set_context(mode=mode)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_seed(0)
     net = LeNet5()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn),
                                nn.Momentum(net.trainable_params(), 0.01, 0.9))
     params = {p.name: p.asnumpy().copy() for p in net.trainable_params()}
+    if mode == ms.GRAPH_MODE:
+        compiled = JitFunction(step.construct, name="TrainOneStepCell", cell=step)
+        return (lambda x, y: compiled(Tensor(x), Tensor(y)).asnumpy()), compiled, params
     return (lambda x, y: step(Tensor(x), Tensor(y)).asnumpy()), step, params
 
 
@@ -60,7 +69,7 @@ def torch_step(params: dict[str, np.ndarray]) -> Step | None:
         loss = loss_fn(model(torch.from_numpy(x)), torch.from_numpy(y).long())
         loss.backward()
         optimizer.step()
-        return float(loss)
+        return loss.item()
 
     return step
 
