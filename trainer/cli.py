@@ -34,6 +34,18 @@ class Device(StrEnum):
     cuda = "cuda"
 
 
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"warning: {message}\n"
+
+
+@app.callback()
+def _setup() -> None:
+    """Warnings as one line each (`warning: ...`), not Python's source-line format."""
+    import warnings
+
+    warnings.formatwarning = _one_line_warning
+
+
 FileArg = Annotated[Path, typer.Argument(help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
 Overrides = Annotated[list[str] | None, typer.Argument(
     help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
