@@ -150,6 +150,8 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
     ``artifacts`` when asked. Returns the tuning seconds."""
     staging = Path(tempfile.mkdtemp(prefix=".ir-", dir=_ensure(library.parent))) if artifacts else None
+    if staging:
+        staging.chmod(0o755)  # mkdtemp's 0700 would follow the artifacts into ir dumps
     mod = to_relax(graph)
     if staging:
         _write(staging, "10_relax.py", mod.script())
