@@ -10,6 +10,7 @@ See :mod:`datasets.sources` for where files are looked for and downloaded.
 
 from .download import checksum_matches, download_file, md5_of_file
 from .errors import (
+    BatchConfigError,
     ChecksumError,
     DatasetError,
     DatasetNotFoundError,
@@ -35,6 +36,7 @@ __all__ = [
     "HWC2CHW",
     "MAGIC_IMAGES",
     "MAGIC_LABELS",
+    "BatchConfigError",
     "BatchIterator",
     "ChecksumError",
     "Compose",

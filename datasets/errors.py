@@ -25,3 +25,7 @@ class ChecksumError(DownloadError):
 
 class TransformConfigError(ValueError):
     """A transform specification (e.g. from YAML) names an unknown transform or bad arguments."""
+
+
+class BatchConfigError(DatasetError, ValueError):
+    """Batching options that cannot work (no batches, batch_size < 1, bad limit)."""

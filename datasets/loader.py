@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import BatchConfigError
 from .sources import load
 from .transforms import Transform, build_transforms
 
@@ -49,10 +50,10 @@ class BatchIterator:
                 f"expected N samples and N labels"
             )
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise BatchConfigError(f"batch_size must be >= 1, got {batch_size}")
         if limit is not None:
             if limit < 1:
-                raise ValueError(f"limit must be >= 1 or None, got {limit}")
+                raise BatchConfigError(f"limit must be >= 1 or None, got {limit}")
             images, labels = images[:limit], labels[:limit]
         x = build_transforms(transforms)(images)
         if x.ndim == 3:  # grayscale without a channel axis
@@ -66,8 +67,9 @@ class BatchIterator:
         self.seed = int(seed)
         self.drop_remainder = bool(drop_remainder)
         if len(self) == 0:
-            raise ValueError(
-                f"no batches: {len(self._y)} samples < batch_size {batch_size} with drop_remainder"
+            raise BatchConfigError(
+                f"no batches: {len(self._y)} samples < batch_size {batch_size} with drop_remainder; "
+                "lower the batch size or raise the sample limit"
             )
         self._epoch = 0
         self._position = 0

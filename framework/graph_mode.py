@@ -56,16 +56,29 @@ def _flatten(obj: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
 
 
 def _arg_key(arg: Any) -> Any:
+    """What of an argument the trace depends on: tensors by shape and dtype, Python values
+    by type and value (1, 1.0 and True trace differently)."""
     if isinstance(arg, Tensor | np.ndarray):
         data = arg._data if isinstance(arg, Tensor) else arg
         return ("tensor", tuple(data.shape), str(data.dtype))
     if isinstance(arg, tuple | list):
         return (type(arg).__name__, tuple(_arg_key(a) for a in arg))
+    if isinstance(arg, dict):
+        return ("dict", tuple((k, _arg_key(v)) for k, v in arg.items()))
     try:
         hash(arg)
-        return ("const", arg)
+        return (type(arg).__name__, arg)
     except TypeError:
-        return ("const", repr(arg))
+        return (type(arg).__name__, repr(arg))
+
+
+def _guard(cells: list[Any]) -> tuple:
+    """The state of the traced cells that the graph baked in: train/eval flags and which
+    Parameter objects they hold. A compiled graph is reused only while it still holds."""
+    return tuple((cell.training, tuple(id(p) for p in cell._params.values())) for cell in cells)
+
+
+_PY_CONSTANTS = (bool, int, float, str, type(None))
 
 
 @dataclass
@@ -74,14 +87,17 @@ class CompiledGraph:
 
     graph: Graph
     executable: Any
-    params: list[Any]  # Parameters in graph-input order
-    n_inputs: int  # call tensors, after the params
+    params: list[Any]  # Parameters in graph-input order (then call tensors, then masks)
     random: list[tuple[Value, Any]]  # host-drawn masks, after the call tensors
-    updated: list[Any]  # Parameters whose new values follow the user outputs
-    n_outputs: int
+    updated: list[Any]  # Parameters whose new values follow the graph's user outputs
+    slots: list[tuple[str, Any]]  # per output leaf: ("graph", index) or ("const", value)
     rebuild: Callable[[list[Any]], Any]
-    const_outputs: dict[int, np.ndarray] = field(default_factory=dict)
+    cells: list[Any] = field(default_factory=list)  # cells the trace went through
+    guard: tuple = ()
     summary: dict[str, Any] = field(default_factory=dict)
+
+    def valid(self) -> bool:
+        return _guard(self.cells) == self.guard
 
     def run(self, tensors: list[Any]) -> Any:
         ex = self.executable
@@ -89,19 +105,22 @@ class CompiledGraph:
         args += [ex.to_device(t._data if isinstance(t, Tensor) else np.asarray(t)) for t in tensors]
         args += [ex.to_device(prim.draw_mask(v.shape, v.dtype)) for v, prim in self.random]
         results = ex(*args)
-        for param, array in zip(self.updated, results[self.n_outputs:]):
+        n_graph = len(results) - len(self.updated)
+        for param, array in zip(self.updated, results[n_graph:]):
             param._set_device(array)
         leaves = []
-        for i in range(self.n_outputs):
-            if i in self.const_outputs:
-                leaves.append(Tensor(self.const_outputs[i]))
+        for kind, value in self.slots:
+            if kind == "graph":
+                leaves.append(Tensor._wrap(results[value].numpy()))
             else:
-                leaves.append(Tensor._wrap(results[i].numpy()))
+                leaves.append(Tensor(value) if isinstance(value, np.ndarray) else value)
         return self.rebuild(leaves)
 
 
 class JitFunction:
-    """A callable compiled per input signature (shapes, dtypes, constants, train flags)."""
+    """A callable compiled per input signature (shapes, dtypes, Python constants, target,
+    tuning, IR dump folder) and re-traced when a cell it went through changed its
+    train/eval flag or had a Parameter replaced."""
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None,
                  ir_dir: str | None = None, cell: Any = None) -> None:
@@ -109,7 +128,9 @@ class JitFunction:
         self.name = name or getattr(fn, "__qualname__", "function").replace(".", "_")
         self.ir_dir = ir_dir
         self.cell = cell if cell is not None else getattr(fn, "__self__", None)
-        self._cache: dict[Any, CompiledGraph] = {}
+        self._cache: dict[Any, list[CompiledGraph]] = {}
+        self._dumps = 0  # IR dumps written so far (later signatures get numbered folders)
+        self._latest: CompiledGraph | None = None
         self.last_call_compiled = False  # did the latest call trace + compile (or load)?
         functools.update_wrapper(self, fn)
 
@@ -124,26 +145,28 @@ class JitFunction:
         return bound
 
     def _signature(self, args: tuple) -> tuple:
-        from .nn.cell import Cell
+        return (tuple(_arg_key(a) for a in args), get_context("device_target"),
+                get_context("tuning"), bool(get_context("save_graphs")) or self.ir_dir is not None)
 
-        flags = ()
-        if isinstance(self.cell, Cell):
-            flags = tuple(c.training for _, c in self.cell.cells_and_names())
-        return (tuple(_arg_key(a) for a in args), flags, get_context("device_target"))
+    def _lookup(self, args: tuple) -> CompiledGraph:
+        candidates = self._cache.setdefault(self._signature(args), [])
+        for compiled in candidates:
+            if compiled.valid():
+                self.last_call_compiled = False
+                cache_stats["memory_hits"] += 1
+                return compiled
+        self.last_call_compiled = True
+        compiled = self._compile(args)
+        candidates.append(compiled)
+        self._latest = compiled
+        return compiled
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError(f"{self.name}: graph mode takes positional arguments only")
         if is_tracing():  # called inside another traced function: inline it
             return self.fn(*args)
-        key = self._signature(args)
-        compiled = self._cache.get(key)
-        self.last_call_compiled = compiled is None
-        if compiled is None:
-            compiled = self._compile(args)
-            self._cache[key] = compiled
-        else:
-            cache_stats["memory_hits"] += 1
+        compiled = self._lookup(args)
         tensors = [a for a in _flatten(list(args))[0] if isinstance(a, Tensor | np.ndarray)]
         return compiled.run(tensors)
 
@@ -153,20 +176,22 @@ class JitFunction:
         ``load=False`` only builds (and writes IR artifacts): CUDA code can be generated
         on a machine without a GPU.
         """
-        key = self._signature(args)
         if not load:
-            return self._compile(args, load=False).summary
-        if key not in self._cache:
-            self._cache[key] = self._compile(args)
-        return self._cache[key].summary
+            self._latest = self._compile(args, load=False)
+            return self._latest.summary
+        return self._lookup(args).summary
 
     # -- tracing and compiling ---------------------------------------------------------------
     def _ir_dir(self) -> str | None:
+        """Where this compilation's IR goes: ``<name>`` for the first signature, then
+        ``<name>_2``, ``<name>_3`` ... (an eval function sees several batch shapes)."""
         if self.ir_dir is not None:
-            return self.ir_dir
-        if get_context("save_graphs"):
-            return os.path.join(get_context("save_graphs_path"), self.name)
-        return None
+            base = self.ir_dir
+        elif get_context("save_graphs"):
+            base = os.path.join(get_context("save_graphs_path"), self.name)
+        else:
+            return None
+        return base if self._dumps == 0 else f"{base}_{self._dumps + 1}"
 
     def trace(self, args: tuple) -> tuple[Graph, TraceInterpreter, Callable, list]:
         graph = Graph(self.name)
@@ -182,9 +207,16 @@ class JitFunction:
             else:
                 traced_leaves.append(leaf)
         cache_stats["traces"] += 1
+        from .nn.cell import Cell
+
+        if isinstance(self.cell, Cell):
+            interp.enter_cell(self.cell)
         with using(interp):
             try:
                 out = self.fn(*rebuild_args(traced_leaves))
+            except Exception as error:
+                interp.report_failure(error)
+                raise
             finally:
                 interp.restore_parameters()
         out_leaves, rebuild_out = _flatten(out)
@@ -196,25 +228,26 @@ class JitFunction:
 
         import_s = time.perf_counter() - start
         start = time.perf_counter()
+        ir_dir = self._ir_dir()
         graph, interp, rebuild, out_leaves = self.trace(args)
-        const_outputs: dict[int, np.ndarray] = {}
         outputs: list[Value] = []
-        for i, leaf in enumerate(out_leaves):
+        slots: list[tuple[str, Any]] = []
+        for leaf in out_leaves:
             if isinstance(leaf, Tensor) and isinstance(leaf._data, Value):
+                slots.append(("graph", len(outputs)))
                 outputs.append(leaf._data)
             elif isinstance(leaf, Tensor | np.ndarray):
-                data = leaf._data if isinstance(leaf, Tensor) else leaf
-                const_outputs[i] = np.asarray(data)
-                outputs.append(Value(data.shape, data.dtype, kind="const", data=np.asarray(data)))
+                slots.append(("const", np.asarray(leaf._data if isinstance(leaf, Tensor) else leaf)))
+            elif isinstance(leaf, _PY_CONSTANTS):
+                slots.append(("const", leaf))  # e.g. an optimizer's ``return True``
             else:
-                raise TypeError(f"{self.name}: graph mode returns Tensors (or tuples/lists/dicts "
-                                f"of them), got a {type(leaf).__name__}")
+                raise TypeError(f"{self.name}: graph mode returns Tensors, Python numbers/strings "
+                                f"(or tuples/lists/dicts of them), got a {type(leaf).__name__}")
         updated = [param for param, _ in interp.updates.values()]
         graph.outputs = outputs + [value for _, value in interp.updates.values()]
         order = {"param": 0, "input": 1, "random": 2}  # the calling convention of ``run``
         graph.inputs.sort(key=lambda v: order[v.kind])
         graph.verify()
-        ir_dir = self._ir_dir()
         texts = {"00_trace.ir": to_text(graph, "traced program, without gradient nodes",
                                         phases=("forward",)),
                  "01_grad.ir": to_text(graph, "with gradient nodes")}
@@ -222,6 +255,7 @@ class JitFunction:
         stats = optimize(graph)
         texts["02_opt.ir"] = to_text(graph, f"after passes {stats}")
         if ir_dir:
+            self._dumps += 1
             _write_texts(ir_dir, {**texts, "graph.dot": to_dot(graph)})
         trace_s = time.perf_counter() - start
         executable = compile_graph(graph, get_context("device_target"), ir_dir,
@@ -238,15 +272,14 @@ class JitFunction:
         if ir_dir:
             _write_texts(ir_dir, {"summary.json": json.dumps(summary, indent=2) + "\n"})
         params = [param for param, _ in interp.params.values()]
-        n_call = sum(1 for v in graph.inputs if v.kind == "input")
-        return CompiledGraph(graph, executable, params, n_call, interp.random_inputs, updated,
-                             len(out_leaves), rebuild, const_outputs, summary)
+        cells = list(interp.cells.values())
+        return CompiledGraph(graph, executable, params, interp.random_inputs, updated, slots, rebuild,
+                             cells, _guard(cells), summary)
 
     @property
     def last_summary(self) -> dict[str, Any] | None:
-        if not self._cache:
-            return None
-        return list(self._cache.values())[-1].summary
+        """The summary of the most recent compilation (None before the first)."""
+        return self._latest.summary if self._latest else None
 
 
 def fingerprint(graph: Graph) -> str:
@@ -260,10 +293,10 @@ def fingerprint(graph: Graph) -> str:
 
 
 def _write_texts(directory: str, files: dict[str, str]) -> None:
-    os.makedirs(directory, exist_ok=True)
+    from .serialization import atomic_write
+
     for name, text in files.items():
-        with open(os.path.join(directory, name), "w") as f:
-            f.write(text)
+        atomic_write(os.path.join(directory, name), text.encode())
 
 
 def jit(fn: Callable[..., Any] | None = None, *, ir_dir: str | None = None,

@@ -46,6 +46,20 @@ class Parameter(Tensor):
     def _data(self, value: Any) -> None:
         _DATA_SLOT.__set__(self, value)
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        if self._host_stale:  # answer from the device copy without downloading it
+            return tuple(self._device.shape)
+        return tuple(_DATA_SLOT.__get__(self, Parameter).shape)
+
+    @property
+    def dtype(self) -> Any:
+        from .dtype import from_numpy
+
+        if self._host_stale:
+            return from_numpy(np.dtype(str(self._device.dtype)))
+        return from_numpy(_DATA_SLOT.__get__(self, Parameter).dtype)
+
     def _set_traced(self, value: Any, restore: np.ndarray | None = None) -> None:
         """Swap in a traced value (or restore the host array) without syncing."""
         _DATA_SLOT.__set__(self, value if value is not None else restore)
@@ -69,13 +83,11 @@ class Parameter(Tensor):
             interp.assign(self, data if isinstance(data, Tensor) else Tensor(np.asarray(data)))
             return self
         array = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
-        current_data = self._data
-        if array.shape != current_data.shape:
+        if array.shape != self.shape:  # no download of a device-resident value needed
             raise ValueError(
-                f"Parameter {self.name!r}: set_data got shape {array.shape}, "
-                f"expected {current_data.shape}"
+                f"Parameter {self.name!r}: set_data got shape {array.shape}, expected {self.shape}"
             )
-        _DATA_SLOT.__set__(self, array.astype(current_data.dtype, copy=False))
+        _DATA_SLOT.__set__(self, array.astype(self.dtype.np, copy=False))
         self._device = None
         self._host_stale = False
         return self

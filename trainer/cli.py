@@ -107,9 +107,10 @@ def run(
 
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet))
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
+    where = f"MLflow run {result.run_id}" if result.run_id else f"logged offline to {result.offline_log}"
     typer.echo(f"{config.name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
                f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
-               f"{result.ms_per_step:.2f} ms/step{compile_s}; MLflow run {result.run_id}")
+               f"{result.ms_per_step:.2f} ms/step{compile_s}; {where}")
 
 
 @app.command()

@@ -46,6 +46,7 @@ class Timings:
     first_compile_seconds: float | None = None
     epoch_seconds: float = 0.0
     epoch_step_seconds: float = 0.0  # sum of step_seconds in this epoch (compile excluded)
+    epoch_steps_run: int = 0  # steps this process ran in this epoch (fewer after a resume)
     epoch_compile_seconds: float = 0.0
     train_seconds: float = 0.0
     eval_seconds: float = 0.0

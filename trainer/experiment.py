@@ -21,10 +21,11 @@ from framework import nn
 from .callbacks import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar
 from .config import ExperimentConfig
 from .context import RunContext
+from .loop import TrainingInterrupted
 from .model import Model
 from .models import build_model
 
-_OPTIMIZERS = {"momentum": nn.Momentum, "sgd": nn.SGD, "adam": nn.Adam}
+TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
 
 
@@ -106,9 +107,6 @@ class TrainAccuracy(Callback):
             ctx.metrics["train_eval_loss"] = results["loss"]
 
 
-TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
-
-
 @dataclass
 class RunResult:
     mode: str
@@ -121,6 +119,7 @@ class RunResult:
     batch_size: int = 0
     run_id: str | None = None
     checkpoint: str | None = None
+    offline_log: str | None = None  # where the run was logged when the store was unreachable
 
     @property
     def ms_per_step(self) -> float:
@@ -133,6 +132,11 @@ class RunResult:
 
 
 def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
+    if config.device == "cuda" and mode == "pynative":
+        import warnings
+
+        warnings.warn("device cuda applies to graph mode; PyNative runs its NumPy kernels on the CPU",
+                      stacklevel=2)
     ms.set_context(mode=_MODES[mode], device_target="GPU" if config.device == "cuda" else "CPU",
                    tuning=config.graph.tuning, save_graphs=bool(ir_dir),
                    save_graphs_path=ir_dir or ".")
@@ -181,12 +185,13 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         result = RunResult(mode, recorder.steps, recorder.losses, recorder.seconds,
                            ctx.timings.first_compile_seconds, dict(metrics),
                            time.perf_counter() - start, config.dataset.batch_size,
-                           run.run_id if run else None, ctx.latest_checkpoint)
+                           run.run_id if run and run.online else None, ctx.latest_checkpoint,
+                           None if run is None or run.online else str(run.offline_path))
         if run is not None:
             _log_final(run, result)
         status = "FINISHED"
-    except KeyboardInterrupt:
-        status = "KILLED"
+    except (KeyboardInterrupt, TrainingInterrupted):
+        status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
         raise
     finally:
         if run is not None:

@@ -104,6 +104,7 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
                     ctx.epoch_loss_sum, ctx.epoch_loss_count = 0.0, 0
                 ctx.metrics = {}
                 timings.epoch_step_seconds = timings.epoch_compile_seconds = 0.0
+                timings.epoch_steps_run = 0
                 epoch_start = time.perf_counter()
                 cbs.on_train_epoch_begin(ctx)
                 complete = False
@@ -127,6 +128,7 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
                     if timing.compile_seconds and timings.first_compile_seconds is None:
                         timings.first_compile_seconds = timing.compile_seconds
                     timings.epoch_step_seconds += timing.seconds
+                    timings.epoch_steps_run += 1
                     timings.epoch_compile_seconds += timing.compile_seconds
                     cbs.on_train_step_end(ctx)
                     if ctx.stop_requested or guard.requested:

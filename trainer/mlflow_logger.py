@@ -199,8 +199,7 @@ class MLflowLogger(Callback):
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         t = ctx.timings
-        steps = max(ctx.step, 1)
-        step_ms = t.epoch_step_seconds / steps * 1000
+        step_ms = t.epoch_step_seconds / max(t.epoch_steps_run, 1) * 1000
         self.run.log_metric("epoch", ctx.epoch, ctx.global_step)
         self.run.log_metric("epoch_seconds", t.epoch_seconds, ctx.global_step)
         self.run.log_metric("ms_per_step", step_ms, ctx.global_step)

@@ -34,6 +34,8 @@ class TraceInterpreter:
         self.host_arrays: dict[int, np.ndarray] = {}  # id(param) -> concrete data before trace
         self.updates: dict[int, tuple[Any, Value]] = {}  # id(param) -> (param, new value)
         self.random_inputs: list[tuple[Value, Any]] = []  # (input value, primitive drawing it)
+        self.cells: dict[int, Any] = {}  # cells the trace went through (their state is baked in)
+        self.reported = False
         self._consts: dict[int, tuple[np.ndarray, Value]] = {}
 
     # -- values ------------------------------------------------------------------------------
@@ -83,6 +85,9 @@ class TraceInterpreter:
         for key, (param, _) in self.params.items():
             param._set_traced(None, self.host_arrays[key])
 
+    def enter_cell(self, cell: Any) -> None:
+        self.cells.setdefault(id(cell), cell)
+
     # -- application -------------------------------------------------------------------------
     def apply(self, prim: Any, args: tuple) -> Any:
         from ..tensor import Tensor, as_tensor_args
@@ -107,23 +112,37 @@ class TraceInterpreter:
             tape.record(prim, tensors, result)
         return result
 
+    def write_report(self, message: str, location: Any, failed: Node | None = None) -> str | None:
+        """analyze_fail.ir: the IR traced so far, the failing node marked, the message."""
+        if self.fail_dir is None:
+            return None
+        os.makedirs(self.fail_dir, exist_ok=True)
+        report = os.path.join(self.fail_dir, "analyze_fail.ir")
+        text = to_text(self.graph, "traced until the failure", failed=failed)
+        text += f">>> {message}\n>>> at {location}\n"
+        with open(report, "w") as f:
+            f.write(text)
+        self.reported = True
+        return report
+
     def fail(self, prim: Any, values: tuple, error: Exception) -> None:
-        """Write analyze_fail.ir (the graph so far + the failing node) and raise."""
+        """A shape rule failed: write analyze_fail.ir and raise one line pointing to it."""
         location = user_location()
         message = f"{prim.name}: {error} [inputs: {describe_inputs(values)}]"
-        report = None
-        if self.fail_dir is not None:
-            os.makedirs(self.fail_dir, exist_ok=True)
-            report = os.path.join(self.fail_dir, "analyze_fail.ir")
-            failed = Node(prim, values, (), location, self.phase)
-            text = to_text(self.graph, "traced until a shape rule failed", failed=failed)
-            text += f">>> {message}\n>>> at {location}\n"
-            with open(report, "w") as f:
-                f.write(text)
+        report = self.write_report(message, location, Node(prim, values, (), location, self.phase))
         text = with_location(message, location)
         if report:
             text += f"; the IR traced so far is in {report}"
         raise type(error)(text) from None
+
+    def report_failure(self, error: Exception) -> None:
+        """Any other error while tracing (a layer's own check, Python control flow on a
+        tensor value): write analyze_fail.ir too and note it on the exception."""
+        if self.reported:
+            return
+        report = self.write_report(f"{type(error).__name__}: {error}", "see the message above")
+        if report:
+            error.add_note(f"the IR traced before this error is in {report}")
 
 
 @contextmanager

@@ -66,8 +66,12 @@ class Cell:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from ..context import GRAPH_MODE, get_context
         from ..graph_mode import JitFunction, is_tracing
+        from ..interpreters import current
 
-        if get_context("mode") == GRAPH_MODE and not is_tracing():
+        if is_tracing():  # graph mode, inside a traced function: trace through, remember self
+            current().enter_cell(self)
+            return self.construct(*args, **kwargs)
+        if get_context("mode") == GRAPH_MODE:
             runner = self.__dict__.get("_graph_runner")
             if runner is None:
                 runner = JitFunction(self.construct, name=type(self).__name__, cell=self)

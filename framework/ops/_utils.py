@@ -61,3 +61,13 @@ def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, .
     axes = list(range(lead))
     axes += [lead + i for i, d in enumerate(target) if d == 1 and shape[lead + i] != 1]
     return tuple(axes)
+
+
+def result_dtype(*dtypes: np.dtype) -> np.dtype:
+    """Type promotion as in MindSpore: a float operand wins over ints and bools (int32 +
+    float32 is float32, where NumPy would widen to float64); otherwise NumPy's rule."""
+    dtypes = tuple(np.dtype(d) for d in dtypes)
+    floats = [d for d in dtypes if d.kind == "f"]
+    if floats and len(floats) < len(dtypes):
+        return np.result_type(*floats)
+    return np.result_type(*dtypes)

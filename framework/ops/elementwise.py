@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
-from ._utils import broadcast_shape, float_dtype, sum_to_axes
+from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
 
 
 def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
@@ -27,10 +27,13 @@ class _Binary(Primitive, abstract=True):
     fn: Any = None
 
     def infer(self, x: Any, y: Any) -> Spec:
-        return Spec(broadcast_shape(x.shape, y.shape), np.result_type(x.dtype, y.dtype))
+        return Spec(broadcast_shape(x.shape, y.shape), result_dtype(x.dtype, y.dtype))
 
     def kernel(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return type(self).fn(x, y)
+        out = type(self).fn(x, y)
+        if x.dtype != y.dtype:  # mixed operands: MindSpore's promotion, not NumPy's
+            out = out.astype(result_dtype(x.dtype, y.dtype), copy=False)
+        return out
 
 
 class Add(_Binary):
@@ -62,12 +65,11 @@ class Div(_Binary):
     fn = np.true_divide
 
     def infer(self, x: Any, y: Any) -> Spec:
-        dtype = np.result_type(x.dtype, y.dtype)
+        dtype = result_dtype(x.dtype, y.dtype)
         return Spec(broadcast_shape(x.shape, y.shape), dtype if dtype.kind == "f" else np.dtype(np.float32))
 
     def kernel(self, x, y):
-        out = np.true_divide(x, y)
-        return out if np.result_type(x, y).kind == "f" else out.astype(np.float32)
+        return np.true_divide(x, y).astype(self.infer(x, y).dtype, copy=False)
 
     def bprop(self, x, y, *, out, dout, needs):
         dx = div(dout, y)
@@ -142,10 +144,10 @@ class Select(Primitive):
     def infer(self, cond: Any, x: Any, y: Any) -> Spec:
         if cond.dtype != np.bool_:
             raise TypeError(f"condition must be bool, got {cond.dtype}")
-        return Spec(broadcast_shape(cond.shape, x.shape, y.shape), np.result_type(x.dtype, y.dtype))
+        return Spec(broadcast_shape(cond.shape, x.shape, y.shape), result_dtype(x.dtype, y.dtype))
 
     def kernel(self, cond, x, y):
-        return np.where(cond, x, y)
+        return np.where(cond, x, y).astype(result_dtype(x.dtype, y.dtype), copy=False)
 
     def bprop(self, cond, x, y, *, out, dout, needs):
         dx = sum_to(select(cond, dout, 0.0), x.shape) if needs[1] else None

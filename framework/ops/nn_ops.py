@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtype as mstype
 from .. import seed as _seed
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import float_dtype, normalize_axis
+from ._utils import float_dtype, normalize_axis, result_dtype
 from .elementwise import add, div, mul, sqrt, sub
 from .reduce import reduce_sum
 from .shape import reshape
@@ -32,10 +32,11 @@ class MatMul(Primitive):
                 f"{'^T' if self.transpose_a else ''} @ {shape_str(b.shape)}"
                 f"{'^T' if self.transpose_b else ''} ({k} != {k2})"
             )
-        return Spec((m, n), np.result_type(a.dtype, b.dtype))
+        return Spec((m, n), result_dtype(a.dtype, b.dtype))
 
     def kernel(self, a, b):
-        return np.matmul(a.T if self.transpose_a else a, b.T if self.transpose_b else b)
+        out = np.matmul(a.T if self.transpose_a else a, b.T if self.transpose_b else b)
+        return out if a.dtype == b.dtype else out.astype(result_dtype(a.dtype, b.dtype))
 
     def bprop(self, a, b, *, out, dout, needs):
         ta, tb = self.transpose_a, self.transpose_b
@@ -56,10 +57,11 @@ class BiasAdd(Primitive):
                 f"bias of shape {shape_str(bias.shape)} does not match the channel axis (1) "
                 f"of input {shape_str(x.shape)}"
             )
-        return Spec(tuple(x.shape), np.result_type(x.dtype, bias.dtype))
+        return Spec(tuple(x.shape), result_dtype(x.dtype, bias.dtype))
 
     def kernel(self, x, bias):
-        return x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+        out = x + bias.reshape((-1,) + (1,) * (x.ndim - 2))
+        return out if x.dtype == bias.dtype else out.astype(result_dtype(x.dtype, bias.dtype))
 
     def bprop(self, x, bias, *, out, dout, needs):
         axes = (0,) + tuple(range(2, len(x.shape)))

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import argument_error, broadcast_shape, normalize_axis
+from ._utils import argument_error, broadcast_shape, normalize_axis, result_dtype
 
 
 def _resolve_shape(shape: Any, in_shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -162,10 +162,10 @@ class Concat(Primitive):
                                  f"outside axis {axis}")
         size = sum(x.shape[axis] for x in xs)
         shape = first[:axis] + (size,) + first[axis + 1:]
-        return Spec(shape, np.result_type(*[x.dtype for x in xs]))
+        return Spec(shape, result_dtype(*[x.dtype for x in xs]))
 
     def kernel(self, *xs):
-        return np.concatenate(xs, axis=self.axis)
+        return np.concatenate(xs, axis=self.axis).astype(self.infer(*xs).dtype, copy=False)
 
     def bprop(self, *xs, out, dout, needs):
         axis = normalize_axis(self.axis, len(out.shape))

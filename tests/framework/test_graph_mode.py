@@ -266,11 +266,16 @@ def test_a_second_process_compiles_nothing(tmp_path):
 def test_cuda_target_generates_code_and_says_no_gpu(tmp_path):
     import shutil
 
+    import tvm
+
     ms.set_context(device_target="GPU", save_graphs=True, save_graphs_path=str(tmp_path))
     f = ms.jit(lambda a, b: ops.relu(ops.matmul(a, b)) + 1.0)
-    a = Tensor(np.ones((8, 4), np.float32))
-    with pytest.raises(RuntimeError, match="no CUDA GPU"):
-        f(a, Tensor(np.ones((4, 8), np.float32)))
+    a, b = Tensor(np.ones((8, 4), np.float32)), Tensor(np.ones((4, 8), np.float32))
+    if tvm.cuda(0).exist:  # a GPU machine: it runs, and agrees with PyNative
+        np.testing.assert_allclose(f(a, b).asnumpy(), np.full((8, 8), 5.0))
+    else:
+        with pytest.raises(RuntimeError, match="no CUDA GPU"):
+            f(a, b)
     out = next(tmp_path.iterdir())
     assert "__global__" in (out / "20_kernels.cu").read_text()
     if shutil.which("nvcc") is None:
@@ -344,3 +349,92 @@ def test_every_bprop_compiles_to_the_pynative_gradient():
     assert len(graph) == len(eager) > 60
     for k, (g, e) in enumerate(zip(graph, eager)):
         np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=2e-4, atol=2e-5, err_msg=str(k))
+
+
+# -- what a compiled function may and may not reuse ------------------------------------------
+def test_train_eval_switch_retraces_jitted_functions_and_grads():
+    net = nn.SequentialCell(nn.Dense(4, 4), nn.Dropout(p=0.5))
+    x = Tensor(np.ones((2, 4), np.float32))
+    fwd = ms.jit(lambda t: net(t))
+    net.set_train(False)
+    ev = fwd(x).asnumpy()
+    np.testing.assert_allclose(ev, run_in(ms.PYNATIVE_MODE, lambda: net(x).asnumpy()), rtol=1e-6)
+    net.set_train(True)
+    tr = fwd(x).asnumpy()
+    assert (tr == 0).any() and not np.allclose(tr, ev)  # dropout now active
+    net.set_train(False)
+    np.testing.assert_allclose(fwd(x).asnumpy(), ev, rtol=1e-6)  # and off again
+
+    loss = lambda t: ops.reduce_sum(net(t))  # noqa: E731
+    grad_fn = ms.value_and_grad(loss, None, net.trainable_params())
+    net.set_train(False)
+    graph_eval = run_in(ms.GRAPH_MODE, lambda: grad_fn(x)[0].asnumpy())
+    np.testing.assert_allclose(graph_eval, run_in(ms.PYNATIVE_MODE, lambda: grad_fn(x)[0].asnumpy()),
+                               rtol=1e-5)
+    net.set_train(True)
+    ms.set_seed(7)
+    graph_train = run_in(ms.GRAPH_MODE, lambda: grad_fn(x)[0].asnumpy())
+    ms.set_seed(7)
+    np.testing.assert_allclose(graph_train, run_in(ms.PYNATIVE_MODE, lambda: grad_fn(x)[0].asnumpy()),
+                               rtol=1e-5)
+
+
+def test_replacing_a_parameter_is_seen_by_the_compiled_cell():
+    net = nn.Dense(3, 2)
+    x = Tensor(np.ones((1, 3), np.float32))
+    before = run_in(ms.GRAPH_MODE, lambda: net(x).asnumpy())
+    net.weight = Parameter(Tensor(np.zeros((2, 3), np.float32)), name="weight")
+    after = run_in(ms.GRAPH_MODE, lambda: net(x).asnumpy())
+    np.testing.assert_allclose(after, net.bias.asnumpy()[None])
+    assert not np.allclose(before, after)
+
+
+def test_top_level_optimizer_call_in_graph_mode():
+    """MindSpore's quickstart train_step: grads from value_and_grad, then optimizer(grads)."""
+    def train(mode):
+        ms.set_seed(0)
+        net = nn.Dense(3, 2)
+        opt = nn.SGD(net.trainable_params(), 0.1)
+        loss_fn = nn.MSELoss()
+        x, y = Tensor(np.ones((4, 3), np.float32)), Tensor(np.zeros((4, 2), np.float32))
+        grad_fn = ms.value_and_grad(lambda a, b: loss_fn(net(a), b), None, opt.parameters)
+
+        def step():
+            loss, grads = grad_fn(x, y)
+            assert opt(grads) is True
+            return float(loss.asnumpy())
+
+        return run_in(mode, lambda: [step() for _ in range(3)])
+
+    np.testing.assert_allclose(train(ms.GRAPH_MODE), train(ms.PYNATIVE_MODE), rtol=1e-5)
+
+
+def test_python_scalars_of_different_types_are_different_signatures():
+    h = ms.jit(lambda t, s: t + s)
+    x = Tensor(np.array([1, 2], np.int32))
+    assert h(x, 1).dtype == ms.int32
+    assert h(x, 1.0).dtype == ms.float32
+    traces = cache_stats["traces"]
+    d = {"scale": Tensor(np.ones(2, np.float32))}
+    g = ms.jit(lambda t, kw: t * kw["scale"])
+    for _ in range(3):
+        g(Tensor(np.ones(2, np.float32)), d)
+    assert cache_stats["traces"] == traces + 1  # a dict of tensors keys on shapes, not values
+
+
+def test_turning_save_graphs_on_later_writes_artifacts(tmp_path):
+    f = ms.jit(lambda t: ops.exp(t))
+    x = Tensor(np.ones(3, np.float32))
+    f(x)
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    f(x)
+    assert (next(tmp_path.iterdir()) / "00_trace.ir").is_file()
+
+
+def test_layer_errors_while_tracing_also_write_analyze_fail(tmp_path):
+    ms.set_context(save_graphs_path=str(tmp_path))
+    net = nn.Dense(5, 2)
+    with pytest.raises(ValueError, match=r"Dense\(5, 2\): expected input") as info:
+        run_in(ms.GRAPH_MODE, lambda: net(Tensor(np.ones((2, 4), np.float32))))
+    assert any(str(tmp_path / "analyze_fail.ir") in note for note in info.value.__notes__)
+    assert "Dense(5, 2)" in (tmp_path / "analyze_fail.ir").read_text()

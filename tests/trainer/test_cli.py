@@ -170,3 +170,43 @@ def test_unreachable_tracking_store_warns_and_keeps_metrics_locally(workdir, mon
     assert {"params", "tags", "metrics", "end"} <= kinds
     losses = [m for r in records if r["kind"] == "metrics" for m in r["data"] if m[0] == "train_loss"]
     assert len(losses) == 5  # every log_every=2 of the 10 steps, none lost
+
+
+@needs_data
+def test_no_batches_is_bad_input(workdir):
+    result = CliRunner().invoke(app, ["run", str(SMOKE), "dataset.batch_size=1000", "dataset.limit=10"])
+    assert result.exit_code == 2 and "no batches" in result.output
+
+
+@needs_data
+def test_resumed_epoch_reports_its_real_step_time(workdir):
+    """A run resumed mid-epoch ran fewer steps in that epoch: ms/step must divide by those."""
+    first = ["dataset.limit=640", "dataset.test_limit=200", "train.epochs=1", "checkpoint.save_steps=15"]
+    assert invoke("run", SMOKE, "--quiet", "--mode", "pynative", *first, "train.epochs=1").exit_code == 0
+    ckpt = workdir / "checkpoints" / "smoke" / "smoke-1_15.ckpt"
+    result = invoke("run", SMOKE, "--quiet", "--mode", "pynative", "--resume", str(ckpt), *first)
+    assert result.exit_code == 0, result.output
+    run = search().sort_values("start_time").iloc[-1]
+    per_step = run["metrics.ms_per_step"]  # epoch 1: steps 16..20 of this process only
+    assert 0.3 < per_step / run["metrics.median_ms_per_step"] < 3
+
+
+@needs_data
+def test_ctrl_c_saves_exits_130_and_marks_the_run_killed(workdir):
+    import signal
+    import time
+
+    train = Path(sys.executable).with_name("train")
+    env = dict(os.environ)
+    proc = subprocess.Popen([str(train), "run", str(SMOKE), "--quiet", "--mode", "pynative",
+                             "dataset.limit=2000", "train.epochs=20", "checkpoint.save_steps=1000"],
+                            cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list((workdir / "mlruns").rglob("*")) and time.time() < deadline:
+        time.sleep(0.2)  # the run has started once MLflow created its artifact folder
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert list((workdir / "checkpoints" / "smoke").glob("smoke-*.ckpt"))  # saved on the way out
+    assert search().iloc[0]["status"] == "KILLED"

@@ -22,6 +22,7 @@ from tvm import relax
 from tvm.target import codegen
 
 from ...ir import Graph
+from ...serialization import atomic_write
 from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
@@ -89,11 +90,11 @@ class Executable:
     """A built graph on its device: conversions in, ``__call__``, arrays out."""
 
     def __init__(self, module: Any, target: tvm.target.Target, device_target: str,
-                 cache_hit: bool, compile_seconds: float, tune_seconds: float) -> None:
+                 cache_hit: bool, tune_seconds: float) -> None:
         self.target = target
         self.target_name = target.kind.name
         self.cache_hit = cache_hit
-        self.compile_seconds = compile_seconds
+        self.compile_seconds = 0.0  # set by compile_graph once the VM exists
         self.tune_seconds = tune_seconds
         self.device = tvm.cuda(0) if device_target == "GPU" else tvm.cpu(0)
         self.vm = None if module is None else relax.VirtualMachine(module, self.device)
@@ -141,7 +142,7 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     if run and module is None:
         _require_device(device_target)
         module = tvm.runtime.load_module(str(library))
-    executable = Executable(module if run else None, target, device_target, hit, 0.0, tune_seconds)
+    executable = Executable(module if run else None, target, device_target, hit, tune_seconds)
     executable.compile_seconds = time.perf_counter() - start  # VM creation included
     return executable
 
@@ -187,9 +188,7 @@ def _ensure(directory: Path) -> Path:
 
 
 def _write(directory: str | Path, name: str, text: str) -> None:
-    os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, name), "w") as f:
-        f.write(text)
+    atomic_write(Path(directory) / name, text.encode())
 
 
 def _write_kernels(executable: Any, target: tvm.target.Target, ir_dir: str | Path) -> None:

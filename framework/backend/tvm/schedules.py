@@ -9,23 +9,32 @@ record. On GPU the backend's dlight rules schedule everything.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
+from pathlib import Path
 
 import tvm
 
 from ...context import get_context
 from . import cpu_rules
 
-# Part of the compile-cache key: bump it whenever the schedules (or the lowering) change
-# the code generated for the same graph.
-SCHEDULE_VERSION = "cpu-rules-4"
+
+@functools.cache
+def backend_digest() -> str:
+    """Hash of this backend's source (lowerings, rules, kernels, pipeline): any edit to
+    them changes the compile-cache key, so stale libraries are never loaded."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def schedule_key(target: tvm.target.Target) -> str:
-    """What besides the graph decides the compiled code: rules version and tuning budget."""
+    """What besides the graph decides the compiled code: backend source and tuning budget."""
     if target.kind.name != "llvm":
-        return SCHEDULE_VERSION
-    return f"{SCHEDULE_VERSION}/tuning={get_context('tuning')}"
+        return backend_digest()
+    return f"{backend_digest()}/tuning={get_context('tuning')}"
 
 
 def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target) -> tuple[tvm.IRModule, float]:

@@ -26,7 +26,9 @@ import importlib
 import importlib.util
 import json
 import logging
+import os
 import sys
+import tempfile
 import time
 import types
 from dataclasses import replace
@@ -174,9 +176,10 @@ class _Budget:
         entry = self.data.setdefault(key, {"trials": 0, "seconds": 0.0})
         entry["trials"] += int(trials)
         entry["seconds"] += float(seconds)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.data, indent=1))
-        tmp.replace(self.path)
+        fd, tmp = tempfile.mkstemp(suffix=".tmp", dir=self.path.parent)  # unique per writer
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps(self.data, indent=1))
+        os.replace(tmp, self.path)
 
 
 def _tune_variants(database, task_mod: tvm.IRModule, target, cores: int, trials: int,
