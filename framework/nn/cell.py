@@ -6,6 +6,9 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from ..context import GRAPH_MODE, get_context
+from ..graph_mode import JitFunction, is_tracing
+from ..interpreters import current
 from ..parameter import Parameter, ParameterTuple
 
 
@@ -64,10 +67,6 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from ..context import GRAPH_MODE, get_context
-        from ..graph_mode import JitFunction, is_tracing
-        from ..interpreters import current
-
         if is_tracing():  # graph mode, inside a traced function: trace through, remember self
             current().enter_cell(self)
             return self.construct(*args, **kwargs)

@@ -69,7 +69,10 @@ class Div(_Binary):
         return Spec(broadcast_shape(x.shape, y.shape), dtype if dtype.kind == "f" else np.dtype(np.float32))
 
     def kernel(self, x, y):
-        return np.true_divide(x, y).astype(self.infer(x, y).dtype, copy=False)
+        out = np.true_divide(x, y)
+        if x.dtype == y.dtype and x.dtype.kind == "f":
+            return out
+        return out.astype(self.infer(x, y).dtype, copy=False)
 
     def bprop(self, x, y, *, out, dout, needs):
         dx = div(dout, y)
@@ -147,7 +150,8 @@ class Select(Primitive):
         return Spec(broadcast_shape(cond.shape, x.shape, y.shape), result_dtype(x.dtype, y.dtype))
 
     def kernel(self, cond, x, y):
-        return np.where(cond, x, y).astype(result_dtype(x.dtype, y.dtype), copy=False)
+        out = np.where(cond, x, y)
+        return out if x.dtype == y.dtype else out.astype(result_dtype(x.dtype, y.dtype), copy=False)
 
     def bprop(self, cond, x, y, *, out, dout, needs):
         dx = sum_to(select(cond, dout, 0.0), x.shape) if needs[1] else None
