@@ -114,9 +114,10 @@ def _all_cases() -> list[tuple[str, Primitive, list[np.ndarray]]]:
 ALL_CASES = _all_cases()
 
 
-def _build_module() -> tvm.IRModule:
+def build_case_module(cases: list[tuple[str, Any, list[np.ndarray]]]) -> tvm.IRModule:
+    """One Relax function ``case_<i>`` per (name, primitive, inputs): the lowering alone."""
     bb = relax.BlockBuilder()
-    for index, (_, prim, arrays) in enumerate(ALL_CASES):
+    for index, (_, prim, arrays) in enumerate(cases):
         params = [relax.Var(f"x{j}", relax.TensorType(a.shape, a.dtype.name))
                   for j, a in enumerate(arrays)]
         with bb.function(f"case_{index}", params):
@@ -128,6 +129,10 @@ def _build_module() -> tvm.IRModule:
                     out = bb.emit_output(result)
             bb.emit_func_output(out)
     return bb.get()
+
+
+def _build_module() -> tvm.IRModule:
+    return build_case_module(ALL_CASES)
 
 
 @pytest.fixture(scope="module")

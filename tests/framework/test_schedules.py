@@ -60,16 +60,10 @@ CASES = _cases()
 
 @pytest.fixture(scope="module")
 def vm() -> Any:
-    bb = relax.BlockBuilder()
-    for i, (_, prim, arrays) in enumerate(CASES):
-        params = [relax.Var(f"x{j}", relax.TensorType(a.shape, a.dtype.name))
-                  for j, a in enumerate(arrays)]
-        with bb.function(f"case_{i}", params):
-            with bb.dataflow():
-                out = bb.emit_output(prim.lower(bb, *params))
-            bb.emit_func_output(out)
+    from .test_lowering import build_case_module
+
     target = make_target("CPU")
-    mod, _ = apply_schedules(bb.get(), target)
+    mod, _ = apply_schedules(build_case_module(CASES), target)
     return relax.VirtualMachine(tvm.compile(mod, target, relax_pipeline=build_pipeline(target)),
                                 tvm.cpu())
 
