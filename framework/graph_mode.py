@@ -248,14 +248,15 @@ class JitFunction:
         order = {"param": 0, "input": 1, "random": 2}  # the calling convention of ``run``
         graph.inputs.sort(key=lambda v: order[v.kind])
         graph.verify()
-        texts = {"00_trace.ir": to_text(graph, "traced program, without gradient nodes",
-                                        phases=("forward",)),
-                 "01_grad.ir": to_text(graph, "with gradient nodes")}
+        if ir_dir:  # the IR before the passes, as traced
+            texts = {"00_trace.ir": to_text(graph, "traced program, without gradient nodes",
+                                            phases=("forward",)),
+                     "01_grad.ir": to_text(graph, "with gradient nodes")}
         before = len(graph.nodes)
         stats = optimize(graph)
-        texts["02_opt.ir"] = to_text(graph, f"after passes {stats}")
         if ir_dir:
             self._dumps += 1
+            texts["02_opt.ir"] = to_text(graph, f"after passes {stats}")
             _write_texts(ir_dir, {**texts, "graph.dot": to_dot(graph)})
         trace_s = time.perf_counter() - start
         executable = compile_graph(graph, get_context("device_target"), ir_dir,
