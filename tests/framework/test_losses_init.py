@@ -106,10 +106,8 @@ CE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CE_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
-def test_cross_entropy_loss_class_indices(case):
-    logits = _rand(7, 4) * 2
-    labels = np.array([0, 1, 2, 3, 2, 1, 0], np.int32)
+def _ce_from_case(case: dict) -> tuple:
+    """A CrossEntropyLoss for a test case, plus the case's weight, smoothing and the rest."""
     kwargs = dict(case)
     ls = kwargs.pop("ls", 0.0)
     weight = kwargs.pop("weight", None)
@@ -117,6 +115,14 @@ def test_cross_entropy_loss_class_indices(case):
         weight=None if weight is None else Tensor(np.array(weight, np.float32)),
         label_smoothing=ls, **kwargs,
     )
+    return loss, weight, ls, kwargs
+
+
+@pytest.mark.parametrize("case", CE_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+def test_cross_entropy_loss_class_indices(case):
+    logits = _rand(7, 4) * 2
+    labels = np.array([0, 1, 2, 3, 2, 1, 0], np.int32)
+    loss, weight, ls, kwargs = _ce_from_case(case)
     out = loss(Tensor(logits), Tensor(labels)).asnumpy()
     expected = _ce_ref(logits, labels, weight, ls=ls, **kwargs)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-7)
@@ -137,13 +143,7 @@ def test_cross_entropy_loss_probability_targets(case):
     logits = _rand(5, 3)
     probs = np.abs(_rand(5, 3)).astype(np.float32)
     probs /= probs.sum(1, keepdims=True)
-    kwargs = dict(case)
-    ls = kwargs.pop("ls", 0.0)
-    weight = kwargs.pop("weight", None)
-    loss = nn.CrossEntropyLoss(
-        weight=None if weight is None else Tensor(np.array(weight, np.float32)),
-        label_smoothing=ls, **kwargs,
-    )
+    loss, weight, ls, kwargs = _ce_from_case(case)
     out = loss(Tensor(logits), Tensor(probs)).asnumpy()
     np.testing.assert_allclose(out, _ce_ref(logits, probs, weight, ls=ls, **kwargs), rtol=1e-5)
 

@@ -31,12 +31,18 @@ pytestmark = [
 ]
 
 
-def test_lenet_reaches_95_percent_on_mnist_10k() -> None:
+def mnist_10k(batch_size: int) -> tuple[datasets.BatchIterator, datasets.BatchIterator]:
+    """Seeded training batches and the whole official test set, LeNet preprocessing."""
     ms.set_seed(0)
-    train = datasets.make_loader("mnist-10k", "train", batch_size=32, seed=0, transforms="lenet",
-                                 download=False)
+    train = datasets.make_loader("mnist-10k", "train", batch_size=batch_size, seed=0,
+                                 transforms="lenet", download=False)
     test = datasets.make_loader("mnist-10k", "test", batch_size=1000, shuffle=False,
                                 drop_remainder=False, transforms="lenet", download=False)
+    return train, test
+
+
+def test_lenet_reaches_95_percent_on_mnist_10k() -> None:
+    train, test = mnist_10k(32)
     net = LeNet5()
     model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                   nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9),
@@ -56,11 +62,7 @@ def test_lenet_reaches_95_percent_after_one_epoch_with_adam() -> None:
     Measured (graph mode, full test set): seeds 0/1/2/3 give 95.7% / 95.2% / 95.4% / 95.2%.
     Runs in graph mode (the whole step compiled), so it also checks graph-mode training.
     """
-    ms.set_seed(0)
-    train = datasets.make_loader("mnist-10k", "train", batch_size=16, seed=0, transforms="lenet",
-                                 download=False)
-    test = datasets.make_loader("mnist-10k", "test", batch_size=1000, shuffle=False,
-                                drop_remainder=False, transforms="lenet", download=False)
+    train, test = mnist_10k(16)
     net = LeNet5()
     model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                   nn.Adam(net.trainable_params(), learning_rate=0.002),
