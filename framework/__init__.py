@@ -3,7 +3,7 @@
 ``import framework as ms`` stands in for ``import mindspore as ms``.
 """
 
-from . import dtype, nn, ops
+from . import context, dtype, nn, ops
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .common import initializer
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
@@ -20,7 +20,7 @@ from .dtype import (
     int_,
     uint8,
 )
-from .graph_mode import jit
+from .jit_api import JitConfig, jit, jit_class, ms_function
 from .parameter import Parameter, ParameterTuple
 from .seed import get_seed, set_seed
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
@@ -29,7 +29,8 @@ from .tensor import Tensor
 __version__ = "0.1.0"
 
 __all__ = [
-    "GRAPH_MODE", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple", "Tensor",
+    "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple",
+    "Tensor", "context", "jit_class", "ms_function",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",

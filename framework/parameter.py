@@ -92,6 +92,12 @@ class Parameter(Tensor):
         self._host_stale = False
         return self
 
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """``param[index] = value`` updates the Parameter (a state update in graph mode)."""
+        from .ops.indexing import setitem
+
+        self.set_data(setitem(self, index, value))
+
     def clone(self, name: str | None = None) -> Parameter:
         return Parameter(self.asnumpy().copy(), name=name or self.name,
                          requires_grad=self.requires_grad)

@@ -139,6 +139,18 @@ class Tensor:
     def __rtruediv__(self, other: Any) -> Tensor:
         return F.div(other, self)
 
+    def __floordiv__(self, other: Any) -> Tensor:
+        return F.floor_div(self, other)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return F.floor_div(other, self)
+
+    def __mod__(self, other: Any) -> Tensor:
+        return F.floor_mod(self, other)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return F.floor_mod(other, self)
+
     def __pow__(self, other: Any) -> Tensor:
         return F.pow(self, other)
 
@@ -166,14 +178,27 @@ class Tensor:
     def __ge__(self, other: Any) -> Tensor:
         return F.greater_equal(self, other)
 
-    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+        if not _operand(other):  # None, strings ...: Python's identity fallback
+            return NotImplemented
         return F.equal(self, other)
 
-    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __ne__(self, other: Any) -> Any:  # type: ignore[override]
+        if not _operand(other):
+            return NotImplemented
         return F.not_equal(self, other)
 
     def __getitem__(self, index: Any) -> Tensor:
         return F.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """``x[index] = value``: x then holds a new value (a functional scatter), and the
+        tape sees the old value as an input of it, so gradients reach both."""
+        from .autograd import tape as _tape
+
+        new = F.setitem(self, index, value)
+        _tape.rebind(self, new)
+        self._data = new._data
 
     # -- methods (MindSpore's Tensor methods) -------------------------------------------
     def astype(self, dtype: Any) -> Tensor:
@@ -208,6 +233,12 @@ class Tensor:
     def max(self, axis: Any = None, keepdims: bool = False) -> Tensor:
         return F.reduce_max(self, axis, keepdims)
 
+    def all(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
+        return F.reduce_all(self, axis, keep_dims)
+
+    def any(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
+        return F.reduce_any(self, axis, keep_dims)
+
     def argmax(self, axis: int | None = None) -> Tensor:
         return F.argmax(self, axis)
 
@@ -222,6 +253,10 @@ class Tensor:
 
     def sqrt(self) -> Tensor:
         return F.sqrt(self)
+
+
+def _operand(value: Any) -> bool:
+    return isinstance(value, Tensor | np.ndarray | np.generic | int | float | bool | list | tuple)
 
 
 def as_tensor_args(args: tuple) -> tuple[Tensor, ...]:

@@ -71,7 +71,7 @@ def vjp(
     sens_values = _as_tuple(sens) if sens is not None else tuple(F.ones_like(t) for t in targets)
     if len(sens_values) != len(targets):
         raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
-    watched = [inputs[p] for p in positions] + list(weights)
+    watched = [tape.resolve(inputs[p]) for p in positions] + list(weights)
     from ..interpreters.trace import phase
 
     with _tape.recording(None), phase("backward"):

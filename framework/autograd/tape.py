@@ -13,12 +13,41 @@ active: Tape | None = None
 
 
 class Tape:
-    __slots__ = ("records", "tracked", "_watched")
+    __slots__ = ("records", "tracked", "_watched", "_moved")
 
     def __init__(self) -> None:
         self.records: list[tuple[Any, tuple, Any]] = []
         self.tracked: set[int] = set()
         self._watched: list[Any] = []  # keeps watched tensors alive so ids stay unique
+        self._moved: dict[int, Any] = {}  # id(watched tensor) -> holder of its first value
+
+    def resolve(self, tensor: Any) -> Any:
+        """The tensor that holds ``tensor``'s watched value (differs after ``x[i] = v``)."""
+        return self._moved.get(id(tensor), tensor)
+
+    def rebind(self, tensor: Any, new: Any) -> None:
+        """``tensor`` takes over ``new``'s value (item assignment): past records that used
+        ``tensor`` now use a holder of its old value, records of ``new`` use ``tensor``."""
+        from ..tensor import Tensor
+
+        old = Tensor._wrap(tensor._data)
+        swap = {id(tensor): old, id(new): tensor}
+
+        def fix(values: Any) -> Any:
+            if isinstance(values, tuple):
+                return tuple(swap.get(id(v), v) for v in values)
+            return swap.get(id(values), values)
+
+        self.records = [(prim, fix(ins), fix(out)) for prim, ins, out in self.records]
+        if id(tensor) in self.tracked:
+            self.tracked.add(id(old))
+        if any(w is tensor for w in self._watched) and id(tensor) not in self._moved:
+            self._moved[id(tensor)] = old
+        self.tracked.discard(id(tensor))
+        if id(new) in self.tracked:
+            self.tracked.discard(id(new))
+            self.tracked.add(id(tensor))
+        self._watched.append(old)  # keeps the holder (and its id) alive
 
     def watch(self, tensor: Any) -> None:
         self.tracked.add(id(tensor))
@@ -52,3 +81,9 @@ class recording:
     def __exit__(self, *exc: object) -> None:
         global active
         active = self._saved
+
+
+def rebind(tensor: Any, new: Any) -> None:
+    """Item assignment on ``tensor``: tell the active tape (if any), see ``Tape.rebind``."""
+    if active is not None:
+        active.rebind(tensor, new)

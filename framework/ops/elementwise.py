@@ -110,6 +110,41 @@ class Minimum(_Binary):
                 sum_to(select(take_x, 0.0, dout), y.shape))
 
 
+class _Floor(_Binary, abstract=True):
+    """Floor division family (NumPy/Python semantics: rounds toward -inf); no bools."""
+
+    def infer(self, x: Any, y: Any) -> Spec:
+        if np.dtype(x.dtype) == np.bool_ or np.dtype(y.dtype) == np.bool_:
+            raise TypeError(f"needs numeric inputs, got {x.dtype} and {y.dtype}")
+        return super().infer(x, y)
+
+
+class FloorDiv(_Floor):
+    """``x // y``: piecewise constant, so its gradient is zero (None for integers)."""
+
+    fn = np.floor_divide
+
+    def bprop(self, x, y, *, out, dout, needs):
+        from .shape import zeros_like
+
+        if not out.dtype.is_floating:
+            return None, None
+        return (zeros_like(x) if needs[0] else None), (zeros_like(y) if needs[1] else None)
+
+
+class FloorMod(_Floor):
+    """``x % y`` with the sign of ``y`` (``x - floor(x / y) * y``)."""
+
+    fn = np.mod
+
+    def bprop(self, x, y, *, out, dout, needs):
+        if not out.dtype.is_floating:
+            return None, None
+        dx = sum_to(dout, x.shape) if needs[0] else None
+        dy = sum_to(neg(mul(dout, floor_div(x, y))), y.shape) if needs[1] else None
+        return dx, dy
+
+
 class _Compare(_Binary, abstract=True):
     differentiable = False
 
@@ -261,11 +296,36 @@ class Tanh(_Unary):
         return (mul(dout, sub(1.0, mul(out, out))),)
 
 
+class AddN:
+    """``AddN()(inputs)``: the sum of a tuple/list of tensors of one shape (MindSpore's
+    ``ops.AddN``), built from ``Add`` so it runs, traces and differentiates like it."""
+
+    def __call__(self, inputs: Any) -> Any:
+        inputs = tuple(inputs)
+        if not inputs:
+            raise ValueError("AddN: needs at least one input")
+        shapes = {tuple(t.shape) for t in inputs}
+        if len(shapes) > 1:
+            from ._utils import argument_error
+
+            raise argument_error("AddN", ValueError(
+                "inputs must have one shape, got " + ", ".join(str(s) for s in shapes)))
+        total = inputs[0]
+        for t in inputs[1:]:
+            total = _ADD(total, t)
+        return total
+
+
+def addn(inputs):
+    return AddN()(inputs)
+
+
 # -- functional forms -----------------------------------------------------------------
 _ADD, _SUB, _MUL, _DIV, _POW = Add(), Sub(), Mul(), Div(), Pow()
 _MAXIMUM, _MINIMUM, _SELECT, _NEG, _ABS = Maximum(), Minimum(), Select(), Neg(), Abs()
 _EXP, _LOG, _SQRT, _RELU, _SIGMOID, _TANH = Exp(), Log(), Sqrt(), ReLU(), Sigmoid(), Tanh()
 _EQ, _NE, _LT, _LE, _GT, _GE = Equal(), NotEqual(), Less(), LessEqual(), Greater(), GreaterEqual()
+_FLOOR_DIV, _FLOOR_MOD = FloorDiv(), FloorMod()
 
 
 def add(x, y):
@@ -286,6 +346,17 @@ def div(x, y):
 
 def pow(x, y):  # noqa: A001  (MindSpore's name)
     return _POW(x, y)
+
+
+def floor_div(x, y):
+    return _FLOOR_DIV(x, y)
+
+
+def floor_mod(x, y):
+    return _FLOOR_MOD(x, y)
+
+
+floordiv, floormod = floor_div, floor_mod
 
 
 def maximum(x, y):

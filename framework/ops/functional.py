@@ -1,13 +1,20 @@
-"""Functional forms of every primitive (``ops.add``, ``ops.matmul`` ...)."""
+"""Functional forms of every primitive (``ops.add``, ``ops.matmul`` ...), MindSpore's
+``mindspore.ops.functional`` (``F.assign``, ``F.depend`` ...)."""
 
 from .conv import conv2d
+from .creation import fill, full, ones, ones_like, zeros, zeros_like
 from .elementwise import (
     abs,
     add,
+    addn,
     cast,
     div,
     equal,
     exp,
+    floor_div,
+    floor_mod,
+    floordiv,
+    floormod,
     greater,
     greater_equal,
     less,
@@ -29,6 +36,8 @@ from .elementwise import (
     tanh,
     where,
 )
+from .scatter_gather import gather, index_add, scatter_update
+from .indexing import getitem, setitem
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -40,15 +49,22 @@ from .nn_ops import (
     softmax,
 )
 from .pool import avg_pool2d, max_pool2d
-from .reduce import argmax, mean, reduce_max, reduce_mean, reduce_sum, sum
+from .reduce import (
+    argmax,
+    mean,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_sum,
+    sum,
+)
 from .shape import (
     broadcast_to,
     cat,
     concat,
     expand_dims,
     flatten,
-    getitem,
-    ones_like,
     pad,
     permute,
     reshape,
@@ -56,16 +72,23 @@ from .shape import (
     squeeze,
     stop_gradient,
     transpose,
-    zeros_like,
 )
+from .state import assign, depend
+from .tensor_info import dtype, rank, shape, size
+
+tensor_add = add
+# ``F.shape`` is here but not in ``__all__``: ``from .functional import *`` in ``ops`` would
+# shadow the ``framework.ops.shape`` module
 
 __all__ = [
-    "abs", "add", "argmax", "avg_pool2d", "batch_norm", "bias_add", "broadcast_to", "cast",
-    "cat", "concat", "conv2d", "dense", "div", "dropout", "equal", "exp", "expand_dims",
-    "flatten", "getitem", "greater", "greater_equal", "less", "less_equal", "log",
-    "log_softmax", "matmul", "max_pool2d", "maximum", "mean", "minimum", "mul", "neg",
-    "not_equal", "one_hot", "ones_like", "pad", "permute", "pow", "reduce_max", "reduce_mean",
-    "reduce_sum", "relu", "reshape", "select", "sigmoid", "slice_", "softmax", "sqrt",
-    "square", "squeeze", "stop_gradient", "sub", "sum", "sum_to", "tanh", "transpose",
-    "where", "zeros_like",
+    "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
+    "broadcast_to", "cast", "cat", "concat", "conv2d", "dense", "depend", "div", "dropout",
+    "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div", "floor_mod",
+    "floordiv", "floormod", "full", "gather", "getitem", "greater", "greater_equal",
+    "index_add", "less", "less_equal", "log", "log_softmax", "matmul", "max_pool2d", "maximum",
+    "mean", "minimum", "mul", "neg", "not_equal", "one_hot", "ones", "ones_like", "pad",
+    "permute", "pow", "rank", "reduce_all", "reduce_any", "reduce_max", "reduce_mean",
+    "reduce_sum", "relu", "reshape", "scatter_update", "select", "setitem", "sigmoid",
+    "size", "slice_", "softmax", "sqrt", "square", "squeeze", "stop_gradient", "sub", "sum",
+    "sum_to", "tanh", "tensor_add", "transpose", "where", "zeros", "zeros_like",
 ]

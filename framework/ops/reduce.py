@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max, argmax."""
+"""Reductions: sum, mean, max, all, any, argmax."""
 
 from __future__ import annotations
 
@@ -75,6 +75,25 @@ class ReduceMax(_Reduce):
         return (mul(share, reshape(dout, shape)),)
 
 
+class _ReduceLogical(_Reduce, abstract=True):
+    """Truth reductions (any input dtype, nonzero is True); bool output, no gradient."""
+
+    differentiable = False
+
+    def infer(self, x: Any) -> Spec:
+        return Spec(super().infer(x).shape, np.dtype(np.bool_))
+
+
+class ReduceAll(_ReduceLogical):
+    def kernel(self, x):
+        return np.all(x, axis=self.axis, keepdims=self.keep_dims)
+
+
+class ReduceAny(_ReduceLogical):
+    def kernel(self, x):
+        return np.any(x, axis=self.axis, keepdims=self.keep_dims)
+
+
 class Argmax(Primitive):
     """``Argmax(axis=-1, output_type=ms.int32)(x)``: index of the largest entry."""
 
@@ -101,6 +120,14 @@ def reduce_mean(x, axis=(), keep_dims=False):
 
 def reduce_max(x, axis=(), keep_dims=False):
     return ReduceMax(keep_dims)(x, axis)
+
+
+def reduce_all(x, axis=(), keep_dims=False):
+    return ReduceAll(keep_dims)(x, axis)
+
+
+def reduce_any(x, axis=(), keep_dims=False):
+    return ReduceAny(keep_dims)(x, axis)
 
 
 def sum(x, dim=None, keepdim=False):  # noqa: A001  (MindSpore 2.x ops.sum)

@@ -138,6 +138,36 @@ CASES: list[Case] = [
          lambda *a: refs.batch_norm(*a, 1e-3, False)),
 ]
 
+def _off_integer_ratio(r):
+    """x, y with x / y at least 0.2 away from an integer (floor is smooth there)."""
+    y = r.choice([-1, 1], S) * r.uniform(0.5, 2, S)
+    return [y * (r.integers(-3, 3, S) + r.uniform(0.2, 0.8, S)), y]
+
+
+INT_PAIR = lambda r: [np.array([[7, -7, 5], [0, 9, -1]]), np.array([2, -3, 4])]  # noqa: E731
+CASES += [
+    Case(ops.FloorDiv(), _off_integer_ratio, np.floor_divide),
+    Case(ops.FloorDiv(), INT_PAIR, np.floor_divide),
+    Case(ops.FloorMod(), _off_integer_ratio, np.mod),
+    Case(ops.FloorMod(), INT_PAIR, np.mod),
+    Case(ops.ReduceAll(False, (1,)), lambda r: [np.array([[1.0, 2.0, 0.0], [3.0, -1.0, 0.5]])],
+         lambda x: np.all(x, axis=1)),
+    Case(ops.ReduceAll(True, (0, 1)), lambda r: [np.array([[True, True], [True, True]])],
+         lambda x: np.array([[True]])),
+    Case(ops.ReduceAny(False, (0,)), lambda r: [np.array([[0, 2, 0], [0, 0, 0]])],
+         lambda x: np.any(x, axis=0)),
+    Case(ops.Gather(1), lambda r: [r.standard_normal((3, 4)), np.array([[0, 3], [-1, 0]])],
+         lambda x, i: np.take(x, i, axis=1)),
+    Case(ops.Gather(0), lambda r: [r.standard_normal((4, 2)), np.array(2)],
+         lambda x, i: x[2]),
+    Case(ops.IndexAdd(1), lambda r: [r.standard_normal((2, 4)), np.array([1, 3, 1]),
+                                     r.standard_normal((2, 3))],
+         lambda x, i, y: x + np.stack([np.bincount(i, w, 4) for w in y])),
+    Case(ops.ScatterUpdate(), lambda r: [r.standard_normal((5, 2)), np.array([3, -5]),
+                                         r.standard_normal((2, 2))],
+         lambda x, i, u: np.concatenate([u[1:], x[1:3], u[:1], x[4:]])),
+]
+
 CONV_CONFIGS = [
     dict(stride=1, dilation=1, pad_mode="valid", pad=0),
     dict(stride=2, dilation=1, pad_mode="same", pad=0),

@@ -483,3 +483,7 @@ def _install() -> None:
 
 
 _install()
+
+from . import lowering_index  # noqa: E402  (index/floor/truth lowerings use the helpers above)
+
+lowering_index.install()

@@ -1,0 +1,22 @@
+"""``mindspore.common.dtype`` (``from framework.common import dtype as mstype``)."""
+
+from ..dtype import *  # noqa: F403
+from ..dtype import (
+    DType,
+    bool_,
+    float16,
+    float32,
+    float64,
+    float_,
+    from_numpy,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    to_dtype,
+    uint8,
+)
+
+__all__ = ["DType", "bool_", "float16", "float32", "float64", "float_", "from_numpy", "int16",
+           "int32", "int64", "int8", "int_", "to_dtype", "uint8"]

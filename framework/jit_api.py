@@ -1,0 +1,78 @@
+"""MindSpore's graph-mode decorators: ``jit`` with ``jit_config``, ``JitConfig``,
+``ms_function`` (the old name of ``jit``) and ``jit_class``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import graph_mode
+
+_JIT_LEVELS = ("O0", "O1", "O2")
+
+
+class JitConfig:
+    """``JitConfig(jit_level="O1", exc_mode="auto", jit_syntax_level="", debug_level="RELEASE",
+    infer_boost="off", **kwargs)``: accepted and stored on the compiled function
+    (``fn.jit_config``); our graph mode always compiles the whole function with TVM."""
+
+    def __init__(self, jit_level: str = "", exc_mode: str = "auto", jit_syntax_level: str = "",
+                 debug_level: str = "RELEASE", infer_boost: str = "off", **kwargs: Any) -> None:
+        if jit_level and jit_level not in _JIT_LEVELS:
+            raise ValueError(f"JitConfig: jit_level must be one of {', '.join(_JIT_LEVELS)}, "
+                             f"got {jit_level!r}")
+        self.jit_config_dict = {"jit_level": jit_level, "exc_mode": exc_mode,
+                                "jit_syntax_level": jit_syntax_level,
+                                "debug_level": debug_level, "infer_boost": infer_boost,
+                                **{k: str(v) for k, v in kwargs.items()}}
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["jit_config_dict"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return f"JitConfig({self.jit_config_dict})"
+
+
+def jit(function: Callable[..., Any] | None = None, *, jit_config: JitConfig | None = None,
+        ir_dir: str | None = None, **options: Any) -> Any:
+    """``@jit``, ``jit(fn)``, ``jit(fn, jit_config=JitConfig(...))``: compile ``fn`` with
+    graph mode whatever the context. Other MindSpore options (``input_signature``,
+    ``capture_mode``, ``jit_level`` ...) are accepted and stored with the config."""
+    if jit_config is not None and not isinstance(jit_config, JitConfig):
+        raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
+    config = jit_config or JitConfig(**{k: v for k, v in options.items()
+                                        if k == "jit_level" and v})
+
+    def build(fn: Callable[..., Any]) -> Any:
+        compiled = graph_mode.jit(fn, ir_dir=ir_dir)
+        compiled.jit_config = config
+        compiled.jit_options = options
+        return compiled
+
+    return build if function is None else build(function)
+
+
+def ms_function(fn: Callable[..., Any] | None = None, input_signature: Any = None,
+                hash_args: Any = None, jit_config: JitConfig | None = None) -> Any:
+    """MindSpore's old name of :func:`jit` (same behaviour)."""
+    return jit(fn, jit_config=jit_config, input_signature=input_signature)
+
+
+def jit_class(cls: type) -> type:
+    """``@jit_class``: a user class whose objects and methods graph-mode code may use.
+
+    Tracing runs the methods as Python, so they need nothing else; Cells are refused as
+    in MindSpore (they are already usable in graph mode).
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"jit_class: decorates a class, got a {type(cls).__name__}")
+    from .nn.cell import Cell
+
+    if issubclass(cls, Cell):
+        raise TypeError(f"jit_class: {cls.__name__} is an nn.Cell, which graph mode already "
+                        "supports; decorate plain classes only")
+    cls.__ms_class__ = True
+    return cls

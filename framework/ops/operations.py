@@ -1,0 +1,66 @@
+"""``mindspore.ops.operations``: the primitive classes, as ``from framework.ops import
+operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
+
+from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
+from .creation import Fill, Ones, Zeros
+from .elementwise import (
+    Abs,
+    Add,
+    AddN,
+    Cast,
+    Div,
+    Equal,
+    Exp,
+    FloorDiv,
+    FloorMod,
+    Greater,
+    GreaterEqual,
+    Less,
+    LessEqual,
+    Log,
+    Maximum,
+    Minimum,
+    Mul,
+    Neg,
+    NotEqual,
+    Pow,
+    RealDiv,
+    ReLU,
+    Select,
+    Sigmoid,
+    Sqrt,
+    Sub,
+    Tanh,
+)
+from .scatter_gather import Gather, IndexAdd, ScatterUpdate
+from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
+from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
+from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
+from .shape import (
+    BroadcastTo,
+    Concat,
+    ExpandDims,
+    OnesLike,
+    Pad,
+    Reshape,
+    Slice,
+    Squeeze,
+    StopGradient,
+    Transpose,
+    ZerosLike,
+)
+from .state import Assign, Depend
+
+TensorAdd = Add  # MindSpore's old name of Add
+
+__all__ = [
+    "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
+    "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
+    "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv", "FloorMod",
+    "Gather", "Greater", "GreaterEqual", "IndexAdd", "Less", "LessEqual", "Log", "LogSoftmax",
+    "MatMul", "MaxPool", "MaxPoolGrad", "Maximum", "Minimum", "Mul", "Neg", "NotEqual", "OneHot",
+    "Ones", "OnesLike", "Pad", "Pow", "RealDiv", "ReLU", "ReduceAll", "ReduceAny", "ReduceMax",
+    "ReduceMean", "ReduceSum", "Reshape", "ScatterUpdate", "Select", "Sigmoid", "Slice",
+    "Softmax", "Sqrt", "Squeeze", "StopGradient", "Sub", "Tanh", "TensorAdd", "Transpose",
+    "Zeros", "ZerosLike",
+]

@@ -1,0 +1,162 @@
+"""Index primitives: Gather (read at integer indices), IndexAdd (its gradient), ScatterUpdate.
+
+Indices are integer tensors of any shape; negative indices count from the end of the
+axis. The NumPy kernels check bounds; the TVM lowerings clip (no out-of-bounds memory
+access on the device).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import user_location, with_location
+from ..primitive import Primitive, Spec, shape_str
+from ._utils import normalize_axis
+
+
+def _check_indices(op: str, indices: Any) -> None:
+    if np.dtype(indices.dtype).kind not in "iu":
+        raise TypeError(f"indices must be an integer tensor, got {indices.dtype}")
+
+
+def _normalized(op: str, indices: np.ndarray, dim: int, axis: int) -> np.ndarray:
+    """Negative indices wrapped once; out-of-range ones stop with one clear line."""
+    bad = (indices < -dim) | (indices >= dim)
+    if np.any(bad):
+        raise IndexError(with_location(
+            f"{op}: index {int(indices[bad].flat[0])} is out of bounds for axis {axis} of "
+            f"size {dim}", user_location()))
+    return np.where(indices < 0, indices + dim, indices)
+
+
+def _as_index_tensor(indices: Any) -> Any:
+    from ..tensor import Tensor
+
+    if isinstance(indices, Tensor):
+        return indices
+    array = np.asarray(indices)
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"indices must be integers, got {array.dtype}")
+    return Tensor(array)
+
+
+def gathered_shape(x_shape: tuple, idx_shape: tuple, axis: int) -> tuple[int, ...]:
+    return tuple(x_shape[:axis]) + tuple(idx_shape) + tuple(x_shape[axis + 1:])
+
+
+class Gather(Primitive):
+    """``Gather()(x, indices, axis)``: ``x`` along ``axis`` at ``indices``; the axis is
+    replaced by the indices' axes (a 0-d index removes it)."""
+
+    def __init__(self, axis: int = 0) -> None:
+        super().__init__(axis=int(axis))
+
+    def __call__(self, x: Any, indices: Any, axis: Any = None) -> Any:
+        prim = self if axis is None else Gather(int(axis))
+        return Primitive.__call__(prim, x, _as_index_tensor(indices))
+
+    def infer(self, x: Any, indices: Any) -> Spec:
+        _check_indices(self.name, indices)
+        axis = normalize_axis(self.axis, len(x.shape))
+        return Spec(gathered_shape(x.shape, indices.shape, axis), x.dtype)
+
+    def kernel(self, x, indices):
+        axis = normalize_axis(self.axis, x.ndim)
+        return np.take(x, _normalized(self.name, indices, x.shape[axis], axis), axis=axis)
+
+    def bprop(self, x, indices, *, out, dout, needs):
+        from .shape import zeros_like
+
+        return index_add(zeros_like(x), indices, dout, self.axis), None
+
+
+class IndexAdd(Primitive):
+    """``IndexAdd(axis)(x, indices, y)``: ``x`` with ``y`` added at ``indices`` along
+    ``axis`` (repeated indices accumulate); ``y`` has Gather's output shape."""
+
+    def __init__(self, axis: int = 0) -> None:
+        super().__init__(axis=int(axis))
+
+    def __call__(self, x: Any, indices: Any, y: Any) -> Any:
+        return Primitive.__call__(self, x, _as_index_tensor(indices), y)
+
+    def infer(self, x: Any, indices: Any, y: Any) -> Spec:
+        _check_indices(self.name, indices)
+        axis = normalize_axis(self.axis, len(x.shape))
+        want = gathered_shape(x.shape, indices.shape, axis)
+        if tuple(y.shape) != want:
+            raise ValueError(f"y of shape {shape_str(y.shape)} must have shape {shape_str(want)} "
+                             f"(x {shape_str(x.shape)}, indices {shape_str(indices.shape)})")
+        if np.dtype(y.dtype) != np.dtype(x.dtype):
+            raise TypeError(f"y ({y.dtype}) must have x's dtype ({x.dtype})")
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x, indices, y):
+        axis = normalize_axis(self.axis, x.ndim)
+        out = np.array(x, copy=True)
+        where = (slice(None),) * axis + (_normalized(self.name, indices, x.shape[axis], axis),)
+        np.add.at(out, where, y)
+        return out
+
+    def bprop(self, x, indices, y, *, out, dout, needs):
+        return dout, None, (gather(dout, indices, self.axis) if needs[2] else None)
+
+
+class ScatterUpdate(Primitive):
+    """``ScatterUpdate()(x, indices, updates)``: ``x`` with rows ``x[indices]`` (axis 0)
+    replaced by ``updates`` of shape ``indices.shape + x.shape[1:]``.
+
+    Functional on Tensors; given a Parameter it updates the Parameter and returns it
+    (MindSpore's in-place form). Repeated indices: which update wins is unspecified.
+    """
+
+    def __call__(self, x: Any, indices: Any, updates: Any) -> Any:
+        from ..parameter import Parameter
+
+        result = Primitive.__call__(self, x, _as_index_tensor(indices), updates)
+        if isinstance(x, Parameter):
+            return x.set_data(result)
+        return result
+
+    def infer(self, x: Any, indices: Any, updates: Any) -> Spec:
+        _check_indices(self.name, indices)
+        if not x.shape:
+            raise ValueError("x must have at least one axis")
+        want = tuple(indices.shape) + tuple(x.shape[1:])
+        if tuple(updates.shape) != want:
+            raise ValueError(f"updates of shape {shape_str(updates.shape)} must have shape "
+                             f"{shape_str(want)} (x {shape_str(x.shape)}, indices "
+                             f"{shape_str(indices.shape)})")
+        if np.dtype(updates.dtype) != np.dtype(x.dtype):
+            raise TypeError(f"updates ({updates.dtype}) must have x's dtype ({x.dtype})")
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x, indices, updates):
+        out = np.array(x, copy=True)
+        out[_normalized(self.name, indices, x.shape[0], 0)] = updates
+        return out
+
+    def bprop(self, x, indices, updates, *, out, dout, needs):
+        from .shape import zeros_like
+
+        dx = scatter_update(dout, indices, zeros_like(updates)) if needs[0] else None
+        dupdates = gather(dout, indices, 0) if needs[2] else None
+        return dx, None, dupdates
+
+
+_SCATTER_UPDATE = ScatterUpdate()
+
+
+def gather(x, indices, axis=0):
+    """MindSpore's ``ops.gather(input_params, input_indices, axis)``."""
+    return Gather(axis)(x, indices)
+
+
+def index_add(x, indices, y, axis=0):
+    return IndexAdd(axis)(x, indices, y)
+
+
+def scatter_update(x, indices, updates):
+    return _SCATTER_UPDATE(x, indices, updates)
