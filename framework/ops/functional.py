@@ -36,7 +36,6 @@ from .elementwise import (
     tanh,
     where,
 )
-from .scatter_gather import gather, index_add, scatter_update
 from .indexing import getitem, setitem
 from .nn_ops import (
     batch_norm,
@@ -59,6 +58,7 @@ from .reduce import (
     reduce_sum,
     sum,
 )
+from .scatter_gather import gather, index_add, scatter_update
 from .shape import (
     broadcast_to,
     cat,
@@ -74,7 +74,7 @@ from .shape import (
     transpose,
 )
 from .state import assign, depend
-from .tensor_info import dtype, rank, shape, size
+from .tensor_info import dtype, rank, size
 
 tensor_add = add
 # ``F.shape`` is here but not in ``__all__``: ``from .functional import *`` in ``ops`` would

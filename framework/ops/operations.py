@@ -32,10 +32,10 @@ from .elementwise import (
     Sub,
     Tanh,
 )
-from .scatter_gather import Gather, IndexAdd, ScatterUpdate
 from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
+from .scatter_gather import Gather, IndexAdd, ScatterUpdate
 from .shape import (
     BroadcastTo,
     Concat,

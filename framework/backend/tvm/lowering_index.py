@@ -12,8 +12,8 @@ import numpy as np
 from tvm import relax
 
 from ...ops import elementwise as _ew
-from ...ops import scatter_gather as _gather
 from ...ops import reduce as _reduce
+from ...ops import scatter_gather as _gather
 from ...ops._utils import normalize_axes, normalize_axis
 from .lowering import LOWERINGS, _astype, _binary, _const, _emit, spec_of
 
