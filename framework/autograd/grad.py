@@ -108,8 +108,12 @@ def _mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     return wrapper
 
 
-def _pack(pos_grads: list, weight_grads: list, grad_position: Any, weights: Any) -> Any:
-    _, single = _positions(grad_position)
+def _pack(pos_grads: list, weight_grads: list, grad_position: Any, weights: Any,
+          return_ids: bool = False) -> Any:
+    positions, single = _positions(grad_position)
+    if return_ids:  # MindSpore's return_ids: (position, grad) and (parameter name, grad) pairs
+        pos_grads = [(p, g) for p, g in zip(positions, pos_grads)]
+        weight_grads = [(w.name, g) for w, g in zip(_weights_tuple(weights), weight_grads)]
     pos = pos_grads[0] if single else tuple(pos_grads)
     if weights is None:
         return pos
@@ -119,11 +123,12 @@ def _pack(pos_grads: list, weight_grads: list, grad_position: Any, weights: Any)
 
 
 def value_and_grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
-                   has_aux: bool = False) -> Callable[..., Any]:
-    """``value_and_grad(fn, grad_position=0, weights=None, has_aux=False)``.
+                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+    """``value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False)``.
 
     Returns ``f(*args) -> (value, grads)``: grads of the inputs at ``grad_position``
-    (an int, a tuple, or None), of ``weights``, or ``(inputs_grads, weights_grads)``.
+    (an int, a tuple, or None), of ``weights``, or ``(inputs_grads, weights_grads)``;
+    with ``return_ids`` each gradient is paired with its position or parameter name.
     """
     positions, _ = _positions(grad_position)
     if grad_position is None and weights is None:
@@ -131,16 +136,16 @@ def value_and_grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any 
 
     def wrapper(*args: Any) -> Any:
         out, pos_grads, weight_grads = vjp(fn, args, positions, _weights_tuple(weights), has_aux)
-        return out, _pack(pos_grads, weight_grads, grad_position, weights)
+        return out, _pack(pos_grads, weight_grads, grad_position, weights, return_ids)
 
     return _mode_aware(wrapper, f"value_and_grad_{getattr(fn, '__name__', type(fn).__name__)}")
 
 
 def grad(fn: Callable[..., Any], grad_position: Any = 0, weights: Any = None,
-         has_aux: bool = False) -> Callable[..., Any]:
-    """``grad(fn, grad_position=0, weights=None, has_aux=False)``: like value_and_grad
-    without the value (with ``has_aux``: ``(grads, aux)``)."""
-    inner = value_and_grad(fn, grad_position, weights, has_aux)
+         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
+    """``grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False)``: like
+    value_and_grad without the value (with ``has_aux``: ``(grads, aux)``)."""
+    inner = value_and_grad(fn, grad_position, weights, has_aux, return_ids)
 
     def wrapper(*args: Any) -> Any:
         out, grads = inner(*args)

@@ -50,17 +50,18 @@ from .shape import (
     ZerosLike,
 )
 from .state import Assign, Depend
+from .tensor_info import DType, Rank, Shape, Size
 
 TensorAdd = Add  # MindSpore's old name of Add
 
 __all__ = [
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
-    "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv", "FloorMod",
-    "Gather", "Greater", "GreaterEqual", "IndexAdd", "Less", "LessEqual", "Log", "LogSoftmax",
-    "MatMul", "MaxPool", "MaxPoolGrad", "Maximum", "Minimum", "Mul", "Neg", "NotEqual", "OneHot",
-    "Ones", "OnesLike", "Pad", "Pow", "RealDiv", "ReLU", "ReduceAll", "ReduceAny", "ReduceMax",
-    "ReduceMean", "ReduceSum", "Reshape", "ScatterUpdate", "Select", "Sigmoid", "Slice",
-    "Softmax", "Sqrt", "Squeeze", "StopGradient", "Sub", "Tanh", "TensorAdd", "Transpose",
-    "Zeros", "ZerosLike",
+    "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",
+    "FloorMod", "Gather", "Greater", "GreaterEqual", "IndexAdd", "Less", "LessEqual", "Log",
+    "LogSoftmax", "MatMul", "MaxPool", "MaxPoolGrad", "Maximum", "Minimum", "Mul", "Neg",
+    "NotEqual", "OneHot", "Ones", "OnesLike", "Pad", "Pow", "Rank", "ReLU", "RealDiv",
+    "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceSum", "Reshape",
+    "ScatterUpdate", "Select", "Shape", "Sigmoid", "Size", "Slice", "Softmax", "Sqrt",
+    "Squeeze", "StopGradient", "Sub", "Tanh", "TensorAdd", "Transpose", "Zeros", "ZerosLike",
 ]

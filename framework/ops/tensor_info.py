@@ -23,3 +23,27 @@ def size(input_x: Any) -> int:
     for d in input_x.shape:
         out *= int(d)
     return out
+
+
+class Shape:
+    """``P.Shape()(x)``: the shape as a tuple of ints."""
+
+    def __call__(self, input_x: Any) -> tuple[int, ...]:
+        return shape(input_x)
+
+
+class Rank:
+    def __call__(self, input_x: Any) -> int:
+        return rank(input_x)
+
+
+class Size:
+    def __call__(self, input_x: Any) -> int:
+        return size(input_x)
+
+
+class DType:
+    """``P.DType()(x)``: the dtype (``mstype.float32`` ...)."""
+
+    def __call__(self, input_x: Any) -> Any:
+        return dtype(input_x)
