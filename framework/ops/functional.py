@@ -1,6 +1,8 @@
 """Functional forms of every primitive (``ops.add``, ``ops.matmul`` ...), MindSpore's
 ``mindspore.ops.functional`` (``F.assign``, ``F.depend`` ...)."""
 
+import functools
+
 from .conv import conv2d
 from .creation import fill, full, ones, ones_like, zeros, zeros_like
 from .elementwise import (
@@ -74,9 +76,22 @@ from .shape import (
     transpose,
 )
 from .state import assign, depend
-from .tensor_info import dtype, rank, size
+from .tensor_info import dtype, rank, shape, size  # noqa: F401  (shape: not in __all__)
 
-tensor_add = add
+# MindSpore's older ``F.tensor_*`` names and helpers optimizers are written with
+tensor_add, tensor_sub, tensor_mul, tensor_div, tensor_pow = add, sub, mul, div, pow
+tensor_lt, tensor_le, tensor_gt, tensor_ge = less, less_equal, greater, greater_equal
+tensor_floordiv, tensor_mod = floor_div, floor_mod
+partial = functools.partial
+
+
+def scalar_to_tensor(input_x, dtype=None):
+    """``F.scalar_to_tensor(1, mstype.int32)``: a 0-d tensor (float32 by default)."""
+    from .creation import full
+
+    return full((), input_x, dtype=dtype or "float32")
+
+
 # ``F.shape`` is here but not in ``__all__``: ``from .functional import *`` in ``ops`` would
 # shadow the ``framework.ops.shape`` module
 
@@ -91,4 +106,6 @@ __all__ = [
     "reduce_sum", "relu", "reshape", "scatter_update", "select", "setitem", "sigmoid",
     "size", "slice_", "softmax", "sqrt", "square", "squeeze", "stop_gradient", "sub", "sum",
     "sum_to", "tanh", "tensor_add", "transpose", "where", "zeros", "zeros_like",
+    "partial", "scalar_to_tensor", "tensor_div", "tensor_floordiv", "tensor_ge", "tensor_gt",
+    "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_sub",
 ]

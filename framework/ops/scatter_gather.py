@@ -67,8 +67,11 @@ class Gather(Primitive):
         return np.take(x, _normalized(self.name, indices, x.shape[axis], axis), axis=axis)
 
     def bprop(self, x, indices, *, out, dout, needs):
+        from .elementwise import cast
         from .shape import zeros_like
 
+        if dout.dtype != x.dtype:  # a wider cotangent (e.g. float64 from a mixed product)
+            dout = cast(dout, x.dtype)
         return index_add(zeros_like(x), indices, dout, self.axis), None
 
 
@@ -139,9 +142,12 @@ class ScatterUpdate(Primitive):
         return out
 
     def bprop(self, x, indices, updates, *, out, dout, needs):
+        from .elementwise import cast
         from .shape import zeros_like
 
-        dx = scatter_update(dout, indices, zeros_like(updates)) if needs[0] else None
+        zeros = zeros_like(updates)
+        zeros = zeros if zeros.dtype == dout.dtype else cast(zeros, dout.dtype)
+        dx = scatter_update(dout, indices, zeros) if needs[0] else None
         dupdates = gather(dout, indices, 0) if needs[2] else None
         return dx, None, dupdates
 

@@ -204,3 +204,26 @@ def test_value_that_does_not_broadcast_is_refused():
     x = Tensor(X.copy())
     with pytest.raises(IndexError, match=r"setitem: value of shape \(4,\) cannot be broadcast"):
         x[t32(0)] = Tensor(np.ones(4))
+
+
+def test_indexing_program_generates_cuda_code_without_a_gpu(tmp_path):
+    ms.set_context(device_target="GPU")
+    grad_fn = ms.jit(ms.grad(_loss, grad_position=(0, 1)), ir_dir=str(tmp_path))
+    grad_fn.compile(Tensor(X.astype(np.float32)), Tensor(np.ones((3, 2), np.float32)),
+                    load=False)
+    assert (tmp_path / "20_kernels.cu").read_text().count("__global__") > 0
+
+
+def test_gradient_reaches_a_float32_tensor_through_a_float64_product():
+    def f(x):
+        y = x[t32([0, 0])] * Tensor(np.ones((2, 3, 5)))  # promoted to float64
+        x2 = x * 1.0
+        x2[t32(1)] = y[0]
+        return (x2 * Tensor(W)).sum() + y.sum()
+
+    x = X.astype(np.float32)
+    grad = ms.grad(f)(Tensor(x)).asnumpy()
+    want = W.copy()
+    want[1] = 0
+    want[0] += 2 + W[1]
+    np.testing.assert_allclose(grad, want, rtol=1e-6)

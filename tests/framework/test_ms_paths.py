@@ -258,3 +258,18 @@ def test_ops_grad_positions_weights_aux_and_ids():
 
     check(ids(x, y))
     check(ms.jit(ids)(x, y))
+
+
+def test_functional_old_names_and_helpers():
+    a, b = np.array([7.0, -3.0, 2.5]), np.array([2.0, 2.0, -1.5])
+    x, y = Tensor(a), Tensor(b)
+    for got, want in [(F.tensor_add(x, y), a + b), (F.tensor_sub(x, y), a - b),
+                      (F.tensor_mul(x, y), a * b), (F.tensor_div(x, y), a / b),
+                      (F.tensor_mod(x, y), np.mod(a, b)), (F.tensor_floordiv(x, y), a // b),
+                      (F.tensor_lt(x, y), a < b), (F.tensor_ge(x, y), a >= b)]:
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    t = F.scalar_to_tensor(3, mstype.int32)
+    assert t.shape == () and t.dtype == mstype.int32 and int(t) == 3
+    assert F.shape(x) == (3,) and F.rank(x) == 1 and F.size(x) == 3 and F.dtype(x) == ms.float64
+    assert P.Shape()(Tensor(np.zeros((2, 5)))) == (2, 5)
+    assert F.depend(x, y) is x
