@@ -77,13 +77,17 @@ class Gather(Primitive):
 
 class IndexAdd(Primitive):
     """``IndexAdd(axis)(x, indices, y)``: ``x`` with ``y`` added at ``indices`` along
-    ``axis`` (repeated indices accumulate); ``y`` has Gather's output shape."""
+    ``axis`` (repeated indices accumulate); ``y`` has Gather's output shape. Given a
+    Parameter it updates the Parameter and returns it (MindSpore's in-place form)."""
 
     def __init__(self, axis: int = 0) -> None:
         super().__init__(axis=int(axis))
 
     def __call__(self, x: Any, indices: Any, y: Any) -> Any:
-        return Primitive.__call__(self, x, _as_index_tensor(indices), y)
+        from ..parameter import Parameter
+
+        result = Primitive.__call__(self, x, _as_index_tensor(indices), y)
+        return x.set_data(result) if isinstance(x, Parameter) else result
 
     def infer(self, x: Any, indices: Any, y: Any) -> Spec:
         _check_indices(self.name, indices)

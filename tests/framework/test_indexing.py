@@ -227,3 +227,23 @@ def test_gradient_reaches_a_float32_tensor_through_a_float64_product():
     want[1] = 0
     want[0] += 2 + W[1]
     np.testing.assert_allclose(grad, want, rtol=1e-6)
+
+
+def test_augmented_item_assignment_and_in_place_parameter_forms():
+    def program(x, i):
+        y = x * 1.0
+        y[i] += 1.0
+        y[i + 1] = y[i] * 2.0
+        return y
+
+    x, i = Tensor(X), t32(1)
+    want = X.copy()
+    want[1] += 1.0
+    want[2] = want[1] * 2.0
+    eager, graph = program(x, i), ms.jit(program)(x, i)
+    np.testing.assert_allclose(eager.asnumpy(), want)
+    np.testing.assert_allclose(graph.asnumpy(), want)
+    table = Parameter(Tensor(np.zeros((3, 2))), name="table")
+    assert ms.ops.ScatterUpdate()(table, t32([2]), Tensor(np.ones((1, 2)))) is table
+    assert ms.ops.IndexAdd(1)(table, t32([0, 0]), Tensor(np.ones((3, 2)))) is table
+    np.testing.assert_array_equal(table.asnumpy(), [[2, 0], [2, 0], [3, 1]])
