@@ -247,3 +247,20 @@ def test_augmented_item_assignment_and_in_place_parameter_forms():
     assert ms.ops.ScatterUpdate()(table, t32([2]), Tensor(np.ones((1, 2)))) is table
     assert ms.ops.IndexAdd(1)(table, t32([0, 0]), Tensor(np.ones((3, 2)))) is table
     np.testing.assert_array_equal(table.asnumpy(), [[2, 0], [2, 0], [3, 1]])
+
+
+def test_counter_loop_reading_and_writing_rows_has_exact_gradients():
+    """An RNN-style PyNative loop over a 0-d int32 counter: xs[i] reads, hs[i] = h writes."""
+    def run(xs, h):
+        i = Tensor(np.array(0), mstype.int32)
+        hs = ms.ops.zeros((xs.shape[0], 3), mstype.float64)
+        while i < xs.shape[0]:
+            h = ms.ops.tanh(h * 0.5 + xs[i])
+            hs[i] = h
+            i += 1
+        return (hs * Tensor(W[:, 0, :3])).sum()
+
+    arrays = [RNG.standard_normal((4, 3)), RNG.standard_normal(3)]
+    gxs, gh = ms.grad(run, grad_position=(0, 1))(*map(Tensor, arrays))
+    np.testing.assert_allclose(gxs.asnumpy(), _numeric(run, arrays, 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(gh.asnumpy(), _numeric(run, arrays, 1), rtol=1e-6, atol=1e-8)
