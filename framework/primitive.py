@@ -38,6 +38,13 @@ class Primitive:
     num_outputs: ClassVar[int] = 1
     # Set to False for primitives with no gradient (comparisons, argmax, one_hot ...).
     differentiable: ClassVar[bool] = True
+    # True for primitives whose randomness is drawn on the host (Dropout's mask): graph
+    # mode feeds it as an extra input, drawn by ``prim.draw_mask(shape, dtype)`` per call.
+    host_random: ClassVar[bool] = False
+    # True for primitives run for their effect (Print): never folded, merged or dropped.
+    side_effect: ClassVar[bool] = False
+    # Region graphs of a structured control-flow node (framework.ir.control); () otherwise.
+    regions: ClassVar[tuple] = ()
     # TVM lowering: filled in by framework.backend (graph mode); None until then.
     lower: ClassVar[Callable[..., Any] | None] = None
 

@@ -3,6 +3,7 @@
 from ..autograd.grad import GradOperation, grad, value_and_grad
 from . import functional
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
+from .debug import Print
 from .elementwise import (
     Abs,
     Add,
@@ -53,7 +54,7 @@ __all__ = [
     "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Div",
     "Dropout", "Equal", "Exp", "ExpandDims", "GradOperation", "Greater", "GreaterEqual",
     "Less", "LessEqual", "Log", "LogSoftmax", "MatMul", "MaxPool", "MaxPoolGrad", "Maximum",
-    "Minimum", "Mul", "Neg", "NotEqual", "OneHot", "OnesLike", "Pad", "Pow", "RealDiv",
+    "Minimum", "Mul", "Neg", "Print", "NotEqual", "OneHot", "OnesLike", "Pad", "Pow", "RealDiv",
     "ReLU", "ReduceMax", "ReduceMean", "ReduceSum", "Reshape", "Select", "Sigmoid", "Slice",
     "Softmax", "Sqrt", "Squeeze", "StopGradient", "Sub", "Tanh", "Transpose", "ZerosLike",
     "functional", "grad", "value_and_grad", *_functional_all,

@@ -1,0 +1,52 @@
+"""Converted forms of calls, ``print``, item assignment and ``assert``."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+from ..interpreters import is_tracing
+from ..tensor import Tensor
+from .convert import convert
+
+
+def converted(fn: Any) -> Any:
+    """A called function, converted when it is user code (MindSpore parses the functions
+    a compiled function calls); cells convert their ``construct`` when called."""
+    if is_tracing() and isinstance(fn, types.FunctionType | types.MethodType):
+        return convert(fn)
+    return fn
+
+
+def print_(*args: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
+    """``print`` in graph mode: a runtime print of strings and tensor values, each time the
+    compiled code reaches it; Python's print otherwise."""
+    if not is_tracing() or file is not None:
+        print(*args, sep=sep, end=end, file=file, flush=flush)
+        return
+    from ..ops.debug import runtime_print
+
+    runtime_print(args, sep, end)
+
+
+def setitem(target: Any, index: Any, value: Any) -> Any:
+    """``x[index] = value``: a tensor gets an updated copy (rebound to the name), Python
+    containers are updated in place."""
+    if isinstance(target, Tensor):
+        updated = Tensor._wrap(target._data)
+        updated[index] = value
+        return updated
+    target[index] = value
+    return target
+
+
+def assert_(test: Any, message: Callable[[], Any] | None) -> None:
+    """``assert`` on Python values as usual; a condition on a traced tensor cannot be
+    checked while compiling and is skipped (as MindSpore's graph mode does)."""
+    from .runtime import is_variable
+
+    if is_variable(test):
+        return
+    if not test:
+        raise AssertionError(message() if message is not None else None)
