@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SourceLocation, user_location, with_location
-from ..primitive import Primitive
+from ..primitive import Primitive, Spec
 
 _ids = itertools.count()
 
@@ -41,6 +41,11 @@ class Value:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def spec(self) -> Spec:
+        """Shape and dtype as a Spec (what the shape rules take and give)."""
+        return Spec(self.shape, self.dtype)
 
     @property
     def size(self) -> int:
@@ -106,8 +111,7 @@ class Graph:
             for v in node.inputs:
                 if v.kind != "const" and v.id not in defined:
                     raise AssertionError(f"{node.prim.name} uses {v!r} before it is defined")
-            specs = node.prim.infer(*node.inputs[:_arity(node)])
-            specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
+            specs = node.prim.out_specs(*node.inputs[:_arity(node)])
             for spec, out in zip(specs, node.outputs):
                 if tuple(spec.shape) != out.shape or np.dtype(spec.dtype) != out.dtype:
                     raise AssertionError(f"{node.prim.name}: output {out!r} disagrees with its "
@@ -120,4 +124,4 @@ class Graph:
 
 def _arity(node: Node) -> int:
     """Inputs the shape rule takes (host-fed random masks are extra lowering inputs)."""
-    return len(node.inputs) - (1 if getattr(node.prim, "host_random", False) else 0)
+    return len(node.inputs) - (1 if node.prim.host_random else 0)

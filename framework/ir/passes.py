@@ -61,7 +61,7 @@ def fold_constants(graph: Graph) -> int:
     for node in graph.nodes:
         node.inputs = tuple(mapping.get(v.id, v) for v in node.inputs)
         foldable = (all(v.kind == "const" for v in node.inputs)
-                    and not getattr(node.prim, "host_random", False)
+                    and not node.prim.host_random
                     and all(o.size <= FOLD_MAX_ELEMENTS for o in node.outputs))
         if not foldable:
             kept.append(node)

@@ -23,7 +23,7 @@ from tvm.target import codegen
 
 from ...ir import Graph
 from ...serialization import atomic_write
-from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
+from .lowerings import lower_node
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
@@ -73,7 +73,7 @@ def to_relax(graph: Graph) -> tvm.IRModule:
     with bb.function("main", params):
         with bb.dataflow():
             for node in graph.nodes:
-                out = node.prim.lower(bb, *[arg(v) for v in node.inputs])
+                out = lower_node(bb, node, [arg(v) for v in node.inputs])
                 outs = out if isinstance(out, tuple) else (out,)
                 for value, expr in zip(node.outputs, outs):
                     env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
