@@ -174,6 +174,18 @@ def test_shape_error_names_op_shapes_line_and_writes_analyze_fail(tmp_path):
     assert f"test_graph_mode.py:{line}" in text
 
 
+def test_analyze_fail_defaults_to_a_subfolder_not_the_working_directory(tmp_path, monkeypatch):
+    from framework.context import DEFAULT_SAVE_GRAPHS_PATH
+
+    monkeypatch.chdir(tmp_path)
+    ms.set_context(save_graphs_path=DEFAULT_SAVE_GRAPHS_PATH)
+    with pytest.raises(ValueError):
+        run_in(ms.GRAPH_MODE, lambda: BadBias()(Tensor(np.ones((3, 4), np.float32))))
+    assert os.path.normpath(DEFAULT_SAVE_GRAPHS_PATH) not in ("", ".")
+    assert (tmp_path / DEFAULT_SAVE_GRAPHS_PATH / "analyze_fail.ir").is_file()
+    assert not (tmp_path / "analyze_fail.ir").exists()
+
+
 # -- LeNet: one compiled train step, parity with PyNative ----------------------------------
 def make_lenet_step():
     ms.set_seed(0)

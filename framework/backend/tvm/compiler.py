@@ -21,20 +21,13 @@ import tvm
 from tvm import relax
 from tvm.target import codegen
 
+from ..._io import atomic_write
 from ...ir import Graph
-from ...serialization import atomic_write
+from .cache import cache_dir
 from .lowerings import lower_node
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("TWINMODE_CACHE_DIR")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "twinmode" / "compiled"
 
 
 def make_target(device_target: str) -> tvm.target.Target:
