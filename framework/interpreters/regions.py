@@ -228,7 +228,7 @@ def stage_if(cond: Any, then_fn: Callable[[], list], else_fn: Callable[[], list]
     outer = _align_captures(regions, 0)
     prim = If(then.graph, other.graph)
     values = (interp.value_of(cond), *[interp.value_of(t) for t in outer])
-    result = interp.add_node(prim, (cond, *outer), values, prim.infer(*values))
+    result = interp.add_node(prim, (cond, *outer), values, prim.out_specs(*values))
     outs = list(result) if isinstance(result, tuple) else [result]
     for p, t in zip(params.values(), outs[len(pairs):]):
         interp.assign(p, t)
@@ -272,7 +272,7 @@ def stage_while(cond_fn: Callable[[list], Any], body_fn: Callable[[list], list],
     prim = While(cond.graph, body.graph, len(init) + len(params))
     tensors = (*init, *params, *outer)
     values = tuple(interp.value_of(t) for t in tensors)
-    result = list(interp.add_node(prim, tensors, values, prim.infer(*values)))
+    result = list(interp.add_node(prim, tensors, values, prim.out_specs(*values)))
     carried, count = result[:-1], result[-1]
     for p, t in zip(params, carried[len(init):]):
         interp.assign(p, t)

@@ -144,10 +144,9 @@ class TraceInterpreter(Interpreter):
         tensors = as_tensor_args(args)
         values = tuple(self.value_of(t) for t in tensors)
         try:
-            specs = prim.infer(*values)
+            specs = prim.out_specs(*values)
         except (ValueError, TypeError) as error:
             self.fail(prim, values, error)
-        specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
         if prim.host_random:
             mask = self.root.graph.add_input(values[0].shape, values[0].dtype, "random",
                                              f"{prim.name.lower()}_mask{len(self.random_inputs)}")

@@ -48,6 +48,9 @@ class ControlFlow(Primitive, abstract=True):
     def key(self) -> tuple:
         return (type(self), self.uid)
 
+    def out_specs(self, *inputs: Any) -> tuple[Spec, ...]:
+        return tuple(self.infer(*inputs))
+
     def with_regions(self, regions: tuple[Graph, ...]) -> ControlFlow:
         """The same node kind over other region graphs (same interfaces)."""
         raise NotImplementedError

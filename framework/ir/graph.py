@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SourceLocation, user_location, with_location
-from ..primitive import Primitive
+from ..primitive import Primitive, Spec
 
 _ids = itertools.count()
 
@@ -41,6 +41,11 @@ class Value:
     @property
     def ndim(self) -> int:
         return len(self.shape)
+
+    @property
+    def spec(self) -> Spec:
+        """Shape and dtype as a Spec (what the shape rules take and give)."""
+        return Spec(self.shape, self.dtype)
 
     @property
     def size(self) -> int:
@@ -114,11 +119,7 @@ class Graph:
                     raise AssertionError(f"{node.prim.name} uses {v!r} before it is defined")
             for region in node.prim.regions:
                 region.verify()
-            specs = node.prim.infer(*node.inputs[:_arity(node)])
-            specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
-            if len(specs) != len(node.outputs):
-                raise AssertionError(f"{node.prim.name}: {len(node.outputs)} outputs, its shape "
-                                     f"rule gives {len(specs)}")
+            specs = node.prim.out_specs(*node.inputs[:_arity(node)])
             for spec, out in zip(specs, node.outputs):
                 if tuple(spec.shape) != out.shape or np.dtype(spec.dtype) != out.dtype:
                     raise AssertionError(f"{node.prim.name}: output {out!r} disagrees with its "

@@ -64,7 +64,8 @@ def _lines(graph: Graph, name: _Names, indent: str, phases: tuple[str, ...] | No
         phase = "" if node.phase == "forward" else f" [{node.phase}]"
         where = _location(node) if locations else ""
         if node is failed:
-            lines.append(f"{indent}>>> FAILED: {node.prim.name}{_attrs(node)}({args})  : ({arg_types}){where}")
+            lines.append(f"{indent}>>> FAILED: {node.prim.name}{_attrs(node)}({args})  : "
+                         f"({arg_types}){where}")
             continue
         lhs = f"{outs} = " if outs else ""
         lines.append(f"{indent}{lhs}{node.prim.name}{_attrs(node)}({args})  : ({arg_types}){phase}{where}")

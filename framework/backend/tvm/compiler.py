@@ -21,21 +21,13 @@ import tvm
 from tvm import relax
 from tvm.target import codegen
 
+from ..._io import atomic_write
 from ...ir import Graph
-from ...serialization import atomic_write
-from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
+from .cache import cache_dir
 from .relax_builder import to_relax
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("TWINMODE_CACHE_DIR")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "twinmode" / "compiled"
 
 
 def make_target(device_target: str) -> tvm.target.Target:
@@ -50,11 +42,6 @@ def _host_target_dict() -> dict[str, Any]:
     cpu = codegen.llvm_get_system_cpu()
     return {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": cpu,
             "num-cores": os.cpu_count() or 1}
-
-
-def lower_node(bb: relax.BlockBuilder, node: Any, args: list[relax.Expr]) -> Any:
-    """One ordinary node's Relax expression(s), inside a dataflow block."""
-    return node.prim.lower(bb, *args)
 
 
 class Executable:

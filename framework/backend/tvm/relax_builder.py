@@ -30,6 +30,7 @@ from tvm import relax
 from ...ir import Graph
 from ...ir.control import If, While
 from ...ops.debug import PrintOp
+from .lowerings import lower_node
 
 FANOUT, LEVELS = 8, 3
 MAX_DEPTH = 1000
@@ -81,8 +82,6 @@ class RelaxBuilder:
         return env[v.id]
 
     def _body(self, graph: Graph, env: dict[int, relax.Expr]) -> None:
-        from .compiler import lower_node
-
         last_use: dict[int, int] = {}
         for i, node in enumerate(graph.nodes):
             for v in node.inputs:
