@@ -65,6 +65,7 @@ class Primitive:
     side_effect: ClassVar[bool] = False
     # Region graphs of a structured control-flow node (framework.ir.control); () otherwise.
     regions: ClassVar[tuple] = ()
+    region_labels: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -7,11 +7,12 @@ swept backwards with the same bprop rules as everywhere else.
 - ``If``: the backward is an ``If`` on the same condition whose branches are the
   vector-Jacobian products of the forward branches (each recomputes its branch's
   forward, so no residual crosses the branch boundary).
-- ``While``: the forward node counts its iterations ``n``. The backward is a ``While``
-  running ``k = n-1 ... 0``: it recomputes the state after ``k`` iterations by running
-  the body ``k`` times from the loop's initial values, then takes the body's VJP there.
-  Memory: O(1) beyond one iteration's values; time: n(n+1)/2 body evaluations (the
-  price of keeping every shape static; see the README).
+- ``While``: the forward node counts its iterations ``n``. The backward is one
+  ``WhileGrad`` node holding the body and the body's VJP (traced once, as a region): it
+  runs the body again from the loop's initial values saving each iteration's carried
+  values (one row per iteration in a buffer of ``n`` rows), then applies the VJP for
+  ``k = n-1 ... 0``. Time: the forward loop twice plus the backward once; memory: the
+  carried values of every iteration.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.control import ControlFlow
+from ..ir.control import ControlFlow, strip_side_effects
 from ..ir.graph import Graph
 from . import tape as _tape
 from .backward import backprop
@@ -110,44 +111,39 @@ def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, .
 
 
 def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
-    from ..interpreters.regions import stage_while
+    """A ``WhileGrad`` node: the body's VJP traced once as a region, applied backwards over
+    the saved iterations (see framework.ir.control and backend/tvm/loops.py)."""
+    from ..interpreters import current
+    from ..interpreters.regions import Region
+    from ..ir.control import WhileGrad
     from ..ops import functional as F
 
     n = prim.n_carried
     init, invariants = list(inputs[:n]), list(inputs[n:])
     outs, douts = _tuple(out), _cotangents(out, dout)
-    count = outs[-1]
     float_carried = [i for i in range(n) if _floating(init[i])]
     float_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _floating(t)]
     if not float_carried and not float_inv:
         return (None,) * len(inputs)
-    body = prim.body_graph
-
-    def recompute(k: Any) -> list[Any]:
-        """The carried values after ``k`` iterations, from the loop's initial values."""
-        start = [F.zeros_like(count)] + init
-        final, _ = stage_while(lambda s: F.less(s[0], k),
-                               lambda s: [F.add(s[0], 1)] + replay(body, s[1:] + invariants),
-                               start)
-        return final[1:]
-
-    def step(s: list[Any]) -> list[Any]:
-        k, g, g_inv = s[0], s[1:1 + len(float_carried)], s[1 + len(float_carried):]
-        state = recompute(k)
-        cot = [F.zeros_like(state[i]) for i in range(n)]
+    cotangents = [douts[i] for i in float_carried]
+    with Region("vjp", init + invariants + cotangents) as region:
+        ins = region.inputs
+        state, inv, g = ins[:n], ins[n:len(init) + len(invariants)], ins[len(init) + len(invariants):]
+        cot = [F.zeros_like(t) for t in state]
         for i, gi in zip(float_carried, g):
             cot[i] = gi
-        grads = vjp_graph(body, state + invariants, cot, float_carried + [n + j for j in float_inv])
-        new_g = grads[: len(float_carried)]
-        new_inv = [F.add(a, b) for a, b in zip(g_inv, grads[len(float_carried):])]
-        return [F.sub(k, 1)] + new_g + new_inv
-
-    start = ([F.sub(count, 1)] + [douts[i] for i in float_carried]
-             + [F.zeros_like(invariants[j]) for j in float_inv])
-    final, _ = stage_while(lambda s: F.greater_equal(s[0], 0), step, start)
+        wanted = float_carried + [n + j for j in float_inv]
+        region.finish(vjp_graph(prim.body_graph, state + inv, cot, wanted), carried=False)
+    if region.scope.captured:
+        raise RuntimeError("internal: the backward of a while loop read values from outside it")
+    node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, len(invariants))
+    interp = current()
+    tensors = (*init, *invariants, outs[-1], *cotangents)
+    values = tuple(interp.value_of(t) for t in tensors)
+    grads = _tuple(interp.add_node(node, tensors, values, node.out_specs(*values)))
     result: list[Any] = [None] * len(inputs)
-    for i, g in zip(float_carried, final[1:1 + len(float_carried)]):
-        result[i] = g if needs[i] else None
-    for j, g in zip(float_inv, final[1 + len(float_carried):]):
-        result[n + j] = g
+    for i, g_i in zip(float_carried, grads[: len(float_carried)]):
+        result[i] = g_i if needs[i] else None
+    for j, g_j in zip(float_inv, grads[len(float_carried):]):
+        result[n + j] = g_j
     return tuple(result)

@@ -4,6 +4,13 @@ A region is a closed ``Graph``: everything it reads is one of its own inputs (th
 tracer turns each outer value a branch or loop body reads into an input, a *capture*),
 so a region can be printed, verified, optimized and lowered on its own.
 
+``WhileGrad(body_graph, vjp_graph, n_carried, n_invariants)`` — the backward of a
+``While``: node inputs ``(*carried_init, *invariants, trip_count, *cotangents)`` (one
+cotangent per float carried value); ``vjp_graph(*state, *invariants, *cotangents) ->
+(*state_cotangents, *invariant_cotangents)`` is the body's vector-Jacobian product;
+outputs are the cotangents of the float carried inits and of the invariants the
+vjp graph returns. Lowered with a buffer of saved states (backend/tvm/loops.py).
+
 ``If(then_graph, else_graph)`` — node inputs ``(cond, *operands)``; both branch graphs
 take ``operands`` (same specs, same order) and return the node's outputs (same specs).
 ``cond`` is a bool tensor with one element.
@@ -61,6 +68,8 @@ class ControlFlow(Primitive, abstract=True):
 
 
 class If(ControlFlow, abstract=True):
+    region_labels = ("then", "else")
+
     def __init__(self, then_graph: Graph, else_graph: Graph) -> None:
         super().__init__((then_graph, else_graph))
         self.then_graph, self.else_graph = then_graph, else_graph
@@ -88,6 +97,8 @@ class If(ControlFlow, abstract=True):
 
 
 class While(ControlFlow, abstract=True):
+    region_labels = ("cond", "body")
+
     def __init__(self, cond_graph: Graph, body_graph: Graph, n_carried: int) -> None:
         super().__init__((cond_graph, body_graph))
         self.cond_graph, self.body_graph, self.n_carried = cond_graph, body_graph, n_carried
@@ -112,6 +123,39 @@ class While(ControlFlow, abstract=True):
         from ..autograd.control import while_bprop
 
         return while_bprop(self, inputs, out, dout, needs)
+
+
+class WhileGrad(ControlFlow, abstract=True):
+    region_labels = ("body", "vjp")
+    differentiable = False
+
+    def __init__(self, body_graph: Graph, vjp_graph: Graph, n_carried: int, n_invariants: int) -> None:
+        super().__init__((body_graph, vjp_graph))
+        self.body_graph, self.vjp_graph = body_graph, vjp_graph
+        self.n_carried, self.n_invariants = n_carried, n_invariants
+        self.n_cotangents = len(vjp_graph.inputs) - n_carried - n_invariants
+        self.num_outputs = len(vjp_graph.outputs)
+
+    def with_regions(self, regions: tuple[Graph, ...]) -> WhileGrad:
+        return WhileGrad(*regions, self.n_carried, self.n_invariants)
+
+    def infer(self, *inputs: Any) -> tuple[Spec, ...]:
+        return _specs(self.vjp_graph.outputs)
+
+    def kernel(self, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+        n, m = self.n_carried, self.n_invariants
+        state, inv = list(arrays[:n]), list(arrays[n:n + m])
+        count, g = int(arrays[n + m]), list(arrays[n + m + 1:])
+        saved = []
+        for _ in range(count):
+            saved.append(state)
+            state = evaluate(self.body_graph, state + inv)
+        n_g = len(g)
+        g_inv = [np.zeros(v.shape, v.dtype) for v in self.vjp_graph.outputs[n_g:]]
+        for state in reversed(saved):
+            out = evaluate(self.vjp_graph, state + inv + g)
+            g, g_inv = out[:n_g], [a + b for a, b in zip(g_inv, out[n_g:])]
+        return tuple(g) + tuple(g_inv)
 
 
 def has_side_effects(node: Node) -> bool:

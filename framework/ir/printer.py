@@ -35,7 +35,8 @@ def _attrs(node: Node) -> str:
     for key, value in node.prim.attrs.items():
         if isinstance(value, np.dtype):
             value = value.name
-        parts.append(f"{key}={value!r}" if isinstance(value, str) else f"{key}={value}")
+        text = repr(value) if isinstance(value, str) and not value.isprintable() else value
+        parts.append(f"{key}={text}")
     return "{" + ", ".join(parts) + "}" if parts else ""
 
 
@@ -44,11 +45,6 @@ def _location(node: Node) -> str:
     if loc is None:
         return ""
     return f"  # {os.path.basename(loc.filename)}:{loc.lineno} {loc.function}"
-
-
-def _region_names(node: Node) -> tuple[str, ...]:
-    count = len(node.prim.regions)
-    return {2: ("then", "else") if node.prim.name == "If" else ("cond", "body")}.get(count, ())
 
 
 def _lines(graph: Graph, name: _Names, indent: str, phases: tuple[str, ...] | None,
@@ -69,7 +65,7 @@ def _lines(graph: Graph, name: _Names, indent: str, phases: tuple[str, ...] | No
             continue
         lhs = f"{outs} = " if outs else ""
         lines.append(f"{indent}{lhs}{node.prim.name}{_attrs(node)}({args})  : ({arg_types}){phase}{where}")
-        for label, region in zip(_region_names(node), node.prim.regions):
+        for label, region in zip(node.prim.region_labels, node.prim.regions):
             params = ", ".join(f"{name(v)}: {_ty(v)}" for v in region.inputs)
             lines.append(f"{indent}  {label}({params}):")
             lines += _lines(region, name, indent + "    ", None, locations, None)
@@ -120,7 +116,7 @@ class _Dot:
             for v in node.inputs:
                 if v.id in self.source:
                     self.lines.append(f"{indent}{self.source[v.id]} -> n{k};")
-            for label, region in zip(_region_names(node), node.prim.regions):
+            for label, region in zip(node.prim.region_labels, node.prim.regions):
                 self.lines.append(f'{indent}subgraph cluster_{k}_{label} {{')
                 self.lines.append(f'{indent}  label="{node.prim.name} {label}"; style=rounded;')
                 self.graph(region, indent + "  ")

@@ -5,14 +5,7 @@ become dataflow blocks (what TVM fuses and schedules); a print or a control-flow
 closes the block and is emitted outside it:
 
 - ``If``: each branch graph is a private Relax function; ``relax.If`` calls one of them.
-- ``While``: the VM has no loop instruction and recurses on the C stack (TVM_NOTES), so a
-  loop is a bounded tree of calls: ``step`` runs the condition and, if it holds, the body
-  once; ``level1`` tries ``step`` ``FANOUT`` times (skipping once the loop is done),
-  ``level2`` tries ``level1`` ``FANOUT`` times, ...; ``top`` runs the highest level and
-  calls itself until the loop is done. The recursion depth is
-  iterations / FANOUT**LEVELS, and past ``MAX_ITERATIONS`` the run stops with a clear
-  error instead of overflowing the stack. The loop state is ``(done, count, *carried,
-  *invariants)``.
+- ``While`` and ``WhileGrad``: loops as bounded trees of calls (:mod:`.loops`).
 - ``PrintOp``: ``relax.op.print`` (it formats tensors as NumPy does).
 
 Functions holding prints or loops are impure (the VM keeps their order).
@@ -28,13 +21,10 @@ import tvm
 from tvm import relax
 
 from ...ir import Graph
-from ...ir.control import If, While
+from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
+from .loops import emit_loop, lower_while_grad
 from .lowerings import lower_node
-
-FANOUT, LEVELS = 8, 3
-MAX_DEPTH = 1000
-MAX_ITERATIONS = FANOUT ** LEVELS * MAX_DEPTH
 
 
 def _dtype(v: Any) -> str:
@@ -50,7 +40,7 @@ def _safe(name: str | None) -> str:
 
 
 def _impure(graph: Graph) -> bool:
-    return any(n.prim.side_effect or isinstance(n.prim, While) for n in graph.nodes)
+    return any(n.prim.side_effect or isinstance(n.prim, While | WhileGrad) for n in graph.nodes)
 
 
 class RelaxBuilder:
@@ -58,6 +48,7 @@ class RelaxBuilder:
         self.bb = relax.BlockBuilder()
         self.ids = itertools.count()
         self.stubs: list[str] = []
+        self.row_writers: dict = {}  # (row shape, dtype) -> in-place row writer (loops.py)
 
     def module(self) -> tvm.IRModule:
         mod = self.bb.get()
@@ -71,8 +62,7 @@ class RelaxBuilder:
         bb = self.bb
         with bb.function(name, params, pure=not _impure(graph), private=private):
             self._body(graph, env)
-            bb.emit_func_output(relax.Tuple([self._arg(env, v) for v in graph.outputs]))
-        return bb.get().get_global_var(name)
+            return bb.emit_func_output(relax.Tuple([self._arg(env, v) for v in graph.outputs]))
 
     def _arg(self, env: dict[int, relax.Expr], v: Any) -> relax.Expr:
         if v.id not in env:
@@ -113,7 +103,7 @@ class RelaxBuilder:
 
     @staticmethod
     def _special(node: Any) -> bool:
-        return node.prim.side_effect or isinstance(node.prim, If | While)
+        return node.prim.side_effect or bool(node.prim.regions)
 
     def _emit_special(self, node: Any, env: dict[int, relax.Expr]) -> None:
         args = [self._arg(env, v) for v in node.inputs]
@@ -130,6 +120,8 @@ class RelaxBuilder:
             outs = [bb.emit(relax.TupleGetItem(result, i)) for i in range(len(node.outputs))]
         elif isinstance(prim, While):
             outs = self._while(prim, args, node)
+        elif isinstance(prim, WhileGrad):
+            outs = lower_while_grad(self, prim, args, next(self.ids))
         else:
             raise TypeError(f"no lowering for the side-effecting primitive {prim.name}")
         for value, var in zip(node.outputs, outs):
@@ -138,72 +130,11 @@ class RelaxBuilder:
     # -- loops ---------------------------------------------------------------------------------
     def _while(self, prim: While, args: list[relax.Expr], node: Any) -> list[relax.Expr]:
         k = next(self.ids)
-        bb = self.bb
         cond_gv = self.function(f"while{k}_cond", prim.cond_graph)
         body_gv = self.function(f"while{k}_body", prim.body_graph)
-        n, n_state = prim.n_carried, 2 + len(args)
-        types = [relax.TensorType((), "bool"), relax.TensorType((), "int64")] + [a.ty for a in args]
-
-        def state_params() -> list[relax.Var]:
-            return [relax.Var(f"s{i}", ty) for i, ty in enumerate(types)]
-
-        def unpack(result: relax.Expr) -> list[relax.Expr]:
-            return [bb.emit(relax.TupleGetItem(result, i)) for i in range(n_state)]
-
-        s = state_params()  # advance: the body once
-        with bb.function(f"while{k}_advance", s, pure=not _impure(prim.body_graph), private=True):
-            ran = bb.emit(relax.Call(body_gv, s[2:]))
-            count = bb.emit(relax.op.add(s[1], relax.const(1, "int64")))
-            new = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
-            bb.emit_func_output(relax.Tuple([s[0], count, *new, *s[2 + n:]]))
-        advance = bb.get().get_global_var(f"while{k}_advance")
-        s = state_params()  # step: test the condition; advance if it holds, else done
-        with bb.function(f"while{k}_step", s, pure=False, private=True):
-            go = bb.emit(relax.TupleGetItem(bb.emit(relax.Call(cond_gv, s[2:])), 0))
-            done = bb.emit(relax.op.logical_not(go))
-            r = bb.emit(relax.If(go, relax.SeqExpr([], relax.Call(advance, s)),
-                                 relax.SeqExpr([], relax.Tuple([done, *s[1:]]))))
-            bb.emit_func_output(r)
-        level = bb.get().get_global_var(f"while{k}_step")
-        for depth in range(1, LEVELS + 1):
-            s = state_params()
-            with bb.function(f"while{k}_level{depth}", s, pure=False, private=True):
-                cur: list[relax.Expr] = s
-                for _ in range(FANOUT):
-                    r = bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
-                                         relax.SeqExpr([], relax.Call(level, cur))))
-                    cur = unpack(r)
-                bb.emit_func_output(relax.Tuple(cur))
-            level = bb.get().get_global_var(f"while{k}_level{depth}")
-        top = self._recursive_top(k, state_params, level, unpack)
-        first = [relax.const(False, "bool"), relax.const(0, "int64"), *args]
-        final = unpack(bb.emit(relax.Call(top, first)))
-        return final[2:2 + n] + [final[1]]
-
-    def _recursive_top(self, k: int, state_params: Any, level: relax.GlobalVar,
-                       unpack: Any) -> relax.GlobalVar:
-        """``top(state)``: the highest level, then itself until done (declared first, so
-        that its body can call it)."""
-        bb, name = self.bb, f"while{k}_top"
-        s = state_params()
-        with bb.function(name, s, pure=False, private=True):
-            bb.emit_func_output(relax.Tuple(s))
-        top = bb.get().get_global_var(name)
-        s = state_params()
-        with bb.function(f"{name}_impl", s, pure=False, private=True):
-            cur = unpack(bb.emit(relax.Call(level, s)))
-            within = bb.emit(relax.op.less(cur[1], relax.const(MAX_ITERATIONS, "int64")))
-            ok = bb.emit(relax.op.logical_or(cur[0], within))
-            bb.emit(relax.op.assert_op(ok, format=(
-                f"graph mode: a while loop ran {MAX_ITERATIONS} iterations without finishing; "
-                "check its condition, or run it in PyNative mode")))
-            r = bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
-                                 relax.SeqExpr([], relax.Call(top, cur))))
-            bb.emit_func_output(r)
-        impl = bb.get().get_global_var(f"{name}_impl")
-        bb.update_func(top, bb.get()[impl])
-        self.stubs.append(impl.name_hint)
-        return top
+        final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
+                                 self.stubs)
+        return final[: prim.n_carried] + [count]
 
 
 def to_relax(graph: Graph) -> tvm.IRModule:
