@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 GRAPH_MODE = 0
 PYNATIVE_MODE = 1
 
 _DEVICE_TARGETS = ("CPU", "GPU")
+# Where IR dumps and analyze_fail.ir go unless save_graphs_path says otherwise: a subfolder
+# (as MindSpore's rank_0/...), never the working directory itself (a repository root).
+DEFAULT_SAVE_GRAPHS_PATH = os.path.join("rank_0", "ir_dump")
 _context: dict[str, Any] = {
     "mode": PYNATIVE_MODE,
     "device_target": "CPU",
     "save_graphs": False,
-    "save_graphs_path": ".",
+    "save_graphs_path": DEFAULT_SAVE_GRAPHS_PATH,
     "tuning": "off",
 }
 
@@ -61,8 +65,9 @@ _CHECKS = {
 
 
 def set_context(**kwargs: Any) -> None:
-    """Set context keys: ``mode``, ``device_target``, ``save_graphs``, ``save_graphs_path``,
-    ``tuning`` (graph-mode kernel tuning budget)."""
+    """Set context keys: ``mode``, ``device_target``, ``save_graphs``, ``save_graphs_path``
+    (IR dumps and ``analyze_fail.ir``; default ``rank_0/ir_dump``), ``tuning`` (graph-mode
+    kernel tuning budget)."""
     unknown = sorted(set(kwargs) - set(_CHECKS))
     if unknown:
         raise ValueError(

@@ -32,9 +32,19 @@ def user_location(skip: int = 1) -> SourceLocation | None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if not os.path.abspath(filename).startswith(_PACKAGE_DIR):
-            return SourceLocation(filename, frame.f_lineno, frame.f_code.co_name)
+            return SourceLocation(filename, frame.f_lineno, _function_name(frame.f_code))
         frame = frame.f_back
     return None
+
+
+def _function_name(code: object) -> str:
+    """The user's function, also inside the branch/loop functions graph mode's source
+    frontend generates (``construct.<locals>._cf_then_1`` is ``construct``)."""
+    name = code.co_name
+    if not name.startswith("_cf_"):
+        return name
+    parts = [p for p in code.co_qualname.split(".") if p != "<locals>" and not p.startswith("_cf_")]
+    return parts[-1] if parts else name
 
 
 def with_location(message: str, location: SourceLocation | None) -> str:

@@ -21,17 +21,14 @@ from typing import Any
 import numpy as np
 
 from .context import get_context
-from .interpreters import current, using
+from .frontend import convert
+from .interpreters import is_tracing, using
 from .interpreters.trace import TraceInterpreter
 from .ir import Graph, Value, optimize, to_dot, to_text
 from .tensor import Tensor
 
 # Compile-cache counters (tests read them): memory hits, disk hits, fresh compiles.
 cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "traces": 0}
-
-
-def is_tracing() -> bool:
-    return isinstance(current(), TraceInterpreter)
 
 
 def _flatten(obj: Any) -> tuple[list[Any], Callable[[list[Any]], Any]]:
@@ -165,7 +162,7 @@ class JitFunction:
         if kwargs:
             raise TypeError(f"{self.name}: graph mode takes positional arguments only")
         if is_tracing():  # called inside another traced function: inline it
-            return self.fn(*args)
+            return convert(self.fn)(*args)
         compiled = self._lookup(args)
         tensors = [a for a in _flatten(list(args))[0] if isinstance(a, Tensor | np.ndarray)]
         return compiled.run(tensors)
@@ -196,7 +193,6 @@ class JitFunction:
     def trace(self, args: tuple) -> tuple[Graph, TraceInterpreter, Callable, list]:
         graph = Graph(self.name)
         ir_dir = self._ir_dir()
-        interp = TraceInterpreter(graph, fail_dir=ir_dir or get_context("save_graphs_path"))
         leaves, rebuild_args = _flatten(list(args))
         traced_leaves = []
         for i, leaf in enumerate(leaves):
@@ -206,14 +202,13 @@ class JitFunction:
                 traced_leaves.append(Tensor._wrap(value))
             else:
                 traced_leaves.append(leaf)
+        interp = TraceInterpreter(graph, fail_dir=ir_dir or get_context("save_graphs_path"))
         cache_stats["traces"] += 1
-        from .nn.cell import Cell
-
-        if isinstance(self.cell, Cell):
+        if hasattr(self.cell, "cells_and_names"):  # a Cell's construct
             interp.enter_cell(self.cell)
         with using(interp):
             try:
-                out = self.fn(*rebuild_args(traced_leaves))
+                out = convert(self.fn)(*rebuild_args(traced_leaves))
             except Exception as error:
                 interp.report_failure(error)
                 raise

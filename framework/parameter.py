@@ -75,22 +75,18 @@ class Parameter(Tensor):
         self._device = array
 
     def set_data(self, data: Any) -> Parameter:
-        """Replace the values (same shape; cast to the parameter's dtype)."""
+        """Replace the values (same shape; cast to the parameter's dtype): in place in
+        PyNative, a state update of the compiled function while tracing."""
         from .interpreters import current
 
-        interp = current()
-        if hasattr(interp, "assign"):  # tracing: a state update of the compiled function
-            interp.assign(self, data if isinstance(data, Tensor) else Tensor(np.asarray(data)))
-            return self
-        array = data.asnumpy() if isinstance(data, Tensor) else np.asarray(data)
-        if array.shape != self.shape:  # no download of a device-resident value needed
-            raise ValueError(
-                f"Parameter {self.name!r}: set_data got shape {array.shape}, expected {self.shape}"
-            )
-        _DATA_SLOT.__set__(self, array.astype(self.dtype.np, copy=False))
+        current().assign(self, data if isinstance(data, Tensor) else Tensor(np.asarray(data)))
+        return self
+
+    def _set_host(self, array: np.ndarray) -> None:
+        """New host values; any device copy is dropped."""
+        _DATA_SLOT.__set__(self, array)
         self._device = None
         self._host_stale = False
-        return self
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """``param[index] = value`` updates the Parameter (a state update in graph mode)."""

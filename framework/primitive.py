@@ -3,22 +3,42 @@
 A primitive class defines
 - ``infer(*inputs) -> Spec | tuple[Spec, ...]``: the shape/dtype rule. Inputs are
   anything with ``.shape`` and ``.dtype`` (NumPy arrays in PyNative, IR values when
-  tracing); it raises ``ValueError``/``TypeError`` for bad shapes or dtypes.
+  tracing); it raises ``ValueError``/``TypeError`` for bad shapes or dtypes. One Spec
+  when ``num_outputs`` is 1, else a tuple of ``num_outputs`` Specs; callers use
+  ``out_specs``, which always gives the tuple.
 - ``kernel(*arrays)``: the NumPy implementation (vectorized, no per-element Python).
 - ``bprop(*inputs, out, dout, needs) -> tuple``: the vector-Jacobian product, one
   entry per input (``None`` where no gradient flows; ``needs[i]`` False means input
   i needs none and may be skipped), written with framework ops so the same rule runs
   eagerly on the tape and, traced, builds backward graphs.
-- ``lower``: the TVM lowering, filled in by the graph-mode backend.
 
 Attributes (``transpose_a``, ``axis``, ...) are constructor arguments and part of the
 primitive's identity; tensors are the call arguments. Op identity is the class, never
 a string.
+
+Lowerings (graph mode) are not held here: each backend keeps a table from primitive
+class to lowering function (the TVM one: ``framework.backend.tvm.lowerings``, looked
+up with ``lowering_for(prim)``). A lowering is called as ``lower(ctx, *args)``:
+
+- ``ctx.prim`` is the primitive (its attributes), ``ctx.bb`` the backend's builder
+  (TVM: a ``relax.BlockBuilder`` inside a dataflow block), ``ctx.in_specs`` and
+  ``ctx.out_specs`` the IR node's input and output Specs (taken from the node, i.e.
+  what ``out_specs`` gave when it was traced; lowerings never re-run ``infer``);
+- ``args`` are the already-lowered inputs, one per ``ctx.in_specs`` entry;
+- it returns one backend expression, or a tuple of ``num_outputs`` of them, with
+  exactly the shapes and dtypes of ``ctx.out_specs``.
+
+Host-drawn randomness: a primitive with ``host_random = True`` (``Dropout``) gets its
+random draw from the host at each run of the compiled function, so both modes consume
+the framework's generator alike. The tracer adds the draw (a 0/1 mask shaped like the
+first input) as an extra graph input after the primitive's own inputs: its node, its
+``ctx.in_specs`` and its lowering's ``args`` end with the mask, while ``infer`` and
+``kernel`` never see it (``Dropout`` lowers ``(x, mask)`` to
+``(x * mask / keep_prob, mask)``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -38,8 +58,14 @@ class Primitive:
     num_outputs: ClassVar[int] = 1
     # Set to False for primitives with no gradient (comparisons, argmax, one_hot ...).
     differentiable: ClassVar[bool] = True
-    # TVM lowering: filled in by framework.backend (graph mode); None until then.
-    lower: ClassVar[Callable[..., Any] | None] = None
+    # True for primitives whose random draw graph mode takes from the host at each run
+    # (see the module docstring): the traced node gets the draw as an extra last input.
+    host_random: ClassVar[bool] = False
+    # True for primitives run for their effect (Print): never folded, merged or dropped.
+    side_effect: ClassVar[bool] = False
+    # Region graphs of a structured control-flow node (framework.ir.control); () otherwise.
+    regions: ClassVar[tuple] = ()
+    region_labels: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, abstract: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -56,6 +82,16 @@ class Primitive:
 
     def infer(self, *inputs: Any) -> Spec | tuple[Spec, ...]:
         raise NotImplementedError(f"{self.name} has no shape rule")
+
+    def out_specs(self, *inputs: Any) -> tuple[Spec, ...]:
+        """``infer`` as a tuple of ``num_outputs`` Specs (shape of ints, NumPy dtype)."""
+        specs = self.infer(*inputs)
+        if self.num_outputs == 1:
+            specs = (specs,)
+        elif not isinstance(specs, tuple) or len(specs) != self.num_outputs:
+            raise RuntimeError(f"{self.name}.infer must return {self.num_outputs} Specs, "
+                               f"got {specs!r}")
+        return tuple(Spec(tuple(int(d) for d in s.shape), np.dtype(s.dtype)) for s in specs)
 
     def kernel(self, *arrays: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...]:
         raise NotImplementedError(f"{self.name} has no NumPy kernel")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._io import atomic_write  # also importable from here, its former home
 from .dtype import from_numpy, to_np
 from .parameter import Parameter
 from .tensor import Tensor
@@ -31,28 +31,6 @@ _JSON_TYPES = (bool, int, float, str, type(None), list, dict)
 
 class CheckpointError(ValueError):
     """A checkpoint file that cannot be used (corrupt, truncated, mismatched)."""
-
-
-def atomic_write(path: str | os.PathLike, chunks: list[bytes] | bytes) -> None:
-    """Write ``chunks`` to ``path`` via a synced temp file and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in [chunks] if isinstance(chunks, bytes) else chunks:
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def write_arrays(path: str | os.PathLike, arrays: Mapping[str, np.ndarray],
@@ -116,9 +94,7 @@ def read_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[st
 
 
 def _named_tensors(save_obj: Any) -> dict[str, np.ndarray]:
-    from .nn.cell import Cell
-
-    if isinstance(save_obj, Cell):
+    if hasattr(save_obj, "parameters_and_names"):  # a Cell (duck-typed: no nn import here)
         pairs = [(p.name or n, p) for n, p in save_obj.parameters_and_names()]
     elif isinstance(save_obj, Mapping):
         pairs = list(save_obj.items())

@@ -139,7 +139,7 @@ def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
                       stacklevel=2)
     ms.set_context(mode=_MODES[mode], device_target="GPU" if config.device == "cuda" else "CPU",
                    tuning=config.graph.tuning, save_graphs=bool(ir_dir),
-                   save_graphs_path=ir_dir or ".")
+                   save_graphs_path=ir_dir or os.path.join(config.ir_dir, mode))
 
 
 def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet: bool = False,

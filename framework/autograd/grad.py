@@ -43,7 +43,7 @@ def vjp(
     from ..ops import functional as F
     from ..tensor import Tensor
 
-    if _tape.active is not None:
+    if _tape.active() is not None:
         raise NotImplementedError(
             "nested gradient transforms (higher-order derivatives) are not supported in "
             "PyNative mode; compute one gradient at a time"
@@ -62,8 +62,11 @@ def vjp(
         tape.watch(inputs[p])
     for w in weights:
         tape.watch(w)
+    from ..frontend import convert
+    from ..interpreters import is_tracing
+
     with _tape.recording(tape):
-        output = fn(*inputs)
+        output = (convert(fn) if is_tracing() else fn)(*inputs)
     targets = _as_tuple(output)[:1] if has_aux else _as_tuple(output)
     for t in targets:
         if not isinstance(t, Tensor):
@@ -72,7 +75,7 @@ def vjp(
     if len(sens_values) != len(targets):
         raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
     watched = [tape.resolve(inputs[p]) for p in positions] + list(weights)
-    from ..interpreters.trace import phase
+    from ..interpreters import phase
 
     with _tape.recording(None), phase("backward"):
         grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked)
@@ -94,7 +97,8 @@ def _mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     compiled function, which the tape cannot see into.
     """
     from ..context import GRAPH_MODE, get_context
-    from ..graph_mode import JitFunction, is_tracing
+    from ..graph_mode import JitFunction
+    from ..interpreters import is_tracing
 
     compiled: list[JitFunction] = []
 

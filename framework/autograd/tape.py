@@ -1,15 +1,22 @@
 """The PyNative tape: primitive applications recorded while a gradient is wanted.
 
-Recording happens only inside a grad transform (``active`` is set) and only for
+Recording happens only inside a grad transform (``active()`` is a tape) and only for
 applications with at least one input that depends on a watched tensor, so plain
-inference builds no tape at all.
+inference builds no tape at all. The active tape lives in a ContextVar, like the
+interpreter.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
-active: Tape | None = None
+_active: ContextVar[Tape | None] = ContextVar("framework_tape", default=None)
+
+
+def active() -> Tape | None:
+    """The tape recording now, or None."""
+    return _active.get()
 
 
 class Tape:
@@ -67,23 +74,21 @@ class Tape:
 class recording:
     """Context manager making ``tape`` the active tape (``None`` pauses recording)."""
 
-    __slots__ = ("tape", "_saved")
+    __slots__ = ("tape", "_token")
 
     def __init__(self, tape: Tape | None) -> None:
         self.tape = tape
 
     def __enter__(self) -> Tape | None:
-        global active
-        self._saved = active
-        active = self.tape
+        self._token = _active.set(self.tape)
         return self.tape
 
     def __exit__(self, *exc: object) -> None:
-        global active
-        active = self._saved
+        _active.reset(self._token)
 
 
 def rebind(tensor: Any, new: Any) -> None:
     """Item assignment on ``tensor``: tell the active tape (if any), see ``Tape.rebind``."""
-    if active is not None:
-        active.rebind(tensor, new)
+    tape = _active.get()
+    if tape is not None:
+        tape.rebind(tensor, new)

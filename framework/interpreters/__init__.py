@@ -1,7 +1,21 @@
 """Interpreters: how a primitive application is carried out in the current mode.
 
 PyNative runs the eager interpreter (NumPy kernel + tape); graph mode swaps in a
-tracing interpreter through ``using``. Cells and ops never branch on the mode.
+tracing interpreter through ``using``. Cells and ops never branch on the mode: they
+talk to ``current()`` through the one small interface below (JAX's ``Trace`` is the
+model).
+
+The interface (:class:`Interpreter`):
+
+- ``apply(prim, args) -> Tensor | tuple[Tensor, ...]``: run or record one primitive.
+- ``assign(param, value)``: give a Parameter a new value (``set_data``, ``ops.assign``,
+  ``self.w = tensor`` in ``construct``): in place in PyNative, a state update of the
+  compiled function when tracing.
+- ``enter_cell(cell)``: a Cell's ``construct`` is about to run (the tracer remembers
+  which cells a compiled function depends on).
+- ``tracing``: True while building a graph (graph mode).
+- ``phase`` (a context manager, :func:`phase`): labels what is recorded inside it
+  (``'backward'``) for the IR dumps.
 """
 
 from __future__ import annotations
@@ -11,13 +25,19 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from .base import Interpreter
 from .eager import EagerInterpreter
 
-_current: ContextVar[Any] = ContextVar("framework_interpreter", default=EagerInterpreter())  # noqa: B039
+_current: ContextVar[Interpreter] = ContextVar("framework_interpreter", default=EagerInterpreter())  # noqa: B039
 
 
-def current() -> Any:
+def current() -> Interpreter:
     return _current.get()
+
+
+def is_tracing() -> bool:
+    """Whether the current code is being traced for graph mode."""
+    return _current.get().tracing
 
 
 def apply(prim: Any, args: tuple) -> Any:
@@ -26,9 +46,24 @@ def apply(prim: Any, args: tuple) -> Any:
 
 
 @contextmanager
-def using(interpreter: Any) -> Iterator[Any]:
+def using(interpreter: Interpreter) -> Iterator[Interpreter]:
     token = _current.set(interpreter)
     try:
         yield interpreter
     finally:
         _current.reset(token)
+
+
+@contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Label the nodes recorded inside (e.g. 'backward') for the IR dumps."""
+    interp = _current.get()
+    previous = interp.phase
+    interp.phase = name
+    try:
+        yield
+    finally:
+        interp.phase = previous
+
+
+__all__ = ["EagerInterpreter", "Interpreter", "apply", "current", "is_tracing", "phase", "using"]

@@ -9,6 +9,7 @@ import numpy as np
 from ..autograd import tape as _tape
 from ..errors import user_location, with_location
 from ..primitive import shape_str
+from .base import Interpreter
 
 
 def describe_inputs(values: tuple) -> str:
@@ -21,7 +22,7 @@ def raise_op_error(prim: Any, values: tuple, error: Exception) -> None:
     raise type(error)(with_location(message, user_location(3))) from None
 
 
-class EagerInterpreter:
+class EagerInterpreter(Interpreter):
     mode = "pynative"
 
     def apply(self, prim: Any, args: tuple) -> Any:
@@ -38,7 +39,16 @@ class EagerInterpreter:
             result = Tensor._wrap(np.asarray(out))
         else:
             result = tuple(Tensor._wrap(np.asarray(o)) for o in out)
-        tape = _tape.active
+        tape = _tape.active()
         if tape is not None:
             tape.record(prim, tensors, result)
         return result
+
+    def assign(self, param: Any, value: Any) -> None:
+        """Replace the Parameter's values in place (same shape; cast to its dtype)."""
+        array = value.asnumpy() if hasattr(value, "asnumpy") else np.asarray(value)
+        if array.shape != param.shape:  # no download of a device-resident value needed
+            raise ValueError(with_location(
+                f"Parameter {param.name!r}: assigned a value of shape {array.shape}, expected "
+                f"{param.shape}", user_location()))
+        param._set_host(array.astype(param.dtype.np, copy=False))

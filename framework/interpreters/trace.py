@@ -2,41 +2,87 @@
 
 Concrete tensors met while tracing become constants; Parameters become graph inputs
 the first time they are read (so a traced function may use any Parameter), and
-``Parameter.set_data`` of a traced value records an update that the compiled function
-returns. Gradients need nothing special: the tape records traced applications, and
-the bprop rules, run on traced values, emit the backward nodes.
+assigning a Parameter records an update that the compiled function returns. Gradients
+need nothing special: the tape records traced applications, and the bprop rules, run
+on traced values, emit the backward nodes.
+
+Control flow on tensor values is traced into *regions* (:mod:`.regions`): while a
+branch or loop body is traced, nodes go to the region's own graph and every outer value
+it reads becomes one of the region's inputs (a capture), so regions are closed graphs.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..autograd import tape as _tape
 from ..errors import user_location, with_location
-from ..ir.graph import Graph, Node, Value
+from ..ir.graph import Graph, GraphModeError, Node, Value
 from ..ir.printer import to_text
+from .base import Interpreter
 from .eager import describe_inputs
 
 
-class TraceInterpreter:
+class Scope:
+    """One graph being traced: the top-level function, or a region inside it."""
+
+    def __init__(self, graph: Graph, parent: Scope | None = None) -> None:
+        self.graph = graph
+        self.parent = parent
+        self.defined: set[int] = {v.id for v in graph.inputs}
+        self.captures: dict[int, Value] = {}  # outer value id -> this region's input
+        self.captured: list[tuple[Any, Value]] = []  # (outer tensor, this region's input)
+        self.updates: dict[int, tuple[Any, Value]] = {}  # id(param) -> (param, new value)
+
+    def resolve(self, value: Value, tensor: Any) -> Value:
+        """``value`` as seen inside this scope (captured from the enclosing ones if needed)."""
+        if value.kind == "const" or value.id in self.defined:
+            return value
+        inner = self.captures.get(value.id)
+        if inner is not None:
+            return inner
+        if self.parent is None:
+            raise GraphModeError(with_location(
+                "graph mode: a tensor computed inside a branch or loop body is used outside "
+                "it without passing through a variable (stored in an attribute, a list or a "
+                "closure?); assign it to a local variable in the branch instead",
+                user_location()))
+        self.parent.resolve(value, tensor)
+        inner = self.graph.add_input(value.shape, value.dtype, "capture", value.name or "capture")
+        self.defined.add(inner.id)
+        self.captures[value.id] = inner
+        self.captured.append((tensor, inner))
+        return inner
+
+
+class TraceInterpreter(Interpreter):
     mode = "graph"
+    tracing = True
 
     def __init__(self, graph: Graph, fail_dir: str | None = None) -> None:
-        self.graph = graph
-        self.phase = "forward"
+        super().__init__()
+        self.root = Scope(graph)
+        self.scope = self.root
         self.fail_dir = fail_dir
         self.params: dict[int, tuple[Any, Value]] = {}  # id(param) -> (param, input value)
         self.host_arrays: dict[int, np.ndarray] = {}  # id(param) -> concrete data before trace
-        self.updates: dict[int, tuple[Any, Value]] = {}  # id(param) -> (param, new value)
         self.random_inputs: list[tuple[Value, Any]] = []  # (input value, primitive drawing it)
         self.cells: dict[int, Any] = {}  # cells the trace went through (their state is baked in)
         self.reported = False
         self._consts: dict[int, tuple[np.ndarray, Value]] = {}
+
+    @property
+    def graph(self) -> Graph:
+        """The graph nodes go to now (the innermost region being traced)."""
+        return self.scope.graph
+
+    @property
+    def updates(self) -> dict[int, tuple[Any, Value]]:
+        """Parameter updates of the whole function (``id(param) -> (param, value)``)."""
+        return self.root.updates
 
     # -- values ------------------------------------------------------------------------------
     def value_of(self, tensor: Any) -> Value:
@@ -44,9 +90,9 @@ class TraceInterpreter:
 
         data = tensor._data
         if isinstance(data, Value):
-            return data
+            return self.scope.resolve(data, tensor)
         if isinstance(tensor, Parameter):
-            return self.lift_parameter(tensor)
+            return self.scope.resolve(self.lift_parameter(tensor), tensor)
         cached = self._consts.get(id(data))
         if cached is not None and cached[0] is data:
             return cached[1]
@@ -55,30 +101,33 @@ class TraceInterpreter:
         return value
 
     def lift_parameter(self, param: Any) -> Value:
-        """Make ``param`` a graph input: its traced data is a Value until the trace ends."""
+        """Make ``param`` an input of the top-level graph: its traced data is a Value until
+        the trace ends."""
         array = param._data
-        value = self.graph.add_input(array.shape, array.dtype, "param", param.name or "param")
+        value = self.root.graph.add_input(array.shape, array.dtype, "param", param.name or "param")
+        self.root.defined.add(value.id)
         self.params[id(param)] = (param, value)
         self.host_arrays[id(param)] = array
         param._set_traced(value)
         return value
 
     def assign(self, param: Any, tensor: Any) -> None:
-        """``param.set_data(tensor)`` while tracing: a state update the step returns."""
-        value = self.value_of(tensor)
+        """A Parameter gets a new value while tracing: a state update the step returns."""
         if id(param) not in self.params:
             self.lift_parameter(param)
+        expected = self.params[id(param)][1]
+        value = self.value_of(tensor)
         if value is param._data:  # assigning the current value (e.g. a constant lr): no-op
             return
-        if value.shape != self.params[id(param)][1].shape:
+        if value.shape != expected.shape:
             raise ValueError(with_location(
-                f"Parameter {param.name!r}: set_data got shape {value.shape}, expected "
-                f"{self.params[id(param)][1].shape}", user_location()))
-        if value.dtype != self.params[id(param)][1].dtype:
+                f"Parameter {param.name!r}: assigned a value of shape {value.shape}, expected "
+                f"{expected.shape}", user_location()))
+        if value.dtype != expected.dtype:
             from ..ops import functional as F
 
-            value = self.value_of(F.cast(tensor, self.params[id(param)][1].dtype))
-        self.updates[id(param)] = (param, value)
+            value = self.value_of(F.cast(tensor, expected.dtype))
+        self.scope.updates[id(param)] = (param, value)
         param._set_traced(value)
 
     def restore_parameters(self) -> None:
@@ -90,38 +139,49 @@ class TraceInterpreter:
 
     # -- application -------------------------------------------------------------------------
     def apply(self, prim: Any, args: tuple) -> Any:
-        from ..tensor import Tensor, as_tensor_args
+        from ..tensor import as_tensor_args
 
         tensors = as_tensor_args(args)
         values = tuple(self.value_of(t) for t in tensors)
         try:
-            specs = prim.infer(*values)
+            specs = prim.out_specs(*values)
         except (ValueError, TypeError) as error:
             self.fail(prim, values, error)
-        specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
-        if getattr(prim, "host_random", False):
-            mask = self.graph.add_input(values[0].shape, values[0].dtype, "random",
-                                        f"{prim.name.lower()}_mask{len(self.random_inputs)}")
+        if prim.host_random:
+            mask = self.root.graph.add_input(values[0].shape, values[0].dtype, "random",
+                                             f"{prim.name.lower()}_mask{len(self.random_inputs)}")
+            self.root.defined.add(mask.id)
             self.random_inputs.append((mask, prim))
-            values = values + (mask,)
+            values = values + (self.scope.resolve(mask, None),)
+        return self.add_node(prim, tensors, values, specs)
+
+    def add_node(self, prim: Any, tensors: tuple, values: tuple, specs: tuple) -> Any:
+        """Append a node to the current graph and record it on the tape; its outputs as
+        Tensors (one, or a tuple when the primitive has several or none)."""
+        from ..tensor import Tensor
+
         node = self.graph.add_node(prim, values, specs, user_location(), self.phase)
+        self.scope.defined.update(v.id for v in node.outputs)
         outs = tuple(Tensor._wrap(v) for v in node.outputs)
         result = outs if prim.num_outputs != 1 else outs[0]
-        tape = _tape.active
+        tape = _tape.active()
         if tape is not None:
             tape.record(prim, tensors, result)
         return result
 
+    # -- failures ----------------------------------------------------------------------------
     def write_report(self, message: str, location: Any, failed: Node | None = None) -> str | None:
         """analyze_fail.ir: the IR traced so far, the failing node marked, the message."""
         if self.fail_dir is None:
             return None
-        os.makedirs(self.fail_dir, exist_ok=True)
+        from ..serialization import atomic_write
+
         report = os.path.join(self.fail_dir, "analyze_fail.ir")
-        text = to_text(self.graph, "traced until the failure", failed=failed)
+        text = to_text(self.root.graph, "traced until the failure", failed=failed)
+        if self.scope is not self.root:
+            text += f"# inside the region being traced:\n{to_text(self.graph, failed=failed)}"
         text += f">>> {message}\n>>> at {location}\n"
-        with open(report, "w") as f:
-            f.write(text)
+        atomic_write(report, text.encode())
         self.reported = True
         return report
 
@@ -136,27 +196,10 @@ class TraceInterpreter:
         raise type(error)(text) from None
 
     def report_failure(self, error: Exception) -> None:
-        """Any other error while tracing (a layer's own check, Python control flow on a
-        tensor value): write analyze_fail.ir too and note it on the exception."""
+        """Any other error while tracing (a layer's own check, unsupported syntax, a
+        branch/loop that cannot be compiled): write analyze_fail.ir too and note it."""
         if self.reported:
             return
         report = self.write_report(f"{type(error).__name__}: {error}", "see the message above")
         if report:
             error.add_note(f"the IR traced before this error is in {report}")
-
-
-@contextmanager
-def phase(name: str) -> Iterator[None]:
-    """Label the nodes traced inside (e.g. 'backward') for the IR dumps."""
-    from . import current
-
-    interp = current()
-    previous = getattr(interp, "phase", None)
-    if previous is None:
-        yield
-        return
-    interp.phase = name
-    try:
-        yield
-    finally:
-        interp.phase = previous

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import SourceLocation, user_location, with_location
-from ..primitive import Primitive
+from ..primitive import Primitive, Spec
 
 _ids = itertools.count()
 
@@ -43,15 +43,20 @@ class Value:
         return len(self.shape)
 
     @property
+    def spec(self) -> Spec:
+        """Shape and dtype as a Spec (what the shape rules take and give)."""
+        return Spec(self.shape, self.dtype)
+
+    @property
     def size(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 
     def concrete_error(self, what: str) -> None:
         """Raise the graph-mode error for code that needs this value on the host."""
         raise GraphModeError(with_location(
-            f"graph mode: {what} needs a tensor's value, which is unknown while tracing; "
-            "Python control flow on tensor values cannot be compiled. Use ops.select / "
-            "ops.where for a data-dependent choice, or run this code in PyNative mode "
+            f"graph mode: {what} needs a tensor's value, which is unknown while compiling; "
+            "write it with tensor operations (if/while/for on tensors compile; ops.select / "
+            "ops.where choose per element), or run this code in PyNative mode "
             "(ms.set_context(mode=ms.PYNATIVE_MODE))", user_location()))
 
     def __repr__(self) -> str:
@@ -88,26 +93,33 @@ class Graph:
         self.nodes.append(node)
         return node
 
-    def constants(self) -> list[Value]:
+    def constants(self, recursive: bool = True) -> list[Value]:
+        """Constants the graph reads (and, ``recursive``, those of its regions)."""
         seen: dict[int, Value] = {}
         for node in self.nodes:
             for v in node.inputs:
                 if v.kind == "const":
                     seen.setdefault(v.id, v)
+            if recursive:
+                for region in node.prim.regions:
+                    for v in region.constants():
+                        seen.setdefault(v.id, v)
         for v in self.outputs:
             if v.kind == "const":
                 seen.setdefault(v.id, v)
         return list(seen.values())
 
     def verify(self) -> None:
-        """Check SSA form: every input of a node is defined before it; shapes agree."""
+        """Check SSA form: every input of a node is defined before it (a region sees only
+        its own inputs); shapes agree with the shape rules; regions recursively."""
         defined = {v.id for v in self.inputs}
         for node in self.nodes:
             for v in node.inputs:
                 if v.kind != "const" and v.id not in defined:
                     raise AssertionError(f"{node.prim.name} uses {v!r} before it is defined")
-            specs = node.prim.infer(*node.inputs[:_arity(node)])
-            specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
+            for region in node.prim.regions:
+                region.verify()
+            specs = node.prim.out_specs(*node.inputs[:_arity(node)])
             for spec, out in zip(specs, node.outputs):
                 if tuple(spec.shape) != out.shape or np.dtype(spec.dtype) != out.dtype:
                     raise AssertionError(f"{node.prim.name}: output {out!r} disagrees with its "
@@ -120,4 +132,4 @@ class Graph:
 
 def _arity(node: Node) -> int:
     """Inputs the shape rule takes (host-fed random masks are extra lowering inputs)."""
-    return len(node.inputs) - (1 if getattr(node.prim, "host_random", False) else 0)
+    return len(node.inputs) - (1 if node.prim.host_random else 0)

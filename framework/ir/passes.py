@@ -1,12 +1,22 @@
-"""IR passes: constant folding, common-subexpression elimination, dead-code elimination."""
+"""IR passes: constant folding, common-subexpression elimination, dead-code elimination.
+
+Each runs inside regions too (a region is a graph of its own). Side-effecting nodes
+(prints, and control flow holding one) are never folded, merged or dropped; an ``If``
+whose condition is a constant is replaced by the branch it takes.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .graph import Graph, Value
+from .control import If, has_side_effects
+from .graph import Graph, Node, Value
 
 FOLD_MAX_ELEMENTS = 1 << 16  # larger results stay computed (no bloated constants)
+
+
+def _regions(graph: Graph) -> list[Graph]:
+    return [region for node in graph.nodes for region in node.prim.regions]
 
 
 def dce(graph: Graph) -> int:
@@ -14,12 +24,12 @@ def dce(graph: Graph) -> int:
     live = {v.id for v in graph.outputs}
     kept = []
     for node in reversed(graph.nodes):
-        if any(o.id in live for o in node.outputs):
+        if has_side_effects(node) or any(o.id in live for o in node.outputs):
             kept.append(node)
             live.update(v.id for v in node.inputs)
     removed = len(graph.nodes) - len(kept)
     graph.nodes = kept[::-1]
-    return removed
+    return removed + sum(dce(region) for region in _regions(graph))
 
 
 def _const_key(v: Value) -> tuple:
@@ -42,7 +52,7 @@ def cse(graph: Graph) -> int:
             inputs.append(v)
         node.inputs = tuple(inputs)
         key = (node.prim.key(), tuple(v.id for v in node.inputs))
-        if key in seen:
+        if key in seen and not has_side_effects(node):
             for old, new in zip(node.outputs, seen[key]):
                 mapping[old.id] = new
             continue
@@ -51,17 +61,38 @@ def cse(graph: Graph) -> int:
     removed = len(graph.nodes) - len(kept)
     graph.nodes = kept
     graph.outputs = [mapping.get(v.id, v) for v in graph.outputs]
-    return removed
+    return removed + sum(cse(region) for region in _regions(graph))
+
+
+def _inline(node: Node, region: Graph, mapping: dict[int, Value]) -> list[Node]:
+    """The nodes of ``region`` (the branch a constant condition takes) in place of
+    ``node``: region inputs become the node's operands, its outputs the node's."""
+    env = {v.id: mapping.get(a.id, a) for v, a in zip(region.inputs, node.inputs[1:])}
+    nodes = []
+    for inner in region.nodes:
+        inner.inputs = tuple(env.get(v.id, v) for v in inner.inputs)
+        nodes.append(inner)
+    for out, v in zip(node.outputs, region.outputs):
+        mapping[out.id] = env.get(v.id, v)
+    return nodes
 
 
 def fold_constants(graph: Graph) -> int:
-    """Evaluate nodes whose inputs are all constants; returns how many were folded."""
+    """Evaluate nodes whose inputs are all constants, and replace an ``If`` on a constant
+    condition by its branch; returns how many nodes were folded."""
     mapping: dict[int, Value] = {}
     kept, folded = [], 0
     for node in graph.nodes:
         node.inputs = tuple(mapping.get(v.id, v) for v in node.inputs)
+        if isinstance(node.prim, If) and node.inputs[0].kind == "const":
+            branch = node.prim.then_graph if bool(np.asarray(node.inputs[0].data).reshape(())) \
+                else node.prim.else_graph
+            kept += _inline(node, branch, mapping)
+            folded += 1
+            continue
         foldable = (all(v.kind == "const" for v in node.inputs)
-                    and not getattr(node.prim, "host_random", False)
+                    and not node.prim.host_random and not node.prim.regions
+                    and not has_side_effects(node)
                     and all(o.size <= FOLD_MAX_ELEMENTS for o in node.outputs))
         if not foldable:
             kept.append(node)
@@ -74,11 +105,11 @@ def fold_constants(graph: Graph) -> int:
         folded += 1
     graph.nodes = kept
     graph.outputs = [mapping.get(v.id, v) for v in graph.outputs]
-    return folded
+    return folded + sum(fold_constants(region) for region in _regions(graph))
 
 
 def optimize(graph: Graph) -> dict[str, int]:
-    """Fold, CSE, then DCE; returns the count each pass removed."""
+    """Fold, CSE, then DCE (inside regions too); returns the count each pass removed."""
     stats = {"folded": fold_constants(graph), "cse": cse(graph), "dce": dce(graph)}
     graph.verify()
     return stats

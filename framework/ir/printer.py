@@ -1,4 +1,9 @@
-"""Readable IR text (``.ir``) and Graphviz (``.dot``) renderings of a Graph."""
+"""Readable IR text (``.ir``) and Graphviz (``.dot``) renderings of a Graph.
+
+Regions (the branches of an ``If``, the condition and body of a ``While``) are printed
+nested under their node, indented, with their own inputs and ``return``; in ``.dot``
+they are clusters.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import os
 
 import numpy as np
 
-from .graph import Graph, Node, Value  # noqa: F401
+from .graph import Graph, Node, Value
 
 
 def _ty(v: Value) -> str:
@@ -30,7 +35,8 @@ def _attrs(node: Node) -> str:
     for key, value in node.prim.attrs.items():
         if isinstance(value, np.dtype):
             value = value.name
-        parts.append(f"{key}={value}")
+        text = repr(value) if isinstance(value, str) and not value.isprintable() else value
+        parts.append(f"{key}={text}")
     return "{" + ", ".join(parts) + "}" if parts else ""
 
 
@@ -41,23 +47,12 @@ def _location(node: Node) -> str:
     return f"  # {os.path.basename(loc.filename)}:{loc.lineno} {loc.function}"
 
 
-def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None,
-            locations: bool = True, failed: Node | None = None) -> str:
-    """One line per input, constant and node: op, attributes, shapes, source line.
-
-    ``failed`` (a node whose shape rule raised) is printed last, marked ``>>>``.
-    """
-    name = _Names()
+def _lines(graph: Graph, name: _Names, indent: str, phases: tuple[str, ...] | None,
+           locations: bool, failed: Node | None) -> list[str]:
+    lines = []
     nodes = [n for n in graph.nodes if phases is None or n.phase in phases]
     if failed is not None:
         nodes.append(failed)
-    lines = [f"# graph {graph.name}{': ' + title if title else ''} ({len(nodes)} nodes)"]
-    for v in graph.inputs:
-        lines.append(f"input {name(v)}: {_ty(v)}  ({v.kind} {v.name})")
-    for v in graph.constants():
-        if v.size > 4:
-            data = np.asarray(v.data)
-            lines.append(f"const {name(v)}: {_ty(v)}  (min {data.min():.4g}, max {data.max():.4g})")
     for node in nodes:
         args = ", ".join(name(v) for v in node.inputs)
         arg_types = ", ".join(_ty(v) for v in node.inputs)
@@ -65,31 +60,83 @@ def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None
         phase = "" if node.phase == "forward" else f" [{node.phase}]"
         where = _location(node) if locations else ""
         if node is failed:
-            lines.append(f">>> FAILED: {node.prim.name}{_attrs(node)}({args})  : ({arg_types}){where}")
+            lines.append(f"{indent}>>> FAILED: {node.prim.name}{_attrs(node)}({args})  : "
+                         f"({arg_types}){where}")
             continue
-        lines.append(f"{outs} = {node.prim.name}{_attrs(node)}({args})  : ({arg_types}){phase}{where}")
+        lhs = f"{outs} = " if outs else ""
+        lines.append(f"{indent}{lhs}{node.prim.name}{_attrs(node)}({args})  : ({arg_types}){phase}{where}")
+        for label, region in zip(node.prim.region_labels, node.prim.regions):
+            params = ", ".join(f"{name(v)}: {_ty(v)}" for v in region.inputs)
+            lines.append(f"{indent}  {label}({params}):")
+            lines += _lines(region, name, indent + "    ", None, locations, None)
+            lines.append(f"{indent}    return (" + ", ".join(name(v) for v in region.outputs) + ")")
+    return lines
+
+
+def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None,
+            locations: bool = True, failed: Node | None = None) -> str:
+    """One line per input, constant and node: op, attributes, shapes, source line.
+
+    ``failed`` (a node whose shape rule raised) is printed last, marked ``>>>``.
+    """
+    name = _Names()
+    count = sum(1 for n in graph.nodes if phases is None or n.phase in phases) + (failed is not None)
+    lines = [f"# graph {graph.name}{': ' + title if title else ''} ({count} nodes)"]
+    for v in graph.inputs:
+        lines.append(f"input {name(v)}: {_ty(v)}  ({v.kind} {v.name})")
+    for v in graph.constants():
+        if v.size > 4:
+            data = np.asarray(v.data)
+            lines.append(f"const {name(v)}: {_ty(v)}  (min {data.min():.4g}, max {data.max():.4g})")
+    lines += _lines(graph, name, "", phases, locations, failed)
     if graph.outputs:
         lines.append("return (" + ", ".join(name(v) for v in graph.outputs) + ")")
     return "\n".join(lines) + "\n"
 
 
+class _Dot:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.count = 0
+        self.source: dict[int, str] = {}  # value id -> dot node defining it
+
+    def graph(self, graph: Graph, indent: str) -> None:
+        for v in graph.inputs:
+            self.source[v.id] = f"v{v.id}"
+            self.lines.append(f'{indent}v{v.id} [shape=box, label="{v.name}\\n{_ty(v)}"];')
+        for v in graph.constants(recursive=False):
+            self.source[v.id] = f"v{v.id}"
+            self.lines.append(f'{indent}v{v.id} [shape=box, style=dashed, label="const\\n{_ty(v)}"];')
+        for node in graph.nodes:
+            k = self.count
+            self.count += 1
+            shapes = ", ".join(_ty(o) for o in node.outputs)
+            color = "black" if node.phase == "forward" else "blue"
+            self.lines.append(f'{indent}n{k} [label="{node.prim.name}\\n{shapes}", color={color}];')
+            for v in node.inputs:
+                if v.id in self.source:
+                    self.lines.append(f"{indent}{self.source[v.id]} -> n{k};")
+            for label, region in zip(node.prim.region_labels, node.prim.regions):
+                self.lines.append(f'{indent}subgraph cluster_{k}_{label} {{')
+                self.lines.append(f'{indent}  label="{node.prim.name} {label}"; style=rounded;')
+                self.graph(region, indent + "  ")
+                for v in region.outputs:
+                    if v.id in self.source:
+                        self.lines.append(f'{indent}  {self.source[v.id]} -> n{k} [style=dashed];')
+                self.lines.append(f"{indent}}}")
+            for o in node.outputs:
+                self.source[o.id] = f"n{k}"
+
+
 def to_dot(graph: Graph) -> str:
-    """Graphviz digraph: inputs as boxes, nodes as ellipses labelled op + shapes."""
-    lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", "  node [fontsize=10];"]
-    for v in graph.inputs:
-        lines.append(f'  v{v.id} [shape=box, label="{v.name}\\n{_ty(v)}"];')
-    for v in graph.constants():
-        lines.append(f'  v{v.id} [shape=box, style=dashed, label="const\\n{_ty(v)}"];')
-    for i, node in enumerate(graph.nodes):
-        shapes = ", ".join(_ty(o) for o in node.outputs)
-        color = "black" if node.phase == "forward" else "blue"
-        lines.append(f'  n{i} [label="{node.prim.name}\\n{shapes}", color={color}];')
-        for v in node.inputs:
-            src = f"v{v.id}" if v.producer is None else f"n{graph.nodes.index(v.producer)}"
-            lines.append(f"  {src} -> n{i};")
+    """Graphviz digraph: inputs as boxes, nodes as ellipses labelled op + shapes, regions
+    as clusters whose results flow (dashed) into their node."""
+    dot = _Dot()
+    dot.lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", "  node [fontsize=10];"]
+    dot.graph(graph, "  ")
     for k, v in enumerate(graph.outputs):
-        src = f"v{v.id}" if v.producer is None else f"n{graph.nodes.index(v.producer)}"
-        lines.append(f'  out{k} [shape=doublecircle, label="out {k}"];')
-        lines.append(f"  {src} -> out{k};")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        dot.lines.append(f'  out{k} [shape=doublecircle, label="out {k}"];')
+        if v.id in dot.source:
+            dot.lines.append(f"  {dot.source[v.id]} -> out{k};")
+    dot.lines.append("}")
+    return "\n".join(dot.lines) + "\n"

@@ -7,9 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..context import GRAPH_MODE, get_context
-from ..graph_mode import JitFunction, is_tracing
-from ..interpreters import current
+from ..frontend import convert
+from ..graph_mode import JitFunction
+from ..interpreters import current, is_tracing
 from ..parameter import Parameter, ParameterTuple
+from ..tensor import Tensor
 
 
 class Cell:
@@ -33,6 +35,10 @@ class Cell:
             raise AttributeError(
                 f"{type(self).__name__}: call super().__init__() before assigning {name!r}"
             )
+        held = self._params.get(name)
+        if held is not None and isinstance(value, Tensor) and not isinstance(value, Parameter):
+            held.set_data(value)  # MindSpore: assigning a Tensor updates the Parameter's value
+            return
         self._params.pop(name, None)
         self._cells.pop(name, None)
         self._param_tuples.pop(name, None)
@@ -69,7 +75,7 @@ class Cell:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if is_tracing():  # graph mode, inside a traced function: trace through, remember self
             current().enter_cell(self)
-            return self.construct(*args, **kwargs)
+            return convert(self.construct)(*args, **kwargs)
         if get_context("mode") == GRAPH_MODE:
             runner = self.__dict__.get("_graph_runner")
             if runner is None:

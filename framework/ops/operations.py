@@ -3,6 +3,7 @@ operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul(
 
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
 from .creation import Fill, Ones, Zeros
+from .debug import Print
 from .elementwise import (
     Abs,
     Add,
@@ -60,7 +61,7 @@ __all__ = [
     "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",
     "FloorMod", "Gather", "Greater", "GreaterEqual", "IndexAdd", "Less", "LessEqual", "Log",
     "LogSoftmax", "MatMul", "MaxPool", "MaxPoolGrad", "Maximum", "Minimum", "Mul", "Neg",
-    "NotEqual", "OneHot", "Ones", "OnesLike", "Pad", "Pow", "Rank", "ReLU", "RealDiv",
+    "NotEqual", "OneHot", "Ones", "OnesLike", "Pad", "Pow", "Print", "Rank", "ReLU", "RealDiv",
     "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceSum", "Reshape",
     "ScatterUpdate", "Select", "Shape", "Sigmoid", "Size", "Slice", "Softmax", "Sqrt",
     "Squeeze", "StopGradient", "Sub", "Tanh", "TensorAdd", "Transpose", "Zeros", "ZerosLike",

@@ -140,11 +140,24 @@ class Branchy(nn.Cell):
         return -x
 
 
-def test_control_flow_on_tensor_value_names_line_and_alternative():
+class NeedsValue(nn.Cell):
+    def construct(self, x):
+        return x * float(ops.reduce_sum(x))
+
+
+def test_if_on_tensor_value_compiles_like_pynative():
+    for sign in (1.0, -1.0):
+        x = Tensor(sign * np.arange(1, 4, dtype=np.float32))
+        eager, graph = both_modes(lambda x=x: Branchy()(x).asnumpy())
+        np.testing.assert_array_equal(graph, eager)
+        np.testing.assert_array_equal(graph, np.abs(x.asnumpy()))
+
+
+def test_host_value_of_a_traced_tensor_names_line_and_alternative():
     with pytest.raises(GraphModeError) as info:
-        run_in(ms.GRAPH_MODE, lambda: Branchy()(Tensor(np.ones(3, np.float32))))
+        run_in(ms.GRAPH_MODE, lambda: NeedsValue()(Tensor(np.ones(3, np.float32))))
     message = str(info.value)
-    line = inspect.getsourcelines(Branchy.construct)[1] + 1
+    line = inspect.getsourcelines(NeedsValue.construct)[1] + 1
     assert f"{__file__}:{line}" in message
     assert "ops.select" in message and "PyNative" in message
 
@@ -172,6 +185,18 @@ def test_shape_error_names_op_shapes_line_and_writes_analyze_fail(tmp_path):
     text = report.read_text()
     assert "MatMul" in text and ">>> FAILED: BiasAdd" in text
     assert f"test_graph_mode.py:{line}" in text
+
+
+def test_analyze_fail_defaults_to_a_subfolder_not_the_working_directory(tmp_path, monkeypatch):
+    from framework.context import DEFAULT_SAVE_GRAPHS_PATH
+
+    monkeypatch.chdir(tmp_path)
+    ms.set_context(save_graphs_path=DEFAULT_SAVE_GRAPHS_PATH)
+    with pytest.raises(ValueError):
+        run_in(ms.GRAPH_MODE, lambda: BadBias()(Tensor(np.ones((3, 4), np.float32))))
+    assert os.path.normpath(DEFAULT_SAVE_GRAPHS_PATH) not in ("", ".")
+    assert (tmp_path / DEFAULT_SAVE_GRAPHS_PATH / "analyze_fail.ir").is_file()
+    assert not (tmp_path / "analyze_fail.ir").exists()
 
 
 # -- LeNet: one compiled train step, parity with PyNative ----------------------------------

@@ -264,3 +264,41 @@ def test_counter_loop_reading_and_writing_rows_has_exact_gradients():
     gxs, gh = ms.grad(run, grad_position=(0, 1))(*map(Tensor, arrays))
     np.testing.assert_allclose(gxs.asnumpy(), _numeric(run, arrays, 0), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(gh.asnumpy(), _numeric(run, arrays, 1), rtol=1e-6, atol=1e-8)
+
+
+# -- item assignment inside compiled control flow ---------------------------------------------
+
+
+def _assign_in_branch(x, flag):
+    y = x
+    if flag > 0:  # a tensor condition: staged as an If region
+        y[0] = 0.0
+    return y
+
+
+def test_item_assignment_in_a_compiled_branch_leaves_the_argument_unchanged():
+    x, compiled = Tensor(X.copy()), ms.jit(_assign_in_branch)
+    for flag in (1, 0):
+        want = X.copy()
+        if flag:
+            want[0] = 0.0
+        np.testing.assert_array_equal(compiled(x, t32(flag)).asnumpy(), want)
+        np.testing.assert_array_equal(x.asnumpy(), X)  # graph mode: tensors are values
+
+
+def test_counter_loop_writing_rows_compiles_with_the_same_values_and_gradients():
+    def run(xs, h):
+        i = Tensor(np.array(0), mstype.int32)
+        hs = ms.ops.zeros((xs.shape[0], 3), mstype.float64)
+        while i < xs.shape[0]:  # a While region carrying hs
+            h = ms.ops.tanh(h * 0.5 + xs[i])
+            hs[i] = h
+            i += 1
+        return (hs * Tensor(W[:, 0, :3])).sum()
+
+    args = tuple(Tensor(RNG.standard_normal(s)) for s in ((4, 3), (3,)))
+    np.testing.assert_allclose(ms.jit(run)(*args).asnumpy(), run(*args).asnumpy(), rtol=1e-12)
+    eager = ms.grad(run, grad_position=(0, 1))(*args)
+    graph = ms.jit(ms.grad(run, grad_position=(0, 1)))(*args)
+    for e, g in zip(eager, graph):
+        np.testing.assert_allclose(g.asnumpy(), e.asnumpy(), rtol=1e-9, atol=1e-12)

@@ -15,8 +15,10 @@ import tvm
 from tvm import relax
 
 from framework import ops
-from framework.backend.tvm import lowering
-from framework.primitive import Primitive
+from framework.backend.tvm import lowerings
+from framework.backend.tvm.lowerings import LowerContext, lowering_for, spec_of
+from framework.backend.tvm.lowerings.base import emit
+from framework.primitive import Primitive, Spec
 
 from .test_primitives import CASES
 
@@ -96,6 +98,24 @@ EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
     ("Select-int", ops.Select(), [np.array([True, False]), np.array([1, 2]), np.array([3, 4])]),
     ("Pad-int", ops.Pad(((0, 1), (2, 0))), [np.array([[1, 2], [3, 4]])]),
     ("ZerosLike-bool", ops.ZerosLike(), [np.array([True, False])]),
+    # index primitives: negative indices wrap once, no indices is a no-op, 0-d indices
+    ("Gather-negative-axis", ops.Gather(-1), [_RNG.standard_normal((2, 5)), np.array([-5, 4, -1])]),
+    ("Gather-0d-index", ops.Gather(1), [_RNG.standard_normal((2, 3)), np.array(-2)]),
+    ("IndexAdd-repeated-negative", ops.IndexAdd(0), [_RNG.standard_normal((4, 2)),
+                                                     np.array([-1, 3, 0, -4]),
+                                                     _RNG.standard_normal((4, 2))]),
+    ("IndexAdd-empty", ops.IndexAdd(1), [_RNG.standard_normal((2, 3)), np.zeros(0, np.int64),
+                                         np.zeros((2, 0))]),
+    ("ScatterUpdate-2d-indices", ops.ScatterUpdate(), [_RNG.standard_normal((5, 3)),
+                                                       np.array([[4, 0], [-4, 2]]),
+                                                       _RNG.standard_normal((2, 2, 3))]),
+    ("ScatterUpdate-int", ops.ScatterUpdate(), [np.arange(6).reshape(3, 2), np.array([1]),
+                                                np.array([[7, 8]])]),
+    # floor ops follow NumPy's signs; truth reductions on bools and on floats, keep_dims
+    ("FloorMod-signs", ops.FloorMod(), [np.array([7.5, -7.5, 7.5, -7.5]), np.array([2.0, 2.0, -2.0, -2.0])]),
+    ("FloorDiv-int-signs", ops.FloorDiv(), [np.array([7, -7, 7, -7]), np.array([2, 2, -2, -2])]),
+    ("ReduceAny-bool-keepdims", ops.ReduceAny(True, (1,)), [np.array([[True, False], [False, False]])]),
+    ("ReduceAll-float-all-axes", ops.ReduceAll(False, (0, 1)), [np.array([[0.5, -1.0], [2.0, 3.0]])]),
 ]
 
 
@@ -114,6 +134,19 @@ def _all_cases() -> list[tuple[str, Primitive, list[np.ndarray]]]:
 ALL_CASES = _all_cases()
 
 
+def case_context(bb: relax.BlockBuilder, prim: Primitive, arrays: list[np.ndarray]) -> LowerContext:
+    """The context graph mode would give: specs of the inputs (the Dropout mask included)
+    and of the outputs the shape rule declares."""
+    inputs = arrays[:1] if prim.host_random else arrays
+    return LowerContext(prim, bb, tuple(Spec(a.shape, a.dtype) for a in arrays),
+                        prim.out_specs(*inputs))
+
+
+def lower_case(bb: relax.BlockBuilder, prim: Primitive, arrays: list[np.ndarray],
+               params: list[relax.Var]) -> Any:
+    return lowering_for(prim)(case_context(bb, prim, arrays), *params)
+
+
 def build_case_module(cases: list[tuple[str, Any, list[np.ndarray]]]) -> tvm.IRModule:
     """One Relax function ``case_<i>`` per (name, primitive, inputs): the lowering alone."""
     bb = relax.BlockBuilder()
@@ -122,7 +155,7 @@ def build_case_module(cases: list[tuple[str, Any, list[np.ndarray]]]) -> tvm.IRM
                   for j, a in enumerate(arrays)]
         with bb.function(f"case_{index}", params):
             with bb.dataflow():
-                result = prim.lower(bb, *params)
+                result = lower_case(bb, prim, arrays, params)
                 if isinstance(result, tuple):
                     out = bb.emit_output(relax.Tuple([bb.emit(r) for r in result]))
                 else:
@@ -154,9 +187,19 @@ def _to_numpy(value: Any) -> tuple[np.ndarray, ...]:
 
 
 def test_every_primitive_has_a_lowering() -> None:
-    missing = [cls.__name__ for cls in Primitive.registry if cls.lower is None]
+    missing = [cls.__name__ for cls in Primitive.registry if cls not in lowerings.LOWERINGS]
     assert not missing, f"primitives without a TVM lowering: {missing}"
-    assert set(lowering.LOWERINGS) >= set(Primitive.registry)
+    assert not hasattr(Primitive, "lower")  # lowerings live in the backend's table
+    for _, prim, _ in ALL_CASES:
+        assert lowering_for(prim) is lowerings.LOWERINGS[type(prim)]
+
+
+def test_a_primitive_without_lowering_is_named() -> None:
+    class Unlowered(Primitive, abstract=True):  # abstract: stays out of the registry
+        pass
+
+    with pytest.raises(NotImplementedError, match="Unlowered has no TVM lowering"):
+        lowering_for(Unlowered())
 
 
 def test_every_primitive_is_exercised() -> None:
@@ -187,13 +230,49 @@ def test_lowered_types_match_shape_rule() -> None:
                   for j, a in enumerate(arrays)]
         with bb.function(f"types_{index}", params):
             with bb.dataflow():
-                result = prim.lower(bb, *params)
+                ctx = case_context(bb, prim, arrays)
+                result = lowering_for(prim)(ctx, *params)
                 outs = result if isinstance(result, tuple) else (result,)
                 emitted = [bb.emit(r) for r in outs]
-                inputs = arrays[:1] if isinstance(prim, ops.Dropout) else arrays
-                specs = prim.infer(*inputs)
-                specs = specs if isinstance(specs, tuple) and not hasattr(specs, "shape") else (specs,)
-                for spec, var in zip(specs, emitted):
-                    assert lowering.spec_of(var) == (tuple(spec.shape), np.dtype(spec.dtype)), prim
+                assert len(emitted) == len(ctx.out_specs) == prim.num_outputs, prim
+                for spec, var in zip(ctx.out_specs, emitted):
+                    assert spec_of(var) == spec, prim
                 out = bb.emit_output(relax.Tuple(emitted))
             bb.emit_func_output(out)
+
+
+def test_graph_lowerings_get_the_node_specs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``to_relax`` hands every lowering the specs of its IR node (the Dropout mask among
+    the inputs), and each lowering returns values of exactly the node's output specs."""
+    from framework import Tensor, nn
+    from framework.backend.tvm.compiler import to_relax
+    from framework.graph_mode import JitFunction
+
+    seen: list[tuple[LowerContext, tuple]] = []
+
+    def recording(lower: Any) -> Any:
+        def wrapper(ctx: LowerContext, *args: Any) -> Any:
+            result = lower(ctx, *args)
+            outs = tuple(emit(ctx.bb, r) for r in (result if isinstance(result, tuple) else (result,)))
+            seen.append((ctx, tuple(spec_of(o) for o in outs)))
+            return outs if isinstance(result, tuple) else outs[0]
+        return wrapper
+
+    for cls, lower in list(lowerings.LOWERINGS.items()):
+        monkeypatch.setitem(lowerings.LOWERINGS, cls, recording(lower))
+    net = nn.SequentialCell(nn.Conv2d(1, 4, 3, pad_mode="valid"), nn.BatchNorm2d(4), nn.ReLU(),
+                            nn.Flatten(), nn.Dropout(p=0.25), nn.Dense(4 * 6 * 6, 3))
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+    step.set_train(True)
+    x, y = Tensor(np.ones((4, 1, 8, 8), np.float32)), Tensor(np.arange(4, dtype=np.int32) % 3)
+    graph, _, _, outs = JitFunction(step.construct, cell=step).trace((x, y))
+    graph.outputs = [outs[0]._data]
+    to_relax(graph)
+    assert [ctx.prim for ctx, _ in seen] == [node.prim for node in graph.nodes]
+    for (ctx, lowered), node in zip(seen, graph.nodes):
+        assert ctx.in_specs == tuple((v.shape, v.dtype) for v in node.inputs), node.prim
+        assert ctx.out_specs == tuple((v.shape, v.dtype) for v in node.outputs), node.prim
+        assert lowered == ctx.out_specs, node.prim
+    dropout = [ctx for ctx, _ in seen if isinstance(ctx.prim, ops.Dropout)]
+    assert dropout and len(dropout[0].in_specs) == 2  # x and the host-drawn mask

@@ -123,6 +123,22 @@ def test_save_dict_and_list_forms_and_dtypes(tmp_path):
     np.testing.assert_array_equal(ms.load_checkpoint(path2)["w"].asnumpy(), np.ones((2, 2)))
 
 
+def test_any_object_with_parameters_and_names_saves_like_a_cell(tmp_path):
+    class Holder:  # not a Cell: serialization takes what has parameters_and_names
+        def parameters_and_names(self):
+            yield "w", Parameter(Tensor(np.full((2, 3), 1.5, np.float32)), name="layer.w")
+
+    ms.save_checkpoint(Holder(), tmp_path / "holder.ckpt")
+    np.testing.assert_array_equal(ms.load_checkpoint(tmp_path / "holder.ckpt")["layer.w"].asnumpy(),
+                                  np.full((2, 3), 1.5, np.float32))
+
+
+def test_atomic_write_lives_in_a_leaf_module():
+    from framework import _io
+
+    assert ser.atomic_write is _io.atomic_write
+
+
 def test_filter_prefix_and_choice_func(tmp_path):
     net = SmallNet()
     path = tmp_path / "f.ckpt"

@@ -1,10 +1,10 @@
 """The Apache TVM (Relax) backend.
 
-Importing this package fills ``Primitive.lower`` for every registered primitive
-(see :mod:`framework.backend.tvm.lowering`).
+Lowerings live in a table of this backend, primitive class -> ``lower(ctx, *args)``
+(see :mod:`framework.backend.tvm.lowerings`).
 """
 
-from . import lowering
-from .lowering import LOWERINGS, spec_of
+from . import lowerings
+from .lowerings import LOWERINGS, LowerContext, lowering_for, spec_of
 
-__all__ = ["LOWERINGS", "lowering", "spec_of"]
+__all__ = ["LOWERINGS", "LowerContext", "lowering_for", "lowerings", "spec_of"]

@@ -21,20 +21,13 @@ import tvm
 from tvm import relax
 from tvm.target import codegen
 
+from ..._io import atomic_write
 from ...ir import Graph
-from ...serialization import atomic_write
-from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
+from .cache import cache_dir
+from .relax_builder import to_relax
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("TWINMODE_CACHE_DIR")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "twinmode" / "compiled"
 
 
 def make_target(device_target: str) -> tvm.target.Target:
@@ -49,41 +42,6 @@ def _host_target_dict() -> dict[str, Any]:
     cpu = codegen.llvm_get_system_cpu()
     return {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": cpu,
             "num-cores": os.cpu_count() or 1}
-
-
-def _dtype(v: Any) -> str:
-    return "bool" if v.dtype == np.bool_ else str(v.dtype)
-
-
-def to_relax(graph: Graph) -> tvm.IRModule:
-    """The graph as one Relax function ``main(*inputs) -> tuple(outputs)``."""
-    bb = relax.BlockBuilder()
-    params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", relax.TensorType(v.shape, _dtype(v)))
-              for i, v in enumerate(graph.inputs)]
-    env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
-
-    def arg(v: Any) -> relax.Expr:
-        if v.id in env:
-            return env[v.id]
-        if v.kind == "const":
-            env[v.id] = relax.const(np.asarray(v.data), _dtype(v))
-            return env[v.id]
-        raise KeyError(f"value %{v.id} used before definition")
-
-    with bb.function("main", params):
-        with bb.dataflow():
-            for node in graph.nodes:
-                out = node.prim.lower(bb, *[arg(v) for v in node.inputs])
-                outs = out if isinstance(out, tuple) else (out,)
-                for value, expr in zip(node.outputs, outs):
-                    env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
-            result = bb.emit_output(relax.Tuple([arg(v) for v in graph.outputs]))
-        bb.emit_func_output(result)
-    return bb.get()
-
-
-def _safe(name: str | None) -> str:
-    return "".join(c if c.isalnum() else "_" for c in (name or "v"))
 
 
 class Executable:

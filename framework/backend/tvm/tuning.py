@@ -46,6 +46,7 @@ from tvm.s_tir.meta_schedule.runner import PyRunner
 from tvm.s_tir.meta_schedule.runner.local_runner import LocalRunnerFuture
 
 from . import cpu_rules
+from .cache import cache_dir
 from .cpu_rules import Params
 
 logger = logging.getLogger(__name__)
@@ -72,8 +73,6 @@ def variants(base: Params) -> list[Params]:
 
 
 def database_dir(target: tvm.target.Target) -> Path:
-    from .compiler import cache_dir
-
     key = hashlib.sha256(json.dumps([str(target), tvm.__version__]).encode()).hexdigest()[:16]
     return cache_dir() / "tuning" / key
 

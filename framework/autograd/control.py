@@ -1,0 +1,149 @@
+"""Gradients of the structured control-flow nodes (``If``, ``While``).
+
+Both differentiate their region graphs by *replaying* them: the region's nodes are
+applied again, on a tape, inside a new region of the backward graph, and the tape is
+swept backwards with the same bprop rules as everywhere else.
+
+- ``If``: the backward is an ``If`` on the same condition whose branches are the
+  vector-Jacobian products of the forward branches (each recomputes its branch's
+  forward, so no residual crosses the branch boundary).
+- ``While``: the forward node counts its iterations ``n``. The backward is one
+  ``WhileGrad`` node holding the body and the body's VJP (traced once, as a region): it
+  runs the body again from the loop's initial values saving each iteration's carried
+  values (one row per iteration in a buffer of ``n`` rows), then applies the VJP for
+  ``k = n-1 ... 0``. Time: the forward loop twice plus the backward once; memory: the
+  carried values of every iteration.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ir.control import ControlFlow, strip_side_effects
+from ..ir.graph import Graph
+from . import tape as _tape
+from .backward import backprop
+
+
+def _tuple(value: Any) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def _floating(t: Any) -> bool:
+    return np.dtype(t._data.dtype).kind == "f"
+
+
+def replay(graph: Graph, inputs: list[Any]) -> list[Any]:
+    """Apply ``graph``'s nodes again to ``inputs`` with the current interpreter (and tape).
+
+    Prints are left out (a backward pass must not print twice); host-drawn random masks
+    are reused, not drawn again; nested control-flow nodes are added as they are.
+    """
+    from ..interpreters import current
+    from ..tensor import Tensor
+
+    interp = current()
+    env: dict[int, Any] = {v.id: t for v, t in zip(graph.inputs, inputs)}
+
+    def get(v: Any) -> Any:
+        return env[v.id] if v.id in env else Tensor._wrap(v.data)
+
+    for node in graph.nodes:
+        prim = node.prim
+        if prim.side_effect and not node.outputs:
+            continue
+        args = [get(v) for v in node.inputs]
+        if prim.host_random or isinstance(prim, ControlFlow):
+            if isinstance(prim, ControlFlow) and prim.side_effect:
+                prim = prim.without_side_effects()
+            tensors = tuple(args[:-1]) if prim.host_random else tuple(args)
+            values = tuple(interp.value_of(a) for a in args)
+            specs = prim.out_specs(*values[: len(tensors)])
+            result = interp.add_node(prim, tensors, values, specs)
+        else:
+            result = prim(*args)
+        for value, tensor in zip(node.outputs, _tuple(result)):
+            env[value.id] = tensor
+    return [get(v) for v in graph.outputs]
+
+
+def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[int]) -> list[Any]:
+    """Cotangents of ``inputs[i]`` for ``i`` in ``wanted`` of ``graph`` at ``inputs``,
+    given the cotangents ``douts`` of its outputs."""
+    from ..tensor import Tensor
+
+    watched = [Tensor._wrap(t._data) for t in inputs]  # fresh identities for the tape
+    tape = _tape.Tape()
+    for i in wanted:
+        tape.watch(watched[i])
+    with _tape.recording(tape):
+        outs = replay(graph, watched)
+    roots = [(o, d) for o, d in zip(outs, douts) if _floating(o)]
+    with _tape.recording(None):
+        return backprop(tape.records, roots, [watched[i] for i in wanted], tape.tracked)
+
+
+def _cotangents(out: Any, dout: Any) -> list[Any]:
+    from ..ops import functional as F
+
+    return [F.zeros_like(o) if d is None else d for o, d in zip(_tuple(out), _tuple(dout))]
+
+
+def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
+    from ..interpreters.regions import stage_if
+
+    cond, operands = inputs[0], list(inputs[1:])
+    douts = _cotangents(out, dout)
+    wanted = [i for i, t in enumerate(operands) if needs[i + 1] and _floating(t)]
+    if not wanted:
+        return (None,) * len(inputs)
+
+    def branch(graph: Graph):
+        return lambda: vjp_graph(graph, operands, douts, wanted)
+
+    grads = stage_if(cond, branch(prim.then_graph), branch(prim.else_graph))
+    result: list[Any] = [None] * len(inputs)
+    for i, g in zip(wanted, grads):
+        result[i + 1] = g
+    return tuple(result)
+
+
+def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
+    """A ``WhileGrad`` node: the body's VJP traced once as a region, applied backwards over
+    the saved iterations (see framework.ir.control and backend/tvm/loops.py)."""
+    from ..interpreters import current
+    from ..interpreters.regions import Region
+    from ..ir.control import WhileGrad
+    from ..ops import functional as F
+
+    n = prim.n_carried
+    init, invariants = list(inputs[:n]), list(inputs[n:])
+    outs, douts = _tuple(out), _cotangents(out, dout)
+    float_carried = [i for i in range(n) if _floating(init[i])]
+    float_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _floating(t)]
+    if not float_carried and not float_inv:
+        return (None,) * len(inputs)
+    cotangents = [douts[i] for i in float_carried]
+    with Region("vjp", init + invariants + cotangents) as region:
+        ins = region.inputs
+        state, inv, g = ins[:n], ins[n:len(init) + len(invariants)], ins[len(init) + len(invariants):]
+        cot = [F.zeros_like(t) for t in state]
+        for i, gi in zip(float_carried, g):
+            cot[i] = gi
+        wanted = float_carried + [n + j for j in float_inv]
+        region.finish(vjp_graph(prim.body_graph, state + inv, cot, wanted), carried=False)
+    if region.scope.captured:
+        raise RuntimeError("internal: the backward of a while loop read values from outside it")
+    node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, len(invariants))
+    interp = current()
+    tensors = (*init, *invariants, outs[-1], *cotangents)
+    values = tuple(interp.value_of(t) for t in tensors)
+    grads = _tuple(interp.add_node(node, tensors, values, node.out_specs(*values)))
+    result: list[Any] = [None] * len(inputs)
+    for i, g_i in zip(float_carried, grads[: len(float_carried)]):
+        result[i] = g_i if needs[i] else None
+    for j, g_j in zip(float_inv, grads[len(float_carried):]):
+        result[n + j] = g_j
+    return tuple(result)

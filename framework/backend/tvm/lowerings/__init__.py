@@ -1,0 +1,139 @@
+"""TVM Relax lowering of every primitive: the table from primitive class to lowering.
+
+A lowering is called as ``lower(ctx, *args) -> relax.Expr | tuple[relax.Expr, ...]``
+(the contract is in :mod:`framework.primitive`): ``ctx`` is a :class:`LowerContext`
+(``prim`` for the attributes, ``bb`` a :class:`relax.BlockBuilder` inside a dataflow block,
+``in_specs``/``out_specs`` the IR node's Specs) and ``args`` are already-emitted Relax
+values with static shapes. The result has exactly the shapes and dtypes of
+``ctx.out_specs``; intermediate values are emitted with ``ctx.bb.emit``, the returned
+expression(s) are left for the caller to emit. Lowerings read shapes and dtypes from
+``ctx``, never by re-running the shape rule.
+
+Special case: ``Dropout`` (``host_random``) receives its host-drawn 0/1 mask as an extra
+last input, ``lower(ctx, x, mask)``, and returns ``(x * mask * (1 / keep_prob), mask)``.
+
+One module per op family; this module assembles the one table, ``LOWERINGS``, and
+:func:`lowering_for` looks a primitive up in it.
+
+Known differences from the NumPy kernels (all documented at the lowering):
+
+- ``MaxPoolGrad`` ignores its ``out`` input: TVM recomputes each window's argmax from ``x``
+  (the same thing when ``out`` is ``MaxPool(x)``). Ties go to the first maximum in
+  row-major window order, as in the kernel.
+- ``MaxPool``/``MaxPoolGrad`` with 'same' padding pad with the dtype's lowest finite value,
+  the kernel with -inf: they differ only where every real entry of a window is -inf.
+- ``AvgPoolGrad`` materializes a zero tensor of ``input_shape`` because
+  ``relax.op.grad.avg_pool2d_backward`` takes the forward input (it reads only its shape).
+- ``Div`` of integer tensors divides in float64 and casts to float32, as the kernel does.
+  ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only).
+- bool arithmetic/comparisons compute in int8 (TVM's LLVM codegen rejects them on bool).
+- ``Gather``/``IndexAdd``/``ScatterUpdate`` clip out-of-range indices (after wrapping
+  negative ones once) where the kernels raise: compiled code never leaves the tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tvm import relax
+
+from ....ops import conv as _conv
+from ....ops import elementwise as _ew
+from ....ops import nn_ops as _nn
+from ....ops import pool as _pool
+from ....ops import reduce as _reduce
+from ....ops import scatter_gather as _index
+from ....ops import shape as _shape
+from ....primitive import Primitive
+from . import conv, elementwise, index, nn, pool, reduce, shape
+from .base import LowerContext, Lowering, spec_of
+
+LOWERINGS: dict[type[Primitive], Lowering] = {
+    _ew.Add: elementwise.binary(relax.op.add),
+    _ew.Sub: elementwise.binary(relax.op.subtract),
+    _ew.Mul: elementwise.binary(relax.op.multiply),
+    # Div is true division: integers divide in float64, then take the declared float32.
+    _ew.Div: elementwise.binary(relax.op.divide, float_only=True),
+    _ew.Pow: elementwise.binary(relax.op.power, float_only=True),
+    _ew.Maximum: elementwise.binary(relax.op.maximum),
+    _ew.Minimum: elementwise.binary(relax.op.minimum),
+    # floor division/modulo as in NumPy: round toward -inf, the sign of the divisor
+    _ew.FloorDiv: elementwise.binary(relax.op.floor_divide),
+    _ew.FloorMod: elementwise.binary(relax.op.floor_mod),
+    _ew.Equal: elementwise.compare(relax.op.equal),
+    _ew.NotEqual: elementwise.compare(relax.op.not_equal),
+    _ew.Less: elementwise.compare(relax.op.less),
+    _ew.LessEqual: elementwise.compare(relax.op.less_equal),
+    _ew.Greater: elementwise.compare(relax.op.greater),
+    _ew.GreaterEqual: elementwise.compare(relax.op.greater_equal),
+    _ew.Select: elementwise.lower_select,
+    _ew.Cast: elementwise.lower_cast,
+    _ew.Neg: elementwise.unary(relax.op.negative),
+    _ew.Abs: elementwise.unary(relax.op.abs),
+    _ew.Exp: elementwise.unary(relax.op.exp),
+    _ew.Log: elementwise.unary(relax.op.log),
+    _ew.Sqrt: elementwise.unary(relax.op.sqrt),
+    _ew.ReLU: elementwise.unary(relax.op.nn.relu),
+    _ew.Sigmoid: elementwise.unary(relax.op.sigmoid),
+    _ew.Tanh: elementwise.unary(relax.op.tanh),
+    _reduce.ReduceSum: reduce.reduction(relax.op.sum),
+    _reduce.ReduceMean: reduce.reduction(relax.op.mean),
+    _reduce.ReduceMax: reduce.reduction(relax.op.max),
+    _reduce.Argmax: reduce.lower_argmax,
+    _reduce.ReduceAll: reduce.truth(any_=False),
+    _reduce.ReduceAny: reduce.truth(any_=True),
+    _shape.Reshape: shape.lower_reshape,
+    _shape.Transpose: shape.lower_transpose,
+    _shape.BroadcastTo: shape.lower_broadcast_to,
+    _shape.ExpandDims: shape.lower_expand_dims,
+    _shape.Squeeze: shape.lower_squeeze,
+    _shape.Concat: shape.lower_concat,
+    _shape.Slice: shape.lower_slice,
+    _shape.Pad: shape.lower_pad,
+    _shape.StopGradient: shape.identity,
+    _shape.ZerosLike: shape.lower_zeros_like,
+    _shape.OnesLike: shape.lower_ones_like,
+    _nn.MatMul: nn.lower_matmul,
+    _nn.BiasAdd: nn.lower_bias_add,
+    _nn.Softmax: nn.lower_softmax,
+    _nn.LogSoftmax: nn.lower_log_softmax,
+    _nn.OneHot: nn.lower_one_hot,
+    _nn.Dropout: nn.lower_dropout,
+    _nn.BatchNorm: nn.lower_batch_norm,
+    _conv.Conv2D: conv.lower_conv2d,
+    _conv.Conv2DBackpropInput: conv.lower_conv2d_backprop_input,
+    _conv.Conv2DBackpropFilter: conv.lower_conv2d_backprop_filter,
+    _pool.MaxPool: pool.lower_max_pool,
+    _pool.MaxPoolGrad: pool.lower_max_pool_grad,
+    _pool.AvgPool: pool.lower_avg_pool,
+    _pool.AvgPoolGrad: pool.lower_avg_pool_grad,
+    _index.Gather: index.lower_gather,
+    _index.IndexAdd: index.lower_index_add,
+    _index.ScatterUpdate: index.lower_scatter_update,
+}
+
+
+def lowering_for(prim: Primitive) -> Lowering:
+    """The TVM lowering of ``prim``'s class; a clear error when there is none."""
+    try:
+        return LOWERINGS[type(prim)]
+    except KeyError:
+        raise NotImplementedError(
+            f"graph mode: primitive {prim.name} has no TVM lowering; add one to LOWERINGS in "
+            f"framework/backend/tvm/lowerings/__init__.py (or run in PyNative mode)") from None
+
+
+def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
+    """The context of an IR node's lowering: its primitive and its input/output Specs."""
+    return LowerContext(node.prim, bb, tuple(v.spec for v in node.inputs),
+                        tuple(v.spec for v in node.outputs))
+
+
+def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) -> Any:
+    """Lower one IR node whose inputs are the Relax values ``args``."""
+    return lowering_for(node.prim)(node_context(bb, node), *args)
+
+
+__all__ = ["LOWERINGS", "LowerContext", "Lowering", "lower_node", "lowering_for",
+           "node_context", "spec_of"]

@@ -1,0 +1,57 @@
+"""Convolution and its two gradients (NCHW data, OIHW weights)."""
+
+from __future__ import annotations
+
+from tvm import relax
+
+from .. import te_kernels
+from .base import LowerContext, crop, hw_padding
+
+
+def lower_conv2d(ctx: LowerContext, x, w):
+    prim = ctx.prim
+    xs, ws = ctx.in_specs
+    pads, _, _ = prim.geometry(xs.shape, ws.shape)
+    return relax.op.nn.conv2d(x, w, strides=prim.stride, padding=hw_padding(pads),
+                              dilation=prim.dilation, data_layout="NCHW", kernel_layout="OIHW")
+
+
+def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
+    """A transposed convolution; ``output_padding`` restores ``input_shape`` exactly."""
+    prim = ctx.prim
+    ws = ctx.in_specs[1]
+    _, _, h, wd = prim.input_shape
+    pads, ho, wo = prim.geometry(prim.input_shape, ws.shape)
+    (sh, sw), (dh, dw) = prim.stride, prim.dilation
+    kh, kw = ws.shape[2], ws.shape[3]
+    # a transposed conv pads by (k-1)*d - p on each side: keep that non-negative, crop the rest
+    reach = ((kh - 1) * dh, (kh - 1) * dh, (kw - 1) * dw, (kw - 1) * dw)
+    used = tuple(min(p, r) for p, r in zip(pads, reach))
+    extra = tuple(p - u for p, u in zip(pads, used))
+    full_h = h + extra[0] + extra[1]
+    full_w = wd + extra[2] + extra[3]
+    out_padding = (full_h - ((ho - 1) * sh - used[0] - used[1] + (kh - 1) * dh + 1),
+                   full_w - ((wo - 1) * sw - used[2] - used[3] + (kw - 1) * dw + 1))
+    # weight (O, C, kh, kw) is IOHW for the transposed conv from O to C channels
+    out = relax.op.nn.conv2d_transpose(dy, w, strides=prim.stride, padding=hw_padding(used),
+                                       output_padding=out_padding, dilation=prim.dilation,
+                                       data_layout="NCHW", kernel_layout="IOHW")
+    if not any(extra):
+        return out
+    out = ctx.bb.emit(out)
+    n, c = prim.input_shape[:2]
+    return crop(out, (n, c, full_h, full_w), (0, 0, extra[0], extra[2]), (n, c, h, wd))
+
+
+def lower_conv2d_backprop_filter(ctx: LowerContext, x, dy):
+    """``dw[o, c, i, j] = sum_{n,y,x} dy[n, o, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]``.
+
+    One TE reduction straight from the NCHW tensors (no transposes, no crop): the CPU
+    rules vectorize its innermost reduction axis, which runs contiguously through both
+    operands when the stride is 1.
+    """
+    prim = ctx.prim
+    pads, _, _ = prim.geometry(ctx.in_specs[0].shape, prim.filter_shape)
+    return ctx.bb.call_te(te_kernels.conv2d_filter_grad, x, dy, tuple(prim.filter_shape),
+                          tuple(prim.stride), tuple(prim.dilation), tuple(pads),
+                          primfunc_name_hint="conv2d_filter_grad")

@@ -1,0 +1,84 @@
+"""Neural-network primitives: matmul, bias add, softmax, one-hot, dropout, batch norm."""
+
+from __future__ import annotations
+
+import numpy as np
+from tvm import relax
+
+from ....ops._utils import normalize_axis
+from .base import LowerContext, cast, const, emit
+
+
+def lower_matmul(ctx: LowerContext, a, b):
+    prim, bb = ctx.prim, ctx.bb
+    (sa, sb), dtype = ctx.in_specs, ctx.out_specs[0].dtype
+    a, b = cast(a, sa.dtype, dtype), cast(b, sb.dtype, dtype)
+    if prim.transpose_a:
+        a = bb.emit(relax.op.permute_dims(a, [1, 0]))
+    if prim.transpose_b:
+        b = bb.emit(relax.op.permute_dims(b, [1, 0]))
+    return relax.op.matmul(a, b)
+
+
+def lower_bias_add(ctx: LowerContext, x, bias):
+    bb = ctx.bb
+    (xs, bs), spec = ctx.in_specs, ctx.out_specs[0]
+    channels = spec.shape[1]
+    bias = emit(bb, cast(bias, bs.dtype, spec.dtype))
+    if len(spec.shape) > 2:
+        bias = bb.emit(relax.op.reshape(bias, [channels] + [1] * (len(spec.shape) - 2)))
+    return relax.op.add(cast(x, xs.dtype, spec.dtype), bias)
+
+
+def lower_softmax(ctx: LowerContext, x):
+    return relax.op.nn.softmax(x, normalize_axis(ctx.prim.axis, len(ctx.in_specs[0].shape)))
+
+
+def lower_log_softmax(ctx: LowerContext, x):
+    return relax.op.nn.log_softmax(x, normalize_axis(ctx.prim.axis, len(ctx.in_specs[0].shape)))
+
+
+def lower_one_hot(ctx: LowerContext, indices):
+    prim = ctx.prim
+    axis = normalize_axis(prim.axis, len(ctx.in_specs[0].shape) + 1)
+    dtype = ctx.out_specs[0].dtype
+    # on/off must be PrimValues of the output dtype: Python floats give float64 (TVM_NOTES #5)
+    value_dtype = np.dtype(np.float32) if dtype == np.bool_ else dtype
+    on = relax.prim_value(value_dtype.type(prim.on_value).item(), value_dtype.name)
+    off = relax.prim_value(value_dtype.type(prim.off_value).item(), value_dtype.name)
+    # indices outside [0, depth) match no class and give off_value, like the kernel
+    out = relax.op.one_hot(indices, on, off, prim.depth, axis)
+    return cast(emit(ctx.bb, out), value_dtype, dtype) if dtype == np.bool_ else out
+
+
+def lower_dropout(ctx: LowerContext, x, mask):
+    """The host-drawn 0/1 ``mask`` is the node's extra last input (``host_random``)."""
+    xs, ms = ctx.in_specs
+    mask = cast(mask, ms.dtype, xs.dtype)
+    scale = const(1.0 / ctx.prim.keep_prob, xs.dtype)
+    kept = ctx.bb.emit(relax.op.multiply(x, mask))
+    return relax.op.multiply(kept, scale), mask
+
+
+def lower_batch_norm(ctx: LowerContext, x, scale, bias, mean, variance):
+    prim, bb, spec = ctx.prim, ctx.bb, ctx.in_specs[0]
+    dtype = spec.dtype
+    ndim = len(spec.shape)
+    axes = [0] + list(range(2, ndim))
+    stat_shape = [spec.shape[1]] + [1] * (ndim - 2)
+
+    def per_channel(t):
+        return t if ndim == 2 else bb.emit(relax.op.reshape(t, stat_shape))
+
+    if prim.is_training:
+        mean = bb.emit(relax.op.mean(x, axes, False))
+        centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
+        # biased variance, two-pass like np.var
+        variance = bb.emit(relax.op.mean(relax.op.multiply(centered, centered), axes, False))
+    else:
+        centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
+    inv = bb.emit(relax.op.divide(const(1.0, dtype), relax.op.sqrt(
+        relax.op.add(variance, const(prim.epsilon, dtype)))))
+    gain = per_channel(bb.emit(relax.op.multiply(scale, inv)))
+    y = relax.op.add(relax.op.multiply(centered, gain), per_channel(bias))
+    return y, mean, variance

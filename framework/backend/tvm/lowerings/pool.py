@@ -1,0 +1,53 @@
+"""Max and average pooling and their gradients (NCHW)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tvm import relax
+
+from .. import te_kernels
+from .base import LowerContext, hw_padding
+
+
+def _pool_args(prim: Any, shape: tuple[int, ...]) -> dict[str, Any]:
+    pads, _, _ = prim.geometry(shape)
+    return {"pool_size": prim.kernel_size, "strides": prim.strides,
+            "padding": hw_padding(pads), "layout": "NCHW"}
+
+
+def lower_max_pool(ctx: LowerContext, x):
+    # padded entries are the dtype's lowest value (the kernel pads with -inf)
+    return relax.op.nn.max_pool2d(x, **_pool_args(ctx.prim, ctx.in_specs[0].shape))
+
+
+def lower_max_pool_grad(ctx: LowerContext, x, out, dout):
+    """Each window's gradient goes to its first maximum (row-major window order), like the
+    kernel; ``out`` is ignored: the argmax is recomputed from ``x``.
+
+    Windows that do not overlap (stride >= kernel, the usual 2x2/2 case) use a two-step
+    TE kernel: the argmax position of every window, then each input element picks its
+    window's gradient if it is that position. Overlapping windows use TOPI's ``pool_grad``
+    (``relax.op.grad.max_pool2d_backward``), which sums over the windows of each element.
+    """
+    prim, shape = ctx.prim, ctx.in_specs[0].shape
+    (kh, kw), (sh, sw) = prim.kernel_size, prim.strides
+    if sh >= kh and sw >= kw:
+        pads, _, _ = prim.geometry(shape)
+        return ctx.bb.call_te(te_kernels.max_pool_grad_disjoint, dout, x, (kh, kw), (sh, sw),
+                              (pads[0], pads[2]), primfunc_name_hint="max_pool2d_grad")
+    return relax.op.grad.max_pool2d_backward(dout, x, **_pool_args(prim, shape))
+
+
+def lower_avg_pool(ctx: LowerContext, x):
+    # 'same' padding averages over the real entries only
+    return relax.op.nn.avg_pool2d(x, count_include_pad=False,
+                                  **_pool_args(ctx.prim, ctx.in_specs[0].shape))
+
+
+def lower_avg_pool_grad(ctx: LowerContext, dout):
+    prim = ctx.prim
+    # the backward op takes the forward input but reads only its shape
+    data = ctx.bb.emit(relax.op.zeros(list(prim.input_shape), ctx.in_specs[0].dtype.name))
+    return relax.op.grad.avg_pool2d_backward(dout, data, count_include_pad=False,
+                                             **_pool_args(prim, prim.input_shape))

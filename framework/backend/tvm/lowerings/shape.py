@@ -1,0 +1,61 @@
+"""Shape primitives: reshape, transpose, broadcast, squeeze, concat, slice, pad, fills."""
+
+from __future__ import annotations
+
+from tvm import relax
+
+from ....ops._utils import normalize_axis
+from .base import LowerContext, cast, crop
+
+
+def identity(ctx: LowerContext, x):
+    return x
+
+
+def lower_reshape(ctx: LowerContext, x):
+    return relax.op.reshape(x, list(ctx.out_specs[0].shape))
+
+
+def lower_transpose(ctx: LowerContext, x):
+    return relax.op.permute_dims(x, list(ctx.prim.perm))
+
+
+def lower_broadcast_to(ctx: LowerContext, x):
+    return relax.op.broadcast_to(x, list(ctx.out_specs[0].shape))
+
+
+def lower_expand_dims(ctx: LowerContext, x):
+    return relax.op.expand_dims(x, normalize_axis(ctx.prim.axis, len(ctx.in_specs[0].shape) + 1))
+
+
+def lower_squeeze(ctx: LowerContext, x):
+    axes = ctx.prim._axes(ctx.in_specs[0].shape)
+    if not axes:
+        return x
+    return relax.op.squeeze(x, list(axes))
+
+
+def lower_concat(ctx: LowerContext, *xs):
+    dtype = ctx.out_specs[0].dtype
+    axis = normalize_axis(ctx.prim.axis, len(ctx.in_specs[0].shape))
+    return relax.op.concat([cast(x, s.dtype, dtype) for x, s in zip(xs, ctx.in_specs)], axis)
+
+
+def lower_slice(ctx: LowerContext, x):
+    return crop(x, ctx.in_specs[0].shape, ctx.prim.begin, ctx.prim.size)
+
+
+def lower_pad(ctx: LowerContext, x):
+    paddings = ctx.prim.paddings
+    if not any(a or b for a, b in paddings):
+        return x
+    widths = [int(v) for pair in paddings for v in pair]
+    return relax.op.nn.pad(x, widths, "constant", 0.0)
+
+
+def lower_zeros_like(ctx: LowerContext, x):
+    return relax.op.zeros_like(x)
+
+
+def lower_ones_like(ctx: LowerContext, x):
+    return relax.op.ones_like(x)

@@ -1,0 +1,145 @@
+"""Our Graph as a Relax module: straight-line code, regions, prints and loops.
+
+``to_relax(graph)`` gives ``main(*inputs) -> tuple(outputs)``. Runs of ordinary nodes
+become dataflow blocks (what TVM fuses and schedules); a print or a control-flow node
+closes the block and is emitted outside it:
+
+- ``If``: each branch graph is a private Relax function; ``relax.If`` calls one of them.
+- ``While`` and ``WhileGrad``: loops as bounded trees of calls (:mod:`.loops`).
+- ``PrintOp``: ``relax.op.print`` (it formats tensors as NumPy does).
+
+Functions holding prints or loops are impure (the VM keeps their order).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import tvm
+from tvm import relax
+
+from ...ir import Graph
+from ...ir.control import If, While, WhileGrad
+from ...ops.debug import PrintOp
+from .loops import emit_loop, lower_while_grad
+from .lowerings import lower_node
+
+
+def _dtype(v: Any) -> str:
+    return "bool" if v.dtype == np.bool_ else str(v.dtype)
+
+
+def _ty(v: Any) -> relax.TensorType:
+    return relax.TensorType(v.shape, _dtype(v))
+
+
+def _safe(name: str | None) -> str:
+    return "".join(c if c.isalnum() else "_" for c in (name or "v"))
+
+
+def _impure(graph: Graph) -> bool:
+    return any(n.prim.side_effect or isinstance(n.prim, While | WhileGrad) for n in graph.nodes)
+
+
+class RelaxBuilder:
+    def __init__(self) -> None:
+        self.bb = relax.BlockBuilder()
+        self.ids = itertools.count()
+        self.stubs: list[str] = []
+        self.row_writers: dict = {}  # (row shape, dtype) -> in-place row writer (loops.py)
+
+    def module(self) -> tvm.IRModule:
+        mod = self.bb.get()
+        return tvm.IRModule({gv: f for gv, f in mod.functions.items() if gv.name_hint not in self.stubs})
+
+    # -- functions -----------------------------------------------------------------------------
+    def function(self, name: str, graph: Graph, private: bool = True) -> relax.GlobalVar:
+        """Lower ``graph`` into the Relax function ``name``; its global var."""
+        params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", _ty(v)) for i, v in enumerate(graph.inputs)]
+        env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
+        bb = self.bb
+        with bb.function(name, params, pure=not _impure(graph), private=private):
+            self._body(graph, env)
+            return bb.emit_func_output(relax.Tuple([self._arg(env, v) for v in graph.outputs]))
+
+    def _arg(self, env: dict[int, relax.Expr], v: Any) -> relax.Expr:
+        if v.id not in env:
+            if v.kind != "const":
+                raise KeyError(f"value %{v.id} used before definition")
+            env[v.id] = relax.const(np.asarray(v.data), _dtype(v))
+        return env[v.id]
+
+    def _body(self, graph: Graph, env: dict[int, relax.Expr]) -> None:
+        last_use: dict[int, int] = {}
+        for i, node in enumerate(graph.nodes):
+            for v in node.inputs:
+                last_use[v.id] = i
+        for v in graph.outputs:
+            last_use[v.id] = len(graph.nodes)
+        bb, i = self.bb, 0
+        nodes = graph.nodes
+        while i < len(nodes):
+            if self._special(nodes[i]):
+                self._emit_special(nodes[i], env)
+                i += 1
+                continue
+            j = i
+            while j < len(nodes) and not self._special(nodes[j]):
+                j += 1
+            defined = []
+            with bb.dataflow():
+                for node in nodes[i:j]:
+                    out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
+                    for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
+                        env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
+                        defined.append(value)
+                escaping = [v for v in defined if last_use.get(v.id, -1) >= j]
+                outs = [bb.emit_output(env[v.id]) for v in escaping]
+            for v, var in zip(escaping, outs):
+                env[v.id] = var
+            i = j
+
+    @staticmethod
+    def _special(node: Any) -> bool:
+        return node.prim.side_effect or bool(node.prim.regions)
+
+    def _emit_special(self, node: Any, env: dict[int, relax.Expr]) -> None:
+        args = [self._arg(env, v) for v in node.inputs]
+        prim, bb = node.prim, self.bb
+        if isinstance(prim, PrintOp):
+            bb.emit(relax.op.print(*args, format=prim.template.removesuffix("\n")))
+            return
+        if isinstance(prim, If):
+            k = next(self.ids)
+            then_gv = self.function(f"if{k}_then", prim.then_graph)
+            else_gv = self.function(f"if{k}_else", prim.else_graph)
+            result = bb.emit(relax.If(args[0], relax.SeqExpr([], relax.Call(then_gv, args[1:])),
+                                      relax.SeqExpr([], relax.Call(else_gv, args[1:]))))
+            outs = [bb.emit(relax.TupleGetItem(result, i)) for i in range(len(node.outputs))]
+        elif isinstance(prim, While):
+            outs = self._while(prim, args, node)
+        elif isinstance(prim, WhileGrad):
+            outs = lower_while_grad(self, prim, args, next(self.ids))
+        else:
+            raise TypeError(f"no lowering for the side-effecting primitive {prim.name}")
+        for value, var in zip(node.outputs, outs):
+            env[value.id] = var
+
+    # -- loops ---------------------------------------------------------------------------------
+    def _while(self, prim: While, args: list[relax.Expr], node: Any) -> list[relax.Expr]:
+        k = next(self.ids)
+        cond_gv = self.function(f"while{k}_cond", prim.cond_graph)
+        body_gv = self.function(f"while{k}_body", prim.body_graph)
+        final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
+                                 self.stubs)
+        return final[: prim.n_carried] + [count]
+
+
+def to_relax(graph: Graph) -> tvm.IRModule:
+    """The graph as one Relax function ``main(*inputs) -> tuple(outputs)`` (plus private
+    functions for its regions)."""
+    builder = RelaxBuilder()
+    builder.function("main", graph, private=False)
+    return builder.module()

@@ -1,0 +1,56 @@
+"""Converted forms of calls, ``print``, item assignment and ``assert``."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+from ..interpreters import is_tracing
+from ..tensor import Tensor
+from .convert import convert
+
+
+def converted(fn: Any) -> Any:
+    """A called function, converted when it is user code (MindSpore parses the functions
+    a compiled function calls); cells convert their ``construct`` when called."""
+    if is_tracing() and isinstance(fn, types.FunctionType | types.MethodType):
+        return convert(fn)
+    return fn
+
+
+def print_(*args: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
+    """``print`` in graph mode: a runtime print of strings and tensor values, each time the
+    compiled code reaches it; Python's print otherwise."""
+    if not is_tracing() or file is not None:
+        print(*args, sep=sep, end=end, file=file, flush=flush)
+        return
+    from ..ops.debug import runtime_print
+
+    runtime_print(args, sep, end)
+
+
+def setitem(target: Any, index: Any, value: Any) -> Any:
+    """``x[index] = value``: a tensor name is rebound to the updated value (the functional
+    ``F.setitem``; the tensor object itself is left unchanged, so a traced branch or loop
+    body has no side effect on it); a Parameter is assigned its updated value (a state
+    update, as ``param[index] = value`` is anywhere); Python containers are updated in
+    place."""
+    from ..ops import functional as F
+    from ..parameter import Parameter
+
+    if isinstance(target, Tensor) and not isinstance(target, Parameter):
+        return F.setitem(target, index, value)
+    target[index] = value
+    return target
+
+
+def assert_(test: Any, message: Callable[[], Any] | None) -> None:
+    """``assert`` on Python values as usual; a condition on a traced tensor cannot be
+    checked while compiling and is skipped (as MindSpore's graph mode does)."""
+    from .runtime import is_variable
+
+    if is_variable(test):
+        return
+    if not test:
+        raise AssertionError(message() if message is not None else None)

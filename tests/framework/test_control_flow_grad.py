@@ -1,0 +1,233 @@
+"""Gradients through graph-mode control flow (issue 9): graph gradients == PyNative
+gradients == central finite differences in float64, wrt inputs and wrt Parameters, for
+branches, loops with data-dependent trip counts (0, 1, several), jumps and nestings."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import framework as ms
+from framework import Parameter, Tensor, nn, ops
+
+from .control_flow_cases import assert_same, check_grad, f64, i32, run_in, to_np
+
+
+def branches(x, y):
+    if x.sum() > y.sum():
+        z = x * y + ops.sigmoid(x)
+    elif x.sum() < -1:
+        z = ops.exp(y) * x
+    else:
+        z = x * x * y
+    return z
+
+
+def test_grad_through_if_elif_else():
+    cases = [(f64([1.0, 2.0]), f64([0.3, -0.2])), (f64([-1.0, -2.0]), f64([0.3, 0.7])),
+             (f64([0.2, -0.5]), f64([0.5, 0.4]))]
+    check_grad(branches, cases, positions=(0, 1))
+
+
+def while_data_dependent(x):
+    y = x
+    while y.sum() < 10:
+        y = y * 1.5 + x
+    return y * y
+
+
+def test_grad_through_while_with_data_dependent_trip_count():
+    # 0, 1 and several iterations, far from the points where the trip count changes
+    check_grad(while_data_dependent, [(f64([6.0, 5.0]),), (f64([3.0, 2.0]),), (f64([0.3, 0.2]),)])
+
+
+def range_loop(x, w, n):
+    h = x
+    for _ in range(n):
+        h = ops.tanh(h * w + x)
+    return h
+
+
+def test_grad_through_for_range_of_a_tensor_bound():
+    x, w = f64([0.5, -0.3]), f64([0.8, 1.2])
+    check_grad(range_loop, [(x, w, i32(n)) for n in (0, 1, 4)], positions=(0, 1))
+
+
+def if_in_while(x, n):
+    i = 0
+    s = x * 0
+    while i < n:
+        if s.sum() > 3:
+            s = s + x * 2
+        else:
+            s = s + x * x
+        i += 1
+    return s
+
+
+def test_grad_through_if_inside_while():
+    check_grad(if_in_while, [(f64([1.0, 2.0]), i32(n)) for n in (0, 1, 4)])
+
+
+def jumps(x, n):
+    i = Tensor(np.array(0), ms.int32)
+    acc = x * 0
+    while i < n:
+        i += 1
+        if acc.sum() > 20:
+            break
+        if ops.reduce_sum(x * ops.cast(i, ms.float64)) < 0:
+            continue
+        acc = acc + x * x * ops.cast(i, ms.float64)
+    return acc
+
+
+def test_grad_through_break_and_continue():
+    check_grad(jumps, [(f64([1.0, 2.0]), i32(5)), (f64([-1.0, 0.5]), i32(3)), (f64([1.0, 2.0]), i32(0))])
+
+
+def early_return(x, y):
+    if x.sum() > 0:
+        return x * y
+    z = ops.exp(x)
+    if z.sum() > 1:
+        return z * y * y
+    return x - y
+
+
+def ternary_and_logic(x, y):
+    z = x * y if (x.sum() > 0 and not y.sum() > 0) else x + y * y
+    if x[0] > 0 or y[0] > 0:
+        z = z * x
+    return z
+
+
+def test_grad_through_early_return_ternary_and_logic():
+    cases = [(f64([1.0, 2.0]), f64([0.5, -3.0])), (f64([-1.0, 0.3]), f64([2.0, 1.5])),
+             (f64([-3.0, -2.0]), f64([-0.5, -1.0]))]
+    check_grad(early_return, cases, positions=(0, 1))
+    check_grad(ternary_and_logic, cases, positions=(0, 1))
+
+
+def tuple_carry(x, n):
+    state = (x, x * 0)
+    i = 0
+    while i < n:
+        a, b = state
+        if a.sum() > 0:
+            state = (a * 0.5, b + a * a)
+        else:
+            state = (a + 1, b - a)
+        i += 1
+    return state[0] + state[1]
+
+
+def test_grad_through_a_tuple_carried_by_a_loop():
+    check_grad(tuple_carry, [(f64([1.0, 2.0]), i32(n)) for n in (0, 1, 3)] + [(f64([-2.0, 1.5]), i32(3))])
+
+
+def three_levels(x, n):
+    i = 0
+    while i < n:
+        for w in (0.5, -1.0):
+            if (x * w).sum() > 0:
+                j = 0
+                while j < 2:
+                    x = ops.sigmoid(x) + x * w
+                    j += 1
+            else:
+                x = x * 0.9
+        i += 1
+    return x
+
+
+def test_grad_through_three_nested_levels():
+    check_grad(three_levels, [(f64([0.3, 0.7]), i32(n)) for n in (0, 2)] + [(f64([-0.3, 0.1]), i32(2))])
+
+
+class Gated(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([0.5, -1.5], np.float64)), name="w")
+        self.b = Parameter(Tensor(np.array([0.1, 0.2], np.float64)), name="b")
+
+    def construct(self, x, n):
+        h = x
+        i = 0
+        while i < n:
+            if (h * self.w).sum() > 0:
+                h = ops.tanh(h * self.w + self.b)
+            else:
+                h = h * self.b - self.w
+            i += 1
+        return (h * h).sum()
+
+
+def weight_fd(net, args, param, eps=1e-6):
+    base = param.asnumpy().copy()
+    grad = np.zeros_like(base)
+    for idx in np.ndindex(base.shape):
+        vals = []
+        for sign in (1, -1):
+            v = base.copy()
+            v[idx] += sign * eps
+            param.set_data(Tensor(v))
+            vals.append(float(run_in(ms.PYNATIVE_MODE, lambda: net(*args)).asnumpy()))
+        grad[idx] = (vals[0] - vals[1]) / (2 * eps)
+    param.set_data(Tensor(base))
+    return grad
+
+
+def test_grad_wrt_parameters_and_inputs_of_a_cell():
+    net = Gated()
+    grad = ms.grad(net, grad_position=0, weights=net.trainable_params())
+    for x, n in ((f64([1.0, 0.5]), 3), (f64([-1.0, 0.5]), 2), (f64([1.0, 0.5]), 0)):
+        args = (x, i32(n))
+        eager = to_np(run_in(ms.PYNATIVE_MODE, lambda args=args: grad(*args)))
+        graph = to_np(run_in(ms.GRAPH_MODE, lambda args=args: grad(*args)))
+        assert_same(graph, eager, 1e-6, 1e-8, f"n={n}")
+        for k, p in enumerate((net.w, net.b)):
+            np.testing.assert_allclose(eager[1][k], weight_fd(net, args, p), rtol=1e-5, atol=1e-7)
+
+
+class GradNet(nn.Cell):
+    """The MindSpore tutorial wrapper: GradOperation of a network, as a Cell."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.params = ms.ParameterTuple(net.trainable_params())
+        self.grad_op = ops.GradOperation(get_all=True, get_by_list=True)
+
+    def construct(self, x, n):
+        return self.grad_op(self.net, self.params)(x, n)
+
+
+def test_grad_operation_cell_in_both_modes():
+    net = Gated()
+    wrapper = GradNet(net)
+    for x, n in ((f64([1.0, 0.5]), 2), (f64([-1.0, 0.5]), 1)):
+        eager, graph = (to_np(v) for v in run_both(lambda x=x, n=n: wrapper(x, i32(n))))
+        assert_same(graph, eager, 1e-6, 1e-8)
+
+
+def run_both(fn):
+    return run_in(ms.PYNATIVE_MODE, fn), run_in(ms.GRAPH_MODE, fn)
+
+
+def test_no_prints_during_backward(capfd):
+    def noisy(x):
+        if x.sum() > 0:
+            print("branch", x)
+            x = x * x
+        return x
+
+    grad = ms.grad(noisy)
+    x = f64([1.0, 2.0])
+    capfd.readouterr()
+    run_in(ms.GRAPH_MODE, lambda: grad(x))
+    run_in(ms.GRAPH_MODE, lambda: grad(x))
+    graph_out = capfd.readouterr().out
+    run_in(ms.PYNATIVE_MODE, lambda: grad(x))
+    eager_out = capfd.readouterr().out
+    assert eager_out.count("branch") == 1
+    assert graph_out.count("branch") == 2, graph_out  # once per call, none from the backward
