@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
@@ -37,7 +36,8 @@ def _fresh(ty: relax.TensorType) -> relax.TensorType:
 
 
 def emit_loop(bb: relax.BlockBuilder, name: str, cond_gv: relax.GlobalVar, body_gv: relax.GlobalVar,
-              args: list[relax.Expr], n_carried: int, stubs: list[str]) -> tuple[list[relax.Expr], relax.Expr]:
+              args: list[relax.Expr], n_carried: int,
+              stubs: list[str]) -> tuple[list[relax.Expr], relax.Expr]:
     """Run ``body_gv(*args) -> (carried',)`` while ``cond_gv(*args) -> (bool,)`` holds;
     ``args[:n_carried]`` change, the rest stay. Returns (final args, trip count)."""
     arg_types = [a.ty for a in args]
@@ -144,7 +144,8 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     shape = bb.emit(relax.op.tensor_to_shape(relax.op.reshape(count, [1])))
     trips = tvm.tirx.Var("trips", "int64")
     bb.match_cast(shape, relax.ShapeType([trips]))
-    bufs = [bb.emit(relax.op.zeros(relax.ShapeExpr([trips, *row]), dtype)) for row, dtype in zip(rows, stored)]
+    bufs = [bb.emit(relax.op.zeros(relax.ShapeExpr([trips, *row]), dtype))
+            for row, dtype in zip(rows, stored)]
     writers = [_row_writer(bb, builder.row_writers, row, dtype) for row, dtype in zip(rows, stored)]
     i64 = relax.TensorType((), "int64")
 
@@ -164,7 +165,8 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
             written.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, kv], [0], [buf.ty])))
         ran = bb.emit(relax.Call(body_gv, [*state, *sinv]))
         nxt = bb.emit(relax.op.add(kv, relax.const(1, "int64")))
-        save_body = bb.emit_func_output(relax.Tuple([nxt, *[bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)], *written]))
+        new_state = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
+        save_body = bb.emit_func_output(relax.Tuple([nxt, *new_state, *written]))
     final, _ = emit_loop(bb, f"wgrad{k}_save", save_cond, save_body, save_args, 1 + 2 * n, builder.stubs)
     bufs = final[1 + n:1 + 2 * n]
 
@@ -176,7 +178,8 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     rev_args = [start, *gout, *g_inv0, *bufs, *inv]
     s = [relax.Var(f"r{i}", _fresh(a.ty) if i else i64) for i, a in enumerate(rev_args)]
     with bb.function(f"wgrad{k}_rev_cond", s, private=True):
-        rev_cond = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.greater_equal(s[0], relax.const(0, "int64")))]))
+        going = bb.emit(relax.op.greater_equal(s[0], relax.const(0, "int64")))
+        rev_cond = bb.emit_func_output(relax.Tuple([going]))
     s = [relax.Var(f"r{i}", _fresh(a.ty) if i else i64) for i, a in enumerate(rev_args)]
     kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
     rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
@@ -195,4 +198,4 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     return final[1:1 + n_g + n_w]
 
 
-__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "emit_loop", "lower_while_grad", "np"]
+__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "emit_loop", "lower_while_grad"]
