@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pytest
 
 import framework as ms
 from framework import Tensor
@@ -71,11 +72,17 @@ def check_forward(fn: Callable[..., Any], arg_sets: Sequence[tuple], expected: S
     for k, args in enumerate(arg_sets):
         eager = to_np(run_in(ms.PYNATIVE_MODE, lambda args=args: fn(*args)))
         graph = to_np(jf(*args))
+        if k and _shapes(args) == _shapes(arg_sets[0]):  # values changed, not the signature:
+            assert not jf.last_call_compiled, "recompiled for new values"  # control flow is staged
         assert_same(graph, eager, rtol, atol, f"{getattr(fn, '__name__', fn)} args #{k}")
         if expected is not None:
             assert_same(graph, expected[k], rtol, atol, f"{getattr(fn, '__name__', fn)} vs numpy #{k}")
         outs.append(graph)
     return outs
+
+
+def _shapes(args: tuple) -> list:
+    return [(a.shape, str(a.dtype)) if isinstance(a, Tensor) else a for a in args]
 
 
 def numeric_grad(fn: Callable[..., Any], args: tuple, pos: int, eps: float = 1e-6) -> np.ndarray:
@@ -111,3 +118,13 @@ def check_grad(fn: Callable[..., Any], arg_sets: Sequence[tuple], positions: tup
                 numeric = numeric_grad(fn, args, pos)
                 np.testing.assert_allclose(eager[j], numeric, rtol=1e-5, atol=1e-6,
                                            err_msg=f"finite differences of {fn.__name__} #{k} pos {pos}")
+
+
+# -- known framework bugs (strict xfails: they fail loudly once fixed) ------------------------------
+MOD_BUG = pytest.mark.xfail(strict=True, reason="bug: Tensor has no % and // (issue 9 item 7), both modes")
+INDEX_BUG = pytest.mark.xfail(strict=True, reason=(
+    "bug: indexing / item assignment with a 0-d int tensor index raises IndexError (issue 9 item 7)"))
+COUNTER_DTYPE_BUG = pytest.mark.xfail(strict=True, reason=(
+    "bug: the counter of `for i in range(int32 tensor)` is int64 in graph mode, so `s += i * i` "
+    "turns an int32 accumulator into int64 (PyNative keeps int32) and the loop refuses it"))
+ALL_ANY_BUG = pytest.mark.xfail(strict=True, reason="bug: Tensor has no .all()/.any() (issue 9 item 7)")
