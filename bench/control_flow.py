@@ -1,7 +1,7 @@
 """Time an RNN-style train step whose cell runs in ``while i < n`` over a tensor counter.
 
     python bench/control_flow.py [--steps 5] [--rounds 5] [--seq 32] [--batch 32]
-                                 [--hidden 128] [--torch-path /tmp/torchlib] [--warm-cache]
+                                 [--hidden 128] [--threads N] [--torch-path /tmp/torchlib]
 
 The cell is ``h = tanh(x @ W_x + h @ W_h + b)`` with a FIXED input ``x`` at every step
 (an input-free recurrence): indexing ``xs[i]`` by a 0-d int tensor inside a graph-mode
@@ -10,7 +10,7 @@ mean(h_final ** 2), backward through the loop, Momentum(0.01, 0.9); see bench/rn
 
 Engines, in this process on the same data and initial weights, checked to give the same
 first losses (relative 1e-4), then interleaved round by round after warm-up; figures are
-medians of the per-round means:
+medians (min, max) of the per-round means:
   graph     our graph mode: the whole step (loop, its backward, update) in one TVM function
   pynative  the same cell, eager
   torch     PyTorch eager CPU (plain Python loop), same thread count, if importable
@@ -24,14 +24,21 @@ gradient) is compiled cold too (target <= 10 s).
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+if "--threads" in sys.argv:  # before NumPy's BLAS and TVM's thread pool start
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    for _var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _n
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -97,12 +104,16 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--input", type=int, default=None, help="input size (default hidden)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for TVM, NumPy's BLAS and torch (default: all cores)")
     parser.add_argument("--torch-path", default="/tmp/torchlib")
     parser.add_argument("--warm-cache", action="store_true", help="keep the disk cache")
     parser.add_argument("--no-nested", action="store_true")
     args = parser.parse_args()
     if not args.warm_cache:
-        os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp(prefix="twinmode-cf-cache-")
+        cache = tempfile.mkdtemp(prefix="twinmode-cf-cache-")
+        atexit.register(shutil.rmtree, cache, ignore_errors=True)
+        os.environ["TWINMODE_CACHE_DIR"] = cache
     threads = int(os.environ.get("TVM_NUM_THREADS", os.cpu_count() or 1))
     n_in = args.input or args.hidden
     print(f"RNN while-loop train step: batch {args.batch}, input {n_in}, hidden {args.hidden}, "
@@ -152,7 +163,11 @@ def main() -> None:
               f"(>= 1 means graph is no slower; target >= 1)")
     if not args.no_nested:
         print()
-        compile_nested()
+        try:
+            compile_nested()
+        except Exception as exc:  # report, do not hide the table above
+            print(f"nested while>if>while step FAILED: {type(exc).__name__}: "
+                  f"{str(exc).splitlines()[0]}")
 
 
 if __name__ == "__main__":

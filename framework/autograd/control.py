@@ -8,11 +8,12 @@ swept backwards with the same bprop rules as everywhere else.
   vector-Jacobian products of the forward branches (each recomputes its branch's
   forward, so no residual crosses the branch boundary).
 - ``While``: the forward node counts its iterations ``n``. The backward is one
-  ``WhileGrad`` node holding the body and the body's VJP (traced once, as a region): it
+  ``WhileGrad`` node holding the body and the body's VJP (traced once, as a region, with
+  the next state as an input so that nodes needed only to recompute it drop out): it
   runs the body again from the loop's initial values saving each iteration's carried
-  values (one row per iteration in a buffer of ``n`` rows), then applies the VJP for
-  ``k = n-1 ... 0``. Time: the forward loop twice plus the backward once; memory: the
-  carried values of every iteration.
+  values (one row per iteration in buffers of ``n + 1`` rows), then applies the VJP for
+  ``k = n-1 ... 0`` at rows ``k`` and ``k + 1``. Time: the forward loop twice plus the
+  backward once; memory: the carried values of every iteration.
 """
 
 from __future__ import annotations
@@ -69,9 +70,15 @@ def replay(graph: Graph, inputs: list[Any]) -> list[Any]:
     return [get(v) for v in graph.outputs]
 
 
-def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[int]) -> list[Any]:
+def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[int],
+              known_outputs: list[Any] | None = None) -> list[Any]:
     """Cotangents of ``inputs[i]`` for ``i`` in ``wanted`` of ``graph`` at ``inputs``,
-    given the cotangents ``douts`` of its outputs."""
+    given the cotangents ``douts`` of its outputs.
+
+    ``known_outputs`` (the graph's output values, when the caller has them: a loop's next
+    state) stand in for the replayed outputs in the bprops, so forward nodes needed only
+    to recompute an output (a tanh whose bprop reads its output) become dead code.
+    """
     from ..tensor import Tensor
 
     watched = [Tensor._wrap(t._data) for t in inputs]  # fresh identities for the tape
@@ -80,9 +87,30 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
         tape.watch(watched[i])
     with _tape.recording(tape):
         outs = replay(graph, watched)
+    if known_outputs is not None:
+        outs = _substitute(tape, outs, known_outputs)
     roots = [(o, d) for o, d in zip(outs, douts) if _floating(o)]
     with _tape.recording(None):
         return backprop(tape.records, roots, [watched[i] for i in wanted], tape.tracked)
+
+
+def _substitute(tape: _tape.Tape, outs: list[Any], known: list[Any]) -> list[Any]:
+    """Rewrite the tape so that ``known[i]`` is what produced (and what reads) ``outs[i]``."""
+    swap = {id(o): k for o, k in zip(outs, known) if o is not k}
+    if not swap:
+        return outs
+
+    def sub(t: Any) -> Any:
+        return swap.get(id(t), t)
+
+    records = []
+    for prim, inputs, result in tape.records:
+        result = tuple(sub(r) for r in result) if isinstance(result, tuple) else sub(result)
+        records.append((prim, tuple(sub(t) for t in inputs), result))
+    tape.records[:] = records
+    tape.tracked.update(id(k) for o, k in zip(outs, known) if id(o) in tape.tracked)
+    tape._watched.extend(known)
+    return [sub(o) for o in outs]
 
 
 def _cotangents(out: Any, dout: Any) -> list[Any]:
@@ -126,14 +154,15 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     if not float_carried and not float_inv:
         return (None,) * len(inputs)
     cotangents = [douts[i] for i in float_carried]
-    with Region("vjp", init + invariants + cotangents) as region:
+    m = len(invariants)
+    with Region("vjp", init + invariants + init + cotangents) as region:
         ins = region.inputs
-        state, inv, g = ins[:n], ins[n:len(init) + len(invariants)], ins[len(init) + len(invariants):]
+        state, inv, nxt, g = ins[:n], ins[n:n + m], ins[n + m:2 * n + m], ins[2 * n + m:]
         cot = [F.zeros_like(t) for t in state]
         for i, gi in zip(float_carried, g):
             cot[i] = gi
         wanted = float_carried + [n + j for j in float_inv]
-        region.finish(vjp_graph(prim.body_graph, state + inv, cot, wanted), carried=False)
+        region.finish(vjp_graph(prim.body_graph, state + inv, cot, wanted, nxt), carried=False)
     if region.scope.captured:
         raise RuntimeError("internal: the backward of a while loop read values from outside it")
     node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, len(invariants))

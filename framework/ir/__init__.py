@@ -1,8 +1,8 @@
 """Our graph IR: SSA values with static shapes, nodes applying primitives, passes."""
 
-from .graph import Graph, GraphModeError, Node, Value
+from .graph import Graph, GraphModeError, Node, Value, ValueKind
 from .passes import cse, dce, fold_constants, optimize
 from .printer import to_dot, to_text
 
-__all__ = ["Graph", "GraphModeError", "Node", "Value", "cse", "dce", "fold_constants", "optimize",
-           "to_dot", "to_text"]
+__all__ = ["Graph", "GraphModeError", "Node", "Value", "ValueKind", "cse", "dce", "fold_constants",
+           "optimize", "to_dot", "to_text"]

@@ -6,8 +6,9 @@ so a region can be printed, verified, optimized and lowered on its own.
 
 ``WhileGrad(body_graph, vjp_graph, n_carried, n_invariants)`` — the backward of a
 ``While``: node inputs ``(*carried_init, *invariants, trip_count, *cotangents)`` (one
-cotangent per float carried value); ``vjp_graph(*state, *invariants, *cotangents) ->
-(*state_cotangents, *invariant_cotangents)`` is the body's vector-Jacobian product;
+cotangent per float carried value); ``vjp_graph(*state, *invariants, *next_state,
+*cotangents) -> (*state_cotangents, *invariant_cotangents)`` is the body's
+vector-Jacobian product at ``state`` (``next_state`` is the body's result there);
 outputs are the cotangents of the float carried inits and of the invariants the
 vjp graph returns. Lowered with a buffer of saved states (backend/tvm/loops.py).
 
@@ -133,7 +134,7 @@ class WhileGrad(ControlFlow, abstract=True):
         super().__init__((body_graph, vjp_graph))
         self.body_graph, self.vjp_graph = body_graph, vjp_graph
         self.n_carried, self.n_invariants = n_carried, n_invariants
-        self.n_cotangents = len(vjp_graph.inputs) - n_carried - n_invariants
+        self.n_cotangents = len(vjp_graph.inputs) - 2 * n_carried - n_invariants
         self.num_outputs = len(vjp_graph.outputs)
 
     def with_regions(self, regions: tuple[Graph, ...]) -> WhileGrad:
@@ -146,14 +147,13 @@ class WhileGrad(ControlFlow, abstract=True):
         n, m = self.n_carried, self.n_invariants
         state, inv = list(arrays[:n]), list(arrays[n:n + m])
         count, g = int(arrays[n + m]), list(arrays[n + m + 1:])
-        saved = []
+        saved = [state]
         for _ in range(count):
-            saved.append(state)
-            state = evaluate(self.body_graph, state + inv)
+            saved.append(evaluate(self.body_graph, saved[-1] + inv))
         n_g = len(g)
         g_inv = [np.zeros(v.shape, v.dtype) for v in self.vjp_graph.outputs[n_g:]]
-        for state in reversed(saved):
-            out = evaluate(self.vjp_graph, state + inv + g)
+        for k in reversed(range(count)):
+            out = evaluate(self.vjp_graph, saved[k] + inv + saved[k + 1] + g)
             g, g_inv = out[:n_g], [a + b for a, b in zip(g_inv, out[n_g:])]
         return tuple(g) + tuple(g_inv)
 

@@ -1,15 +1,16 @@
 """Graph, Node and Value: the traced program.
 
 A ``Value`` is an SSA tensor with a static shape and dtype. It is a graph input
-(``kind`` 'param', 'input' or 'random'), a constant (``kind`` 'const', with ``data``) or
-the output of exactly one ``Node``. Nodes are kept in execution order and carry the
-user's source location.
+(``kind`` PARAM, INPUT or RANDOM; in a region CAPTURE or CARRIED), a constant (CONST,
+with ``data``) or the output of exactly one ``Node`` (NODE); see :class:`ValueKind`.
+Nodes are kept in execution order and carry the user's source location.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,18 @@ from ..primitive import Primitive, Spec
 _ids = itertools.count()
 
 
+class ValueKind(StrEnum):
+    """What a Value is: an input of its graph (of which kind), a constant, or a node's output."""
+
+    PARAM = "param"  # a Parameter read by the traced function
+    INPUT = "input"  # a tensor argument of the call
+    RANDOM = "random"  # a mask drawn on the host per call (Dropout)
+    CAPTURE = "capture"  # a region's input standing for an outer value it reads
+    CARRIED = "carried"  # a loop region's input for a loop-carried value
+    CONST = "const"  # a constant (``data`` holds it)
+    NODE = "node"  # the output of a node
+
+
 class GraphModeError(RuntimeError):
     """Python code needed a tensor's value while tracing for graph mode."""
 
@@ -27,12 +40,12 @@ class GraphModeError(RuntimeError):
 class Value:
     __slots__ = ("shape", "dtype", "kind", "data", "name", "producer", "id")
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, kind: str = "node",
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype, kind: str = ValueKind.NODE,
                  data: np.ndarray | None = None, name: str | None = None,
                  producer: Node | None = None) -> None:
         self.shape = tuple(int(d) for d in shape)
         self.dtype = np.dtype(dtype)
-        self.kind = kind
+        self.kind = ValueKind(kind)
         self.data = data
         self.name = name
         self.producer = producer

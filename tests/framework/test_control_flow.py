@@ -113,6 +113,31 @@ def test_while_true_with_a_tensor_break():
     check_forward(while_true_break, cases, expected)
 
 
+def continue_in_while(x, n):
+    i = 0
+    acc = x * 0
+    while i < n:
+        i += 1
+        x = x * -1.5
+        if x.sum() < 0:
+            continue
+        acc = acc + x
+    return acc, i
+
+
+def test_while_with_continue():
+    x = np.array([1.0, 2.0], np.float32)
+    expected = []
+    for n in (0, 1, 2, 5):
+        y, acc = x.copy(), np.zeros(2, np.float32)
+        for _ in range(n):
+            y = y * np.float32(-1.5)
+            if y.sum() >= 0:
+                acc = acc + y
+        expected.append((acc, np.array(n, np.int64)))
+    check_forward(continue_in_while, [(Tensor(x), i32(n)) for n in (0, 1, 2, 5)], expected)
+
+
 def skip_negatives(x, n):
     i = Tensor(np.array(0), ms.int32)
     acc = 0.0
@@ -208,9 +233,8 @@ def over_tuple_with_break(a, b, c):
 def test_for_over_python_sequences_of_tensors():
     p, q, r = (np.array(v, np.float32) for v in ([1.0, 0.5], [-1.0, -1.0], [2.0, 3.0]))
     check_forward(over_list_of_tensors, [(Tensor(p), Tensor(q), Tensor(r))], [p - 1 + r])
-    check_forward(over_tuple_with_break, [(Tensor(p), Tensor(q), Tensor(r)),
-                                          (Tensor(r), Tensor(p), Tensor(q)),
-                                          (Tensor(p), Tensor(q), Tensor(q))],
+    cases = [(p, q, r), (r, p, q), (p, q, q)]
+    check_forward(over_tuple_with_break, [tuple(Tensor(v) for v in c) for c in cases],
                   [p + q, np.zeros(2, np.float32), p + q + q])
 
 
@@ -238,6 +262,16 @@ def early_return(x):
 
 
 def return_in_loop(x, n):
+    i = 0
+    while i < n:
+        x = x * 2
+        if x.sum() > 10:
+            return x - 100
+        i += 1
+    return x
+
+
+def return_in_loop_indexed(x, n):
     i = Tensor(np.array(0), ms.int32)
     while i < n:
         if x[i] > 2:
@@ -246,13 +280,32 @@ def return_in_loop(x, n):
     return x[0] * 0 - 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a return inside a while loop on a tensor condition gives zeros in graph mode (the "
-    "returned value is a loop-local variable, Undefined after the loop); fails on main too"))
-def test_return_inside_branches_and_loops():
+def test_early_return_inside_branches():
     x = np.array([1.0, 3.0, 5.0], np.float32)
     check_forward(early_return, [(Tensor(x),), (Tensor(-x),)], [x * 2, (-x - 1) ** 2])
-    check_forward(return_in_loop, [(Tensor(x), i32(n)) for n in (0, 1, 3)],
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a `return` taken inside a while under a tensor condition "
+                                       "returns zeros instead of the returned value")
+def test_return_inside_a_loop():
+    x = np.array([1.0, 0.5], np.float32)
+    expected = []
+    for n in (0, 1, 2, 6):
+        y, ret = x.copy(), None
+        for _ in range(n):
+            y = y * np.float32(2)
+            if y.sum() > 10:
+                ret = y - np.float32(100)
+                break
+        expected.append(y if ret is None else ret)
+    check_forward(return_in_loop, [(Tensor(x), i32(n)) for n in (0, 1, 2, 6)], expected)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a `return` taken inside a while under a tensor condition "
+                                       "returns zeros instead of the returned value")
+def test_return_inside_a_loop_with_tensor_indexing():
+    x = np.array([1.0, 3.0, 5.0], np.float32)
+    check_forward(return_in_loop_indexed, [(Tensor(x), i32(n)) for n in (0, 1, 3)],
                   [np.float32(-1), np.float32(-1), np.float32(30)])
 
 
@@ -285,8 +338,8 @@ def test_conditional_expression():
 def test_and_or_not_on_tensors(sx, sy):
     x, y = np.array([sx * 2.0, 1.0], np.float32), np.array([sy * 3.0, -sy * 1.0], np.float32)
     a, b = x.sum() > 0, y.sum() > 0
-    want = (1 * (a and b) + 10 * (a or b) + 100 * (not a)
-            + 1000 * ((not x[0] > 0) or (y[0] > 0 and not y[1] > 0)))
+    last = (not x[0] > 0) or (y[0] > 0 and not y[1] > 0)
+    want = 1 * (a and b) + 10 * (a or b) + 100 * (not a) + 1000 * last
     check_forward(logic, [(Tensor(x), Tensor(y))], [np.full(2, want, np.float32)])
 
 
@@ -299,95 +352,3 @@ def test_and_or_not_values_of_bool_tensors():
     check_forward(bool_values, [(t, f), (f, t), (t, t)],
                   [(np.array(False), np.array(True), False), (np.array(False), np.array(True), True),
                    (np.array(True), np.array(True), False)])
-
-
-# -- nesting ---------------------------------------------------------------------------------------
-def three_levels(x, n):
-    i = 0
-    while i < n:                      # while
-        for k in range(2):            # for (Python bound: unrolled) in while
-            if x.sum() > 4:           # if in for in while
-                x = x - 1
-            elif x[k] < 0:
-                x = x + 2
-            else:
-                x = x * 1.5
-        i += 1
-    if x.sum() > 2:                   # if after while
-        j = 0
-        while j < 2:                  # while in if
-            while x.sum() < 3:        # while in while in if
-                x = x + 0.5
-            x = x * 0.9
-            j += 1
-    return x
-
-
-def np_three_levels(x, n):
-    x = x.copy()
-    for _ in range(n):
-        for k in range(2):
-            if x.sum() > 4:
-                x = x - np.float32(1)
-            elif x[k] < 0:
-                x = x + np.float32(2)
-            else:
-                x = x * np.float32(1.5)
-    if x.sum() > 2:
-        for _ in range(2):
-            while x.sum() < 3:
-                x = x + np.float32(0.5)
-            x = x * np.float32(0.9)
-    return x
-
-
-def test_three_levels_of_nesting():
-    cases = ([(np.array([0.5, -1.0], np.float32), n) for n in (0, 1, 3)]
-             + [(np.array([3.0, 2.0], np.float32), 2)])
-    check_forward(three_levels, [(Tensor(x), i32(n)) for x, n in cases],
-                  [np_three_levels(x, n) for x, n in cases], rtol=1e-5)
-
-
-# -- structures carried through branches and loops ---------------------------------------------------
-def carry_tuple_and_list(x, n):
-    state = (x, x * 0)
-    acc = [x[0], x[1]]
-    i = 0
-    while i < n:
-        a, b = state
-        state = (a * 0.5, b + a)
-        if a.sum() > 1:
-            acc = [acc[0] + 1, acc[1] * 2]
-        i += 1
-    return state, acc
-
-
-def test_tuples_and_lists_carried_through_branches_and_loops():
-    x = np.array([4.0, 2.0], np.float32)
-    expected = []
-    for n in (0, 1, 3):
-        a, b, acc = x.copy(), np.zeros(2, np.float32), [x[0], x[1]]
-        for _ in range(n):
-            if a.sum() > 1:
-                acc = [acc[0] + 1, acc[1] * 2]
-            a, b = a * np.float32(0.5), b + a
-        expected.append(((a, b), [np.float32(acc[0]), np.float32(acc[1])]))
-    check_forward(carry_tuple_and_list, [(Tensor(x), i32(n)) for n in (0, 1, 3)], expected)
-
-
-def item_assignment_in_loop(x, n):
-    i = Tensor(np.array(0), ms.int32)
-    while i < n:
-        x[i] = x[i] * 2 + 1
-        i += 1
-    return x
-
-
-def test_item_assignment_with_a_tensor_index_inside_a_loop():
-    x = np.arange(4, dtype=np.float32)
-    expected = []
-    for n in (0, 2, 4):
-        y = x.copy()
-        y[:n] = y[:n] * 2 + 1
-        expected.append(y)
-    check_forward(item_assignment_in_loop, [(Tensor(x.copy()), i32(n)) for n in (0, 2, 4)], expected)

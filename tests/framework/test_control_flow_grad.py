@@ -9,7 +9,7 @@ import numpy as np
 import framework as ms
 from framework import Parameter, Tensor, nn, ops
 
-from .control_flow_cases import assert_same, check_grad, f64, i32, run_in, to_np
+from .control_flow_cases import assert_same, check_grad, f32, f64, i32, run_in, to_np
 
 
 def branches(x, y):
@@ -189,6 +189,29 @@ def test_grad_wrt_parameters_and_inputs_of_a_cell():
             np.testing.assert_allclose(eager[1][k], weight_fd(net, args, p), rtol=1e-5, atol=1e-7)
 
 
+class PiecewiseCell(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = Parameter(Tensor(np.array([0.5, -1.5], np.float64)), name="w")
+
+    def construct(self, x):
+        if (x * self.w).sum() > 0:
+            y = ops.tanh(x * self.w)
+        else:
+            y = x * self.w * self.w
+        return y.sum()
+
+
+def test_grad_wrt_parameters_through_an_if():
+    net = PiecewiseCell()
+    grad = ms.grad(net, grad_position=0, weights=net.trainable_params())
+    for x in (f64([1.0, -0.5]), f64([1.0, 0.5])):  # both branches
+        eager = to_np(run_in(ms.PYNATIVE_MODE, lambda x=x: grad(x)))
+        graph = to_np(run_in(ms.GRAPH_MODE, lambda x=x: grad(x)))
+        assert_same(graph, eager, 1e-6, 1e-8)
+        np.testing.assert_allclose(eager[1][0], weight_fd(net, (x,), net.w), rtol=1e-5, atol=1e-7)
+
+
 class GradNet(nn.Cell):
     """The MindSpore tutorial wrapper: GradOperation of a network, as a Cell."""
 
@@ -231,3 +254,45 @@ def test_no_prints_during_backward(capfd):
     eager_out = capfd.readouterr().out
     assert eager_out.count("branch") == 1
     assert graph_out.count("branch") == 2, graph_out  # once per call, none from the backward
+
+
+def test_float32_gradients_match_pynative():
+    cases = [(f32([1.0, 2.0]), f32([0.3, -0.2])), (f32([-1.0, -2.0]), f32([0.3, 0.7])),
+             (f32([0.2, -0.5]), f32([0.5, 0.4]))]
+    check_grad(branches, cases, positions=(0, 1), fd=False, rtol=1e-5, atol=1e-6)
+    check_grad(range_loop, [(f32([0.5, -0.3]), f32([0.8, 1.2]), i32(n)) for n in (0, 3)],
+               positions=(0, 1), fd=False, rtol=1e-5, atol=1e-6)
+
+
+def nested_loops(x, n):
+    i = 0
+    while i < n:
+        while (x * x).sum() < 4:
+            x = x * 1.3 + 0.1
+        x = ops.tanh(x) * 0.9
+        i += 1
+    return x
+
+
+def list_break(a, b, c):
+    acc = a * 0
+    for t in [a, b, c]:
+        acc = acc + t * t
+        if acc.sum() > 3:
+            break
+    return acc * a
+
+
+def test_grad_through_while_in_while_and_a_break_in_a_list_loop():
+    check_grad(nested_loops, [(f64([0.5, 0.3]), i32(n)) for n in (0, 1, 3)])
+    cases = [(f64([1.0, 0.5]), f64([2.0, 1.0]), f64([0.1, 0.2])),
+             (f64([0.1, 0.2]), f64([0.3, 0.1]), f64([0.5, 0.4]))]
+    check_grad(list_break, cases, positions=(0, 1, 2))
+
+
+def test_value_and_grad_in_both_modes():
+    vg = ms.value_and_grad(while_data_dependent)
+    for x in (f64([3.0, 2.0]), f64([0.3, 0.2])):
+        eager = to_np(run_in(ms.PYNATIVE_MODE, lambda x=x: vg(x)))
+        graph = to_np(run_in(ms.GRAPH_MODE, lambda x=x: vg(x)))
+        assert_same(graph, eager, 1e-6, 1e-8)

@@ -11,7 +11,8 @@ from framework.ir import cse, dce, fold_constants, to_dot, to_text
 
 
 def trace(fn, *arrays):
-    graph, _, _, outs = JitFunction(fn).trace(tuple(Tensor(a) for a in arrays))
+    traced = JitFunction(fn).trace(tuple(Tensor(a) for a in arrays))
+    graph, outs = traced.graph, traced.out_leaves
     graph.outputs = [o._data for o in (outs if isinstance(outs, list) else [outs])]
     return graph
 

@@ -266,7 +266,8 @@ def test_graph_lowerings_get_the_node_specs(monkeypatch: pytest.MonkeyPatch) -> 
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.1, 0.9))
     step.set_train(True)
     x, y = Tensor(np.ones((4, 1, 8, 8), np.float32)), Tensor(np.arange(4, dtype=np.int32) % 3)
-    graph, _, _, outs = JitFunction(step.construct, cell=step).trace((x, y))
+    traced = JitFunction(step.construct, cell=step).trace((x, y))
+    graph, outs = traced.graph, traced.out_leaves
     graph.outputs = [outs[0]._data]
     to_relax(graph)
     assert [ctx.prim for ctx, _ in seen] == [node.prim for node in graph.nodes]

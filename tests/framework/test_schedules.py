@@ -86,7 +86,8 @@ def test_every_kernel_of_a_lenet_step_is_scheduled():
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9))
     x = Tensor(np.zeros((8, 1, 32, 32), np.float32))
-    graph, _, _, outs = JitFunction(step.construct, cell=step).trace((x, Tensor(np.zeros(8, np.int32))))
+    traced = JitFunction(step.construct, cell=step).trace((x, Tensor(np.zeros(8, np.int32))))
+    graph, outs = traced.graph, traced.out_leaves
     graph.outputs = [outs[0]._data]
     mod, _ = apply_schedules(to_relax(graph), make_target("CPU"))
     unscheduled = [gv.name_hint for gv, f in mod.functions.items()

@@ -10,9 +10,10 @@ loop is done. The recursion depth is iterations / FANOUT**LEVELS, and past
 
 :func:`lower_while_grad` lowers the backward of a ``While`` (``WhileGrad``) as two such
 loops: the first runs the body again from the initial values and writes each
-iteration's carried values into buffers of ``trip_count`` rows (in place, so each write
-costs one row); the second walks ``k = n-1 ... 0`` taking row ``k`` and applying the
-body's vector-Jacobian product. Memory: one row per iteration for every carried value.
+iteration's carried values into buffers of ``trip_count + 1`` rows (in place, so each
+write costs one row); the second walks ``k = n-1 ... 0`` applying the body's
+vector-Jacobian product at rows ``k`` (the state) and ``k + 1`` (the body's result).
+Memory: one row per iteration for every carried value.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
@@ -142,13 +142,30 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in init]
     stored = ["int8" if dtype == "bool" else dtype for _, dtype in specs]
     rows = [shape or (1,) for shape, _ in specs]
-    shape = bb.emit(relax.op.tensor_to_shape(relax.op.reshape(count, [1])))
-    trips = tvm.tirx.Var("trips", "int64")
+    n_rows = bb.emit(relax.op.add(count, relax.const(1, "int64")))  # states 0 .. n
+    shape = bb.emit(relax.op.tensor_to_shape(relax.op.reshape(n_rows, [1])))
+    trips = tvm.tirx.Var("rows", "int64")
     bb.match_cast(shape, relax.ShapeType([trips]))
     bufs = [bb.emit(relax.op.zeros(relax.ShapeExpr([trips, *row]), dtype))
             for row, dtype in zip(rows, stored)]
     writers = [_row_writer(bb, builder.row_writers, row, dtype) for row, dtype in zip(rows, stored)]
     i64 = relax.TensorType((), "int64")
+
+    def write(bufs: list, state: list, at: relax.Expr) -> list:
+        out = []
+        for buf, x, (shp, dtype), row, store, writer in zip(bufs, state, specs, rows, stored, writers):
+            x = bb.emit(relax.op.astype(x, store)) if store != dtype else x
+            x = bb.emit(relax.op.reshape(x, list(row))) if shp != row else x
+            out.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, at], [0], [buf.ty])))
+        return out
+
+    def read(bufs: list, at: relax.Expr) -> list:
+        out = []
+        for buf, (shp, dtype), store in zip(bufs, specs, stored):
+            x = bb.emit(relax.op.take(buf, at, axis=0, mode="clip"))
+            x = bb.emit(relax.op.reshape(x, list(shp))) if not shp else x
+            out.append(bb.emit(relax.op.astype(x, dtype)) if store != dtype else x)
+        return out
 
     # save: k = 0 .. n-1: buf[k] = state; state = body(state)   (carried: k, state, bufs)
     save_args = [relax.const(0, "int64"), *init, *bufs, count, *inv]
@@ -159,19 +176,15 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     s = [relax.Var(f"a{i}", _fresh(a.ty) if i else i64) for i, a in enumerate(save_args)]
     kv, state, sbufs, sinv = s[0], s[1:1 + n], s[1 + n:1 + 2 * n], s[2 + 2 * n:]
     with bb.function(f"wgrad{k}_save_body", s, pure=False, private=True):
-        written = []
-        for buf, x, (shp, dtype), row, store, writer in zip(sbufs, state, specs, rows, stored, writers):
-            x = bb.emit(relax.op.astype(x, store)) if store != dtype else x
-            x = bb.emit(relax.op.reshape(x, list(row))) if shp != row else x
-            written.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, kv], [0], [buf.ty])))
+        written = write(sbufs, state, kv)
         ran = bb.emit(relax.Call(body_gv, [*state, *sinv]))
         nxt = bb.emit(relax.op.add(kv, relax.const(1, "int64")))
         new_state = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
         save_body = bb.emit_func_output(relax.Tuple([nxt, *new_state, *written]))
     final, _ = emit_loop(bb, f"wgrad{k}_save", save_cond, save_body, save_args, 1 + 2 * n, builder.stubs)
-    bufs = final[1 + n:1 + 2 * n]
+    bufs = write(final[1 + n:1 + 2 * n], final[1:1 + n], count)  # row n: the final state
 
-    # reverse: k = n-1 .. 0: state = buf[k]; (g, g_inv_k) = vjp(state, inv, g); g_inv += g_inv_k
+    # reverse: k = n-1 .. 0: (g, g_inv_k) = vjp(buf[k], inv, buf[k+1], g); g_inv += g_inv_k
     n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
     g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
               for v in prim.vjp_graph.outputs[n_g:]]
@@ -185,12 +198,8 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
     rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
     with bb.function(f"wgrad{k}_rev_body", s, pure=False, private=True):
-        state = []
-        for buf, (shp, dtype), store in zip(rbufs, specs, stored):
-            x = bb.emit(relax.op.take(buf, kv, axis=0, mode="clip"))
-            x = bb.emit(relax.op.reshape(x, list(shp))) if not shp else x
-            state.append(bb.emit(relax.op.astype(x, dtype)) if store != dtype else x)
-        r = bb.emit(relax.Call(vjp_gv, [*state, *rinv, *g]))
+        after = bb.emit(relax.op.add(kv, relax.const(1, "int64")))
+        r = bb.emit(relax.Call(vjp_gv, [*read(rbufs, kv), *rinv, *read(rbufs, after), *g]))
         outs = [bb.emit(relax.TupleGetItem(r, i)) for i in range(n_g + n_w)]
         acc = [bb.emit(relax.op.add(a, b)) for a, b in zip(g_inv, outs[n_g:])]
         prev = bb.emit(relax.op.subtract(kv, relax.const(1, "int64")))
@@ -199,4 +208,4 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     return final[1:1 + n_g + n_w]
 
 
-__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "emit_loop", "lower_while_grad", "np"]
+__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "emit_loop", "lower_while_grad"]

@@ -1,0 +1,185 @@
+"""Graph mode's stages: trace -> assemble -> optimize -> compile.
+
+Each stage is one function from the previous stage's value to the next:
+
+- :func:`trace` runs the (source-converted) callable under a :class:`TraceInterpreter`
+  on traced arguments: a :class:`Traced` (the graph as recorded, the output leaves);
+- :func:`assemble` fixes the calling convention: graph outputs (user tensors, then the
+  new values of updated Parameters), inputs ordered params / call tensors / random
+  masks, and one :class:`Slot` per output leaf: a :class:`Program`;
+- :func:`optimize` runs the IR passes on the program's graph;
+- :func:`compile_program` lowers and builds it (or loads it from the disk cache).
+
+:class:`IRDump` observes the stages and writes the IR artifacts; it is the only place
+that knows their file names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from ._io import atomic_write
+from .frontend import convert
+from .interpreters import using
+from .interpreters.trace import TraceInterpreter
+from .ir import Graph, Value, ValueKind, to_dot, to_text
+from .ir import optimize as run_passes
+from .signature import flatten
+from .tensor import Tensor
+
+
+class Slot(Enum):
+    """Where an output leaf of a compiled function comes from."""
+
+    GRAPH = "graph"  # a graph output (its index)
+    CONST = "const"  # a value fixed while tracing (a Python number, a constant tensor)
+
+
+_PY_CONSTANTS = (bool, int, float, str, type(None))
+_INPUT_ORDER = {ValueKind.PARAM: 0, ValueKind.INPUT: 1, ValueKind.RANDOM: 2}
+
+
+@dataclass
+class Traced:
+    graph: Graph
+    interp: TraceInterpreter
+    rebuild: Callable[[list[Any]], Any]
+    out_leaves: list[Any]
+
+
+@dataclass
+class Program:
+    """A traced function with its calling convention."""
+
+    graph: Graph
+    params: list[Any]  # Parameters in graph-input order (then call tensors, then masks)
+    random: list[tuple[Value, Any]]  # host-drawn masks, after the call tensors
+    updated: list[Any]  # Parameters whose new values follow the graph's user outputs
+    slots: list[tuple[Slot, Any]]  # per output leaf: (GRAPH, index) or (CONST, value)
+    rebuild: Callable[[list[Any]], Any]
+    cells: list[Any]  # cells the trace went through (their flags are baked in)
+    nodes_traced: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Callable,
+          name: str, fail_dir: str | None) -> Traced:
+    """Run ``fn`` on traced stand-ins of the tensors in ``args`` (Python leaves stay)."""
+    graph = Graph(name)
+    traced = []
+    for i, leaf in enumerate(args):
+        if isinstance(leaf, Tensor | np.ndarray):
+            data = leaf._data if isinstance(leaf, Tensor) else leaf
+            value = graph.add_input(data.shape, data.dtype, ValueKind.INPUT, f"arg{i}")
+            traced.append(Tensor._wrap(value))
+        else:
+            traced.append(leaf)
+    interp = TraceInterpreter(graph, fail_dir=fail_dir)
+    if hasattr(cell, "cells_and_names"):  # a Cell's construct
+        interp.enter_cell(cell)
+    with using(interp):
+        try:
+            out = convert(fn)(*rebuild_args(traced))
+        except Exception as error:
+            interp.report_failure(error)
+            raise
+        finally:
+            interp.restore_parameters()
+    leaves, _, rebuild = flatten(out)
+    return Traced(graph, interp, rebuild, leaves)
+
+
+def assemble(traced: Traced, name: str) -> Program:
+    graph, interp = traced.graph, traced.interp
+    outputs: list[Value] = []
+    slots: list[tuple[Slot, Any]] = []
+    for leaf in traced.out_leaves:
+        if isinstance(leaf, Tensor) and isinstance(leaf._data, Value):
+            slots.append((Slot.GRAPH, len(outputs)))
+            outputs.append(leaf._data)
+        elif isinstance(leaf, Tensor | np.ndarray):
+            slots.append((Slot.CONST, np.asarray(leaf._data if isinstance(leaf, Tensor) else leaf)))
+        elif isinstance(leaf, _PY_CONSTANTS):
+            slots.append((Slot.CONST, leaf))  # e.g. an optimizer's ``return True``
+        else:
+            raise TypeError(f"{name}: graph mode returns Tensors, Python numbers/strings "
+                            f"(or tuples/lists/dicts of them), got a {type(leaf).__name__}")
+    updated = [param for param, _ in interp.updates.values()]
+    graph.outputs = outputs + [value for _, value in interp.updates.values()]
+    graph.inputs.sort(key=lambda v: _INPUT_ORDER[v.kind])
+    graph.verify()
+    return Program(graph, [param for param, _ in interp.params.values()], interp.random_inputs,
+                   updated, slots, traced.rebuild, list(interp.cells.values()), len(graph.nodes))
+
+
+def optimize(program: Program) -> Program:
+    program.stats = run_passes(program.graph)
+    return program
+
+
+def fingerprint(graph: Graph) -> str:
+    """Stable hash of the optimized graph: its text plus every constant's bytes."""
+    digest = hashlib.sha256(to_text(graph, locations=False).encode())
+    for v in graph.inputs:
+        digest.update(f"{v.kind}:{v.dtype}{v.shape}".encode())
+    for v in graph.constants():
+        digest.update(np.ascontiguousarray(v.data).tobytes())
+    return digest.hexdigest()
+
+
+def load_backend() -> Any:
+    """The TVM backend module (imported on first use: about a second)."""
+    from .backend.tvm import compiler
+
+    return compiler
+
+
+def compile_program(program: Program, device_target: str, ir_dir: str | None, load: bool) -> Any:
+    """The program built for ``device_target``: an Executable."""
+    return load_backend().compile_graph(program.graph, device_target, ir_dir,
+                                        fingerprint(program.graph), run=load)
+
+
+class IRDump:
+    """Writes the IR artifacts of one compilation as the stages produce them (or nothing
+    when ``folder`` is None)."""
+
+    def __init__(self, folder: str | None) -> None:
+        self.folder = folder
+        self.texts: dict[str, str] = {}
+
+    def assembled(self, program: Program) -> None:
+        if self.folder:
+            graph = program.graph
+            self.texts["00_trace.ir"] = to_text(graph, "traced program, without gradient nodes",
+                                                phases=("forward",))
+            self.texts["01_grad.ir"] = to_text(graph, "with gradient nodes")
+
+    def optimized(self, program: Program) -> None:
+        if self.folder:
+            self.texts["02_opt.ir"] = to_text(program.graph, f"after passes {program.stats}")
+            self.texts["graph.dot"] = to_dot(program.graph)
+            self._write(self.texts)
+
+    def compiled(self, summary: dict[str, Any]) -> None:
+        if self.folder:
+            self._write({"summary.json": json.dumps(summary, indent=2) + "\n"})
+
+    def _write(self, files: dict[str, str]) -> None:
+        for name, text in files.items():
+            atomic_write(os.path.join(self.folder, name), text.encode())
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
