@@ -124,7 +124,4 @@ def check_grad(fn: Callable[..., Any], arg_sets: Sequence[tuple], positions: tup
 MOD_BUG = pytest.mark.xfail(strict=True, reason="bug: Tensor has no % and // (issue 9 item 7), both modes")
 INDEX_BUG = pytest.mark.xfail(strict=True, reason=(
     "bug: indexing / item assignment with a 0-d int tensor index raises IndexError (issue 9 item 7)"))
-COUNTER_DTYPE_BUG = pytest.mark.xfail(strict=True, reason=(
-    "bug: the counter of `for i in range(int32 tensor)` is int64 in graph mode, so `s += i * i` "
-    "turns an int32 accumulator into int64 (PyNative keeps int32) and the loop refuses it"))
 ALL_ANY_BUG = pytest.mark.xfail(strict=True, reason="bug: Tensor has no .all()/.any() (issue 9 item 7)")

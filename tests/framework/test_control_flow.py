@@ -10,7 +10,7 @@ import pytest
 import framework as ms
 from framework import Tensor, ops
 
-from .control_flow_cases import COUNTER_DTYPE_BUG, INDEX_BUG, MOD_BUG, check_forward, f32, i32
+from .control_flow_cases import INDEX_BUG, MOD_BUG, check_forward, f32, i32
 
 
 # -- if / elif / else --------------------------------------------------------------------------
@@ -205,7 +205,6 @@ def int_sum_of_squares(n):
     return s
 
 
-@COUNTER_DTYPE_BUG
 def test_int32_accumulation_over_range():
     check_forward(int_sum_of_squares, [(i32(n),) for n in (0, 1, 5)],
                   [np.array(sum(k * k for k in range(n)), np.int32) for n in (0, 1, 5)])
@@ -285,8 +284,6 @@ def test_early_return_inside_branches():
     check_forward(early_return, [(Tensor(x),), (Tensor(-x),)], [x * 2, (-x - 1) ** 2])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a `return` taken inside a while under a tensor condition "
-                                       "returns zeros instead of the returned value")
 def test_return_inside_a_loop():
     x = np.array([1.0, 0.5], np.float32)
     expected = []

@@ -62,7 +62,9 @@ class RelaxBuilder:
         bb = self.bb
         with bb.function(name, params, pure=not _impure(graph), private=private):
             self._body(graph, env)
-            return bb.emit_func_output(relax.Tuple([self._arg(env, v) for v in graph.outputs]))
+            outputs = [self._arg(env, v) for v in graph.outputs]
+            # a function returning an empty tuple from an If branch crashes the VM
+            return bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
 
     def _arg(self, env: dict[int, relax.Expr], v: Any) -> relax.Expr:
         if v.id not in env:
