@@ -88,14 +88,27 @@ def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Call
         interp.enter_cell(cell)
     with using(interp):
         try:
-            out = convert(fn)(*rebuild_args(traced))
+            leaves, _, rebuild = flatten(convert(fn)(*rebuild_args(traced)))
+            leaves = [_traced_value(interp, leaf) for leaf in leaves]
         except Exception as error:
             interp.report_failure(error)
             raise
         finally:
             interp.restore_parameters()
-    leaves, _, rebuild = flatten(out)
     return Traced(graph, interp, rebuild, leaves)
+
+
+def _traced_value(interp: TraceInterpreter, leaf: Any) -> Any:
+    """An output leaf as the compiled function returns it: a Parameter by its value at
+    the end of the function (not the object, whose data is restored after tracing)."""
+    from .frontend.undefined import Undefined
+    from .parameter import Parameter
+
+    if isinstance(leaf, Undefined):
+        raise leaf.error()
+    if isinstance(leaf, Parameter):
+        return Tensor._wrap(interp.value_of(leaf))
+    return leaf
 
 
 def assemble(traced: Traced, name: str) -> Program:

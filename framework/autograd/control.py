@@ -165,7 +165,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
         region.finish(vjp_graph(prim.body_graph, state + inv, cot, wanted, nxt), carried=False)
     if region.scope.captured:
         raise RuntimeError("internal: the backward of a while loop read values from outside it")
-    node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, len(invariants))
+    node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, len(invariants), prim.uid)
     interp = current()
     tensors = (*init, *invariants, outs[-1], *cotangents)
     values = tuple(interp.value_of(t) for t in tensors)

@@ -94,7 +94,7 @@ class Carry:
             if kind == "static":
                 out.append(self.static[k])
             elif kind == "local":
-                reason = (f"is assigned only inside the loop at line {self.lineno}" if after_loop
+                reason = (f"is assigned only inside the loop (at {self._where()})" if after_loop
                           else "is used before it is assigned")
                 out.append(Undefined(self.names[k], reason))
             else:

@@ -107,7 +107,7 @@ def _staged_if(c: Tensor, then_fn: Callable, else_fn: Callable, names: tuple[str
         leaves = joined[pos:pos + tree.size]
         pos += tree.size
         if any(leaf is MISSING for leaf in leaves):
-            out.append(Undefined(names[k], f"is assigned on only one path of the if at line {lineno}"))
+            out.append(Undefined(names[k], f"is assigned on only one path of the if (at {_where(lineno)})"))
         else:
             out.append(tree.rebuild(leaves))
     return tuple(out)
@@ -155,23 +155,47 @@ def _staged_loop(cond_fn: Callable, body_fn: Callable, init: tuple, names: tuple
     (a for loop's counter) and passed first to both functions."""
     from .carry import Carry
 
-    carry = Carry(init, names, lineno)
+    returned = names.index(FLAGGED_RETURN) if FLAGGED_RETURN in names else None
+    while True:
+        carry = Carry(init, names, lineno)
 
-    def cond(flat: list) -> Tensor:
-        head, values = flat[: len(extra)], carry.unpack(flat[len(extra):])
-        return condition(cond_fn(*head, *values), "a while loop", lineno)
+        def cond(flat: list, carry: Carry = carry) -> Tensor:
+            head, values = flat[: len(extra)], carry.unpack(flat[len(extra):])
+            return condition(cond_fn(*head, *values), "a while loop", lineno)
 
-    def body(flat: list) -> list:
-        head, values = flat[: len(extra)], carry.unpack(flat[len(extra):])
-        out = body_fn(*head, *values)
-        head_out, values_out = (out[: len(extra)], out[len(extra):]) if extra else ((), out)
-        return list(head_out) + carry.pack(values_out)
+        def body(flat: list, carry: Carry = carry) -> list:
+            head, values = flat[: len(extra)], carry.unpack(flat[len(extra):])
+            out = body_fn(*head, *values)
+            head_out, values_out = (out[: len(extra)], out[len(extra):]) if extra else ((), out)
+            if returned is not None and carry.kinds[returned] == "local" and \
+                    isinstance(values_out[returned], Tensor | tuple | list):
+                raise _ReturnsInside(values_out[returned])
+            return list(head_out) + carry.pack(values_out)
 
-    try:
-        final, _ = stage_while(cond, body, list(extra) + carry.pack(init))
-    except RegionMismatch as error:
-        raise carry.mismatch(error.index - len(extra), error) from None
+        try:
+            final, _ = stage_while(cond, body, list(extra) + carry.pack(init))
+            break
+        except RegionMismatch as error:
+            raise carry.mismatch(error.index - len(extra), error) from None
+        except _ReturnsInside as inside:  # carry the return value too (zeros until set)
+            init = init[:returned] + (_zeros_like(inside.value),) + init[returned + 1:]
     return tuple(final[: len(extra)]) + carry.unpack(final[len(extra):], after_loop=True)
+
+
+class _ReturnsInside(Exception):
+    """A ``return`` inside a staged loop gave the flagged return value a tensor: the loop
+    is traced again with that value carried (see jumps.py)."""
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("return inside a loop")
+        self.value = value
+
+
+def _zeros_like(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return type(value)(_zeros_like(v) for v in value)
+    data = value._data
+    return Tensor(np.zeros(data.shape, np.dtype(data.dtype)))
 
 
 class TensorRange:
@@ -210,12 +234,11 @@ def _staged_range(r: TensorRange, body_fn: Callable, init: tuple, names: tuple[s
                   lineno: int, break_flag: str | None) -> tuple:
     from ..ops import functional as F
 
-    start = r.start if isinstance(r.start, Tensor) else Tensor(np.asarray(r.start, np.int64))
-    # the counter takes the bounds' tensor dtype (Python ints are weakly typed, as in
-    # ``i * int32_tensor``): range(int32 n) counts in int32, as PyNative's ints do
-    dtype = np.result_type(*[np.dtype(a.dtype.np) for a in (r.start, r.stop, r.step)
+    # the counter takes the bounds' tensor dtype (range(int32 tensor) counts in int32)
+    dtype = np.result_type(*[np.dtype(a._data.dtype) for a in (r.start, r.stop, r.step)
                              if isinstance(a, Tensor)])
-    counter = F.cast(start, dtype) if start.dtype.np != dtype else start
+    start = r.start if isinstance(r.start, Tensor) else Tensor(np.asarray(r.start, dtype))
+    counter = F.cast(start, dtype) if np.dtype(start._data.dtype) != dtype else start
     stop_index = names.index(break_flag) if break_flag else None
 
     def cond(i: Tensor, *values: Any) -> Any:

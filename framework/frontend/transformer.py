@@ -105,9 +105,15 @@ class Transformer(ast.NodeTransformer):
         return _call("get", ast.Call(func=name("locals"), args=[], keywords=[]), _strs(names))
 
     def _bind(self, names: list[str], call: ast.Call, where: ast.AST) -> ast.stmt:
+        """``names = call``, located on the first line of ``where`` (the if/while/for), so
+        the nodes the call builds carry that line."""
         target = ast.Tuple(elts=[name(n, store=True) for n in names], ctx=ast.Store())
         stmt = ast.Assign(targets=[target], value=call) if names else ast.Expr(value=call)
-        return ast.copy_location(stmt, where)
+        for node in ast.walk(stmt):
+            if "lineno" in node._attributes and getattr(node, "lineno", None) is None:
+                node.lineno = node.end_lineno = where.lineno
+                node.col_offset, node.end_col_offset = where.col_offset, where.col_offset + 1
+        return stmt
 
     def visit_If(self, node: ast.If) -> list[ast.stmt]:
         names = assigned_names(node.body + node.orelse)

@@ -130,15 +130,17 @@ class WhileGrad(ControlFlow, abstract=True):
     region_labels = ("body", "vjp")
     differentiable = False
 
-    def __init__(self, body_graph: Graph, vjp_graph: Graph, n_carried: int, n_invariants: int) -> None:
+    def __init__(self, body_graph: Graph, vjp_graph: Graph, n_carried: int, n_invariants: int,
+                 forward_uid: int | None = None) -> None:
         super().__init__((body_graph, vjp_graph))
+        self.forward_uid = forward_uid  # the While it differentiates (its saved states)
         self.body_graph, self.vjp_graph = body_graph, vjp_graph
         self.n_carried, self.n_invariants = n_carried, n_invariants
         self.n_cotangents = len(vjp_graph.inputs) - 2 * n_carried - n_invariants
         self.num_outputs = len(vjp_graph.outputs)
 
     def with_regions(self, regions: tuple[Graph, ...]) -> WhileGrad:
-        return WhileGrad(*regions, self.n_carried, self.n_invariants)
+        return WhileGrad(*regions, self.n_carried, self.n_invariants, self.forward_uid)
 
     def infer(self, *inputs: Any) -> tuple[Spec, ...]:
         return _specs(self.vjp_graph.outputs)

@@ -285,8 +285,6 @@ def test_early_return_inside_branches():
     check_forward(early_return, [(Tensor(x),), (Tensor(-x),)], [x * 2, (-x - 1) ** 2])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a `return` taken inside a while under a tensor condition "
-                                       "returns zeros instead of the returned value")
 def test_return_inside_a_loop():
     x = np.array([1.0, 0.5], np.float32)
     expected = []
@@ -301,8 +299,6 @@ def test_return_inside_a_loop():
     check_forward(return_in_loop, [(Tensor(x), i32(n)) for n in (0, 1, 2, 6)], expected)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a `return` taken inside a while under a tensor condition "
-                                       "returns zeros instead of the returned value")
 def test_return_inside_a_loop_with_tensor_indexing():
     x = np.array([1.0, 3.0, 5.0], np.float32)
     check_forward(return_in_loop_indexed, [(Tensor(x), i32(n)) for n in (0, 1, 3)],

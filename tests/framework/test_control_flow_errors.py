@@ -44,9 +44,7 @@ def one_path_used(x):
 
 
 @pytest.mark.parametrize("fn", [
-    pytest.param(one_path_returned, marks=pytest.mark.xfail(
-        strict=True, reason="bug: returning a one-path variable gives TypeError 'got a Undefined'")),
-    one_path_used])
+    one_path_returned, one_path_used])
 def test_variable_defined_on_one_path_only(fn):
     message = graph_error(fn, f32([1.0, 2.0]))
     line = line_of(fn)
@@ -245,8 +243,6 @@ def test_ir_shows_nested_regions_and_folds_constant_ifs(tmp_path):
     assert "subgraph cluster" in dot and "While body" in dot and "If then" in dot and "If else" in dot
 
 
-@pytest.mark.xfail(strict=True, reason="bug: If/While nodes carry the line of the last statement of their "
-                                       "body, not the line of the if/while statement")
 def test_region_nodes_carry_the_line_of_their_statement(tmp_path):
     ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
     ms.jit(nested)(f32([1.0]), i32(2))

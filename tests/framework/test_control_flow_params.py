@@ -78,8 +78,6 @@ class ReturnsParameter(nn.Cell):
         return self.count  # the Parameter itself (`return self.count + 0` works)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: `return self.param` from a compiled construct returns the "
-                                       "value the Parameter had when traced (a constant), loop or not")
 def test_returning_a_parameter_assigned_in_a_loop():
     def run():
         net = ReturnsParameter()
@@ -185,8 +183,6 @@ def test_print_in_a_loop_runs_each_iteration_in_program_order(capfd):
         np.testing.assert_array_equal(out.asnumpy(), x)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an If whose branches carry no values (only a print) crashes "
-                                       "the TVM VM: 'Check failed: reg < frame->register_file.size()'")
 def test_print_alone_in_both_branches(capfd):
     jf = ms.jit(branch_printer)
     capfd.readouterr()

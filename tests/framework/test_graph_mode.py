@@ -463,3 +463,25 @@ def test_layer_errors_while_tracing_also_write_analyze_fail(tmp_path):
         run_in(ms.GRAPH_MODE, lambda: net(Tensor(np.ones((2, 4), np.float32))))
     assert any(str(tmp_path / "analyze_fail.ir") in note for note in info.value.__notes__)
     assert "Dense(5, 2)" in (tmp_path / "analyze_fail.ir").read_text()
+
+
+# The IR of LeNet-5's train step (MindSpore tutorial settings) as it was before graph mode
+# compiled source: programs without control flow on tensors must compile to the same
+# graph. If a deliberate IR change moves this fingerprint, say why in the commit.
+LENET_STEP_FINGERPRINT = "154b56b877885a50946034d266a57bd6537e057d1d768bb9bf06a7f0acd45467"
+
+
+def test_lenet_train_step_compiles_to_the_same_graph_as_before_source_conversion():
+    from framework.graph_mode import JitFunction, fingerprint
+
+    ms.set_seed(0)
+    net = LeNet5()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss),
+                               nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    jf = JitFunction(step.construct, name="TrainOneStepCell", cell=step)
+    x = Tensor(np.zeros((32, 1, 32, 32), np.float32))
+    y = Tensor(np.zeros(32, np.int32))
+    compiled = jf._lookup((x, y))
+    assert fingerprint(compiled.graph) == LENET_STEP_FINGERPRINT
+    assert not any(node.prim.regions for node in compiled.graph.nodes)

@@ -23,7 +23,8 @@ from tvm import relax
 from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
-from .loops import emit_loop, lower_while_grad
+from .loop_grad import emit_saving_loop, lower_while_grad
+from .loops import emit_loop
 from .lowerings import lower_node
 
 
@@ -48,7 +49,9 @@ class RelaxBuilder:
         self.bb = relax.BlockBuilder()
         self.ids = itertools.count()
         self.stubs: list[str] = []
-        self.row_writers: dict = {}  # (row shape, dtype) -> in-place row writer (loops.py)
+        self.row_writers: dict = {}  # (row shape, dtype) -> in-place row writer (loop_grad.py)
+        self.saved_rows: dict[int, list] = {}  # forward While uid -> its saved state rows
+        self.saving: set[int] = set()  # While uids whose backward is in the same function
 
     def module(self) -> tvm.IRModule:
         mod = self.bb.get()
@@ -62,7 +65,9 @@ class RelaxBuilder:
         bb = self.bb
         with bb.function(name, params, pure=not _impure(graph), private=private):
             self._body(graph, env)
-            return bb.emit_func_output(relax.Tuple([self._arg(env, v) for v in graph.outputs]))
+            outputs = [self._arg(env, v) for v in graph.outputs]
+            # a function returning an empty tuple from an If branch crashes the VM
+            return bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
 
     def _arg(self, env: dict[int, relax.Expr], v: Any) -> relax.Expr:
         if v.id not in env:
@@ -80,6 +85,7 @@ class RelaxBuilder:
             last_use[v.id] = len(graph.nodes)
         bb, i = self.bb, 0
         nodes = graph.nodes
+        self.saving |= {n.prim.forward_uid for n in nodes if isinstance(n.prim, WhileGrad)}
         while i < len(nodes):
             if self._special(nodes[i]):
                 self._emit_special(nodes[i], env)
@@ -132,8 +138,13 @@ class RelaxBuilder:
         k = next(self.ids)
         cond_gv = self.function(f"while{k}_cond", prim.cond_graph)
         body_gv = self.function(f"while{k}_body", prim.body_graph)
-        final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
-                                 self.stubs)
+        if prim.uid in self.saving:  # its backward follows: save the states as it runs
+            final, count, rows = emit_saving_loop(self, f"while{k}", cond_gv, body_gv, args,
+                                                  prim.n_carried)
+            self.saved_rows[prim.uid] = rows
+        else:
+            final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
+                                     self.stubs)
         return final[: prim.n_carried] + [count]
 
 

@@ -1,0 +1,210 @@
+"""The backward of a ``While`` in Relax: saved states and a reverse loop.
+
+The body's vector-Jacobian product at iteration ``k`` needs the carried values before
+(row ``k``) and after (row ``k + 1``) it. They are saved in one buffer per carried
+value, a row per iteration, written in place by a small TIR function (so a write costs
+one row, not the whole buffer):
+
+- when the forward ``While`` is lowered in the same function as its ``WhileGrad`` (the
+  usual case: a train step), the forward loop itself saves its states into buffers
+  that double when full (:func:`emit_saving_loop`), and the backward reuses them;
+- otherwise ``WhileGrad`` runs the body again from the initial values into buffers of
+  ``trip_count + 1`` rows.
+
+Then a reverse loop walks ``k = n-1 ... 0`` applying the VJP and summing the
+invariants' cotangents. Memory: one row per iteration and carried value (plus up to as
+much again for the doubling).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tvm
+from tvm import relax
+from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
+
+from .loops import emit_loop, fresh_type
+
+FIRST_CAPACITY = 8  # rows of a growing buffer at the start
+
+_ROW_WRITER = '''
+@T.prim_func(private=True, s_tir=True)
+def write_row(var_buf: T.handle, var_row: T.handle, var_k: T.handle):
+    T.func_attr({{"tirx.noalias": True}})
+    n = T.int64()
+    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+    row = T.match_buffer(var_row, ({dims}), "{dtype}")
+    k = T.match_buffer(var_k, (), "int64")
+    for {loop} in T.grid({extents}):
+        with T.sblock("write"):
+            {axes} = T.axis.remap("{kinds}", [{loop}])
+            buf[k[()], {axes}] = row[{axes}]
+'''
+I64 = relax.TensorType((), "int64")
+
+
+def _int(value: int) -> relax.Expr:
+    return relax.const(value, "int64")
+
+
+class Rows:
+    """Row buffers for a list of carried values (their shapes and dtypes)."""
+
+    def __init__(self, builder: Any, values: list[relax.Expr]) -> None:
+        self.bb = builder.bb
+        self.specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in values]
+        self.stored = ["int8" if dtype == "bool" else dtype for _, dtype in self.specs]
+        self.rows = [shape or (1,) for shape, _ in self.specs]
+        self.writers = [self._writer(builder.row_writers, row, dtype)
+                        for row, dtype in zip(self.rows, self.stored)]
+
+    def _writer(self, cache: dict, shape: tuple[int, ...], dtype: str) -> relax.GlobalVar:
+        key = (shape, dtype)
+        if key not in cache:
+            loops = [f"i{d}" for d in range(len(shape))]
+            text = _ROW_WRITER.format(
+                dims=", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else ""),
+                dtype=dtype, loop=", ".join(loops), extents=", ".join(f"T.int64({d})" for d in shape),
+                axes=", ".join(f"v{x}" for x in loops), kinds="S" * len(shape))
+            cache[key] = self.bb.add_func(tvm.script.from_source(text),
+                                          f"write_row_{dtype}_{'x'.join(map(str, shape))}")
+        return cache[key]
+
+    def alloc(self, n_rows: relax.Expr) -> list[relax.Expr]:
+        """Zeroed buffers of ``n_rows`` (an int64 scalar tensor) rows, symbolically shaped."""
+        bb = self.bb
+        shape = bb.emit(relax.op.tensor_to_shape(relax.op.reshape(n_rows, [1])))
+        rows = tvm.tirx.Var("rows", "int64")
+        bb.match_cast(shape, relax.ShapeType([rows]))
+        return [bb.emit(relax.op.zeros(relax.ShapeExpr([rows, *row]), dtype))
+                for row, dtype in zip(self.rows, self.stored)]
+
+    def write(self, bufs: list, state: list, at: relax.Expr) -> list[relax.Expr]:
+        bb, out = self.bb, []
+        for buf, x, (shp, dtype), row, store, writer in zip(bufs, state, self.specs, self.rows,
+                                                             self.stored, self.writers):
+            x = bb.emit(relax.op.astype(x, store)) if store != dtype else x
+            x = bb.emit(relax.op.reshape(x, list(row))) if shp != row else x
+            out.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, at], [0], [buf.ty])))
+        return out
+
+    def read(self, bufs: list, at: relax.Expr) -> list[relax.Expr]:
+        bb, out = self.bb, []
+        for buf, (shp, dtype), store in zip(bufs, self.specs, self.stored):
+            x = bb.emit(relax.op.take(buf, at, axis=0, mode="clip"))
+            x = bb.emit(relax.op.reshape(x, list(shp))) if not shp else x
+            out.append(bb.emit(relax.op.astype(x, dtype)) if store != dtype else x)
+        return out
+
+    def ensure(self, grow: relax.GlobalVar, at: relax.Expr, cap: relax.Expr,
+               bufs: list) -> tuple[relax.Expr, list[relax.Expr]]:
+        """(capacity, buffers) holding row ``at``: doubled (copied) when full."""
+        bb = self.bb
+        fits = bb.emit(relax.op.less(at, cap))
+        r = bb.emit(relax.If(fits, relax.SeqExpr([], relax.Tuple([cap, *bufs])),
+                             relax.SeqExpr([], relax.Call(grow, [cap, *bufs]))))
+        cap = bb.emit(relax.TupleGetItem(r, 0))
+        out = []
+        for i, row in enumerate(self.rows):
+            buf = bb.emit(relax.TupleGetItem(r, i + 1))
+            ty = relax.TensorType([tvm.tirx.Var("rows", "int64"), *row], self.stored[i])
+            out.append(bb.match_cast(buf, ty))
+        return cap, out
+
+    def grow_function(self, name: str, bufs: list) -> relax.GlobalVar:
+        bb = self.bb
+        params = [relax.Var("cap", I64)] + [relax.Var(f"b{i}", fresh_type(b.ty)) for i, b in enumerate(bufs)]
+        with bb.function(name, params, private=True):
+            bigger = [bb.emit(relax.op.concat([b, relax.op.zeros_like(b)], axis=0)) for b in params[1:]]
+            double = bb.emit(relax.op.multiply(params[0], _int(2)))
+            return bb.emit_func_output(relax.Tuple([double, *bigger]))
+
+
+def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv: relax.GlobalVar,
+                     args: list[relax.Expr], n: int) -> tuple[list[relax.Expr], relax.Expr, list]:
+    """The forward loop, also writing each iteration's carried values into growing row
+    buffers (row k before iteration k, row n the final state). Returns (final args, trip
+    count, buffers)."""
+    bb = builder.bb
+    rows = Rows(builder, args[:n])
+    first = [bb.match_cast(b, relax.TensorType([tvm.tirx.Var("rows", "int64"), *row], dtype))
+             for b, row, dtype in zip(rows.alloc(_int(FIRST_CAPACITY)), rows.rows, rows.stored)]
+    grow = rows.grow_function(f"{name}_grow", first)
+    loop_args = [*args[:n], _int(0), _int(FIRST_CAPACITY), *first, *args[n:]]
+    nb = len(first)
+
+    def params() -> list[relax.Var]:
+        return [relax.Var(f"a{i}", fresh_type(a.ty)) for i, a in enumerate(loop_args)]
+
+    s = params()
+    with bb.function(f"{name}_cond", s, private=True):
+        cond = bb.emit_func_output(bb.emit(relax.Call(cond_gv, [*s[:n], *s[n + 2 + nb:]])))
+    s = params()
+    with bb.function(f"{name}_body", s, pure=False, private=True):
+        k, cap, bufs, inv = s[n], s[n + 1], s[n + 2:n + 2 + nb], s[n + 2 + nb:]
+        cap, bufs = rows.ensure(grow, k, cap, bufs)
+        bufs = rows.write(bufs, s[:n], k)
+        ran = bb.emit(relax.Call(body_gv, [*s[:n], *inv]))
+        new = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
+        nxt = bb.emit(relax.op.add(k, _int(1)))
+        body = bb.emit_func_output(relax.Tuple([*new, nxt, cap, *bufs]))
+    final, count = emit_loop(bb, name, cond, body, loop_args, n + 2 + nb, builder.stubs)
+    cap, bufs = rows.ensure(grow, count, final[n + 1], final[n + 2:n + 2 + nb])
+    bufs = rows.write(bufs, final[:n], count)  # row n: the final state
+    return final[:n] + final[n + 2 + nb:], count, bufs
+
+
+def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) -> list[relax.Expr]:
+    bb = builder.bb
+    n, m = prim.n_carried, prim.n_invariants
+    init, inv, count, gout = args[:n], args[n:n + m], args[n + m], args[n + m + 1:]
+    rows = Rows(builder, init)
+    bufs = builder.saved_rows.get(prim.forward_uid)
+    if bufs is None:  # the forward loop saved nothing here: run it again, saving
+        body_gv = builder.function(f"wgrad{k}_body", prim.body_graph)
+        bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
+    vjp_gv = builder.function(f"wgrad{k}_vjp", prim.vjp_graph)
+
+    # reverse: k = n-1 .. 0: (g, g_inv_k) = vjp(row k, inv, row k+1, g); g_inv += g_inv_k
+    n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
+    g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
+              for v in prim.vjp_graph.outputs[n_g:]]
+    start = bb.emit(relax.op.subtract(count, _int(1)))
+    rev_args = [start, *gout, *g_inv0, *bufs, *inv]
+    s = [relax.Var(f"r{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(rev_args)]
+    with bb.function(f"wgrad{k}_rev_cond", s, private=True):
+        going = bb.emit(relax.op.greater_equal(s[0], _int(0)))
+        rev_cond = bb.emit_func_output(relax.Tuple([going]))
+    s = [relax.Var(f"r{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(rev_args)]
+    kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
+    rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
+    with bb.function(f"wgrad{k}_rev_body", s, pure=False, private=True):
+        after = bb.emit(relax.op.add(kv, _int(1)))
+        r = bb.emit(relax.Call(vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g]))
+        outs = [bb.emit(relax.TupleGetItem(r, i)) for i in range(n_g + n_w)]
+        acc = [bb.emit(relax.op.add(a, b)) for a, b in zip(g_inv, outs[n_g:])]
+        prev = bb.emit(relax.op.subtract(kv, _int(1)))
+        rev_body = bb.emit_func_output(relax.Tuple([prev, *outs[:n_g], *acc]))
+    final, _ = emit_loop(bb, f"wgrad{k}_rev", rev_cond, rev_body, rev_args, 1 + n_g + n_w, builder.stubs)
+    return final[1:1 + n_g + n_w]
+
+
+def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: list,
+          inv: list, count: relax.Expr) -> list[relax.Expr]:
+    """Run the body ``count`` times from ``init``, writing rows 0 .. count."""
+    bb, n = builder.bb, len(init)
+    bufs = rows.alloc(bb.emit(relax.op.add(count, _int(1))))
+    save_args = [_int(0), *init, *bufs, count, *inv]
+    s = [relax.Var(f"a{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(save_args)]
+    with bb.function(f"{name}_cond", s, private=True):
+        cond = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.less(s[0], s[1 + 2 * n]))]))
+    s = [relax.Var(f"a{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(save_args)]
+    kv, state, sbufs, sinv = s[0], s[1:1 + n], s[1 + n:1 + 2 * n], s[2 + 2 * n:]
+    with bb.function(f"{name}_body", s, pure=False, private=True):
+        written = rows.write(sbufs, state, kv)
+        ran = bb.emit(relax.Call(body_gv, [*state, *sinv]))
+        new_state = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
+        body = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.add(kv, _int(1))), *new_state, *written]))
+    final, _ = emit_loop(bb, name, cond, body, save_args, 1 + 2 * n, builder.stubs)
+    return rows.write(final[1 + n:1 + 2 * n], final[1:1 + n], count)  # row n: the final state
