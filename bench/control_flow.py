@@ -3,10 +3,9 @@
     python bench/control_flow.py [--steps 5] [--rounds 5] [--seq 32] [--batch 32]
                                  [--hidden 128] [--threads N] [--torch-path /tmp/torchlib]
 
-The cell is ``h = tanh(x @ W_x + h @ W_h + b)`` with a FIXED input ``x`` at every step
-(an input-free recurrence): indexing ``xs[i]`` by a 0-d int tensor inside a graph-mode
-loop is not supported yet (``IndexError: unsupported index %6:int32[]``). Loss =
-mean(h_final ** 2), backward through the loop, Momentum(0.01, 0.9); see bench/rnn_engines.py.
+The cell is ``h = tanh(xs[i] @ W_x + h @ W_h + b)`` over an input sequence ``xs`` read
+by the 0-d int32 counter ``i``. Loss = mean(h_final ** 2), backward through the loop,
+Momentum(0.01, 0.9); see bench/rnn_engines.py.
 
 Engines, in this process on the same data and initial weights, checked to give the same
 first losses (relative 1e-4), then interleaved round by round after warm-up; figures are
@@ -122,7 +121,7 @@ def main() -> None:
           f"x {args.steps} steps")
 
     rng = np.random.default_rng(1)
-    x = rng.standard_normal((args.batch, n_in)).astype(np.float32)
+    x = rng.standard_normal((args.seq, args.batch, n_in)).astype(np.float32)
     h0 = (rng.standard_normal((args.batch, args.hidden)) * 0.1).astype(np.float32)
     params = rnn_engines.init_params(n_in, args.hidden)
     graph, compiled = rnn_engines.framework_step(ms.GRAPH_MODE, params, x, h0, args.seq)

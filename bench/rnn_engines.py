@@ -1,8 +1,9 @@
 """The RNN-style train steps of bench/control_flow.py, one builder per engine.
 
 Every builder takes the same initial parameters and returns ``step() -> loss`` on fixed
-data. The cell is ``h = tanh(x @ W_x + h @ W_h + b)``, run ``seq`` times; the loss is
-``mean(h ** 2)`` of the final state; Momentum(lr 0.01, momentum 0.9).
+data. The cell is ``h = tanh(xs[i] @ W_x + h @ W_h + b)`` for ``i < seq`` over an input
+sequence ``xs`` (seq, batch, input); the loss is ``mean(h ** 2)`` of the final state;
+Momentum(lr 0.01, momentum 0.9).
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ def make_net(params: dict[str, np.ndarray]):
             for name, value in params.items():
                 setattr(self, name, Parameter(Tensor(value.copy()), name=name))
 
-        def construct(self, x, h, n):
+        def construct(self, xs, h, n):
             i = Tensor(np.array(0, np.int32))
             while i < n:
-                h = ops.tanh(ops.matmul(x, self.w_x) + ops.matmul(h, self.w_h) + self.b)
+                h = ops.tanh(ops.matmul(xs[i], self.w_x) + ops.matmul(h, self.w_h) + self.b)
                 i = i + 1
             return (h * h).mean()
 
@@ -73,8 +74,8 @@ def torch_step(params, x: np.ndarray, h0: np.ndarray, seq: int, threads: int) ->
     def step() -> float:
         optimizer.zero_grad(set_to_none=True)
         h = ht
-        for _ in range(seq):
-            h = torch.tanh(torch.addmm(torch.addmm(b, xt, w_x), h, w_h))
+        for t in range(seq):
+            h = torch.tanh(torch.addmm(torch.addmm(b, xt[t], w_x), h, w_h))
         loss = (h * h).mean()
         loss.backward()
         optimizer.step()
