@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -23,18 +22,14 @@ from tvm.target import codegen
 
 from ...ir import Graph
 from ...serialization import atomic_write
-from . import lowering  # noqa: F401  (fills every primitive's ``lower`` slot)
+from . import (
+    cache,
+    lowering,  # noqa: F401  (fills every primitive's ``lower`` slot)
+)
+from .cache import cache_dir
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("TWINMODE_CACHE_DIR")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "twinmode" / "compiled"
 
 
 def make_target(device_target: str) -> tvm.target.Target:
@@ -127,13 +122,15 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
     tune_seconds = 0.0
-    hit = library.is_file() and (not ir_dir or artifacts.is_dir())
+    cache.prepare(library.parent)
+    hit = cache.verified(library) and (not ir_dir or artifacts.is_dir())
     module = None
     if hit and run:
         _require_device(device_target)
         try:
             module = tvm.runtime.load_module(str(library))
-        except Exception:  # a damaged cache entry: rebuild it
+        except Exception as error:  # verified yet unloadable (e.g. another TVM): rebuild it
+            cache.discard(library, f"{type(error).__name__}: {str(error).splitlines()[0]}")
             hit = False
     if not hit:
         tune_seconds = _build(graph, target, library, artifacts if ir_dir else None)
@@ -150,9 +147,10 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
 def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None) -> float:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
     ``artifacts`` when asked. Returns the tuning seconds."""
-    staging = Path(tempfile.mkdtemp(prefix=".ir-", dir=_ensure(library.parent))) if artifacts else None
+    staging = cache.temp_path(artifacts) if artifacts else None
     if staging:
-        staging.chmod(0o755)  # mkdtemp's 0700 would follow the artifacts into ir dumps
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
     mod = to_relax(graph)
     if staging:
         _write(staging, "10_relax.py", mod.script())
@@ -164,13 +162,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         _write_kernels(executable, target, staging)
         shutil.rmtree(artifacts, ignore_errors=True)
         os.replace(staging, artifacts)
-    fd, tmp = tempfile.mkstemp(suffix=".so", dir=_ensure(library.parent))
-    os.close(fd)
-    try:
-        executable.export_library(tmp)
-        os.replace(tmp, library)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
     return tune_seconds
 
 
@@ -180,11 +172,6 @@ def _require_device(device_target: str) -> None:
             "device_target 'GPU': no CUDA GPU is visible on this machine (the CUDA code was "
             "generated, and written with save_graphs); use device_target='CPU' "
             "(`--device cpu`), or run where a GPU is present")
-
-
-def _ensure(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 def _write(directory: str | Path, name: str, text: str) -> None:
