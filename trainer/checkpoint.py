@@ -211,10 +211,13 @@ def read_train_state(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], Tr
 def load_train_state(path: str | os.PathLike, train_network: Any, *,
                      config: Mapping[str, Any] | None = None, expected_hash: str | None = None,
                      restore_random: bool = True, network_name: str | None = None,
-                     _read: tuple | None = None) -> TrainState:
+                     keep: Any = (), _read: tuple | None = None) -> TrainState:
     """Load a training checkpoint into ``train_network`` (and the random generators).
 
     ``network_name`` describes the network in error messages (default: its class name).
+    Parameters in ``keep`` (the optimizer's hyper-parameters, e.g. the learning rate) keep
+    their current values: the configuration of the resumed run wins for settings, while
+    weights, moments and the step count come from the checkpoint.
 
     Raises ``CheckpointError`` when the file is corrupt or was saved from another network;
     warns (``ConfigMismatchWarning``) listing what changed when the config differs.
@@ -222,14 +225,18 @@ def load_train_state(path: str | os.PathLike, train_network: Any, *,
     arrays, state = _read if _read is not None else read_train_state(path)
     params = named_parameters(train_network)
     _check_fits(Path(path), arrays, params, state.network, network_name or type(train_network).__name__)
+    kept = {name for name, param in params.items() if any(param is k for k in keep)}
     current_hash = config_hash(config) if config is not None else expected_hash
     if current_hash is not None and state.config_hash is not None and current_hash != state.config_hash:
         changes = config_changes(state.config, config) if state.config is not None and config else []
         detail = "; ".join(changes) if changes else f"hash {state.config_hash} -> {current_hash}"
         warnings.warn(f"resuming from {path}, which was written with a different experiment config: "
-                      f"{detail}", ConfigMismatchWarning, stacklevel=2)
+                      f"{detail}. The new settings apply (learning rate and other hyper-parameters); "
+                      "weights, optimizer moments, step count and data position come from the "
+                      "checkpoint", ConfigMismatchWarning, stacklevel=2)
     for name, param in params.items():
-        param.set_data(arrays[name])
+        if name not in kept:
+            param.set_data(arrays[name])
     if restore_random and state.rng:
         restore_rng(state.rng)
     return state

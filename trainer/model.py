@@ -199,7 +199,8 @@ class Model:
             path = Path(resume_from)
         state = load_train_state(path, self.train_network, config=self.config,
                                  expected_hash=self.config_hash, _read=tuple(read) if read else None,
-                                 network_name=describe(self.network, self.optimizer))
+                                 network_name=describe(self.network, self.optimizer),
+                                 keep=getattr(self.optimizer, "hyper_params", tuple)())
         if state.data_state and hasattr(dataset, "load_state_dict"):
             try:
                 dataset.load_state_dict(state.data_state)
