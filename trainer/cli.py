@@ -71,13 +71,16 @@ def _guarded(action):
     from datasets import DatasetError
     from framework.serialization import CheckpointError
 
+    from .config import ConfigError
     from .loop import TrainingInterrupted
+    from .preflight import InputError
 
     try:
         return action()
     except TrainingInterrupted:
         raise
-    except (DatasetError, CheckpointError, FileNotFoundError, IsADirectoryError) as error:
+    except (DatasetError, CheckpointError, InputError, ConfigError, FileNotFoundError,
+            IsADirectoryError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)

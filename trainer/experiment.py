@@ -24,6 +24,7 @@ from .context import RunContext
 from .loop import TrainingInterrupted
 from .model import Model
 from .models import build_model
+from .preflight import check_labels, check_outputs, sqlite_folder
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
@@ -151,8 +152,11 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     mode = config.mode
     ckpt_dir = checkpoint_dir or config.checkpoint_dir
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
+    uri = tracking_uri(config.mlflow.tracking_uri)
+    check_outputs(output_places(config, mode, ckpt_dir, ir_dir, uri if log else None))
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config)
+    check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
     model, _ = build_model_for(config)
     recorder = StepRecorder()
     c = config.checkpoint
@@ -165,7 +169,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     run = None
     if log:
-        run = MLflowRun(tracking_uri(config.mlflow.tracking_uri), config.mlflow.experiment,
+        run = MLflowRun(uri, config.mlflow.experiment,
                         run_name or config.mlflow.run_name or f"{config.name}-{mode}",
                         parent_run_id=parent_run_id)
         run.log_params(config.flat())
@@ -199,6 +203,25 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     return result
 
 
+def output_places(config: ExperimentConfig, mode: str, ckpt_dir: str, ir_dir: str | None,
+                  uri: str | None) -> list[tuple[str | None, str, str]]:
+    """Every folder a run writes to, with how to change it (checked before the first step)."""
+    places: list[tuple[str | None, str, str]] = [
+        (ckpt_dir, "checkpoint folder", "set checkpoint.dir to a writable folder")]
+    if ir_dir:
+        places.append((ir_dir, "IR folder", "set ir.dir to a writable folder or ir.save: false"))
+    if mode == "graph":
+        from framework.backend.tvm.cache import cache_dir
+
+        places.append((str(cache_dir()), "compiled-kernel cache",
+                       "set TWINMODE_CACHE_DIR to a writable folder"))
+    if uri is not None:
+        folder = sqlite_folder(uri)
+        places.append((str(folder) if folder else None, f"MLflow store folder (of {uri})",
+                       "set mlflow.tracking_uri or MLFLOW_TRACKING_URI to a writable place"))
+    return places
+
+
 def _log_final(run: Any, result: RunResult) -> None:
     step = result.steps[-1] if result.steps else 0
     values = {"final_test_accuracy": result.metrics.get("accuracy"),
@@ -216,6 +239,7 @@ def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, floa
 
     _context(config, config.mode, None)
     _, test, _ = loaders(config)
+    check_labels({"test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
     arrays, _ = read_arrays(checkpoint)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)
