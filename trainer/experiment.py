@@ -173,6 +173,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
                         run_name or config.mlflow.run_name or f"{config.name}-{mode}",
                         parent_run_id=parent_run_id)
         run.log_params(config.flat())
+        run.log_params(data_record(config, train, test))
         run.set_tags({"mode": mode, "device": config.device, "git_commit": git_commit(),
                       "experiment": config.name, "config_hash": config.hash(), **versions(),
                       **({"resumed_from": resume} if resume else {})})
@@ -201,6 +202,17 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         if run is not None:
             run.end(status)
     return result
+
+
+def data_record(config: ExperimentConfig, train: Any, test: Any) -> dict[str, Any]:
+    """MLflow params saying which data a run actually read: files, checksum, sample counts."""
+    d = config.dataset
+    record: dict[str, Any] = {"data.name": datasets.sources.get_spec(d.name).name}
+    for split, loader in (("train", train), ("test", test)):
+        for key, value in datasets.files_used(d.name, split, d.root).items():
+            record[f"data.{split}.{key}"] = value
+        record[f"data.{split}.samples"] = loader.num_samples
+    return record
 
 
 def output_places(config: ExperimentConfig, mode: str, ckpt_dir: str, ir_dir: str | None,
