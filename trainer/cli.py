@@ -169,6 +169,29 @@ def ir(
                f"compiled in {summary['compile_seconds']:.1f} s")
 
 
+@app.command("sync-offline")
+def sync_offline(
+    folder: Annotated[Path, typer.Argument(help="Folder of offline runs.")] = Path("mlruns-offline"),
+    tracking_uri: Annotated[str | None, typer.Option(help="Store to import into (default: as `run` uses).")]
+    = None,
+) -> None:
+    """Import runs logged offline (store unreachable) into the MLflow store."""
+    from .mlflow_logger import StoreUnreachable
+    from .mlflow_logger import tracking_uri as default_uri
+    from .offline_sync import OfflineRecordError
+    from .offline_sync import sync_offline as sync
+
+    uri = tracking_uri or default_uri()
+    try:
+        report = sync(folder, uri)
+    except (FileNotFoundError, OfflineRecordError) as error:
+        _fail(str(error), 2)
+    except StoreUnreachable as error:
+        _fail(f"{error}; nothing more was imported, the offline files stay", 1)
+    typer.echo(f"imported {report.runs} run(s) with {report.metrics} metric values from {report.files} "
+               f"file(s) in {folder} into {uri}")
+
+
 @app.command()
 def ui(
     port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,

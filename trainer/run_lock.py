@@ -94,13 +94,18 @@ def clean_stale(directory: Path, prefix: str) -> None:
             stale.unlink(missing_ok=True)
 
 
-def lock_path(directory: Path, prefix: str) -> Path:
+def shared_lock_path(name: str) -> Path:
+    """``<tmp>/twinmode-locks/<name>.lock``: a lock every process on this machine finds."""
     folder = Path(tempfile.gettempdir()) / "twinmode-locks"
     if not folder.is_dir():
         folder.mkdir(exist_ok=True)
         folder.chmod(0o1777)  # shared by every user's runs, as /tmp itself
+    return folder / f"{name}.lock"
+
+
+def lock_path(directory: Path, prefix: str) -> Path:
     key = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
-    return folder / f"{key}-{prefix}.lock"
+    return shared_lock_path(f"{key}-{prefix}")
 
 
 @contextmanager
