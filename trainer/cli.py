@@ -109,6 +109,9 @@ def run(
     from .experiment import run_experiment
 
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet))
+    if result.nothing_to_train:
+        typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
+        return
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
     where = f"MLflow run {result.run_id}" if result.run_id else f"logged offline to {result.offline_log}"
     typer.echo(f"{config.name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "

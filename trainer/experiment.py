@@ -121,6 +121,7 @@ class RunResult:
     run_id: str | None = None
     checkpoint: str | None = None
     offline_log: str | None = None  # where the run was logged when the store was unreachable
+    nothing_to_train: str | None = None  # why a resumed run had no step left (no MLflow run made)
 
     @property
     def ms_per_step(self) -> float:
@@ -154,6 +155,10 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
     uri = tracking_uri(config.mlflow.tracking_uri)
     check_outputs(output_places(config, mode, ckpt_dir, ir_dir, uri if log else None))
+    if resume is not None:
+        resume, finished = resume_point(config, ckpt_dir, resume)
+        if finished:
+            return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config)
     check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
@@ -202,6 +207,25 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         if run is not None:
             run.end(status)
     return result
+
+
+def resume_point(config: ExperimentConfig, ckpt_dir: str, resume: str) -> tuple[str, str | None]:
+    """The checkpoint a resume starts from (``last``: the newest of this experiment's runs)
+    and, when it has no step left to train, why."""
+    from .checkpoint import latest_valid, read_train_state
+
+    if resume in ("last", "latest"):
+        found = latest_valid(ckpt_dir, config.name.replace("/", "_"), runs=True)
+        if found is None:
+            return resume, None  # Model.fit warns and starts from the beginning
+        path, state = found[0], found[2]
+    else:
+        path, state = Path(resume), read_train_state(resume)[1]
+    if state.next_position()[0] >= config.train.epochs:
+        return str(path), (f"nothing to train: {path} is already at epoch {state.epoch} of "
+                           f"train.epochs={config.train.epochs}; to continue, ask for more "
+                           f"(train.epochs={state.epoch + 1} or more)")
+    return str(path), None
 
 
 def data_record(config: ExperimentConfig, train: Any, test: Any) -> dict[str, Any]:

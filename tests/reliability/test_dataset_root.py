@@ -26,6 +26,7 @@ def test_a_misspelt_root_stops_with_what_is_missing(tmp_path: Path) -> None:
     assert "remove it to search $TRAIN_DATA_DIR" in line
 
 
+@pytest.mark.slow
 def test_mlflow_records_the_files_read(tmp_path: Path) -> None:
     from mlflow.tracking import MlflowClient
 
