@@ -5,10 +5,11 @@
 Each trial starts ``train run`` on a small MNIST experiment in a subprocess and kills it
 with SIGKILL, at one of three kinds of moment:
 
-- ``random``: a random time during a PyNative run (between 30% and 95% of an
-  uninterrupted run's duration, start-up included);
+- ``random``: a random moment of a PyNative run: 0 to 300 ms after its checkpoints reach
+  a random step (step 0: during start-up), so kills land in steps, saves and start-up
+  alike whatever the machine's speed;
 - ``ckpt-write``: while a checkpoint (or the ``latest`` pointer) is being written: from a
-  random time on, the checkpoint folder is polled and the run killed as soon as a
+  random step on, the checkpoint folder is polled and the run killed as soon as a
   temporary file appears;
 - ``cache-write``: while a compiled kernel library is being written (graph mode, fresh
   kernel cache): the cache folder is polled the same way.
@@ -24,6 +25,7 @@ native crashes (a resumed run ended by a signal: must be 0).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
@@ -50,17 +52,20 @@ mode: pynative
 dataset:
   name: mnist-10k
   batch_size: 16
-  limit: 960
+  limit: 480
   test_limit: 64
 train:
   epochs: 2
   log_every: 5
 checkpoint:
-  save_steps: 1
+  save_steps: 2
   keep_max: 3
 mlflow:
   experiment: faults
 """
+
+
+TOTAL_STEPS = 2 * 480 // 16  # epochs * limit / batch_size of EXPERIMENT
 
 
 @dataclass
@@ -100,26 +105,35 @@ def _temporaries(folder: Path) -> list[str]:
         return []
 
 
-def _kill(work: Path, cache: Path, mode: str, kind: str, at: float) -> tuple[bool, int]:
-    """Start a run and SIGKILL it; returns (killed mid-write, return code)."""
-    watch = {"ckpt-write": work / "checkpoints" / "faults", "cache-write": cache}.get(kind)
+def _global_step(folder: Path) -> int:
+    """The step of the newest checkpoint (from the ``latest`` pointer), 0 before the first."""
+    try:
+        return int(json.loads((folder / "latest").read_text())["global_step"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+
+
+def _kill(work: Path, cache: Path, mode: str, kind: str, step: int, delay: float) -> tuple[bool, int]:
+    """Start a run and SIGKILL it once its checkpoints reach ``step``: ``delay`` seconds later
+    (``random``), or at the next temporary file of a checkpoint or cache write. Returns
+    (killed mid-write, return code)."""
+    folder = work / "checkpoints" / "faults"
+    watch = {"ckpt-write": folder, "cache-write": cache}.get(kind)
     child = subprocess.Popen(_command(work, mode, False), cwd=work, env=_env(work, cache),
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    start = time.perf_counter()
-    mid_write = False
+    armed_at = None
     while child.poll() is None:
-        armed = time.perf_counter() - start >= at
-        if watch is not None:
-            if armed and _temporaries(watch):
-                child.send_signal(signal.SIGKILL)
-                child.wait()
-                mid_write = bool(_temporaries(watch))  # still there: the write was cut
-                return mid_write, child.returncode
-        elif armed:
+        if armed_at is None and _global_step(folder) >= step:
+            armed_at = time.perf_counter()
+        if armed_at is not None and watch is not None and _temporaries(watch):
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+            return bool(_temporaries(watch)), child.returncode  # still there: the write was cut
+        if armed_at is not None and watch is None and time.perf_counter() - armed_at >= delay:
             child.send_signal(signal.SIGKILL)
             break
-        time.sleep(0.0002 if watch is not None and armed else 0.005)
-    return mid_write, child.wait()
+        time.sleep(0.0002 if armed_at is not None else 0.002)
+    return False, child.wait()
 
 
 def _final_params(work: Path) -> dict[str, np.ndarray] | None:
@@ -138,14 +152,14 @@ def _check_checkpoints(work: Path, tally: Tally) -> None:
             tally.notes.append(f"unreadable checkpoint {path.name}: {error}")
 
 
-def trial(base: Path, index: int, kind: str, at: float, reference: dict[str, np.ndarray],
-          tally: Tally) -> str:
+def trial(base: Path, index: int, kind: str, step: int, delay: float,
+          reference: dict[str, np.ndarray], tally: Tally) -> str:
     work = base / f"trial{index:02d}"
     work.mkdir()
     (work / "exp.yaml").write_text(EXPERIMENT)
     cache = work / "compiled" if kind == "cache-write" else base / "compiled"
     mode = "graph" if kind == "cache-write" else "pynative"
-    mid_write, rc = _kill(work, cache, mode, kind, at)
+    mid_write, rc = _kill(work, cache, mode, kind, step, delay)
     tally.trials += rc == -signal.SIGKILL
     if rc != -signal.SIGKILL:
         tally.notes.append(f"trial {index}: the run ended (rc {rc}) before the kill")
@@ -167,8 +181,10 @@ def trial(base: Path, index: int, kind: str, at: float, reference: dict[str, np.
         same = final is not None and final.keys() == reference.keys() and all(
             final[k].tobytes() == reference[k].tobytes() for k in reference)
         tally.identical += bool(same)
-    where = f"at {at:.2f} s" if kind == "random" else (
-        f"{'mid-write' if mid_write else 'write missed'} after {at:.1f} s")
+    if kind == "random":
+        where = f"step {step} + {delay * 1000:.0f} ms"
+    else:
+        where = f"{'mid-write' if mid_write else 'write missed'} from step {step}"
     return (f"trial {index:2d} {kind:11s} {where:22s} killed rc {rc:4d}; resume rc {done.returncode} "
             f"({'from a checkpoint' if resumed else 'from the start'})"
             + ("" if same is None else f"; parameters {'bit-identical' if same else 'DIFFER'}"))
@@ -205,8 +221,8 @@ def main() -> None:
         tally = Tally()
         for i in range(args.kills):
             kind = kinds[i % len(kinds)]
-            at = 0.0 if kind == "cache-write" else rng.uniform(0.3, 0.95) * duration
-            print(trial(base, i, kind, at, reference, tally), flush=True)
+            step = 0 if kind == "cache-write" else rng.randrange(0, TOTAL_STEPS - 2)
+            print(trial(base, i, kind, step, rng.uniform(0.0, 0.3), reference, tally), flush=True)
         print(f"\nkills: {tally.trials} of {args.kills} trials ({tally.mid_write} mid-write of a "
               "checkpoint or cache entry)")
         print(f"runs resumed from a checkpoint: {tally.resumed}; finished after the kill: "
