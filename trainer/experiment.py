@@ -155,6 +155,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
     uri = tracking_uri(config.mlflow.tracking_uri)
     check_outputs(output_places(config, mode, ckpt_dir, ir_dir, uri if log else None))
+    asked = resume
     if resume is not None:
         resume, finished = resume_point(config, ckpt_dir, resume)
         if finished:
@@ -181,7 +182,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         run.log_params(data_record(config, train, test))
         run.set_tags({"mode": mode, "device": config.device, "git_commit": git_commit(),
                       "experiment": config.name, "config_hash": config.hash(), **versions(),
-                      **({"resumed_from": resume} if resume else {})})
+                      **({"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})})
         run.log_text(yaml.safe_dump(config.to_dict(), sort_keys=False), "config.yaml")
         artifacts = [(ckpt_dir, "checkpoints")] + ([(ir_dir, "ir")] if ir_dir else [])
         callbacks.append(MLflowLogger(run, config.train.log_every, config.dataset.batch_size,
