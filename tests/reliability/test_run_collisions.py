@@ -66,6 +66,7 @@ def test_resume_last_takes_the_newest_run_and_continues_its_files(tmp_path: Path
     assert saver.prefix == "run_1" and Path(ctx.latest_checkpoint).name.startswith("run_1-2_")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not DATA, reason="TRAIN_DATA_DIR is not set")
 def test_concurrent_cli_runs_with_one_name_keep_their_own_checkpoints(tmp_path: Path) -> None:
     file = experiment(tmp_path, TINY)
