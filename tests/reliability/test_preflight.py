@@ -43,6 +43,20 @@ def test_unwritable_checkpoint_folder_stops_before_training(tmp_path: Path) -> N
 
 
 @needs_data
+@pytest.mark.parametrize("args, extra, said", [
+    (["mlflow.tracking_uri=sqlite:///blocker/store/mlflow.db"], {}, "MLflow store folder"),
+    (["ir.save=true", "ir.dir=blocker/ir", "--mode", "graph"], {}, "IR folder"),
+    (["--mode", "graph"], {"TWINMODE_CACHE_DIR": "blocker/compiled"}, "compiled-kernel cache"),
+])
+def test_every_output_place_is_checked_first(tmp_path: Path, args: list[str], extra: dict, said: str) -> None:
+    (tmp_path / "blocker").write_text("a file where a folder should be")
+    done = train(tmp_path, "run", str(experiment(tmp_path, TINY)), *args, "--quiet", **extra)
+    assert done.returncode == 2, done.stderr
+    line = _one_error_line(done.stderr)
+    assert said in line and "blocker is a file" in line
+
+
+@needs_data
 def test_labels_outside_the_model_classes_exit_2_with_numbers(tmp_path: Path) -> None:
     done = train(tmp_path, "run", str(experiment(tmp_path, TINY)), "model.num_classes=5", "--quiet")
     assert done.returncode == 2, done.stderr
