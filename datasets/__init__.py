@@ -20,7 +20,17 @@ from .errors import (
 )
 from .idx import MAGIC_IMAGES, MAGIC_LABELS, read_idx, write_idx
 from .loader import BatchIterator, make_loader
-from .sources import DatasetSpec, cache_dir, load, load_pair, locate, names, register, search_paths
+from .sources import (
+    DatasetSpec,
+    cache_dir,
+    files_used,
+    load,
+    load_pair,
+    locate,
+    names,
+    register,
+    search_paths,
+)
 from .transforms import (
     HWC2CHW,
     Compose,
@@ -52,6 +62,7 @@ __all__ = [
     "TypeCast",
     "build_transforms",
     "cache_dir",
+    "files_used",
     "checksum_matches",
     "download_file",
     "lenet_transforms",

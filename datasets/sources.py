@@ -3,7 +3,9 @@
 Root resolution for ``load(name, split, root)``, first match wins:
 
 1. ``root`` (the experiment's ``dataset.root``): the folder holding the files, or its
-   ``<name>`` subfolder;
+   ``<name>`` subfolder. An explicit root is the only place looked at: when it holds no
+   files the load fails naming what is missing (a typo must not train on other data);
+   the places below are the implicit search, used when no root is given;
 2. ``$TRAIN_DATA_DIR/<name>``;
 3. ``/usr/share/datasets/<name>`` (Debian's ``dataset-fashion-mnist`` installs there);
 4. the per-user cache ``$XDG_CACHE_HOME/twinmode/datasets/<name>``
@@ -17,6 +19,7 @@ Each file may be gzip-compressed (``*.gz``) or raw.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import warnings
 from collections.abc import Mapping
@@ -240,6 +243,8 @@ def load(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Images (uint8, N x H x W, read-only) and labels (int32, N) of a named dataset split."""
     spec = get_spec(name)
+    if root is not None:
+        return load_pair(*_in_root(spec, split, Path(root).expanduser()), num_classes=spec.num_classes)
     found, looked = _search(spec, split, root)
     if found is None:
         if not download:
@@ -248,14 +253,52 @@ def load(
                 f"looked in: {'; '.join(looked)}; {_hint(spec)}"
             )
         found = _download(spec, split, looked, progress)
-    elif root is not None and not found[0].resolve().is_relative_to(
-        Path(root).expanduser().resolve()
-    ):
-        warnings.warn(
-            f"dataset.root {root} holds no {spec.name} {split} files; using {found[0].parent}",
-            stacklevel=2,
-        )
     return load_pair(*found, num_classes=spec.num_classes)
+
+
+def files_used(
+    name: str, split: str = "train", root: str | os.PathLike[str] | None = None
+) -> dict[str, str]:
+    """Which files ``load(name, split, root)`` reads, for the record: their paths and one
+    SHA-256 over both (empty when they are not on disk yet)."""
+    spec = get_spec(name)
+    if root is not None:
+        found: tuple[Path, Path] | None = _in_root(spec, split, Path(root).expanduser())
+    else:
+        found = _search(spec, split, None)[0]
+    if found is None:
+        return {}
+    digest = hashlib.sha256()
+    for path in found:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+    return {"images": str(found[0].resolve()), "labels": str(found[1].resolve()),
+            "sha256": digest.hexdigest()}
+
+
+def _in_root(spec: DatasetSpec, split: str, root: Path) -> tuple[Path, Path]:
+    """The split's files under an explicit ``root`` (itself or ``root/<name>``), or an error
+    naming the files missing in each place."""
+    wanted = _check_split(spec, split)
+    places = [(folder, alt) for folder, label, alt in search_paths(spec.name, root) if label == "root"]
+    looked = []
+    for folder, alt in places:
+        if not folder.is_dir():
+            looked.append(f"{folder} (no such folder)")
+            continue
+        found = [_find_file(folder, f) for f in wanted]
+        if found[0] is not None and found[1] is not None:
+            if alt:
+                warnings.warn(f"{spec.name}: no full {spec.name} files in dataset.root, using {folder}",
+                              stacklevel=3)
+            return found[0], found[1]
+        missing = [f.removesuffix(".gz") + "[.gz]" for f, p in zip(wanted, found, strict=True) if p is None]
+        looked.append(f"{folder} (missing {', '.join(missing)})")
+    raise DatasetNotFoundError(
+        f"dataset.root {root} holds no {spec.name} {split} files: {'; '.join(looked)}; fix "
+        f"dataset.root, or remove it to search $TRAIN_DATA_DIR/{spec.name}, "
+        f"{SYSTEM_DIR}/{spec.name} and the cache")
 
 
 def load_pair(

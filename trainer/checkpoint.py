@@ -33,6 +33,8 @@ import numpy as np
 from framework import seed as ms_seed
 from framework.serialization import CheckpointError, atomic_write, read_arrays, write_arrays
 
+from .run_lock import in_family, pointer_lock
+
 STATE_KEY = "twinmode_train_state"
 FORMAT = 1
 POINTER = "latest"
@@ -211,10 +213,13 @@ def read_train_state(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], Tr
 def load_train_state(path: str | os.PathLike, train_network: Any, *,
                      config: Mapping[str, Any] | None = None, expected_hash: str | None = None,
                      restore_random: bool = True, network_name: str | None = None,
-                     _read: tuple | None = None) -> TrainState:
+                     keep: Any = (), _read: tuple | None = None) -> TrainState:
     """Load a training checkpoint into ``train_network`` (and the random generators).
 
     ``network_name`` describes the network in error messages (default: its class name).
+    Parameters in ``keep`` (the optimizer's hyper-parameters, e.g. the learning rate) keep
+    their current values: the configuration of the resumed run wins for settings, while
+    weights, moments and the step count come from the checkpoint.
 
     Raises ``CheckpointError`` when the file is corrupt or was saved from another network;
     warns (``ConfigMismatchWarning``) listing what changed when the config differs.
@@ -222,29 +227,37 @@ def load_train_state(path: str | os.PathLike, train_network: Any, *,
     arrays, state = _read if _read is not None else read_train_state(path)
     params = named_parameters(train_network)
     _check_fits(Path(path), arrays, params, state.network, network_name or type(train_network).__name__)
+    kept = {name for name, param in params.items() if any(param is k for k in keep)}
     current_hash = config_hash(config) if config is not None else expected_hash
     if current_hash is not None and state.config_hash is not None and current_hash != state.config_hash:
         changes = config_changes(state.config, config) if state.config is not None and config else []
         detail = "; ".join(changes) if changes else f"hash {state.config_hash} -> {current_hash}"
         warnings.warn(f"resuming from {path}, which was written with a different experiment config: "
-                      f"{detail}", ConfigMismatchWarning, stacklevel=2)
+                      f"{detail}. The new settings apply (learning rate and other hyper-parameters); "
+                      "weights, optimizer moments, step count and data position come from the "
+                      "checkpoint", ConfigMismatchWarning, stacklevel=2)
     for name, param in params.items():
-        param.set_data(arrays[name])
+        if name not in kept:
+            param.set_data(arrays[name])
     if restore_random and state.rng:
         restore_rng(state.rng)
     return state
 
 
 # -- finding checkpoints --------------------------------------------------------------------------
-def find_checkpoints(directory: str | os.PathLike, prefix: str | None = None) -> list[Path]:
-    """``<prefix>-E_S.ckpt`` files in ``directory``, newest first (mtime, then epoch and step)."""
+def find_checkpoints(directory: str | os.PathLike, prefix: str | None = None,
+                     runs: bool = False) -> list[Path]:
+    """``<prefix>-E_S.ckpt`` files in ``directory``, newest first (mtime, then epoch and step);
+    with ``runs`` also those of later runs of the same name (``<prefix>_1-E_S.ckpt`` ...)."""
     directory = Path(directory)
     if not directory.is_dir():
         return []
     found = []
     for entry in directory.iterdir():
         match = _NAME.match(entry.name)
-        if match and (prefix is None or match["prefix"] == prefix) and entry.is_file():
+        wanted = prefix is None or match and (in_family(match["prefix"], prefix) if runs
+                                              else match["prefix"] == prefix)
+        if match and wanted and entry.is_file():
             found.append((entry.stat().st_mtime_ns, int(match["epoch"]), int(match["step"]), entry))
     return [item[-1] for item in sorted(found, key=lambda item: item[:3], reverse=True)]
 
@@ -253,7 +266,8 @@ def write_pointer(directory: str | os.PathLike, path: str | os.PathLike, state: 
     """Atomically point ``<directory>/latest`` at ``path``."""
     info = {"checkpoint": Path(path).name, "epoch": state.epoch, "step_in_epoch": state.step_in_epoch,
             "global_step": state.global_step, "mode": state.mode}
-    atomic_write(Path(directory) / POINTER, (json.dumps(info, indent=1) + "\n").encode())
+    with pointer_lock(Path(directory)):  # its temporaries are only ever made under this lock
+        atomic_write(Path(directory) / POINTER, (json.dumps(info, indent=1) + "\n").encode())
 
 
 def read_pointer(directory: str | os.PathLike) -> Path | None:
@@ -264,10 +278,11 @@ def read_pointer(directory: str | os.PathLike) -> Path | None:
         return None
 
 
-def latest_valid(directory: str | os.PathLike, prefix: str | None = None
+def latest_valid(directory: str | os.PathLike, prefix: str | None = None, runs: bool = False
                  ) -> tuple[Path, dict[str, np.ndarray], TrainState] | None:
-    """The newest readable checkpoint, read; corrupt newer ones are skipped with a warning."""
-    candidates = find_checkpoints(directory, prefix)
+    """The newest readable checkpoint, read; corrupt newer ones are skipped with a warning.
+    ``runs``: of any run of ``prefix`` (``prefix``, ``prefix_1`` ...), the newest."""
+    candidates = find_checkpoints(directory, prefix, runs)
     pointed = read_pointer(directory)
     if pointed is not None and pointed.is_file() and pointed not in candidates:
         candidates.append(pointed)

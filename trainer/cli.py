@@ -71,13 +71,16 @@ def _guarded(action):
     from datasets import DatasetError
     from framework.serialization import CheckpointError
 
+    from .config import ConfigError
     from .loop import TrainingInterrupted
+    from .preflight import InputError
 
     try:
         return action()
     except TrainingInterrupted:
         raise
-    except (DatasetError, CheckpointError, FileNotFoundError, IsADirectoryError) as error:
+    except (DatasetError, CheckpointError, InputError, ConfigError, FileNotFoundError,
+            IsADirectoryError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
@@ -106,6 +109,9 @@ def run(
     from .experiment import run_experiment
 
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet))
+    if result.nothing_to_train:
+        typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
+        return
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
     where = f"MLflow run {result.run_id}" if result.run_id else f"logged offline to {result.offline_log}"
     typer.echo(f"{config.name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
@@ -164,6 +170,29 @@ def ir(
     summary = _guarded(lambda: dump_ir(config, target))
     typer.echo(f"IR artifacts in {target}/{summary['function']}: {summary['nodes_optimized']} nodes, "
                f"compiled in {summary['compile_seconds']:.1f} s")
+
+
+@app.command("sync-offline")
+def sync_offline(
+    folder: Annotated[Path, typer.Argument(help="Folder of offline runs.")] = Path("mlruns-offline"),
+    tracking_uri: Annotated[str | None, typer.Option(help="Store to import into (default: as `run` uses).")]
+    = None,
+) -> None:
+    """Import runs logged offline (store unreachable) into the MLflow store."""
+    from .mlflow_logger import StoreUnreachable
+    from .mlflow_logger import tracking_uri as default_uri
+    from .offline_sync import OfflineRecordError
+    from .offline_sync import sync_offline as sync
+
+    uri = tracking_uri or default_uri()
+    try:
+        report = sync(folder, uri)
+    except (FileNotFoundError, OfflineRecordError) as error:
+        _fail(str(error), 2)
+    except StoreUnreachable as error:
+        _fail(f"{error}; nothing more was imported, the offline files stay", 1)
+    typer.echo(f"imported {report.runs} run(s) with {report.metrics} metric values from {report.files} "
+               f"file(s) in {folder} into {uri}")
 
 
 @app.command()

@@ -1,8 +1,10 @@
 """Experiment configuration: a strict, typed YAML schema with defaults.
 
 Unknown keys and wrong types are errors naming the file, the line, the key and, for a
-misspelt key, the closest valid one. ``KEY=VALUE`` overrides (``train.epochs=1``) are
-validated exactly like the file.
+misspelt key or a common alias (``lr``), the valid one. Duplicate keys, empty and non-text
+files are errors too. Numbers follow YAML 1.2 (``1e-3`` is a float). ``KEY=VALUE``
+overrides (``train.epochs=1``) are validated exactly like the file; a section override
+(``dataset={name: fashion-mnist}``) merges into the section.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import dataclasses
 import difflib
 import hashlib
 import json
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -22,6 +25,27 @@ import yaml
 
 class ConfigError(ValueError):
     """A bad experiment file or override (the CLI exits with status 2)."""
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader with YAML 1.2 floats: ``1e-3`` and ``5E+2`` need no dot."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)$"),
+    list("-+.0123456789"))
+
+# Names users reach for, by section-independent key: the schema's name for them.
+_ALIASES = {"lr": "learning_rate", "learningrate": "learning_rate", "wd": "weight_decay",
+            "decay": "weight_decay", "bs": "batch_size", "batch": "batch_size",
+            "batchsize": "batch_size", "epoch": "epochs", "num_epochs": "epochs",
+            "n_epochs": "epochs", "classes": "num_classes", "n_classes": "num_classes",
+            "nclasses": "num_classes", "channels": "num_channel", "num_channels": "num_channel",
+            "in_channels": "num_channel", "path": "root", "data_dir": "root", "dataset_dir": "root",
+            "keep": "keep_max", "max_keep": "keep_max", "keep_checkpoint_max": "keep_max",
+            "save_checkpoint_steps": "save_steps", "every": "save_steps", "uri": "tracking_uri",
+            "beta": "momentum", "optimizer": "name", "type": "name", "random_seed": "seed"}
 
 
 @dataclass
@@ -136,13 +160,19 @@ class ExperimentConfig:
 
 
 # -- YAML with line numbers ------------------------------------------------------------------
-def _lines(node: yaml.Node, path: tuple = (), out: dict | None = None) -> dict[tuple, int]:
+def _lines(node: yaml.Node, source: Path, path: tuple = (), out: dict | None = None
+           ) -> dict[tuple, int]:
+    """Line of every dotted key; a key given twice in one mapping is an error."""
     out = {} if out is None else out
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             sub = path + (key.value,)
-            out[sub] = key.start_mark.line + 1
-            _lines(value, sub, out)
+            line = key.start_mark.line + 1
+            if sub in out:
+                raise ConfigError(f"{source}:{line}: key '{'.'.join(map(str, sub))}' is given twice "
+                                  f"(lines {out[sub]} and {line}); keep one")
+            out[sub] = line
+            _lines(value, source, sub, out)
     return out
 
 
@@ -198,7 +228,8 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
     for key, value in data.items():
         dotted = ".".join(path + (str(key),))
         if key not in known:
-            close = difflib.get_close_matches(str(key), known, n=1)
+            alias = _ALIASES.get(str(key).lower().replace("-", "_"))
+            close = [alias] if alias in known else difflib.get_close_matches(str(key), known, n=1)
             hint = f" (did you mean '{'.'.join(path + (close[0],))}'?)" if close else (
                 f"; valid keys: {', '.join(known)}")
             raise ConfigError(f"{where(path + (key,))}: unknown key '{dotted}'{hint}")
@@ -215,12 +246,35 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
 
 
 def _check_values(cfg: ExperimentConfig, where: Any) -> None:
+    def bad(path: tuple, rule: str, value: Any) -> ConfigError:
+        return ConfigError(f"{where(path)}: '{'.'.join(path)}' must be {rule}, got {value!r}")
+
     positive = {("dataset", "batch_size"): cfg.dataset.batch_size, ("train", "epochs"): cfg.train.epochs,
                 ("train", "eval_every"): cfg.train.eval_every, ("train", "log_every"): cfg.train.log_every,
-                ("checkpoint", "keep_max"): cfg.checkpoint.keep_max}
+                ("checkpoint", "keep_max"): cfg.checkpoint.keep_max,
+                ("model", "num_classes"): cfg.model.num_classes,
+                ("model", "num_channel"): cfg.model.num_channel}
     for path, value in positive.items():
         if value < 1:
-            raise ConfigError(f"{where(path)}: '{'.'.join(path)}' must be >= 1, got {value}")
+            raise bad(path, ">= 1", value)
+    if not cfg.name.strip() or cfg.name.strip(".") == "" or "\0" in cfg.name:
+        raise bad(("name",), "a non-empty run name (it names folders: checkpoints/<name>)", cfg.name)
+    if not 0 <= cfg.seed < 2**32:
+        raise bad(("seed",), "in [0, 2**32)", cfg.seed)
+    if cfg.checkpoint.save_steps is not None and cfg.checkpoint.save_steps < 0:
+        raise bad(("checkpoint", "save_steps"), ">= 0 (0: save at the end only) or null",
+                  cfg.checkpoint.save_steps)
+    if cfg.checkpoint.save_seconds is not None and cfg.checkpoint.save_seconds <= 0:
+        raise bad(("checkpoint", "save_seconds"), "> 0 or null", cfg.checkpoint.save_seconds)
+    if cfg.dataset.resize is not None and cfg.dataset.resize < 1:
+        raise bad(("dataset", "resize"), ">= 1 (pixels) or null for no resizing", cfg.dataset.resize)
+    for path, value in ((("optimizer", "momentum"), cfg.optimizer.momentum),
+                        (("optimizer", "weight_decay"), cfg.optimizer.weight_decay)):
+        if value < 0:
+            raise bad(path, ">= 0", value)
+    for path, value in ((("checkpoint", "dir"), cfg.checkpoint.dir), (("ir", "dir"), cfg.ir.dir)):
+        if value is not None and (not value.strip() or Path(value).expanduser().is_file()):
+            raise bad(path, "a folder (it is a file)" if value.strip() else "a folder path", value)
     if cfg.optimizer.learning_rate <= 0:
         raise ConfigError(f"{where(('optimizer', 'learning_rate'))}: 'optimizer.learning_rate' must be "
                           f"> 0, got {cfg.optimizer.learning_rate}")
@@ -228,9 +282,9 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
                         (("dataset", "test_limit"), cfg.dataset.test_limit)):
         if value is not None and value < 1:
             raise ConfigError(f"{where(path)}: '{'.'.join(path)}' must be >= 1 or null, got {value}")
-    if cfg.dataset.normalize is not None and len(cfg.dataset.normalize) != 2:
-        raise ConfigError(f"{where(('dataset', 'normalize'))}: 'dataset.normalize' must be "
-                          f"[mean, std], got {cfg.dataset.normalize}")
+    if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
+                                              or not cfg.dataset.normalize[1] > 0):
+        raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
     try:
         import framework as ms
 
@@ -245,10 +299,18 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
         raise ConfigError(f"override '{text}': expected KEY=VALUE, e.g. train.epochs=1")
     key, raw = text.split("=", 1)
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = yaml.load(raw, Loader=_Loader) if raw.strip() else None
     except yaml.YAMLError:
         value = raw
     return tuple(key.strip().split(".")), value
+
+
+def _merge(into: dict, update: dict) -> None:
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
@@ -256,26 +318,37 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: experiment file not found")
-    text = path.read_text()
     try:
-        node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not a text file (byte {error.start} is not UTF-8); an experiment "
+                          "is a YAML text file such as experiments/smoke.yaml") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise ConfigError(f"{path}{line}: invalid YAML: {problem}") from None
-    data = {} if data is None else data
-    lines = _lines(node) if node is not None else {}
+    if data is None:
+        raise ConfigError(f"{path}: the file is empty (no keys); write at least `name: <run name>` "
+                          "(every other key has a default), or start from experiments/smoke.yaml")
+    lines = _lines(node, path) if node is not None else {}
     overridden: dict[tuple, str] = {}
     for text_override in overrides:
         keys, value = parse_override(text_override)
         cursor = data
         for k in keys[:-1]:
-            if not isinstance(cursor.get(k, {}), dict):
+            if not isinstance(cursor, dict) or not isinstance(cursor.get(k, {}), dict):
                 raise ConfigError(f"override '{text_override}': '{k}' is not a section")
             cursor = cursor.setdefault(k, {})
-        cursor[keys[-1]] = value
+        if isinstance(value, dict) and isinstance(cursor.get(keys[-1]), dict):
+            _merge(cursor[keys[-1]], value)  # a section override changes only the keys it names
+        else:
+            cursor[keys[-1]] = value
         overridden[keys] = text_override
 
     def where(key_path: tuple) -> str:

@@ -24,6 +24,7 @@ from .context import RunContext
 from .loop import TrainingInterrupted
 from .model import Model
 from .models import build_model
+from .preflight import check_labels, check_outputs, sqlite_folder
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
@@ -120,6 +121,7 @@ class RunResult:
     run_id: str | None = None
     checkpoint: str | None = None
     offline_log: str | None = None  # where the run was logged when the store was unreachable
+    nothing_to_train: str | None = None  # why a resumed run had no step left (no MLflow run made)
 
     @property
     def ms_per_step(self) -> float:
@@ -151,8 +153,16 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     mode = config.mode
     ckpt_dir = checkpoint_dir or config.checkpoint_dir
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
+    uri = tracking_uri(config.mlflow.tracking_uri)
+    check_outputs(output_places(config, mode, ckpt_dir, ir_dir, uri if log else None))
+    asked = resume
+    if resume is not None:
+        resume, finished = resume_point(config, ckpt_dir, resume)
+        if finished:
+            return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config)
+    check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
     model, _ = build_model_for(config)
     recorder = StepRecorder()
     c = config.checkpoint
@@ -165,13 +175,14 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     run = None
     if log:
-        run = MLflowRun(tracking_uri(config.mlflow.tracking_uri), config.mlflow.experiment,
+        run = MLflowRun(uri, config.mlflow.experiment,
                         run_name or config.mlflow.run_name or f"{config.name}-{mode}",
                         parent_run_id=parent_run_id)
         run.log_params(config.flat())
+        run.log_params(data_record(config, train, test))
         run.set_tags({"mode": mode, "device": config.device, "git_commit": git_commit(),
                       "experiment": config.name, "config_hash": config.hash(), **versions(),
-                      **({"resumed_from": resume} if resume else {})})
+                      **({"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})})
         run.log_text(yaml.safe_dump(config.to_dict(), sort_keys=False), "config.yaml")
         artifacts = [(ckpt_dir, "checkpoints")] + ([(ir_dir, "ir")] if ir_dir else [])
         callbacks.append(MLflowLogger(run, config.train.log_every, config.dataset.batch_size,
@@ -199,6 +210,55 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     return result
 
 
+def resume_point(config: ExperimentConfig, ckpt_dir: str, resume: str) -> tuple[str, str | None]:
+    """The checkpoint a resume starts from (``last``: the newest of this experiment's runs)
+    and, when it has no step left to train, why."""
+    from .checkpoint import latest_valid, read_train_state
+
+    if resume in ("last", "latest"):
+        found = latest_valid(ckpt_dir, config.name.replace("/", "_"), runs=True)
+        if found is None:
+            return resume, None  # Model.fit warns and starts from the beginning
+        path, state = found[0], found[2]
+    else:
+        path, state = Path(resume), read_train_state(resume)[1]
+    if state.next_position()[0] >= config.train.epochs:
+        return str(path), (f"nothing to train: {path} is already at epoch {state.epoch} of "
+                           f"train.epochs={config.train.epochs}; to continue, ask for more "
+                           f"(train.epochs={state.epoch + 1} or more)")
+    return str(path), None
+
+
+def data_record(config: ExperimentConfig, train: Any, test: Any) -> dict[str, Any]:
+    """MLflow params saying which data a run actually read: files, checksum, sample counts."""
+    d = config.dataset
+    record: dict[str, Any] = {"data.name": datasets.sources.get_spec(d.name).name}
+    for split, loader in (("train", train), ("test", test)):
+        for key, value in datasets.files_used(d.name, split, d.root).items():
+            record[f"data.{split}.{key}"] = value
+        record[f"data.{split}.samples"] = loader.num_samples
+    return record
+
+
+def output_places(config: ExperimentConfig, mode: str, ckpt_dir: str, ir_dir: str | None,
+                  uri: str | None) -> list[tuple[str | None, str, str]]:
+    """Every folder a run writes to, with how to change it (checked before the first step)."""
+    places: list[tuple[str | None, str, str]] = [
+        (ckpt_dir, "checkpoint folder", "set checkpoint.dir to a writable folder")]
+    if ir_dir:
+        places.append((ir_dir, "IR folder", "set ir.dir to a writable folder or ir.save: false"))
+    if mode == "graph":
+        from framework.backend.tvm.cache import cache_dir
+
+        places.append((str(cache_dir()), "compiled-kernel cache",
+                       "set TWINMODE_CACHE_DIR to a writable folder"))
+    if uri is not None:
+        folder = sqlite_folder(uri)
+        places.append((str(folder) if folder else None, f"MLflow store folder (of {uri})",
+                       "set mlflow.tracking_uri or MLFLOW_TRACKING_URI to a writable place"))
+    return places
+
+
 def _log_final(run: Any, result: RunResult) -> None:
     step = result.steps[-1] if result.steps else 0
     values = {"final_test_accuracy": result.metrics.get("accuracy"),
@@ -216,6 +276,7 @@ def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, floa
 
     _context(config, config.mode, None)
     _, test, _ = loaders(config)
+    check_labels({"test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
     arrays, _ = read_arrays(checkpoint)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)

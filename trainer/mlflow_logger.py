@@ -6,7 +6,10 @@ metrics with their step (training loss every ``log_every`` steps, per-epoch trai
 test figures, epoch time, ms/step, samples/s, graph-mode compile time), and at the
 end checkpoints and IR artifacts. Metrics are buffered and sent with ``log_batch``.
 If the tracking store cannot be reached, training goes on with a warning and every
-record is appended to a local JSON-lines file instead, so nothing is lost.
+record is appended to a local JSON-lines file instead (one file per run, each record
+carrying the run id), so nothing is lost; ``train sync-offline`` imports them later
+(:mod:`trainer.offline_sync`). Opening a store is serialized between processes with a
+file lock, so concurrent first runs on a fresh SQLite store do not race on its schema.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import logging
 import os
 import subprocess
 import time
+import uuid
 import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +27,7 @@ from typing import Any
 
 from .callbacks.base import Callback
 from .context import RunContext
+from .run_lock import RunLock, shared_lock_path
 
 log = logging.getLogger(__name__)
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
@@ -60,13 +65,35 @@ def versions() -> dict[str, str]:
     return tags
 
 
+class StoreUnreachable(RuntimeError):
+    """The tracking store failed and this run may not fall back to an offline file."""
+
+
+def _store_lock(uri: str) -> RunLock:
+    """One lock per store URI for every process on this machine."""
+    import hashlib
+
+    key = hashlib.sha256(uri.encode()).hexdigest()[:16]
+    return RunLock(shared_lock_path(f"mlflow-{key}"))
+
+
 class MLflowRun:
-    """One MLflow run (optionally nested), with an offline fallback file."""
+    """One MLflow run (optionally nested), with an offline fallback file.
+
+    ``run_id`` continues an existing run of the store (``train sync-offline`` uses it);
+    ``fallback=False`` raises :class:`StoreUnreachable` instead of writing offline.
+    """
 
     def __init__(self, uri: str, experiment: str, run_name: str | None, *,
-                 parent_run_id: str | None = None, offline_dir: str | Path = "mlruns-offline") -> None:
+                 parent_run_id: str | None = None, offline_dir: str | Path = "mlruns-offline",
+                 run_id: str | None = None, fallback: bool = True) -> None:
         self.uri, self.experiment, self.run_name = uri, experiment, run_name
-        self.offline_path = Path(offline_dir) / f"{run_name or 'run'}-{int(time.time())}.jsonl"
+        self.parent_run_id, self.fallback = parent_run_id, fallback
+        unique = uuid.uuid4().hex
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        name = f"{run_name or 'run'}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
+        self.offline_path = Path(offline_dir) / name
+        self.offline_id = f"offline-{unique}"  # names the run in offline records until it has one
         self.run_id: str | None = None
         self.client: Any = None
         self._buffer: list[Any] = []
@@ -79,16 +106,27 @@ class MLflowRun:
             import mlflow
             from mlflow.tracking import MlflowClient
 
-            self.client = MlflowClient(tracking_uri=uri)
-            exp = self.client.get_experiment_by_name(experiment)
-            exp_id = exp.experiment_id if exp else self.client.create_experiment(experiment)
-            tags = {"mlflow.runName": run_name} if run_name else {}
-            if parent_run_id:
-                tags["mlflow.parentRunId"] = parent_run_id
-            self.run_id = self.client.create_run(exp_id, tags=tags, run_name=run_name).info.run_id
+            lock = _store_lock(uri)
+            lock.acquire(block=True)  # schema creation and migration are not safe concurrently
+            try:
+                self.client = MlflowClient(tracking_uri=uri)
+                exp = self.client.get_experiment_by_name(experiment)
+                exp_id = exp.experiment_id if exp else self.client.create_experiment(experiment)
+                if run_id is not None:
+                    self.run_id = self.client.get_run(run_id).info.run_id
+                else:
+                    tags = {"mlflow.runName": run_name} if run_name else {}
+                    if parent_run_id:
+                        tags["mlflow.parentRunId"] = parent_run_id
+                    self.run_id = self.client.create_run(exp_id, tags=tags, run_name=run_name).info.run_id
+            finally:
+                lock.release()
             self._mlflow = mlflow
         except Exception as error:  # noqa: BLE001 - any store failure: keep training
             self.client = None
+            if not fallback:
+                raise StoreUnreachable(f"MLflow tracking store {uri}: {type(error).__name__}: "
+                                       f"{str(error).splitlines()[0] if str(error) else ''}") from None
             warnings.warn(f"MLflow tracking store {uri} unreachable ({type(error).__name__}: "
                           f"{str(error).splitlines()[0] if str(error) else ''}); metrics are kept "
                           f"in {self.offline_path}", stacklevel=2)
@@ -98,9 +136,12 @@ class MLflowRun:
         return self.client is not None
 
     def _offline(self, kind: str, payload: Any) -> None:
+        record = {"run_id": self.run_id or self.offline_id, "run_name": self.run_name,
+                  "experiment": self.experiment, "parent_run_id": self.parent_run_id,
+                  "kind": kind, "time": time.time(), "data": payload}
         self.offline_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.offline_path, "a") as f:
-            f.write(json.dumps({"kind": kind, "time": time.time(), "data": payload}) + "\n")
+            f.write(json.dumps(record, default=str) + "\n")
 
     def _safely(self, kind: str, payload: Any, fn: Any) -> None:
         if self.online:
@@ -108,6 +149,8 @@ class MLflowRun:
                 fn()
                 return
             except Exception as error:  # noqa: BLE001
+                if not self.fallback:
+                    raise StoreUnreachable(f"MLflow logging failed: {error}") from None
                 warnings.warn(f"MLflow logging failed ({error}); writing to {self.offline_path}",
                               stacklevel=3)
                 self.client = None
@@ -125,8 +168,9 @@ class MLflowRun:
         items = [RunTag(k, str(v)) for k, v in tags.items()] if self.online else []
         self._safely("tags", tags, lambda: self.client.log_batch(self.run_id, tags=items))
 
-    def log_metric(self, key: str, value: float, step: int) -> None:
-        self._buffer.append((key, float(value), int(time.time() * 1000), int(step)))
+    def log_metric(self, key: str, value: float, step: int, timestamp_ms: int | None = None) -> None:
+        stamp = int(time.time() * 1000) if timestamp_ms is None else int(timestamp_ms)
+        self._buffer.append((key, float(value), stamp, int(step)))
         if len(self._buffer) >= FLUSH_EVERY:
             self.flush()
 
@@ -161,7 +205,7 @@ class MLflowRun:
             fn = lambda: self.client.log_artifacts(self.run_id, str(path), artifact_path)  # noqa: E731
         else:
             fn = lambda: self.client.log_artifact(self.run_id, str(path), artifact_path)  # noqa: E731
-        self._safely("artifact", str(path), fn)
+        self._safely("artifact", {"path": str(path.resolve()), "artifact_path": artifact_path}, fn)
 
     def log_text(self, text: str, artifact_file: str) -> None:
         self._safely("text", {artifact_file: text},

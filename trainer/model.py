@@ -189,9 +189,9 @@ class Model:
             if not savers:
                 raise ValueError("resume_from='last' looks in the ModelCheckpoint directory, but no "
                                  "ModelCheckpoint callback was given; add one or pass a checkpoint path")
-            found = latest_valid(savers[0].directory, savers[0].prefix)
+            found = latest_valid(savers[0].directory, savers[0].base_prefix, runs=True)
             if found is None:
-                warnings.warn(f"resume_from='last': no valid {savers[0].prefix}-*.ckpt in "
+                warnings.warn(f"resume_from='last': no valid {savers[0].base_prefix}-*.ckpt in "
                               f"{savers[0].directory}; starting from the beginning", stacklevel=4)
                 return None
             path, *read = found
@@ -199,7 +199,8 @@ class Model:
             path = Path(resume_from)
         state = load_train_state(path, self.train_network, config=self.config,
                                  expected_hash=self.config_hash, _read=tuple(read) if read else None,
-                                 network_name=describe(self.network, self.optimizer))
+                                 network_name=describe(self.network, self.optimizer),
+                                 keep=getattr(self.optimizer, "hyper_params", tuple)())
         if state.data_state and hasattr(dataset, "load_state_dict"):
             try:
                 dataset.load_state_dict(state.data_state)

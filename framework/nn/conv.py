@@ -10,6 +10,7 @@ from ..common.initializer import HeUniform, Uniform, initializer
 from ..ops.conv import pair
 from ..parameter import Parameter
 from .cell import Cell
+from .checks import positive_ints
 
 
 class Conv2d(Cell):
@@ -23,6 +24,7 @@ class Conv2d(Cell):
         super().__init__()
         from .. import dtype as mstype
 
+        positive_ints("Conv2d", in_channels=in_channels, out_channels=out_channels)
         if group != 1:
             raise ValueError("Conv2d: group convolution is not supported (group must be 1)")
         if data_format != "NCHW":

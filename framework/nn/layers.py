@@ -9,6 +9,7 @@ from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..parameter import Parameter
 from .cell import Cell
+from .checks import positive_ints, tensor_shape
 
 
 class ReLU(Cell):
@@ -81,6 +82,7 @@ class Dense(Cell):
         super().__init__()
         from .. import dtype as mstype
 
+        positive_ints("Dense", in_channels=in_channels, out_channels=out_channels)
         self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, has_bias
         dt = dtype or mstype.float32
         winit = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
@@ -93,7 +95,7 @@ class Dense(Cell):
         self.activation = get_activation(activation)
 
     def construct(self, x):
-        shape = tuple(x.shape)
+        shape = tensor_shape(f"Dense({self.in_channels}, {self.out_channels})", x)
         if not shape or shape[-1] != self.in_channels:
             from ..errors import user_location, with_location
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import ops
+from ..graph_mode import is_tracing
 from .cell import Cell
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -34,6 +37,21 @@ def _check_labels(logits: Any, labels: Any, sparse: bool, who: str) -> None:
                          f"got labels {tuple(labels.shape)}")
 
 
+def _check_classes(labels: Any, n_classes: int, who: str, ignore_index: int | None = None) -> None:
+    """Class indices must lie in ``[0, n_classes)`` (one-hot of anything else is all zeros,
+    which gives a silent loss of 0). Checked where values exist: PyNative, not tracing."""
+    if is_tracing():
+        return
+    values = np.asarray(labels.asnumpy())
+    if ignore_index is not None:
+        values = values[values != ignore_index]
+    if values.size and (values.min() < 0 or values.max() >= n_classes):
+        bad = int(values.max()) if values.max() >= n_classes else int(values.min())
+        raise ValueError(f"{who}: label {bad} is out of range for logits with {n_classes} classes "
+                         f"(labels must be in [0, {n_classes - 1}]); give the network as many "
+                         "outputs as the data has classes")
+
+
 class SoftmaxCrossEntropyWithLogits(LossBase):
     """Cross entropy of softmax(logits); ``sparse=True`` takes class indices.
 
@@ -47,6 +65,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
     def construct(self, logits, labels):
         _check_labels(logits, labels, self.sparse, "SoftmaxCrossEntropyWithLogits")
         if self.sparse:
+            _check_classes(labels, logits.shape[-1], "SoftmaxCrossEntropyWithLogits")
             labels = ops.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
         per_sample = ops.neg(ops.reduce_sum(ops.mul(labels, ops.log_softmax(logits)), -1))
         return self.get_loss(per_sample)
@@ -68,6 +87,8 @@ class CrossEntropyLoss(LossBase):
         n_classes = logits.shape[-1]
         sparse = labels.dtype.name.startswith(("int", "uint"))
         _check_labels(logits, labels, sparse, "CrossEntropyLoss")
+        if sparse:
+            _check_classes(labels, n_classes, "CrossEntropyLoss", self.ignore_index)
         log_p = ops.log_softmax(logits)
         target = ops.one_hot(labels, n_classes, dtype=logits.dtype) if sparse else labels
         if self.label_smoothing:

@@ -8,6 +8,7 @@ from .. import ops
 from ..common.initializer import initializer
 from ..parameter import Parameter
 from .cell import Cell
+from .checks import positive_ints
 
 
 class _BatchNorm(Cell):
@@ -25,6 +26,7 @@ class _BatchNorm(Cell):
                  moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
                  use_batch_statistics: bool | None = None) -> None:
         super().__init__()
+        positive_ints(type(self).__name__, num_features=num_features)
         if not 0.0 <= momentum <= 1.0:
             raise ValueError(f"{type(self).__name__}: momentum must be in [0, 1], got {momentum}")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum

@@ -59,6 +59,11 @@ class Optimizer(Cell):
         slots = tuple(p for name in self.slot_names for p in self.slots[name])
         return (self.global_step, self.learning_rate, *slots)
 
+    def hyper_params(self) -> tuple[Parameter, ...]:
+        """State Parameters that are settings rather than training progress (the learning
+        rate): a resumed run keeps the values it was built with, not the checkpoint's."""
+        return (self.learning_rate,)
+
     def get_lr(self) -> float:
         return float(self.learning_rate.asnumpy())
 

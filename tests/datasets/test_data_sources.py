@@ -90,11 +90,10 @@ def test_dotted_file_names(places: dict[str, Path]) -> None:
     assert datasets.load("mnist-10k", "test")[1].tolist() == [1, 2]
 
 
-def test_explicit_root_without_files_warns(places: dict[str, Path]) -> None:
-    make_split(places["env"] / "fashion-mnist", "test", 3)
-    with pytest.warns(UserWarning, match="holds no fashion-mnist test files"):
-        x, _ = datasets.load("fashion-mnist", "test", root=places["root"])
-    assert len(x) == 3
+def test_explicit_root_without_files_is_an_error(places: dict[str, Path]) -> None:
+    make_split(places["env"] / "fashion-mnist", "test", 3)  # elsewhere: not used
+    with pytest.raises(DatasetNotFoundError, match="dataset.root .* holds no fashion-mnist test files"):
+        datasets.load("fashion-mnist", "test", root=places["root"])
 
 
 def test_mnist_falls_back_to_mnist_10k(places: dict[str, Path]) -> None:
@@ -115,12 +114,11 @@ def test_half_present_folder_is_skipped(places: dict[str, Path]) -> None:
 
 def test_local_only_dataset_error(places: dict[str, Path]) -> None:
     with pytest.raises(DatasetNotFoundError) as info:
-        datasets.load("mnist-10k", "train", root=places["root"])
+        datasets.load("mnist-10k", "train")
     message = str(info.value)
     assert "\n" not in message
     assert "train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz not found" in message
     for folder in (
-        places["root"],
         places["env"] / "mnist-10k",
         places["system"] / "mnist-10k",
         places["cache"] / "twinmode" / "datasets" / "mnist-10k",

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from ..checkpoint import (
     write_pointer,
 )
 from ..context import RunContext
+from ..run_lock import RunLock, claim_prefix
 from .base import Callback
 from .checkpoint_config import CheckpointConfig
 
@@ -39,6 +42,10 @@ def describe(network: Any, optimizer: Any) -> str:
     return f"{name} with {type(optimizer).__name__}" if optimizer is not None else name
 
 
+RETRIES = 2  # a failed save is tried again this many times before the rescue folder
+RETRY_SECONDS = 0.5
+
+
 class ModelCheckpoint(Callback):
     """``ModelCheckpoint(prefix="CKP", directory=None, config=None)``.
 
@@ -49,6 +56,13 @@ class ModelCheckpoint(Callback):
     so ``Model.train(..., resume_from="last")`` continues exactly where it stopped.
     ``latest`` (also ``run_context.latest_checkpoint``) is the newest file written.
     It runs after the other callbacks (``order = 100``).
+
+    Each run writes under a prefix of its own, held with a lock while it trains: a new run
+    whose prefix already has files (or is held by a running process) takes ``<prefix>_1``,
+    ``<prefix>_2`` ... as MindSpore does, so runs sharing a folder never overwrite or prune
+    each other's files; a resumed run continues under the prefix of its checkpoint. A save
+    that fails (full or read-only disk) is retried, then written to a rescue folder under
+    the system's temporary directory, with a warning naming it.
     """
 
     order = 100
@@ -60,8 +74,9 @@ class ModelCheckpoint(Callback):
         if config is not None and not isinstance(config, CheckpointConfig):
             raise TypeError("ModelCheckpoint: config must be a CheckpointConfig, got "
                             f"{type(config).__name__}")
-        self.prefix = prefix
+        self.prefix = self.base_prefix = prefix
         self.directory = Path(directory) if directory is not None else Path.cwd()
+        self._lock: RunLock | None = None
         self.config = config or CheckpointConfig()
         self.latest: Path | None = None
         self._last_saved_step: int | None = None
@@ -72,8 +87,8 @@ class ModelCheckpoint(Callback):
     # -- hooks ---------------------------------------------------------------------------------
     def on_train_begin(self, run_context: RunContext) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        for stale in self.directory.glob(f".{self.prefix}-*.tmp"):  # left by a killed write
-            stale.unlink(missing_ok=True)
+        resumed = Path(run_context.resumed_from) if run_context.resumed_from else None
+        self.prefix, self._lock = claim_prefix(self.directory, self.base_prefix, resumed)
         self._last_saved_step = run_context.global_step if run_context.resumed_from else None
         self._last_save_time = time.monotonic()
 
@@ -93,23 +108,62 @@ class ModelCheckpoint(Callback):
             self.save_now(run_context)
 
     def on_train_end(self, run_context: RunContext) -> None:
-        if run_context.global_step > 0 and self._last_saved_step != run_context.global_step:
-            self.save_now(run_context)
+        try:
+            if run_context.global_step > 0 and self._last_saved_step != run_context.global_step:
+                self.save_now(run_context)
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
 
     # -- saving ----------------------------------------------------------------------------------
-    def save_now(self, run_context: RunContext) -> Path:
-        """Write a checkpoint of the current step boundary; returns its path."""
+    def save_now(self, run_context: RunContext) -> Path | None:
+        """Write a checkpoint of the current step boundary; returns its path (None when no
+        place at all could take it: training goes on with its state in memory)."""
         state = state_from_context(run_context)
-        path = self.directory / checkpoint_name(self.prefix, run_context.epoch, run_context.step)
-        save_train_state(path, run_context.train_network, state,
-                         self.config.appended(run_context.epoch, run_context.global_step))
-        write_pointer(self.directory, path, state)
+        name = checkpoint_name(self.prefix, run_context.epoch, run_context.step)
+        info = self.config.appended(run_context.epoch, run_context.global_step)
+        error: OSError | None = None
+        for attempt in range(RETRIES + 1):
+            try:
+                path = self._write(self.directory / name, run_context, state, info)
+                break
+            except OSError as failure:
+                error = failure
+                time.sleep(RETRY_SECONDS * attempt)
+        else:
+            path = self._rescue(name, run_context, state, info, error)
+            if path is None:
+                return None
         self.latest = path
         run_context.latest_checkpoint = str(path)
         run_context.latest_checkpoint_step = run_context.global_step
         self._last_saved_step = run_context.global_step
         self._last_save_time = time.monotonic()
         self._prune(path)
+        return path
+
+    def _write(self, path: Path, ctx: RunContext, state: TrainState, info: dict[str, Any]) -> Path:
+        save_train_state(path, ctx.train_network, state, info)
+        write_pointer(path.parent, path, state)
+        return path
+
+    def _rescue(self, name: str, ctx: RunContext, state: TrainState, info: dict[str, Any],
+                error: OSError | None) -> Path | None:
+        """The configured folder refused the file: write it to a rescue folder instead."""
+        reason = f"{type(error).__name__}: {error.strerror or error}" if error else "unknown error"
+        rescue = Path(tempfile.gettempdir()) / "twinmode-rescue" / f"{self.prefix}-{os.getpid()}"
+        try:
+            path = self._write(rescue / name, ctx, state, info)
+        except OSError as second:
+            warnings.warn(f"checkpoint {self.directory / name} could not be written ({reason}), nor "
+                          f"to {rescue} ({second.strerror or second}); training goes on with its "
+                          "state in memory and saves again at the next checkpoint", stacklevel=2)
+            return None
+        warnings.warn(f"checkpoint folder {self.directory} cannot be written ({reason}); this run "
+                      f"saves its checkpoints to {rescue} instead (resume with --resume {path})",
+                      stacklevel=2)
+        self.directory = rescue
         return path
 
     def _prune(self, newest: Path) -> None:

@@ -11,7 +11,6 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from tvm.target import codegen
 
 from ..._io import atomic_write
 from ...ir import Graph
+from . import cache
 from .cache import cache_dir
 from .relax_builder import to_relax
 from .schedules import apply_schedules, build_pipeline, schedule_key
@@ -85,13 +85,15 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
     tune_seconds = 0.0
-    hit = library.is_file() and (not ir_dir or artifacts.is_dir())
+    cache.prepare(library.parent)
+    hit = cache.verified(library) and (not ir_dir or artifacts.is_dir())
     module = None
     if hit and run:
         _require_device(device_target)
         try:
             module = tvm.runtime.load_module(str(library))
-        except Exception:  # a damaged cache entry: rebuild it
+        except Exception as error:  # verified yet unloadable (e.g. another TVM): rebuild it
+            cache.discard(library, f"{type(error).__name__}: {str(error).splitlines()[0]}")
             hit = False
     if not hit:
         tune_seconds = _build(graph, target, library, artifacts if ir_dir else None)
@@ -108,9 +110,10 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
 def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None) -> float:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
     ``artifacts`` when asked. Returns the tuning seconds."""
-    staging = Path(tempfile.mkdtemp(prefix=".ir-", dir=_ensure(library.parent))) if artifacts else None
+    staging = cache.temp_path(artifacts) if artifacts else None
     if staging:
-        staging.chmod(0o755)  # mkdtemp's 0700 would follow the artifacts into ir dumps
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
     mod = to_relax(graph)
     if staging:
         _write(staging, "10_relax.py", mod.script())
@@ -122,13 +125,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         _write_kernels(executable, target, staging)
         shutil.rmtree(artifacts, ignore_errors=True)
         os.replace(staging, artifacts)
-    fd, tmp = tempfile.mkstemp(suffix=".so", dir=_ensure(library.parent))
-    os.close(fd)
-    try:
-        executable.export_library(tmp)
-        os.replace(tmp, library)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
     return tune_seconds
 
 
@@ -138,11 +135,6 @@ def _require_device(device_target: str) -> None:
             "device_target 'GPU': no CUDA GPU is visible on this machine (the CUDA code was "
             "generated, and written with save_graphs); use device_target='CPU' "
             "(`--device cpu`), or run where a GPU is present")
-
-
-def _ensure(directory: Path) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory
 
 
 def _write(directory: str | Path, name: str, text: str) -> None:

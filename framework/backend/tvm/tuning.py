@@ -26,9 +26,7 @@ import importlib
 import importlib.util
 import json
 import logging
-import os
 import sys
-import tempfile
 import time
 import types
 from dataclasses import replace
@@ -45,7 +43,8 @@ from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 from tvm.s_tir.meta_schedule.runner import PyRunner
 from tvm.s_tir.meta_schedule.runner.local_runner import LocalRunnerFuture
 
-from . import cpu_rules
+from ..._io import atomic_write
+from . import cache, cpu_rules
 from .cache import cache_dir
 from .cpu_rules import Params
 
@@ -56,6 +55,8 @@ MAX_TASKS = 8
 ROUNDS = 5  # timing rounds of the rule variants
 TRIALS_PER_ROUND = 8  # MetaSchedule candidates per search round
 SECONDS_TRIAL_CAP = 1000  # trials per task under a time budget (the clock ends it first)
+# JSONDatabase's files; sealed with checksums after each tuning session (see cache.py)
+DATABASE_FILES = ("database_workload.json", "database_tuning_record.json", "budget.json")
 
 def variants(base: Params) -> list[Params]:
     """The default rules first, then the alternatives most often faster on LeNet."""
@@ -92,8 +93,8 @@ def tune_and_apply(mod: tvm.IRModule, target: tvm.target.Target,
     trials, seconds = parse_budget(tuning)
     deadline = None if seconds is None else start + seconds
     cores = int(target.attrs.get("num-cores", 1) or 1)
-    work_dir = database_dir(target)
-    work_dir.mkdir(parents=True, exist_ok=True)
+    work_dir = cache.prepare(database_dir(target))
+    cache.verify_files(work_dir, DATABASE_FILES, "the tuning database")
     database = ms.database.JSONDatabase(work_dir=str(work_dir))
     spent = _Budget(work_dir / "budget.json")
     tasks = [(task, _key(task)) for task in heavy_tasks(mod, target)]
@@ -115,6 +116,7 @@ def tune_and_apply(mod: tvm.IRModule, target: tvm.target.Target,
         share = (time.perf_counter() - t0) / len(todo)
         for (task, key, _), n in zip(todo, before):  # the trials it measured
             spent.add(key, _records(database, task.dispatched[0]) - n, share)
+    cache.seal_files(work_dir, DATABASE_FILES)
     with target, database:
         mod = relax.transform.MetaScheduleApplyDatabase(enable_warning=False)(mod)
     return mod, time.perf_counter() - start
@@ -175,10 +177,7 @@ class _Budget:
         entry = self.data.setdefault(key, {"trials": 0, "seconds": 0.0})
         entry["trials"] += int(trials)
         entry["seconds"] += float(seconds)
-        fd, tmp = tempfile.mkstemp(suffix=".tmp", dir=self.path.parent)  # unique per writer
-        with os.fdopen(fd, "w") as f:
-            f.write(json.dumps(self.data, indent=1))
-        os.replace(tmp, self.path)
+        atomic_write(self.path, json.dumps(self.data, indent=1).encode())
 
 
 def _tune_variants(database, task_mod: tvm.IRModule, target, cores: int, trials: int,

@@ -1,0 +1,109 @@
+"""``train sync-offline``: import runs logged offline (``mlruns-offline/*.jsonl``) into a store.
+
+Every offline record names its run (``run_id``: the store's id when the run started online
+and lost the store later, else ``offline-<uuid>``). Records of a run that exists in the
+store are appended to it; the others become new runs with the recorded name, experiment,
+parent, params, tags, metrics (with their original times and steps), texts, artifacts
+that still exist, and final status. A file whose runs were all imported is renamed to
+``*.jsonl.synced``, so a second sync imports nothing twice. Replaying goes through
+:class:`~trainer.mlflow_logger.MLflowRun` without its offline fallback: if the store fails,
+the sync stops and the file stays.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .mlflow_logger import MLflowRun
+
+SYNCED = ".synced"
+
+
+class OfflineRecordError(ValueError):
+    """An offline file that cannot be read (not JSON lines of records)."""
+
+
+@dataclass
+class SyncReport:
+    files: int = 0
+    runs: int = 0
+    metrics: int = 0
+    run_ids: dict[str, str] = field(default_factory=dict)  # offline id -> store id
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    records = []
+    lines = path.read_text().splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            record["kind"], record["data"]  # noqa: B018 - both must be there
+        except (ValueError, KeyError, TypeError):
+            if number == len(lines):
+                continue  # a last line cut short by a kill: the records before it stand
+            raise OfflineRecordError(f"{path}:{number}: not an offline MLflow record") from None
+        records.append(record)
+    return records
+
+
+def _replay(run: MLflowRun, records: list[dict[str, Any]]) -> tuple[int, str]:
+    """Send ``records`` to ``run``; returns (metric count, final status)."""
+    metrics, status = 0, "FINISHED"
+    for record in records:
+        kind, data = record["kind"], record["data"]
+        if kind == "params":
+            run.log_params(data)
+        elif kind == "tags":
+            run.set_tags(data)
+        elif kind == "metrics":
+            for key, value, stamp, step in data:
+                run.log_metric(key, value, step, timestamp_ms=stamp)
+            metrics += len(data)
+        elif kind == "text":
+            for name, text in data.items():
+                run.log_text(text, name)
+        elif kind == "artifact":
+            if isinstance(data, dict):
+                run.log_artifact(data["path"], data.get("artifact_path"))
+            else:
+                run.log_artifact(data)
+        elif kind == "end":
+            status = str(data)
+    return metrics, status
+
+
+def sync_file(path: Path, uri: str, report: SyncReport) -> None:
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for record in read_records(path):
+        runs.setdefault(str(record.get("run_id") or f"file:{path.name}"), []).append(record)
+    for offline_id, records in runs.items():
+        first = records[0]
+        existing = None if offline_id.startswith(("offline-", "file:")) else offline_id
+        parent = first.get("parent_run_id")
+        run = MLflowRun(uri, first.get("experiment") or "twinmode", first.get("run_name"),
+                        parent_run_id=report.run_ids.get(parent, parent), run_id=existing,
+                        fallback=False)
+        metrics, status = _replay(run, records)
+        run.end(status)
+        report.run_ids[offline_id] = run.run_id or ""
+        report.runs += 1
+        report.metrics += metrics
+    path.rename(path.with_name(path.name + SYNCED))
+    report.files += 1
+
+
+def sync_offline(folder: str | Path, uri: str) -> SyncReport:
+    """Import every ``*.jsonl`` in ``folder`` into the store at ``uri`` (oldest first)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder of offline runs (runs logged while the "
+                                "store was unreachable go to mlruns-offline/)")
+    report = SyncReport()
+    for path in sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime):
+        sync_file(path, uri, report)
+    return report

@@ -1,0 +1,118 @@
+"""Who may write where in a checkpoint folder: one prefix per run, held with a lock.
+
+Several runs may share a folder (same experiment name, concurrent or one after another).
+Each claims a prefix (``lenet``, then ``lenet_1``, ``lenet_2`` ... as MindSpore names them)
+by taking an exclusive ``flock`` for as long as it trains; the kernel drops the lock when
+the process dies, so a killed run never blocks the next one. A prefix with files of an
+earlier run is not reused unless the new run resumes from one of them. Holding the lock
+also proves that temporaries of this prefix are stale (their writer died). The lock files
+live in ``<tmp>/twinmode-locks`` (named by a hash of the folder), not among the
+checkpoints; the shared ``latest`` pointer is written under a ``flock`` of the folder itself.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import chain, count
+from pathlib import Path
+
+_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
+
+
+class RunLock:
+    """An exclusive, non-blocking ``flock`` on one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self, block: bool = False) -> bool:
+        flags = os.O_RDONLY if self.path.is_dir() else os.O_RDONLY | os.O_CREAT
+        fd = os.open(self.path, flags, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if block else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+
+def run_prefixes(base: str) -> Iterator[str]:
+    yield base
+    for i in count(1):
+        yield f"{base}_{i}"
+
+
+def in_family(prefix: str, base: str) -> bool:
+    """``lenet`` and ``lenet_3`` are runs of ``lenet``."""
+    return prefix == base or (prefix.startswith(base + "_") and prefix[len(base) + 1:].isdigit())
+
+
+def _has_files(directory: Path, prefix: str) -> bool:
+    return any(m and m["prefix"] == prefix for m in map(_NAME.match, os.listdir(directory)))
+
+
+def claim_prefix(directory: Path, base: str, resumed: Path | None = None) -> tuple[str, RunLock]:
+    """The prefix this run writes under, and the lock that holds it (release at the end)."""
+    wanted = None
+    if resumed is not None and resumed.parent.resolve() == directory.resolve():
+        match = _NAME.match(resumed.name)
+        if match and in_family(match["prefix"], base):
+            wanted = match["prefix"]
+    candidates = chain([wanted] if wanted else [], (p for p in run_prefixes(base) if p != wanted))
+    for prefix in candidates:  # (run_prefixes is endless: a free prefix always comes)
+        lock = RunLock(lock_path(directory, prefix))
+        if not lock.acquire():
+            continue  # a running process holds it
+        if prefix != wanted and _has_files(directory, prefix):
+            lock.release()
+            continue  # an earlier run's files: not ours to overwrite or prune
+        clean_stale(directory, prefix)
+        return prefix, lock
+    raise AssertionError("unreachable")
+
+
+def clean_stale(directory: Path, prefix: str) -> None:
+    """Remove temporaries a killed writer left: this prefix's (we hold its lock) and the
+    pointer's (under the pointer lock)."""
+    for stale in directory.glob(f".{prefix}-*.tmp"):
+        stale.unlink(missing_ok=True)
+    with pointer_lock(directory):
+        for stale in directory.glob(".latest.*.tmp"):
+            stale.unlink(missing_ok=True)
+
+
+def shared_lock_path(name: str) -> Path:
+    """``<tmp>/twinmode-locks/<name>.lock``: a lock every process on this machine finds."""
+    folder = Path(tempfile.gettempdir()) / "twinmode-locks"
+    if not folder.is_dir():
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o1777)  # shared by every user's runs, as /tmp itself
+    return folder / f"{name}.lock"
+
+
+def lock_path(directory: Path, prefix: str) -> Path:
+    key = hashlib.sha256(str(directory.resolve()).encode()).hexdigest()[:16]
+    return shared_lock_path(f"{key}-{prefix}")
+
+
+@contextmanager
+def pointer_lock(directory: Path) -> Iterator[None]:
+    lock = RunLock(Path(directory))
+    lock.acquire(block=True)
+    try:
+        yield
+    finally:
+        lock.release()
