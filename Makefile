@@ -27,6 +27,7 @@ test-fast: install
 bench: install
 	$(PY) bench/step.py
 	$(PY) bench/data.py
+	$(PY) bench/control_flow.py
 
 lint: install
 	$(VENV)/bin/ruff check framework trainer datasets tests bench
