@@ -227,6 +227,14 @@ class LoopNet(nn.Cell):
         return self.fc2(h)
 
 
+def train_steps(net, xs, ys, steps: int, lr: float) -> list[float]:
+    """Momentum steps of softmax cross-entropy on the batches ``xs[k % len(xs)]``."""
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), lr, 0.9))
+    return [float(step(Tensor(xs[k % len(xs)]), Tensor(ys[k % len(xs)])).asnumpy())
+            for k in range(steps)]
+
+
 def test_training_a_net_with_data_dependent_depth_matches_pynative():
     rng = np.random.default_rng(1)
     xs = rng.standard_normal((3, 8, 4)).astype(np.float32)
@@ -235,9 +243,7 @@ def test_training_a_net_with_data_dependent_depth_matches_pynative():
     def train():
         ms.set_seed(2)
         net = LoopNet()
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.05, 0.9))
-        losses = [float(step(Tensor(xs[k % 3]), Tensor(ys[k % 3])).asnumpy()) for k in range(12)]
+        losses = train_steps(net, xs, ys, 12, 0.05)
         return losses, [p.asnumpy().copy() for p in net.trainable_params()]
 
     (e_losses, e_params), (g_losses, g_params) = run_in(ms.PYNATIVE_MODE, train), run_in(ms.GRAPH_MODE, train)
@@ -271,9 +277,7 @@ def test_tutorial_lenet_trains_equally_in_both_modes_and_prints_once(capfd):
     def train():
         ms.set_seed(0)
         net = TutorialLeNet()
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9))
-        losses = [float(step(Tensor(xs[i % 4]), Tensor(ys[i % 4])).asnumpy()) for i in range(50)]
+        losses = train_steps(net, xs, ys, 50, 0.01)
         return losses, net.counted.asnumpy().copy()
 
     capfd.readouterr()

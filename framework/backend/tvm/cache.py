@@ -112,16 +112,9 @@ def _digest(path: Path) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
-def _fsync_file(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """Flush a file's (or a directory's entries') writes to disk."""
     fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
@@ -187,10 +180,10 @@ def verified(path: Path, what: str = "compiled-kernel cache entry") -> bool:
 
 def seal(path: Path) -> None:
     """Write ``path``'s checksum file (after fsyncing ``path`` itself)."""
-    _fsync_file(path)
+    _fsync(path)
     digest, size = _digest(path)
     _write_synced(checksum_path(path), json.dumps({"sha256": digest, "size": size}).encode())
-    _fsync_dir(path.parent)
+    _fsync(path.parent)
 
 
 def store(path: Path, write: Callable[[str], None]) -> None:
@@ -202,7 +195,7 @@ def store(path: Path, write: Callable[[str], None]) -> None:
     tmp = temp_path(path, path.suffix)  # export_library picks the format by the suffix
     try:
         write(str(tmp))
-        _fsync_file(tmp)
+        _fsync(tmp)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
