@@ -76,7 +76,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Sqrt: elementwise.unary(relax.op.sqrt),
     _ew.ReLU: elementwise.unary(relax.op.nn.relu),
     _ew.Sigmoid: elementwise.unary(relax.op.sigmoid),
-    _ew.Tanh: elementwise.unary(relax.op.tanh),
+    _ew.Tanh: elementwise.lower_tanh,
     _reduce.ReduceSum: reduce.reduction(relax.op.sum),
     _reduce.ReduceMean: reduce.reduction(relax.op.mean),
     _reduce.ReduceMax: reduce.reduction(relax.op.max),
