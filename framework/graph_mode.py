@@ -98,7 +98,10 @@ class JitFunction:
         return bound
 
     def _lookup(self, args: tuple) -> CompiledGraph:
-        leaves, structure, rebuild = flatten(list(args))
+        return self._find(*flatten(list(args)))
+
+    def _find(self, leaves: list[Any], structure: Any, rebuild: Callable) -> CompiledGraph:
+        """The compiled graph for these flattened arguments (compiling it if needed)."""
         key = (structure, get_context("device_target"), get_context("tuning"),
                bool(get_context("save_graphs")) or self.ir_dir is not None)
         candidates = self._cache.setdefault(key, [])
@@ -118,8 +121,8 @@ class JitFunction:
             raise TypeError(f"{self.name}: graph mode takes positional arguments only")
         if is_tracing():  # called inside another traced function: inline it
             return convert(self.fn)(*args)
-        compiled = self._lookup(args)
-        return compiled.run(tensors(flatten(list(args))[0]))
+        leaves, structure, rebuild = flatten(list(args))
+        return self._find(leaves, structure, rebuild).run(tensors(leaves))
 
     def compile(self, *args: Any, load: bool = True) -> dict[str, Any]:
         """Trace and compile for these arguments' signature without running; the summary.

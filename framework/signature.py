@@ -23,27 +23,58 @@ def _leaf_key(leaf: Any) -> Any:
         return (type(leaf).__name__, repr(leaf))
 
 
+class Tree:
+    """The structure of a value: tuples, lists and dicts down to leaves."""
+
+    __slots__ = ("kind", "children", "keys", "size")
+
+    def __init__(self, value: Any) -> None:
+        if isinstance(value, tuple | list):
+            self.kind, self.keys = type(value), None
+            self.children = [Tree(v) for v in value]
+        elif isinstance(value, dict):
+            self.kind, self.keys = dict, list(value)
+            self.children = [Tree(value[k]) for k in self.keys]
+        else:
+            self.kind, self.keys, self.children = None, None, []
+        self.size = 1 if self.kind is None else sum(c.size for c in self.children)
+
+    def signature(self) -> Any:
+        """A hashable description of the structure (not of the leaves)."""
+        if self.kind is None:
+            return None
+        return (self.kind.__name__, tuple(self.keys or ()), tuple(c.signature() for c in self.children))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tree) and self.signature() == other.signature()
+
+    def rebuild(self, leaves: list[Any]) -> Any:
+        """The structure again, with ``leaves`` in place of the old ones."""
+        if self.kind is None:
+            return leaves[0]
+        parts, pos = [], 0
+        for child in self.children:
+            parts.append(child.rebuild(leaves[pos:pos + child.size]))
+            pos += child.size
+        if self.kind is dict:
+            return dict(zip(self.keys, parts))
+        return parts if self.kind is list else tuple(parts)
+
+
+def leaves(value: Any) -> list[Any]:
+    """The leaves of nested tuples/lists/dicts, in order."""
+    if isinstance(value, tuple | list):
+        return [leaf for v in value for leaf in leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in leaves(v)]
+    return [value]
+
+
 def flatten(obj: Any) -> tuple[list[Any], Any, Callable[[list[Any]], Any]]:
     """(leaves of nested tuples/lists/dicts, the structure's key, a function rebuilding
     the structure from new leaves)."""
-    if isinstance(obj, tuple | list):
-        parts = [flatten(o) for o in obj]
-        sizes = [len(p[0]) for p in parts]
-
-        def rebuild(leaves: list[Any]) -> Any:
-            out, i = [], 0
-            for (_, _, fn), n in zip(parts, sizes):
-                out.append(fn(leaves[i:i + n]))
-                i += n
-            return out if isinstance(obj, list) else tuple(out)
-
-        key = (type(obj).__name__, tuple(p[1] for p in parts))
-        return [leaf for p in parts for leaf in p[0]], key, rebuild
-    if isinstance(obj, dict):
-        keys = list(obj)
-        leaves, inner, rebuild_values = flatten([obj[k] for k in keys])
-        return leaves, ("dict", tuple(keys), inner), lambda ls: dict(zip(keys, rebuild_values(ls)))
-    return [obj], _leaf_key(obj), lambda ls: ls[0]
+    tree, found = Tree(obj), leaves(obj)
+    return found, (tree.signature(), tuple(_leaf_key(leaf) for leaf in found)), tree.rebuild
 
 
 def tensors(leaves: list[Any]) -> list[Any]:

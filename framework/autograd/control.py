@@ -26,10 +26,7 @@ from ..ir.control import ControlFlow, strip_side_effects
 from ..ir.graph import Graph
 from . import tape as _tape
 from .backward import backprop
-
-
-def _tuple(value: Any) -> tuple:
-    return value if isinstance(value, tuple) else (value,)
+from .grad import _as_tuple
 
 
 def _floating(t: Any) -> bool:
@@ -65,7 +62,7 @@ def replay(graph: Graph, inputs: list[Any]) -> list[Any]:
             result = interp.add_node(prim, tensors, values, specs)
         else:
             result = prim(*args)
-        for value, tensor in zip(node.outputs, _tuple(result)):
+        for value, tensor in zip(node.outputs, _as_tuple(result)):
             env[value.id] = tensor
     return [get(v) for v in graph.outputs]
 
@@ -116,7 +113,7 @@ def _substitute(tape: _tape.Tape, outs: list[Any], known: list[Any]) -> list[Any
 def _cotangents(out: Any, dout: Any) -> list[Any]:
     from ..ops import functional as F
 
-    return [F.zeros_like(o) if d is None else d for o, d in zip(_tuple(out), _tuple(dout))]
+    return [F.zeros_like(o) if d is None else d for o, d in zip(_as_tuple(out), _as_tuple(dout))]
 
 
 def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
@@ -148,7 +145,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
 
     n = prim.n_carried
     init, invariants = list(inputs[:n]), list(inputs[n:])
-    outs, douts = _tuple(out), _cotangents(out, dout)
+    outs, douts = _as_tuple(out), _cotangents(out, dout)
     float_carried = [i for i in range(n) if _floating(init[i])]
     float_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _floating(t)]
     if not float_carried and not float_inv:
@@ -169,7 +166,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     interp = current()
     tensors = (*init, *invariants, outs[-1], *cotangents)
     values = tuple(interp.value_of(t) for t in tensors)
-    grads = _tuple(interp.add_node(node, tensors, values, node.out_specs(*values)))
+    grads = _as_tuple(interp.add_node(node, tensors, values, node.out_specs(*values)))
     result: list[Any] = [None] * len(inputs)
     for i, g_i in zip(float_carried, grads[: len(float_carried)]):
         result[i] = g_i if needs[i] else None

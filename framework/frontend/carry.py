@@ -17,19 +17,16 @@ from typing import Any
 import numpy as np
 
 from ..errors import SourceLocation, user_location, with_location
+from ..interpreters.regions import NUMBERS, number_dtype, same_python_value
 from ..ir.graph import GraphModeError
+from ..signature import Tree
+from ..signature import leaves as leaves_of
 from ..tensor import Tensor
-from .undefined import Tree, Undefined, flatten, skeleton
-
-_NUMBER = (bool, int, float, np.number, np.bool_)
+from .undefined import Undefined
 
 
 def _promote(value: Any) -> Tensor:
-    if isinstance(value, bool | np.bool_):
-        return Tensor(np.asarray(value, np.bool_))
-    if isinstance(value, int | np.integer):
-        return Tensor(np.asarray(value, np.int64))
-    return Tensor(np.asarray(value, np.float32))
+    return Tensor(np.asarray(value, number_dtype(value)))
 
 
 class Carry:
@@ -40,16 +37,16 @@ class Carry:
         self.static: list[Any] = []
         self.specs: list[list[tuple[tuple[int, ...], np.dtype]]] = []
         for value in init:
-            leaves = flatten(value)
+            leaves = leaves_of(value)
             if isinstance(value, Undefined):
                 kind = "local"
             elif any(isinstance(leaf, Tensor) for leaf in leaves) or (
-                    leaves and all(isinstance(leaf, _NUMBER) for leaf in leaves)):
+                    leaves and all(isinstance(leaf, NUMBERS) for leaf in leaves)):
                 kind = "carried"
             else:
                 kind = "static"
             self.kinds.append(kind)
-            self.trees.append(skeleton(value) if kind == "carried" else None)
+            self.trees.append(Tree(value) if kind == "carried" else None)
             self.static.append(value)
             self.specs.append([])
 
@@ -67,7 +64,7 @@ class Carry:
         for k, (kind, value) in enumerate(zip(self.kinds, values)):
             name = self.names[k]
             if kind == "static":
-                if value is not self.static[k] and not _same(value, self.static[k]):
+                if not same_python_value(value, self.static[k]):
                     raise self._error(
                         f"variable {name!r} is the Python value {self.static[k]!r} before the loop "
                         f"and {value!r} after an iteration; only tensors (and numbers) can "
@@ -75,10 +72,10 @@ class Carry:
                 continue
             if kind == "local":
                 continue
-            if isinstance(value, Undefined) or skeleton(value) != self.trees[k]:
+            if isinstance(value, Undefined) or Tree(value) != self.trees[k]:
                 raise self._error(f"variable {name!r} changes its structure inside the loop "
                                   f"(from {self.static[k]!r} to {value!r})")
-            for j, leaf in enumerate(flatten(value)):
+            for j, leaf in enumerate(leaves_of(value)):
                 if first:
                     tensor = leaf if isinstance(leaf, Tensor) else _promote(leaf)
                     self.specs[k].append((tuple(tensor.shape), np.dtype(tensor._data.dtype)))
@@ -110,17 +107,10 @@ class Carry:
                 continue
             pos += self.trees[k].size
             if index < pos:
-                first, second = error.first, error.second
                 return self._error(
-                    f"variable {self.names[k]!r} is {np.dtype(first.dtype).name}{list(first.shape)} "
-                    f"before the loop and {np.dtype(second.dtype).name}{list(second.shape)} after "
+                    f"variable {self.names[k]!r} is {error.first} before the loop and "
+                    f"{error.second} after "
                     "an iteration; a loop on a tensor condition must keep each variable's shape "
                     "and dtype (cast it before the loop)")
         return self._error(f"a loop-carried value changes inside the loop: {error}")
 
-
-def _same(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b)
-    except Exception:
-        return False

@@ -22,9 +22,11 @@ from ..errors import SourceLocation, user_location, with_location
 from ..interpreters import is_tracing
 from ..interpreters.regions import MISSING, RegionMismatch, stage_if, stage_while
 from ..ir.graph import GraphModeError, Value
+from ..signature import Tree
+from ..signature import leaves as leaves_of
 from ..tensor import Tensor
 from .jumps import FLAGGED_RETURN
-from .undefined import Tree, Undefined, flatten, skeleton
+from .undefined import Undefined
 
 
 def is_variable(x: Any) -> bool:
@@ -79,9 +81,9 @@ def _staged_if(c: Tensor, then_fn: Callable, else_fn: Callable, names: tuple[str
     def branch(fn: Callable) -> Callable[[], list]:
         def run() -> list:
             values = fn()
-            trees.append([skeleton(v) for v in values])
+            trees.append([Tree(v) for v in values])
             return [MISSING if isinstance(leaf, Undefined) else leaf
-                    for v in values for leaf in flatten(v)]
+                    for v in values for leaf in leaves_of(v)]
         return run
 
     def owner(index: int) -> int:
@@ -116,17 +118,8 @@ def _staged_if(c: Tensor, then_fn: Callable, else_fn: Callable, names: tuple[str
 def _mismatch(error: RegionMismatch, var: str | None, what: str, lineno: int) -> GraphModeError:
     owner = f"variable {var!r}" if var else "a value"
     return GraphModeError(with_location(
-        f"graph mode: {owner} differs between {what}: {_describe(error.first)} vs "
-        f"{_describe(error.second)}; give it the same structure, shape and dtype on every path",
-        _where(lineno)))
-
-
-def _describe(v: Any) -> str:
-    dtype = v.dtype if isinstance(v.dtype, str) else np.dtype(v.dtype).name
-    if dtype == "undefined":
-        return "undefined"
-    shape = v.shape if isinstance(v.shape, str) else list(v.shape)
-    return f"{dtype}{shape}" if not isinstance(v.shape, str) else f"{dtype} {shape}"
+        f"graph mode: {owner} differs between {what}: {error.first} vs {error.second}; give it "
+        "the same structure, shape and dtype on every path", _where(lineno)))
 
 
 def ifexp(cond: Any, then: Callable[[], Any], other: Callable[[], Any], lineno: int) -> Any:

@@ -1,4 +1,4 @@
-"""Values of converted code's variables: the Undefined placeholder and leaf structures."""
+"""The value of a converted function's variable that has none on this path."""
 
 from __future__ import annotations
 
@@ -38,51 +38,3 @@ class Undefined:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _fail
     __rtruediv__ = __matmul__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = __array__ = _fail
     __floordiv__ = __mod__ = __pow__ = __int__ = __float__ = __index__ = _fail
-
-
-class Tree:
-    """The structure of a value: tuples, lists and dicts down to leaves."""
-
-    __slots__ = ("kind", "children", "keys", "size")
-
-    def __init__(self, value: Any) -> None:
-        if isinstance(value, tuple | list):
-            self.kind, self.keys = type(value), None
-            self.children = [Tree(v) for v in value]
-        elif isinstance(value, dict):
-            self.kind, self.keys = dict, list(value)
-            self.children = [Tree(value[k]) for k in self.keys]
-        else:
-            self.kind, self.keys, self.children = None, None, []
-        self.size = 1 if self.kind is None else sum(c.size for c in self.children)
-
-    def signature(self) -> Any:
-        if self.kind is None:
-            return None
-        return (self.kind.__name__, tuple(self.keys or ()), tuple(c.signature() for c in self.children))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Tree) and self.signature() == other.signature()
-
-    def rebuild(self, leaves: list[Any]) -> Any:
-        if self.kind is None:
-            return leaves[0]
-        parts, pos = [], 0
-        for child in self.children:
-            parts.append(child.rebuild(leaves[pos:pos + child.size]))
-            pos += child.size
-        if self.kind is dict:
-            return dict(zip(self.keys, parts))
-        return self.kind(parts) if self.kind is list else tuple(parts)
-
-
-def flatten(value: Any) -> list[Any]:
-    if isinstance(value, tuple | list):
-        return [leaf for v in value for leaf in flatten(v)]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in flatten(v)]
-    return [value]
-
-
-def skeleton(value: Any) -> Tree:
-    return Tree(value)

@@ -33,16 +33,23 @@ from .trace import Scope, TraceInterpreter
 
 
 class RegionMismatch(ValueError):
-    """Two paths give a value of different shape or dtype at output ``index``."""
+    """Two paths give different values at output ``index`` (-1: different counts);
+    ``first`` and ``second`` describe them (``float32[2, 3]``, ``int 3``, ``undefined``)."""
 
-    def __init__(self, index: int, first: Value, second: Value, what: str) -> None:
-        self.index, self.first, self.second = index, first, second
-        super().__init__(f"{what}: output {index} is {_spec(first)} on one path and "
-                         f"{_spec(second)} on the other")
+    def __init__(self, index: int, first: Any, second: Any, what: str) -> None:
+        self.index, self.first, self.second = index, describe(first), describe(second)
+        super().__init__(f"{what}: output {index} is {self.first} on one path and "
+                         f"{self.second} on the other")
 
 
-def _spec(v: Any) -> str:
-    return f"{np.dtype(v.dtype).name}{list(v.shape)}"
+def describe(v: Any) -> str:
+    """A value as mismatch messages show it: a spec for tensors and IR values."""
+    if v is MISSING:
+        return "undefined"
+    data = getattr(v, "_data", v)
+    if hasattr(data, "shape") and hasattr(data, "dtype"):
+        return f"{np.dtype(data.dtype).name}{list(data.shape)}"
+    return f"{type(v).__name__} {v!r}"
 
 
 class Region:
@@ -121,12 +128,6 @@ def _align_captures(regions: list[Region], n_fixed: int) -> list[Any]:
     return [tensor for tensor, _ in order]
 
 
-def _check_same(first: list[Value], second: list[Value], what: str) -> None:
-    for i, (a, b) in enumerate(zip(first, second)):
-        if a.shape != b.shape or a.dtype != b.dtype:
-            raise RegionMismatch(i, a, b, what)
-
-
 MISSING = object()  # a result that exists on neither path, or on one path only
 
 
@@ -151,22 +152,22 @@ def _merge(then: Any, other: Any, index: int, zero_fill: bool) -> tuple[Any, Any
             spec = tensor._data
             const = Tensor._wrap(np.full(spec.shape, python, dtype=np.dtype(spec.dtype)))
             return (then, const) if a_t else (const, other)
-        raise RegionMismatch(index, _Py(then), _Py(other), "if/else")
+        raise RegionMismatch(index, then, other, "if/else")
     if then is MISSING or other is MISSING:
         return MISSING
-    if then is other or (type(then) is type(other) and _equal(then, other)):
+    if same_python_value(then, other):
         return then
-    if isinstance(then, _NUMBERS) and isinstance(other, _NUMBERS):  # e.g. a flag set on one path
-        dtype = _number_dtype(then, other)
+    if isinstance(then, NUMBERS) and isinstance(other, NUMBERS):  # e.g. a flag set on one path
+        dtype = number_dtype(then, other)
         return Tensor(np.asarray(then, dtype)), Tensor(np.asarray(other, dtype))
-    raise RegionMismatch(index, _Py(then), _Py(other), "if/else")
+    raise RegionMismatch(index, then, other, "if/else")
 
 
-_NUMBERS = (bool, int, float, np.bool_, np.number)
+NUMBERS = (bool, int, float, np.bool_, np.number)
 
 
-def _number_dtype(*values: Any) -> np.dtype:
-    """bool, int64 or float32: the dtype two different Python numbers join in."""
+def number_dtype(*values: Any) -> np.dtype:
+    """bool, int64 or float32: the dtype Python numbers become as tensors (joined)."""
     if all(isinstance(v, bool | np.bool_) for v in values):
         return np.dtype(np.bool_)
     if all(isinstance(v, bool | int | np.bool_ | np.integer) for v in values):
@@ -174,26 +175,14 @@ def _number_dtype(*values: Any) -> np.dtype:
     return np.dtype(np.float32)
 
 
-def _equal(a: Any, b: Any) -> bool:
+def same_python_value(a: Any, b: Any) -> bool:
+    """Whether two Python values are one (identical, or of one type and equal)."""
+    if a is b:
+        return True
     try:
-        return bool(a == b)
+        return type(a) is type(b) and bool(a == b)
     except Exception:
         return False
-
-
-class _Py:
-    """A Python value standing where a spec is printed in a mismatch message."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    @property
-    def shape(self) -> str:
-        return "" if self.value is MISSING else repr(self.value)
-
-    @property
-    def dtype(self) -> str:
-        return "undefined" if self.value is MISSING else type(self.value).__name__
 
 
 def stage_if(cond: Any, then_fn: Callable[[], list], else_fn: Callable[[], list],
@@ -211,7 +200,7 @@ def stage_if(cond: Any, then_fn: Callable[[], list], else_fn: Callable[[], list]
         regions.append(region)
     then, other = regions
     if len(raw[0]) != len(raw[1]):
-        raise RegionMismatch(-1, _Py(len(raw[0])), _Py(len(raw[1])), "if/else")
+        raise RegionMismatch(-1, len(raw[0]), len(raw[1]), "if/else")
     joined = [_merge(a, b, i, zero_fill(i)) for i, (a, b) in enumerate(zip(*raw))]
     pairs = [j for j in joined if isinstance(j, tuple)]
     params: dict[int, Any] = {}
@@ -224,7 +213,6 @@ def stage_if(cond: Any, then_fn: Callable[[], list], else_fn: Callable[[], list]
             region.outputs += [region.scope.updates[key][1] if key in region.scope.updates
                                else interp.value_of(p) for key, p in params.items()]
         region.graph.outputs = region.outputs
-    _check_same(then.outputs, other.outputs, "if/else")
     outer = _align_captures(regions, 0)
     prim = If(then.graph, other.graph)
     values = (interp.value_of(cond), *[interp.value_of(t) for t in outer])
@@ -262,7 +250,9 @@ def stage_while(cond_fn: Callable[[list], Any], body_fn: Callable[[list], list],
         if not new:
             break
         params += new
-    _check_same(body.carried_inputs + body.param_inputs, body.outputs, "loop body")
+    for i, (a, b) in enumerate(zip(body.carried_inputs + body.param_inputs, body.outputs)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            raise RegionMismatch(i, a, b, "loop body")
     with Region("cond", init, params) as cond:
         flag = cond_fn(list(cond.inputs))
         cond.finish([flag], carried=False)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .._io import atomic_write
 from ..autograd import tape as _tape
 from ..errors import user_location, with_location
 from ..ir.graph import Graph, GraphModeError, Node, Value
@@ -174,8 +175,6 @@ class TraceInterpreter(Interpreter):
         """analyze_fail.ir: the IR traced so far, the failing node marked, the message."""
         if self.fail_dir is None:
             return None
-        from ..serialization import atomic_write
-
         report = os.path.join(self.fail_dir, "analyze_fail.ir")
         text = to_text(self.root.graph, "traced until the failure", failed=failed)
         if self.scope is not self.root:

@@ -160,7 +160,7 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     n, m = prim.n_carried, prim.n_invariants
     init, inv, count, gout = args[:n], args[n:n + m], args[n + m], args[n + m + 1:]
     rows = Rows(builder, init)
-    bufs = builder.saved_rows.get(prim.forward_uid)
+    bufs = builder.saved_rows(prim.forward_uid)
     if bufs is None:  # the forward loop saved nothing here: run it again, saving
         body_gv = builder.function(f"wgrad{k}_body", prim.body_graph)
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)

@@ -50,8 +50,9 @@ class RelaxBuilder:
         self.ids = itertools.count()
         self.stubs: list[str] = []
         self.row_writers: dict = {}  # (row shape, dtype) -> in-place row writer (loop_grad.py)
-        self.saved_rows: dict[int, list] = {}  # forward While uid -> its saved state rows
-        self.saving: set[int] = set()  # While uids whose backward is in the same function
+        # per function being lowered (innermost last): forward While uid -> the state rows it
+        # saved (None until lowered) for each While whose backward is in that function
+        self.frames: list[dict[int, list | None]] = []
 
     def module(self) -> tvm.IRModule:
         mod = self.bb.get()
@@ -63,11 +64,17 @@ class RelaxBuilder:
         params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", _ty(v)) for i, v in enumerate(graph.inputs)]
         env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
         bb = self.bb
+        self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
         with bb.function(name, params, pure=not _impure(graph), private=private):
             self._body(graph, env)
+            self.frames.pop()
             outputs = [self._arg(env, v) for v in graph.outputs]
             # a function returning an empty tuple from an If branch crashes the VM
             return bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
+
+    def saved_rows(self, forward_uid: int | None) -> list | None:
+        """The state rows a While of the function being lowered saved (None if it did not)."""
+        return self.frames[-1].get(forward_uid) if self.frames else None
 
     def _arg(self, env: dict[int, relax.Expr], v: Any) -> relax.Expr:
         if v.id not in env:
@@ -85,7 +92,6 @@ class RelaxBuilder:
             last_use[v.id] = len(graph.nodes)
         bb, i = self.bb, 0
         nodes = graph.nodes
-        self.saving |= {n.prim.forward_uid for n in nodes if isinstance(n.prim, WhileGrad)}
         while i < len(nodes):
             if self._special(nodes[i]):
                 self._emit_special(nodes[i], env)
@@ -138,10 +144,10 @@ class RelaxBuilder:
         k = next(self.ids)
         cond_gv = self.function(f"while{k}_cond", prim.cond_graph)
         body_gv = self.function(f"while{k}_body", prim.body_graph)
-        if prim.uid in self.saving:  # its backward follows: save the states as it runs
-            final, count, rows = emit_saving_loop(self, f"while{k}", cond_gv, body_gv, args,
-                                                  prim.n_carried)
-            self.saved_rows[prim.uid] = rows
+        frame = self.frames[-1]
+        if prim.uid in frame:  # its backward follows in this function: save states as it runs
+            final, count, frame[prim.uid] = emit_saving_loop(self, f"while{k}", cond_gv, body_gv,
+                                                             args, prim.n_carried)
         else:
             final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
                                      self.stubs)
