@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import tvm
+import tvm_ffi
 from tvm import relax
 from tvm.target import codegen
 
@@ -28,6 +29,9 @@ from .relax_builder import to_relax
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
+ALIGNMENT = 64  # bytes: what TVM assumes of the buffers its kernels are given
+BORROW_BYTES = 4096  # inputs from this size on are borrowed, not copied (CPU)
+_CPU = tvm.cpu().dlpack_device_type()
 
 
 def make_target(device_target: str) -> tvm.target.Target:
@@ -59,7 +63,24 @@ class Executable:
         self._main = None if module is None else self.vm["main"]
 
     def to_device(self, array: np.ndarray) -> Any:
+        """A device copy of ``array``; on the CPU, a borrowed view of its memory where the
+        kernels' 64-byte alignment allows (the graph never writes its inputs). Small arrays
+        are copied: that is as cheap, and 0-d ones do not survive the DLPack round trip."""
+        array = np.asarray(array)
+        if array.nbytes >= BORROW_BYTES and self.device.dlpack_device_type() == _CPU \
+                and array.flags.c_contiguous and array.ctypes.data % ALIGNMENT == 0:
+            try:
+                return tvm_ffi.from_dlpack(array, require_alignment=ALIGNMENT, require_contiguous=True)
+            except (BufferError, TypeError, ValueError):  # e.g. read-only arrays on older NumPy
+                pass
         return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
+
+    def owned(self, array: Any, borrowed: list[Any]) -> Any:
+        """``array``, copied if it is one of the ``borrowed`` inputs (so that state kept
+        across calls, such as a parameter, never aliases the caller's memory)."""
+        if any(array.same_as(b) for b in borrowed):
+            return tvm.runtime.tensor(array.numpy(), self.device)
+        return array
 
     def param_array(self, param: Any) -> Any:
         """The parameter's value on this device, uploaded only when the host copy is newer."""

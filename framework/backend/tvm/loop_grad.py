@@ -24,7 +24,7 @@ import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 
-from .loops import emit_loop, fresh_type
+from .loops import call, emit_loop, fresh_type
 
 FIRST_CAPACITY = 8  # rows of a growing buffer at the start
 
@@ -131,28 +131,19 @@ def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv:
     first = [bb.match_cast(b, relax.TensorType([tvm.tirx.Var("rows", "int64"), *row], dtype))
              for b, row, dtype in zip(rows.alloc(_int(FIRST_CAPACITY)), rows.rows, rows.stored)]
     grow = rows.grow_function(f"{name}_grow", first)
-    loop_args = [*args[:n], _int(0), _int(FIRST_CAPACITY), *first, *args[n:]]
     nb = len(first)
+    loop_args = [*args[:n], _int(FIRST_CAPACITY), *first, *args[n:]]
 
-    def params() -> list[relax.Var]:
-        return [relax.Var(f"a{i}", fresh_type(a.ty)) for i, a in enumerate(loop_args)]
+    def body(v: list[relax.Expr], k: relax.Expr) -> list[relax.Expr]:
+        cap, bufs = rows.ensure(grow, k, v[n], v[n + 1:n + 1 + nb])
+        bufs = rows.write(bufs, v[:n], k)
+        return [*call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n), cap, *bufs]
 
-    s = params()
-    with bb.function(f"{name}_cond", s, private=True):
-        cond = bb.emit_func_output(bb.emit(relax.Call(cond_gv, [*s[:n], *s[n + 2 + nb:]])))
-    s = params()
-    with bb.function(f"{name}_body", s, pure=False, private=True):
-        k, cap, bufs, inv = s[n], s[n + 1], s[n + 2:n + 2 + nb], s[n + 2 + nb:]
-        cap, bufs = rows.ensure(grow, k, cap, bufs)
-        bufs = rows.write(bufs, s[:n], k)
-        ran = bb.emit(relax.Call(body_gv, [*s[:n], *inv]))
-        new = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
-        nxt = bb.emit(relax.op.add(k, _int(1)))
-        body = bb.emit_func_output(relax.Tuple([*new, nxt, cap, *bufs]))
-    final, count = emit_loop(bb, name, cond, body, loop_args, n + 2 + nb, builder.stubs)
-    cap, bufs = rows.ensure(grow, count, final[n + 1], final[n + 2:n + 2 + nb])
+    final, count = emit_loop(bb, name, lambda v, _: call(bb, cond_gv, [*v[:n], *v[n + 1 + nb:]], 1)[0],
+                             body, loop_args, n + 1 + nb, builder.stubs)
+    cap, bufs = rows.ensure(grow, count, final[n], final[n + 1:n + 1 + nb])
     bufs = rows.write(bufs, final[:n], count)  # row n: the final state
-    return final[:n] + final[n + 2 + nb:], count, bufs
+    return final[:n] + final[n + 1 + nb:], count, bufs
 
 
 def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) -> list[relax.Expr]:
@@ -166,27 +157,23 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
     vjp_gv = builder.function(f"wgrad{k}_vjp", prim.vjp_graph)
 
-    # reverse: k = n-1 .. 0: (g, g_inv_k) = vjp(row k, inv, row k+1, g); g_inv += g_inv_k
+    # reverse: k = n-1 .. 0: (g, sums) = vjp(row k, inv, row k+1, g, sums)
     n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
     g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
               for v in prim.vjp_graph.outputs[n_g:]]
     start = bb.emit(relax.op.subtract(count, _int(1)))
     rev_args = [start, *gout, *g_inv0, *bufs, *inv]
-    s = [relax.Var(f"r{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(rev_args)]
-    with bb.function(f"wgrad{k}_rev_cond", s, private=True):
-        going = bb.emit(relax.op.greater_equal(s[0], _int(0)))
-        rev_cond = bb.emit_func_output(relax.Tuple([going]))
-    s = [relax.Var(f"r{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(rev_args)]
-    kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
-    rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
-    with bb.function(f"wgrad{k}_rev_body", s, pure=False, private=True):
+
+    def body(s: list[relax.Expr], _: relax.Expr) -> list[relax.Expr]:
+        kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
+        rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
         after = bb.emit(relax.op.add(kv, _int(1)))
-        r = bb.emit(relax.Call(vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g]))
-        outs = [bb.emit(relax.TupleGetItem(r, i)) for i in range(n_g + n_w)]
-        acc = [bb.emit(relax.op.add(a, b)) for a, b in zip(g_inv, outs[n_g:])]
-        prev = bb.emit(relax.op.subtract(kv, _int(1)))
-        rev_body = bb.emit_func_output(relax.Tuple([prev, *outs[:n_g], *acc]))
-    final, _ = emit_loop(bb, f"wgrad{k}_rev", rev_cond, rev_body, rev_args, 1 + n_g + n_w, builder.stubs)
+        outs = call(bb, vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g, *g_inv],
+                    n_g + n_w)
+        return [bb.emit(relax.op.subtract(kv, _int(1))), *outs]
+
+    final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, _: bb.emit(relax.op.greater_equal(s[0], _int(0))),
+                         body, rev_args, 1 + n_g + n_w, builder.stubs)
     return final[1:1 + n_g + n_w]
 
 
@@ -195,16 +182,12 @@ def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: l
     """Run the body ``count`` times from ``init``, writing rows 0 .. count."""
     bb, n = builder.bb, len(init)
     bufs = rows.alloc(bb.emit(relax.op.add(count, _int(1))))
-    save_args = [_int(0), *init, *bufs, count, *inv]
-    s = [relax.Var(f"a{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(save_args)]
-    with bb.function(f"{name}_cond", s, private=True):
-        cond = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.less(s[0], s[1 + 2 * n]))]))
-    s = [relax.Var(f"a{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(save_args)]
-    kv, state, sbufs, sinv = s[0], s[1:1 + n], s[1 + n:1 + 2 * n], s[2 + 2 * n:]
-    with bb.function(f"{name}_body", s, pure=False, private=True):
-        written = rows.write(sbufs, state, kv)
-        ran = bb.emit(relax.Call(body_gv, [*state, *sinv]))
-        new_state = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
-        body = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.add(kv, _int(1))), *new_state, *written]))
-    final, _ = emit_loop(bb, name, cond, body, save_args, 1 + 2 * n, builder.stubs)
-    return rows.write(final[1 + n:1 + 2 * n], final[1:1 + n], count)  # row n: the final state
+    save_args = [*init, *bufs, count, *inv]
+
+    def body(s: list[relax.Expr], kv: relax.Expr) -> list[relax.Expr]:
+        written = rows.write(s[n:2 * n], s[:n], kv)
+        return [*call(bb, body_gv, [*s[:n], *s[2 * n + 1:]], n), *written]
+
+    final, _ = emit_loop(bb, name, lambda s, kv: bb.emit(relax.op.less(kv, s[2 * n])),
+                         body, save_args, 2 * n, builder.stubs)
+    return rows.write(final[n:2 * n], final[:n], count)  # row n: the final state

@@ -24,7 +24,7 @@ from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
 from .loop_grad import emit_saving_loop, lower_while_grad
-from .loops import emit_loop
+from .loops import call, emit_loop
 from .lowerings import lower_node
 
 
@@ -149,8 +149,9 @@ class RelaxBuilder:
             final, count, frame[prim.uid] = emit_saving_loop(self, f"while{k}", cond_gv, body_gv,
                                                              args, prim.n_carried)
         else:
-            final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
-                                     self.stubs)
+            final, count = emit_loop(self.bb, f"while{k}", lambda v, _: call(self.bb, cond_gv, v, 1)[0],
+                                     lambda v, _: call(self.bb, body_gv, v, prim.n_carried), args,
+                                     prim.n_carried, self.stubs)
         return final[: prim.n_carried] + [count]
 
 
