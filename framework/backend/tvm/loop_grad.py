@@ -24,6 +24,7 @@ import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 
+from .hoist import hoist_transposes
 from .loops import call, emit_loop, fresh_type
 
 FIRST_CAPACITY = 8  # rows of a growing buffer at the start
@@ -155,21 +156,24 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     if bufs is None:  # the forward loop saved nothing here: run it again, saving
         body_gv = builder.function(f"wgrad{k}_body", prim.body_graph)
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
-    vjp_gv = builder.function(f"wgrad{k}_vjp", prim.vjp_graph)
+    vjp, hoisted = hoist_transposes(prim.vjp_graph, prim.vjp_graph.inputs[n:n + m])
+    vjp_gv = builder.function(f"wgrad{k}_vjp", vjp)
+    inv_t = [bb.emit(relax.op.permute_dims(inv[j], [1, 0])) for j in hoisted]  # once, not per iteration
 
     # reverse: k = n-1 .. 0: (g, sums) = vjp(row k, inv, row k+1, g, sums)
     n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
     g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
               for v in prim.vjp_graph.outputs[n_g:]]
     start = bb.emit(relax.op.subtract(count, _int(1)))
-    rev_args = [start, *gout, *g_inv0, *bufs, *inv]
+    rev_args = [start, *gout, *g_inv0, *bufs, *inv, *inv_t]
 
     def body(s: list[relax.Expr], _: relax.Expr) -> list[relax.Expr]:
         kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
-        rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
+        rbufs = s[1 + n_g + n_w:1 + n_g + n_w + n]
+        rinv, rinv_t = s[1 + n_g + n_w + n:1 + n_g + n_w + n + m], s[1 + n_g + n_w + n + m:]
         after = bb.emit(relax.op.add(kv, _int(1)))
-        outs = call(bb, vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g, *g_inv],
-                    n_g + n_w)
+        outs = call(bb, vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g, *g_inv,
+                                 *rinv_t], n_g + n_w)
         return [bb.emit(relax.op.subtract(kv, _int(1))), *outs]
 
     final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, _: bb.emit(relax.op.greater_equal(s[0], _int(0))),
