@@ -22,6 +22,7 @@ from tvm import relax
 from tvm.target import codegen
 
 from ..._io import atomic_write
+from ..._memory import ALIGNMENT, aligned_copy
 from ...ir import Graph
 from . import cache
 from .cache import cache_dir
@@ -29,8 +30,6 @@ from .relax_builder import to_relax
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
-ALIGNMENT = 64  # bytes: what TVM assumes of the buffers its kernels are given
-BORROW_BYTES = 4096  # inputs from this size on are borrowed, not copied (CPU)
 _CPU = tvm.cpu().dlpack_device_type()
 
 
@@ -63,17 +62,18 @@ class Executable:
         self._main = None if module is None else self.vm["main"]
 
     def to_device(self, array: np.ndarray) -> Any:
-        """A device copy of ``array``; on the CPU, a borrowed view of its memory where the
-        kernels' 64-byte alignment allows (the graph never writes its inputs). Small arrays
-        are copied: that is as cheap, and 0-d ones do not survive the DLPack round trip."""
+        """``array`` on the device. On the CPU it is borrowed through DLPack (the graph
+        never writes its inputs), after an aligned copy if it does not start on the
+        64-byte boundary the kernels assume."""
         array = np.asarray(array)
-        if array.nbytes >= BORROW_BYTES and self.device.dlpack_device_type() == _CPU \
-                and array.flags.c_contiguous and array.ctypes.data % ALIGNMENT == 0:
-            try:
-                return tvm_ffi.from_dlpack(array, require_alignment=ALIGNMENT, require_contiguous=True)
-            except (BufferError, TypeError, ValueError):  # e.g. read-only arrays on older NumPy
-                pass
-        return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
+        if self.device.dlpack_device_type() != _CPU:
+            return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
+        if not array.flags.c_contiguous or array.ctypes.data % ALIGNMENT:
+            array = aligned_copy(array)
+        try:
+            return tvm_ffi.from_dlpack(array, require_alignment=ALIGNMENT, require_contiguous=True)
+        except (BufferError, TypeError, ValueError):  # e.g. read-only arrays on older NumPy
+            return tvm.runtime.tensor(array, self.device)
 
     def owned(self, array: Any, borrowed: list[Any]) -> Any:
         """``array``, copied if it is one of the ``borrowed`` inputs (so that state kept

@@ -42,6 +42,36 @@ def write_row(var_buf: T.handle, var_row: T.handle, var_k: T.handle):
             {axes} = T.axis.remap("{kinds}", [{loop}])
             buf[k[()], {axes}] = row[{axes}]
 '''
+# doubles a row buffer: copies its n rows into a 2n-row output (the new rows are left
+# unset: call_tir's outputs start uninitialized, and rows are written before they are read)
+_ROW_DOUBLER = '''
+@T.prim_func(private=True, s_tir=True)
+def double_rows(var_buf: T.handle, var_out: T.handle):
+    T.func_attr({{"tirx.noalias": True}})
+    n = T.int64()
+    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+    out = T.match_buffer(var_out, (n * 2, {dims}), "{dtype}")
+    for r, {loop} in T.grid(n, {extents}):
+        with T.sblock("copy"):
+            vr, {axes} = T.axis.remap("S{kinds}", [r, {loop}])
+            out[vr, {axes}] = buf[vr, {axes}]
+'''
+# row ``last - back + offset`` of a row buffer (the reverse loop's reads: ``back`` is its
+# iteration count), in the value's own shape (a 0-d value is stored as a row of one)
+_ROW_READER = '''
+@T.prim_func(private=True, s_tir=True)
+def read_row(var_buf: T.handle, var_last: T.handle, var_back: T.handle, var_row: T.handle):
+    T.func_attr({{"tirx.noalias": True}})
+    n = T.int64()
+    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+    last = T.match_buffer(var_last, (), "int64")
+    back = T.match_buffer(var_back, (), "int64")
+    row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
+    for {loop} in T.grid({extents}):
+        with T.sblock("read"):
+            {axes} = T.axis.remap("{kinds}", [{loop}])
+            row[{out_axes}] = buf[last[()] - back[()] + T.int64({offset}), {axes}]
+'''
 I64 = relax.TensorType((), "int64")
 
 
@@ -57,19 +87,30 @@ class Rows:
         self.specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in values]
         self.stored = ["int8" if dtype == "bool" else dtype for _, dtype in self.specs]
         self.rows = [shape or (1,) for shape, _ in self.specs]
-        self.writers = [self._writer(builder.row_writers, row, dtype)
+        self.writers = [self._kernel(builder.row_writers, _ROW_WRITER, "write_row", row, dtype)
                         for row, dtype in zip(self.rows, self.stored)]
+        self.doublers = [self._kernel(builder.row_writers, _ROW_DOUBLER, "double_rows", row, dtype)
+                         for row, dtype in zip(self.rows, self.stored)]
+        self.readers = [[self._kernel(builder.row_writers, _ROW_READER, f"read_row{offset}", row, dtype,
+                                      offset=offset, scalar=not shape)
+                         for (shape, _), row, dtype in zip(self.specs, self.rows, self.stored)]
+                        for offset in (0, 1)]
 
-    def _writer(self, cache: dict, shape: tuple[int, ...], dtype: str) -> relax.GlobalVar:
-        key = (shape, dtype)
+    def _kernel(self, cache: dict, template: str, name: str, shape: tuple[int, ...],
+                dtype: str, offset: int = 0, scalar: bool = False) -> relax.GlobalVar:
+        """The TIR function of ``template`` for rows of ``shape`` and ``dtype`` (once per
+        module); ``scalar``: the row stands for a 0-d value (read out as one)."""
+        key = (name, shape, dtype, scalar)
         if key not in cache:
             loops = [f"i{d}" for d in range(len(shape))]
-            text = _ROW_WRITER.format(
-                dims=", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else ""),
-                dtype=dtype, loop=", ".join(loops), extents=", ".join(f"T.int64({d})" for d in shape),
-                axes=", ".join(f"v{x}" for x in loops), kinds="S" * len(shape))
+            dims = ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
+            axes = ", ".join(f"v{x}" for x in loops)
+            text = template.format(
+                dims=dims, dtype=dtype, loop=", ".join(loops), offset=offset,
+                extents=", ".join(f"T.int64({d})" for d in shape), axes=axes, kinds="S" * len(shape),
+                out_dims="" if scalar else dims, out_axes="()" if scalar else axes)
             cache[key] = self.bb.add_func(tvm.script.from_source(text),
-                                          f"write_row_{dtype}_{'x'.join(map(str, shape))}")
+                                          f"{name}_{dtype}_{'x'.join(map(str, shape))}")
         return cache[key]
 
     def alloc(self, n_rows: relax.Expr) -> list[relax.Expr]:
@@ -90,11 +131,11 @@ class Rows:
             out.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, at], [0], [buf.ty])))
         return out
 
-    def read(self, bufs: list, at: relax.Expr) -> list[relax.Expr]:
+    def read(self, bufs: list, last: relax.Expr, back: relax.Expr, offset: int) -> list[relax.Expr]:
+        """Rows ``last - back + offset`` (``offset`` 0 or 1) of ``bufs``, one kernel each."""
         bb, out = self.bb, []
-        for buf, (shp, dtype), store in zip(bufs, self.specs, self.stored):
-            x = bb.emit(relax.op.take(buf, at, axis=0, mode="clip"))
-            x = bb.emit(relax.op.reshape(x, list(shp))) if not shp else x
+        for buf, reader, (shp, dtype), store in zip(bufs, self.readers[offset], self.specs, self.stored):
+            x = bb.emit(relax.call_tir(reader, [buf, last, back], relax.TensorType(shp, store)))
             out.append(bb.emit(relax.op.astype(x, dtype)) if store != dtype else x)
         return out
 
@@ -117,7 +158,9 @@ class Rows:
         bb = self.bb
         params = [relax.Var("cap", I64)] + [relax.Var(f"b{i}", fresh_type(b.ty)) for i, b in enumerate(bufs)]
         with bb.function(name, params, private=True):
-            bigger = [bb.emit(relax.op.concat([b, relax.op.zeros_like(b)], axis=0)) for b in params[1:]]
+            bigger = [bb.emit(relax.call_tir(double, [b], relax.TensorType([b.ty.shape.values[0] * 2,
+                                                                           *row], dtype)))
+                      for b, double, row, dtype in zip(params[1:], self.doublers, self.rows, self.stored)]
             double = bb.emit(relax.op.multiply(params[0], _int(2)))
             return bb.emit_func_output(relax.Tuple([double, *bigger]))
 
@@ -164,21 +207,19 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
     g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
               for v in prim.vjp_graph.outputs[n_g:]]
-    start = bb.emit(relax.op.subtract(count, _int(1)))
-    rev_args = [start, *gout, *g_inv0, *bufs, *inv, *inv_t]
+    last = bb.emit(relax.op.subtract(count, _int(1)))
+    rev_args = [*gout, *g_inv0, *bufs, *inv, *inv_t, count, last]
+    c = n_g + n_w + n + m + len(inv_t)  # where count and last are in rev_args
 
-    def body(s: list[relax.Expr], _: relax.Expr) -> list[relax.Expr]:
-        kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
-        rbufs = s[1 + n_g + n_w:1 + n_g + n_w + n]
-        rinv, rinv_t = s[1 + n_g + n_w + n:1 + n_g + n_w + n + m], s[1 + n_g + n_w + n + m:]
-        after = bb.emit(relax.op.add(kv, _int(1)))
-        outs = call(bb, vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g, *g_inv,
-                                 *rinv_t], n_g + n_w)
-        return [bb.emit(relax.op.subtract(kv, _int(1))), *outs]
+    def body(s: list[relax.Expr], back: relax.Expr) -> list[relax.Expr]:
+        g, g_inv, rbufs = s[:n_g], s[n_g:n_g + n_w], s[n_g + n_w:n_g + n_w + n]
+        rinv, rinv_t = s[n_g + n_w + n:n_g + n_w + n + m], s[n_g + n_w + n + m:c]
+        before, after = (rows.read(rbufs, s[c + 1], back, offset) for offset in (0, 1))
+        return call(bb, vjp_gv, [*before, *rinv, *after, *g, *g_inv, *rinv_t], n_g + n_w)
 
-    final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, _: bb.emit(relax.op.greater_equal(s[0], _int(0))),
-                         body, rev_args, 1 + n_g + n_w, builder.stubs)
-    return final[1:1 + n_g + n_w]
+    final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, back: bb.emit(relax.op.less(back, s[c])),
+                         body, rev_args, n_g + n_w, builder.stubs)
+    return final[:n_g + n_w]
 
 
 def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: list,
