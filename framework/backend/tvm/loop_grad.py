@@ -27,7 +27,7 @@ from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 from .hoist import hoist_transposes
 from .loops import call, emit_loop, fresh_type
 
-FIRST_CAPACITY = 8  # rows of a growing buffer at the start
+FIRST_CAPACITY = 8  # rows of a growing buffer at the start (>= loops.FANOUT: see reserve)
 
 _ROW_WRITER = '''
 @T.prim_func(private=True, s_tir=True)
@@ -35,12 +35,12 @@ def write_row(var_buf: T.handle, var_row: T.handle, var_k: T.handle):
     T.func_attr({{"tirx.noalias": True}})
     n = T.int64()
     buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
-    row = T.match_buffer(var_row, ({dims}), "{dtype}")
+    row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
     k = T.match_buffer(var_k, (), "int64")
     for {loop} in T.grid({extents}):
         with T.sblock("write"):
             {axes} = T.axis.remap("{kinds}", [{loop}])
-            buf[k[()], {axes}] = row[{axes}]
+            buf[k[()], {axes}] = row[{out_axes}]
 '''
 # doubles a row buffer: copies its n rows into a 2n-row output (the new rows are left
 # unset: call_tir's outputs start uninitialized, and rows are written before they are read)
@@ -87,8 +87,9 @@ class Rows:
         self.specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in values]
         self.stored = ["int8" if dtype == "bool" else dtype for _, dtype in self.specs]
         self.rows = [shape or (1,) for shape, _ in self.specs]
-        self.writers = [self._kernel(builder.row_writers, _ROW_WRITER, "write_row", row, dtype)
-                        for row, dtype in zip(self.rows, self.stored)]
+        self.writers = [self._kernel(builder.row_writers, _ROW_WRITER, "write_row", row, dtype,
+                                     scalar=not shape)
+                        for (shape, _), row, dtype in zip(self.specs, self.rows, self.stored)]
         self.doublers = [self._kernel(builder.row_writers, _ROW_DOUBLER, "double_rows", row, dtype)
                          for row, dtype in zip(self.rows, self.stored)]
         self.readers = [[self._kernel(builder.row_writers, _ROW_READER, f"read_row{offset}", row, dtype,
@@ -124,10 +125,8 @@ class Rows:
 
     def write(self, bufs: list, state: list, at: relax.Expr) -> list[relax.Expr]:
         bb, out = self.bb, []
-        for buf, x, (shp, dtype), row, store, writer in zip(bufs, state, self.specs, self.rows,
-                                                             self.stored, self.writers):
+        for buf, x, (_, dtype), store, writer in zip(bufs, state, self.specs, self.stored, self.writers):
             x = bb.emit(relax.op.astype(x, store)) if store != dtype else x
-            x = bb.emit(relax.op.reshape(x, list(row))) if shp != row else x
             out.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, at], [0], [buf.ty])))
         return out
 
@@ -178,13 +177,17 @@ def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv:
     nb = len(first)
     loop_args = [*args[:n], _int(FIRST_CAPACITY), *first, *args[n:]]
 
+    def reserve(v: list[relax.Expr], k: relax.Expr, ahead: int) -> list[relax.Expr]:
+        # room for rows k .. k + ahead - 1 (one doubling is enough: capacity >= k, >= ahead)
+        cap, bufs = rows.ensure(grow, bb.emit(relax.op.add(k, _int(ahead - 1))), v[n], v[n + 1:n + 1 + nb])
+        return [*v[:n], cap, *bufs, *v[n + 1 + nb:]]
+
     def body(v: list[relax.Expr], k: relax.Expr) -> list[relax.Expr]:
-        cap, bufs = rows.ensure(grow, k, v[n], v[n + 1:n + 1 + nb])
-        bufs = rows.write(bufs, v[:n], k)
-        return [*call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n), cap, *bufs]
+        bufs = rows.write(v[n + 1:n + 1 + nb], v[:n], k)
+        return [*call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n), v[n], *bufs]
 
     final, count = emit_loop(bb, name, lambda v, _: call(bb, cond_gv, [*v[:n], *v[n + 1 + nb:]], 1)[0],
-                             body, loop_args, n + 1 + nb, builder.stubs)
+                             body, loop_args, n + 1 + nb, builder.stubs, reserve)
     cap, bufs = rows.ensure(grow, count, final[n], final[n + 1:n + 1 + nb])
     bufs = rows.write(bufs, final[:n], count)  # row n: the final state
     return final[:n] + final[n + 1 + nb:], count, bufs

@@ -33,6 +33,9 @@ MAX_ITERATIONS = FANOUT ** LEVELS * MAX_DEPTH
 # and returns the new values of values[:n_carried].
 Cond = Callable[[list[relax.Expr], relax.Expr], relax.Expr]
 Body = Callable[[list[relax.Expr], relax.Expr], list[relax.Expr]]
+# reserve(values, count, ahead) emits what the next ``ahead`` iterations need once (room in
+# row buffers) and returns the values with values[:n_carried] replaced where it did.
+Reserve = Callable[[list[relax.Expr], relax.Expr, int], list[relax.Expr]]
 
 BOOL, I64, OBJ = relax.TensorType((), "bool"), relax.TensorType((), "int64"), relax.ObjectType()
 
@@ -66,9 +69,11 @@ def call(bb: relax.BlockBuilder, gv: relax.GlobalVar, args: list[relax.Expr], n:
 
 
 def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: list[relax.Expr],
-              n_carried: int, stubs: list[str]) -> tuple[list[relax.Expr], relax.Expr]:
-    """Run ``body`` while ``cond`` holds; ``args[:n_carried]`` change, the rest stay.
-    Returns (final args, trip count) in the current function."""
+              n_carried: int, stubs: list[str],
+              reserve: Reserve | None = None) -> tuple[list[relax.Expr], relax.Expr]:
+    """Run ``body`` while ``cond`` holds; ``args[:n_carried]`` change, the rest stay;
+    ``reserve`` runs before each run of up to ``FANOUT`` iterations. Returns (final args,
+    trip count) in the current function."""
     types = [a.ty for a in args]
 
     def params() -> list[relax.Var]:
@@ -92,6 +97,9 @@ def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: l
         s = params()
         with bb.function(f"{name}_level{depth}", s, pure=False, private=True):
             cur: list[relax.Expr] = s
+            if reserve is not None and depth == 1:
+                values = reserve(unpack(bb, s[2], types), s[1], FANOUT)
+                cur = [s[0], s[1], bb.emit(relax.Tuple(values))]
             for _ in range(FANOUT):
                 cur = get3(bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
                                             relax.SeqExpr([], relax.Call(level, cur)))))
@@ -125,4 +133,5 @@ def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[
     return top
 
 
-__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "Body", "Cond", "call", "emit_loop", "fresh_type", "unpack"]
+__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "Body", "Cond", "Reserve", "call", "emit_loop",
+           "fresh_type", "unpack"]
