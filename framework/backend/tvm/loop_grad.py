@@ -164,7 +164,7 @@ class Rows:
             return bb.emit_func_output(relax.Tuple([double, *bigger]))
 
 
-def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv: relax.GlobalVar,
+def emit_saving_loop(builder: Any, name: str, cond_graph: Any, body_gv: relax.GlobalVar,
                      args: list[relax.Expr], n: int) -> tuple[list[relax.Expr], relax.Expr, list]:
     """The forward loop, also writing each iteration's carried values into growing row
     buffers (row k before iteration k, row n the final state). Returns (final args, trip
@@ -186,7 +186,7 @@ def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv:
         bufs = rows.write(v[n + 1:n + 1 + nb], v[:n], k)
         return [*call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n), v[n], *bufs]
 
-    final, count = emit_loop(bb, name, lambda v, _: call(bb, cond_gv, [*v[:n], *v[n + 1 + nb:]], 1)[0],
+    final, count = emit_loop(bb, name, lambda v, _: builder.inline(cond_graph, [*v[:n], *v[n + 1 + nb:]])[0],
                              body, loop_args, n + 1 + nb, builder.stubs, reserve)
     cap, bufs = rows.ensure(grow, count, final[n], final[n + 1:n + 1 + nb])
     bufs = rows.write(bufs, final[:n], count)  # row n: the final state
