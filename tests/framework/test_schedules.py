@@ -96,6 +96,36 @@ def test_every_kernel_of_a_lenet_step_is_scheduled():
     assert not unscheduled, f"kernels left to TVM's naive loops: {unscheduled}"
 
 
+def test_a_chain_of_tanh_is_scheduled_without_growing_expressions():
+    # our Tanh lowering is TOPI's fast_tanh, which reads its input several times: inlining
+    # each tanh into the next copied the expression per read (3 tanh: a 600 kB kernel; 4:
+    # over a minute of compilation)
+    from tvm import topi
+
+    x = rand(16, 64)
+    bb = relax.BlockBuilder()
+    xv = relax.Var("x", relax.TensorType((16, 64), "float32"))
+    with bb.function("main", [xv]):
+        with bb.dataflow():
+            y = xv
+            for _ in range(3):
+                y = bb.emit(bb.call_te(topi.fast_tanh, y))
+            out = bb.emit_output(y)
+        bb.emit_func_output(out)
+    target = make_target("CPU")
+    mod, _ = apply_schedules(bb.get(), target)
+    sizes = []
+    for f in mod.functions.values():
+        if isinstance(f, tvm.tirx.PrimFunc):
+            assert f.attrs.get("tirx.is_scheduled", False)
+            sizes.append(len(f.script()))
+    assert max(sizes) < 20000, f"a kernel's TIR is {max(sizes)} characters long"
+    got = relax.VirtualMachine(tvm.compile(mod, target, relax_pipeline=build_pipeline(target)),
+                               tvm.cpu())["main"](tvm.runtime.tensor(x)).numpy()
+    want = np.tanh(np.tanh(np.tanh(x)))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 TUNE_SCRIPT = """
 import numpy as np, framework as ms
 from framework import Tensor, nn

@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 
 VECTOR = 16  # float32 lanes of an elementwise vector loop (LLVM splits it where narrower)
 PARALLEL_MIN_WORK = 1 << 15  # loop iterations below which a block stays serial
+INLINE_ANY_READS = 24  # expression nodes up to which a block is inlined however often it is read
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     if anchor is not None:
         _schedule_contraction(sch, anchor, cores, params)
     else:
-        _inline_all(sch, keep=())
+        _inline_all(sch, keep=(), guard=True)
     for block in ta.blocks(sch):
         if not _is_scheduled(sch, block):
             _schedule_simple(sch, block, cores, params)
@@ -141,13 +142,15 @@ def _is_scheduled(sch: Schedule, block) -> bool:
 # -- transformations ------------------------------------------------------------------------
 
 
-def _inline_all(sch: Schedule, keep) -> None:
-    """Inline every spatial block that can be inlined, except the blocks in ``keep``."""
+def _inline_all(sch: Schedule, keep, guard: bool = False) -> None:
+    """Inline every spatial block that can be inlined, except the blocks in ``keep`` and,
+    with ``guard`` (elementwise PrimFuncs), costly ones read more than once: inlining
+    copies the expression per read, and a chain of ``fast_tanh`` would grow exponentially."""
     changed = True
     while changed:
         changed = False
         for block in ta.blocks(sch):
-            if sch.get(block).name_hint in keep:
+            if sch.get(block).name_hint in keep or (guard and _costly_to_inline(sch, block)):
                 continue
             try:
                 sch.compute_inline(block)
@@ -155,6 +158,16 @@ def _inline_all(sch: Schedule, keep) -> None:
                 break
             except Exception:  # output blocks, reductions: not inlinable
                 continue
+
+
+def _costly_to_inline(sch: Schedule, block) -> bool:
+    stmt = sch.get(block)
+    if not isinstance(stmt.body, tirx.BufferStore) or len(stmt.writes) != 1:
+        return False
+    if ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
+        return False
+    out = stmt.writes[0].source
+    return sum(ta.loads_of(sch.get(c).body, out) for c in sch.get_consumers(block)) > 1
 
 
 def _vector_factor(extent: int, lanes: int = VECTOR) -> int:

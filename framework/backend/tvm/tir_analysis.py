@@ -67,6 +67,20 @@ def contains(stmt, kinds: tuple) -> bool:
     return bool(found)
 
 
+def expr_size(expr) -> int:
+    """How many expression nodes ``expr`` holds (a measure of what inlining it copies)."""
+    found: list = []
+    tvm_ffi.structural_walk(expr, (tvm.ir.expr.Expr, found.append), order="post")
+    return len(found)
+
+
+def loads_of(stmt, buffer) -> int:
+    """How many times ``stmt`` reads ``buffer``."""
+    found: list = []
+    tvm_ffi.structural_walk(stmt, (tvm.ir.expr.TensorLoad, found.append), order="post")
+    return sum(1 for load in found if load.source.same_as(buffer))
+
+
 def is_padding(sch: Schedule, block) -> bool:
     """A spatial block whose value is conditional (``if_then_else``/``Select``): padding."""
     body = sch.get(block).body
