@@ -44,7 +44,9 @@ def _along(bb: relax.BlockBuilder, indices: relax.Expr, axis: int,
 def lower_gather(ctx: LowerContext, x, indices):
     xs, ids = ctx.in_specs
     axis = normalize_axis(ctx.prim.axis, len(xs.shape))
-    return relax.op.take(x, _wrap(ctx.bb, indices, ids, xs.shape[axis]), axis, mode="clip")
+    # "wrap" reads index i at i mod n: a negative index counts from the end, as in the
+    # NumPy kernel, in the gather's own kernel (out-of-range ones, an error there, stay in bounds)
+    return relax.op.take(x, indices, axis, mode="wrap")
 
 
 def _scatter(ctx: LowerContext, x, indices, values, axis: int, reduction: str):
