@@ -314,3 +314,20 @@ def test_grad_through_an_rnn_loop_of_matmuls():
     w_x, w_h = f64(rng.standard_normal((5, 6)) * 0.4), f64(rng.standard_normal((6, 6)) * 0.4)
     b = f64(rng.standard_normal(6) * 0.1)
     check_grad(rnn, [(xs, h, w_x, w_h, b, i32(n)) for n in (0, 1, 4)], positions=(0, 1, 2, 3, 4))
+
+
+def test_cuda_code_for_a_loop_gradient_without_running(tmp_path):
+    # the saving loop, its row kernels, the hoisted transpose and the reverse loop
+    # all generate CUDA code (compile only: no GPU here)
+    ms.set_context(device_target="GPU", save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        grad = ms.jit(ms.grad(rnn, grad_position=(2, 3)))
+        rng = np.random.default_rng(0)
+        args = (f32(rng.standard_normal((4, 3, 5))), f32(np.zeros((3, 6))),
+                f32(rng.standard_normal((5, 6))), f32(rng.standard_normal((6, 6))), f32(np.zeros(6)), i32(4))
+        summary = grad.compile(*args, load=False)
+    finally:
+        ms.set_context(device_target="CPU", save_graphs=False)
+    assert summary["target"] == "cuda"
+    kernels = next(tmp_path.rglob("20_kernels.cu")).read_text()
+    assert "__global__" in kernels and "read_row" in kernels and "write_row" in kernels
