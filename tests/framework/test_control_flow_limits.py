@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
@@ -71,3 +72,17 @@ def decay(x, n):
 
 def test_gradient_of_a_loop_with_many_iterations():
     check_grad(decay, [(f64([0.5, -1.0]), i32(2000))], fd=True)
+
+
+def endless(x):
+    while x > 0:
+        x = x + 1
+    return x
+
+
+def test_a_loop_that_never_ends_stops_with_a_clear_error():
+    from framework.backend.tvm.loops import MAX_ITERATIONS
+
+    message = f"a while loop ran {MAX_ITERATIONS} iterations without finishing"
+    with pytest.raises(AssertionError, match=message):
+        run_in(ms.GRAPH_MODE, lambda: ms.jit(endless)(f32(1.0)))

@@ -120,14 +120,15 @@ def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[
     s = params()
     with bb.function(f"{name}_top_impl", s, pure=False, private=True):
         cur = get3(bb.emit(relax.Call(level, s)))
+        # not done after FANOUT**LEVELS iterations: check the bound (assert_op calls back
+        # into Python, so a loop that ends within one level never pays for it), go on
+        bb._begin_binding_block()
         within = bb.emit(relax.op.less(cur[1], relax.const(MAX_ITERATIONS, "int64")))
-        ok = bb.emit(relax.op.logical_or(cur[0], within))
-        bb.emit(relax.op.assert_op(ok, format=(
+        bb.emit(relax.op.assert_op(within, format=(
             f"graph mode: a while loop ran {MAX_ITERATIONS} iterations without finishing; "
             "check its condition, or run it in PyNative mode")))
-        r = bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
-                             relax.SeqExpr([], relax.Call(top, cur))))
-        impl = bb.emit_func_output(r)
+        more = relax.SeqExpr([bb._end_block()], relax.Call(top, cur))
+        impl = bb.emit_func_output(bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)), more)))
     bb.update_func(top, bb.get()[impl])
     stubs.append(impl.name_hint)
     return top
