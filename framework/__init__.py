@@ -31,6 +31,22 @@ from .tensor import Tensor
 
 __version__ = "0.1.0"
 
+# MindSpore's training API (``from mindspore import Model, LossMonitor``) and its dataset
+# package, loaded on first use so that ``import framework`` does not load the trainer.
+_LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback",
+               "RunContext", "EarlyStopping", "History", "LambdaCallback")
+_LAZY_MODULES = ("train", "dataset")
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_TRAIN:
+        return getattr(importlib.import_module(f"{__name__}.train"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple",
     "Tensor", "context", "jit_class", "ms_function",
