@@ -60,7 +60,8 @@ def _lerp_axis(x: np.ndarray, n_out: int, axis: int, dtype: np.dtype) -> np.ndar
     return hi
 
 
-def bilinear_resize(x: np.ndarray, out_h: int, out_w: int, h_axis: int, keep_dtype: bool = True) -> np.ndarray:
+def bilinear_resize(x: np.ndarray, out_h: int, out_w: int, h_axis: int,
+                    keep_dtype: bool = True) -> np.ndarray:
     """Bilinear resize of axes ``h_axis`` and ``h_axis + 1`` of ``x`` (the rules of :class:`Resize`:
     half-pixel centres, float32 work, integer images rounded back to their dtype)."""
     work = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)

@@ -52,6 +52,7 @@ __all__ = [
     "Tensor", "context", "jit_class", "ms_function",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
-    "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8", "uint16", "uint32", "uint64",
+    "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
+    "uint16", "uint32", "uint64",
     "value_and_grad",
 ]

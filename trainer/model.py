@@ -6,8 +6,9 @@
     model.fit(3, train_loader, test_loader, resume_from="last", callbacks=[...])
 
 Datasets are ``framework.dataset`` pipelines (two columns: data, label),
-``datasets.BatchIterator`` objects or any re-iterable of ``(x, y)`` NumPy batches. The execution mode is ``ms.get_context("mode")`` when ``train``/``eval``/
-``predict`` runs, unless ``Model(mode=...)`` fixes it.
+``datasets.BatchIterator`` objects or any re-iterable of ``(x, y)`` NumPy batches. The
+execution mode is ``ms.get_context("mode")`` when ``train``/``eval``/``predict`` runs,
+unless ``Model(mode=...)`` fixes it.
 """
 
 from __future__ import annotations

@@ -235,7 +235,8 @@ class TupleIterator:
 
     def __init__(self, dataset: Dataset, columns: Sequence[str] | None, num_epochs: int,
                  output_numpy: bool) -> None:
-        if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or num_epochs == 0 or num_epochs < -1:
+        if isinstance(num_epochs, bool) or not isinstance(num_epochs, int) or not (num_epochs == -1
+                                                                                   or num_epochs >= 1):
             raise ValueError(f"num_epochs must be -1 or an int >= 1, got {num_epochs!r}")
         self.dataset, self.num_epochs, self.output_numpy = dataset, num_epochs, output_numpy
         names = dataset.column_names

@@ -103,7 +103,8 @@ class StreamDataset(Dataset):
     def _rows(self, epoch: int, start: int) -> Iterator[list[Any]]:
         from .stores import normalize_row
 
-        items = self.source() if callable(self.source) and not hasattr(self.source, "__iter__") else self.source
+        source = self.source
+        items = source() if callable(source) and not hasattr(source, "__iter__") else source
         rows: Any = iter(items)
         if self.num_shards:
             rows = itertools.islice(rows, self.shard_id, None, self.num_shards)
@@ -308,7 +309,9 @@ class SliceDataset(_Passthrough):
             yield from super()._rows(epoch, start)
             return
         rows = self.parents[0]._rows(epoch, self.begin + start)
-        yield from (rows if self.stop is None else itertools.islice(rows, max(self.stop - self.begin - start, 0)))
+        if self.stop is not None:
+            rows = itertools.islice(rows, max(self.stop - self.begin - start, 0))
+        yield from rows
 
 
 class SelectDataset(_Passthrough):
@@ -325,7 +328,8 @@ class SelectDataset(_Passthrough):
         from .stores import SelectStore
 
         store = parent._store()
-        self._select_store = SelectStore(store, self.indexes, self.column_names) if store is not None else None
+        self._select_store = (SelectStore(store, self.indexes, self.column_names)
+                              if store is not None else None)
 
     def _store(self) -> Store | None:
         return self._select_store

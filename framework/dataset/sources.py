@@ -47,7 +47,8 @@ def read_mnist_folder(dataset_dir: str | os.PathLike[str], usage: str | None,
     for split in _usage(usage, what):
         paths = [_find_file(folder, name) for name in MNIST_FILES[split]]
         if None in paths:
-            missing += [n.removesuffix(".gz") for n, p in zip(MNIST_FILES[split], paths, strict=True) if p is None]
+            missing += [n.removesuffix(".gz") for n, p in zip(MNIST_FILES[split], paths, strict=True)
+                        if p is None]
             continue
         x, y = load_pair(paths[0], paths[1])
         images.append(x)
@@ -87,7 +88,8 @@ class FashionMnistDataset(MnistDataset):
 CIFAR_RECORD = 1 + 3 * 32 * 32
 
 
-def read_cifar10_folder(dataset_dir: str | os.PathLike[str], usage: str | None) -> tuple[np.ndarray, np.ndarray]:
+def read_cifar10_folder(dataset_dir: str | os.PathLike[str],
+                        usage: str | None) -> tuple[np.ndarray, np.ndarray]:
     """Images ``N x 32 x 32 x 3`` uint8 and labels uint32 from the binary version's files."""
     folder = _folder(dataset_dir, "Cifar10Dataset")
     names = {"train": [f"data_batch_{i}.bin" for i in range(1, 6)], "test": ["test_batch.bin"]}
@@ -161,7 +163,8 @@ def GeneratorDataset(source: Any, column_names: str | Sequence[str] | None = Non
                          "(__getitem__ and __len__); use .shuffle(buffer_size) on an iterable")
     if (num_shards is None) != (shard_id is None):
         raise ValueError("num_shards and shard_id must be given together")
-    return StreamDataset(source, _names(column_names, None, "GeneratorDataset"), num_samples, num_shards, shard_id)
+    names = _names(column_names, None, "GeneratorDataset")
+    return StreamDataset(source, names, num_samples, num_shards, shard_id)
 
 
 def NumpySlicesDataset(data: Any, column_names: str | Sequence[str] | None = None,  # noqa: N802
