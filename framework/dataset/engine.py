@@ -171,15 +171,18 @@ class Dataset:
             output_columns: str | Sequence[str] | None = None, column_order: Any = None,
             num_parallel_workers: int | None = None, **options: Any) -> Dataset:
         """Apply ``operations`` (one or a list) to ``input_columns`` (default: the first column)."""
-        from .nodes import MapDataset
+        from .nodes import MapDataset, check_options
 
-        return MapDataset(self, operations, input_columns, output_columns)
+        check_options("map", options)
+        mapped = MapDataset(self, operations, input_columns, output_columns)
+        return mapped.project(list(column_order)) if column_order is not None else mapped
 
     def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
               **options: Any) -> Dataset:
         """Stack ``batch_size`` consecutive rows; a short last batch is kept unless ``drop_remainder``."""
-        from .nodes import BatchDataset
+        from .nodes import BatchDataset, check_options
 
+        check_options("batch", options)
         return BatchDataset(self, batch_size, drop_remainder)
 
     def shuffle(self, buffer_size: int) -> Dataset:

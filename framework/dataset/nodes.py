@@ -23,7 +23,7 @@ IGNORED_OPTIONS = {"num_parallel_workers", "python_multiprocessing", "max_rowsiz
                    "offload"}
 
 
-def _check_options(what: str, options: dict[str, Any]) -> None:
+def check_options(what: str, options: dict[str, Any]) -> None:
     unknown = sorted(set(options) - IGNORED_OPTIONS)
     if unknown:
         raise TypeError(f"{what}: unsupported argument(s) {', '.join(unknown)}")

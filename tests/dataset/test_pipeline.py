@@ -221,3 +221,11 @@ def test_cifar10_binary_files(tmp_path):
     (tmp_path / "test_batch.bin").write_bytes(b"\x01" * 100)
     with pytest.raises(Exception, match="not a whole number"):
         Cifar10Dataset(tmp_path, usage="test")
+
+
+def test_map_column_order_and_unsupported_options():
+    base = NumpySlicesDataset({"x": np.arange(4), "y": np.arange(4)}, shuffle=False)
+    both = base.map(lambda v: (v, v * 2), "x", ["a", "b"], column_order=["b", "y"])
+    assert both.get_col_names() == ["b", "y"] and [int(r[0]) for r in _rows(both)] == [0, 2, 4, 6]
+    with pytest.raises(TypeError, match="per_batch_map"):
+        base.batch(2, per_batch_map=lambda *a: a)
