@@ -88,6 +88,8 @@ def quick_start(data_dir, use_jit, ckpt, out):
         model.set_train()
         for batch, (data, label) in enumerate(dataset.create_tuple_iterator()):
             loss = train_step(data, label)
+            if batch % 4 == 0:
+                print(f"loss: {loss.asnumpy():>7f}  [{batch:>3d}/{dataset.get_dataset_size():>3d}]")
             losses.append(float(loss.asnumpy()))
 
     def test(model, dataset, loss_fn):

@@ -35,7 +35,8 @@ def test_top_k_accuracy():
     logits, labels = _scores(50, 8, seed=1)
     for k, metric in ((1, nn.Top1CategoricalAccuracy()), (5, nn.Top5CategoricalAccuracy())):
         metric.update(logits, labels)
-        hits = sum(1 for row, y in zip(logits, labels, strict=True) if y in sorted(range(8), key=lambda i: -row[i])[:k])
+        hits = sum(1 for row, y in zip(logits, labels, strict=True)
+                   if y in sorted(range(8), key=lambda i, row=row: -row[i])[:k])
         assert metric.eval() == pytest.approx(hits / 50)
     acc = nn.Accuracy()
     acc.update(logits, labels)
