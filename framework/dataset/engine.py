@@ -43,7 +43,8 @@ class Dataset:
         self.seed, self.seed_explicit = node_seed()
         self._epoch = 0  # the epoch under way (or the next one when none is)
         self._position = 0  # rows of that epoch yielded
-        self._restored = False
+        self._restored = False  # load_state_dict set the position the next pass starts at
+        self._started = False  # a pass has begun (the next one is a new epoch)
 
     # -- node contract -------------------------------------------------------------------------
     def _store(self) -> Any:
@@ -113,7 +114,7 @@ class Dataset:
         """The (epoch, start row) of a new pass, and mark it under way."""
         if self._restored:
             self._restored = False
-        elif self._position or getattr(self, "_started", False):
+        elif self._position or self._started:
             self._epoch, self._position = self._epoch + 1, 0
         self._started = True
         return self._epoch, self._position
@@ -227,7 +228,7 @@ class Dataset:
 
     def split(self, sizes: Sequence[int | float], randomize: bool = True) -> list[Dataset]:
         """Disjoint datasets of ``sizes`` rows (ints) or fractions summing to 1."""
-        from .nodes import split_dataset
+        from .source_nodes import split_dataset
 
         return split_dataset(self, sizes, randomize)
 

@@ -19,7 +19,7 @@ import numpy as np
 from datasets.errors import DatasetError, DatasetNotFoundError
 from datasets.sources import MNIST_FILES, _find_file, load_pair
 
-from .nodes import SourceDataset, StreamDataset
+from .source_nodes import SourceDataset, StreamDataset
 from .stores import ArrayStore, ItemStore
 
 USAGES = ("train", "test", "all")
