@@ -81,6 +81,8 @@ class Dataset:
     def get_dataset_size(self) -> int:
         """Rows per epoch (batches after ``batch``); counts a streaming source by running it."""
         n = self._num_rows()
+        if n is None and any(getattr(node, "endless", False) for node in self._nodes()):
+            raise ValueError("get_dataset_size: the dataset is endless (repeat() without a count)")
         if n is None:
             n = sum(1 for _ in self._rows(0, 0))
         return n

@@ -196,6 +196,7 @@ class RepeatDataset(_Passthrough):
     def __init__(self, parent: Dataset, count: int | None) -> None:
         super().__init__(parent)
         self.count = None if count in (None, -1) else _count(count, "repeat: count", 1)
+        self.endless = self.count is None
         if self.count is None:
             self._store = lambda: None  # type: ignore[method-assign]  # endless: stream only
 

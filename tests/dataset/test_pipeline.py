@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -146,6 +148,11 @@ def test_repeat_take_skip_project_rename_split():
     assert [int(r[0]) for r in _rows(base.skip(3).take(4))] == [3, 4, 5, 6]
     assert [int(r[0]) for r in _rows(base.take(3).repeat(2))] == [0, 1, 2, 0, 1, 2]
     assert base.repeat(3).get_dataset_size() == 60 and base.repeat(3).get_repeat_count() == 3
+    endless = base.repeat().batch(7)
+    assert [int(b[0][0]) for b in itertools.islice(endless.create_tuple_iterator(output_numpy=True), 4)] == \
+        [0, 7, 14, 1]
+    with pytest.raises(ValueError, match="endless"):
+        endless.get_dataset_size()
     across = [b[0].tolist() for b in _rows(base.take(5).repeat(2).batch(4))]
     assert across == [[0, 1, 2, 3], [4, 0, 1, 2], [3, 4]]
     assert base.project("y").get_col_names() == ["y"] and int(_rows(base.project(["y"]))[2][0]) == 20
