@@ -120,7 +120,8 @@ def mindspore_pipeline(root: Path, args: argparse.Namespace) -> None:
 
 
 def model_epochs(root: Path, args: argparse.Namespace) -> None:
-    """One graph-mode LeNet epoch through Model.train per feed, interleaved, in this process."""
+    """One graph-mode LeNet epoch through Model.train per feed, interleaved (ABBA), in this process;
+    the figure is noisy on a shared machine (rerun, compare medians)."""
     import framework as ms
     from framework import nn
     from trainer import Model
@@ -137,10 +138,11 @@ def model_epochs(root: Path, args: argparse.Namespace) -> None:
     for feed in feeds.values():  # compile, fill the pipeline's cache
         model.train(1, feed.take(2) if hasattr(feed, "take") else feed)
     times: dict[str, list[float]] = {name: [] for name in feeds}
-    for _ in range(max(1, args.repeats - 1)):
-        for name, feed in feeds.items():
+    for round_ in range(max(2, args.repeats - 1)):
+        order = list(feeds) if round_ % 2 == 0 else list(reversed(feeds))  # ABBA: no order bias
+        for name in order:
             start = time.perf_counter()
-            model.train(1, feed)
+            model.train(1, feeds[name])
             times[name].append(time.perf_counter() - start)
     base, ours = statistics.median(times["BatchIterator"]), statistics.median(times["ms pipeline"])
     steps = len(feeds["BatchIterator"])
