@@ -55,12 +55,12 @@ class CompiledGraph:
     def run(self, args: list[Any]) -> Any:
         ex, program = self.executable, self.program
         inputs = [ex.param_array(p) for p in program.params]
-        inputs += [ex.to_device(t._data if isinstance(t, Tensor) else np.asarray(t)) for t in args]
-        inputs += [ex.to_device(prim.draw_mask(v.shape, v.dtype)) for v, prim in program.random]
-        results = ex(*inputs)
+        borrowed = [ex.to_device(t._data if isinstance(t, Tensor) else np.asarray(t)) for t in args]
+        borrowed += [ex.to_device(prim.draw_mask(v.shape, v.dtype)) for v, prim in program.random]
+        results = ex(*inputs, *borrowed)
         n_graph = len(results) - len(program.updated)
         for param, array in zip(program.updated, results[n_graph:]):
-            param._set_device(array)
+            param._set_device(ex.owned(array, borrowed))
         leaves = []
         for slot, value in program.slots:
             if slot is Slot.GRAPH:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import dtype as mstype
+from ._memory import aligned_copy
 
 
 class Tensor:
@@ -44,7 +45,7 @@ class Tensor:
             mstype.from_numpy(array.dtype)  # rejects unsupported dtypes (object, str ...)
         else:
             array = np.asarray(input_data, dtype=mstype.to_np(dtype))
-        self._data = np.array(array, copy=True) if array is input_data else array
+        self._data = aligned_copy(array) if array is input_data else array
 
     @classmethod
     def _wrap(cls, data: Any) -> Tensor:

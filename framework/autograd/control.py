@@ -151,18 +151,22 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     if not float_carried and not float_inv:
         return (None,) * len(inputs)
     cotangents = [douts[i] for i in float_carried]
-    m = len(invariants)
-    with Region("vjp", init + invariants + init + cotangents) as region:
+    m, n_g = len(invariants), len(float_carried)
+    sums = [invariants[j] for j in float_inv]  # stand-ins of the right specs for the sums
+    with Region("vjp", init + invariants + init + cotangents + sums) as region:
         ins = region.inputs
-        state, inv, nxt, g = ins[:n], ins[n:n + m], ins[n + m:2 * n + m], ins[2 * n + m:]
+        state, inv, nxt = ins[:n], ins[n:n + m], ins[n + m:2 * n + m]
+        g, acc = ins[2 * n + m:2 * n + m + n_g], ins[2 * n + m + n_g:]
         cot = [F.zeros_like(t) for t in state]
         for i, gi in zip(float_carried, g):
             cot[i] = gi
         wanted = float_carried + [n + j for j in float_inv]
-        region.finish(vjp_graph(prim.body_graph, state + inv, cot, wanted, nxt), carried=False)
+        grads = vjp_graph(prim.body_graph, state + inv, cot, wanted, nxt)
+        summed = [a if d is None else a + d for a, d in zip(acc, grads[n_g:])]
+        region.finish(grads[:n_g] + summed, carried=False)
     if region.scope.captured:
         raise RuntimeError("internal: the backward of a while loop read values from outside it")
-    node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, len(invariants), prim.uid)
+    node = WhileGrad(strip_side_effects(prim.body_graph), region.graph, n, m, n_g, prim.uid)
     interp = current()
     tensors = (*init, *invariants, outs[-1], *cotangents)
     values = tuple(interp.value_of(t) for t in tensors)

@@ -4,13 +4,15 @@ A region is a closed ``Graph``: everything it reads is one of its own inputs (th
 tracer turns each outer value a branch or loop body reads into an input, a *capture*),
 so a region can be printed, verified, optimized and lowered on its own.
 
-``WhileGrad(body_graph, vjp_graph, n_carried, n_invariants)`` — the backward of a
-``While``: node inputs ``(*carried_init, *invariants, trip_count, *cotangents)`` (one
-cotangent per float carried value); ``vjp_graph(*state, *invariants, *next_state,
-*cotangents) -> (*state_cotangents, *invariant_cotangents)`` is the body's
-vector-Jacobian product at ``state`` (``next_state`` is the body's result there);
-outputs are the cotangents of the float carried inits and of the invariants the
-vjp graph returns. Lowered with a buffer of saved states (backend/tvm/loops.py).
+``WhileGrad(body_graph, vjp_graph, n_carried, n_invariants, n_cotangents)`` — the
+backward of a ``While``: node inputs ``(*carried_init, *invariants, trip_count,
+*cotangents)`` (one cotangent per float carried value); ``vjp_graph(*state,
+*invariants, *next_state, *cotangents, *sums) -> (*state_cotangents, *sums')`` is the
+body's vector-Jacobian product at ``state`` (``next_state`` is the body's result there),
+where ``sums`` are the invariants' cotangents summed over the iterations after this one
+and ``sums'`` adds this iteration's (so the sum fuses into the kernels that produce it);
+outputs are the cotangents of the float carried inits and the invariants' sums from
+zeros. Lowered with a buffer of saved states (backend/tvm/loop_grad.py).
 
 ``If(then_graph, else_graph)`` — node inputs ``(cond, *operands)``; both branch graphs
 take ``operands`` (same specs, same order) and return the node's outputs (same specs).
@@ -131,16 +133,17 @@ class WhileGrad(ControlFlow, abstract=True):
     differentiable = False
 
     def __init__(self, body_graph: Graph, vjp_graph: Graph, n_carried: int, n_invariants: int,
-                 forward_uid: int | None = None) -> None:
+                 n_cotangents: int, forward_uid: int | None = None) -> None:
         super().__init__((body_graph, vjp_graph))
         self.forward_uid = forward_uid  # the While it differentiates (its saved states)
         self.body_graph, self.vjp_graph = body_graph, vjp_graph
         self.n_carried, self.n_invariants = n_carried, n_invariants
-        self.n_cotangents = len(vjp_graph.inputs) - 2 * n_carried - n_invariants
+        self.n_cotangents = n_cotangents
         self.num_outputs = len(vjp_graph.outputs)
 
     def with_regions(self, regions: tuple[Graph, ...]) -> WhileGrad:
-        return WhileGrad(*regions, self.n_carried, self.n_invariants, self.forward_uid)
+        return WhileGrad(*regions, self.n_carried, self.n_invariants, self.n_cotangents,
+                         self.forward_uid)
 
     def infer(self, *inputs: Any) -> tuple[Spec, ...]:
         return _specs(self.vjp_graph.outputs)
@@ -153,11 +156,11 @@ class WhileGrad(ControlFlow, abstract=True):
         for _ in range(count):
             saved.append(evaluate(self.body_graph, saved[-1] + inv))
         n_g = len(g)
-        g_inv = [np.zeros(v.shape, v.dtype) for v in self.vjp_graph.outputs[n_g:]]
+        sums = [np.zeros(v.shape, v.dtype) for v in self.vjp_graph.outputs[n_g:]]
         for k in reversed(range(count)):
-            out = evaluate(self.vjp_graph, saved[k] + inv + saved[k + 1] + g)
-            g, g_inv = out[:n_g], [a + b for a, b in zip(g_inv, out[n_g:])]
-        return tuple(g) + tuple(g_inv)
+            out = evaluate(self.vjp_graph, saved[k] + inv + saved[k + 1] + g + sums)
+            g, sums = out[:n_g], out[n_g:]
+        return tuple(g) + tuple(sums)
 
 
 def has_side_effects(node: Node) -> bool:

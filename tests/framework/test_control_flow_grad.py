@@ -296,3 +296,21 @@ def test_value_and_grad_in_both_modes():
         eager = to_np(run_in(ms.PYNATIVE_MODE, lambda x=x: vg(x)))
         graph = to_np(run_in(ms.GRAPH_MODE, lambda x=x: vg(x)))
         assert_same(graph, eager, 1e-6, 1e-8)
+
+
+def rnn(xs, h, w_x, w_h, b, n):
+    # the backward reads w_h transposed in every iteration (hoisted out of the loop when
+    # lowered), sums x^T g and h^T g over iterations, and gathers xs[i] by a tensor index
+    i = Tensor(np.array(0, np.int32))
+    while i < n:
+        h = ops.tanh(ops.matmul(xs[i], w_x) + ops.matmul(h, w_h) + b)
+        i = i + 1
+    return (h * h).mean()
+
+
+def test_grad_through_an_rnn_loop_of_matmuls():
+    rng = np.random.default_rng(3)
+    xs, h = f64(rng.standard_normal((4, 3, 5))), f64(rng.standard_normal((3, 6)) * 0.1)
+    w_x, w_h = f64(rng.standard_normal((5, 6)) * 0.4), f64(rng.standard_normal((6, 6)) * 0.4)
+    b = f64(rng.standard_normal(6) * 0.1)
+    check_grad(rnn, [(xs, h, w_x, w_h, b, i32(n)) for n in (0, 1, 4)], positions=(0, 1, 2, 3, 4))

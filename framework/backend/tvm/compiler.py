@@ -17,10 +17,12 @@ from typing import Any
 
 import numpy as np
 import tvm
+import tvm_ffi
 from tvm import relax
 from tvm.target import codegen
 
 from ..._io import atomic_write
+from ..._memory import ALIGNMENT, aligned_copy
 from ...ir import Graph
 from . import cache
 from .cache import cache_dir
@@ -28,6 +30,7 @@ from .relax_builder import to_relax
 from .schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
+_CPU = tvm.cpu().dlpack_device_type()
 
 
 def make_target(device_target: str) -> tvm.target.Target:
@@ -59,7 +62,25 @@ class Executable:
         self._main = None if module is None else self.vm["main"]
 
     def to_device(self, array: np.ndarray) -> Any:
-        return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
+        """``array`` on the device. On the CPU it is borrowed through DLPack (the graph
+        never writes its inputs), after an aligned copy if it does not start on the
+        64-byte boundary the kernels assume."""
+        array = np.asarray(array)
+        if self.device.dlpack_device_type() != _CPU:
+            return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
+        if not array.flags.c_contiguous or array.ctypes.data % ALIGNMENT:
+            array = aligned_copy(array)
+        try:
+            return tvm_ffi.from_dlpack(array, require_alignment=ALIGNMENT, require_contiguous=True)
+        except (BufferError, TypeError, ValueError):  # e.g. read-only arrays on older NumPy
+            return tvm.runtime.tensor(array, self.device)
+
+    def owned(self, array: Any, borrowed: list[Any]) -> Any:
+        """``array``, copied if it is one of the ``borrowed`` inputs (so that state kept
+        across calls, such as a parameter, never aliases the caller's memory)."""
+        if any(array.same_as(b) for b in borrowed):
+            return tvm.runtime.tensor(array.numpy(), self.device)
+        return array
 
     def param_array(self, param: Any) -> Any:
         """The parameter's value on this device, uploaded only when the host copy is newer."""

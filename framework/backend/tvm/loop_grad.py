@@ -24,9 +24,10 @@ import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 
-from .loops import emit_loop, fresh_type
+from .hoist import hoist_transposes
+from .loops import call, emit_loop, fresh_type
 
-FIRST_CAPACITY = 8  # rows of a growing buffer at the start
+FIRST_CAPACITY = 8  # rows of a growing buffer at the start (>= loops.FANOUT: see reserve)
 
 _ROW_WRITER = '''
 @T.prim_func(private=True, s_tir=True)
@@ -34,12 +35,42 @@ def write_row(var_buf: T.handle, var_row: T.handle, var_k: T.handle):
     T.func_attr({{"tirx.noalias": True}})
     n = T.int64()
     buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
-    row = T.match_buffer(var_row, ({dims}), "{dtype}")
+    row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
     k = T.match_buffer(var_k, (), "int64")
     for {loop} in T.grid({extents}):
         with T.sblock("write"):
             {axes} = T.axis.remap("{kinds}", [{loop}])
-            buf[k[()], {axes}] = row[{axes}]
+            buf[k[()], {axes}] = row[{out_axes}]
+'''
+# doubles a row buffer: copies its n rows into a 2n-row output (the new rows are left
+# unset: call_tir's outputs start uninitialized, and rows are written before they are read)
+_ROW_DOUBLER = '''
+@T.prim_func(private=True, s_tir=True)
+def double_rows(var_buf: T.handle, var_out: T.handle):
+    T.func_attr({{"tirx.noalias": True}})
+    n = T.int64()
+    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+    out = T.match_buffer(var_out, (n * 2, {dims}), "{dtype}")
+    for r, {loop} in T.grid(n, {extents}):
+        with T.sblock("copy"):
+            vr, {axes} = T.axis.remap("S{kinds}", [r, {loop}])
+            out[vr, {axes}] = buf[vr, {axes}]
+'''
+# row ``last - back + offset`` of a row buffer (the reverse loop's reads: ``back`` is its
+# iteration count), in the value's own shape (a 0-d value is stored as a row of one)
+_ROW_READER = '''
+@T.prim_func(private=True, s_tir=True)
+def read_row(var_buf: T.handle, var_last: T.handle, var_back: T.handle, var_row: T.handle):
+    T.func_attr({{"tirx.noalias": True}})
+    n = T.int64()
+    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+    last = T.match_buffer(var_last, (), "int64")
+    back = T.match_buffer(var_back, (), "int64")
+    row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
+    for {loop} in T.grid({extents}):
+        with T.sblock("read"):
+            {axes} = T.axis.remap("{kinds}", [{loop}])
+            row[{out_axes}] = buf[last[()] - back[()] + T.int64({offset}), {axes}]
 '''
 I64 = relax.TensorType((), "int64")
 
@@ -56,19 +87,31 @@ class Rows:
         self.specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in values]
         self.stored = ["int8" if dtype == "bool" else dtype for _, dtype in self.specs]
         self.rows = [shape or (1,) for shape, _ in self.specs]
-        self.writers = [self._writer(builder.row_writers, row, dtype)
-                        for row, dtype in zip(self.rows, self.stored)]
+        self.writers = [self._kernel(builder.row_writers, _ROW_WRITER, "write_row", row, dtype,
+                                     scalar=not shape)
+                        for (shape, _), row, dtype in zip(self.specs, self.rows, self.stored)]
+        self.doublers = [self._kernel(builder.row_writers, _ROW_DOUBLER, "double_rows", row, dtype)
+                         for row, dtype in zip(self.rows, self.stored)]
+        self.readers = [[self._kernel(builder.row_writers, _ROW_READER, f"read_row{offset}", row, dtype,
+                                      offset=offset, scalar=not shape)
+                         for (shape, _), row, dtype in zip(self.specs, self.rows, self.stored)]
+                        for offset in (0, 1)]
 
-    def _writer(self, cache: dict, shape: tuple[int, ...], dtype: str) -> relax.GlobalVar:
-        key = (shape, dtype)
+    def _kernel(self, cache: dict, template: str, name: str, shape: tuple[int, ...],
+                dtype: str, offset: int = 0, scalar: bool = False) -> relax.GlobalVar:
+        """The TIR function of ``template`` for rows of ``shape`` and ``dtype`` (once per
+        module); ``scalar``: the row stands for a 0-d value (read out as one)."""
+        key = (name, shape, dtype, scalar)
         if key not in cache:
             loops = [f"i{d}" for d in range(len(shape))]
-            text = _ROW_WRITER.format(
-                dims=", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else ""),
-                dtype=dtype, loop=", ".join(loops), extents=", ".join(f"T.int64({d})" for d in shape),
-                axes=", ".join(f"v{x}" for x in loops), kinds="S" * len(shape))
+            dims = ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
+            axes = ", ".join(f"v{x}" for x in loops)
+            text = template.format(
+                dims=dims, dtype=dtype, loop=", ".join(loops), offset=offset,
+                extents=", ".join(f"T.int64({d})" for d in shape), axes=axes, kinds="S" * len(shape),
+                out_dims="" if scalar else dims, out_axes="()" if scalar else axes)
             cache[key] = self.bb.add_func(tvm.script.from_source(text),
-                                          f"write_row_{dtype}_{'x'.join(map(str, shape))}")
+                                          f"{name}_{dtype}_{'x'.join(map(str, shape))}")
         return cache[key]
 
     def alloc(self, n_rows: relax.Expr) -> list[relax.Expr]:
@@ -82,18 +125,16 @@ class Rows:
 
     def write(self, bufs: list, state: list, at: relax.Expr) -> list[relax.Expr]:
         bb, out = self.bb, []
-        for buf, x, (shp, dtype), row, store, writer in zip(bufs, state, self.specs, self.rows,
-                                                             self.stored, self.writers):
+        for buf, x, (_, dtype), store, writer in zip(bufs, state, self.specs, self.stored, self.writers):
             x = bb.emit(relax.op.astype(x, store)) if store != dtype else x
-            x = bb.emit(relax.op.reshape(x, list(row))) if shp != row else x
             out.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, at], [0], [buf.ty])))
         return out
 
-    def read(self, bufs: list, at: relax.Expr) -> list[relax.Expr]:
+    def read(self, bufs: list, last: relax.Expr, back: relax.Expr, offset: int) -> list[relax.Expr]:
+        """Rows ``last - back + offset`` (``offset`` 0 or 1) of ``bufs``, one kernel each."""
         bb, out = self.bb, []
-        for buf, (shp, dtype), store in zip(bufs, self.specs, self.stored):
-            x = bb.emit(relax.op.take(buf, at, axis=0, mode="clip"))
-            x = bb.emit(relax.op.reshape(x, list(shp))) if not shp else x
+        for buf, reader, (shp, dtype), store in zip(bufs, self.readers[offset], self.specs, self.stored):
+            x = bb.emit(relax.call_tir(reader, [buf, last, back], relax.TensorType(shp, store)))
             out.append(bb.emit(relax.op.astype(x, dtype)) if store != dtype else x)
         return out
 
@@ -116,12 +157,14 @@ class Rows:
         bb = self.bb
         params = [relax.Var("cap", I64)] + [relax.Var(f"b{i}", fresh_type(b.ty)) for i, b in enumerate(bufs)]
         with bb.function(name, params, private=True):
-            bigger = [bb.emit(relax.op.concat([b, relax.op.zeros_like(b)], axis=0)) for b in params[1:]]
+            bigger = [bb.emit(relax.call_tir(double, [b], relax.TensorType([b.ty.shape.values[0] * 2,
+                                                                           *row], dtype)))
+                      for b, double, row, dtype in zip(params[1:], self.doublers, self.rows, self.stored)]
             double = bb.emit(relax.op.multiply(params[0], _int(2)))
             return bb.emit_func_output(relax.Tuple([double, *bigger]))
 
 
-def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv: relax.GlobalVar,
+def emit_saving_loop(builder: Any, name: str, cond_graph: Any, body_gv: relax.GlobalVar,
                      args: list[relax.Expr], n: int) -> tuple[list[relax.Expr], relax.Expr, list]:
     """The forward loop, also writing each iteration's carried values into growing row
     buffers (row k before iteration k, row n the final state). Returns (final args, trip
@@ -131,28 +174,23 @@ def emit_saving_loop(builder: Any, name: str, cond_gv: relax.GlobalVar, body_gv:
     first = [bb.match_cast(b, relax.TensorType([tvm.tirx.Var("rows", "int64"), *row], dtype))
              for b, row, dtype in zip(rows.alloc(_int(FIRST_CAPACITY)), rows.rows, rows.stored)]
     grow = rows.grow_function(f"{name}_grow", first)
-    loop_args = [*args[:n], _int(0), _int(FIRST_CAPACITY), *first, *args[n:]]
     nb = len(first)
+    loop_args = [*args[:n], _int(FIRST_CAPACITY), *first, *args[n:]]
 
-    def params() -> list[relax.Var]:
-        return [relax.Var(f"a{i}", fresh_type(a.ty)) for i, a in enumerate(loop_args)]
+    def reserve(v: list[relax.Expr], k: relax.Expr, ahead: int) -> list[relax.Expr]:
+        # room for rows k .. k + ahead - 1 (one doubling is enough: capacity >= k, >= ahead)
+        cap, bufs = rows.ensure(grow, bb.emit(relax.op.add(k, _int(ahead - 1))), v[n], v[n + 1:n + 1 + nb])
+        return [*v[:n], cap, *bufs, *v[n + 1 + nb:]]
 
-    s = params()
-    with bb.function(f"{name}_cond", s, private=True):
-        cond = bb.emit_func_output(bb.emit(relax.Call(cond_gv, [*s[:n], *s[n + 2 + nb:]])))
-    s = params()
-    with bb.function(f"{name}_body", s, pure=False, private=True):
-        k, cap, bufs, inv = s[n], s[n + 1], s[n + 2:n + 2 + nb], s[n + 2 + nb:]
-        cap, bufs = rows.ensure(grow, k, cap, bufs)
-        bufs = rows.write(bufs, s[:n], k)
-        ran = bb.emit(relax.Call(body_gv, [*s[:n], *inv]))
-        new = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
-        nxt = bb.emit(relax.op.add(k, _int(1)))
-        body = bb.emit_func_output(relax.Tuple([*new, nxt, cap, *bufs]))
-    final, count = emit_loop(bb, name, cond, body, loop_args, n + 2 + nb, builder.stubs)
-    cap, bufs = rows.ensure(grow, count, final[n + 1], final[n + 2:n + 2 + nb])
+    def body(v: list[relax.Expr], k: relax.Expr) -> list[relax.Expr]:
+        bufs = rows.write(v[n + 1:n + 1 + nb], v[:n], k)
+        return [*call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n), v[n], *bufs]
+
+    final, count = emit_loop(bb, name, lambda v, _: builder.inline(cond_graph, [*v[:n], *v[n + 1 + nb:]])[0],
+                             body, loop_args, n + 1 + nb, builder.stubs, reserve)
+    cap, bufs = rows.ensure(grow, count, final[n], final[n + 1:n + 1 + nb])
     bufs = rows.write(bufs, final[:n], count)  # row n: the final state
-    return final[:n] + final[n + 2 + nb:], count, bufs
+    return final[:n] + final[n + 1 + nb:], count, bufs
 
 
 def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) -> list[relax.Expr]:
@@ -164,30 +202,27 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     if bufs is None:  # the forward loop saved nothing here: run it again, saving
         body_gv = builder.function(f"wgrad{k}_body", prim.body_graph)
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
-    vjp_gv = builder.function(f"wgrad{k}_vjp", prim.vjp_graph)
+    vjp, hoisted = hoist_transposes(prim.vjp_graph, prim.vjp_graph.inputs[n:n + m])
+    vjp_gv = builder.function(f"wgrad{k}_vjp", vjp)
+    inv_t = [bb.emit(relax.op.permute_dims(inv[j], [1, 0])) for j in hoisted]  # once, not per iteration
 
-    # reverse: k = n-1 .. 0: (g, g_inv_k) = vjp(row k, inv, row k+1, g); g_inv += g_inv_k
+    # reverse: k = n-1 .. 0: (g, sums) = vjp(row k, inv, row k+1, g, sums)
     n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
     g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
               for v in prim.vjp_graph.outputs[n_g:]]
-    start = bb.emit(relax.op.subtract(count, _int(1)))
-    rev_args = [start, *gout, *g_inv0, *bufs, *inv]
-    s = [relax.Var(f"r{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(rev_args)]
-    with bb.function(f"wgrad{k}_rev_cond", s, private=True):
-        going = bb.emit(relax.op.greater_equal(s[0], _int(0)))
-        rev_cond = bb.emit_func_output(relax.Tuple([going]))
-    s = [relax.Var(f"r{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(rev_args)]
-    kv, g, g_inv = s[0], s[1:1 + n_g], s[1 + n_g:1 + n_g + n_w]
-    rbufs, rinv = s[1 + n_g + n_w:1 + n_g + n_w + n], s[1 + n_g + n_w + n:]
-    with bb.function(f"wgrad{k}_rev_body", s, pure=False, private=True):
-        after = bb.emit(relax.op.add(kv, _int(1)))
-        r = bb.emit(relax.Call(vjp_gv, [*rows.read(rbufs, kv), *rinv, *rows.read(rbufs, after), *g]))
-        outs = [bb.emit(relax.TupleGetItem(r, i)) for i in range(n_g + n_w)]
-        acc = [bb.emit(relax.op.add(a, b)) for a, b in zip(g_inv, outs[n_g:])]
-        prev = bb.emit(relax.op.subtract(kv, _int(1)))
-        rev_body = bb.emit_func_output(relax.Tuple([prev, *outs[:n_g], *acc]))
-    final, _ = emit_loop(bb, f"wgrad{k}_rev", rev_cond, rev_body, rev_args, 1 + n_g + n_w, builder.stubs)
-    return final[1:1 + n_g + n_w]
+    last = bb.emit(relax.op.subtract(count, _int(1)))
+    rev_args = [*gout, *g_inv0, *bufs, *inv, *inv_t, count, last]
+    c = n_g + n_w + n + m + len(inv_t)  # where count and last are in rev_args
+
+    def body(s: list[relax.Expr], back: relax.Expr) -> list[relax.Expr]:
+        g, g_inv, rbufs = s[:n_g], s[n_g:n_g + n_w], s[n_g + n_w:n_g + n_w + n]
+        rinv, rinv_t = s[n_g + n_w + n:n_g + n_w + n + m], s[n_g + n_w + n + m:c]
+        before, after = (rows.read(rbufs, s[c + 1], back, offset) for offset in (0, 1))
+        return call(bb, vjp_gv, [*before, *rinv, *after, *g, *g_inv, *rinv_t], n_g + n_w)
+
+    final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, back: bb.emit(relax.op.less(back, s[c])),
+                         body, rev_args, n_g + n_w, builder.stubs)
+    return final[:n_g + n_w]
 
 
 def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: list,
@@ -195,16 +230,12 @@ def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: l
     """Run the body ``count`` times from ``init``, writing rows 0 .. count."""
     bb, n = builder.bb, len(init)
     bufs = rows.alloc(bb.emit(relax.op.add(count, _int(1))))
-    save_args = [_int(0), *init, *bufs, count, *inv]
-    s = [relax.Var(f"a{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(save_args)]
-    with bb.function(f"{name}_cond", s, private=True):
-        cond = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.less(s[0], s[1 + 2 * n]))]))
-    s = [relax.Var(f"a{i}", fresh_type(a.ty) if i else I64) for i, a in enumerate(save_args)]
-    kv, state, sbufs, sinv = s[0], s[1:1 + n], s[1 + n:1 + 2 * n], s[2 + 2 * n:]
-    with bb.function(f"{name}_body", s, pure=False, private=True):
-        written = rows.write(sbufs, state, kv)
-        ran = bb.emit(relax.Call(body_gv, [*state, *sinv]))
-        new_state = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n)]
-        body = bb.emit_func_output(relax.Tuple([bb.emit(relax.op.add(kv, _int(1))), *new_state, *written]))
-    final, _ = emit_loop(bb, name, cond, body, save_args, 1 + 2 * n, builder.stubs)
-    return rows.write(final[1 + n:1 + 2 * n], final[1:1 + n], count)  # row n: the final state
+    save_args = [*init, *bufs, count, *inv]
+
+    def body(s: list[relax.Expr], kv: relax.Expr) -> list[relax.Expr]:
+        written = rows.write(s[n:2 * n], s[:n], kv)
+        return [*call(bb, body_gv, [*s[:n], *s[2 * n + 1:]], n), *written]
+
+    final, _ = emit_loop(bb, name, lambda s, kv: bb.emit(relax.op.less(kv, s[2 * n])),
+                         body, save_args, 2 * n, builder.stubs)
+    return rows.write(final[n:2 * n], final[:n], count)  # row n: the final state

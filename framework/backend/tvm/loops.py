@@ -8,6 +8,12 @@ calls: ``step`` tests the condition and runs the body once if it holds; ``level1
 loop is done. The recursion depth is iterations / FANOUT**LEVELS, and past
 ``MAX_ITERATIONS`` the run stops with a clear error instead of a native crash.
 
+Cost contract: every Relax function entry checks each tensor parameter (two VM calls
+each), so the tree passes only ``(done, count, state)`` where ``state`` is one opaque
+tuple of the loop's values. ``step`` unpacks it with unchecked typed reads and emits the
+condition and the body inline (the callers' callbacks), so an iteration costs one
+function entry, one read per loop value and the body's own calls.
+
 The backward of a loop (``WhileGrad``) is in :mod:`.loop_grad`.
 """
 
@@ -22,6 +28,17 @@ FANOUT, LEVELS = 8, 3
 MAX_DEPTH = 1000
 MAX_ITERATIONS = FANOUT ** LEVELS * MAX_DEPTH
 
+# With ``count`` the iterations run so far (0-d int64): cond(values, count) emits the test
+# into the current block and returns a 0-d bool; body(values, count) emits one iteration
+# and returns the new values of values[:n_carried].
+Cond = Callable[[list[relax.Expr], relax.Expr], relax.Expr]
+Body = Callable[[list[relax.Expr], relax.Expr], list[relax.Expr]]
+# reserve(values, count, ahead) emits what the next ``ahead`` iterations need once (room in
+# row buffers) and returns the values with values[:n_carried] replaced where it did.
+Reserve = Callable[[list[relax.Expr], relax.Expr, int], list[relax.Expr]]
+
+BOOL, I64, OBJ = relax.TensorType((), "bool"), relax.TensorType((), "int64"), relax.ObjectType()
+
 
 def fresh_type(ty: relax.TensorType) -> relax.TensorType:
     """``ty`` with new symbolic variables for its symbolic dims (one set per function)."""
@@ -29,59 +46,80 @@ def fresh_type(ty: relax.TensorType) -> relax.TensorType:
     return relax.TensorType(dims, ty.dtype)
 
 
-def emit_loop(bb: relax.BlockBuilder, name: str, cond_gv: relax.GlobalVar, body_gv: relax.GlobalVar,
-              args: list[relax.Expr], n_carried: int,
-              stubs: list[str]) -> tuple[list[relax.Expr], relax.Expr]:
-    """Run ``body_gv(*args) -> (carried',)`` while ``cond_gv(*args) -> (bool,)`` holds;
-    ``args[:n_carried]`` change, the rest stay. Returns (final args, trip count)."""
-    arg_types = [a.ty for a in args]
-    n_state = 2 + len(args)
+def _static(ty: relax.TensorType) -> bool:
+    return all(isinstance(d, tvm.tirx.IntImm) for d in ty.shape.values)
+
+
+def unpack(bb: relax.BlockBuilder, state: relax.Expr, types: list[relax.TensorType]) -> list[relax.Expr]:
+    """The values of the opaque tuple ``state``: statically shaped ones read unchecked with
+    their type, symbolically shaped ones checked once into fresh symbolic dims."""
+    out = []
+    for i, ty in enumerate(types):
+        erased = ty if _static(ty) else relax.TensorType(dtype=ty.dtype, ndim=len(ty.shape.values))
+        value = bb.emit(relax.op.call_pure_packed("vm.builtin.tuple_getitem", state,
+                                                  relax.prim_value(i), ty_args=erased))
+        out.append(value if _static(ty) else bb.match_cast(value, fresh_type(ty)))
+    return out
+
+
+def call(bb: relax.BlockBuilder, gv: relax.GlobalVar, args: list[relax.Expr], n: int) -> list[relax.Expr]:
+    """The first ``n`` items of the tuple that ``gv(*args)`` returns."""
+    result = bb.emit(relax.Call(gv, args))
+    return [bb.emit(relax.TupleGetItem(result, i)) for i in range(n)]
+
+
+def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: list[relax.Expr],
+              n_carried: int, stubs: list[str],
+              reserve: Reserve | None = None) -> tuple[list[relax.Expr], relax.Expr]:
+    """Run ``body`` while ``cond`` holds; ``args[:n_carried]`` change, the rest stay;
+    ``reserve`` runs before each run of up to ``FANOUT`` iterations. Returns (final args,
+    trip count) in the current function."""
+    types = [a.ty for a in args]
 
     def params() -> list[relax.Var]:
-        types = [relax.TensorType((), "bool"), relax.TensorType((), "int64")]
-        types += [fresh_type(t) for t in arg_types]
-        return [relax.Var(f"s{i}", ty) for i, ty in enumerate(types)]
+        return [relax.Var("done", BOOL), relax.Var("count", I64), relax.Var("state", OBJ)]
 
-    def unpack(result: relax.Expr) -> list[relax.Expr]:
-        return [bb.emit(relax.TupleGetItem(result, i)) for i in range(n_state)]
+    def get3(result: relax.Expr) -> list[relax.Expr]:
+        return [bb.emit(relax.TupleGetItem(result, i)) for i in range(3)]
 
-    s = params()  # advance: the body once
-    with bb.function(f"{name}_advance", s, pure=False, private=True):
-        ran = bb.emit(relax.Call(body_gv, s[2:]))
-        count = bb.emit(relax.op.add(s[1], relax.const(1, "int64")))
-        new = [bb.emit(relax.TupleGetItem(ran, i)) for i in range(n_carried)]
-        advance = bb.emit_func_output(relax.Tuple([s[0], count, *new, *s[2 + n_carried:]]))
-    s = params()  # step: test the condition; advance if it holds, else done
+    s = params()
     with bb.function(f"{name}_step", s, pure=False, private=True):
-        go = bb.emit(relax.TupleGetItem(bb.emit(relax.Call(cond_gv, s[2:])), 0))
-        done = bb.emit(relax.op.logical_not(go))
-        r = bb.emit(relax.If(go, relax.SeqExpr([], relax.Call(advance, s)),
-                             relax.SeqExpr([], relax.Tuple([done, *s[1:]]))))
-        level = bb.emit_func_output(r)
+        values = unpack(bb, s[2], types)
+        go = cond(values, s[1])
+        bb._begin_binding_block()  # the then-branch: one iteration, inline
+        new = body(values, s[1])
+        count = bb.emit(relax.op.add(s[1], relax.const(1, "int64")))
+        state = bb.emit(relax.Tuple([*new, *values[n_carried:]]))
+        ran = relax.SeqExpr([bb._end_block()], relax.Tuple([s[0], count, state]))
+        finished = relax.SeqExpr([], relax.Tuple([relax.const(True, "bool"), s[1], s[2]]))
+        level = bb.emit_func_output(bb.emit(relax.If(go, ran, finished)))
     for depth in range(1, LEVELS + 1):
         s = params()
         with bb.function(f"{name}_level{depth}", s, pure=False, private=True):
             cur: list[relax.Expr] = s
+            if reserve is not None and depth == 1:
+                values = reserve(unpack(bb, s[2], types), s[1], FANOUT)
+                cur = [s[0], s[1], bb.emit(relax.Tuple(values))]
             for _ in range(FANOUT):
-                r = bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
-                                     relax.SeqExpr([], relax.Call(level, cur))))
-                cur = unpack(r)
+                cur = get3(bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
+                                            relax.SeqExpr([], relax.Call(level, cur)))))
             level = bb.emit_func_output(relax.Tuple(cur))
-    top = _recursive_top(bb, name, params, level, unpack, stubs)
-    final = unpack(bb.emit(relax.Call(top, [relax.const(False, "bool"), relax.const(0, "int64"), *args])))
-    return final[2:], final[1]
+    top = _recursive_top(bb, name, params, level, get3, stubs)
+    start = [relax.const(False, "bool"), relax.const(0, "int64"), bb.emit(relax.Tuple(args))]
+    _, count, state = get3(bb.emit(relax.Call(top, start)))
+    return unpack(bb, state, types), count
 
 
 def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[relax.Var]],
-                   level: relax.GlobalVar, unpack: Callable, stubs: list[str]) -> relax.GlobalVar:
-    """``top(state)``: the highest level, then itself until done (declared first, so that
-    its body can call it; the declaration is replaced by the body)."""
+                   level: relax.GlobalVar, get3: Callable, stubs: list[str]) -> relax.GlobalVar:
+    """``top(done, count, state)``: the highest level, then itself until done (declared
+    first, so that its body can call it; the declaration is replaced by the body)."""
     s = params()  # the attribute keeps BlockBuilder from merging it with an equal declaration
     with bb.function(f"{name}_top", s, pure=False, private=True, attrs={"twinmode_loop": name}):
         top = bb.emit_func_output(relax.Tuple(s))
     s = params()
     with bb.function(f"{name}_top_impl", s, pure=False, private=True):
-        cur = unpack(bb.emit(relax.Call(level, s)))
+        cur = get3(bb.emit(relax.Call(level, s)))
         within = bb.emit(relax.op.less(cur[1], relax.const(MAX_ITERATIONS, "int64")))
         ok = bb.emit(relax.op.logical_or(cur[0], within))
         bb.emit(relax.op.assert_op(ok, format=(
@@ -95,4 +133,5 @@ def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[
     return top
 
 
-__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "emit_loop", "fresh_type"]
+__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "Body", "Cond", "Reserve", "call", "emit_loop",
+           "fresh_type", "unpack"]

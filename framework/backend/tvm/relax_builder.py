@@ -24,7 +24,7 @@ from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
 from .loop_grad import emit_saving_loop, lower_while_grad
-from .loops import emit_loop
+from .loops import call, emit_loop
 from .lowerings import lower_node
 
 
@@ -71,6 +71,13 @@ class RelaxBuilder:
             outputs = [self._arg(env, v) for v in graph.outputs]
             # a function returning an empty tuple from an If branch crashes the VM
             return bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
+
+    def inline(self, graph: Graph, args: list[relax.Expr]) -> list[relax.Expr]:
+        """Lower ``graph`` into the function being built, on ``args``; its outputs (a
+        loop's condition: a few scalar ops, cheaper than a call)."""
+        env: dict[int, relax.Expr] = {v.id: a for v, a in zip(graph.inputs, args)}
+        self._body(graph, env)
+        return [self._arg(env, v) for v in graph.outputs]
 
     def saved_rows(self, forward_uid: int | None) -> list | None:
         """The state rows a While of the function being lowered saved (None if it did not)."""
@@ -142,15 +149,15 @@ class RelaxBuilder:
     # -- loops ---------------------------------------------------------------------------------
     def _while(self, prim: While, args: list[relax.Expr], node: Any) -> list[relax.Expr]:
         k = next(self.ids)
-        cond_gv = self.function(f"while{k}_cond", prim.cond_graph)
         body_gv = self.function(f"while{k}_body", prim.body_graph)
         frame = self.frames[-1]
         if prim.uid in frame:  # its backward follows in this function: save states as it runs
-            final, count, frame[prim.uid] = emit_saving_loop(self, f"while{k}", cond_gv, body_gv,
+            final, count, frame[prim.uid] = emit_saving_loop(self, f"while{k}", prim.cond_graph, body_gv,
                                                              args, prim.n_carried)
         else:
-            final, count = emit_loop(self.bb, f"while{k}", cond_gv, body_gv, args, prim.n_carried,
-                                     self.stubs)
+            final, count = emit_loop(self.bb, f"while{k}", lambda v, _: self.inline(prim.cond_graph, v)[0],
+                                     lambda v, _: call(self.bb, body_gv, v, prim.n_carried), args,
+                                     prim.n_carried, self.stubs)
         return final[: prim.n_carried] + [count]
 
 

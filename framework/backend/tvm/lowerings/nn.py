@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from tvm import relax
+from tvm import relax, topi
 
 from ....ops._utils import normalize_axis
 from .base import LowerContext, cast, const, emit
@@ -12,10 +12,13 @@ from .base import LowerContext, cast, const, emit
 def lower_matmul(ctx: LowerContext, a, b):
     prim, bb = ctx.prim, ctx.bb
     (sa, sb), dtype = ctx.in_specs, ctx.out_specs[0].dtype
-    a, b = cast(a, sa.dtype, dtype), cast(b, sb.dtype, dtype)
+    a, b = emit(bb, cast(a, sa.dtype, dtype)), emit(bb, cast(b, sb.dtype, dtype))
+    if prim.transpose_a and not prim.transpose_b:
+        # a^T b reads both operands along their rows: one kernel, no transposed copy of a
+        return bb.call_te(topi.matmul, a, b, True, False)
     if prim.transpose_a:
         a = bb.emit(relax.op.permute_dims(a, [1, 0]))
-    if prim.transpose_b:
+    if prim.transpose_b:  # a b^T: a transposed copy, so that the kernel's vector loads of b are contiguous
         b = bb.emit(relax.op.permute_dims(b, [1, 0]))
     return relax.op.matmul(a, b)
 
