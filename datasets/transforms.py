@@ -60,6 +60,18 @@ def _lerp_axis(x: np.ndarray, n_out: int, axis: int, dtype: np.dtype) -> np.ndar
     return hi
 
 
+def bilinear_resize(x: np.ndarray, out_h: int, out_w: int, h_axis: int,
+                    keep_dtype: bool = True) -> np.ndarray:
+    """Bilinear resize of axes ``h_axis`` and ``h_axis + 1`` of ``x`` (the rules of :class:`Resize`:
+    half-pixel centres, float32 work, integer images rounded back to their dtype)."""
+    work = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
+    y = _lerp_axis(_lerp_axis(x, out_h, h_axis, work), out_w, h_axis + 1, work)
+    if keep_dtype and x.dtype.kind in "ui":
+        info = np.iinfo(x.dtype)
+        return np.clip(np.rint(y, out=y), info.min, info.max, out=y).astype(x.dtype)
+    return y if y is not x else y.copy()
+
+
 class Resize:
     """Bilinear resize of the last two axes (``cv2.INTER_LINEAR`` convention, no antialias).
 
@@ -94,12 +106,7 @@ class Resize:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         _check_batch(x, "resize")
         out_h, out_w = self.output_hw(*x.shape[-2:])
-        work = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
-        y = _lerp_axis(_lerp_axis(x, out_h, x.ndim - 2, work), out_w, x.ndim - 1, work)
-        if self.keep_dtype and x.dtype.kind in "ui":
-            info = np.iinfo(x.dtype)
-            return np.clip(np.rint(y, out=y), info.min, info.max, out=y).astype(x.dtype)
-        return y if y is not x else y.copy()
+        return bilinear_resize(x, out_h, out_w, x.ndim - 2, self.keep_dtype)
 
     def __repr__(self) -> str:
         return f"Resize({list(self.size)})"

@@ -19,6 +19,9 @@ from .dtype import (
     int64,
     int_,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .jit_api import JitConfig, jit, jit_class, ms_function
 from .parameter import Parameter, ParameterTuple
@@ -28,11 +31,28 @@ from .tensor import Tensor
 
 __version__ = "0.1.0"
 
+# MindSpore's training API (``from mindspore import Model, LossMonitor``) and its dataset
+# package, loaded on first use so that ``import framework`` does not load the trainer.
+_LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback",
+               "RunContext", "EarlyStopping", "History", "LambdaCallback")
+_LAZY_MODULES = ("train", "dataset")
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_TRAIN:
+        return getattr(importlib.import_module(f"{__name__}.train"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
     "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple",
     "Tensor", "context", "jit_class", "ms_function",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
+    "uint16", "uint32", "uint64",
     "value_and_grad",
 ]

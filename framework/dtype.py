@@ -35,11 +35,14 @@ int16 = DType("int16", np.int16)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)  # MnistDataset labels, as in MindSpore
+uint64 = DType("uint64", np.uint64)
 bool_ = DType("bool_", np.bool_)
 float_ = float32
 int_ = int64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool_)
+_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
 _BY_NP = {d.np: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL} | {"bool": bool_, "float": float32, "int": int64}
 

@@ -64,9 +64,34 @@ class InterruptGuard:
             self.installed = False
 
 
+def dataset_size(dataset: Any) -> int | None:
+    """Batches per epoch: ``get_dataset_size()`` (framework.dataset), ``len()``, or None."""
+    if hasattr(dataset, "get_dataset_size"):
+        return int(dataset.get_dataset_size())
+    return len(dataset) if hasattr(dataset, "__len__") else None
+
+
+def iterate(dataset: Iterable[Any]) -> Iterator[Any]:
+    """One pass of ``(x, y)`` NumPy batches: a ``framework.dataset`` pipeline through its
+    NumPy tuple iterator (it must have two columns), anything else through ``iter``."""
+    make = getattr(dataset, "create_tuple_iterator", None)
+    if make is None:
+        return iter(dataset)
+    return _pairs(make(num_epochs=1, output_numpy=True), dataset)
+
+
+def _pairs(rows: Iterator[Any], dataset: Any) -> Iterator[Any]:
+    for row in rows:
+        if len(row) != 2:
+            names = getattr(dataset, "column_names", "?")
+            raise ValueError(f"Model: the dataset gives {len(row)} columns {names}, but training and "
+                             "evaluation take (data, label); select two with dataset.project([...])")
+        yield row
+
+
 def epoch_batches(dataset: Iterable[Any], skip: int) -> Iterator[Any]:
     """The dataset's batches for one epoch, skipping ``skip`` when it cannot seek itself."""
-    iterator = iter(dataset)
+    iterator = iterate(dataset)
     if skip and not hasattr(dataset, "load_state_dict"):
         for _ in range(skip):  # a plain re-iterable: exact only if it repeats its order
             if next(iterator, None) is None:

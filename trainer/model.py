@@ -5,9 +5,10 @@
     model.eval(test_loader)                          # {"accuracy": 0.98}
     model.fit(3, train_loader, test_loader, resume_from="last", callbacks=[...])
 
-Datasets are ``datasets.BatchIterator`` objects or any re-iterable of ``(x, y)`` NumPy
-batches. The execution mode is ``ms.get_context("mode")`` when ``train``/``eval``/
-``predict`` runs, unless ``Model(mode=...)`` fixes it.
+Datasets are ``framework.dataset`` pipelines (two columns: data, label),
+``datasets.BatchIterator`` objects or any re-iterable of ``(x, y)`` NumPy batches. The
+execution mode is ``ms.get_context("mode")`` when ``train``/``eval``/``predict`` runs,
+unless ``Model(mode=...)`` fixes it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from .callbacks.model_checkpoint import ModelCheckpoint, describe
 from .checkpoint import TrainState, latest_valid, load_train_state
 from .checkpoint import config_hash as hash_config
 from .context import RunContext, mode_name
-from .loop import TrainingInterrupted, run_training
+from .loop import TrainingInterrupted, dataset_size, iterate, run_training
 from .metrics import build_metrics
 from .step import Step, make_step
 
@@ -57,6 +58,12 @@ class _Forward(nn.Cell):
 
     def construct(self, data, label):
         return self._network(data)
+
+
+def _value(result: Any) -> Any:
+    """A metric's result: a float, or an array for per-class metrics (Precision, Recall, F1)."""
+    array = np.asarray(result)
+    return float(array) if array.size == 1 else array
 
 
 class Model:
@@ -121,17 +128,18 @@ class Model:
 
     # -- training ------------------------------------------------------------------------------
     def train(self, epoch: int, train_dataset: Iterable[Any],
-              callbacks: Callback | list[Callback] | None = None, initial_epoch: int = 0,
-              resume_from: str | Path | None = None, dataset_sink_mode: bool = False,
-              sink_size: int = -1) -> RunContext:
-        """Train for ``epoch`` epochs in all (``dataset_sink_mode``/``sink_size`` are accepted
-        for MindSpore compatibility and ignored). Returns the final run context."""
+              callbacks: Callback | list[Callback] | None = None, dataset_sink_mode: bool = False,
+              sink_size: int = -1, initial_epoch: int = 0,
+              resume_from: str | Path | None = None) -> RunContext:
+        """Train for ``epoch`` epochs in all (MindSpore's argument order; ``dataset_sink_mode``/
+        ``sink_size`` are accepted and ignored: batches always go step by step). Returns the
+        final run context."""
         return self._train(epoch, train_dataset, callbacks, initial_epoch, resume_from, None, 1)
 
     def fit(self, epoch: int, train_dataset: Iterable[Any], valid_dataset: Iterable[Any] | None = None,
             valid_frequency: int | list[int] = 1, callbacks: Callback | list[Callback] | None = None,
-            initial_epoch: int = 0, resume_from: str | Path | None = None,
-            valid_dataset_sink_mode: bool = False, dataset_sink_mode: bool = False) -> RunContext:
+            dataset_sink_mode: bool = False, valid_dataset_sink_mode: bool = False, sink_size: int = -1,
+            initial_epoch: int = 0, resume_from: str | Path | None = None) -> RunContext:
         """``train`` plus evaluation on ``valid_dataset`` every ``valid_frequency`` epochs (an int,
         or a list of epoch numbers); results appear as ``eval_<metric>`` in ``run_context.metrics``."""
         return self._train(epoch, train_dataset, callbacks, initial_epoch, resume_from, valid_dataset,
@@ -149,7 +157,7 @@ class Model:
             raise TypeError("Model.train: train_dataset must be re-iterable (a BatchIterator, a list of "
                             "(x, y) batches ...), not a one-shot iterator or generator")
         cbs = CallbackList(callbacks)
-        steps = len(dataset) if hasattr(dataset, "__len__") else None
+        steps = dataset_size(dataset)
         ctx = self._context("train", epoch_num=epochs, steps_per_epoch=steps, train_dataset=dataset,
                             valid_dataset=valid_dataset, callbacks=cbs)
         start = (initial_epoch, 0)
@@ -220,7 +228,7 @@ class Model:
 
     def _evaluate(self, dataset: Iterable[Any], cbs: CallbackList, train_ctx: RunContext | None
                   ) -> dict[str, float]:
-        steps = len(dataset) if hasattr(dataset, "__len__") else None
+        steps = dataset_size(dataset)
         ctx = self._context("eval", steps_per_epoch=steps, valid_dataset=dataset, callbacks=cbs,
                             epoch=train_ctx.epoch if train_ctx else 0,
                             global_step=train_ctx.global_step if train_ctx else 0)
@@ -233,7 +241,7 @@ class Model:
         try:
             cbs.on_eval_begin(ctx)
             cbs.on_eval_epoch_begin(ctx)
-            for x, y in dataset:
+            for x, y in iterate(dataset):
                 ctx.batch_size = len(y)
                 cbs.on_eval_step_begin(ctx)
                 out, timing = step_fn(x, y)
@@ -243,7 +251,7 @@ class Model:
                 cbs.on_eval_step_end(ctx)
                 if ctx.stop_requested:
                     break
-            ctx.metrics = {name: float(metric.eval()) for name, metric in self.metrics.items()}
+            ctx.metrics = {name: _value(metric.eval()) for name, metric in self.metrics.items()}
             ctx.timings.eval_seconds = time.perf_counter() - start
             cbs.on_eval_epoch_end(ctx)
             cbs.on_eval_end(ctx)

@@ -16,7 +16,11 @@ from ..dtype import (
     int_,
     to_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 
 __all__ = ["DType", "bool_", "float16", "float32", "float64", "float_", "from_numpy", "int16",
-           "int32", "int64", "int8", "int_", "to_dtype", "uint8"]
+           "int32", "int64", "int8", "int_", "to_dtype", "uint8", "uint16", "uint32",
+           "uint64"]

@@ -11,10 +11,29 @@ from .loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from .metrics import (
+    F1,
+    MAE,
+    MSE,
+    Accuracy,
+    Fbeta,
+    Loss,
+    Metric,
+    Precision,
+    Recall,
+    Top1CategoricalAccuracy,
+    Top5CategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    get_metric_fn,
+    names,
+)
 from .normalization import BatchNorm1d, BatchNorm2d
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
+    "F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall",
+    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn",
+    "names",
     "SGD", "Adam", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList", "Conv2d",
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",

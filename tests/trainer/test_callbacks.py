@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import types
 from pathlib import Path
 
@@ -91,7 +92,7 @@ def test_loss_monitor_prints_every_n_steps() -> None:
     history = History()
     tiny.model().train(1, tiny.loader(), callbacks=[LossMonitor(5, file=out), history])
     lines = out.getvalue().splitlines()
-    assert lines == [f"epoch: 1 step: {s}, loss is {history.step_losses[s - 1]:.6g}" for s in (5, 10)]
+    assert lines == [f"epoch: 1 step: {s}, loss is {history.step_losses[s - 1]}" for s in (5, 10)]
     with pytest.raises(ValueError, match="per_print_times"):
         LossMonitor(-1)
 
@@ -114,7 +115,7 @@ def test_time_monitor_pynative() -> None:
     assert all(r["steps"] == STEPS and r["compile_s"] == 0 and 0 < r["step_ms"] < r["epoch_ms"]
                for r in monitor.records)
     assert "graph compiled" not in out.getvalue()
-    assert out.getvalue().count("epoch time: ") == 2 and "per step time: " in out.getvalue()
+    assert out.getvalue().count("Train epoch time: ") == 2 and "per step time: " in out.getvalue()
 
 
 def test_time_monitor_reports_compilation_apart(tmp_path: Path, monkeypatch) -> None:
@@ -130,7 +131,10 @@ def test_time_monitor_reports_compilation_apart(tmp_path: Path, monkeypatch) -> 
     assert ctx.timings.first_compile_seconds >= summary["compile_seconds"] + summary["trace_seconds"]
     assert first["epoch_ms"] / 1000 > first["compile_s"]  # the epoch includes it ...
     assert first["step_ms"] * STEPS < first["epoch_ms"] - first["compile_s"] * 1000 + 1e-6  # ... steps do not
-    assert out.getvalue().count("graph compiled in") == 1 and "(of which compiling:" in out.getvalue()
+    assert out.getvalue().count("graph compiled in") == 1
+    epoch_lines = [line for line in out.getvalue().splitlines() if "epoch time" in line]
+    assert len(epoch_lines) == 2 and all(re.fullmatch(r"Train epoch time: \d+\.\d{3} ms, per step time: "
+                                                      r"\d+\.\d{3} ms", line) for line in epoch_lines)
 
 
 def test_model_checkpoint_names_pointer_and_pruning(tmp_path: Path) -> None:

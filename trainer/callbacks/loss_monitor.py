@@ -15,12 +15,11 @@ class InvalidLossError(FloatingPointError):
 
 
 class LossMonitor(Callback):
-    """``LossMonitor(per_print_times=1)``: prints ``epoch: 1 step: 125, loss is 0.1301``.
-
-    ``step`` is the step within the epoch, as in MindSpore. A NaN or infinite loss
-    raises :class:`InvalidLossError` at once, naming the epoch and step (every step is
-    checked, printed or not). In ``fit``, the validation results are printed after
-    each validated epoch.
+    """``LossMonitor(per_print_times=1)``: prints ``epoch: 1 step: 125, loss is 0.13012345``
+    (MindSpore's line: ``step`` is the step within the epoch, the loss printed as a Python
+    float). A NaN or infinite loss raises :class:`InvalidLossError` at once, naming the
+    epoch and step (every step is checked, printed or not). In ``fit``, each validated
+    epoch prints ``Eval result: epoch 1, metrics: {'Accuracy': 0.98...}``.
     """
 
     def __init__(self, per_print_times: int = 1, file: TextIO | None = None) -> None:
@@ -42,10 +41,9 @@ class LossMonitor(Callback):
                 f"{run_context.global_step}); training stopped. Lower the learning rate, check the "
                 "data for NaN/Inf values, or resume from an earlier checkpoint")
         if self.per_print_times and run_context.global_step % self.per_print_times == 0:
-            self._print(f"epoch: {run_context.epoch} step: {run_context.step}, loss is {loss:.6g}")
+            self._print(f"epoch: {run_context.epoch} step: {run_context.step}, loss is {loss}")
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
-        evals = {k: v for k, v in run_context.metrics.items() if k.startswith("eval_")}
+        evals = {k[5:]: v for k, v in run_context.metrics.items() if k.startswith("eval_")}
         if evals and self.per_print_times:
-            text = ", ".join(f"{k[5:]}: {v:.6g}" for k, v in evals.items())
-            self._print(f"epoch: {run_context.epoch} validation: {text}")
+            self._print(f"Eval result: epoch {run_context.epoch}, metrics: {evals}")

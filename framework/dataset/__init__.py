@@ -1,0 +1,26 @@
+"""``mindspore.dataset`` for twinmode: ``from framework.dataset import MnistDataset, vision, transforms``.
+
+    ds = MnistDataset("MNIST_Data/train")                      # image 28x28x1 uint8, label uint32
+    ds = ds.map([vision.Resize((32, 32)), vision.Rescale(1 / 255, 0),
+                 vision.Normalize([0.1307], [0.3081]), vision.HWC2CHW()], "image")
+    ds = ds.map(transforms.TypeCast(ms.int32), "label").shuffle(10000).batch(32, drop_remainder=True)
+    for image, label in ds.create_tuple_iterator(): ...       # Tensors (output_numpy=True: arrays)
+
+Deterministic operations run once over whole source arrays, random ones per batch with a
+generator seeded by (seed, epoch, batch); ``state_dict``/``load_state_dict`` save and
+restore the position, so ``Model.train`` resumes mid-epoch on the same batches.
+See :mod:`framework.dataset.engine` for the node contract.
+"""
+
+from . import config, transforms, vision
+from .engine import Dataset, DictIterator, TupleIterator
+from .sources import (
+    Cifar10Dataset,
+    FashionMnistDataset,
+    GeneratorDataset,
+    MnistDataset,
+    NumpySlicesDataset,
+)
+
+__all__ = ["Cifar10Dataset", "Dataset", "DictIterator", "FashionMnistDataset", "GeneratorDataset",
+           "MnistDataset", "NumpySlicesDataset", "TupleIterator", "config", "transforms", "vision"]

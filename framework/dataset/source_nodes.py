@@ -1,0 +1,129 @@
+"""Source nodes (a store with MindSpore's sampler options, a Python stream) and ``split``.
+
+Node contract: :mod:`framework.dataset.engine`. Orders are seeded by ``(node seed, node
+depth, epoch)``, as in :mod:`framework.dataset.nodes`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from .engine import Dataset
+from .nodes import _count, _EpochCache, _Passthrough
+from .stores import Store
+
+
+class SourceDataset(Dataset):
+    """A store with MindSpore's sampler options: ``shuffle`` (None means True), ``num_samples``,
+    ``num_shards``/``shard_id`` (shard ``i`` takes rows ``i, i + k, ...`` of the epoch's order,
+    padded by wrapping around so that every shard has ``ceil(N / k)`` rows)."""
+
+    def __init__(self, store: Store, shuffle: bool | None = None, num_samples: int | None = None,
+                 num_shards: int | None = None, shard_id: int | None = None) -> None:
+        super().__init__((), store.names)
+        self.store = store
+        self.shuffle_rows = True if shuffle is None else bool(shuffle)
+        self.num_samples = _count(num_samples, "num_samples") or None if num_samples is not None else None
+        if (num_shards is None) != (shard_id is None):
+            raise ValueError("num_shards and shard_id must be given together")
+        if num_shards is not None:
+            num_shards = _count(num_shards, "num_shards", 1)
+            if not 0 <= _count(shard_id, "shard_id") < num_shards:
+                raise ValueError(f"shard_id must be in [0, {num_shards}), got {shard_id!r}")
+        self.num_shards, self.shard_id = num_shards, shard_id
+        self._cache = _EpochCache()
+
+    def _store(self) -> Store:
+        return self.store
+
+    def _make_ids(self, epoch: int) -> np.ndarray:
+        n = len(self.store)
+        order = (np.random.default_rng([self.seed, self.depth, epoch]).permutation(n)
+                 if self.shuffle_rows else np.arange(n))
+        if self.num_shards:
+            per = math.ceil(n / self.num_shards)
+            order = np.resize(order, per * self.num_shards)[self.shard_id::self.num_shards]
+        return order[:self.num_samples] if self.num_samples else order
+
+    def _ids(self, epoch: int) -> np.ndarray:
+        return self._cache.get(epoch, self._make_ids)
+
+    def _num_rows(self) -> int:
+        n = len(self.store)
+        if self.num_shards:
+            n = math.ceil(n / self.num_shards)
+        return min(n, self.num_samples) if self.num_samples else n
+
+
+class StreamDataset(Dataset):
+    """Rows from a Python iterable or a function returning one (read again each epoch)."""
+
+    def __init__(self, source: Any, column_names: list[str], num_samples: int | None = None,
+                 num_shards: int | None = None, shard_id: int | None = None) -> None:
+        super().__init__((), column_names)
+        self.source, self.num_samples = source, num_samples or None
+        self.num_shards, self.shard_id = num_shards, shard_id
+
+    def _rows(self, epoch: int, start: int) -> Iterator[list[Any]]:
+        from .stores import normalize_row
+
+        source = self.source
+        items = source() if callable(source) and not hasattr(source, "__iter__") else source
+        rows: Any = iter(items)
+        if self.num_shards:
+            rows = itertools.islice(rows, self.shard_id, None, self.num_shards)
+        if self.num_samples:
+            rows = itertools.islice(rows, self.num_samples)
+        for item in itertools.islice(rows, start, None):
+            yield list(normalize_row(item, len(self.column_names), "GeneratorDataset"))
+
+    def _num_rows(self) -> int | None:
+        return None
+
+
+class SubsetDataset(_Passthrough):
+    """One part of ``split``: fixed store rows, reshuffled each epoch when ``randomize``."""
+
+    def __init__(self, parent: Dataset, ids: np.ndarray, randomize: bool) -> None:
+        super().__init__(parent)
+        self.fixed, self.randomize = ids, randomize
+
+    def _make_ids(self, epoch: int) -> np.ndarray:
+        if not self.randomize:
+            return self.fixed
+        return self.fixed[np.random.default_rng([self.seed, self.depth, epoch]).permutation(len(self.fixed))]
+
+    def _num_rows(self) -> int:
+        return len(self.fixed)
+
+
+def split_dataset(ds: Dataset, sizes: Sequence[int | float], randomize: bool) -> list[Dataset]:
+    if ds._store() is None or ds.get_repeat_count() != 1:
+        raise ValueError("split: only datasets of indexable rows (sources, map, take, skip ... before "
+                         "batch and repeat) can be split")
+    rows = np.sort(ds._ids(0))
+    total = len(rows)
+    sizes = list(sizes)
+    if not sizes:
+        raise ValueError("split: sizes must not be empty")
+    if all(isinstance(s, float) for s in sizes):
+        if not math.isclose(sum(sizes), 1.0) or min(sizes) <= 0:
+            raise ValueError(f"split: fractions must be > 0 and sum to 1, got {sizes}")
+        counts = [int(math.floor(s * total)) for s in sizes]
+        for i in range(total - sum(counts)):
+            counts[i % len(counts)] += 1
+    elif all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+        counts = [int(s) for s in sizes]
+        if sum(counts) != total or min(counts) < 1:
+            raise ValueError(f"split: sizes {counts} must be >= 1 and sum to the dataset size {total}")
+    else:
+        raise ValueError(f"split: sizes must be all ints or all floats, got {sizes}")
+    if randomize:
+        rows = rows[np.random.default_rng([ds.seed, ds.depth, 0x5B11]).permutation(total)]
+    bounds = np.cumsum([0, *counts])
+    return [SubsetDataset(ds, rows[a:b], randomize) for a, b in itertools.pairwise(bounds)]
