@@ -24,6 +24,15 @@ app = typer.Typer(
            "Exit codes: 0 success, 1 training failure, 2 bad input, 130 interrupted.")
 
 
+class _Command(typer.core.TyperCommand):
+    """Usage lines as Unix tools write them: ``train run [OPTIONS] FILE [KEY=VALUE]...``
+    (typer writes a required argument as ``{FILE}``)."""
+
+    def collect_usage_pieces(self, ctx):
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
+                for p in super().collect_usage_pieces(ctx)]
+
+
 class Mode(StrEnum):
     graph = "graph"
     pynative = "pynative"
@@ -46,9 +55,9 @@ def _setup() -> None:
     warnings.formatwarning = _one_line_warning
 
 
-FileArg = Annotated[Path, typer.Argument(help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
+FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
 Overrides = Annotated[list[str] | None, typer.Argument(
-    help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
+    metavar="KEY=VALUE", show_default=False, help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
 
 
 def _fail(message: str, code: int) -> None:
@@ -88,7 +97,7 @@ def _guarded(action):
         _fail(f"training failed: {type(error).__name__}: {error}", 1)
 
 
-@app.command()
+@app.command(cls=_Command)
 def run(
     file: FileArg,
     overrides: Overrides = None,
@@ -104,22 +113,40 @@ def run(
     config = _load(file, overrides, mode=mode.value if mode else None,
                    device=device.value if device else None)
     if print_config:
-        typer.echo(yaml.safe_dump(config.to_dict(), sort_keys=False).rstrip())
+        from .mlflow_record import resolved_config
+
+        typer.echo(yaml.safe_dump(resolved_config(config), sort_keys=False).rstrip())
         return
     from .experiment import run_experiment
 
-    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet))
+    source = " ".join(["train", *sys.argv[1:]]) if sys.argv[1:2] == ["run"] else None
+    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source))
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
         return
+    typer.echo(summary(config.name, result))
+
+
+def summary(name: str, result) -> str:
+    """The lines a finished run ends with: results, then where everything is."""
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    where = f"MLflow run {result.run_id}" if result.run_id else f"logged offline to {result.offline_log}"
-    typer.echo(f"{config.name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
-               f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
-               f"{result.ms_per_step:.2f} ms/step{compile_s}; {where}")
+    lines = [f"{name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
+             f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
+             f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
+             f"(wall clock){compile_s}",
+             f"  checkpoint: {result.checkpoint}"]
+    if result.ir_dir:
+        lines.append(f"  IR:         {result.ir_dir}")
+    if result.run_url:
+        lines.append(f"  MLflow:     {result.run_url}  (run {result.run_id}; start the UI with `train ui`)")
+    else:
+        lines.append(f"  MLflow:     logged offline to {result.offline_log} (import with `train sync-offline`)")
+    if result.model_uri:
+        lines.append(f"  model:      {result.model_uri}")
+    return "\n".join(lines)
 
 
-@app.command()
+@app.command(cls=_Command)
 def compare(
     file: FileArg,
     overrides: Overrides = None,
@@ -138,7 +165,7 @@ def compare(
     typer.echo(report)
 
 
-@app.command("eval")
+@app.command("eval", cls=_Command)
 def eval_(
     file: FileArg,
     checkpoint: Annotated[Path, typer.Option(help="Checkpoint file to evaluate.")],
@@ -153,7 +180,7 @@ def eval_(
     typer.echo("  ".join(f"{k} {v:.4f}" for k, v in sorted(metrics.items())))
 
 
-@app.command()
+@app.command(cls=_Command)
 def ir(
     file: FileArg,
     overrides: Overrides = None,
@@ -172,7 +199,7 @@ def ir(
                f"compiled in {summary['compile_seconds']:.1f} s")
 
 
-@app.command("sync-offline")
+@app.command("sync-offline", cls=_Command)
 def sync_offline(
     folder: Annotated[Path, typer.Argument(help="Folder of offline runs.")] = Path("mlruns-offline"),
     tracking_uri: Annotated[str | None, typer.Option(help="Store to import into (default: as `run` uses).")]
@@ -195,7 +222,7 @@ def sync_offline(
                f"file(s) in {folder} into {uri}")
 
 
-@app.command()
+@app.command(cls=_Command)
 def ui(
     port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,
     tracking_uri: Annotated[str | None, typer.Option(help="Tracking store (default: as `run` uses).")] = None,

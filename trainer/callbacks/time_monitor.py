@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from tqdm.auto import tqdm
+
 from ..context import RunContext
 from .base import Callback
 
@@ -12,7 +14,8 @@ from .base import Callback
 class TimeMonitor(Callback):
     """Prints ``epoch time: 812.3 ms, per step time: 2.6 ms`` after each epoch.
 
-    The per-step time excludes compilation: a graph-mode step that traced and compiled
+    The per-step time is wall-clock (data loading included, see ``Timings``) and excludes
+    compilation: a graph-mode step that traced and compiled
     (the first one, or one with a new batch shape) is reported on its own line,
     ``graph compiled in 2.31 s (trace + TVM build; first step ran in 3.1 ms)``.
     ``data_size`` is accepted for MindSpore compatibility (the step count is measured).
@@ -28,7 +31,9 @@ class TimeMonitor(Callback):
         self._compile_seconds = 0.0
 
     def _print(self, text: str) -> None:
-        print(text, file=self.file or sys.stdout, flush=True)
+        out = self.file or sys.stdout
+        tqdm.write(text, file=out)  # above any progress bar, never through it
+        out.flush()
 
     def on_train_epoch_begin(self, run_context: RunContext) -> None:
         self._steps, self._step_seconds, self._compile_seconds = 0, 0.0, 0.0
@@ -36,7 +41,7 @@ class TimeMonitor(Callback):
     def on_train_step_end(self, run_context: RunContext) -> None:
         t = run_context.timings
         self._steps += 1
-        self._step_seconds += t.step_seconds
+        self._step_seconds += t.step_wall_seconds  # wall clock, as every speed figure
         if t.compile_seconds > 0:
             self._compile_seconds += t.compile_seconds
             cached = " from the compile cache" if t.compile_cache_hit else ""
