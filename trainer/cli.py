@@ -152,8 +152,16 @@ def compare(
     overrides: Overrides = None,
     modes: Annotated[str, typer.Option(help="Comma-separated modes to run from the same seed.")] =
     "graph,pynative",
+    rounds: Annotated[int, typer.Option(min=1, help="Timing rounds (modes interleaved).")] = 5,
+    steps: Annotated[int, typer.Option(min=1, help="Timed steps per mode and round.")] = 20,
+    parity_steps: Annotated[int, typer.Option(min=1, help="N: the verdict covers the first N steps.")]
+    = 50,
+    rtol: Annotated[float, typer.Option(min=0, help="Parity tolerance: |diff| <= atol + rtol*|loss|.")]
+    = 1e-3,
+    atol: Annotated[float, typer.Option(min=0, help="Parity tolerance, absolute part.")] = 1e-5,
 ) -> None:
-    """Run each mode from the same seed as nested MLflow runs and print a comparison table."""
+    """Run each mode from the same seed as nested MLflow runs; print speed (median ± spread)
+    and a parity verdict (PASS/FAIL)."""
     config = _load(file, overrides)
     names = [m.strip() for m in modes.split(",") if m.strip()]
     bad = [m for m in names if m not in ("graph", "pynative")]
@@ -161,7 +169,8 @@ def compare(
         _fail(f"--modes: unknown mode(s) {', '.join(bad) or '(none)'}; use graph,pynative", 2)
     from .compare import compare_modes
 
-    report = _guarded(lambda: compare_modes(config, names))
+    report = _guarded(lambda: compare_modes(config, names, rounds=rounds, steps=steps, rtol=rtol,
+                                            atol=atol, parity_steps=parity_steps))
     typer.echo(report)
 
 

@@ -11,6 +11,11 @@ from ..context import RunContext
 from .base import Callback
 
 
+# tqdm's own rate (step/s) is left out: the speed shown is samples/s from the wall clock of
+# the steps (Timings.step_wall_seconds), the same figure as MLflow's and the summary's.
+BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]"
+
+
 class ProgressBar(Callback):
     """``ProgressBar(leave=True, file=None, disable=None, eval=True, label="")``.
 
@@ -43,6 +48,7 @@ class ProgressBar(Callback):
         self._postfix: dict[str, str] = {}
 
     def _make(self, total: int | None, initial: int, desc: str, leave: bool, **kw: Any) -> Any:
+        kw.setdefault("bar_format", BAR_FORMAT)
         return tqdm(total=total, initial=initial, desc=desc, unit="step", leave=leave, file=self.file,
                     disable=self.disable, mininterval=self.mininterval, dynamic_ncols=True, **kw)
 
@@ -84,9 +90,9 @@ class ProgressBar(Callback):
             self._spinner = None
             t = run_context.timings
             if shown and t.compile_seconds > 0:
-                stages = ", ".join(f"{k} {v:.1f} s" for k, v in (t.compile_stages or {}).items())
+                stages = ", ".join(f"{k} {v:.2f} s" for k, v in (t.compile_stages or {}).items())
                 cached = " (kernels from the compile cache)" if t.compile_cache_hit else ""
-                tqdm.write(f"{self.label}graph compiled in {t.compile_seconds:.1f} s{cached}: {stages}",
+                tqdm.write(f"{self.label}graph compiled in {t.compile_seconds:.2f} s{cached}: {stages}",
                            file=self.file)
         self.bar = self._make(run_context.steps_per_epoch, run_context.step - 1,
                               self._desc(run_context), self.leave)
@@ -108,6 +114,7 @@ class ProgressBar(Callback):
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         if self.bar is not None:
+            self.bar.unpause()  # its rate and elapsed time count training steps, not validation
             evals = {f"val_{k[5:]}": f"{v:.4g}" for k, v in run_context.metrics.items()
                      if k.startswith("eval_")}
             if evals:
@@ -123,6 +130,8 @@ class ProgressBar(Callback):
 
     # -- evaluation ------------------------------------------------------------------------------
     def on_eval_begin(self, run_context: RunContext) -> None:
+        if self.bar is not None:
+            self.bar.refresh()  # the epoch bar's clock stops here (unpause() skips the validation)
         if self.show_eval:
             self._eval_bar = self._make(run_context.steps_per_epoch, 0, f"{self.label}eval", leave=False)
 
