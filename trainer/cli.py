@@ -55,9 +55,11 @@ def _setup() -> None:
     warnings.formatwarning = _one_line_warning
 
 
-FileArg = Annotated[Path, typer.Argument(metavar="FILE", help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
+FileArg = Annotated[Path, typer.Argument(
+    metavar="FILE", help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
 Overrides = Annotated[list[str] | None, typer.Argument(
-    metavar="KEY=VALUE", show_default=False, help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
+    metavar="KEY=VALUE", show_default=False,
+    help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
 
 
 def _fail(message: str, code: int) -> None:
@@ -140,7 +142,8 @@ def summary(name: str, result) -> str:
     if result.run_url:
         lines.append(f"  MLflow:     {result.run_url}  (run {result.run_id}; start the UI with `train ui`)")
     else:
-        lines.append(f"  MLflow:     logged offline to {result.offline_log} (import with `train sync-offline`)")
+        lines.append(f"  MLflow:     logged offline to {result.offline_log} "
+                     "(import with `train sync-offline`)")
     if result.model_uri:
         lines.append(f"  model:      {result.model_uri}")
     return "\n".join(lines)

@@ -10,7 +10,6 @@ from tqdm.auto import tqdm
 from ..context import RunContext
 from .base import Callback
 
-
 # tqdm's own rate (step/s) is left out: the speed shown is samples/s from the wall clock of
 # the steps (Timings.step_wall_seconds), the same figure as MLflow's and the summary's.
 BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]"
