@@ -121,7 +121,7 @@ def run(
         return
     from .experiment import run_experiment
 
-    source = " ".join(["train", *sys.argv[1:]]) if sys.argv[1:2] == ["run"] else None
+    source = str(file.resolve())  # mlflow.source.name; the command line is the `command` tag
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source))
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
@@ -243,7 +243,7 @@ def ui(
     from .mlflow_logger import tracking_uri as default_uri
 
     uri = tracking_uri or default_uri()
-    typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}")
+    typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}/#/experiments?workflowType=machine_learning")
     os.execvp(sys.executable, [sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri,
                                "--port", str(port)])
 

@@ -183,10 +183,12 @@ class MLflowRun:
 
     @property
     def url(self) -> str | None:
-        """The run's page in ``train ui`` (default port), or None offline."""
+        """The run's page in ``train ui`` (default port; MLflow's model-training views), or
+        None offline."""
         if not self.online:
             return None
-        return f"http://127.0.0.1:5000/#/experiments/{self.experiment_id}/runs/{self.run_id}"
+        return (f"http://127.0.0.1:5000/#/experiments/{self.experiment_id}/runs/{self.run_id}"
+                "?workflowType=machine_learning")
 
     @property
     def online(self) -> bool:

@@ -121,10 +121,12 @@ def log_data(run: Any, config: ExperimentConfig, train: Any, test: Any) -> dict[
 
 
 def source_tags(entry_point: str | None, commit: str) -> dict[str, str]:
-    """MLflow's ``mlflow.source.*`` and ``mlflow.user`` tags (as its fluent API sets them)."""
-    tags = {"mlflow.source.type": "LOCAL",
-            "mlflow.source.name": entry_point or " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]),
-            "mlflow.source.git.commit": commit}
+    """MLflow's ``mlflow.source.*`` and ``mlflow.user`` tags (as its fluent API sets them):
+    the source is ``entry_point`` (the experiment file) or the script; ``command`` is the
+    command line that ran."""
+    command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    tags = {"mlflow.source.type": "LOCAL", "mlflow.source.name": entry_point or sys.argv[0],
+            "mlflow.source.git.commit": commit, "command": command}
     try:
         tags["mlflow.user"] = getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name in some containers

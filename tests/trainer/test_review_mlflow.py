@@ -84,6 +84,7 @@ def test_run_record(workdir, fast_system_metrics):  # noqa: F811
     assert json.loads(by_context["testing"].profile)["num_samples"] == 200
     tags = c.get_run(run["run_id"]).data.tags
     assert tags["mlflow.source.type"] == "LOCAL" and tags["mlflow.source.git.commit"]
+    assert tags["mlflow.source.name"] == str(SMOKE.resolve())
     config_yaml = c.download_artifacts(run["run_id"], "config.yaml", str(workdir))
     resolved = yaml.safe_load(Path(config_yaml).read_text())
     assert resolved["checkpoint"]["dir"] == params["checkpoint.dir"] and resolved["ir"]["dir"]
