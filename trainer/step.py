@@ -105,9 +105,10 @@ class CompiledStep(Step):
         compile_s = sum(float(summary.get(k, 0.0)) for k in
                         ("backend_import_seconds", "trace_seconds", "compile_seconds"))
         compile_s = min(compile_s, total)
+        optimize = float(summary.get("optimize_seconds", 0.0))  # included in trace_seconds
         stages = {"load backend": float(summary.get("backend_import_seconds", 0.0)),
-                  "trace + optimize": float(summary.get("trace_seconds", 0.0)),
-                  "lower + build": float(summary.get("compile_seconds", 0.0))}
+                  "trace": max(float(summary.get("trace_seconds", 0.0)) - optimize, 0.0),
+                  "optimize": optimize, "lower + build": float(summary.get("compile_seconds", 0.0))}
         return out, StepTiming(total - compile_s, compile_s, summary.get("cache_hit"), stages)
 
     @property

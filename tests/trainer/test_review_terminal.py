@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_cli import SMOKE, needs_data, search, workdir  # noqa: F401
+from .test_cli import SMOKE, needs_data, search, uri, workdir  # noqa: F401
 
 pyte = pytest.importorskip("pyte")
 TRAIN = Path(sys.executable).with_name("train")
@@ -90,13 +90,45 @@ def test_train_run_in_a_terminal(workdir):  # noqa: F811
 
 
 @needs_data
-def test_train_compare_shows_both_runs_progress(workdir):  # noqa: F811
-    raw, lines = in_terminal(["compare", str(SMOKE), "--rounds", "1", "--steps", "3",
+def test_train_compare_shows_progress_speed_and_verdict(workdir):  # noqa: F811
+    raw, lines = in_terminal(["compare", str(SMOKE), "--rounds", "2", "--steps", "3",
                               *SMALL[:-3], "train.epochs=1", "mlflow.system_metrics=false"], workdir)
+    text = "\n".join(lines)
+    # 11. both runs' progress, then the timing
     for mode in ("graph", "pynative"):
         assert f"compare: training {mode}" in raw and f"{mode} epoch 1/1:" in raw
     assert "compare: timing steps" in raw
-    assert any(line.startswith("parity graph vs pynative: ") for line in lines)
+    # 14. medians with a spread, after warm-up, N said
+    assert re.search(r"^graph .* \d+\.\d+ ms ± \d+\.\d+", text, re.M), text
+    assert re.search(r"^pynative .* \d+\.\d+ ms ± \d+\.\d+", text, re.M)
+    assert "wall clock of 6 training steps per mode after warm-up, modes interleaved" in text
+    # 15. a verdict with N and the tolerance (10 steps from one seed)
+    assert "parity graph vs pynative: PASS - first N=10 steps within |diff| <= 1e-05 + 0.001*|loss|" in text
+    runs = search()
+    parents = runs[runs["tags.mlflow.parentRunId"].isna()]
+    children = runs[runs["tags.mlflow.parentRunId"].notna()]
+    assert len(parents) == 1 and len(children) == 2
+    assert set(children["tags.mode"]) == {"graph", "pynative"}
+    assert (children["tags.mlflow.parentRunId"] == parents.iloc[0]["run_id"]).all()
+    parent = parents.iloc[0]
+    assert parent["metrics.parity/pass"] == 1.0 and parent["tags.parity"] == "PASS"
+    assert parent["metrics.parity/steps_checked"] == 10 and parent["metrics.parity/max_abs_loss_diff"] < 1e-3
+    for mode in ("graph", "pynative"):  # the test set's figures per mode, in the parent run
+        child = children[children["tags.mode"] == mode].iloc[0]
+        assert parent[f"metrics.{mode}/eval/accuracy"] == child["metrics.eval/accuracy"]
+        assert parent[f"metrics.{mode}/eval/loss"] == child["metrics.eval/loss"]
+        assert parent[f"metrics.{mode}/perf/ms_per_step"] > 0
+    import json
+
+    import mlflow
+
+    client = mlflow.MlflowClient(uri())
+    artifacts = {a.path for a in client.list_artifacts(parent["run_id"])}
+    assert {"compare.png", "compare.txt", "compare_table.json"} <= artifacts
+    table = json.loads(Path(client.download_artifacts(parent["run_id"], "compare_table.json")).read_text())
+    rows = {row[0]: dict(zip(table["columns"], row)) for row in table["data"]}
+    assert rows["graph"]["test_accuracy"] == parent["metrics.graph/eval/accuracy"]
+    assert rows["graph"]["timed_steps"] == 6 and rows["pynative"]["ms_per_step_spread"] >= 0
 
 
 def test_print_config_resolves_defaults_and_usage_line(workdir, monkeypatch):  # noqa: F811

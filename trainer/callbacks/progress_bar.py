@@ -69,7 +69,7 @@ class ProgressBar(Callback):
     def on_train_step_begin(self, run_context: RunContext) -> None:
         if self._compiling(run_context) and self._spinner is None:
             self._spinner = self._make(None, 0, f"{self.label}compiling graph "
-                                       "(load backend, trace + optimize, lower + build)", False,
+                                       "(load backend, trace, optimize, lower + build)", False,
                                        bar_format="{desc}: {elapsed}")
             if not self._spinner.disable:
                 self._stop_spin = threading.Event()
