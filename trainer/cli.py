@@ -140,7 +140,7 @@ def summary(name: str, result) -> str:
     if result.ir_dir:
         lines.append(f"  IR:         {result.ir_dir}")
     if result.run_url:
-        lines.append(f"  MLflow:     {result.run_url}  (run {result.run_id}; start the UI with `train ui`)")
+        lines.append(f"  MLflow:     {result.run_url}  (start the UI: train ui)")
     else:
         lines.append(f"  MLflow:     logged offline to {result.offline_log} "
                      "(import with `train sync-offline`)")
