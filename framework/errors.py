@@ -37,6 +37,30 @@ def user_location(skip: int = 1) -> SourceLocation | None:
     return None
 
 
+_LIBRARY_DIRS = tuple(os.path.join(_PACKAGE_DIR, d) + os.sep for d in ("nn", "optim"))
+_TRACE_BOUNDARY = tuple(os.path.join(_PACKAGE_DIR, f) for f in ("graph_mode.py", "staging.py"))
+
+
+def graph_location(skip: int = 1) -> SourceLocation | None:
+    """The source line an IR node is credited to: the innermost frame of the user's code
+    inside the traced function; for a node only library code made (a loss or optimizer
+    that a wrapper cell calls), the innermost frame in ``framework/nn`` or
+    ``framework/optim`` (``loss.py:.. construct``, ``momentum.py:.. apply``). Frames
+    outside the traced function (the caller of the compiled function) are never chosen."""
+    frame = sys._getframe(skip)
+    library = None
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if path in _TRACE_BOUNDARY:
+            break
+        if not path.startswith(_PACKAGE_DIR):
+            return SourceLocation(frame.f_code.co_filename, frame.f_lineno, _function_name(frame.f_code))
+        if library is None and path.startswith(_LIBRARY_DIRS):
+            library = SourceLocation(frame.f_code.co_filename, frame.f_lineno, _function_name(frame.f_code))
+        frame = frame.f_back
+    return library
+
+
 def _function_name(code: object) -> str:
     """The user's function, also inside the branch/loop functions graph mode's source
     frontend generates (``construct.<locals>._cf_then_1`` is ``construct``)."""

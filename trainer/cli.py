@@ -24,6 +24,15 @@ app = typer.Typer(
            "Exit codes: 0 success, 1 training failure, 2 bad input, 130 interrupted.")
 
 
+class _Command(typer.core.TyperCommand):
+    """Usage lines as Unix tools write them: ``train run [OPTIONS] FILE [KEY=VALUE]...``
+    (typer writes a required argument as ``{FILE}``)."""
+
+    def collect_usage_pieces(self, ctx):
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
+                for p in super().collect_usage_pieces(ctx)]
+
+
 class Mode(StrEnum):
     graph = "graph"
     pynative = "pynative"
@@ -46,8 +55,10 @@ def _setup() -> None:
     warnings.formatwarning = _one_line_warning
 
 
-FileArg = Annotated[Path, typer.Argument(help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
+FileArg = Annotated[Path, typer.Argument(
+    metavar="FILE", help="Experiment YAML file, e.g. experiments/lenet.yaml.")]
 Overrides = Annotated[list[str] | None, typer.Argument(
+    metavar="KEY=VALUE", show_default=False,
     help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
 
 
@@ -88,7 +99,7 @@ def _guarded(action):
         _fail(f"training failed: {type(error).__name__}: {error}", 1)
 
 
-@app.command()
+@app.command(cls=_Command)
 def run(
     file: FileArg,
     overrides: Overrides = None,
@@ -104,29 +115,56 @@ def run(
     config = _load(file, overrides, mode=mode.value if mode else None,
                    device=device.value if device else None)
     if print_config:
-        typer.echo(yaml.safe_dump(config.to_dict(), sort_keys=False).rstrip())
+        from .mlflow_record import resolved_config
+
+        typer.echo(yaml.safe_dump(resolved_config(config), sort_keys=False).rstrip())
         return
     from .experiment import run_experiment
 
-    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet))
+    source = str(file.resolve())  # mlflow.source.name; the command line is the `command` tag
+    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source))
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
         return
+    typer.echo(summary(config.name, result))
+
+
+def summary(name: str, result) -> str:
+    """The lines a finished run ends with: results, then where everything is."""
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    where = f"MLflow run {result.run_id}" if result.run_id else f"logged offline to {result.offline_log}"
-    typer.echo(f"{config.name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
-               f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
-               f"{result.ms_per_step:.2f} ms/step{compile_s}; {where}")
+    lines = [f"{name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
+             f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
+             f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
+             f"(wall clock){compile_s}",
+             f"  checkpoint: {result.checkpoint}"]
+    if result.ir_dir:
+        lines.append(f"  IR:         {result.ir_dir}")
+    if result.run_url:
+        lines.append(f"  MLflow:     {result.run_url}  (start the UI: train ui)")
+    else:
+        lines.append(f"  MLflow:     logged offline to {result.offline_log} "
+                     "(import with `train sync-offline`)")
+    if result.model_uri:
+        lines.append(f"  model:      {result.model_uri}")
+    return "\n".join(lines)
 
 
-@app.command()
+@app.command(cls=_Command)
 def compare(
     file: FileArg,
     overrides: Overrides = None,
     modes: Annotated[str, typer.Option(help="Comma-separated modes to run from the same seed.")] =
     "graph,pynative",
+    rounds: Annotated[int, typer.Option(min=1, help="Timing rounds (modes interleaved).")] = 5,
+    steps: Annotated[int, typer.Option(min=1, help="Timed steps per mode and round.")] = 20,
+    parity_steps: Annotated[int, typer.Option(min=1, help="N: the verdict covers the first N steps.")]
+    = 50,
+    rtol: Annotated[float, typer.Option(min=0, help="Parity tolerance: |diff| <= atol + rtol*|loss|.")]
+    = 1e-3,
+    atol: Annotated[float, typer.Option(min=0, help="Parity tolerance, absolute part.")] = 1e-5,
 ) -> None:
-    """Run each mode from the same seed as nested MLflow runs and print a comparison table."""
+    """Run each mode from the same seed as nested MLflow runs; print speed (median ± spread)
+    and a parity verdict (PASS/FAIL)."""
     config = _load(file, overrides)
     names = [m.strip() for m in modes.split(",") if m.strip()]
     bad = [m for m in names if m not in ("graph", "pynative")]
@@ -134,11 +172,12 @@ def compare(
         _fail(f"--modes: unknown mode(s) {', '.join(bad) or '(none)'}; use graph,pynative", 2)
     from .compare import compare_modes
 
-    report = _guarded(lambda: compare_modes(config, names))
+    report = _guarded(lambda: compare_modes(config, names, rounds=rounds, steps=steps, rtol=rtol,
+                                            atol=atol, parity_steps=parity_steps))
     typer.echo(report)
 
 
-@app.command("eval")
+@app.command("eval", cls=_Command)
 def eval_(
     file: FileArg,
     checkpoint: Annotated[Path, typer.Option(help="Checkpoint file to evaluate.")],
@@ -153,7 +192,7 @@ def eval_(
     typer.echo("  ".join(f"{k} {v:.4f}" for k, v in sorted(metrics.items())))
 
 
-@app.command()
+@app.command(cls=_Command)
 def ir(
     file: FileArg,
     overrides: Overrides = None,
@@ -172,7 +211,7 @@ def ir(
                f"compiled in {summary['compile_seconds']:.1f} s")
 
 
-@app.command("sync-offline")
+@app.command("sync-offline", cls=_Command)
 def sync_offline(
     folder: Annotated[Path, typer.Argument(help="Folder of offline runs.")] = Path("mlruns-offline"),
     tracking_uri: Annotated[str | None, typer.Option(help="Store to import into (default: as `run` uses).")]
@@ -195,7 +234,7 @@ def sync_offline(
                f"file(s) in {folder} into {uri}")
 
 
-@app.command()
+@app.command(cls=_Command)
 def ui(
     port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,
     tracking_uri: Annotated[str | None, typer.Option(help="Tracking store (default: as `run` uses).")] = None,
@@ -204,7 +243,7 @@ def ui(
     from .mlflow_logger import tracking_uri as default_uri
 
     uri = tracking_uri or default_uri()
-    typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}")
+    typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}/#/experiments?workflowType=machine_learning")
     os.execvp(sys.executable, [sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri,
                                "--port", str(port)])
 

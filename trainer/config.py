@@ -101,6 +101,9 @@ class MlflowConfig:
     tracking_uri: str | None = None  # default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db
     experiment: str = "twinmode"
     run_name: str | None = None
+    system_metrics: bool = True  # MLflow's system/* metrics (CPU, memory, disk) while training
+    log_model: bool = True  # the trained network as an MLflow pyfunc model (runs:/<id>/model)
+    register: str | None = None  # also register that model under this name in the model registry
 
 
 @dataclass

@@ -38,16 +38,28 @@ class Timings:
     traced and compiled a new graph (graph mode: the first step, or a new batch shape)
     reports that separately in ``compile_seconds`` (0.0 for other steps).
     ``first_compile_seconds`` keeps the first compilation of the run (None in PyNative).
+
+    ``step_wall_seconds`` is the one speed figure every report uses (progress bar,
+    TimeMonitor, MLflow ``perf/*``, run summaries): the wall-clock time from the end of
+    the previous step (or the start of the epoch) to the end of this one, data loading
+    and the previous step's callbacks included, compilation excluded. ``epoch_wall_seconds``
+    and ``epoch_samples`` sum it and the batch sizes over the steps this process ran in
+    the epoch, so ms/step = epoch_wall_seconds / epoch_steps_run and samples/s =
+    epoch_samples / epoch_wall_seconds.
     """
 
     step_seconds: float = 0.0
     compile_seconds: float = 0.0
     compile_cache_hit: bool | None = None
+    compile_stages: dict[str, float] | None = None  # stage -> seconds of the last compilation
     first_compile_seconds: float | None = None
     epoch_seconds: float = 0.0
     epoch_step_seconds: float = 0.0  # sum of step_seconds in this epoch (compile excluded)
     epoch_steps_run: int = 0  # steps this process ran in this epoch (fewer after a resume)
     epoch_compile_seconds: float = 0.0
+    step_wall_seconds: float = 0.0
+    epoch_wall_seconds: float = 0.0
+    epoch_samples: int = 0
     train_seconds: float = 0.0
     eval_seconds: float = 0.0
 

@@ -79,22 +79,25 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
 
 
 class StepRecorder(Callback):
-    """Per-step loss and run time (compilation excluded), for tables and figures."""
+    """Per-step loss and wall-clock step time (``Timings.step_wall_seconds``), for
+    summaries, tables and figures."""
 
     def __init__(self) -> None:
         self.steps: list[int] = []
         self.losses: list[float] = []
         self.seconds: list[float] = []
+        self.samples = 0
 
     def on_train_step_end(self, ctx: RunContext) -> None:
         self.steps.append(ctx.global_step)
         self.losses.append(float(ctx.loss) if ctx.loss is not None else float("nan"))
-        self.seconds.append(ctx.timings.step_seconds)
+        self.seconds.append(ctx.timings.step_wall_seconds)
+        self.samples += ctx.batch_size
 
 
 class TrainAccuracy(Callback):
-    """Accuracy and loss on a fixed subset of the training data at evaluation epochs
-    (``train_accuracy``, ``train_eval_loss``), next to the test figures."""
+    """Accuracy on a fixed subset of the training data at evaluation epochs
+    (``train_accuracy``, logged as ``train/accuracy``), next to the test figures."""
 
     order = 40  # before the MLflow logger reads the epoch's metrics
 
@@ -103,34 +106,40 @@ class TrainAccuracy(Callback):
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         if ctx.epoch % self.every == 0:
-            results = self.model.eval(self.loader)
-            ctx.metrics["train_accuracy"] = results["accuracy"]
-            ctx.metrics["train_eval_loss"] = results["loss"]
+            ctx.metrics["train_accuracy"] = self.model.eval(self.loader)["accuracy"]
 
 
 @dataclass
 class RunResult:
+    """What a run did. Speeds are wall-clock over the steps this process ran (compilation
+    excluded, data loading included): the same figures as the MLflow ``perf/*`` metrics."""
+
     mode: str
     steps: list[int] = field(default_factory=list)
     losses: list[float] = field(default_factory=list)
-    step_seconds: list[float] = field(default_factory=list)
+    step_seconds: list[float] = field(default_factory=list)  # wall clock per step
     compile_seconds: float | None = None
-    metrics: dict[str, float] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)  # the test set's, after training
     seconds: float = 0.0
     batch_size: int = 0
     run_id: str | None = None
     checkpoint: str | None = None
     offline_log: str | None = None  # where the run was logged when the store was unreachable
     nothing_to_train: str | None = None  # why a resumed run had no step left (no MLflow run made)
+    samples: int = 0
+    ir_dir: str | None = None
+    run_url: str | None = None
+    model_uri: str | None = None
 
     @property
     def ms_per_step(self) -> float:
-        timed = self.step_seconds[1:] or self.step_seconds  # the first step warms caches
-        return float(np.median(timed)) * 1000 if timed else float("nan")
+        total = sum(self.step_seconds)
+        return total / len(self.step_seconds) * 1000 if self.step_seconds else float("nan")
 
     @property
     def samples_per_second(self) -> float:
-        return self.batch_size / self.ms_per_step * 1000 if self.step_seconds else float("nan")
+        total = sum(self.step_seconds)
+        return (self.samples or self.batch_size * len(self.step_seconds)) / total if total else float("nan")
 
 
 def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
@@ -146,9 +155,16 @@ def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
 
 def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet: bool = False,
                    checkpoint_dir: str | None = None, parent_run_id: str | None = None,
-                   run_name: str | None = None, log: bool = True) -> RunResult:
-    """Train and evaluate ``config`` in ``config.mode``; log the run to MLflow."""
-    from .mlflow_logger import MLflowLogger, MLflowRun, git_commit, tracking_uri, versions
+                   run_name: str | None = None, log: bool = True, progress: str | None = None,
+                   source: str | None = None) -> RunResult:
+    """Train and evaluate ``config`` in ``config.mode``; log the run to MLflow.
+
+    ``quiet`` drops the progress bar and loss lines; ``progress`` (a label) keeps only a
+    labelled bar. A resume continues the MLflow run its checkpoint was logged to.
+    ``source`` is the command line recorded as ``mlflow.source.name``.
+    """
+    from .mlflow_logger import MLflowLogger, git_commit, tracking_uri
+    from .mlflow_record import resolved_config
 
     mode = config.mode
     ckpt_dir = checkpoint_dir or config.checkpoint_dir
@@ -173,41 +189,133 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
                                  TrainAccuracy(model, train_subset, config.train.eval_every)]
     if not quiet:
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
+    elif progress:
+        callbacks.append(ProgressBar(label=progress))
+    name = run_name or config.mlflow.run_name or f"{config.name}-{mode}"
+    resolved = resolved_config(config, mode=mode, checkpoint_dir=ckpt_dir, tracking_uri=uri,
+                               run_name=name)
     run = None
     if log:
-        run = MLflowRun(uri, config.mlflow.experiment,
-                        run_name or config.mlflow.run_name or f"{config.name}-{mode}",
-                        parent_run_id=parent_run_id)
-        run.log_params(config.flat())
-        run.log_params(data_record(config, train, test))
-        run.set_tags({"mode": mode, "device": config.device, "git_commit": git_commit(),
-                      "experiment": config.name, "config_hash": config.hash(), **versions(),
-                      **({"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})})
-        run.log_text(yaml.safe_dump(config.to_dict(), sort_keys=False), "config.yaml")
-        artifacts = [(ckpt_dir, "checkpoints")] + ([(ir_dir, "ir")] if ir_dir else [])
-        callbacks.append(MLflowLogger(run, config.train.log_every, config.dataset.batch_size,
-                                      artifacts))
+        run = open_run(config, uri, name, parent_run_id, resume)
+        record_inputs(run, config, resolved, train, test, source, git_commit(),
+                      {"mode": mode, "device": config.device, "experiment": config.name,
+                       "config_hash": config.hash()},
+                      {"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})
+        callbacks.append(MLflowLogger(run, config.train.log_every))
     start = time.perf_counter()
     status = "FAILED"
+    ctx = None
     try:
         ctx = model.fit(config.train.epochs, train, test, valid_frequency=config.train.eval_every,
                         callbacks=callbacks, resume_from=resume)
-        metrics = model.eval(test)
+        metrics = {k[5:]: v for k, v in ctx.metrics.items() if k.startswith("eval_")}
+        if not metrics:  # the last epoch was not validated
+            metrics = model.eval(test)
+            if run is not None:
+                for key, value in metrics.items():
+                    run.log_metric(f"eval/{key}", value, ctx.global_step)
         result = RunResult(mode, recorder.steps, recorder.losses, recorder.seconds,
                            ctx.timings.first_compile_seconds, dict(metrics),
                            time.perf_counter() - start, config.dataset.batch_size,
                            run.run_id if run and run.online else None, ctx.latest_checkpoint,
-                           None if run is None or run.online else str(run.offline_path))
-        if run is not None:
-            _log_final(run, result)
+                           None if run is None or run.online else str(run.offline_path),
+                           samples=recorder.samples, ir_dir=ir_dir,
+                           run_url=run.url if run is not None else None)
         status = "FINISHED"
     except (KeyboardInterrupt, TrainingInterrupted):
         status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
         raise
     finally:
         if run is not None:
+            finish_run(run, ckpt, ir_dir)
+            if status != "FINISHED":
+                run.end(status)
+    if run is not None:
+        try:
+            if config.mlflow.log_model and result.checkpoint:
+                result.model_uri = log_trained_model(run, config, resolved, result.checkpoint, test)
+        finally:
             run.end(status)
     return result
+
+
+def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
+                      test: Any) -> str | None:
+    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands."""
+    import warnings
+
+    from .mlflow_model import log_model
+
+    try:
+        d = config.dataset
+        raw = datasets.load(d.name, "test", d.root, download=False)[0][:2]  # as the files hold them
+        return log_model(run, resolved, checkpoint, np.asarray(raw),
+                         config.model.num_classes, config.mlflow.register)
+    except Exception as error:  # noqa: BLE001 - the run and its checkpoints are already logged
+        warnings.warn(f"the trained model was not logged to MLflow ({type(error).__name__}: {error})",
+                      stacklevel=2)
+        return None
+
+
+def open_run(config: ExperimentConfig, uri: str, name: str, parent_run_id: str | None,
+             resume: str | None) -> Any:
+    """A new MLflow run, or, for a resume, the run its checkpoint was logged to (tagged
+    ``resumes``: each resume's checkpoint and time)."""
+    from .mlflow_logger import MLflowRun, StoreUnreachable
+
+    previous = previous_run_id(resume, uri) if resume else None
+    common = {"parent_run_id": parent_run_id, "system_metrics": config.mlflow.system_metrics}
+    if previous:
+        try:
+            run = MLflowRun(uri, config.mlflow.experiment, name, run_id=previous, fallback=False,
+                            **common)
+            earlier = run.client.get_run(previous).data.tags.get("resumes", "")
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+            run.set_tags({"resumes": "; ".join(filter(None, [earlier, f"{stamp} from {resume}"]))})
+            return run
+        except StoreUnreachable:
+            pass  # the run is gone (or the store is): a new run, or the offline file
+    return MLflowRun(uri, config.mlflow.experiment, name, **common)
+
+
+def previous_run_id(checkpoint: str, uri: str) -> str | None:
+    """The MLflow run a checkpoint was logged to, when it was logged to ``uri``."""
+    from .checkpoint import read_train_state
+
+    try:
+        state = read_train_state(checkpoint)[1]
+    except Exception:  # noqa: BLE001 - Model.fit reports a bad checkpoint properly
+        return None
+    logged = state.callbacks.get("MLflowLogger#1") or {}
+    return logged.get("run_id") if logged.get("tracking_uri") == uri else None
+
+
+def record_inputs(run: Any, config: ExperimentConfig, resolved: dict[str, Any], train: Any, test: Any,
+                  source: str | None, commit: str, tags: dict[str, str], resumed: dict[str, str]) -> None:
+    """Params (the resolved config; a continued run keeps its first values and lists the
+    changed ones in the ``resume_changed_params`` tag), the data read, tags, config.yaml."""
+    from .mlflow_logger import versions
+    from .mlflow_record import flatten, log_data, source_tags
+
+    params = flatten(resolved)
+    existing = run.params() if run.online else {}
+    changed = {k: v for k, v in params.items() if k in existing and existing[k] != str(v)[:6000]}
+    run.log_params({k: v for k, v in params.items() if k not in existing})
+    log_data(run, config, train, test)
+    extra = {"resume_changed_params": ", ".join(f"{k}={v}" for k, v in changed.items())} if changed else {}
+    run.set_tags({**tags, "git_commit": commit, **versions(), **source_tags(source, commit),
+                  **resumed, **extra})
+    run.log_text(yaml.safe_dump(resolved, sort_keys=False), "config.yaml")
+
+
+def finish_run(run: Any, ckpt: ModelCheckpoint, ir_dir: str | None) -> None:
+    """Log exactly this run's checkpoint files (its prefix, the final save included) and IR."""
+    from .checkpoint import find_checkpoints
+    from .mlflow_record import log_run_files
+
+    files = find_checkpoints(ckpt.directory, ckpt.prefix)[::-1]
+    log_run_files(run, files, ir_dir)
+    run.flush()
 
 
 def resume_point(config: ExperimentConfig, ckpt_dir: str, resume: str) -> tuple[str, str | None]:
@@ -229,17 +337,6 @@ def resume_point(config: ExperimentConfig, ckpt_dir: str, resume: str) -> tuple[
     return str(path), None
 
 
-def data_record(config: ExperimentConfig, train: Any, test: Any) -> dict[str, Any]:
-    """MLflow params saying which data a run actually read: files, checksum, sample counts."""
-    d = config.dataset
-    record: dict[str, Any] = {"data.name": datasets.sources.get_spec(d.name).name}
-    for split, loader in (("train", train), ("test", test)):
-        for key, value in datasets.files_used(d.name, split, d.root).items():
-            record[f"data.{split}.{key}"] = value
-        record[f"data.{split}.samples"] = loader.num_samples
-    return record
-
-
 def output_places(config: ExperimentConfig, mode: str, ckpt_dir: str, ir_dir: str | None,
                   uri: str | None) -> list[tuple[str | None, str, str]]:
     """Every folder a run writes to, with how to change it (checked before the first step)."""
@@ -257,17 +354,6 @@ def output_places(config: ExperimentConfig, mode: str, ckpt_dir: str, ir_dir: st
         places.append((str(folder) if folder else None, f"MLflow store folder (of {uri})",
                        "set mlflow.tracking_uri or MLFLOW_TRACKING_URI to a writable place"))
     return places
-
-
-def _log_final(run: Any, result: RunResult) -> None:
-    step = result.steps[-1] if result.steps else 0
-    values = {"final_test_accuracy": result.metrics.get("accuracy"),
-              "final_test_loss": result.metrics.get("loss"), "median_ms_per_step": result.ms_per_step,
-              "samples_per_second": result.samples_per_second,
-              "compile_seconds_total": result.compile_seconds}
-    for key, value in values.items():
-        if value is not None:
-            run.log_metric(key, value, step)
 
 
 def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, float]:

@@ -129,9 +129,11 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
                     ctx.epoch_loss_sum, ctx.epoch_loss_count = 0.0, 0
                 ctx.metrics = {}
                 timings.epoch_step_seconds = timings.epoch_compile_seconds = 0.0
-                timings.epoch_steps_run = 0
+                timings.epoch_steps_run = timings.epoch_samples = 0
+                timings.epoch_wall_seconds = 0.0
                 epoch_start = time.perf_counter()
                 cbs.on_train_epoch_begin(ctx)
+                last_end = time.perf_counter()
                 complete = False
                 for x, y in epoch_batches(dataset, skip):
                     ctx.batch_size = len(y)
@@ -150,11 +152,17 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
                     timings.step_seconds = timing.seconds
                     timings.compile_seconds = timing.compile_seconds
                     timings.compile_cache_hit = timing.cache_hit
+                    timings.compile_stages = timing.stages
                     if timing.compile_seconds and timings.first_compile_seconds is None:
                         timings.first_compile_seconds = timing.compile_seconds
                     timings.epoch_step_seconds += timing.seconds
                     timings.epoch_steps_run += 1
                     timings.epoch_compile_seconds += timing.compile_seconds
+                    now = time.perf_counter()  # wall clock since the previous step ended
+                    timings.step_wall_seconds = max(now - last_end - timing.compile_seconds, 0.0)
+                    timings.epoch_wall_seconds += timings.step_wall_seconds
+                    timings.epoch_samples += ctx.batch_size
+                    last_end = now
                     cbs.on_train_step_end(ctx)
                     if ctx.stop_requested or guard.requested:
                         break

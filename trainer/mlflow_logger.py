@@ -1,10 +1,27 @@
-"""MLflow logging: the only module that imports mlflow.
+"""MLflow logging (with :mod:`trainer.mlflow_record` and :mod:`trainer.mlflow_model`,
+the only modules that import mlflow).
 
-``MLflowLogger`` is a training callback: the resolved config as flattened params and
-as a YAML artifact, tags (mode, device, git commit, framework and TVM versions),
-metrics with their step (training loss every ``log_every`` steps, per-epoch train and
-test figures, epoch time, ms/step, samples/s, graph-mode compile time), and at the
-end checkpoints and IR artifacts. Metrics are buffered and sent with ``log_batch``.
+``MLflowRun`` is one run of the store: experiments it creates carry MLflow 3's
+``mlflow.experimentKind`` tag (custom model development, so the UI opens its training
+views), ``run_id=`` continues an existing run (a resumed training run keeps its MLflow
+run), and MLflow's own ``SystemMetricsMonitor`` logs ``system/*`` (CPU, memory, disk,
+network) while it is open, unless asked not to.
+
+``MLflowLogger`` is a training callback logging the metrics below, one definition each
+(the step is the global training step):
+
+- ``train/loss``: the training loss of the step (the value LossMonitor prints and the
+  progress bar shows), every ``log_every`` steps; ``lr``: the optimizer's learning rate
+  at those steps;
+- ``train/accuracy``: accuracy on a fixed subset of the training data, per evaluated epoch;
+- ``eval/<metric>`` (``eval/accuracy``, ``eval/loss``): the test set, per evaluated epoch;
+- ``perf/ms_per_step``, ``perf/samples_per_second``: per epoch, from the wall clock
+  (``Timings.step_wall_seconds``: data loading included, compilation excluded);
+  ``perf/epoch_seconds``: the epoch's wall time, validation included;
+  ``perf/compile_s``: seconds spent tracing + compiling, at the step that compiled;
+- ``epoch``: the epoch number at its last step.
+
+Metrics are buffered and sent with ``log_batch``.
 If the tracking store cannot be reached, training goes on with a warning and every
 record is appended to a local JSON-lines file instead (one file per run, each record
 carrying the run id), so nothing is lost; ``train sync-offline`` imports them later
@@ -32,6 +49,8 @@ from .run_lock import RunLock, shared_lock_path
 log = logging.getLogger(__name__)
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 FLUSH_EVERY = 200  # buffered metric records per log_batch call
+EXPERIMENT_KIND = "custom_model_development"  # MLflow 3's tag value for model-training views
+SYSTEM_METRICS_SECONDS = 2.0  # sampling interval (MLFLOW_SYSTEM_METRICS_SAMPLING_INTERVAL wins)
 
 
 def tracking_uri(configured: str | None = None) -> str:
@@ -86,7 +105,8 @@ class MLflowRun:
 
     def __init__(self, uri: str, experiment: str, run_name: str | None, *,
                  parent_run_id: str | None = None, offline_dir: str | Path = "mlruns-offline",
-                 run_id: str | None = None, fallback: bool = True) -> None:
+                 run_id: str | None = None, fallback: bool = True,
+                 system_metrics: bool = False) -> None:
         self.uri, self.experiment, self.run_name = uri, experiment, run_name
         self.parent_run_id, self.fallback = parent_run_id, fallback
         unique = uuid.uuid4().hex
@@ -95,7 +115,9 @@ class MLflowRun:
         self.offline_path = Path(offline_dir) / name
         self.offline_id = f"offline-{unique}"  # names the run in offline records until it has one
         self.run_id: str | None = None
+        self.experiment_id: str | None = None
         self.client: Any = None
+        self._system: Any = None
         self._buffer: list[Any] = []
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlflow-log")
         self._pending: list[Future] = []
@@ -111,9 +133,19 @@ class MLflowRun:
             try:
                 self.client = MlflowClient(tracking_uri=uri)
                 exp = self.client.get_experiment_by_name(experiment)
-                exp_id = exp.experiment_id if exp else self.client.create_experiment(experiment)
+                if exp is None:
+                    exp_id = self.client.create_experiment(
+                        experiment, tags={"mlflow.experimentKind": EXPERIMENT_KIND})
+                else:
+                    exp_id = exp.experiment_id
+                    if "mlflow.experimentKind" not in exp.tags:  # made before the kind was set
+                        self.client.set_experiment_tag(exp_id, "mlflow.experimentKind", EXPERIMENT_KIND)
+                self.experiment_id = exp_id
                 if run_id is not None:
-                    self.run_id = self.client.get_run(run_id).info.run_id
+                    run = self.client.get_run(run_id)
+                    self.run_id = run.info.run_id
+                    if run.info.status != "RUNNING":
+                        self.client.update_run(self.run_id, status="RUNNING")
                 else:
                     tags = {"mlflow.runName": run_name} if run_name else {}
                     if parent_run_id:
@@ -130,6 +162,33 @@ class MLflowRun:
             warnings.warn(f"MLflow tracking store {uri} unreachable ({type(error).__name__}: "
                           f"{str(error).splitlines()[0] if str(error) else ''}); metrics are kept "
                           f"in {self.offline_path}", stacklevel=2)
+        if system_metrics and self.online:
+            self._start_system_metrics(resumed=run_id is not None)
+
+    def _start_system_metrics(self, resumed: bool) -> None:
+        """MLflow's own monitor (psutil): ``system/cpu_utilization_percentage``,
+        ``system/system_memory_usage_megabytes`` ... every few seconds while the run is open."""
+        try:
+            from mlflow.system_metrics.system_metrics_monitor import SystemMetricsMonitor
+
+            logging.getLogger("mlflow.system_metrics").setLevel(logging.WARNING)  # no start/stop lines
+
+            self._system = SystemMetricsMonitor(self.run_id, sampling_interval=SYSTEM_METRICS_SECONDS,
+                                                resume_logging=resumed, tracking_uri=self.uri)
+            self._system.start()
+        except Exception as error:  # noqa: BLE001 - psutil missing and the like: train anyway
+            warnings.warn(f"system metrics are not logged ({type(error).__name__}: {error}); "
+                          "set mlflow.system_metrics: false to silence this", stacklevel=3)
+            self._system = None
+
+    @property
+    def url(self) -> str | None:
+        """The run's page in ``train ui`` (default port; MLflow's model-training views), or
+        None offline."""
+        if not self.online:
+            return None
+        return (f"http://127.0.0.1:5000/#/experiments/{self.experiment_id}/runs/{self.run_id}"
+                "?workflowType=machine_learning")
 
     @property
     def online(self) -> bool:
@@ -161,6 +220,10 @@ class MLflowRun:
 
         items = [Param(k, str(v)[:6000]) for k, v in params.items()] if self.online else []
         self._safely("params", params, lambda: self.client.log_batch(self.run_id, params=items))
+
+    def params(self) -> dict[str, str]:
+        """The params the run already has (a continued run: MLflow params cannot change)."""
+        return dict(self.client.get_run(self.run_id).data.params) if self.online else {}
 
     def set_tags(self, tags: dict[str, str]) -> None:
         from mlflow.entities import RunTag
@@ -207,62 +270,76 @@ class MLflowRun:
             fn = lambda: self.client.log_artifact(self.run_id, str(path), artifact_path)  # noqa: E731
         self._safely("artifact", {"path": str(path.resolve()), "artifact_path": artifact_path}, fn)
 
+    def log_inputs(self, datasets: list[Any], payload: Any) -> None:
+        """``datasets``: mlflow.entities.DatasetInput objects; ``payload`` their offline record."""
+        self._safely("inputs", payload, lambda: self.client.log_inputs(self.run_id, datasets=datasets))
+
+    def log_table(self, data: dict[str, list[Any]], artifact_file: str) -> None:
+        self._safely("table", {artifact_file: data},
+                     lambda: self.client.log_table(self.run_id, data, artifact_file))
+
     def log_text(self, text: str, artifact_file: str) -> None:
         self._safely("text", {artifact_file: text},
                      lambda: self.client.log_text(self.run_id, text, artifact_file))
 
     def end(self, status: str = "FINISHED") -> None:
+        if self._system is not None:
+            self._system.finish()
+            self._system = None
         self.flush()
         self.wait()
         self._writer.shutdown()
         self._safely("end", status, lambda: self.client.set_terminated(self.run_id, status))
 
 
+def metric_name(key: str) -> str | None:
+    """The MLflow name of a ``run_context.metrics`` key (None: not logged, see the module
+    docstring): ``eval_accuracy`` -> ``eval/accuracy``, ``train_accuracy`` -> ``train/accuracy``."""
+    if key == "loss":
+        return None  # the epoch's running mean: train/loss is the one training loss
+    if key.startswith("eval_"):
+        return "eval/" + key[len("eval_"):]
+    if key.startswith("train_"):
+        return "train/" + key[len("train_"):]
+    return key
+
+
 class MLflowLogger(Callback):
-    """Training callback that records a run (see the module docstring)."""
+    """Training callback that records a run's metrics (see the module docstring)."""
 
-    order = 50  # after the monitors, before ModelCheckpoint's final save is logged at the end
+    order = 50  # after the monitors
 
-    def __init__(self, run: MLflowRun, log_every: int = 50, batch_size: int | None = None,
-                 artifacts: list[tuple[str, str]] = ()) -> None:
+    def __init__(self, run: MLflowRun, log_every: int = 50) -> None:
         self.run = run
         self.log_every = max(1, log_every)
-        self.batch_size = batch_size
-        self.artifacts = list(artifacts)  # (path, artifact folder) logged at the end
-        self._window: list[float] = []
 
     def on_train_step_end(self, ctx: RunContext) -> None:
-        if ctx.loss is None:
-            return
-        self._window.append(ctx.loss)
-        if ctx.global_step % self.log_every == 0:
-            self.run.log_metric("train_loss", sum(self._window) / len(self._window), ctx.global_step)
-            self._window.clear()
         if ctx.timings.compile_seconds:
-            self.run.log_metric("compile_seconds", ctx.timings.compile_seconds, ctx.global_step)
+            self.run.log_metric("perf/compile_s", ctx.timings.compile_seconds, ctx.global_step)
+        if ctx.loss is None or ctx.global_step % self.log_every:
+            return
+        self.run.log_metric("train/loss", ctx.loss, ctx.global_step)
+        if hasattr(ctx.optimizer, "get_lr"):
+            self.run.log_metric("lr", ctx.optimizer.get_lr(), ctx.global_step)
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         t = ctx.timings
-        step_ms = t.epoch_step_seconds / max(t.epoch_steps_run, 1) * 1000
         self.run.log_metric("epoch", ctx.epoch, ctx.global_step)
-        self.run.log_metric("epoch_seconds", t.epoch_seconds, ctx.global_step)
-        self.run.log_metric("ms_per_step", step_ms, ctx.global_step)
-        if ctx.batch_size and step_ms > 0:
-            self.run.log_metric("samples_per_second", ctx.batch_size / step_ms * 1000, ctx.global_step)
+        self.run.log_metric("perf/epoch_seconds", t.epoch_seconds, ctx.global_step)
+        if t.epoch_wall_seconds > 0 and t.epoch_steps_run:
+            self.run.log_metric("perf/ms_per_step", t.epoch_wall_seconds / t.epoch_steps_run * 1000,
+                                ctx.global_step)
+            self.run.log_metric("perf/samples_per_second", t.epoch_samples / t.epoch_wall_seconds,
+                                ctx.global_step)
         for key, value in ctx.metrics.items():
-            if key == "loss":
-                name = "train_epoch_loss"
-            elif key.startswith("eval_"):
-                name = "test_" + key[len("eval_"):]
-            else:
-                name = key
-            self.run.log_metric(name, value, ctx.global_step)
+            name = metric_name(key)
+            if name is not None:
+                self.run.log_metric(name, value, ctx.global_step)
         self.run.flush()
 
-    def on_train_end(self, ctx: RunContext) -> None:
-        if ctx.timings.first_compile_seconds is not None:
-            self.run.log_metric("first_compile_seconds", ctx.timings.first_compile_seconds,
-                                ctx.global_step)
-        for path, folder in self.artifacts:
-            self.run.log_artifact(path, folder)
-        self.run.flush()
+    def state_dict(self) -> dict[str, Any]:
+        """Stored in each checkpoint: a resume continues this MLflow run."""
+        return {"run_id": self.run.run_id, "tracking_uri": self.run.uri}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass  # read before the run is opened (trainer.experiment.previous_run_id)

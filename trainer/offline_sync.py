@@ -67,6 +67,9 @@ def _replay(run: MLflowRun, records: list[dict[str, Any]]) -> tuple[int, str]:
         elif kind == "text":
             for name, text in data.items():
                 run.log_text(text, name)
+        elif kind == "table":
+            for name, rows in data.items():
+                run.log_table(rows, name)
         elif kind == "artifact":
             if isinstance(data, dict):
                 run.log_artifact(data["path"], data.get("artifact_path"))

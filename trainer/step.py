@@ -29,6 +29,7 @@ class StepTiming:
     seconds: float  # run time, compilation excluded
     compile_seconds: float = 0.0  # trace + compile (0.0 unless this call compiled)
     cache_hit: bool | None = None  # compiled library loaded from the disk cache
+    stages: dict[str, float] | None = None  # compile stage -> seconds (when this call compiled)
 
 
 def _to_tensor(value: Any) -> Any:
@@ -104,7 +105,11 @@ class CompiledStep(Step):
         compile_s = sum(float(summary.get(k, 0.0)) for k in
                         ("backend_import_seconds", "trace_seconds", "compile_seconds"))
         compile_s = min(compile_s, total)
-        return out, StepTiming(total - compile_s, compile_s, summary.get("cache_hit"))
+        optimize = float(summary.get("optimize_seconds", 0.0))  # included in trace_seconds
+        stages = {"load backend": float(summary.get("backend_import_seconds", 0.0)),
+                  "trace": max(float(summary.get("trace_seconds", 0.0)) - optimize, 0.0),
+                  "optimize": optimize, "lower + build": float(summary.get("compile_seconds", 0.0))}
+        return out, StepTiming(total - compile_s, compile_s, summary.get("cache_hit"), stages)
 
     @property
     def summary(self) -> dict[str, Any] | None:

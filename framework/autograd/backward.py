@@ -22,6 +22,7 @@ def backprop(
     ``tracked`` holds the ids of tensors that depend on ``wrt``; a bprop is told which
     of its inputs need a gradient (``needs``) so it can skip the others.
     """
+    from ..interpreters import located_like
     from ..ops import functional as F
 
     grads: dict[int, Any] = {}
@@ -44,13 +45,14 @@ def backprop(
         else:
             dout = douts[0]
         needs = tuple(id(t) in tracked for t in inputs)
-        in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
-        if len(in_grads) != len(inputs):
-            raise RuntimeError(
-                f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
-            )
-        for tensor, grad in zip(inputs, in_grads):
-            if grad is not None and id(tensor) in tracked:
-                accumulate(tensor, grad)
+        with located_like(result):  # graph mode: backward nodes point at the forward line
+            in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
+            if len(in_grads) != len(inputs):
+                raise RuntimeError(
+                    f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
+                )
+            for tensor, grad in zip(inputs, in_grads):
+                if grad is not None and id(tensor) in tracked:
+                    accumulate(tensor, grad)
 
     return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._io import atomic_write
 from ..autograd import tape as _tape
-from ..errors import user_location, with_location
+from ..errors import graph_location, user_location, with_location
 from ..ir.graph import Graph, GraphModeError, Node, Value
 from ..ir.printer import to_text
 from .base import Interpreter
@@ -73,6 +73,7 @@ class TraceInterpreter(Interpreter):
         self.random_inputs: list[tuple[Value, Any]] = []  # (input value, primitive drawing it)
         self.cells: dict[int, Any] = {}  # cells the trace went through (their state is baked in)
         self.reported = False
+        self.location_override: Any = None  # set by located_like (backward nodes)
         self._consts: dict[int, tuple[np.ndarray, Value]] = {}
 
     @property
@@ -161,7 +162,8 @@ class TraceInterpreter(Interpreter):
         Tensors (one, or a tuple when the primitive has several or none)."""
         from ..tensor import Tensor
 
-        node = self.graph.add_node(prim, values, specs, user_location(), self.phase)
+        where = self.location_override or graph_location()
+        node = self.graph.add_node(prim, values, specs, where, self.phase)
         self.scope.defined.update(v.id for v in node.outputs)
         outs = tuple(Tensor._wrap(v) for v in node.outputs)
         result = outs if prim.num_outputs != 1 else outs[0]

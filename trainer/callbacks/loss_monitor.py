@@ -6,6 +6,8 @@ import math
 import sys
 from typing import TextIO
 
+from tqdm.auto import tqdm
+
 from ..context import RunContext
 from .base import Callback
 
@@ -29,7 +31,9 @@ class LossMonitor(Callback):
         self.file = file
 
     def _print(self, text: str) -> None:
-        print(text, file=self.file or sys.stdout, flush=True)
+        out = self.file or sys.stdout
+        tqdm.write(text, file=out)  # above any progress bar, never through it
+        out.flush()
 
     def on_train_step_end(self, run_context: RunContext) -> None:
         loss = run_context.loss

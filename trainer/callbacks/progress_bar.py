@@ -1,7 +1,8 @@
-"""ProgressBar: a tqdm bar per epoch with the loss and samples/s; compilation shown as such."""
+"""ProgressBar: a tqdm bar per epoch; graph-mode compilation shown as its own phase."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any, TextIO
 
 from tqdm.auto import tqdm
@@ -9,84 +10,129 @@ from tqdm.auto import tqdm
 from ..context import RunContext
 from .base import Callback
 
+# tqdm's own rate (step/s) is left out: the speed shown is samples/s from the wall clock of
+# the steps (Timings.step_wall_seconds), the same figure as MLflow's and the summary's.
+BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]"
+
 
 class ProgressBar(Callback):
-    """``ProgressBar(leave=True, file=None, disable=None, eval=True)``.
+    """``ProgressBar(leave=True, file=None, disable=None, eval=True, label="")``.
 
-    One bar per training epoch (steps, loss, samples/s measured without compilation)
-    and one per evaluation. In graph mode the first step traces and compiles the train
-    step: the bar says ``compiling graph ...`` meanwhile and then shows the compile time.
-    ``disable=None`` hides the bar when the output is not a terminal (tqdm's rule).
+    One bar per training epoch (steps, the step's loss, samples/s) and one per
+    evaluation. ``samples/s`` is wall-clock (``Timings.step_wall_seconds``), as every
+    speed figure of the trainer. In graph mode the first step traces and compiles the
+    train step: that is its own phase, a ``compiling graph`` spinner with the elapsed
+    seconds, then one line naming the stages and their seconds; the epoch bar (and so its
+    ETA) starts after it. At the epoch's end the validation results are added to the
+    postfix as ``val_<name>`` (the training ``loss`` keeps its meaning). ``label``
+    prefixes every description (``train compare`` shows ``graph`` and ``pynative``).
+    ``disable=None`` hides the bars when the output is not a terminal (tqdm's rule).
     """
 
     def __init__(self, leave: bool = True, file: TextIO | None = None, disable: bool | None = None,
-                 eval: bool = True, mininterval: float = 0.1) -> None:
+                 eval: bool = True, mininterval: float = 0.1, label: str = "") -> None:
         self.leave = leave
         self.file = file
         self.disable = disable
         self.show_eval = eval
         self.mininterval = mininterval
+        self.label = f"{label} " if label else ""
         self.bar: Any = None
         self._eval_bar: Any = None
+        self._spinner: Any = None
+        self._stop_spin = threading.Event()
         self._compiled_once = False
         self._samples = 0
         self._seconds = 0.0
-        self._compile_note = ""
         self._postfix: dict[str, str] = {}
 
-    def _make(self, total: int | None, initial: int, desc: str, leave: bool) -> Any:
+    def _make(self, total: int | None, initial: int, desc: str, leave: bool, **kw: Any) -> Any:
+        kw.setdefault("bar_format", BAR_FORMAT)
         return tqdm(total=total, initial=initial, desc=desc, unit="step", leave=leave, file=self.file,
-                    disable=self.disable, mininterval=self.mininterval, dynamic_ncols=True)
+                    disable=self.disable, mininterval=self.mininterval, dynamic_ncols=True, **kw)
 
     def _desc(self, ctx: RunContext) -> str:
-        return f"epoch {ctx.epoch}/{ctx.epoch_num}" if ctx.epoch_num else f"epoch {ctx.epoch}"
+        epoch = f"epoch {ctx.epoch}/{ctx.epoch_num}" if ctx.epoch_num else f"epoch {ctx.epoch}"
+        return self.label + epoch
+
+    def _compiling(self, ctx: RunContext) -> bool:
+        return ctx.mode == "graph" and not self._compiled_once
 
     # -- training ------------------------------------------------------------------------------
     def on_train_epoch_begin(self, run_context: RunContext) -> None:
         self._close()
         self._samples, self._seconds = 0, 0.0
-        self.bar = self._make(run_context.steps_per_epoch, run_context.step, self._desc(run_context),
-                              self.leave)
+        if not self._compiling(run_context):  # else the bar starts once the graph is compiled
+            self.bar = self._make(run_context.steps_per_epoch, run_context.step,
+                                  self._desc(run_context), self.leave)
 
     def on_train_step_begin(self, run_context: RunContext) -> None:
-        if self.bar is not None and run_context.mode == "graph" and not self._compiled_once:
-            self.bar.set_description_str(f"{self._desc(run_context)} (compiling graph ...)")
-            self.bar.refresh()
+        if self._compiling(run_context) and self._spinner is None:
+            self._spinner = self._make(None, 0, f"{self.label}compiling graph "
+                                       "(load backend, trace, optimize, lower + build)", False,
+                                       bar_format="{desc}: {elapsed}")
+            if not self._spinner.disable:
+                self._stop_spin = threading.Event()
+                threading.Thread(target=self._spin, daemon=True).start()
+
+    def _spin(self) -> None:
+        spinner, stop = self._spinner, self._stop_spin
+        while not stop.wait(0.25):
+            spinner.refresh()  # tqdm's own lock keeps this apart from the main thread
+
+    def _end_compile(self, run_context: RunContext) -> None:
+        self._compiled_once = True
+        self._stop_spin.set()
+        if self._spinner is not None:
+            shown = not self._spinner.disable
+            self._spinner.close()
+            self._spinner = None
+            t = run_context.timings
+            if shown and t.compile_seconds > 0:
+                stages = ", ".join(f"{k} {v:.2f} s" for k, v in (t.compile_stages or {}).items())
+                cached = " (kernels from the compile cache)" if t.compile_cache_hit else ""
+                tqdm.write(f"{self.label}graph compiled in {t.compile_seconds:.2f} s{cached}: {stages}",
+                           file=self.file)
+        self.bar = self._make(run_context.steps_per_epoch, run_context.step - 1,
+                              self._desc(run_context), self.leave)
 
     def on_train_step_end(self, run_context: RunContext) -> None:
+        if self._compiling(run_context):
+            self._end_compile(run_context)
         if self.bar is None:
             return
         t = run_context.timings
-        if run_context.mode == "graph" and not self._compiled_once:
-            self._compiled_once = True
-            self.bar.set_description_str(self._desc(run_context))
-        if t.compile_seconds > 0:
-            self._compile_note = f"{t.compile_seconds:.1f}s" + (" (cached)" if t.compile_cache_hit else "")
         self._samples += run_context.batch_size
-        self._seconds += t.step_seconds
+        self._seconds += t.step_wall_seconds
         postfix = {"loss": f"{run_context.loss:.4f}" if run_context.loss is not None else "-"}
         if self._seconds > 0:
             postfix["samples/s"] = f"{self._samples / self._seconds:.0f}"
-        if self._compile_note:
-            postfix["compile"] = self._compile_note
         self._postfix = postfix
         self.bar.set_postfix(postfix, refresh=False)
         self.bar.update(1)
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         if self.bar is not None:
-            evals = {k[5:]: f"{v:.4g}" for k, v in run_context.metrics.items() if k.startswith("eval_")}
+            self.bar.unpause()  # its rate and elapsed time count training steps, not validation
+            evals = {f"val_{k[5:]}": f"{v:.4g}" for k, v in run_context.metrics.items()
+                     if k.startswith("eval_")}
             if evals:
                 self.bar.set_postfix({**self._postfix, **evals}, refresh=True)
         self._close()
 
     def on_train_end(self, run_context: RunContext) -> None:
+        self._stop_spin.set()
+        if self._spinner is not None:
+            self._spinner.close()
+            self._spinner = None
         self._close()
 
     # -- evaluation ------------------------------------------------------------------------------
     def on_eval_begin(self, run_context: RunContext) -> None:
+        if self.bar is not None:
+            self.bar.refresh()  # the epoch bar's clock stops here (unpause() skips the validation)
         if self.show_eval:
-            self._eval_bar = self._make(run_context.steps_per_epoch, 0, "eval", leave=False)
+            self._eval_bar = self._make(run_context.steps_per_epoch, 0, f"{self.label}eval", leave=False)
 
     def on_eval_step_end(self, run_context: RunContext) -> None:
         if self._eval_bar is not None:

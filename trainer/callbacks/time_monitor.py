@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from tqdm.auto import tqdm
+
 from ..context import RunContext
 from .base import Callback
 
@@ -13,7 +15,8 @@ class TimeMonitor(Callback):
     """Prints MindSpore's ``Train epoch time: 812.300 ms, per step time: 2.600 ms`` after each
     epoch (and ``Eval epoch time: ...`` after an evaluation pass).
 
-    The per-step time is the mean step time without compilation: a graph-mode step that traced and compiled
+    The per-step time is wall-clock (data loading included, see ``Timings``) and excludes
+    compilation: a graph-mode step that traced and compiled
     (the first one, or one with a new batch shape) is reported on its own line,
     ``graph compiled in 2.31 s (trace + TVM build; first step ran in 3.1 ms)``.
     ``data_size`` is accepted for MindSpore compatibility (the step count is measured).
@@ -30,7 +33,9 @@ class TimeMonitor(Callback):
         self._eval_steps, self._eval_seconds = 0, 0.0
 
     def _print(self, text: str) -> None:
-        print(text, file=self.file or sys.stdout, flush=True)
+        out = self.file or sys.stdout
+        tqdm.write(text, file=out)  # above any progress bar, never through it
+        out.flush()
 
     def on_train_epoch_begin(self, run_context: RunContext) -> None:
         self._steps, self._step_seconds, self._compile_seconds = 0, 0.0, 0.0
@@ -38,7 +43,7 @@ class TimeMonitor(Callback):
     def on_train_step_end(self, run_context: RunContext) -> None:
         t = run_context.timings
         self._steps += 1
-        self._step_seconds += t.step_seconds
+        self._step_seconds += t.step_wall_seconds  # wall clock, as every speed figure
         if t.compile_seconds > 0:
             self._compile_seconds += t.compile_seconds
             cached = " from the compile cache" if t.compile_cache_hit else ""

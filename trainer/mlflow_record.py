@@ -1,0 +1,182 @@
+"""What a run actually used, as MLflow records it: the resolved config, the data read
+(``log_inputs``), ``mlflow.source.*`` tags, and this run's files as artifacts.
+
+Contracts:
+
+- :func:`resolved_config` is the config with every default that depends on the run
+  filled in (mode, checkpoint and IR folders, tracking URI, run name, the dataset
+  folder that was really read). ``train run --print-config`` prints it; runs log it
+  as params and as ``config.yaml``.
+- :func:`data_record` and :func:`dataset_inputs` describe the data files read (name,
+  path, SHA-256 digest, sample counts); :func:`log_data` sends both.
+- :func:`log_run_files` logs exactly this run's checkpoint files (its prefix, the final
+  one included; never other runs' files in the same folder) and its IR artifacts made
+  readable in the UI (``.ir`` as ``.ir.txt``, LLVM/CUDA sources gzipped, a rendered
+  ``graph.svg`` when Graphviz's ``dot`` is installed, else a note saying so).
+"""
+
+from __future__ import annotations
+
+import getpass
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import datasets
+
+from .config import ExperimentConfig
+
+COMPRESSED = (".ll", ".cu", ".c", ".s", ".ptx")  # generated sources: large text, gzipped
+
+
+def data_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
+    """Per split: the files read (``images``, ``labels``, ``sha256``) and ``name``, the
+    dataset folder really read (``mnist-10k`` when ``mnist`` fell back to it)."""
+    d = config.dataset
+    spec = datasets.sources.get_spec(d.name)
+    out = {}
+    for split in ("train", "test"):
+        files = dict(datasets.files_used(d.name, split, d.root))
+        folder = Path(files["images"]).parent.name if files else spec.name
+        files["name"] = folder if folder in spec.fallback_folders else spec.name
+        out[split] = files
+    return out
+
+
+def resolved_config(config: ExperimentConfig, *, mode: str | None = None, checkpoint_dir: str | None = None,
+                    tracking_uri: str | None = None, run_name: str | None = None) -> dict[str, Any]:
+    """``config.to_dict()`` with the values this run resolves instead of nulls."""
+    from .mlflow_logger import tracking_uri as default_uri
+
+    mode = mode or config.mode
+    out = config.to_dict()
+    out["mode"] = mode
+    out["checkpoint"]["dir"] = str(Path(checkpoint_dir or config.checkpoint_dir).resolve())
+    out["ir"]["dir"] = str(Path(config.ir_dir).resolve())
+    out["mlflow"]["tracking_uri"] = tracking_uri or default_uri(config.mlflow.tracking_uri)
+    out["mlflow"]["run_name"] = run_name or config.mlflow.run_name or f"{config.name}-{mode}"
+    try:
+        files = data_files(config)["train"]
+    except datasets.DatasetError:
+        files = {}
+    out["dataset"]["name"] = files.get("name", config.dataset.name)
+    if files.get("images"):
+        out["dataset"]["root"] = str(Path(files["images"]).parent)
+    return out
+
+
+def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        name = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(flatten(value, name))
+        else:
+            out[name] = value
+    return out
+
+
+def data_record(files: dict[str, dict[str, str]], loaders: dict[str, Any]) -> dict[str, Any]:
+    """MLflow params saying which data a run read: name, files, checksum, sample counts."""
+    record: dict[str, Any] = {"data.name": files["train"]["name"]}
+    for split, found in files.items():
+        for key in ("images", "labels", "sha256"):
+            if key in found:
+                record[f"data.{split}.{key}"] = found[key]
+        record[f"data.{split}.samples"] = loaders[split].num_samples
+    return record
+
+
+def dataset_inputs(files: dict[str, dict[str, str]], loaders: dict[str, Any]) -> list[Any]:
+    """One ``DatasetInput`` per split (context ``training``/``testing``), as ``mlflow.log_input``
+    records it: name, digest (of the files), source (their folder), profile (counts, shapes)."""
+    from mlflow.entities import Dataset, DatasetInput, InputTag
+
+    out = []
+    for split, context in (("train", "training"), ("test", "testing")):
+        found, loader = files[split], loaders[split]
+        images = getattr(loader, "images", None)
+        profile = {"num_samples": loader.num_samples, "num_batches": len(loader),
+                   "image_shape": list(images.shape[1:]) if images is not None else None}
+        source = {"uri": str(Path(found["images"]).parent) if found.get("images") else "unknown",
+                  "images": found.get("images"), "labels": found.get("labels")}
+        dataset = Dataset(name=f"{found['name']}-{split}", digest=found.get("sha256", "unknown")[:16],
+                          source_type="local", source=json.dumps(source), profile=json.dumps(profile))
+        out.append(DatasetInput(dataset, tags=[InputTag("mlflow.data.context", context)]))
+    return out
+
+
+def log_data(run: Any, config: ExperimentConfig, train: Any, test: Any) -> dict[str, dict[str, str]]:
+    files = data_files(config)
+    loaders = {"train": train, "test": test}
+    run.log_params(data_record(files, loaders))
+    if run.online:
+        run.log_inputs(dataset_inputs(files, loaders), {s: dict(f) for s, f in files.items()})
+    return files
+
+
+def source_tags(entry_point: str | None, commit: str) -> dict[str, str]:
+    """MLflow's ``mlflow.source.*`` and ``mlflow.user`` tags (as its fluent API sets them):
+    the source is ``entry_point`` (the experiment file) or the script; ``command`` is the
+    command line that ran."""
+    command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
+    tags = {"mlflow.source.type": "LOCAL", "mlflow.source.name": entry_point or sys.argv[0],
+            "mlflow.source.git.commit": commit, "command": command}
+    try:
+        tags["mlflow.user"] = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name in some containers
+        pass
+    return tags
+
+
+# -- artifacts --------------------------------------------------------------------------------
+def log_run_files(run: Any, checkpoints: list[Path], ir_dir: str | None) -> None:
+    """This run's checkpoint files under ``checkpoints/`` and its IR under ``ir/``."""
+    for path in checkpoints:
+        run.log_artifact(path, "checkpoints")
+    if ir_dir and Path(ir_dir).is_dir():
+        with tempfile.TemporaryDirectory() as tmp:
+            run.log_artifact(readable_ir(Path(ir_dir), Path(tmp) / "ir"), "ir")
+
+
+def readable_ir(source: Path, target: Path) -> Path:
+    """A copy of an IR folder that MLflow's artifact view previews: ``.ir`` -> ``.ir.txt``,
+    generated sources gzipped, ``graph.svg`` from ``graph.dot`` (or ``graph.svg.README.txt``
+    saying why not)."""
+    for path in sorted(source.rglob("*")):
+        if not path.is_file():
+            continue
+        out = target / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".ir":
+            shutil.copyfile(path, out.with_name(out.name + ".txt"))
+        elif path.suffix in COMPRESSED:
+            with open(path, "rb") as f, gzip.open(out.with_name(out.name + ".gz"), "wb") as g:
+                shutil.copyfileobj(f, g)
+        else:
+            shutil.copyfile(path, out)
+        if path.name == "graph.dot":
+            render_svg(path, out.with_name("graph.svg"))
+    return target
+
+
+def render_svg(dot_file: Path, svg: Path) -> bool:
+    dot = shutil.which("dot")
+    if dot is None:
+        svg.with_name("graph.svg.README.txt").write_text(
+            "graph.svg was not rendered: Graphviz's `dot` is not installed on the machine that "
+            "trained (apt-get install graphviz); graph.dot holds the same graph.\n")
+        return False
+    try:
+        subprocess.run([dot, "-Tsvg", str(dot_file), "-o", str(svg)], check=True, timeout=120,
+                       capture_output=True)
+        return True
+    except (OSError, subprocess.SubprocessError) as error:
+        note = f"graph.svg was not rendered: dot failed ({error})\n"
+        svg.with_name("graph.svg.README.txt").write_text(note)
+        return False
