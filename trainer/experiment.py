@@ -146,8 +146,12 @@ def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
 
 def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet: bool = False,
                    checkpoint_dir: str | None = None, parent_run_id: str | None = None,
-                   run_name: str | None = None, log: bool = True) -> RunResult:
-    """Train and evaluate ``config`` in ``config.mode``; log the run to MLflow."""
+                   run_name: str | None = None, log: bool = True, tags: dict[str, str] | None = None,
+                   callbacks: list[Callback] = ()) -> RunResult:
+    """Train and evaluate ``config`` in ``config.mode``; log the run to MLflow.
+
+    ``tags`` are added to the run's tags; ``callbacks`` run with the run's own (a sweep's
+    pruning reporter, trainer/sweep/)."""
     from .mlflow_logger import MLflowLogger, MLflowRun, git_commit, tracking_uri, versions
 
     mode = config.mode
@@ -169,8 +173,8 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
-    callbacks: list[Callback] = [recorder, ckpt,
-                                 TrainAccuracy(model, train_subset, config.train.eval_every)]
+    callbacks = [recorder, ckpt, TrainAccuracy(model, train_subset, config.train.eval_every),
+                 *callbacks]
     if not quiet:
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     run = None
@@ -182,7 +186,8 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         run.log_params(data_record(config, train, test))
         run.set_tags({"mode": mode, "device": config.device, "git_commit": git_commit(),
                       "experiment": config.name, "config_hash": config.hash(), **versions(),
-                      **({"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})})
+                      **({"resumed_from": asked, "resumed_checkpoint": resume} if resume else {}),
+                      **(tags or {})})
         run.log_text(yaml.safe_dump(config.to_dict(), sort_keys=False), "config.yaml")
         artifacts = [(ckpt_dir, "checkpoints")] + ([(ir_dir, "ir")] if ir_dir else [])
         callbacks.append(MLflowLogger(run, config.train.log_every, config.dataset.batch_size,

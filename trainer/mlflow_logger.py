@@ -211,6 +211,11 @@ class MLflowRun:
         self._safely("text", {artifact_file: text},
                      lambda: self.client.log_text(self.run_id, text, artifact_file))
 
+    def log_table(self, columns: dict[str, list[Any]], artifact_file: str) -> None:
+        """A table (column name -> values) as MLflow's JSON table artifact (``mlflow.log_table``)."""
+        self._safely("table", {artifact_file: columns},
+                     lambda: self.client.log_table(self.run_id, data=columns, artifact_file=artifact_file))
+
     def end(self, status: str = "FINISHED") -> None:
         self.flush()
         self.wait()
