@@ -73,6 +73,8 @@ def _settings(spec: SweepSpec, options: SweepOptions) -> SweepOptions:
     merged.sampler = str(merged.sampler or ("grid" if spec.is_grid else "tpe")).lower()
     if merged.sampler not in SAMPLERS:
         raise StudyError(f"--sampler: unknown sampler '{merged.sampler}'; use {', '.join(SAMPLERS)}")
+    if merged.sampler == "grid":
+        make_sampler("grid", spec, None, False)  # says which key is a range, if one is
     grid = len(spec.grid()) if spec.is_grid else None
     if merged.trials is None:
         merged.trials = grid if merged.sampler == "grid" else DEFAULT_TRIALS

@@ -111,8 +111,10 @@ def is_call(text: str) -> bool:
 
 
 def is_space_text(text: str) -> bool:
-    """Whether a raw override value is a search space (a function form or a comma list)."""
-    return is_call(text) or len(split_top_level(text)) > 1
+    """Whether a raw override value is a search space: a function form, a comma list, or a
+    call-like ``name(a, b)`` (parsed to say that ``name`` is no search space we know)."""
+    call = _CALL.match(text)
+    return is_call(text) or len(split_top_level(text)) > 1 or bool(call and "," in call.group(2))
 
 
 def _number(value: Any, what: str, integer: bool = False) -> Any:
