@@ -28,6 +28,16 @@ from .study import SweepStudy, process_token
 from .worker import WorkerJob
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "TVM_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# A Ctrl-C while a worker still imports (seconds) is held until the imports are done, then
+# ends it cleanly (exit 130) instead of a traceback from the middle of an import.
+BOOTSTRAP = """
+import signal, sys
+held = []
+signal.signal(signal.SIGINT, lambda *_: held.append(1))
+from trainer.sweep.worker import main
+signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.exit(130 if held else main(sys.argv[1:]))
+"""
 
 
 def cores() -> int:
@@ -54,7 +64,7 @@ class Worker:
         env["PYTHONUNBUFFERED"] = "1"
         self.job = job
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "trainer.sweep.worker", json.dumps(dataclasses.asdict(job))],
+            [sys.executable, "-c", BOOTSTRAP, json.dumps(dataclasses.asdict(job))],
             env=env, process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         self.token = process_token(self.process.pid)
 

@@ -1,6 +1,7 @@
 """A sweep worker: asks the study for trials and trains them, one at a time, in this process.
 
-Run as ``python -m trainer.sweep.worker '<json of WorkerJob>'`` by :mod:`trainer.sweep.pool`.
+Run as ``python -m trainer.sweep.worker '<json of WorkerJob>'`` (:mod:`trainer.sweep.pool`
+starts it so, through a small bootstrap that holds a Ctrl-C until the imports are done).
 Each trial is ``run_experiment`` of the trial's config as a nested MLflow run under the
 sweep's parent run, with a :class:`PruningReporter` that reports the metric per evaluation
 epoch and stops the trial when the pruner says so. Outcomes (the study's rules are in
