@@ -30,13 +30,16 @@ def one_sweep(workers: int, extra: list[str], grid: list[str] = GRID) -> dict[st
 
     with tempfile.TemporaryDirectory(prefix="bench-sweep-") as folder:
         train = Path(sys.executable).with_name("train")
-        start = time.perf_counter()
-        out = subprocess.run([str(train), "sweep", str(ROOT / "experiments" / "smoke.yaml"), *grid, *extra,
-                              "checkpoint.save_steps=0", "--workers", str(workers)],
-                             cwd=folder, capture_output=True, text=True)
+        start, started = time.perf_counter(), time.time()
+        proc = subprocess.Popen([str(train), "sweep", str(ROOT / "experiments" / "smoke.yaml"), *grid,
+                                 *extra, "checkpoint.save_steps=0", "--workers", str(workers)],
+                                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = [(time.time(), line) for line in proc.stdout]  # wall clock, as the study's timestamps
         wall = time.perf_counter() - start
-        if out.returncode != 0:
-            sys.exit(f"sweep failed:\n{out.stdout}\n{out.stderr}")
+        if proc.wait() != 0:
+            sys.exit("sweep failed:\n" + "".join(line for _, line in lines))
+        header = next(t for t, line in lines if line.startswith("sweep '"))  # workers start now
+        last_trial = max(t for t, line in lines if line.startswith("trial "))
         storage = f"sqlite:///{folder}/sweeps.db"
         study = optuna.load_study(study_name=optuna.get_all_study_names(storage)[0], storage=storage)
         trials = study.trials
@@ -52,6 +55,8 @@ def one_sweep(workers: int, extra: list[str], grid: list[str] = GRID) -> dict[st
         gaps += [b[0] - a[1] for a, b in zip(items, items[1:])]
     busy = max(b for _, b in spans) - min(a for a, _ in spans)
     return {"wall": wall, "trials": len(trials), "train": statistics.median(train_s),
+            "setup": header - started, "spawn": min(a for a, _ in spans) - header,
+            "summary": started + wall - last_trial, "first": max(trial_wall),
             "trial": statistics.median(trial_wall),
             "in_trial": statistics.median(w - s for w, s in zip(trial_wall, train_s)),
             "between": statistics.median(gaps) if gaps else 0.0, "fixed": wall - busy}
@@ -72,17 +77,20 @@ def main() -> None:
     results = {w: one_sweep(w, extra) for w in (1, 2)}
     print(f"8-trial sweep of smoke.yaml{' (quick)' if args.quick else ''} on {os.cpu_count()} cores; "
           "medians per trial, seconds")
-    print(f"{'workers':>7} {'wall':>7} {'trial':>7} {'train':>7} {'in-trial':>9} {'between':>8} "
-          f"{'fixed':>7} {'overhead/trial':>15}")
+    print(f"{'workers':>7} {'wall':>6} {'setup':>6} {'spawn':>6} {'summary':>7} {'slowest':>7} {'trial':>6} "
+          f"{'train':>6} {'in-trial':>8} {'between':>7} {'overhead/trial':>15}")
     for workers, r in results.items():
-        overhead = (r["trial"] - r["train"]) + r["between"] + r["fixed"] * workers / r["trials"]
-        print(f"{workers:>7} {r['wall']:>7.1f} {r['trial']:>7.2f} {r['train']:>7.2f} {r['in_trial']:>9.2f} "
-              f"{r['between']:>8.2f} {r['fixed']:>7.1f} {overhead:>8.2f} ({overhead / r['train']:.0%})")
+        overhead = r["in_trial"] + r["between"] + r["fixed"] * workers / r["trials"]
+        print(f"{workers:>7} {r['wall']:>6.1f} {r['setup']:>6.1f} {r['spawn']:>6.1f} {r['summary']:>7.1f} "
+              f"{r['first']:>7.1f} {r['trial']:>6.2f} {r['train']:>6.2f} {r['in_trial']:>8.2f} "
+              f"{r['between']:>7.2f} {overhead:>8.2f} ({overhead / r['train']:.0%})")
     print(f"speed-up with 2 workers: {results[1]['wall'] / results[2]['wall']:.2f}x")
-    print("trial: a trial's time in the study; train: fit + final evaluation; in-trial: trial - train "
-          "(config, data, model, MLflow child run); between: a worker's gap between two trials (ask, "
-          "study I/O); fixed: start-up + summary of the sweep (wall - first start..last end); "
-          "overhead/trial: in-trial + between + fixed shared over the trials a worker runs")
+    print("setup: command start to workers started (imports, space check, study, MLflow parent run); "
+          "spawn: to the first trial (worker imports); summary: last trial to exit (table, figures); "
+          "slowest: the slowest trial (a worker's first: data, kernels from the cache); medians: trial "
+          "(its time in the study), train (fit + final evaluation), in-trial = trial - train (config, "
+          "data, model, MLflow child run), between (a worker's gap between trials: ask, study I/O); "
+          "overhead/trial = in-trial + between + (wall - trials' span) shared over a worker's trials")
 
 
 if __name__ == "__main__":

@@ -258,7 +258,7 @@ class SweepStudy:
             trial = with_lock(self._lock, lambda: self._ask_locked(target, spec))
             if trial != "wait":
                 return trial
-            time.sleep(2.0)
+            time.sleep(1.0)
 
     def _ask_locked(self, target: int, spec: SweepSpec) -> Any:
         self.recover()
