@@ -101,6 +101,7 @@ def test_four_trials_two_workers_nested_runs_and_best(workdir):
 
 
 @needs_data
+@pytest.mark.slow  # two `train sweep` processes (~30 s alone)
 def test_killed_sweep_continues_to_the_requested_trials_without_duplicates(workdir):
     """SIGKILL after two trials; the same command again ends with all four grid points once.
     One grid point crashes (no batch fits): it fails with its error, counts, and is not retried."""
