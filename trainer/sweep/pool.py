@@ -25,7 +25,7 @@ import sys
 import time
 
 from .study import SweepStudy, process_token
-from .worker import WorkerJob
+from .worker import WorkerJob, describe
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "TVM_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 # A Ctrl-C while a worker still imports (seconds) is held until the imports are done, then
@@ -76,7 +76,7 @@ def _fail_running(study: SweepStudy, token: str, reason: str) -> None:
         if t.user_attrs.get("proc") == token:
             study.storage.set_trial_user_attr(t._trial_id, "error", reason)
             study.storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
-            print(f"trial {t.number} [{json.dumps(t.params)}]: failed: {reason}", file=sys.stderr,
+            print(f"trial {t.number} [{describe(t.params)}]: failed: {reason}", file=sys.stderr,
                   flush=True)
 
 
