@@ -239,8 +239,10 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
             continue
         ok, coerced = _coerce(value, tp)
         if not ok:
+            sweep = isinstance(value, str) and re.match(r"\s*(choice|uniform|loguniform|int)\(", value)
             raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_type_name(tp)}, "
-                              f"got {value!r}")
+                              f"got {value!r}" + ("; a search space is for `train sweep`, or give "
+                                                  f"one value: {dotted}=VALUE" if sweep else ""))
         kwargs[key] = coerced
     return cls(**kwargs)
 

@@ -88,6 +88,8 @@ def test_spaces_in_the_yaml_with_file_and_line(tmp_path):
     assert load_config(exp, ["optimizer.learning_rate=0.01"]).dataset.batch_size == 32  # run skips sweep:
     assert build_spec(exp, ["optimizer.learning_rate=0.02"]).dims.keys() == {"dataset.batch_size"}
 
+    with pytest.raises(ConfigError, match=rf"^{exp}:3: .*a search space is for `train sweep`"):
+        load_config(exp)  # train run on a file with a space in a value says what to do
     exp.write_text("name: t\noptimizer:\n  learning_rate: loguniform(1e-1, 1e-4)\n")
     with pytest.raises(ConfigError, match=rf"^{exp}:3: 'optimizer.learning_rate': loguniform.*below high"):
         build_spec(exp)
