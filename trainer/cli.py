@@ -198,7 +198,9 @@ def sweep(
     if best is None:
         _fail(f"sweep '{outcome.study}': no trial completed ({outcome.counted} of {outcome.target} "
               "ended); see the errors above", 2 if outcome.exit_code == 2 else 1)
-    params = ", ".join(f"{k}={v}" for k, v in best.params.items())
+    from .sweep.worker import describe
+
+    params = describe(best.params)
     typer.echo(f"sweep '{outcome.study}': {outcome.counted}/{outcome.target} trials in "
                f"{outcome.seconds:.1f} s; best trial {best.number}: {outcome.metric} {best.value:.4f} "
                f"[{params}]; MLflow parent run {outcome.parent_run_id}"
