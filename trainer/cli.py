@@ -1,4 +1,4 @@
-"""The ``train`` command line: run, compare, eval, ir and ui over YAML experiments.
+"""The ``train`` command line: run, compare, sweep, eval, ir and ui over YAML experiments.
 
 Exit codes: 0 success, 1 training failure, 2 bad input (config, flags, files), 130 Ctrl-C.
 """
@@ -175,6 +175,77 @@ def compare(
     report = _guarded(lambda: compare_modes(config, names, rounds=rounds, steps=steps, rtol=rtol,
                                             atol=atol, parity_steps=parity_steps))
     typer.echo(report)
+
+
+class Sampler(StrEnum):
+    tpe = "tpe"
+    random = "random"
+    grid = "grid"
+
+
+@app.command(cls=_Command)
+def sweep(
+    file: FileArg,
+    overrides: Annotated[list[str] | None, typer.Argument(
+        help="KEY=VALUE fixes a key; KEY=V1,V2,... is a grid; KEY=loguniform(1e-4,1e-1), uniform(a,b), "
+             "int(a,b), choice(a,b,...) are search spaces.")] = None,
+    trials: Annotated[int | None, typer.Option(
+        help="Trials the study should have in all (default: the whole grid, else 20).")] = None,
+    sampler: Annotated[Sampler | None, typer.Option(
+        help="grid (default when every key is a list), tpe (default otherwise) or random.")] = None,
+    metric: Annotated[str | None, typer.Option(
+        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss, "
+             "train/eval_loss; today's names (test_accuracy, ...) work too.")] = None,
+    direction: Annotated[str | None, typer.Option(
+        help="maximize or minimize (default: from the metric).")] = None,
+    pruner: Annotated[str | None, typer.Option(
+        help="none (default), median or hyperband, with Optuna's options: median(n_startup_trials=2).")]
+    = None,
+    workers: Annotated[int, typer.Option(help="Trials run at once, as processes sharing the cores.")] = 1,
+    storage: Annotated[str | None, typer.Option(
+        help="Study database URL (default sqlite:///sweeps.db; postgresql://... for several machines).")]
+    = None,
+    study: Annotated[str | None, typer.Option(
+        help="Study name (default: from the experiment and the search, so the same command continues).")]
+    = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the sampler (worker i uses seed+i).")] = None,
+    best_out: Annotated[Path | None, typer.Option(
+        help="Write the best trial's config here as YAML (train run accepts it).")] = None,
+) -> None:
+    """Search hyper-parameters with Optuna: trials as nested MLflow runs under one parent run."""
+    try:
+        import matplotlib  # noqa: F401
+        import optuna  # noqa: F401
+    except ImportError as error:
+        _fail(f"train sweep needs {error.name}: pip install -e '.[sweep]' (Optuna + matplotlib)", 2)
+    from .config import ConfigError
+    from .sweep import SweepOptions, run_sweep
+    from .sweep.study import StudyError
+
+    options = SweepOptions(trials, sampler.value if sampler else None, metric, direction, pruner, workers,
+                           storage, study, seed, best_out)
+    try:
+        outcome = run_sweep(file, list(overrides or []), options, echo=typer.echo)
+    except (ConfigError, StudyError) as error:
+        _fail(str(error), 2)
+    except KeyboardInterrupt:
+        _fail("interrupted; run the same command again to continue the sweep", 130)
+    if outcome.exit_code == 130:
+        _fail(f"interrupted after {outcome.counted} of {outcome.target} trials; run the same command "
+              "again to continue the sweep", 130)
+    best = outcome.best
+    if best is None:
+        _fail(f"sweep '{outcome.study}': no trial completed ({outcome.counted} of {outcome.target} "
+              "ended); see the errors above", 2 if outcome.exit_code == 2 else 1)
+    from .sweep.worker import describe
+
+    params = describe(best.params)
+    typer.echo(f"sweep '{outcome.study}': {outcome.counted}/{outcome.target} trials in "
+               f"{outcome.seconds:.1f} s; best trial {best.number}: {outcome.metric} {best.value:.4f} "
+               f"[{params}]; MLflow parent run {outcome.parent_run_id}"
+               + (f"; best config in {outcome.best_out}" if outcome.best_out else ""))
+    if outcome.exit_code == 2:
+        raise typer.Exit(2)
 
 
 @app.command("eval", cls=_Command)

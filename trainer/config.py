@@ -242,8 +242,10 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
             continue
         ok, coerced = _coerce(value, tp)
         if not ok:
+            sweep = isinstance(value, str) and re.match(r"\s*(choice|uniform|loguniform|int)\(", value)
             raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_type_name(tp)}, "
-                              f"got {value!r}")
+                              f"got {value!r}" + ("; a search space is for `train sweep`, or give "
+                                                  f"one value: {dotted}=VALUE" if sweep else ""))
         kwargs[key] = coerced
     return cls(**kwargs)
 
@@ -316,8 +318,9 @@ def _merge(into: dict, update: dict) -> None:
             into[key] = value
 
 
-def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
-    """Read, merge overrides into, and validate an experiment file."""
+def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
+    """The parsed YAML of an experiment file and the line of every dotted key (errors with
+    ``file:line`` for unreadable, non-text, invalid or empty files)."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: experiment file not found")
@@ -339,7 +342,21 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
     if data is None:
         raise ConfigError(f"{path}: the file is empty (no keys); write at least `name: <run name>` "
                           "(every other key has a default), or start from experiments/smoke.yaml")
-    lines = _lines(node, path) if node is not None else {}
+    return data, (_lines(node, path) if node is not None else {})
+
+
+# Top-level sections read by other commands, not by a run: `sweep:` (search space and
+# settings of `train sweep`, trainer/sweep/) is skipped, so the same file still runs.
+OTHER_COMMANDS_SECTIONS = ("sweep",)
+
+
+def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
+    """Read, merge overrides into, and validate an experiment file."""
+    path = Path(path)
+    data, lines = read_yaml(path)
+    if isinstance(data, dict):
+        for section in OTHER_COMMANDS_SECTIONS:
+            data.pop(section, None)
     overridden: dict[tuple, str] = {}
     for text_override in overrides:
         keys, value = parse_override(text_override)

@@ -156,12 +156,15 @@ def _context(config: ExperimentConfig, mode: str, ir_dir: str | None) -> None:
 def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet: bool = False,
                    checkpoint_dir: str | None = None, parent_run_id: str | None = None,
                    run_name: str | None = None, log: bool = True, progress: str | None = None,
-                   source: str | None = None) -> RunResult:
+                   source: str | None = None, tags: dict[str, str] | None = None,
+                   callbacks: list[Callback] = ()) -> RunResult:
     """Train and evaluate ``config`` in ``config.mode``; log the run to MLflow.
 
     ``quiet`` drops the progress bar and loss lines; ``progress`` (a label) keeps only a
     labelled bar. A resume continues the MLflow run its checkpoint was logged to.
-    ``source`` is the command line recorded as ``mlflow.source.name``.
+    ``source`` is the command line recorded as ``mlflow.source.name``. ``tags`` are added
+    to the run's tags; ``callbacks`` run with the run's own (a sweep's pruning reporter,
+    trainer/sweep/).
     """
     from .mlflow_logger import MLflowLogger, git_commit, tracking_uri
     from .mlflow_record import resolved_config
@@ -185,8 +188,8 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
-    callbacks: list[Callback] = [recorder, ckpt,
-                                 TrainAccuracy(model, train_subset, config.train.eval_every)]
+    callbacks = [recorder, ckpt, TrainAccuracy(model, train_subset, config.train.eval_every),
+                 *callbacks]
     if not quiet:
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     elif progress:
@@ -199,7 +202,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         run = open_run(config, uri, name, parent_run_id, resume)
         record_inputs(run, config, resolved, train, test, source, git_commit(),
                       {"mode": mode, "device": config.device, "experiment": config.name,
-                       "config_hash": config.hash()},
+                       "config_hash": config.hash(), **(tags or {})},
                       {"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})
         callbacks.append(MLflowLogger(run, config.train.log_every))
     start = time.perf_counter()

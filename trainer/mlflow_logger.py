@@ -274,13 +274,31 @@ class MLflowRun:
         """``datasets``: mlflow.entities.DatasetInput objects; ``payload`` their offline record."""
         self._safely("inputs", payload, lambda: self.client.log_inputs(self.run_id, datasets=datasets))
 
-    def log_table(self, data: dict[str, list[Any]], artifact_file: str) -> None:
-        self._safely("table", {artifact_file: data},
-                     lambda: self.client.log_table(self.run_id, data, artifact_file))
-
     def log_text(self, text: str, artifact_file: str) -> None:
         self._safely("text", {artifact_file: text},
                      lambda: self.client.log_text(self.run_id, text, artifact_file))
+
+    def log_table(self, columns: dict[str, list[Any]], artifact_file: str) -> None:
+        """A table (column name -> values) as an MLflow table artifact (the JSON of ``mlflow.log_table``,
+        shown as a table in the UI). Unlike ``mlflow.log_table``, which appends to an existing
+        table, this replaces it: a sweep rewrites its trial table as trials end."""
+        import tempfile
+
+        def write() -> None:
+            import pandas as pd
+
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / Path(artifact_file).name
+                pd.DataFrame(columns).to_json(path, orient="split", index=False, date_format="iso")
+                folder = str(Path(artifact_file).parent) if Path(artifact_file).parent != Path(".") else None
+                self.client.log_artifact(self.run_id, str(path), folder)
+            tag = "mlflow.loggedArtifacts"
+            logged = json.loads(self.client.get_run(self.run_id).data.tags.get(tag, "[]"))
+            if {"path": artifact_file, "type": "table"} not in logged:
+                logged.append({"path": artifact_file, "type": "table"})
+                self.client.set_tag(self.run_id, tag, json.dumps(logged))
+
+        self._safely("table", {artifact_file: columns}, write)
 
     def end(self, status: str = "FINISHED") -> None:
         if self._system is not None:

@@ -1,0 +1,70 @@
+"""The metric a sweep optimizes: its names, where a trial reads it, and its direction.
+
+Each metric has a canonical name in the prefixed style (``eval/accuracy``, ``train/loss``)
+and is also accepted under the names runs log it by today (``test_accuracy``,
+``train_epoch_loss``, ...), so ``--metric`` works across the renaming of issue 14.
+
+A trial reads a metric in two places:
+
+- ``epoch_key``: the key in ``RunContext.metrics`` at the end of an epoch (what is
+  reported to the pruner, one value per evaluation epoch: ``eval_accuracy``, ...);
+- ``final_key``: the key in the run's final test evaluation (``RunResult.metrics``), the
+  trial's value; ``None`` means the last epoch's value is the trial's value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # canonical, e.g. "eval/accuracy"
+    epoch_key: str
+    final_key: str | None
+    direction: str  # "maximize" or "minimize"
+
+    @property
+    def mlflow_name(self) -> str:
+        """The parent run's metric holding the best value: ``best/eval/accuracy``."""
+        return f"best/{self.name}"
+
+
+METRICS = {
+    "eval/accuracy": Metric("eval/accuracy", "eval_accuracy", "accuracy", "maximize"),
+    "eval/loss": Metric("eval/loss", "eval_loss", "loss", "minimize"),
+    "train/accuracy": Metric("train/accuracy", "train_accuracy", None, "maximize"),
+    "train/eval_loss": Metric("train/eval_loss", "train_eval_loss", None, "minimize"),
+    "train/loss": Metric("train/loss", "loss", None, "minimize"),
+}
+
+# Other spellings -> canonical name: today's MLflow names, RunContext keys, common aliases.
+ALIASES = {
+    "test_accuracy": "eval/accuracy", "eval_accuracy": "eval/accuracy", "accuracy": "eval/accuracy",
+    "final_test_accuracy": "eval/accuracy", "test/accuracy": "eval/accuracy",
+    "val_accuracy": "eval/accuracy", "val/accuracy": "eval/accuracy",
+    "test_loss": "eval/loss", "eval_loss": "eval/loss", "final_test_loss": "eval/loss",
+    "test/loss": "eval/loss", "val_loss": "eval/loss", "val/loss": "eval/loss",
+    "train_accuracy": "train/accuracy",
+    "train_eval_loss": "train/eval_loss",
+    "train_epoch_loss": "train/loss", "train/epoch_loss": "train/loss", "train_loss": "train/loss",
+}
+
+
+class MetricError(ValueError):
+    """An unknown metric name or direction (the CLI exits with status 2)."""
+
+
+def resolve(name: str, direction: str | None = None) -> Metric:
+    """The metric called ``name`` (canonical or alias); ``direction`` overrides its default."""
+    key = name.strip()
+    canonical = key if key in METRICS else ALIASES.get(key)
+    if canonical is None:
+        names = ", ".join(METRICS) + " (or today's names: " + ", ".join(ALIASES) + ")"
+        raise MetricError(f"--metric: unknown metric '{name}'; use one of {names}")
+    metric = METRICS[canonical]
+    if direction in (None, "", "auto"):
+        return metric
+    if direction not in ("maximize", "minimize"):
+        raise MetricError(f"--direction: must be maximize or minimize, got '{direction}'")
+    return Metric(metric.name, metric.epoch_key, metric.final_key, direction)

@@ -1,0 +1,122 @@
+"""Local worker processes of a sweep: start, share the cores, forward Ctrl-C, judge deaths.
+
+Each worker is ``python -m trainer.sweep.worker JOB`` (:mod:`trainer.sweep.worker`) in its
+own process group, with ``cores // workers`` threads (``OMP_NUM_THREADS``,
+``TVM_NUM_THREADS``, BLAS): N workers together use the machine once, not N times.
+
+- Ctrl-C reaches only this process; it forwards one SIGINT to every worker, which
+  finishes its step, saves a checkpoint, marks its trial interrupted and exits 130.
+- If this process is killed (SIGKILL), the kernel kills the workers too
+  (``PR_SET_PDEATHSIG``); their trials stay RUNNING until a restarted sweep sees that their
+  processes are gone (:meth:`SweepStudy.recover`) and retries them.
+- A worker that dies on its own (a native crash) gets its running trial failed *with* an
+  ``error`` (so it is not retried forever) and is replaced while trials remain.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from .study import SweepStudy, process_token
+from .worker import WorkerJob, describe
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "TVM_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# A Ctrl-C while a worker still imports (seconds) is held until the imports are done, then
+# ends it cleanly (exit 130) instead of a traceback from the middle of an import.
+BOOTSTRAP = """
+import signal, sys
+held = []
+signal.signal(signal.SIGINT, lambda *_: held.append(1))
+from trainer.sweep.worker import main
+signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.exit(130 if held else main(sys.argv[1:]))
+"""
+
+
+def cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def thread_share(workers: int) -> int:
+    return max(1, cores() // max(1, workers))
+
+
+def _die_with_parent() -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Worker:
+    def __init__(self, job: WorkerJob, threads: int) -> None:
+        env = dict(os.environ, **{name: str(threads) for name in THREAD_VARIABLES})
+        env["PYTHONUNBUFFERED"] = "1"
+        self.job = job
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", BOOTSTRAP, json.dumps(dataclasses.asdict(job))],
+            env=env, process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        self.token = process_token(self.process.pid)
+
+
+def _fail_running(study: SweepStudy, token: str, reason: str) -> None:
+    from optuna.trial import TrialState
+
+    for t in study.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        if t.user_attrs.get("proc") == token:
+            study.storage.set_trial_user_attr(t._trial_id, "error", reason)
+            study.storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
+            print(f"trial {t.number} [{describe(t.params)}]: failed: {reason}", file=sys.stderr,
+                  flush=True)
+
+
+def run_workers(job: WorkerJob, workers: int, study: SweepStudy) -> int:
+    """Run ``workers`` processes until the study is done; returns 0, 130 (interrupted) or 2."""
+    threads = thread_share(workers)
+    pool = [Worker(dataclasses.replace(job, index=i, workers=workers), threads) for i in range(workers)]
+    interrupted = False
+    bad_input = False
+    try:
+        while pool:
+            time.sleep(0.5)
+            for worker in list(pool):
+                code = worker.process.poll()
+                if code is None:
+                    continue
+                pool.remove(worker)
+                if code == 2:
+                    bad_input = True
+                elif code not in (0, 130) and not interrupted:
+                    how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+                    _fail_running(study, worker.token, f"its worker process died ({how})")
+                    if study.census().counted < job.trials:
+                        pool.append(Worker(dataclasses.replace(job, index=worker.job.index + workers),
+                                           threads))
+    except KeyboardInterrupt:
+        interrupted = True
+        for worker in pool:
+            if worker.process.poll() is None:
+                worker.process.send_signal(signal.SIGINT)
+        print("interrupt: each worker finishes its step and saves; press Ctrl-C again to abort",
+              file=sys.stderr, flush=True)
+        try:
+            for worker in pool:
+                worker.process.wait()
+        except KeyboardInterrupt:
+            for worker in pool:
+                worker.process.kill()
+            for worker in pool:
+                worker.process.wait()
+    if interrupted:
+        return 130
+    return 2 if bad_input else 0

@@ -1,0 +1,148 @@
+"""``train sweep``: resolve the options, open the study and its parent run, run the workers,
+summarize. The CLI (trainer/cli.py) is a thin layer over :func:`run_sweep`.
+
+Options come from the command line, else the file's ``sweep:`` section, else defaults:
+sampler ``grid`` when every dimension is a list of values (else ``tpe``); trials = the
+grid's size (else 20); metric ``eval/accuracy``; direction from the metric; pruner
+``none``; storage ``sqlite:///sweeps.db``; study ``<name>-sweep-<hash of the search>``,
+so running the same command again continues the same study.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .metric import MetricError, resolve
+from .spec import SweepSpec, build_spec
+from .study import (
+    SAMPLERS,
+    StudyError,
+    SweepStudy,
+    default_study_name,
+    make_sampler,
+    parse_pruner,
+    storage_url,
+)
+from .worker import WorkerJob
+
+DEFAULT_TRIALS = 20
+
+
+@dataclass
+class SweepOptions:
+    trials: int | None = None
+    sampler: str | None = None
+    metric: str | None = None
+    direction: str | None = None
+    pruner: str | None = None
+    workers: int = 1
+    storage: str | None = None
+    study: str | None = None
+    seed: int | None = None
+    best_out: Path | None = None
+
+
+@dataclass
+class SweepOutcome:
+    study: str
+    storage: str
+    counted: int
+    target: int
+    best: Any
+    metric: str
+    parent_run_id: str | None
+    seconds: float
+    exit_code: int
+    best_out: Path | None = None
+
+
+def _settings(spec: SweepSpec, options: SweepOptions) -> SweepOptions:
+    """CLI options over the file's ``sweep:`` section over defaults, checked."""
+    s = spec.settings
+    merged = dataclasses.replace(options)
+    for key in ("trials", "sampler", "metric", "direction", "pruner", "storage", "study"):
+        if getattr(merged, key) is None and s.get(key) is not None:
+            setattr(merged, key, s[key])
+    if not spec.dims:
+        raise StudyError("nothing to sweep: give KEY=V1,V2 (a grid), KEY=loguniform(LOW,HIGH), "
+                         "KEY=choice(A,B), or a sweep.params section in the file")
+    merged.sampler = str(merged.sampler or ("grid" if spec.is_grid else "tpe")).lower()
+    if merged.sampler not in SAMPLERS:
+        raise StudyError(f"--sampler: unknown sampler '{merged.sampler}'; use {', '.join(SAMPLERS)}")
+    if merged.sampler == "grid":
+        make_sampler("grid", spec, None, False)  # says which key is a range, if one is
+    grid = len(spec.grid()) if spec.is_grid else None
+    if merged.trials is None:
+        merged.trials = grid if merged.sampler == "grid" else DEFAULT_TRIALS
+    if not isinstance(merged.trials, int) or isinstance(merged.trials, bool) or merged.trials < 1:
+        raise StudyError(f"--trials must be an integer >= 1, got {merged.trials!r}")
+    if merged.sampler == "grid" and grid is not None and merged.trials > grid:
+        raise StudyError(f"--trials {merged.trials}: the grid has only {grid} points; ask for at most "
+                         f"{grid} or use --sampler tpe/random")
+    if merged.workers < 1:
+        raise StudyError(f"--workers must be >= 1, got {merged.workers}")
+    merged.metric = str(merged.metric or "eval/accuracy")
+    merged.pruner = str(merged.pruner or "none")
+    return merged
+
+
+def run_sweep(file: str | Path, overrides: list[str], options: SweepOptions,
+              echo: Any = print) -> SweepOutcome:
+    """Run (or continue) the sweep; ConfigError/StudyError/MetricError are bad input."""
+    from ..mlflow_logger import git_commit, tracking_uri
+    from .pool import run_workers, thread_share
+    from .report import parent_run, summarize
+
+    start = time.perf_counter()
+    spec = build_spec(file, overrides)
+    opts = _settings(spec, options)
+    try:
+        metric = resolve(opts.metric, opts.direction)
+    except MetricError as error:
+        raise StudyError(str(error)) from None
+    base = spec.config_for({k: _first(d) for k, d in spec.dims.items()})
+    pruner = parse_pruner(opts.pruner, base.train.epochs)
+    url = storage_url(opts.storage)
+    name = opts.study or default_study_name(spec, base.name, metric.name, metric.direction, opts.sampler)
+    study = SweepStudy(url, name, metric.direction, make_sampler(opts.sampler, spec, opts.seed, False),
+                       pruner)
+    study.check_same_search({"space": spec.space_texts(), "fixed": spec.fixed, "metric": metric.name,
+                             "sampler": opts.sampler})
+    if opts.sampler == "grid":
+        from .study import with_lock
+
+        with_lock(study.locked(), lambda: study.enqueue_grid(spec.grid()))
+    with_recover = study.recover()
+    uri = tracking_uri(base.mlflow.tracking_uri)
+    run = parent_run(
+        study, uri, base.mlflow.experiment, f"{base.name}-sweep-{name}",
+        params={**{f"space.{k}": t for k, t in spec.space_texts().items()}, "sweep.sampler": opts.sampler,
+                "sweep.metric": metric.name, "sweep.direction": metric.direction,
+                "sweep.pruner": opts.pruner, "sweep.file": str(spec.file)},
+        tags={"sweep.study": name, "sweep.storage": url, "git_commit": git_commit(),
+              "experiment": base.name, "sweep.workers": opts.workers})
+    census = study.census()
+    echo(f"sweep '{name}' in {url}: {opts.trials} trials ({census.counted} done"
+         + (f", {len(with_recover)} interrupted to retry" if with_recover else "")
+         + f"), sampler {opts.sampler}, {metric.direction} {metric.name}, pruner {opts.pruner}, "
+         f"{opts.workers} worker(s) x {thread_share(opts.workers)} thread(s); MLflow parent run "
+         f"{run.run_id or '(offline)'}")
+    job = WorkerJob(str(spec.file), list(overrides), url, name, metric.name, metric.direction,
+                    opts.sampler, opts.pruner, opts.trials, base.train.epochs, run.run_id, opts.seed)
+    code = run_workers(job, opts.workers, study)
+    best = summarize(study, spec, metric, run, opts.trials, opts.best_out)
+    counted = study.census().counted
+    status = "KILLED" if code == 130 else ("FINISHED" if counted >= opts.trials else "FAILED")
+    run.end(status)
+    return SweepOutcome(name, url, counted, opts.trials, best, metric.name, run.run_id,
+                        time.perf_counter() - start, code, opts.best_out if best is not None else None)
+
+
+def _first(dim: Any) -> Any:
+    from .space import bounds
+
+    return bounds(dim)[0]

@@ -1,0 +1,187 @@
+"""A sweep worker: asks the study for trials and trains them, one at a time, in this process.
+
+Run as ``python -m trainer.sweep.worker '<json of WorkerJob>'`` (:mod:`trainer.sweep.pool`
+starts it so, through a small bootstrap that holds a Ctrl-C until the imports are done).
+Each trial is ``run_experiment`` of the trial's config as a nested MLflow run under the
+sweep's parent run, with a :class:`PruningReporter` that reports the metric per evaluation
+epoch and stops the trial when the pruner says so. Outcomes (the study's rules are in
+:mod:`trainer.sweep.study`):
+
+- finished: ``COMPLETE`` with the metric's value;
+- pruned: ``PRUNED`` (its run stays in MLflow, with metric ``sweep/pruned`` = 1);
+- an exception: ``FAIL`` with user attr ``error`` (counted; the sweep goes on);
+- Ctrl-C: ``FAIL`` marked ``interrupted``; the worker stops (exit 130) and a later
+  sweep retries those params.
+
+One line per trial goes to stdout. Exit status: 0 done, 130 interrupted, 2 bad input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..callbacks.base import Callback
+from ..context import RunContext
+from .metric import Metric, resolve
+from .spec import SweepSpec, build_spec
+from .study import HEARTBEAT_S, SweepStudy, make_sampler, parse_pruner
+
+
+@dataclasses.dataclass
+class WorkerJob:
+    """Everything a worker needs (JSON on its command line)."""
+
+    file: str
+    overrides: list[str]
+    storage: str
+    study: str
+    metric: str
+    direction: str
+    sampler: str
+    pruner: str
+    trials: int
+    epochs: int
+    parent_run_id: str | None
+    seed: int | None = None
+    index: int = 0
+    workers: int = 1
+
+
+class PruningReporter(Callback):
+    """Reports the metric at each evaluation epoch; requests a stop when the trial should be pruned."""
+
+    order = 45  # after TrainAccuracy (40) has filled the epoch's metrics, before MLflowLogger (50)
+
+    def __init__(self, trial: Any, metric: Metric) -> None:
+        self.trial, self.metric = trial, metric
+        self.last: float | None = None
+        self.pruned_at: int | None = None
+
+    def on_train_epoch_end(self, ctx: RunContext) -> None:
+        value = ctx.metrics.get(self.metric.epoch_key, ctx.metrics.get(self.metric.name))
+        if value is None:
+            return
+        self.last = float(value)
+        self.trial.report(self.last, ctx.epoch)
+        if ctx.epoch < ctx.epoch_num and self.trial.should_prune():
+            self.pruned_at = ctx.epoch
+            ctx.metrics["sweep/pruned"] = 1.0
+            ctx.request_stop()
+
+
+class Heartbeat:
+    """Records the trial's heartbeat in the storage while it runs (stale trials fail elsewhere)."""
+
+    def __init__(self, storage: Any, trial_id: int) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, args=(storage, trial_id), daemon=True)
+
+    def _beat(self, storage: Any, trial_id: int) -> None:
+        while True:
+            try:
+                storage.record_heartbeat(trial_id)
+            except Exception:  # noqa: BLE001 - a missed beat is retried; the grace period is long
+                pass
+            if self._stop.wait(HEARTBEAT_S):
+                return
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def describe(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items())
+
+
+def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, metric: Metric) -> str:
+    """Train one trial and tell the study its outcome; returns its state name."""
+    from optuna.trial import TrialState
+
+    from ..experiment import run_experiment
+    from ..loop import TrainingInterrupted
+
+    params = dict(trial.params)
+    start = time.perf_counter()
+    label = f"trial {trial.number} [{describe(params)}]"
+    try:
+        config = spec.config_for(params)
+        ckpt_dir = Path(config.checkpoint_dir) / f"sweep-{job.study}" / f"trial-{trial.number}"
+        reporter = PruningReporter(trial, metric)
+        with Heartbeat(study.storage, trial._trial_id):
+            result = run_experiment(
+                config, quiet=True, checkpoint_dir=str(ckpt_dir), parent_run_id=job.parent_run_id,
+                run_name=f"{config.name}-trial-{trial.number}", callbacks=[reporter],
+                tags={"sweep.study": job.study, "sweep.trial": str(trial.number),
+                      "sweep.params": json.dumps(params)})
+        if result.run_id:
+            trial.set_user_attr("mlflow_run_id", result.run_id)
+        trial.set_user_attr("train_seconds", round(result.seconds, 3))
+        if reporter.pruned_at is not None:
+            study.study.tell(trial, state=TrialState.PRUNED)
+            print(f"{label}: pruned after epoch {reporter.pruned_at} ({metric.name} "
+                  f"{reporter.last:.4f}, {time.perf_counter() - start:.1f} s)", flush=True)
+            return "PRUNED"
+        value = result.metrics.get(metric.final_key) if metric.final_key else reporter.last
+        if value is None:
+            raise RuntimeError(f"the run gave no {metric.name} (is train.eval_every > train.epochs?)")
+        study.study.tell(trial, float(value))
+        print(f"{label}: {metric.name} {value:.4f} ({time.perf_counter() - start:.1f} s)", flush=True)
+        return "COMPLETE"
+    except (KeyboardInterrupt, TrainingInterrupted):
+        trial.set_user_attr("interrupted", "Ctrl-C")
+        study.study.tell(trial, state=TrialState.FAIL)
+        print(f"{label}: interrupted; the same command continues the sweep", file=sys.stderr, flush=True)
+        raise
+    except Exception as error:  # noqa: BLE001 - a crashed trial fails alone; the sweep goes on
+        first = str(error).splitlines()[0] if str(error) else ""
+        message = f"{type(error).__name__}: {first}"
+        trial.set_user_attr("error", message[:2000])
+        study.study.tell(trial, state=TrialState.FAIL)
+        print(f"{label}: failed: {message}", file=sys.stderr, flush=True)
+        return "FAIL"
+
+
+def work(job: WorkerJob) -> int:
+    """Run trials until the study has ``job.trials`` counted; returns how many this worker ran."""
+    spec = build_spec(job.file, job.overrides)
+    metric = resolve(job.metric, job.direction)
+    seed = None if job.seed is None else job.seed + job.index
+    study = SweepStudy(job.storage, job.study, metric.direction,
+                       make_sampler(job.sampler, spec, seed, job.workers > 1),
+                       parse_pruner(job.pruner, job.epochs))
+    ran = 0
+    while (trial := study.ask(job.trials, spec)) is not None:
+        run_trial(job, spec, study, trial, metric)
+        ran += 1
+    return ran
+
+
+def main(argv: list[str]) -> int:
+    from ..config import ConfigError
+    from ..loop import TrainingInterrupted
+    from .study import StudyError
+
+    job = WorkerJob(**json.loads(argv[0]))
+    try:
+        work(job)
+    except (KeyboardInterrupt, TrainingInterrupted):
+        return 130
+    except (ConfigError, StudyError) as error:
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
