@@ -13,21 +13,10 @@ from typer.testing import CliRunner
 
 from trainer.cli import app
 
-ROOT = Path(__file__).resolve().parents[2]
-SMOKE = ROOT / "experiments" / "smoke.yaml"
-needs_data = pytest.mark.skipif(
-    not (os.environ.get("TRAIN_DATA_DIR") and
-         (Path(os.environ.get("TRAIN_DATA_DIR", "")) / "mnist-10k").is_dir()),
-    reason="TRAIN_DATA_DIR with mnist-10k/ is not set (point it at shared/datasets)")
+from .cli_env import SMOKE, needs_data
+
 SMALL = ["dataset.limit=320", "dataset.test_limit=200", "train.log_every=2", "train.epochs=1",
          "checkpoint.save_steps=4"]
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    return tmp_path
 
 
 def invoke(*args: str):

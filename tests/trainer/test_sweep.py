@@ -16,21 +16,10 @@ from typer.testing import CliRunner
 from trainer.cli import app
 from trainer.config import load_config
 
-ROOT = Path(__file__).resolve().parents[2]
-SMOKE = ROOT / "experiments" / "smoke.yaml"
-needs_data = pytest.mark.skipif(
-    not (os.environ.get("TRAIN_DATA_DIR") and
-         (Path(os.environ.get("TRAIN_DATA_DIR", "")) / "mnist-10k").is_dir()),
-    reason="TRAIN_DATA_DIR with mnist-10k/ is not set (point it at shared/datasets)")
+from .cli_env import SMOKE, needs_data
+
 TINY = ["mode=pynative", "dataset.limit=192", "dataset.test_limit=100", "train.epochs=1",
         "checkpoint.save_steps=0", "train.log_every=2"]
-
-
-@pytest.fixture
-def workdir(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
-    return tmp_path
 
 
 def sweep(*args: str):
