@@ -194,8 +194,8 @@ def sweep(
     sampler: Annotated[Sampler | None, typer.Option(
         help="grid (default when every key is a list), tpe (default otherwise) or random.")] = None,
     metric: Annotated[str | None, typer.Option(
-        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss, "
-             "train/eval_loss; today's names (test_accuracy, ...) work too.")] = None,
+        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss; "
+             "older names (test_accuracy, ...) work too.")] = None,
     direction: Annotated[str | None, typer.Option(
         help="maximize or minimize (default: from the metric).")] = None,
     pruner: Annotated[str | None, typer.Option(

@@ -68,11 +68,11 @@ def test_four_trials_two_workers_nested_runs_and_best(workdir):
         trial = by_run[child["run_id"]]
         assert float(child["params.optimizer.learning_rate"]) == trial.params["optimizer.learning_rate"]
         assert int(child["params.dataset.batch_size"]) == trial.params["dataset.batch_size"]
-        assert child["metrics.final_test_accuracy"] == pytest.approx(trial.value)
-    best_value = children["metrics.final_test_accuracy"].max()
+        assert child["metrics.eval/accuracy"] == pytest.approx(trial.value)
+    best_value = children["metrics.eval/accuracy"].max()
     assert parent["metrics.best/eval/accuracy"] == pytest.approx(best_value)
     best_child = children[children["run_id"] == parent["tags.best_run_id"]].iloc[0]
-    assert best_child["metrics.final_test_accuracy"] == pytest.approx(best_value)
+    assert best_child["metrics.eval/accuracy"] == pytest.approx(best_value)
     for key in ("optimizer.learning_rate", "dataset.batch_size"):
         assert parent[f"params.best.{key}"] == best_child[f"params.{key}"] == parent[f"tags.best.{key}"]
     import mlflow

@@ -1,8 +1,8 @@
 """The metric a sweep optimizes: its names, where a trial reads it, and its direction.
 
-Each metric has a canonical name in the prefixed style (``eval/accuracy``, ``train/loss``)
-and is also accepted under the names runs log it by today (``test_accuracy``,
-``train_epoch_loss``, ...), so ``--metric`` works across the renaming of issue 14.
+Each metric has its canonical name, the one runs log it under in MLflow (``eval/accuracy``,
+``train/loss``), and is also accepted under older and common spellings (``test_accuracy``,
+``val_loss``, ``train_epoch_loss``, ...).
 
 A trial reads a metric in two places:
 
@@ -34,7 +34,6 @@ METRICS = {
     "eval/accuracy": Metric("eval/accuracy", "eval_accuracy", "accuracy", "maximize"),
     "eval/loss": Metric("eval/loss", "eval_loss", "loss", "minimize"),
     "train/accuracy": Metric("train/accuracy", "train_accuracy", None, "maximize"),
-    "train/eval_loss": Metric("train/eval_loss", "train_eval_loss", None, "minimize"),
     "train/loss": Metric("train/loss", "loss", None, "minimize"),
 }
 
@@ -46,7 +45,6 @@ ALIASES = {
     "test_loss": "eval/loss", "eval_loss": "eval/loss", "final_test_loss": "eval/loss",
     "test/loss": "eval/loss", "val_loss": "eval/loss", "val/loss": "eval/loss",
     "train_accuracy": "train/accuracy",
-    "train_eval_loss": "train/eval_loss",
     "train_epoch_loss": "train/loss", "train/epoch_loss": "train/loss", "train_loss": "train/loss",
 }
 
