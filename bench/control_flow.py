@@ -1,6 +1,6 @@
 """Time an RNN-style train step whose cell runs in ``while i < n`` over a tensor counter.
 
-    python bench/control_flow.py [--steps 5] [--rounds 5] [--seq 32] [--batch 32]
+    python bench/control_flow.py [--steps 5] [--rounds 5] [--warmup 10] [--seq 32] [--batch 32]
                                  [--hidden 128] [--threads N] [--torch-path /tmp/torchlib]
 
 The cell is ``h = tanh(xs[i] @ W_x + h @ W_h + b)`` over an input sequence ``xs`` read
@@ -99,6 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=10, help="steps per engine before timing")
     parser.add_argument("--seq", type=int, default=32)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--hidden", type=int, default=128)
@@ -143,8 +144,8 @@ def main() -> None:
     if not check_losses(runners):
         print("numerics MISMATCH: timings below compare different computations")
 
-    for fn in runners.values():  # warm-up
-        for _ in range(2):
+    for fn in runners.values():  # warm-up: allocator pools and caches reach their steady state
+        for _ in range(args.warmup):
             fn()
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(args.rounds):

@@ -18,7 +18,10 @@ def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
     from .reduce import reduce_sum
     from .shape import reshape
 
-    return reshape(reduce_sum(grad, sum_to_axes(grad.shape, tuple(shape)), True), tuple(shape))
+    axes = sum_to_axes(grad.shape, tuple(shape))
+    if axes == tuple(range(len(grad.shape) - len(shape))):  # only leading axes: no reshape needed
+        return reduce_sum(grad, axes, False)
+    return reshape(reduce_sum(grad, axes, True), tuple(shape))
 
 
 class _Binary(Primitive, abstract=True):
