@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .test_cli import SMOKE, invoke, needs_data, search, uri, workdir  # noqa: F401
+from .cli_env import SMOKE, needs_data
+from .test_cli import invoke, search, uri
 
 SMALL = ["dataset.limit=320", "dataset.test_limit=200", "train.log_every=2", "train.epochs=2",
          "checkpoint.save_steps=4", "checkpoint.keep_max=2", "mlflow.log_model=false"]

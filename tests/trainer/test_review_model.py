@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .test_cli import SMOKE, invoke, needs_data, search, uri
+from .cli_env import SMOKE, needs_data
+from .test_cli import invoke, search, uri
 
 SMALL = ["dataset.limit=320", "dataset.test_limit=200", "train.epochs=1", "checkpoint.save_steps=0",
          "mlflow.system_metrics=false"]

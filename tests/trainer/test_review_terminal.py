@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from .test_cli import SMOKE, needs_data, search, uri, workdir  # noqa: F401
+from .cli_env import SMOKE, needs_data
+from .test_cli import search, uri
 
 pyte = pytest.importorskip("pyte")
 TRAIN = Path(sys.executable).with_name("train")
