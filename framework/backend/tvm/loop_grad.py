@@ -24,54 +24,13 @@ import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 
+from ...ir import Graph
+from . import row_kernels
 from .hoist import hoist_transposes
 from .loops import call, emit_loop, fresh_type
 
 FIRST_CAPACITY = 8  # rows of a growing buffer at the start (>= loops.FANOUT: see reserve)
 
-_ROW_WRITER = '''
-@T.prim_func(private=True, s_tir=True)
-def write_row(var_buf: T.handle, var_row: T.handle, var_k: T.handle):
-    T.func_attr({{"tirx.noalias": True}})
-    n = T.int64()
-    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
-    row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
-    k = T.match_buffer(var_k, (), "int64")
-    for {loop} in T.grid({extents}):
-        with T.sblock("write"):
-            {axes} = T.axis.remap("{kinds}", [{loop}])
-            buf[k[()], {axes}] = row[{out_axes}]
-'''
-# doubles a row buffer: copies its n rows into a 2n-row output (the new rows are left
-# unset: call_tir's outputs start uninitialized, and rows are written before they are read)
-_ROW_DOUBLER = '''
-@T.prim_func(private=True, s_tir=True)
-def double_rows(var_buf: T.handle, var_out: T.handle):
-    T.func_attr({{"tirx.noalias": True}})
-    n = T.int64()
-    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
-    out = T.match_buffer(var_out, (n * 2, {dims}), "{dtype}")
-    for r, {loop} in T.grid(n, {extents}):
-        with T.sblock("copy"):
-            vr, {axes} = T.axis.remap("S{kinds}", [r, {loop}])
-            out[vr, {axes}] = buf[vr, {axes}]
-'''
-# row ``last - back + offset`` of a row buffer (the reverse loop's reads: ``back`` is its
-# iteration count), in the value's own shape (a 0-d value is stored as a row of one)
-_ROW_READER = '''
-@T.prim_func(private=True, s_tir=True)
-def read_row(var_buf: T.handle, var_last: T.handle, var_back: T.handle, var_row: T.handle):
-    T.func_attr({{"tirx.noalias": True}})
-    n = T.int64()
-    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
-    last = T.match_buffer(var_last, (), "int64")
-    back = T.match_buffer(var_back, (), "int64")
-    row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
-    for {loop} in T.grid({extents}):
-        with T.sblock("read"):
-            {axes} = T.axis.remap("{kinds}", [{loop}])
-            row[{out_axes}] = buf[last[()] - back[()] + T.int64({offset}), {axes}]
-'''
 I64 = relax.TensorType((), "int64")
 
 
@@ -87,32 +46,21 @@ class Rows:
         self.specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in values]
         self.stored = ["int8" if dtype == "bool" else dtype for _, dtype in self.specs]
         self.rows = [shape or (1,) for shape, _ in self.specs]
-        self.writers = [self._kernel(builder.row_writers, _ROW_WRITER, "write_row", row, dtype,
-                                     scalar=not shape)
+        self.cache = builder.row_writers
+        self.writers = [self._kernel(("write_row", row, dtype, not shape),
+                                     lambda r=row, d=dtype, s=not shape: row_kernels.writer(r, d, s))
                         for (shape, _), row, dtype in zip(self.specs, self.rows, self.stored)]
-        self.doublers = [self._kernel(builder.row_writers, _ROW_DOUBLER, "double_rows", row, dtype)
+        self.doublers = [self._kernel(("double_rows", row, dtype),
+                                      lambda r=row, d=dtype: row_kernels.doubler(r, d))
                          for row, dtype in zip(self.rows, self.stored)]
-        self.readers = [[self._kernel(builder.row_writers, _ROW_READER, f"read_row{offset}", row, dtype,
-                                      offset=offset, scalar=not shape)
-                         for (shape, _), row, dtype in zip(self.specs, self.rows, self.stored)]
-                        for offset in (0, 1)]
 
-    def _kernel(self, cache: dict, template: str, name: str, shape: tuple[int, ...],
-                dtype: str, offset: int = 0, scalar: bool = False) -> relax.GlobalVar:
-        """The TIR function of ``template`` for rows of ``shape`` and ``dtype`` (once per
-        module); ``scalar``: the row stands for a 0-d value (read out as one)."""
-        key = (name, shape, dtype, scalar)
-        if key not in cache:
-            loops = [f"i{d}" for d in range(len(shape))]
-            dims = ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
-            axes = ", ".join(f"v{x}" for x in loops)
-            text = template.format(
-                dims=dims, dtype=dtype, loop=", ".join(loops), offset=offset,
-                extents=", ".join(f"T.int64({d})" for d in shape), axes=axes, kinds="S" * len(shape),
-                out_dims="" if scalar else dims, out_axes="()" if scalar else axes)
-            cache[key] = self.bb.add_func(tvm.script.from_source(text),
-                                          f"{name}_{dtype}_{'x'.join(map(str, shape))}")
-        return cache[key]
+    def _kernel(self, key: tuple, text: Any) -> relax.GlobalVar:
+        """The TIR function ``text()`` makes (row_kernels.py), added once per ``key``; its name
+        is ``key[0]`` with the row shape and dtype when the key has them."""
+        if key not in self.cache:
+            name = key[0] if key[0] == "read_rows" else f"{key[0]}_{key[2]}_{'x'.join(map(str, key[1]))}"
+            self.cache[key] = self.bb.add_func(tvm.script.from_source(text()), name)
+        return self.cache[key]
 
     def alloc(self, n_rows: relax.Expr) -> list[relax.Expr]:
         """Zeroed buffers of ``n_rows`` (an int64 scalar tensor) rows, symbolically shaped."""
@@ -130,12 +78,22 @@ class Rows:
             out.append(bb.emit(relax.op.call_tir_inplace(writer, [buf, x, at], [0], [buf.ty])))
         return out
 
-    def read(self, bufs: list, last: relax.Expr, back: relax.Expr, offset: int) -> list[relax.Expr]:
-        """Rows ``last - back + offset`` (``offset`` 0 or 1) of ``bufs``, one kernel each."""
-        bb, out = self.bb, []
-        for buf, reader, (shp, dtype), store in zip(bufs, self.readers[offset], self.specs, self.stored):
-            x = bb.emit(relax.call_tir(reader, [buf, last, back], relax.TensorType(shp, store)))
-            out.append(bb.emit(relax.op.astype(x, dtype)) if store != dtype else x)
+    def read(self, bufs: list, last: relax.Expr, back: relax.Expr,
+             wanted: list[tuple[int, int]]) -> list[relax.Expr]:
+        """For each ``(j, offset)`` in ``wanted``, row ``last - back + offset`` of ``bufs[j]``
+        as value ``j`` (its shape and dtype): all in one kernel."""
+        if not wanted:
+            return []
+        bb = self.bb
+        reads = [(self.rows[j], self.stored[j], not self.specs[j][0], offset) for j, offset in wanted]
+        kernel = self._kernel(("read_rows", tuple(reads)), lambda: row_kernels.reader(reads))
+        types = [relax.TensorType(self.specs[j][0], self.stored[j]) for j, _ in wanted]
+        result = bb.emit(relax.call_tir(kernel, [*(bufs[j] for j, _ in wanted), last, back], types))
+        out = []
+        for i, (j, _) in enumerate(wanted):
+            x = bb.emit(relax.TupleGetItem(result, i)) if len(wanted) > 1 else result
+            dtype = self.specs[j][1]
+            out.append(bb.emit(relax.op.astype(x, dtype)) if self.stored[j] != dtype else x)
         return out
 
     def ensure(self, grow: relax.GlobalVar, at: relax.Expr, cap: relax.Expr,
@@ -203,6 +161,10 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
         body_gv = builder.function(f"wgrad{k}_body", prim.body_graph)
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
     vjp, hoisted = hoist_transposes(prim.vjp_graph, prim.vjp_graph.inputs[n:n + m])
+    read = {v.id for node in vjp.nodes for v in node.inputs} | {v.id for v in vjp.outputs}
+    keep = [i for i, v in enumerate(vjp.inputs) if v.id in read]  # the inputs the VJP reads
+    vjp = Graph(vjp.name, [vjp.inputs[i] for i in keep], vjp.nodes, list(vjp.outputs))
+    wanted = [(i, 0) for i in range(n) if i in keep] + [(i, 1) for i in range(n) if n + m + i in keep]
     vjp_gv = builder.function(f"wgrad{k}_vjp", vjp)
     inv_t = [bb.emit(relax.op.permute_dims(inv[j], [1, 0])) for j in hoisted]  # once, not per iteration
 
@@ -217,8 +179,11 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     def body(s: list[relax.Expr], back: relax.Expr) -> list[relax.Expr]:
         g, g_inv, rbufs = s[:n_g], s[n_g:n_g + n_w], s[n_g + n_w:n_g + n_w + n]
         rinv, rinv_t = s[n_g + n_w + n:n_g + n_w + n + m], s[n_g + n_w + n + m:c]
-        before, after = (rows.read(rbufs, s[c + 1], back, offset) for offset in (0, 1))
-        return call(bb, vjp_gv, [*before, *rinv, *after, *g, *g_inv, *rinv_t], n_g + n_w)
+        rows_read = dict(zip(wanted, rows.read(rbufs, s[c + 1], back, wanted)))
+        before = [rows_read.get((i, 0)) for i in range(n)]
+        after = [rows_read.get((i, 1)) for i in range(n)]
+        full = [*before, *rinv, *after, *g, *g_inv, *rinv_t]
+        return call(bb, vjp_gv, [full[i] for i in keep], n_g + n_w)
 
     final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, back: bb.emit(relax.op.less(back, s[c])),
                          body, rev_args, n_g + n_w, builder.stubs)
