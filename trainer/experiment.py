@@ -363,11 +363,11 @@ def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, floa
     """Test-set metrics of the network in ``checkpoint`` (any mode's checkpoint)."""
     from framework.serialization import read_arrays
 
+    arrays, _ = read_arrays(checkpoint)  # a bad checkpoint is reported before any data is read
     _context(config, config.mode, None)
     _, test, _ = loaders(config)
     check_labels({"test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
-    arrays, _ = read_arrays(checkpoint)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)
     return model.eval(test)
 
