@@ -170,6 +170,9 @@ def _check_split(spec: DatasetSpec, split: str) -> tuple[str, str]:
     return spec.files[split]
 
 
+_FALLBACKS_SAID: set[tuple[str, Path]] = set()
+
+
 def _search(
     spec: DatasetSpec, split: str, root: str | os.PathLike[str] | None
 ) -> tuple[tuple[Path, Path] | None, list[str]]:
@@ -181,7 +184,8 @@ def _search(
             continue
         found = [_find_file(folder, f) for f in wanted]
         if found[0] is not None and found[1] is not None:
-            if alt:
+            if alt and (spec.name, folder) not in _FALLBACKS_SAID:  # once per process, not per split
+                _FALLBACKS_SAID.add((spec.name, folder))
                 warnings.warn(
                     f"{spec.name}: no full {spec.name} files found, using {folder} instead",
                     stacklevel=3,

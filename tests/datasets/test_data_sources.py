@@ -105,6 +105,20 @@ def test_mnist_falls_back_to_mnist_10k(places: dict[str, Path]) -> None:
     assert datasets.load("mnist", "train")[0].shape == (7, 28, 28)
 
 
+def test_the_fallback_is_announced_once_per_process(places: dict[str, Path]) -> None:
+    import warnings
+
+    make_split(places["env"] / "mnist-10k", "train", 4)
+    make_split(places["env"] / "mnist-10k", "test", 2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        datasets.load("mnist", "train")
+        datasets.load("mnist", "test")
+        datasets.load("mnist", "train")
+    assert [str(w.message) for w in seen if "no full mnist" in str(w.message)] == [
+        f"mnist: no full mnist files found, using {places['env'] / 'mnist-10k'} instead"]
+
+
 def test_half_present_folder_is_skipped(places: dict[str, Path]) -> None:
     make_split(places["env"] / "mnist-10k", "test", 3)
     (places["env"] / "mnist-10k" / "t10k-labels-idx1-ubyte.gz").unlink()
