@@ -233,7 +233,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     if outer_work < 2 * cores and ta.work(axes) >= PARALLEL_MIN_WORK and not consumers:
         block, s0, r0, s2 = _rfactor(sch, block, s0, r0, cores, params)
     elif not consumers:
-        consumers = [sch.cache_write(block, 0, "global")]
+        consumers = [sch.cache_write(block, 0, "local")]  # a tile on the stack: no workspace calls
     for consumer in consumers:
         sch.reverse_compute_at(consumer, s0[-1], preserve_unit_loops=True)
     fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)
