@@ -49,7 +49,7 @@ class RelaxBuilder:
         self.bb = relax.BlockBuilder()
         self.ids = itertools.count()
         self.stubs: list[str] = []
-        self.row_writers: dict = {}  # (row shape, dtype) -> in-place row writer (loop_grad.py)
+        self.row_writers: dict = {}  # the saved-state row kernels, one per kind and row (loop_grad.py)
         # per function being lowered (innermost last): forward While uid -> the state rows it
         # saved (None until lowered) for each While whose backward is in that function
         self.frames: list[dict[int, list | None]] = []
