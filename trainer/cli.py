@@ -85,13 +85,14 @@ def _guarded(action):
     from .config import ConfigError
     from .loop import TrainingInterrupted
     from .preflight import InputError
+    from .user_code import UserCodeError
 
     try:
         return action()
     except TrainingInterrupted:
         raise
-    except (DatasetError, CheckpointError, InputError, ConfigError, FileNotFoundError,
-            IsADirectoryError) as error:
+    except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
+            FileNotFoundError, IsADirectoryError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)

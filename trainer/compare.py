@@ -217,7 +217,8 @@ def figure(results: list[RunResult], timings: dict[str, Timing], check: Parity, 
 
 def describe(config: ExperimentConfig) -> str:
     d, o = config.dataset, config.optimizer
-    return (f"{config.name}: {config.model.name} on {d.name} (limit {d.limit or 'all'}), batch "
+    model = config.model.class_ or config.model.name
+    return (f"{config.name}: {model} on {d.name} (limit {d.limit or 'all'}), batch "
             f"{d.batch_size}, {o.name} lr {o.learning_rate:g}, {config.train.epochs} epoch(s), "
             f"seed {config.seed}, {config.device}")
 

@@ -50,9 +50,16 @@ _ALIASES = {"lr": "learning_rate", "learningrate": "learning_rate", "wd": "weigh
 
 @dataclass
 class ModelConfig:
+    """A built-in model (``name``, see trainer/models) or the user's own class
+    (``class: FILE.py:Class`` or ``pkg.mod:Class`` with ``args``, trainer/user_code.py).
+    The YAML key ``class`` is the field ``class_``. With ``class``, ``num_classes`` is
+    ``args.num_classes`` when given (labels are checked against it)."""
+
     name: str = "lenet5"
     num_classes: int = 10
     num_channel: int = 1
+    class_: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -134,7 +141,9 @@ class ExperimentConfig:
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        out["model"]["class"] = out["model"].pop("class_")  # the YAML key
+        return out
 
     def flat(self) -> dict[str, Any]:
         """Dotted keys -> values (MLflow params)."""
@@ -187,6 +196,8 @@ def _type_name(tp: Any) -> str:
         return " or ".join(_type_name(a) for a in typing.get_args(tp))
     if origin is list:
         return f"a list of {_type_name(typing.get_args(tp)[0])}s"
+    if origin is dict:
+        return "a mapping of names to values"
     return {int: "an integer", float: "a number", str: "a string", bool: "true/false",
             type(None): "null"}.get(tp, getattr(tp, "__name__", str(tp)))
 
@@ -202,6 +213,10 @@ def _coerce(value: Any, tp: Any) -> tuple[bool, Any]:
         return False, value
     if origin is Literal:
         return value in typing.get_args(tp), value
+    if tp is Any:
+        return True, value
+    if origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value), value
     if origin is list:
         if not isinstance(value, list):
             return False, value
@@ -226,7 +241,7 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
         raise ConfigError(f"{where(path)}: {'.'.join(path) or 'the file'} must be a mapping of keys, "
                           f"got {data!r}")
     hints = typing.get_type_hints(cls)
-    known = [f.name for f in dataclasses.fields(cls)]
+    known = [f.name.rstrip("_") for f in dataclasses.fields(cls)]  # class_ is the key `class`
     kwargs = {}
     for key, value in data.items():
         dotted = ".".join(path + (str(key),))
@@ -236,7 +251,8 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
             hint = f" (did you mean '{'.'.join(path + (close[0],))}'?)" if close else (
                 f"; valid keys: {', '.join(known)}")
             raise ConfigError(f"{where(path + (key,))}: unknown key '{dotted}'{hint}")
-        tp = hints[key]
+        attr = key if key in hints else f"{key}_"
+        tp = hints[attr]
         if dataclasses.is_dataclass(tp):
             kwargs[key] = _build(tp, value, path + (key,), where)
             continue
@@ -246,7 +262,7 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
             raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_type_name(tp)}, "
                               f"got {value!r}" + ("; a search space is for `train sweep`, or give "
                                                   f"one value: {dotted}=VALUE" if sweep else ""))
-        kwargs[key] = coerced
+        kwargs[attr] = coerced
     return cls(**kwargs)
 
 
@@ -380,4 +396,37 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
 
     config = _build(ExperimentConfig, data, (), where)
     _check_values(config, where)
+    _check_model(config, data, path.resolve().parent, where)
     return config
+
+
+def _check_model(config: ExperimentConfig, data: Any, base: Path, where: Any) -> None:
+    """``model.class`` names an importable class whose ``__init__`` takes ``model.args``;
+    the class path is stored resolved (an absolute file), so runs and MLflow's copy of the
+    config find it from any folder."""
+    from .user_code import UserCodeError, check_args, resolve
+
+    m = config.model
+    given = data.get("model", {}) if isinstance(data, dict) else {}
+    if m.class_ is None:
+        if m.args:
+            raise ConfigError(f"{where(('model', 'args'))}: 'model.args' is for model.class "
+                              f"(your own class); a built-in model.name takes num_classes and "
+                              f"num_channel")
+        return
+    if "name" in given:
+        raise ConfigError(f"{where(('model', 'name'))}: give model.name (a built-in model) or "
+                          f"model.class (your own), not both")
+    try:
+        cls, source = resolve(m.class_, base, "'model.class'")
+    except LookupError as error:
+        raise ConfigError(f"{where(('model', 'class'))}: {error}") from None
+    except UserCodeError as error:
+        raise ConfigError(str(error)) from None
+    display = m.class_.split(":")[1]
+    check_args(cls, m.args, ("model", "args"), where, display,
+               None if "args" in given else ("model", "class"))
+    if source.endswith(".py"):
+        m.class_ = f"{source}:{display}"
+    if isinstance(m.args.get("num_classes"), int) and not isinstance(m.args["num_classes"], bool):
+        m.num_classes = m.args["num_classes"]

@@ -23,7 +23,7 @@ from .config import ExperimentConfig
 from .context import RunContext
 from .loop import TrainingInterrupted
 from .model import Model
-from .models import build_model
+from .models import network_for
 from .preflight import check_labels, check_outputs, sqlite_folder
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
@@ -60,8 +60,7 @@ def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
 def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
     """Network, loss and optimizer from the config (parameters drawn from ``seed``)."""
     ms.set_seed(config.seed)
-    net = build_model(config.model.name, num_classes=config.model.num_classes,
-                      num_channel=config.model.num_channel)
+    net = network_for(config.model)
     if config.loss.name == "cross_entropy":
         loss = nn.CrossEntropyLoss(reduction=config.loss.reduction)
     else:

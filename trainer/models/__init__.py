@@ -17,4 +17,16 @@ def build_model(name: str, **kwargs: Any) -> Any:
     return cls(**kwargs)
 
 
-__all__ = ["MODELS", "LeNet5", "build_model"]
+def network_for(model: Any) -> Any:
+    """The network a ``ModelConfig`` describes: the user's ``class`` called with ``args``
+    (its errors name the user's file:line, trainer/user_code.py), else the built-in
+    ``name`` with ``num_classes`` and ``num_channel``."""
+    if model.class_ is None:
+        return build_model(model.name, num_classes=model.num_classes, num_channel=model.num_channel)
+    from ..user_code import call, resolve
+
+    cls, _ = resolve(model.class_, None, "model.class")
+    return call(cls, dict(model.args), model.class_.rsplit(":", 1)[1])
+
+
+__all__ = ["MODELS", "LeNet5", "build_model", "network_for"]
