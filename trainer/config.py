@@ -64,8 +64,14 @@ class ModelConfig:
 
 @dataclass
 class DatasetConfig:
+    """A named dataset (``name``, datasets/; ``npz``: ``root`` is the ``.npz`` file) or the
+    user's own function (``class: FILE.py:make_dataset`` with ``args``; the return contract
+    is in trainer/data.py). The YAML key ``class`` is the field ``class_``."""
+
     name: str = "mnist"
     root: str | None = None
+    class_: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 32
     resize: int | None = 32
     normalize: list[float] | None = field(default_factory=lambda: [0.1307, 0.3081])
@@ -142,7 +148,8 @@ class ExperimentConfig:
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
-        out["model"]["class"] = out["model"].pop("class_")  # the YAML key
+        for section in ("model", "dataset"):
+            out[section]["class"] = out[section].pop("class_")  # the YAML key
         return out
 
     def flat(self) -> dict[str, Any]:
@@ -396,37 +403,7 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
 
     config = _build(ExperimentConfig, data, (), where)
     _check_values(config, where)
-    _check_model(config, data, path.resolve().parent, where)
+    from .user_code import check_targets
+
+    check_targets(config, data, path.resolve().parent, where)
     return config
-
-
-def _check_model(config: ExperimentConfig, data: Any, base: Path, where: Any) -> None:
-    """``model.class`` names an importable class whose ``__init__`` takes ``model.args``;
-    the class path is stored resolved (an absolute file), so runs and MLflow's copy of the
-    config find it from any folder."""
-    from .user_code import UserCodeError, check_args, resolve
-
-    m = config.model
-    given = data.get("model", {}) if isinstance(data, dict) else {}
-    if m.class_ is None:
-        if m.args:
-            raise ConfigError(f"{where(('model', 'args'))}: 'model.args' is for model.class "
-                              f"(your own class); a built-in model.name takes num_classes and "
-                              f"num_channel")
-        return
-    if "name" in given:
-        raise ConfigError(f"{where(('model', 'name'))}: give model.name (a built-in model) or "
-                          f"model.class (your own), not both")
-    try:
-        cls, source = resolve(m.class_, base, "'model.class'")
-    except LookupError as error:
-        raise ConfigError(f"{where(('model', 'class'))}: {error}") from None
-    except UserCodeError as error:
-        raise ConfigError(str(error)) from None
-    display = m.class_.split(":")[1]
-    check_args(cls, m.args, ("model", "args"), where, display,
-               None if "args" in given else ("model", "class"))
-    if source.endswith(".py"):
-        m.class_ = f"{source}:{display}"
-    if isinstance(m.args.get("num_classes"), int) and not isinstance(m.args["num_classes"], bool):
-        m.num_classes = m.args["num_classes"]

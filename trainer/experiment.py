@@ -21,6 +21,7 @@ from framework import nn
 from .callbacks import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar
 from .config import ExperimentConfig
 from .context import RunContext
+from .data import check_model_takes_data, custom_loaders
 from .loop import TrainingInterrupted
 from .model import Model
 from .models import network_for
@@ -45,6 +46,8 @@ def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
     """Training batches, test batches, and a fixed training subset for train accuracy."""
     d = config.dataset
     spec = transforms_for(config)
+    if d.class_ is not None or d.name == "npz":
+        return custom_loaders(config, spec)
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
                                  shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)
     eval_batch = max(d.batch_size, 256)
@@ -180,15 +183,19 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
             return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config)
-    check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
-    model, _ = build_model_for(config)
+    if config.model.class_ is None:
+        check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
+    model, net = build_model_for(config)
+    classes = check_model_takes_data(net, {"train": train, "test": test},
+                                     config.model.class_ or config.model.name)
     recorder = StepRecorder()
     c = config.checkpoint
     ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
-    callbacks = [recorder, ckpt, TrainAccuracy(model, train_subset, config.train.eval_every),
-                 *callbacks]
+    callbacks = [recorder, ckpt, *callbacks]
+    if train_subset is not None:  # None: a pipeline from dataset.class (no arrays to subset)
+        callbacks.insert(2, TrainAccuracy(model, train_subset, config.train.eval_every))
     if not quiet:
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     elif progress:
@@ -235,24 +242,32 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     if run is not None:
         try:
             if config.mlflow.log_model and result.checkpoint:
-                result.model_uri = log_trained_model(run, config, resolved, result.checkpoint, test)
+                result.model_uri = log_trained_model(run, config, resolved, result.checkpoint, test,
+                                                     classes)
         finally:
             run.end(status)
     return result
 
 
 def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
-                      test: Any) -> str | None:
-    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands."""
+                      test: Any, classes: int) -> str | None:
+    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands.
+    Not for a ``framework.dataset`` pipeline (its preprocessing is the user's code)."""
     import warnings
 
     from .mlflow_model import log_model
 
+    if hasattr(test, "create_tuple_iterator"):
+        warnings.warn("the trained model was not logged to MLflow: dataset.class gives a pipeline, "
+                      "whose preprocessing the logged model cannot repeat", stacklevel=2)
+        return None
     try:
         d = config.dataset
-        raw = datasets.load(d.name, "test", d.root, download=False)[0][:2]  # as the files hold them
-        return log_model(run, resolved, checkpoint, np.asarray(raw),
-                         config.model.num_classes, config.mlflow.register)
+        raw = getattr(test, "raw_examples", None)
+        if raw is None:
+            raw = datasets.load(d.name, "test", d.root, download=False)[0][:2]  # as the files hold them
+        return log_model(run, resolved, checkpoint, np.asarray(raw), classes,
+                         config.mlflow.register)
     except Exception as error:  # noqa: BLE001 - the run and its checkpoints are already logged
         warnings.warn(f"the trained model was not logged to MLflow ({type(error).__name__}: {error})",
                       stacklevel=2)
@@ -365,7 +380,8 @@ def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, floa
     arrays, _ = read_arrays(checkpoint)  # a bad checkpoint is reported before any data is read
     _context(config, config.mode, None)
     _, test, _ = loaders(config)
-    check_labels({"test": test}, config.model.num_classes, config.dataset.name)
+    if config.model.class_ is None:
+        check_labels({"test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)
     return model.eval(test)

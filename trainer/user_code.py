@@ -180,3 +180,67 @@ def call(obj: Any, args: dict[str, Any], display: str) -> Any:
             files = set()
         raise UserCodeError(f"{_user_line(error, files)}: {display}(...) raised "
                             f"{type(error).__name__}: {error}") from None
+
+
+def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], str]) -> None:
+    """The ``class``/``args`` of the ``model`` and ``dataset`` sections (trainer/config.py):
+    the target imports, its signature takes the args (a dataset function also ``split``);
+    a relative file path is stored resolved (absolute), so runs and MLflow's copy of the
+    config find it from any folder; ``dataset.name: npz`` has an existing ``root`` file."""
+    from .config import ConfigError
+
+    for section in ("model", "dataset"):
+        part = getattr(config, section)
+        given = data.get(section, {}) if isinstance(data, dict) else {}
+        given = given if isinstance(given, dict) else {}
+        if part.class_ is None:
+            if part.args:
+                builtin = ("a built-in model.name takes num_classes and num_channel"
+                           if section == "model" else "a dataset.name takes no args")
+                raise ConfigError(f"{where((section, 'args'))}: '{section}.args' is for "
+                                  f"{section}.class (your own code); {builtin}")
+            continue
+        if "name" in given:
+            raise ConfigError(f"{where((section, 'name'))}: give {section}.name (built in) or "
+                              f"{section}.class (your own), not both")
+        try:
+            obj, source = resolve(part.class_, base, f"'{section}.class'")
+        except LookupError as error:
+            raise ConfigError(f"{where((section, 'class'))}: {error}") from None
+        except UserCodeError as error:
+            raise ConfigError(str(error)) from None
+        display = part.class_.split(":")[1]
+        anchor = None if "args" in given else (section, "class")
+        if section == "dataset":
+            if "split" in part.args:
+                raise ConfigError(f"{where((section, 'args', 'split'))}: 'dataset.args.split' is "
+                                  f"set by the trainer ('train', then 'test'); remove it")
+            sig = _signature(obj)
+            if "split" not in sig.parameters and not any(
+                    p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+                raise ConfigError(f"{where((section, 'class'))}: {display} must take a `split` "
+                                  f"argument (it is called with split='train' and split='test')")
+            check_args(obj, {"split": "train", **part.args}, (section, "args"), where, display,
+                       anchor)
+        else:
+            check_args(obj, part.args, (section, "args"), where, display, anchor)
+        if source.endswith(".py"):
+            part.class_ = f"{source}:{display}"
+    m = config.model
+    if m.class_ and isinstance(m.args.get("num_classes"), int) and not isinstance(
+            m.args["num_classes"], bool):
+        m.num_classes = m.args["num_classes"]
+    d = config.dataset
+    if d.class_ is None and d.name == "npz":
+        if not d.root:
+            raise ConfigError(f"{where(('dataset', 'name'))}: dataset.name npz needs dataset.root: "
+                              f"the .npz file (with x_train, y_train, x_test, y_test)")
+        candidates = [Path(d.root).expanduser()]
+        if not candidates[0].is_absolute():
+            candidates = [base / candidates[0], Path.cwd() / candidates[0]]
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            places = ", ".join(dict.fromkeys(str(c.parent) for c in candidates))
+            raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': npz file {d.root} not "
+                              f"found (looked in {places})")
+        d.root = str(found.resolve())
