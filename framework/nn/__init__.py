@@ -3,6 +3,7 @@
 from ..optim import SGD, Adam, Momentum, Optimizer
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
+from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .loss import (
     CrossEntropyLoss,
@@ -38,5 +39,5 @@ __all__ = [
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
-    "WithLossCell",
+    "WithLossCell", "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
 ]
