@@ -197,6 +197,23 @@ def test_cli_exits_2_for_bad_args(experiment, workdir, override, message):
     assert code == 2 and message in output and f"override '{override}'" in output, output
 
 
+@pytest.mark.parametrize("old, new, message", [
+    ("    channels: 4", "    chanels: 4", ":5: unknown key 'model.args.chanels'"),
+    ("    channels: 4", "    channels: four", ":5: 'model.args.channels' must be an integer"),
+    ("    channels: 4\n", "", ":4: SmallCNN needs 'channels'"),
+])
+def test_cli_exits_2_with_file_and_line(experiment, workdir, old, new, message):
+    experiment.write_text(experiment.read_text().replace(old, new))
+    code, output = run_cli("run", experiment)
+    assert code == 2 and f"error: {experiment}{message}" in output, output
+
+
+def test_print_config_shows_the_class_key(experiment, workdir):
+    code, output = run_cli("run", experiment, "--print-config")
+    assert code == 0 and "class: " in output and "mymodels.py:SmallCNN" in output
+    assert "class_" not in output
+
+
 def test_syntax_error_names_file_and_line(experiment):
     (experiment.parent / "mymodels.py").write_text("class A(:\n    pass\n")
     error = error_of(experiment)
