@@ -45,12 +45,27 @@ def _user_line(error: BaseException, files: set[str]) -> str:
     return f"{inside[-1].filename}:{inside[-1].lineno}" if inside else "?"
 
 
+_LOADED: dict[tuple[str, int], Any] = {}  # (file, mtime_ns) -> module: each file runs once
+
+
 def _load_file(file: Path) -> Any:
+    """Import a user's file once (again only when it changed). Its folder goes on
+    ``sys.path``, so it can import its sibling modules as a script would."""
+    key = (str(file), file.stat().st_mtime_ns)
+    if key in _LOADED:
+        return _LOADED[key]
+    if str(file.parent) not in sys.path:
+        sys.path.append(str(file.parent))
     name = "twinmode_user." + "_".join(file.with_suffix("").parts[-2:]).replace(".", "_")
     spec = importlib.util.spec_from_file_location(name, file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    _LOADED[key] = module
     return module
 
 

@@ -214,6 +214,18 @@ def test_print_config_shows_the_class_key(experiment, workdir):
     assert "class_" not in output
 
 
+def test_user_file_imports_its_siblings_and_runs_once(experiment):
+    folder = experiment.parent
+    (folder / "blocks_for_test.py").write_text("WIDTH = 6\n")
+    (folder / "mymodels.py").write_text("import blocks_for_test\nRUNS = []\nRUNS.append(1)\n" + MODEL)
+    config = load_config(experiment)
+    from trainer.models import network_for
+
+    net = network_for(config.model)
+    module = __import__("sys").modules[type(net).__module__]
+    assert module.blocks_for_test.WIDTH == 6 and module.RUNS == [1]
+
+
 def test_syntax_error_names_file_and_line(experiment):
     (experiment.parent / "mymodels.py").write_text("class A(:\n    pass\n")
     error = error_of(experiment)
