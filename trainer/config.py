@@ -81,11 +81,26 @@ class DatasetConfig:
 
 
 @dataclass
+class ScheduleConfig:
+    """Per-step learning rates with ``optimizer.learning_rate`` as the peak (trainer/schedule.py)."""
+
+    name: Literal["constant", "cosine", "exponential", "piecewise"] = "constant"
+    warmup_epochs: int = 0
+    min_lr: float = 0.0  # cosine
+    decay_rate: float = 0.1  # exponential
+    decay_epochs: int = 1  # exponential
+    is_stair: bool = False  # exponential
+    milestones: list[int] | None = None  # piecewise: epochs where the LR changes
+    values: list[float] | None = None  # piecewise: one more than milestones
+
+
+@dataclass
 class OptimizerConfig:
     name: Literal["momentum", "sgd", "adam"] = "momentum"
     learning_rate: float = 0.01
     momentum: float = 0.9
     weight_decay: float = 0.0
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
 
 
 @dataclass
@@ -313,6 +328,13 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
                                               or not cfg.dataset.normalize[1] > 0):
         raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
+    from .schedule import check_schedule
+
+    try:
+        check_schedule(cfg.optimizer.schedule, cfg.optimizer.learning_rate, cfg.train.epochs)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"{where(('optimizer', 'schedule'))}: 'optimizer.schedule' "
+                          f"({cfg.optimizer.schedule.name}): {error}") from None
     try:
         import framework as ms
 

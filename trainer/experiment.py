@@ -22,10 +22,11 @@ from .callbacks import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint,
 from .config import ExperimentConfig
 from .context import RunContext
 from .data import check_model_takes_data, custom_loaders
-from .loop import TrainingInterrupted
+from .loop import TrainingInterrupted, dataset_size
 from .model import Model
 from .models import network_for
 from .preflight import check_labels, check_outputs, sqlite_folder
+from .schedule import LRSchedule, schedule_lrs
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
@@ -194,6 +195,10 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
     callbacks = [recorder, ckpt, *callbacks]
+    sched = config.optimizer.schedule
+    if sched.name != "constant" or sched.warmup_epochs:
+        callbacks.append(LRSchedule(schedule_lrs(sched, config.optimizer.learning_rate,
+                                                 config.train.epochs, dataset_size(train))))
     if train_subset is not None:  # None: a pipeline from dataset.class (no arrays to subset)
         callbacks.insert(2, TrainAccuracy(model, train_subset, config.train.eval_every))
     if not quiet:

@@ -1,0 +1,130 @@
+"""`optimizer.schedule` from YAML: per-step learning rates written from the formulas
+(linear warm-up, MindSpore's cosine / exponential / piecewise), applied in both modes with
+equal losses, and bad settings stopping at load with file:line."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from trainer.callbacks import Callback
+from trainer.config import ConfigError, load_config
+from trainer.experiment import run_experiment
+from trainer.schedule import schedule_lrs
+
+
+def sched(**kw):
+    base = dict(name="constant", warmup_epochs=0, min_lr=0.0, decay_rate=0.1, decay_epochs=1,
+                is_stair=False, milestones=None, values=None)
+    return SimpleNamespace(**{**base, **kw})
+
+
+def approx(values):
+    return pytest.approx(values, rel=1e-12, abs=1e-15)
+
+
+def test_schedules_by_hand():
+    c = math.cos
+    # warm-up over 1 epoch of 2 steps, then cosine over the 4 remaining steps from 0.1 to 0
+    assert schedule_lrs(sched(name="cosine", warmup_epochs=1), 0.1, 3, 2) == approx(
+        [0.05, 0.1, 0.1, 0.05 * (1 + c(math.pi / 4)), 0.05, 0.05 * (1 + c(3 * math.pi / 4))])
+    assert schedule_lrs(sched(name="exponential", decay_rate=0.5), 0.2, 2, 2) == approx(
+        [0.2, 0.2, 0.1, 0.1])
+    assert schedule_lrs(sched(name="exponential", decay_rate=0.5, decay_epochs=2), 0.2, 2, 1) == \
+        approx([0.2, 0.2 * 0.5 ** 0.5])
+    assert schedule_lrs(sched(name="piecewise", milestones=[1, 2], values=[0.3, 0.2, 0.1]), 9.0,
+                        3, 2) == approx([0.3, 0.3, 0.2, 0.2, 0.1, 0.1])
+    assert schedule_lrs(sched(name="piecewise", milestones=[1, 5], values=[0.3, 0.2, 0.1],
+                              warmup_epochs=1), 9.0, 3, 2) == approx([0.15, 0.3, 0.2, 0.2, 0.2, 0.2])
+    assert schedule_lrs(sched(warmup_epochs=2), 0.3, 3, 1) == approx([0.15, 0.3, 0.3])
+
+
+MODEL = '''\
+from framework import nn
+
+
+class Tiny(nn.Cell):
+    def __init__(self, num_classes: int = 3):
+        super().__init__()
+        self.net = nn.SequentialCell([nn.Flatten(), nn.Dense(64, 16), nn.ReLU(),
+                                      nn.Dense(16, num_classes)])
+
+    def construct(self, x):
+        return self.net(x)
+'''
+
+YAML = """\
+name: sched
+model: {class: tiny_model.py:Tiny}
+dataset: {name: npz, root: data.npz, batch_size: 16, shuffle: false, resize: null, normalize: null}
+optimizer:
+  learning_rate: 0.2
+  schedule: {name: cosine, warmup_epochs: 1, min_lr: 0.0}
+train: {epochs: 2}
+checkpoint: {save_steps: 0}
+"""
+
+
+@pytest.fixture
+def experiment(workdir):
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 256, (128, 8, 8)).astype(np.uint8)
+    y = np.stack([x[:, :3].mean((1, 2)), x[:, 3:5].mean((1, 2)), x[:, 5:].mean((1, 2))], 1).argmax(1)
+    np.savez(workdir / "data.npz", x_train=x[:96], y_train=y[:96], x_test=x[96:], y_test=y[96:])
+    (workdir / "tiny_model.py").write_text(MODEL)
+    (workdir / "exp.yaml").write_text(YAML)
+    return workdir / "exp.yaml"
+
+
+class LRs(Callback):
+    def __init__(self):
+        self.lrs = []
+
+    def on_train_step_end(self, ctx):
+        self.lrs.append(ctx.optimizer.get_lr())
+
+
+def run(path, *overrides):
+    seen = LRs()
+    config = load_config(path, list(overrides))
+    result = run_experiment(config, quiet=True, log=False, callbacks=[seen],
+                            checkpoint_dir=str(path.parent / "ck"))
+    return result.losses, seen.lrs
+
+
+def test_cosine_with_warmup_runs_equally_in_both_modes(experiment):
+    eager, eager_lrs = run(experiment, "mode=pynative")
+    graph, graph_lrs = run(experiment, "mode=graph")
+    # 96 samples / 16 = 6 steps per epoch: warm-up 0.2 * (i + 1) / 6, then cosine over 6 steps
+    expected = [0.2 * (i + 1) / 6 for i in range(6)] + [
+        0.1 * (1 + math.cos(math.pi * j / 6)) for j in range(6)]
+    assert eager_lrs == pytest.approx(expected, rel=1e-6)  # float32 Parameter
+    assert graph_lrs == pytest.approx(expected, rel=1e-6)
+    np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
+    constant, constant_lrs = run(experiment, "mode=graph", "optimizer.schedule.name=constant",
+                                 "optimizer.schedule.warmup_epochs=0")
+    assert constant_lrs == pytest.approx([0.2] * 12)
+    assert abs(constant[1] - graph[1]) > 1e-4  # the schedule changed training
+
+
+@pytest.mark.parametrize("override, message", [
+    ("optimizer.schedule.min_lr=0.5", "min_lr must be >= 0 and below optimizer.learning_rate"),
+    ("optimizer.schedule={name: piecewise, milestones: [1], values: [0.1]}",
+     "one more value than milestones"),
+    ("optimizer.schedule.name=cosin", "must be 'constant' or 'cosine'"),
+    ("optimizer.schedule.warmup_epochs=-1", "warmup_epochs must be >= 0"),
+])
+def test_bad_schedule_is_a_config_error(experiment, override, message):
+    with pytest.raises(ConfigError, match="optimizer.schedule") as caught:
+        load_config(experiment, [override])
+    assert message in str(caught.value)
+
+
+def test_bad_schedule_in_the_file_names_its_line(experiment):
+    experiment.write_text(YAML.replace("min_lr: 0.0", "min_lr: 0.3"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(experiment)
+    assert str(caught.value).startswith(f"{experiment}:6: 'optimizer.schedule' (cosine): min_lr")
