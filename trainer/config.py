@@ -109,11 +109,27 @@ class LossConfig:
     reduction: Literal["mean", "sum"] = "mean"
 
 
+EARLY_STOPPING_MONITORS = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
+
+
+@dataclass
+class EarlyStoppingConfig:
+    """``trainer.callbacks.EarlyStopping`` from YAML; off while ``monitor`` is null.
+    ``loss`` is the epoch's mean training loss; ``eval_*`` need an evaluated epoch."""
+
+    monitor: str | None = None
+    patience: int = 3
+    min_delta: float = 0.0
+    mode: Literal["auto", "min", "max"] = "auto"
+    restore_best_weights: bool = False
+
+
 @dataclass
 class TrainConfig:
     epochs: int = 3
     eval_every: int = 1
     log_every: int = 50
+    early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
 
 
 @dataclass
@@ -328,6 +344,13 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
                                               or not cfg.dataset.normalize[1] > 0):
         raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
+    stop = cfg.train.early_stopping
+    if stop.monitor is not None and stop.monitor.replace("/", "_") not in EARLY_STOPPING_MONITORS:
+        close = difflib.get_close_matches(stop.monitor, EARLY_STOPPING_MONITORS, n=1)
+        raise bad(("train", "early_stopping", "monitor"), " or ".join(EARLY_STOPPING_MONITORS)
+                  + (f" (did you mean '{close[0]}'?)" if close else ""), stop.monitor)
+    if stop.patience < 0:
+        raise bad(("train", "early_stopping", "patience"), ">= 0", stop.patience)
     from .schedule import check_schedule
 
     try:

@@ -18,7 +18,14 @@ import datasets
 import framework as ms
 from framework import nn
 
-from .callbacks import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar
+from .callbacks import (
+    Callback,
+    CheckpointConfig,
+    EarlyStopping,
+    LossMonitor,
+    ModelCheckpoint,
+    ProgressBar,
+)
 from .config import ExperimentConfig
 from .context import RunContext
 from .data import check_model_takes_data, custom_loaders
@@ -195,6 +202,13 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
     callbacks = [recorder, ckpt, *callbacks]
+    stop = config.train.early_stopping
+    if stop.monitor is not None:
+        early = EarlyStopping(stop.monitor.replace("/", "_"), stop.patience, stop.min_delta,
+                              stop.mode, restore_best_weights=stop.restore_best_weights,
+                              verbose=not quiet)
+        early.order = 45  # after TrainAccuracy (40) fills train_accuracy, before MLflow (50)
+        callbacks.append(early)
     sched = config.optimizer.schedule
     if sched.name != "constant" or sched.warmup_epochs:
         callbacks.append(LRSchedule(schedule_lrs(sched, config.optimizer.learning_rate,

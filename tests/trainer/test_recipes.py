@@ -1,6 +1,7 @@
-"""`optimizer.schedule` from YAML: per-step learning rates written from the formulas
-(linear warm-up, MindSpore's cosine / exponential / piecewise), applied in both modes with
-equal losses, and bad settings stopping at load with file:line."""
+"""Training recipes from YAML. `optimizer.schedule`: per-step learning rates written from
+the formulas (linear warm-up, MindSpore's cosine / exponential / piecewise), applied in both modes with
+equal losses, and bad settings stopping at load with file:line. `train.early_stopping`: stops
+after the right epoch."""
 
 from __future__ import annotations
 
@@ -128,3 +129,26 @@ def test_bad_schedule_in_the_file_names_its_line(experiment):
     with pytest.raises(ConfigError) as caught:
         load_config(experiment)
     assert str(caught.value).startswith(f"{experiment}:6: 'optimizer.schedule' (cosine): min_lr")
+
+
+@pytest.mark.parametrize("monitor, patience, epochs_run", [
+    ("loss", 1, 2), ("loss", 2, 3), ("train_accuracy", 1, 2), ("eval_loss", 3, 4)])
+def test_early_stopping_from_yaml_stops_at_the_right_epoch(experiment, monitor, patience,
+                                                           epochs_run):
+    # nothing improves by 100: the first epoch sets the best, then `patience` epochs wait
+    losses, _ = run(experiment, "mode=pynative", "train.epochs=6",
+                    f"train.early_stopping={{monitor: {monitor}, patience: {patience}, "
+                    f"min_delta: 100}}")
+    assert len(losses) == epochs_run * 6
+
+
+def test_early_stopping_off_runs_every_epoch(experiment):
+    losses, _ = run(experiment, "mode=pynative", "train.epochs=3")
+    assert len(losses) == 18
+
+
+def test_bad_early_stopping_monitor(experiment):
+    with pytest.raises(ConfigError, match="did you mean 'eval_accuracy'"):
+        load_config(experiment, ["train.early_stopping.monitor=eval_acuracy"])
+    with pytest.raises(ConfigError, match="patience' must be >= 0"):
+        load_config(experiment, ["train.early_stopping={monitor: loss, patience: -1}"])
