@@ -107,6 +107,7 @@ class OptimizerConfig:
 class LossConfig:
     name: Literal["softmax_cross_entropy", "cross_entropy"] = "softmax_cross_entropy"
     reduction: Literal["mean", "sum"] = "mean"
+    label_smoothing: float = 0.0  # in [0, 1): targets (1 - e) * one_hot + e / classes
 
 
 EARLY_STOPPING_MONITORS = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
@@ -344,6 +345,8 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
                                               or not cfg.dataset.normalize[1] > 0):
         raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
+    if not 0 <= cfg.loss.label_smoothing < 1:
+        raise bad(("loss", "label_smoothing"), "in [0, 1)", cfg.loss.label_smoothing)
     stop = cfg.train.early_stopping
     if stop.monitor is not None and stop.monitor.replace("/", "_") not in EARLY_STOPPING_MONITORS:
         close = difflib.get_close_matches(stop.monitor, EARLY_STOPPING_MONITORS, n=1)

@@ -72,8 +72,9 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
     """Network, loss and optimizer from the config (parameters drawn from ``seed``)."""
     ms.set_seed(config.seed)
     net = network_for(config.model)
-    if config.loss.name == "cross_entropy":
-        loss = nn.CrossEntropyLoss(reduction=config.loss.reduction)
+    if config.loss.name == "cross_entropy" or config.loss.label_smoothing:
+        loss = nn.CrossEntropyLoss(reduction=config.loss.reduction,
+                                   label_smoothing=config.loss.label_smoothing)
     else:
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=config.loss.reduction)
     o = config.optimizer

@@ -152,3 +152,24 @@ def test_bad_early_stopping_monitor(experiment):
         load_config(experiment, ["train.early_stopping.monitor=eval_acuracy"])
     with pytest.raises(ConfigError, match="patience' must be >= 0"):
         load_config(experiment, ["train.early_stopping={monitor: loss, patience: -1}"])
+
+
+def test_label_smoothing_loss_matches_the_formula(experiment):
+    from framework import Tensor
+    from trainer.experiment import build_model_for
+
+    config = load_config(experiment, ["loss.label_smoothing=0.1"])
+    model, _ = build_model_for(config)
+    rng = np.random.default_rng(1)
+    logits, labels = rng.standard_normal((5, 3)).astype(np.float32), np.array([0, 2, 1, 1, 0])
+    got = float(model.loss_fn(Tensor(logits), Tensor(labels.astype(np.int32))).asnumpy())
+    log_p = logits - np.log(np.exp(logits).sum(1, keepdims=True))
+    target = np.eye(3)[labels] * 0.9 + 0.1 / 3
+    assert got == pytest.approx(float(-(target * log_p).sum(1).mean()), rel=1e-5)
+    eager, _ = run(experiment, "mode=pynative", "loss.label_smoothing=0.1", "train.epochs=1")
+    graph, _ = run(experiment, "mode=graph", "loss.label_smoothing=0.1", "train.epochs=1")
+    plain, _ = run(experiment, "mode=graph", "train.epochs=1")
+    np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
+    assert graph[0] != pytest.approx(plain[0], rel=1e-4)
+    with pytest.raises(ConfigError, match="label_smoothing' must be in"):
+        load_config(experiment, ["loss.label_smoothing=1.0"])
