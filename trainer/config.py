@@ -96,7 +96,7 @@ class ScheduleConfig:
 
 @dataclass
 class OptimizerConfig:
-    name: Literal["momentum", "sgd", "adam"] = "momentum"
+    name: Literal["momentum", "sgd", "adam", "adamw"] = "momentum"  # adamw: nn.AdamWeightDecay
     learning_rate: float = 0.01
     momentum: float = 0.9
     weight_decay: float = 0.0

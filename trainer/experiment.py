@@ -81,6 +81,8 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
     params = net.trainable_params()
     if o.name == "adam":
         opt = nn.Adam(params, o.learning_rate, weight_decay=o.weight_decay)
+    elif o.name == "adamw":  # decoupled weight decay, MindSpore's AdamWeightDecay
+        opt = nn.AdamWeightDecay(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "sgd":
         opt = nn.SGD(params, o.learning_rate, momentum=o.momentum, weight_decay=o.weight_decay)
     else:

@@ -1,6 +1,6 @@
 """``framework.nn``: cells, layers, losses, wrappers and optimizers (MindSpore names)."""
 
-from ..optim import SGD, Adam, Momentum, Optimizer
+from ..optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
@@ -35,7 +35,8 @@ __all__ = [
     "F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall",
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn",
     "names",
-    "SGD", "Adam", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList", "Conv2d",
+    "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
+    "Conv2d",
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",

@@ -19,11 +19,13 @@ class Optimizer(Cell):
     parameter, with framework ops only. The whole state (step counter, learning rate,
     slots) lives in Parameters, so checkpoints hold it and graph mode can keep it on
     the device; ``update`` is the pure function both modes run.
-    Weight decay (L2, added to the gradient) skips parameters named ``beta``/``gamma``,
-    as MindSpore's default filter does.
+    Weight decay (L2, added to the gradient; with ``decoupled_decay``, ``w -= lr * wd * w``
+    after ``apply`` instead) skips parameters named ``beta``/``gamma``, as MindSpore's
+    default filter does.
     """
 
     slot_names: tuple[str, ...] = ()
+    decoupled_decay = False  # True: decay applied to the weights after ``apply`` (AdamW)
 
     def __init__(self, learning_rate: float, parameters: Any, weight_decay: float = 0.0,
                  loss_scale: float = 1.0) -> None:
@@ -85,9 +87,11 @@ class Optimizer(Cell):
         for param, grad, decay, slot in zip(params, grads, self.decay_flags, slots):
             if self.loss_scale != 1.0:
                 grad = ops.div(grad, self.loss_scale)
-            if self.weight_decay and decay:
+            if self.weight_decay and decay and not self.decoupled_decay:
                 grad = ops.add(grad, ops.mul(param, self.weight_decay))
             p, s = self.apply(param, grad, slot, lr, step)
+            if self.weight_decay and decay and self.decoupled_decay:  # w -= lr * wd * w (AdamW)
+                p = ops.sub(p, ops.mul(param, ops.mul(lr, self.weight_decay)))
             new_params.append(p)
             new_slots.append(s)
         flat_slots = tuple(new_slots[i][k] for k in range(len(self.slot_names)) for i in range(n))

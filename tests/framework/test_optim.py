@@ -320,3 +320,50 @@ def test_optimizer_update_in_grad_loop_matches_manual_loop():
         loss_twin = train(Tensor(x), Tensor(y))
         np.testing.assert_allclose(loss.asnumpy(), loss_twin.asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(net.weight.asnumpy(), twin.weight.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.05])
+def test_adam_weight_decay_three_steps(wd):
+    """MindSpore's AdamWeightDecay formula: no bias correction, decay decoupled from the
+    gradient (w -= lr * (m / (sqrt(v) + eps) + wd * w)), skipped for gamma/beta."""
+    params = _params()
+    grads = _grads(params)
+    p_ref = [p.asnumpy().astype(np.float64) for p in params]
+    names = [p.name for p in params]
+    lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-6
+    opt = nn.AdamWeightDecay(params, learning_rate=lr, weight_decay=wd)
+    got = _run(opt, params, grads)
+    m = [np.zeros_like(p) for p in p_ref]
+    v = [np.zeros_like(p) for p in p_ref]
+    for step_grads in grads:
+        for i, g in enumerate(step_grads):
+            g = g.astype(np.float64)
+            m[i] = b1 * m[i] + (1 - b1) * g
+            v[i] = b2 * v[i] + (1 - b2) * g * g
+            update = m[i] / (np.sqrt(v[i]) + eps)
+            if wd and "beta" not in names[i] and "gamma" not in names[i]:
+                update = update + wd * p_ref[i]
+            p_ref[i] = p_ref[i] - lr * update
+    for name, a, b in zip(names, got, p_ref, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_adam_weight_decay_trains_equally_in_both_modes():
+    def train(mode):
+        ms.set_context(mode=mode)
+        ms.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
+            sparse=True, reduction="mean")), nn.AdamWeightDecay(net.trainable_params(), 0.05,
+                                                                 weight_decay=0.1))
+        step.set_train()
+        rng = np.random.default_rng(3)
+        x, y = rng.standard_normal((8, 6)).astype(np.float32), rng.integers(0, 3, 8).astype(np.int32)
+        losses = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(5)]
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        return losses, [p.asnumpy() for p in net.trainable_params()]
+
+    (eager, eager_w), (graph, graph_w) = train(ms.PYNATIVE_MODE), train(ms.GRAPH_MODE)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5)
+    for a, b in zip(graph_w, eager_w, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

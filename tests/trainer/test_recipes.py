@@ -173,3 +173,14 @@ def test_label_smoothing_loss_matches_the_formula(experiment):
     assert graph[0] != pytest.approx(plain[0], rel=1e-4)
     with pytest.raises(ConfigError, match="label_smoothing' must be in"):
         load_config(experiment, ["loss.label_smoothing=1.0"])
+
+
+def test_adamw_from_yaml_trains_equally_in_both_modes(experiment):
+    eager, _ = run(experiment, "mode=pynative", "optimizer={name: adamw, learning_rate: 0.01, "
+                   "weight_decay: 0.1, schedule: {name: constant, warmup_epochs: 0}}", "train.epochs=1")
+    graph, _ = run(experiment, "mode=graph", "optimizer={name: adamw, learning_rate: 0.01, "
+                   "weight_decay: 0.1, schedule: {name: constant, warmup_epochs: 0}}", "train.epochs=1")
+    adam, _ = run(experiment, "mode=graph", "optimizer={name: adam, learning_rate: 0.01, "
+                  "weight_decay: 0.1, schedule: {name: constant, warmup_epochs: 0}}", "train.epochs=1")
+    np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
+    assert graph[-1] != pytest.approx(adam[-1], rel=1e-4)  # a different optimizer
