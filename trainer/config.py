@@ -101,6 +101,7 @@ class OptimizerConfig:
     momentum: float = 0.9
     weight_decay: float = 0.0
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    clip_grad_norm: float | None = None  # scale gradients to this global L2 norm at most
 
 
 @dataclass
@@ -345,6 +346,8 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
                                               or not cfg.dataset.normalize[1] > 0):
         raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
+    if cfg.optimizer.clip_grad_norm is not None and not cfg.optimizer.clip_grad_norm > 0:
+        raise bad(("optimizer", "clip_grad_norm"), "> 0 or null", cfg.optimizer.clip_grad_norm)
     if not 0 <= cfg.loss.label_smoothing < 1:
         raise bad(("loss", "label_smoothing"), "in [0, 1)", cfg.loss.label_smoothing)
     stop = cfg.train.early_stopping

@@ -88,6 +88,11 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
     else:
         opt = nn.Momentum(params, o.learning_rate, o.momentum, weight_decay=o.weight_decay)
     model = Model(net, loss, opt, metrics={"accuracy", "loss"}, config=config.to_dict())
+    if o.clip_grad_norm is not None:
+        from .grad_clip import ClipGradTrainOneStepCell
+
+        model.train_network = ClipGradTrainOneStepCell(nn.WithLossCell(net, loss), opt,
+                                                       o.clip_grad_norm)
     return model, net
 
 

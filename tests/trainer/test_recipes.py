@@ -184,3 +184,28 @@ def test_adamw_from_yaml_trains_equally_in_both_modes(experiment):
                   "weight_decay: 0.1, schedule: {name: constant, warmup_epochs: 0}}", "train.epochs=1")
     np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
     assert graph[-1] != pytest.approx(adam[-1], rel=1e-4)  # a different optimizer
+
+
+def test_clip_by_global_norm_matches_numpy():
+    from framework import Tensor, ops
+
+    rng = np.random.default_rng(4)
+    xs = [rng.standard_normal(s).astype(np.float32) for s in ((3, 2), (4,), ())]
+    norm = np.sqrt(sum(float((x.astype(np.float64) ** 2).sum()) for x in xs))
+    for clip in (0.5, norm * 2):
+        got = ops.clip_by_global_norm(tuple(Tensor(x) for x in xs), clip)
+        for g, x in zip(got, xs, strict=True):
+            np.testing.assert_allclose(g.asnumpy(), x * clip / max(norm, clip), rtol=1e-6)
+
+
+def test_clip_grad_norm_from_yaml_trains_equally_in_both_modes(experiment):
+    clip = ["optimizer.clip_grad_norm=0.05", "train.epochs=1"]
+    eager, _ = run(experiment, "mode=pynative", *clip)
+    graph, _ = run(experiment, "mode=graph", *clip)
+    loose, _ = run(experiment, "mode=graph", "optimizer.clip_grad_norm=1e6", "train.epochs=1")
+    plain, _ = run(experiment, "mode=graph", "train.epochs=1")
+    np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(loose, plain, rtol=1e-5)  # a norm never reached changes nothing
+    assert graph[-1] != pytest.approx(plain[-1], rel=1e-3)
+    with pytest.raises(ConfigError, match="clip_grad_norm' must be > 0"):
+        load_config(experiment, ["optimizer.clip_grad_norm=0"])
