@@ -138,6 +138,8 @@ def summary(name: str, result) -> str:
              f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
              f"(wall clock){compile_s}",
              f"  checkpoint: {result.checkpoint}"]
+    if result.best_checkpoint:
+        lines.append(f"  best:       {result.best_checkpoint}")
     if result.ir_dir:
         lines.append(f"  IR:         {result.ir_dir}")
     if result.run_url:

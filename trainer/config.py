@@ -140,6 +140,7 @@ class CheckpointSection:
     save_steps: int | None = 500
     save_seconds: float | None = None
     keep_max: int = 5
+    keep_best: str | None = None  # also keep <prefix>-best.ckpt: the best epoch by this metric
 
 
 @dataclass
@@ -351,6 +352,11 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     if not 0 <= cfg.loss.label_smoothing < 1:
         raise bad(("loss", "label_smoothing"), "in [0, 1)", cfg.loss.label_smoothing)
     stop = cfg.train.early_stopping
+    best = cfg.checkpoint.keep_best
+    if best is not None and best.replace("/", "_") not in EARLY_STOPPING_MONITORS:
+        close = difflib.get_close_matches(best, EARLY_STOPPING_MONITORS, n=1)
+        raise bad(("checkpoint", "keep_best"), " or ".join(EARLY_STOPPING_MONITORS)
+                  + (f" (did you mean '{close[0]}'?)" if close else ""), best)
     if stop.monitor is not None and stop.monitor.replace("/", "_") not in EARLY_STOPPING_MONITORS:
         close = difflib.get_close_matches(stop.monitor, EARLY_STOPPING_MONITORS, n=1)
         raise bad(("train", "early_stopping", "monitor"), " or ".join(EARLY_STOPPING_MONITORS)

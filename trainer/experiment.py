@@ -19,6 +19,7 @@ import framework as ms
 from framework import nn
 
 from .callbacks import (
+    BestCheckpoint,
     Callback,
     CheckpointConfig,
     EarlyStopping,
@@ -148,6 +149,7 @@ class RunResult:
     ir_dir: str | None = None
     run_url: str | None = None
     model_uri: str | None = None
+    best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
 
     @property
     def ms_per_step(self) -> float:
@@ -210,6 +212,9 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
     callbacks = [recorder, ckpt, *callbacks]
+    best = BestCheckpoint(ckpt, c.keep_best.replace("/", "_")) if c.keep_best else None
+    if best is not None:
+        callbacks.append(best)
     stop = config.train.early_stopping
     if stop.monitor is not None:
         early = EarlyStopping(stop.monitor.replace("/", "_"), stop.patience, stop.min_delta,
@@ -257,6 +262,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
                            None if run is None or run.online else str(run.offline_path),
                            samples=recorder.samples, ir_dir=ir_dir,
                            run_url=run.url if run is not None else None)
+        result.best_checkpoint = str(best.path) if best is not None and best.path else None
         status = "FINISHED"
     except (KeyboardInterrupt, TrainingInterrupted):
         status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
@@ -358,6 +364,9 @@ def finish_run(run: Any, ckpt: ModelCheckpoint, ir_dir: str | None) -> None:
     from .mlflow_record import log_run_files
 
     files = find_checkpoints(ckpt.directory, ckpt.prefix)[::-1]
+    best = ckpt.directory / f"{ckpt.prefix}-best.ckpt"  # checkpoint.keep_best
+    if best.is_file():
+        files.append(best)
     log_run_files(run, files, ir_dir)
     run.flush()
 

@@ -209,3 +209,35 @@ def test_clip_grad_norm_from_yaml_trains_equally_in_both_modes(experiment):
     assert graph[-1] != pytest.approx(plain[-1], rel=1e-3)
     with pytest.raises(ConfigError, match="clip_grad_norm' must be > 0"):
         load_config(experiment, ["optimizer.clip_grad_norm=0"])
+
+
+class EpochMetric(Callback):
+    order = 99  # after BestCheckpoint (95) has seen the same value
+
+    def __init__(self, key):
+        self.key, self.values = key, []
+
+    def on_train_epoch_end(self, ctx):
+        self.values.append(ctx.metrics.get(self.key))
+
+
+@pytest.mark.parametrize("monitor, pick", [("eval_accuracy", max), ("eval_loss", min)])
+def test_keep_best_keeps_the_best_epoch(experiment, monitor, pick):
+    from trainer.checkpoint import read_train_state
+
+    seen = EpochMetric(monitor)
+    config = load_config(experiment, ["mode=pynative", "train.epochs=4",
+                                      f"checkpoint.keep_best={monitor}", "optimizer.learning_rate=0.5"])
+    result = run_experiment(config, quiet=True, log=False, callbacks=[seen],
+                            checkpoint_dir=str(experiment.parent / "ck"))
+    assert len(seen.values) == 4 and len(set(seen.values)) > 1, seen.values
+    best_epoch = seen.values.index(pick(seen.values)) + 1  # the first epoch reaching the best
+    arrays, state = read_train_state(result.best_checkpoint)
+    assert result.best_checkpoint.endswith("-best.ckpt") and state.epoch == best_epoch
+    from framework.serialization import read_arrays
+
+    last, _ = read_arrays(result.checkpoint)
+    assert best_epoch < 4  # this seed's sequences peak before the end (0.53 at 2; 0.99 at 3)
+    assert any(not np.array_equal(arrays[k], last[k]) for k in arrays)  # not the last weights
+    with pytest.raises(ConfigError, match="did you mean 'eval_accuracy'"):
+        load_config(experiment, ["checkpoint.keep_best=eval_acc"])
