@@ -102,6 +102,7 @@ class OptimizerConfig:
     weight_decay: float = 0.0
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     clip_grad_norm: float | None = None  # scale gradients to this global L2 norm at most
+    exclude_bias_and_norm: bool = False  # weight_decay not on biases nor BatchNorm gamma/beta
 
 
 @dataclass

@@ -80,6 +80,12 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=config.loss.reduction)
     o = config.optimizer
     params = net.trainable_params()
+    if o.exclude_bias_and_norm and o.weight_decay:  # MindSpore's group params
+        plain = [p for p in params if p.name.endswith("bias") or "gamma" in p.name
+                 or "beta" in p.name]
+        decay = [p for p in params if all(p is not q for q in plain)]
+        params = [{"params": decay, "weight_decay": o.weight_decay}, {"params": plain,
+                  "weight_decay": 0.0}, {"order_params": net.trainable_params()}]
     if o.name == "adam":
         opt = nn.Adam(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "adamw":  # decoupled weight decay, MindSpore's AdamWeightDecay

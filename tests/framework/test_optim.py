@@ -367,3 +367,46 @@ def test_adam_weight_decay_trains_equally_in_both_modes():
     np.testing.assert_allclose(graph, eager, rtol=1e-5)
     for a, b in zip(graph_w, eager_w, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opt_name", ["momentum", "adamw"])
+def test_parameter_groups_decay_only_their_group(opt_name):
+    """MindSpore's group params: [{"params": decay, "weight_decay": wd}, {"params": no_decay}]:
+    biases and gamma/beta of the second group are not decayed, weights are (no name filter)."""
+    params = _params()
+    grads = _grads(params)
+    p_ref = [p.asnumpy().astype(np.float64) for p in params]
+    decay = [params[0], params[2]]  # a weight and a gamma: groups override the name filter
+    groups = [{"params": decay, "weight_decay": 0.1}, {"params": [params[1], params[3]]},
+              {"order_params": params}]
+    if opt_name == "momentum":
+        opt = nn.Momentum(groups, learning_rate=0.1, momentum=0.9)
+    else:
+        opt = nn.AdamWeightDecay(groups, learning_rate=0.01)
+    assert opt.decay_values == (0.1, 0.0, 0.1, 0.0)
+    got = _run(opt, params, grads)
+    acc = [np.zeros_like(p) for p in p_ref]
+    v = [np.zeros_like(p) for p in p_ref]
+    wds = [0.1, 0.0, 0.1, 0.0]
+    for step_grads in grads:
+        for i, g in enumerate(step_grads):
+            g = g.astype(np.float64)
+            if opt_name == "momentum":
+                acc[i] = 0.9 * acc[i] + g + wds[i] * p_ref[i]
+                p_ref[i] = p_ref[i] - 0.1 * acc[i]
+            else:
+                acc[i] = 0.9 * acc[i] + 0.1 * g
+                v[i] = 0.999 * v[i] + 0.001 * g * g
+                p_ref[i] = p_ref[i] - 0.01 * (acc[i] / (np.sqrt(v[i]) + 1e-6) + wds[i] * p_ref[i])
+    for p, a, b in zip(params, got, p_ref, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=p.name)
+
+
+def test_bad_parameter_groups():
+    params = _params()
+    with pytest.raises(ValueError, match="more than one group"):
+        nn.SGD([{"params": params}, {"params": params[:1]}], 0.1)
+    with pytest.raises(ValueError, match="unsupported key.*lr"):
+        nn.SGD([{"params": params, "lr": 0.1}], 0.1)
+    with pytest.raises(TypeError, match="not mixed"):
+        nn.SGD([{"params": params[:1]}, params[1]], 0.1)

@@ -241,3 +241,18 @@ def test_keep_best_keeps_the_best_epoch(experiment, monitor, pick):
     assert any(not np.array_equal(arrays[k], last[k]) for k in arrays)  # not the last weights
     with pytest.raises(ConfigError, match="did you mean 'eval_accuracy'"):
         load_config(experiment, ["checkpoint.keep_best=eval_acc"])
+
+
+def test_exclude_bias_and_norm_groups_the_weight_decay(experiment):
+    from trainer.experiment import build_model_for
+
+    overrides = ["optimizer.weight_decay=0.01", "optimizer.exclude_bias_and_norm=true"]
+    model, net = build_model_for(load_config(experiment, overrides))
+    decay = dict(zip([p.name for p in net.trainable_params()], model.optimizer.decay_values,
+                     strict=True))
+    assert decay == {"net.1.weight": 0.01, "net.1.bias": 0.0, "net.3.weight": 0.01, "net.3.bias": 0.0}
+    model, net = build_model_for(load_config(experiment, overrides[:1]))
+    assert set(model.optimizer.decay_values) == {0.01}  # biases decayed by default, as before
+    eager, _ = run(experiment, "mode=pynative", "train.epochs=1", *overrides)
+    graph, _ = run(experiment, "mode=graph", "train.epochs=1", *overrides)
+    np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
