@@ -256,3 +256,19 @@ def test_exclude_bias_and_norm_groups_the_weight_decay(experiment):
     eager, _ = run(experiment, "mode=pynative", "train.epochs=1", *overrides)
     graph, _ = run(experiment, "mode=graph", "train.epochs=1", *overrides)
     np.testing.assert_allclose(graph, eager, rtol=1e-4, atol=1e-6)
+
+
+def test_scheduled_lr_is_logged_to_mlflow_at_every_change(experiment):
+    import mlflow
+
+    uri = f"sqlite:///{experiment.parent / 'mlflow.db'}"
+    config = load_config(experiment, ["mode=pynative", f"mlflow.tracking_uri={uri}",
+                                      "mlflow.log_model=false", "mlflow.system_metrics=false"])
+    result = run_experiment(config, quiet=True, checkpoint_dir=str(experiment.parent / "ck"))
+    history = mlflow.MlflowClient(uri).get_metric_history(result.run_id, "lr")
+    steps = sorted((m.step, m.value) for m in history)
+    expected = [0.2 * (i + 1) / 6 for i in range(6)] + [
+        0.1 * (1 + math.cos(math.pi * j / 6)) for j in range(6)]
+    # every step whose LR changed: step 7 (cosine's start) repeats step 6's peak 0.2
+    assert [s for s, _ in steps] == [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
+    assert [v for _, v in steps] == pytest.approx(expected[:6] + expected[7:], rel=1e-6)
