@@ -16,7 +16,8 @@ either:
   ``resize``, ``normalize``, ``limit`` do not apply).
 
 ``dataset.name: npz`` reads ``dataset.root``, a ``.npz`` file with ``x_train``,
-``y_train``, ``x_test``, ``y_test`` under the same array contract.
+``y_train``, ``x_test``, ``y_test`` under the same array contract; ``dataset.name:
+image_folder`` reads ``dataset.root/{train,test}/<class>/*.png|jpg`` (trainer/image_folder.py).
 
 Every problem is a :class:`~trainer.preflight.InputError` (exit 2) with the numbers.
 """
@@ -57,6 +58,10 @@ def raw_split(config: Any, split: str) -> Any:
         return check_arrays(*out, what)
     if d.name == "npz":
         return npz_split(d.root, split)
+    if d.name == "image_folder":
+        from .image_folder import image_folder_split
+
+        return image_folder_split(d.root, split, d.resize)
     return datasets.load(d.name, split, d.root)
 
 
@@ -177,6 +182,9 @@ def data_files(config: Any) -> dict[str, dict[str, str]] | None:
     d = config.dataset
     if d.class_ is not None:
         return {split: {"name": d.class_.rsplit(":", 1)[1]} for split in ("train", "test")}
+    if d.name == "image_folder":
+        return {split: {"name": "image_folder", "images": str(Path(d.root) / split)}
+                for split in ("train", "test")}
     if d.name == "npz":
         import hashlib
 

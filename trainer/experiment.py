@@ -55,7 +55,7 @@ def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
     """Training batches, test batches, and a fixed training subset for train accuracy."""
     d = config.dataset
     spec = transforms_for(config)
-    if d.class_ is not None or d.name == "npz":
+    if d.class_ is not None or d.name in ("npz", "image_folder"):
         return custom_loaders(config, spec)
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
                                  shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)

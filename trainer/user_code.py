@@ -246,6 +246,15 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
             m.args["num_classes"], bool):
         m.num_classes = m.args["num_classes"]
     d = config.dataset
+    if d.class_ is None and d.name == "image_folder":
+        if not d.root:
+            raise ConfigError(f"{where(('dataset', 'name'))}: dataset.name image_folder needs "
+                              f"dataset.root: a folder with train/<class>/ and test/<class>/")
+        found = _existing(d.root, base, Path.is_dir)
+        if found is None:
+            raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': folder {d.root} not "
+                              f"found (looked next to the experiment file and in the cwd)")
+        d.root = str(found.resolve())
     if d.class_ is None and d.name == "npz":
         if not d.root:
             raise ConfigError(f"{where(('dataset', 'name'))}: dataset.name npz needs dataset.root: "
@@ -259,3 +268,10 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
             raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': npz file {d.root} not "
                               f"found (looked in {places})")
         d.root = str(found.resolve())
+
+
+def _existing(path: str, base: Path, test: Callable[[Path], bool]) -> Path | None:
+    """``path`` itself when absolute, else next to the experiment file, then in the cwd."""
+    candidate = Path(path).expanduser()
+    places = [candidate] if candidate.is_absolute() else [base / candidate, Path.cwd() / candidate]
+    return next((p for p in places if test(p)), None)
