@@ -133,6 +133,7 @@ class TrainConfig:
     eval_every: int = 1
     log_every: int = 50
     early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
+    accumulate_grad_batches: int = 1  # apply the mean gradient of N batches every N steps
 
 
 @dataclass
@@ -314,6 +315,7 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
 
     positive = {("dataset", "batch_size"): cfg.dataset.batch_size, ("train", "epochs"): cfg.train.epochs,
                 ("train", "eval_every"): cfg.train.eval_every, ("train", "log_every"): cfg.train.log_every,
+                ("train", "accumulate_grad_batches"): cfg.train.accumulate_grad_batches,
                 ("checkpoint", "keep_max"): cfg.checkpoint.keep_max,
                 ("model", "num_classes"): cfg.model.num_classes,
                 ("model", "num_channel"): cfg.model.num_channel}

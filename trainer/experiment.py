@@ -95,8 +95,14 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
     else:
         opt = nn.Momentum(params, o.learning_rate, o.momentum, weight_decay=o.weight_decay)
     model = Model(net, loss, opt, metrics={"accuracy", "loss"}, config=config.to_dict())
-    if o.clip_grad_norm is not None:
-        from .grad_clip import ClipGradTrainOneStepCell
+    accumulate = config.train.accumulate_grad_batches
+    if accumulate > 1:
+        from .train_cells import AccumulateTrainOneStepCell
+
+        model.train_network = AccumulateTrainOneStepCell(nn.WithLossCell(net, loss), opt,
+                                                         accumulate, o.clip_grad_norm)
+    elif o.clip_grad_norm is not None:
+        from .train_cells import ClipGradTrainOneStepCell
 
         model.train_network = ClipGradTrainOneStepCell(nn.WithLossCell(net, loss), opt,
                                                        o.clip_grad_norm)

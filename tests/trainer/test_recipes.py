@@ -272,3 +272,29 @@ def test_scheduled_lr_is_logged_to_mlflow_at_every_change(experiment):
     # every step whose LR changed: step 7 (cosine's start) repeats step 6's peak 0.2
     assert [s for s, _ in steps] == [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12]
     assert [v for _, v in steps] == pytest.approx(expected[:6] + expected[7:], rel=1e-6)
+
+
+def final_weights(experiment, *overrides):
+    from framework.serialization import read_arrays
+
+    config = load_config(experiment, ["train.epochs=1", "optimizer.schedule.warmup_epochs=0",
+                                      "optimizer.schedule.name=constant", *overrides])
+    result = run_experiment(config, quiet=True, log=False, checkpoint_dir=str(experiment.parent / "ck"))
+    arrays, _ = read_arrays(result.checkpoint)
+    return {k: v for k, v in arrays.items() if k.startswith("net.")}, result
+
+
+@pytest.mark.parametrize("clip", [None, 0.05])
+def test_accumulating_2_batches_of_16_equals_batches_of_32(experiment, clip):
+    extra = [f"optimizer.clip_grad_norm={clip}"] if clip else []
+    reference, ref_run = final_weights(experiment, "mode=pynative", "dataset.batch_size=32", *extra)
+    assert len(ref_run.losses) == 3
+    for mode in ("pynative", "graph"):
+        got, run_ = final_weights(experiment, f"mode={mode}", "dataset.batch_size=16",
+                                  "train.accumulate_grad_batches=2", *extra)
+        assert len(run_.losses) == 6  # micro-batches; 3 updates
+        assert reference.keys() == got.keys()
+        for key in reference:
+            np.testing.assert_allclose(got[key], reference[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    plain, _ = final_weights(experiment, "mode=pynative", "dataset.batch_size=16", *extra)
+    assert any(not np.allclose(plain[k], reference[k], atol=1e-6) for k in reference)
