@@ -67,16 +67,20 @@ dataset:
   limit: null                    # first N training samples (null: all)
 
 optimizer:
-  name: momentum                 # momentum, sgd, adam
-  learning_rate: 0.01
+  name: momentum                 # momentum, sgd, adam, adamw
+  learning_rate: 0.01            # the peak when a schedule is set
   momentum: 0.9
+  # schedule: {name: cosine, warmup_epochs: 1, min_lr: 0.0}   # per-step learning rate
+  # clip_grad_norm: 1.0          # gradients scaled to this global norm at most
 
 train:
   epochs: 3
   log_every: 50                  # log the loss every N steps
+  # early_stopping: {monitor: eval_accuracy, patience: 3}
 
 checkpoint:
   save_steps: 500                # also at the end; resume with --resume last
+  # keep_best: eval_accuracy     # also keep the best epoch's checkpoint
 
 mlflow:
   experiment: {name}             # runs are logged to sqlite:///mlflow.db here; see `train ui`
@@ -110,8 +114,8 @@ def write_starter(folder: str | os.PathLike, force: bool = False) -> list[Path]:
         raise StarterExists(f"{', '.join(there)} already exist(s); keep your files, choose another "
                             "folder, or pass --force to overwrite")
     name = folder.resolve().name or "experiment"
-    shown = str(folder)
-    files[folder / EXPERIMENT_FILE] = EXPERIMENT.format(name=json.dumps(name), folder=shown)
+    text = EXPERIMENT.replace("{name}", json.dumps(name)).replace("{folder}", str(folder))
+    files[folder / EXPERIMENT_FILE] = text
     folder.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
         _write_atomic(path, text)

@@ -24,6 +24,14 @@ def test_init_writes_a_pair_that_loads(workdir):
     config = load_config(workdir / "mynet" / "experiment.yaml")
     assert config.name == "mynet" and config.model.class_.endswith("mynet/model.py:MyNet")
     assert config.model.args == {"num_classes": 10, "channels": 16, "image_size": 32}
+    path = workdir / "mynet" / "experiment.yaml"  # the commented recipe lines are valid too
+    text = path.read_text()
+    for key in ("schedule", "clip_grad_norm", "early_stopping", "keep_best"):
+        text = text.replace(f"  # {key}:", f"  {key}:")
+    path.write_text(text)
+    config = load_config(path)
+    assert config.optimizer.schedule.name == "cosine" and config.checkpoint.keep_best
+    assert config.train.early_stopping.monitor == "eval_accuracy"
 
 
 @needs_data
