@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from .lenet import LeNet5
+from .mlp import MLP
 
-MODELS: dict[str, type] = {"lenet5": LeNet5}
+MODELS: dict[str, type] = {"lenet5": LeNet5, "mlp": MLP}
 
 
 def build_model(name: str, **kwargs: Any) -> Any:
@@ -29,4 +30,4 @@ def network_for(model: Any) -> Any:
     return call(cls, dict(model.args), model.class_.rsplit(":", 1)[1])
 
 
-__all__ = ["MODELS", "LeNet5", "build_model", "network_for"]
+__all__ = ["MLP", "MODELS", "LeNet5", "build_model", "network_for"]
