@@ -14,15 +14,18 @@ from trainer.models import MODELS, build_model
 from .cli_env import ROOT
 
 TINY = {"mlp": dict(num_classes=3, num_channel=1, image_size=4, hidden=5),
-        "lenet5": dict(num_classes=3, num_channel=1)}
-INPUT = {"mlp": (2, 1, 4, 4), "lenet5": (2, 1, 32, 32)}
+        "lenet5": dict(num_classes=3, num_channel=1), "resnet8": dict(num_classes=3),
+        "resnet20": dict(num_classes=3)}
+INPUT = {"mlp": (2, 1, 4, 4), "lenet5": (2, 1, 32, 32), "resnet8": (2, 3, 8, 8),
+         "resnet20": (2, 3, 8, 8)}
+NAMES = [pytest.param(n, marks=pytest.mark.slow) if n == "resnet20" else n for n in sorted(MODELS)]
 
 
 def loss_of(net):
     return nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("name", NAMES)
 def test_forward_shape_and_one_step_equal_in_both_modes(name):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(INPUT[name]).astype(np.float32)
@@ -44,20 +47,26 @@ def test_forward_shape_and_one_step_equal_in_both_modes(name):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
 
 
-def test_mlp_gradients_match_finite_differences():
+@pytest.mark.parametrize("name", ["mlp", "resnet8"])
+def test_gradients_match_finite_differences(name):
     ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_seed(1)
-    net = build_model("mlp", **TINY["mlp"])
+    net = build_model(name, **TINY[name])
+    net.set_train(False)  # BatchNorm on its running statistics: a fixed function of the weights
     rng = np.random.default_rng(1)
-    x = Tensor(rng.standard_normal(INPUT["mlp"]).astype(np.float32))
+    x = Tensor(rng.standard_normal(INPUT[name]).astype(np.float32))
     y = Tensor(np.array([0, 2], np.int32))
     loss = loss_of(net)
     params = net.trainable_params()
     grads = ms.value_and_grad(loss, None, params)(x, y)[1]
-    eps = 1e-2
+    eps = 1e-3
     for param, grad in zip(params, grads, strict=True):
         base = param.asnumpy().copy()
-        for index in list(np.ndindex(base.shape))[:4]:
+        g = grad.asnumpy()
+        # the largest component: float32 differences resolve it, and it is the one least
+        # likely to sit where an epsilon step crosses a ReLU kink
+        biggest = np.argsort(np.abs(g).ravel())[-1:]
+        for index in (np.unravel_index(i, g.shape) for i in biggest):
             values = []
             for sign in (1, -1):
                 moved = base.copy()
@@ -66,7 +75,17 @@ def test_mlp_gradients_match_finite_differences():
                 values.append(float(loss(x, y).asnumpy()))
             param.set_data(Tensor(base))
             numeric = (values[0] - values[1]) / (2 * eps)
-            assert grad.asnumpy()[index] == pytest.approx(numeric, rel=2e-2, abs=2e-4), param.name
+            assert g[index] == pytest.approx(numeric, rel=3e-2, abs=1e-4), param.name
+
+
+def test_resnet_structure():
+    from trainer.models import CifarResNet
+
+    convs = lambda net: sum(1 for _, c in net.cells_and_names() if isinstance(c, nn.Conv2d))  # noqa: E731
+    # 6n + 1 convolutions on the main path (+ 2 projection shortcuts) and one Dense
+    assert convs(build_model("resnet8")) == 7 + 2 and convs(build_model("resnet20")) == 19 + 2
+    with pytest.raises(ValueError, match="6n \\+ 2"):
+        CifarResNet(depth=10)
 
 
 def test_mlp_experiment_loads():

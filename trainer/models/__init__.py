@@ -1,4 +1,5 @@
-"""Model registry: experiments name a model; each entry is one Cell class."""
+"""Model registry: experiments name a model; each entry is a Cell class or a function
+returning one, called with ``num_classes`` and ``num_channel``."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from typing import Any
 
 from .lenet import LeNet5
 from .mlp import MLP
+from .resnet import CifarResNet, resnet8, resnet20
 
-MODELS: dict[str, type] = {"lenet5": LeNet5, "mlp": MLP}
+MODELS: dict[str, Any] = {"lenet5": LeNet5, "mlp": MLP, "resnet8": resnet8, "resnet20": resnet20}
 
 
 def build_model(name: str, **kwargs: Any) -> Any:
@@ -30,4 +32,5 @@ def network_for(model: Any) -> Any:
     return call(cls, dict(model.args), model.class_.rsplit(":", 1)[1])
 
 
-__all__ = ["MLP", "MODELS", "LeNet5", "build_model", "network_for"]
+__all__ = ["MLP", "MODELS", "CifarResNet", "LeNet5", "build_model", "network_for", "resnet8",
+           "resnet20"]
