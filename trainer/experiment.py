@@ -42,13 +42,13 @@ _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
 
 def transforms_for(config: ExperimentConfig) -> list[Any]:
     d = config.dataset
-    spec: list[Any] = []
+    spec: list[Any] = ["hwc2chw"]  # first: resize works on the last two axes (H, W)
     if d.resize:
         spec.append({"resize": [d.resize, d.resize]})
     spec.append({"rescale": [1 / 255, 0.0]})
     if d.normalize:
         spec.append({"normalize": list(d.normalize)})
-    return spec + ["hwc2chw", {"type_cast": "float32"}]
+    return spec + [{"type_cast": "float32"}]
 
 
 def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:

@@ -104,3 +104,24 @@ def test_bad_folders_exit_2_naming_the_file(project):
     assert code == 2 and "class 'bird' is not among train/'s classes (cat, dog)" in output
     code, output = run_cli(project, "name: image_folder, root: nowhere")
     assert code == 2 and "folder nowhere not found" in output
+
+
+def test_rgb_images_become_n_c_h_w_before_resizing(project):
+    from trainer.experiment import loaders
+
+    arrays = write_folder(project / "imgs", rgb=True)
+    (project / "exp.yaml").write_text(YAML.format(source="name: image_folder, root: imgs"))
+    train, _, _ = loaders(load_config(project / "exp.yaml"))
+    expected = arrays["train"][0].transpose(0, 3, 1, 2).astype(np.float32) / 255
+    np.testing.assert_allclose(train.images, expected, rtol=1e-6)
+    train, _, _ = loaders(load_config(project / "exp.yaml", ["dataset.resize=4"]))
+    assert train.images.shape == (12, 3, 4, 4)  # resized over H and W, channels kept
+    # arrays resized by the experiment's transform (npz): each channel plane as if alone
+    from datasets.transforms import Resize
+
+    x, y = arrays["train"]
+    np.savez(project / "rgb.npz", x_train=x, y_train=y, x_test=x, y_test=y)
+    (project / "exp.yaml").write_text(YAML.format(source="name: npz, root: rgb.npz"))
+    train, _, _ = loaders(load_config(project / "exp.yaml", ["dataset.resize=4"]))
+    plane = Resize([4, 4])(x[:, :, :, 1])
+    np.testing.assert_allclose(train.images[:, 1], plane.astype(np.float32) / 255, rtol=1e-6)
