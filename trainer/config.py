@@ -53,7 +53,8 @@ class ModelConfig:
     """A built-in model (``name``, see trainer/models) or the user's own class
     (``class: FILE.py:Class`` or ``pkg.mod:Class`` with ``args``, trainer/user_code.py).
     The YAML key ``class`` is the field ``class_``. With ``class``, ``num_classes`` is
-    ``args.num_classes`` when given (labels are checked against it)."""
+    ``args.num_classes`` when given (for the record; labels are checked against the
+    network's outputs, trainer/data.py)."""
 
     name: str = "lenet5"
     num_classes: int = 10
