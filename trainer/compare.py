@@ -218,8 +218,10 @@ def figure(results: list[RunResult], timings: dict[str, Timing], check: Parity, 
 
 def describe(config: ExperimentConfig) -> str:
     d, o = config.dataset, config.optimizer
+    from .data import describe_source
+
     model = config.model.class_ or config.model.name
-    return (f"{config.name}: {model} on {d.name} (limit {d.limit or 'all'}), batch "
+    return (f"{config.name}: {model} on {describe_source(config)} (limit {d.limit or 'all'}), batch "
             f"{d.batch_size}, {o.name} lr {o.learning_rate:g}, {config.train.epochs} epoch(s), "
             f"seed {config.seed}, {config.device}")
 
