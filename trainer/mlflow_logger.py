@@ -333,6 +333,10 @@ class MLflowLogger(Callback):
         self.log_every = max(1, log_every)
         self._last_lr: float | None = None
 
+    def on_train_begin(self, ctx: RunContext) -> None:
+        # the LR the optimizer was built with: a step logs ``lr`` when it used another one
+        self._last_lr = ctx.optimizer.get_lr() if hasattr(ctx.optimizer, "get_lr") else None
+
     def on_train_step_end(self, ctx: RunContext) -> None:
         if ctx.timings.compile_seconds:
             self.run.log_metric("perf/compile_s", ctx.timings.compile_seconds, ctx.global_step)
