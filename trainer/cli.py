@@ -1,4 +1,4 @@
-"""The ``train`` command line: run, compare, sweep, eval, ir and ui over YAML experiments.
+"""The ``train`` command line: run, compare, sweep, eval, ir, init and ui over YAML experiments.
 
 Exit codes: 0 success, 1 training failure, 2 bad input (config, flags, files), 130 Ctrl-C.
 """
@@ -85,13 +85,14 @@ def _guarded(action):
     from .config import ConfigError
     from .loop import TrainingInterrupted
     from .preflight import InputError
+    from .user_code import UserCodeError
 
     try:
         return action()
     except TrainingInterrupted:
         raise
-    except (DatasetError, CheckpointError, InputError, ConfigError, FileNotFoundError,
-            IsADirectoryError) as error:
+    except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
+            FileNotFoundError, IsADirectoryError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
@@ -137,6 +138,8 @@ def summary(name: str, result) -> str:
              f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
              f"(wall clock){compile_s}",
              f"  checkpoint: {result.checkpoint}"]
+    if result.best_checkpoint:
+        lines.append(f"  best:       {result.best_checkpoint}")
     if result.ir_dir:
         lines.append(f"  IR:         {result.ir_dir}")
     if result.run_url:
@@ -280,6 +283,24 @@ def ir(
     summary = _guarded(lambda: dump_ir(config, target))
     typer.echo(f"IR artifacts in {target}/{summary['function']}: {summary['nodes_optimized']} nodes, "
                f"compiled in {summary['compile_seconds']:.1f} s")
+
+
+@app.command(cls=_Command)
+def init(
+    folder: Annotated[Path, typer.Argument(help="Folder for the starter files (created).")] = Path("."),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing starter files.")] = False,
+) -> None:
+    """Write a commented starter experiment.yaml and a model.py to edit (your own network)."""
+    from .starter import StarterExists, write_starter
+
+    try:
+        written = write_starter(folder, force)
+    except StarterExists as error:
+        _fail(str(error), 2)
+    except OSError as error:
+        _fail(f"{folder}: cannot write the starter files ({error.strerror or error})", 2)
+    typer.echo("wrote " + ", ".join(str(p) for p in written) + f"\nnext: train run {written[0]}"
+               "  (edit model.py for your network; experiment.yaml for data and training)")
 
 
 @app.command("sync-offline", cls=_Command)

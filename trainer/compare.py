@@ -34,6 +34,7 @@ from tqdm.auto import tqdm
 
 from .config import ExperimentConfig
 from .experiment import RunResult, build_model_for, loaders, run_experiment
+from .loop import iterate
 
 RTOL, ATOL, PARITY_STEPS = 1e-3, 1e-5, 50
 
@@ -112,7 +113,7 @@ def time_steps(config: ExperimentConfig, modes: list[str], rounds: int = 5, step
         model.mode = mode
         step = model._step_for(model.train_network, mode)
         model.train_network.set_train(True)
-        runners[mode] = (step, itertools.cycle(train))
+        runners[mode] = (step, itertools.cycle(iterate(train)))  # a pipeline too
     out = {mode: Timing(mode, []) for mode in modes}
     total = len(modes) * (warmup + rounds * steps)
     with tqdm(total=total, desc="compare: timing steps", unit="step", leave=False, file=sys.stderr,
@@ -217,7 +218,10 @@ def figure(results: list[RunResult], timings: dict[str, Timing], check: Parity, 
 
 def describe(config: ExperimentConfig) -> str:
     d, o = config.dataset, config.optimizer
-    return (f"{config.name}: {config.model.name} on {d.name} (limit {d.limit or 'all'}), batch "
+    from .data import describe_source
+
+    model = config.model.class_ or config.model.name
+    return (f"{config.name}: {model} on {describe_source(config)} (limit {d.limit or 'all'}), batch "
             f"{d.batch_size}, {o.name} lr {o.learning_rate:g}, {config.train.epochs} epoch(s), "
             f"seed {config.seed}, {config.device}")
 

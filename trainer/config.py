@@ -50,15 +50,29 @@ _ALIASES = {"lr": "learning_rate", "learningrate": "learning_rate", "wd": "weigh
 
 @dataclass
 class ModelConfig:
+    """A built-in model (``name``, see trainer/models) or the user's own class
+    (``class: FILE.py:Class`` or ``pkg.mod:Class`` with ``args``, trainer/user_code.py).
+    The YAML key ``class`` is the field ``class_``. With ``class``, ``num_classes`` is
+    ``args.num_classes`` when given (for the record; labels are checked against the
+    network's outputs, trainer/data.py)."""
+
     name: str = "lenet5"
     num_classes: int = 10
     num_channel: int = 1
+    class_: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class DatasetConfig:
+    """A named dataset (``name``, datasets/; ``npz``: ``root`` is the ``.npz`` file) or the
+    user's own function (``class: FILE.py:make_dataset`` with ``args``; the return contract
+    is in trainer/data.py). The YAML key ``class`` is the field ``class_``."""
+
     name: str = "mnist"
     root: str | None = None
+    class_: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 32
     resize: int | None = 32
     normalize: list[float] | None = field(default_factory=lambda: [0.1307, 0.3081])
@@ -68,17 +82,50 @@ class DatasetConfig:
 
 
 @dataclass
+class ScheduleConfig:
+    """Per-step learning rates with ``optimizer.learning_rate`` as the peak (trainer/schedule.py)."""
+
+    name: Literal["constant", "cosine", "exponential", "piecewise"] = "constant"
+    warmup_epochs: int = 0
+    min_lr: float = 0.0  # cosine
+    decay_rate: float = 0.1  # exponential
+    decay_epochs: int = 1  # exponential
+    is_stair: bool = False  # exponential
+    milestones: list[int] | None = None  # piecewise: epochs where the LR changes
+    values: list[float] | None = None  # piecewise: one more than milestones
+
+
+@dataclass
 class OptimizerConfig:
-    name: Literal["momentum", "sgd", "adam"] = "momentum"
+    name: Literal["momentum", "sgd", "adam", "adamw"] = "momentum"  # adamw: nn.AdamWeightDecay
     learning_rate: float = 0.01
     momentum: float = 0.9
     weight_decay: float = 0.0
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    clip_grad_norm: float | None = None  # scale gradients to this global L2 norm at most
+    exclude_bias_and_norm: bool = False  # weight_decay not on biases nor BatchNorm gamma/beta
 
 
 @dataclass
 class LossConfig:
     name: Literal["softmax_cross_entropy", "cross_entropy"] = "softmax_cross_entropy"
     reduction: Literal["mean", "sum"] = "mean"
+    label_smoothing: float = 0.0  # in [0, 1): targets (1 - e) * one_hot + e / classes
+
+
+EARLY_STOPPING_MONITORS = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
+
+
+@dataclass
+class EarlyStoppingConfig:
+    """``trainer.callbacks.EarlyStopping`` from YAML; off while ``monitor`` is null.
+    ``loss`` is the epoch's mean training loss; ``eval_*`` need an evaluated epoch."""
+
+    monitor: str | None = None
+    patience: int = 3
+    min_delta: float = 0.0
+    mode: Literal["auto", "min", "max"] = "auto"
+    restore_best_weights: bool = False
 
 
 @dataclass
@@ -86,6 +133,8 @@ class TrainConfig:
     epochs: int = 3
     eval_every: int = 1
     log_every: int = 50
+    early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
+    accumulate_grad_batches: int = 1  # apply the mean gradient of N batches every N steps
 
 
 @dataclass
@@ -94,6 +143,7 @@ class CheckpointSection:
     save_steps: int | None = 500
     save_seconds: float | None = None
     keep_max: int = 5
+    keep_best: str | None = None  # also keep <prefix>-best.ckpt: the best epoch by this metric
 
 
 @dataclass
@@ -134,7 +184,10 @@ class ExperimentConfig:
     graph: GraphConfig = field(default_factory=GraphConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        for section in ("model", "dataset"):
+            out[section]["class"] = out[section].pop("class_")  # the YAML key
+        return out
 
     def flat(self) -> dict[str, Any]:
         """Dotted keys -> values (MLflow params)."""
@@ -187,6 +240,8 @@ def _type_name(tp: Any) -> str:
         return " or ".join(_type_name(a) for a in typing.get_args(tp))
     if origin is list:
         return f"a list of {_type_name(typing.get_args(tp)[0])}s"
+    if origin is dict:
+        return "a mapping of names to values"
     return {int: "an integer", float: "a number", str: "a string", bool: "true/false",
             type(None): "null"}.get(tp, getattr(tp, "__name__", str(tp)))
 
@@ -202,6 +257,10 @@ def _coerce(value: Any, tp: Any) -> tuple[bool, Any]:
         return False, value
     if origin is Literal:
         return value in typing.get_args(tp), value
+    if tp is Any:
+        return True, value
+    if origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value), value
     if origin is list:
         if not isinstance(value, list):
             return False, value
@@ -226,7 +285,7 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
         raise ConfigError(f"{where(path)}: {'.'.join(path) or 'the file'} must be a mapping of keys, "
                           f"got {data!r}")
     hints = typing.get_type_hints(cls)
-    known = [f.name for f in dataclasses.fields(cls)]
+    known = [f.name.rstrip("_") for f in dataclasses.fields(cls)]  # class_ is the key `class`
     kwargs = {}
     for key, value in data.items():
         dotted = ".".join(path + (str(key),))
@@ -236,7 +295,8 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
             hint = f" (did you mean '{'.'.join(path + (close[0],))}'?)" if close else (
                 f"; valid keys: {', '.join(known)}")
             raise ConfigError(f"{where(path + (key,))}: unknown key '{dotted}'{hint}")
-        tp = hints[key]
+        attr = key if key in hints else f"{key}_"
+        tp = hints[attr]
         if dataclasses.is_dataclass(tp):
             kwargs[key] = _build(tp, value, path + (key,), where)
             continue
@@ -246,7 +306,7 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
             raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_type_name(tp)}, "
                               f"got {value!r}" + ("; a search space is for `train sweep`, or give "
                                                   f"one value: {dotted}=VALUE" if sweep else ""))
-        kwargs[key] = coerced
+        kwargs[attr] = coerced
     return cls(**kwargs)
 
 
@@ -256,6 +316,7 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
 
     positive = {("dataset", "batch_size"): cfg.dataset.batch_size, ("train", "epochs"): cfg.train.epochs,
                 ("train", "eval_every"): cfg.train.eval_every, ("train", "log_every"): cfg.train.log_every,
+                ("train", "accumulate_grad_batches"): cfg.train.accumulate_grad_batches,
                 ("checkpoint", "keep_max"): cfg.checkpoint.keep_max,
                 ("model", "num_classes"): cfg.model.num_classes,
                 ("model", "num_channel"): cfg.model.num_channel}
@@ -290,6 +351,29 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
                                               or not cfg.dataset.normalize[1] > 0):
         raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
+    if cfg.optimizer.clip_grad_norm is not None and not cfg.optimizer.clip_grad_norm > 0:
+        raise bad(("optimizer", "clip_grad_norm"), "> 0 or null", cfg.optimizer.clip_grad_norm)
+    if not 0 <= cfg.loss.label_smoothing < 1:
+        raise bad(("loss", "label_smoothing"), "in [0, 1)", cfg.loss.label_smoothing)
+    stop = cfg.train.early_stopping
+    best = cfg.checkpoint.keep_best
+    if best is not None and best.replace("/", "_") not in EARLY_STOPPING_MONITORS:
+        close = difflib.get_close_matches(best, EARLY_STOPPING_MONITORS, n=1)
+        raise bad(("checkpoint", "keep_best"), " or ".join(EARLY_STOPPING_MONITORS)
+                  + (f" (did you mean '{close[0]}'?)" if close else ""), best)
+    if stop.monitor is not None and stop.monitor.replace("/", "_") not in EARLY_STOPPING_MONITORS:
+        close = difflib.get_close_matches(stop.monitor, EARLY_STOPPING_MONITORS, n=1)
+        raise bad(("train", "early_stopping", "monitor"), " or ".join(EARLY_STOPPING_MONITORS)
+                  + (f" (did you mean '{close[0]}'?)" if close else ""), stop.monitor)
+    if stop.patience < 0:
+        raise bad(("train", "early_stopping", "patience"), ">= 0", stop.patience)
+    from .schedule import check_schedule
+
+    try:
+        check_schedule(cfg.optimizer.schedule, cfg.optimizer.learning_rate, cfg.train.epochs)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"{where(('optimizer', 'schedule'))}: 'optimizer.schedule' "
+                          f"({cfg.optimizer.schedule.name}): {error}") from None
     try:
         import framework as ms
 
@@ -380,4 +464,7 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
 
     config = _build(ExperimentConfig, data, (), where)
     _check_values(config, where)
+    from .user_code import check_targets
+
+    check_targets(config, data, path.resolve().parent, where)
     return config

@@ -18,13 +18,23 @@ import datasets
 import framework as ms
 from framework import nn
 
-from .callbacks import Callback, CheckpointConfig, LossMonitor, ModelCheckpoint, ProgressBar
+from .callbacks import (
+    BestCheckpoint,
+    Callback,
+    CheckpointConfig,
+    EarlyStopping,
+    LossMonitor,
+    ModelCheckpoint,
+    ProgressBar,
+)
 from .config import ExperimentConfig
 from .context import RunContext
-from .loop import TrainingInterrupted
+from .data import check_model_takes_data, custom_loaders
+from .loop import TrainingInterrupted, dataset_size
 from .model import Model
-from .models import build_model
+from .models import network_for
 from .preflight import check_labels, check_outputs, sqlite_folder
+from .schedule import LRSchedule, schedule_lrs
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
@@ -32,19 +42,21 @@ _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
 
 def transforms_for(config: ExperimentConfig) -> list[Any]:
     d = config.dataset
-    spec: list[Any] = []
+    spec: list[Any] = ["hwc2chw"]  # first: resize works on the last two axes (H, W)
     if d.resize:
         spec.append({"resize": [d.resize, d.resize]})
     spec.append({"rescale": [1 / 255, 0.0]})
     if d.normalize:
         spec.append({"normalize": list(d.normalize)})
-    return spec + ["hwc2chw", {"type_cast": "float32"}]
+    return spec + [{"type_cast": "float32"}]
 
 
 def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
     """Training batches, test batches, and a fixed training subset for train accuracy."""
     d = config.dataset
     spec = transforms_for(config)
+    if d.class_ is not None or d.name in ("npz", "image_folder"):
+        return custom_loaders(config, spec)
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
                                  shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)
     eval_batch = max(d.batch_size, 256)
@@ -60,21 +72,40 @@ def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
 def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
     """Network, loss and optimizer from the config (parameters drawn from ``seed``)."""
     ms.set_seed(config.seed)
-    net = build_model(config.model.name, num_classes=config.model.num_classes,
-                      num_channel=config.model.num_channel)
-    if config.loss.name == "cross_entropy":
-        loss = nn.CrossEntropyLoss(reduction=config.loss.reduction)
+    net = network_for(config.model)
+    if config.loss.name == "cross_entropy" or config.loss.label_smoothing:
+        loss = nn.CrossEntropyLoss(reduction=config.loss.reduction,
+                                   label_smoothing=config.loss.label_smoothing)
     else:
         loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=config.loss.reduction)
     o = config.optimizer
     params = net.trainable_params()
+    if o.exclude_bias_and_norm and o.weight_decay:  # MindSpore's group params
+        plain = [p for p in params if p.name.endswith("bias") or "gamma" in p.name
+                 or "beta" in p.name]
+        decay = [p for p in params if all(p is not q for q in plain)]
+        params = [{"params": decay, "weight_decay": o.weight_decay}, {"params": plain,
+                  "weight_decay": 0.0}, {"order_params": net.trainable_params()}]
     if o.name == "adam":
         opt = nn.Adam(params, o.learning_rate, weight_decay=o.weight_decay)
+    elif o.name == "adamw":  # decoupled weight decay, MindSpore's AdamWeightDecay
+        opt = nn.AdamWeightDecay(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "sgd":
         opt = nn.SGD(params, o.learning_rate, momentum=o.momentum, weight_decay=o.weight_decay)
     else:
         opt = nn.Momentum(params, o.learning_rate, o.momentum, weight_decay=o.weight_decay)
     model = Model(net, loss, opt, metrics={"accuracy", "loss"}, config=config.to_dict())
+    accumulate = config.train.accumulate_grad_batches
+    if accumulate > 1:
+        from .train_cells import AccumulateTrainOneStepCell
+
+        model.train_network = AccumulateTrainOneStepCell(nn.WithLossCell(net, loss), opt,
+                                                         accumulate, o.clip_grad_norm)
+    elif o.clip_grad_norm is not None:
+        from .train_cells import ClipGradTrainOneStepCell
+
+        model.train_network = ClipGradTrainOneStepCell(nn.WithLossCell(net, loss), opt,
+                                                       o.clip_grad_norm)
     return model, net
 
 
@@ -130,6 +161,7 @@ class RunResult:
     ir_dir: str | None = None
     run_url: str | None = None
     model_uri: str | None = None
+    best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
 
     @property
     def ms_per_step(self) -> float:
@@ -181,15 +213,33 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
             return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config)
-    check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
-    model, _ = build_model_for(config)
+    if config.model.class_ is None:
+        check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
+    model, net = build_model_for(config)
+    classes = check_model_takes_data(net, {"train": train, "test": test},
+                                     config.model.class_ or config.model.name)
     recorder = StepRecorder()
     c = config.checkpoint
     ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
-    callbacks = [recorder, ckpt, TrainAccuracy(model, train_subset, config.train.eval_every),
-                 *callbacks]
+    callbacks = [recorder, ckpt, *callbacks]
+    best = BestCheckpoint(ckpt, c.keep_best.replace("/", "_")) if c.keep_best else None
+    if best is not None:
+        callbacks.append(best)
+    stop = config.train.early_stopping
+    if stop.monitor is not None:
+        early = EarlyStopping(stop.monitor.replace("/", "_"), stop.patience, stop.min_delta,
+                              stop.mode, restore_best_weights=stop.restore_best_weights,
+                              verbose=not quiet)
+        early.order = 45  # after TrainAccuracy (40) fills train_accuracy, before MLflow (50)
+        callbacks.append(early)
+    sched = config.optimizer.schedule
+    if sched.name != "constant" or sched.warmup_epochs:
+        callbacks.append(LRSchedule(schedule_lrs(sched, config.optimizer.learning_rate,
+                                                 config.train.epochs, dataset_size(train))))
+    if train_subset is not None:  # None: a pipeline from dataset.class (no arrays to subset)
+        callbacks.insert(2, TrainAccuracy(model, train_subset, config.train.eval_every))
     if not quiet:
         callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
     elif progress:
@@ -224,6 +274,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
                            None if run is None or run.online else str(run.offline_path),
                            samples=recorder.samples, ir_dir=ir_dir,
                            run_url=run.url if run is not None else None)
+        result.best_checkpoint = str(best.path) if best is not None and best.path else None
         status = "FINISHED"
     except (KeyboardInterrupt, TrainingInterrupted):
         status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
@@ -236,24 +287,32 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     if run is not None:
         try:
             if config.mlflow.log_model and result.checkpoint:
-                result.model_uri = log_trained_model(run, config, resolved, result.checkpoint, test)
+                result.model_uri = log_trained_model(run, config, resolved, result.checkpoint, test,
+                                                     classes)
         finally:
             run.end(status)
     return result
 
 
 def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
-                      test: Any) -> str | None:
-    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands."""
+                      test: Any, classes: int) -> str | None:
+    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands.
+    Not for a ``framework.dataset`` pipeline (its preprocessing is the user's code)."""
     import warnings
 
     from .mlflow_model import log_model
 
+    if hasattr(test, "create_tuple_iterator"):
+        warnings.warn("the trained model was not logged to MLflow: dataset.class gives a pipeline, "
+                      "whose preprocessing the logged model cannot repeat", stacklevel=2)
+        return None
     try:
         d = config.dataset
-        raw = datasets.load(d.name, "test", d.root, download=False)[0][:2]  # as the files hold them
-        return log_model(run, resolved, checkpoint, np.asarray(raw),
-                         config.model.num_classes, config.mlflow.register)
+        raw = getattr(test, "raw_examples", None)
+        if raw is None:
+            raw = datasets.load(d.name, "test", d.root, download=False)[0][:2]  # as the files hold them
+        return log_model(run, resolved, checkpoint, np.asarray(raw), classes,
+                         config.mlflow.register)
     except Exception as error:  # noqa: BLE001 - the run and its checkpoints are already logged
         warnings.warn(f"the trained model was not logged to MLflow ({type(error).__name__}: {error})",
                       stacklevel=2)
@@ -317,6 +376,9 @@ def finish_run(run: Any, ckpt: ModelCheckpoint, ir_dir: str | None) -> None:
     from .mlflow_record import log_run_files
 
     files = find_checkpoints(ckpt.directory, ckpt.prefix)[::-1]
+    best = ckpt.directory / f"{ckpt.prefix}-best.ckpt"  # checkpoint.keep_best
+    if best.is_file():
+        files.append(best)
     log_run_files(run, files, ir_dir)
     run.flush()
 
@@ -366,7 +428,8 @@ def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, floa
     arrays, _ = read_arrays(checkpoint)  # a bad checkpoint is reported before any data is read
     _context(config, config.mode, None)
     _, test, _ = loaders(config)
-    check_labels({"test": test}, config.model.num_classes, config.dataset.name)
+    if config.model.class_ is None:
+        check_labels({"test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)
     return model.eval(test)

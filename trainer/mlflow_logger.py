@@ -12,7 +12,8 @@ network) while it is open, unless asked not to.
 
 - ``train/loss``: the training loss of the step (the value LossMonitor prints and the
   progress bar shows), every ``log_every`` steps; ``lr``: the optimizer's learning rate
-  at those steps;
+  (the value the step used) at those steps and at every step where it changed
+  (``optimizer.schedule``);
 - ``train/accuracy``: accuracy on a fixed subset of the training data, per evaluated epoch;
 - ``eval/<metric>`` (``eval/accuracy``, ``eval/loss``): the test set, per evaluated epoch;
 - ``perf/ms_per_step``, ``perf/samples_per_second``: per epoch, from the wall clock
@@ -330,15 +331,22 @@ class MLflowLogger(Callback):
     def __init__(self, run: MLflowRun, log_every: int = 50) -> None:
         self.run = run
         self.log_every = max(1, log_every)
+        self._last_lr: float | None = None
+
+    def on_train_begin(self, ctx: RunContext) -> None:
+        # the LR the optimizer was built with: a step logs ``lr`` when it used another one
+        self._last_lr = ctx.optimizer.get_lr() if hasattr(ctx.optimizer, "get_lr") else None
 
     def on_train_step_end(self, ctx: RunContext) -> None:
         if ctx.timings.compile_seconds:
             self.run.log_metric("perf/compile_s", ctx.timings.compile_seconds, ctx.global_step)
-        if ctx.loss is None or ctx.global_step % self.log_every:
-            return
-        self.run.log_metric("train/loss", ctx.loss, ctx.global_step)
-        if hasattr(ctx.optimizer, "get_lr"):
-            self.run.log_metric("lr", ctx.optimizer.get_lr(), ctx.global_step)
+        lr = ctx.optimizer.get_lr() if hasattr(ctx.optimizer, "get_lr") else None
+        due = ctx.loss is not None and not ctx.global_step % self.log_every
+        if lr is not None and (due or lr != self._last_lr):  # a schedule: every step
+            self.run.log_metric("lr", lr, ctx.global_step)
+            self._last_lr = lr
+        if due:
+            self.run.log_metric("train/loss", ctx.loss, ctx.global_step)
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         t = ctx.timings

@@ -43,13 +43,13 @@ class TwinmodePyfunc(mlflow.pyfunc.PythonModel):
 
         from .config import ExperimentConfig, _build
         from .experiment import transforms_for
-        from .models import build_model
+        from .models import network_for
 
         data = yaml.safe_load(Path(context.artifacts["config"]).read_text())
         self.config = _build(ExperimentConfig, data, (), lambda path: "config.yaml")
         m = self.config.model
         ms.set_context(mode=ms.GRAPH_MODE, save_graphs=False)
-        self.network = build_model(m.name, num_classes=m.num_classes, num_channel=m.num_channel)
+        self.network = network_for(m)
         arrays, _ = read_arrays(context.artifacts["weights"])
         ms.load_param_into_net(self.network, dict(arrays), strict_load=True)
         self.network.set_train(False)

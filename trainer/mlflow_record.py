@@ -37,6 +37,11 @@ COMPRESSED = (".ll", ".cu", ".c", ".s", ".ptx")  # generated sources: large text
 def data_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
     """Per split: the files read (``images``, ``labels``, ``sha256``) and ``name``, the
     dataset folder really read (``mnist-10k`` when ``mnist`` fell back to it)."""
+    from .data import data_files as custom_files
+
+    custom = custom_files(config)
+    if custom is not None:
+        return custom
     d = config.dataset
     spec = datasets.sources.get_spec(d.name)
     out = {}
@@ -88,7 +93,9 @@ def data_record(files: dict[str, dict[str, str]], loaders: dict[str, Any]) -> di
         for key in ("images", "labels", "sha256"):
             if key in found:
                 record[f"data.{split}.{key}"] = found[key]
-        record[f"data.{split}.samples"] = loaders[split].num_samples
+        samples = getattr(loaders[split], "num_samples", None)
+        if samples is not None:
+            record[f"data.{split}.samples"] = samples
     return record
 
 
@@ -101,7 +108,9 @@ def dataset_inputs(files: dict[str, dict[str, str]], loaders: dict[str, Any]) ->
     for split, context in (("train", "training"), ("test", "testing")):
         found, loader = files[split], loaders[split]
         images = getattr(loader, "images", None)
-        profile = {"num_samples": loader.num_samples, "num_batches": len(loader),
+        size = getattr(loader, "get_dataset_size", None)
+        profile = {"num_samples": getattr(loader, "num_samples", None),
+                   "num_batches": size() if size else len(loader),
                    "image_shape": list(images.shape[1:]) if images is not None else None}
         source = {"uri": str(Path(found["images"]).parent) if found.get("images") else "unknown",
                   "images": found.get("images"), "labels": found.get("labels")}

@@ -1,8 +1,9 @@
 """``framework.nn``: cells, layers, losses, wrappers and optimizers (MindSpore names)."""
 
-from ..optim import SGD, Adam, Momentum, Optimizer
+from ..optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
+from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .loss import (
     CrossEntropyLoss,
@@ -34,9 +35,10 @@ __all__ = [
     "F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall",
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn",
     "names",
-    "SGD", "Adam", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList", "Conv2d",
+    "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
+    "Conv2d",
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
-    "WithLossCell",
+    "WithLossCell", "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
 ]

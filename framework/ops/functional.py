@@ -3,6 +3,7 @@
 
 import functools
 
+from .clip import clip_by_global_norm
 from .conv import conv2d
 from .creation import fill, full, ones, ones_like, zeros, zeros_like
 from .elementwise import (
@@ -97,7 +98,8 @@ def scalar_to_tensor(input_x, dtype=None):
 
 __all__ = [
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
-    "broadcast_to", "cast", "cat", "concat", "conv2d", "dense", "depend", "div", "dropout",
+    "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
+    "div", "dropout",
     "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div", "floor_mod",
     "floordiv", "floormod", "full", "gather", "getitem", "greater", "greater_equal",
     "index_add", "less", "less_equal", "log", "log_softmax", "matmul", "max_pool2d", "maximum",

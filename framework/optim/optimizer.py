@@ -19,11 +19,13 @@ class Optimizer(Cell):
     parameter, with framework ops only. The whole state (step counter, learning rate,
     slots) lives in Parameters, so checkpoints hold it and graph mode can keep it on
     the device; ``update`` is the pure function both modes run.
-    Weight decay (L2, added to the gradient) skips parameters named ``beta``/``gamma``,
-    as MindSpore's default filter does.
+    Weight decay (L2, added to the gradient; with ``decoupled_decay``, ``w -= lr * wd * w``
+    after ``apply`` instead) skips parameters named ``beta``/``gamma``, as MindSpore's
+    default filter does.
     """
 
     slot_names: tuple[str, ...] = ()
+    decoupled_decay = False  # True: decay applied to the weights after ``apply`` (AdamW)
 
     def __init__(self, learning_rate: float, parameters: Any, weight_decay: float = 0.0,
                  loss_scale: float = 1.0) -> None:
@@ -31,9 +33,9 @@ class Optimizer(Cell):
         params = list(parameters)
         if not params:
             raise ValueError(f"{type(self).__name__}: the parameter list is empty")
+        group_decay = None
         if any(isinstance(p, dict) for p in params):
-            raise ValueError(f"{type(self).__name__}: parameter groups are not supported; "
-                             "pass a flat list such as net.trainable_params()")
+            params, group_decay = _groups(type(self).__name__, params, weight_decay)
         if isinstance(learning_rate, bool) or not isinstance(learning_rate, int | float):
             raise TypeError(f"{type(self).__name__}: learning_rate must be a number, got "
                             f"{learning_rate!r}")
@@ -43,8 +45,13 @@ class Optimizer(Cell):
         self.parameters = ParameterTuple(params)
         self.weight_decay = float(weight_decay)
         self.loss_scale = float(loss_scale)
-        self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name
-                                 if p.name else True for p in params)
+        if group_decay is None:  # MindSpore's default filter, the one weight_decay for all
+            self.decay_flags = tuple("beta" not in p.name and "gamma" not in p.name
+                                     if p.name else True for p in params)
+            self.decay_values = tuple(self.weight_decay if f else 0.0 for f in self.decay_flags)
+        else:  # each group's own weight_decay, no filter
+            self.decay_values = tuple(group_decay)
+            self.decay_flags = tuple(v > 0 for v in self.decay_values)
         self.learning_rate = Parameter(np.array(learning_rate, np.float32), "learning_rate",
                                        requires_grad=False)
         self.global_step = Parameter(np.array(0, np.int32), "global_step", requires_grad=False)
@@ -82,12 +89,14 @@ class Optimizer(Cell):
         slots = [tuple(flat[k * n + i] for k in range(len(self.slot_names))) for i in range(n)]
         step = ops.add(step, 1)
         new_params, new_slots = [], []
-        for param, grad, decay, slot in zip(params, grads, self.decay_flags, slots):
+        for param, grad, decay, slot in zip(params, grads, self.decay_values, slots):
             if self.loss_scale != 1.0:
                 grad = ops.div(grad, self.loss_scale)
-            if self.weight_decay and decay:
-                grad = ops.add(grad, ops.mul(param, self.weight_decay))
+            if decay and not self.decoupled_decay:
+                grad = ops.add(grad, ops.mul(param, decay))
             p, s = self.apply(param, grad, slot, lr, step)
+            if decay and self.decoupled_decay:  # w -= lr * wd * w (AdamW)
+                p = ops.sub(p, ops.mul(param, ops.mul(lr, decay)))
             new_params.append(p)
             new_slots.append(s)
         flat_slots = tuple(new_slots[i][k] for k in range(len(self.slot_names)) for i in range(n))
@@ -100,3 +109,42 @@ class Optimizer(Cell):
         for target, value in zip(params + state, new_params + tuple(new_state)):
             target.set_data(value)
         return True
+
+
+def _groups(owner: str, groups: list, weight_decay: float) -> tuple[list, list[float]]:
+    """MindSpore's parameter groups: ``[{"params": decay, "weight_decay": 1e-4},
+    {"params": no_decay}, {"order_params": net.trainable_params()}]`` -> (parameters in
+    order, the weight decay of each; a group without ``weight_decay`` takes the optimizer's)."""
+    if not all(isinstance(g, dict) for g in groups):
+        raise TypeError(f"{owner}: parameter groups must all be dicts (with 'params'), not mixed "
+                        "with Parameters")
+    flat, decay, order = [], [], None
+    for g in groups:
+        unknown = set(g) - {"params", "weight_decay", "order_params"}
+        if unknown:
+            raise ValueError(f"{owner}: unsupported key(s) {', '.join(sorted(unknown))} in a "
+                             "parameter group (supported: params, weight_decay, order_params)")
+        if "order_params" in g:
+            order = list(g["order_params"])
+        if "params" not in g:
+            if "order_params" in g:
+                continue
+            raise ValueError(f"{owner}: a parameter group needs 'params'")
+        members = list(g["params"])
+        wd = g.get("weight_decay", weight_decay)
+        if isinstance(wd, bool) or not isinstance(wd, int | float) or wd < 0:
+            raise ValueError(f"{owner}: a group's weight_decay must be a number >= 0, got {wd!r}")
+        flat += members
+        decay += [float(wd)] * len(members)
+    ids = [id(p) for p in flat]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"{owner}: a parameter is in more than one group")
+    if order is not None:
+        where = {id(p): i for i, p in enumerate(flat)}
+        missing = [p.name for p in order if id(p) not in where]
+        if missing or len(order) != len(flat):
+            raise ValueError(f"{owner}: order_params must list exactly the grouped parameters "
+                             f"(not in a group: {', '.join(missing) or 'none'})")
+        decay = [decay[where[id(p)]] for p in order]
+        flat = order
+    return flat, decay

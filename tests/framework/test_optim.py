@@ -320,3 +320,93 @@ def test_optimizer_update_in_grad_loop_matches_manual_loop():
         loss_twin = train(Tensor(x), Tensor(y))
         np.testing.assert_allclose(loss.asnumpy(), loss_twin.asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(net.weight.asnumpy(), twin.weight.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("wd", [0.0, 0.05])
+def test_adam_weight_decay_three_steps(wd):
+    """MindSpore's AdamWeightDecay formula: no bias correction, decay decoupled from the
+    gradient (w -= lr * (m / (sqrt(v) + eps) + wd * w)), skipped for gamma/beta."""
+    params = _params()
+    grads = _grads(params)
+    p_ref = [p.asnumpy().astype(np.float64) for p in params]
+    names = [p.name for p in params]
+    lr, b1, b2, eps = 0.01, 0.9, 0.999, 1e-6
+    opt = nn.AdamWeightDecay(params, learning_rate=lr, weight_decay=wd)
+    got = _run(opt, params, grads)
+    m = [np.zeros_like(p) for p in p_ref]
+    v = [np.zeros_like(p) for p in p_ref]
+    for step_grads in grads:
+        for i, g in enumerate(step_grads):
+            g = g.astype(np.float64)
+            m[i] = b1 * m[i] + (1 - b1) * g
+            v[i] = b2 * v[i] + (1 - b2) * g * g
+            update = m[i] / (np.sqrt(v[i]) + eps)
+            if wd and "beta" not in names[i] and "gamma" not in names[i]:
+                update = update + wd * p_ref[i]
+            p_ref[i] = p_ref[i] - lr * update
+    for name, a, b in zip(names, got, p_ref, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_adam_weight_decay_trains_equally_in_both_modes():
+    def train(mode):
+        ms.set_context(mode=mode)
+        ms.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
+            sparse=True, reduction="mean")), nn.AdamWeightDecay(net.trainable_params(), 0.05,
+                                                                 weight_decay=0.1))
+        step.set_train()
+        rng = np.random.default_rng(3)
+        x, y = rng.standard_normal((8, 6)).astype(np.float32), rng.integers(0, 3, 8).astype(np.int32)
+        losses = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(5)]
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        return losses, [p.asnumpy() for p in net.trainable_params()]
+
+    (eager, eager_w), (graph, graph_w) = train(ms.PYNATIVE_MODE), train(ms.GRAPH_MODE)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5)
+    for a, b in zip(graph_w, eager_w, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opt_name", ["momentum", "adamw"])
+def test_parameter_groups_decay_only_their_group(opt_name):
+    """MindSpore's group params: [{"params": decay, "weight_decay": wd}, {"params": no_decay}]:
+    biases and gamma/beta of the second group are not decayed, weights are (no name filter)."""
+    params = _params()
+    grads = _grads(params)
+    p_ref = [p.asnumpy().astype(np.float64) for p in params]
+    decay = [params[0], params[2]]  # a weight and a gamma: groups override the name filter
+    groups = [{"params": decay, "weight_decay": 0.1}, {"params": [params[1], params[3]]},
+              {"order_params": params}]
+    if opt_name == "momentum":
+        opt = nn.Momentum(groups, learning_rate=0.1, momentum=0.9)
+    else:
+        opt = nn.AdamWeightDecay(groups, learning_rate=0.01)
+    assert opt.decay_values == (0.1, 0.0, 0.1, 0.0)
+    got = _run(opt, params, grads)
+    acc = [np.zeros_like(p) for p in p_ref]
+    v = [np.zeros_like(p) for p in p_ref]
+    wds = [0.1, 0.0, 0.1, 0.0]
+    for step_grads in grads:
+        for i, g in enumerate(step_grads):
+            g = g.astype(np.float64)
+            if opt_name == "momentum":
+                acc[i] = 0.9 * acc[i] + g + wds[i] * p_ref[i]
+                p_ref[i] = p_ref[i] - 0.1 * acc[i]
+            else:
+                acc[i] = 0.9 * acc[i] + 0.1 * g
+                v[i] = 0.999 * v[i] + 0.001 * g * g
+                p_ref[i] = p_ref[i] - 0.01 * (acc[i] / (np.sqrt(v[i]) + 1e-6) + wds[i] * p_ref[i])
+    for p, a, b in zip(params, got, p_ref, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=p.name)
+
+
+def test_bad_parameter_groups():
+    params = _params()
+    with pytest.raises(ValueError, match="more than one group"):
+        nn.SGD([{"params": params}, {"params": params[:1]}], 0.1)
+    with pytest.raises(ValueError, match="unsupported key.*lr"):
+        nn.SGD([{"params": params, "lr": 0.1}], 0.1)
+    with pytest.raises(TypeError, match="not mixed"):
+        nn.SGD([{"params": params[:1]}, params[1]], 0.1)

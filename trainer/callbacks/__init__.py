@@ -1,6 +1,7 @@
 """Training callbacks, one per module; all subclass :class:`Callback`."""
 
 from .base import Callback, CallbackList
+from .best_checkpoint import BestCheckpoint
 from .checkpoint_config import CheckpointConfig
 from .early_stopping import EarlyStopping
 from .history import History
@@ -10,6 +11,6 @@ from .model_checkpoint import ModelCheckpoint
 from .progress_bar import ProgressBar
 from .time_monitor import TimeMonitor
 
-__all__ = ["Callback", "CallbackList", "CheckpointConfig", "EarlyStopping", "History",
+__all__ = ["BestCheckpoint", "Callback", "CallbackList", "CheckpointConfig", "EarlyStopping", "History",
            "InvalidLossError", "LambdaCallback", "LossMonitor", "ModelCheckpoint", "ProgressBar",
            "TimeMonitor"]

@@ -1,12 +1,15 @@
-"""Model registry: experiments name a model; each entry is one Cell class."""
+"""Model registry: experiments name a model; each entry is a Cell class or a function
+returning one, called with ``num_classes`` and ``num_channel``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .lenet import LeNet5
+from .mlp import MLP
+from .resnet import CifarResNet, resnet8, resnet20
 
-MODELS: dict[str, type] = {"lenet5": LeNet5}
+MODELS: dict[str, Any] = {"lenet5": LeNet5, "mlp": MLP, "resnet8": resnet8, "resnet20": resnet20}
 
 
 def build_model(name: str, **kwargs: Any) -> Any:
@@ -17,4 +20,17 @@ def build_model(name: str, **kwargs: Any) -> Any:
     return cls(**kwargs)
 
 
-__all__ = ["MODELS", "LeNet5", "build_model"]
+def network_for(model: Any) -> Any:
+    """The network a ``ModelConfig`` describes: the user's ``class`` called with ``args``
+    (its errors name the user's file:line, trainer/user_code.py), else the built-in
+    ``name`` with ``num_classes`` and ``num_channel``."""
+    if model.class_ is None:
+        return build_model(model.name, num_classes=model.num_classes, num_channel=model.num_channel)
+    from ..user_code import call, resolve
+
+    cls, _ = resolve(model.class_, None, "model.class")
+    return call(cls, dict(model.args), model.class_.rsplit(":", 1)[1])
+
+
+__all__ = ["MLP", "MODELS", "CifarResNet", "LeNet5", "build_model", "network_for", "resnet8",
+           "resnet20"]
