@@ -90,14 +90,20 @@ class Metric:
         return self.eval()
 
 
-class Accuracy(Metric):
-    """Fraction of samples whose arg-max prediction equals the label (index or one-hot labels)."""
+class _Classification(Metric):
+    """A metric of class predictions: MindSpore's ``eval_type`` argument, of which only
+    ``"classification"`` is supported."""
 
     def __init__(self, eval_type: str = "classification") -> None:
         if eval_type != "classification":
-            raise ValueError(f"Accuracy: only eval_type='classification' is supported, got {eval_type!r}")
+            raise ValueError(f"{type(self).__name__}: only eval_type='classification' is supported, "
+                             f"got {eval_type!r}")
         self.eval_type = eval_type
         super().__init__()
+
+
+class Accuracy(_Classification):
+    """Fraction of samples whose arg-max prediction equals the label (index or one-hot labels)."""
 
     def clear(self) -> None:
         self._correct = 0
@@ -136,14 +142,8 @@ class Loss(Metric):
         return self._sum / self._count
 
 
-class _ClassCounts(Metric):
+class _ClassCounts(_Classification):
     """True positives, predicted positives and actual positives per class."""
-
-    def __init__(self, eval_type: str = "classification") -> None:
-        if eval_type != "classification":
-            raise ValueError(f"{type(self).__name__}: only eval_type='classification' is supported")
-        self.eval_type = eval_type
-        super().__init__()
 
     def clear(self) -> None:
         self._tp = self._pred = self._actual = None
