@@ -97,13 +97,15 @@ def test_killed_sweep_continues_to_the_requested_trials_without_duplicates(workd
     import optuna
     from optuna.trial import TrialState
 
-    args = [sys.executable, "-m", "trainer.cli", "sweep", str(SMOKE), "dataset.batch_size=32,16,1000,8",
+    # grid order: the slowest trial (batch 8) comes right after the two the kill waits for,
+    # so the kill lands while it runs (the crash, batch 1000, is instant)
+    args = [sys.executable, "-m", "trainer.cli", "sweep", str(SMOKE), "dataset.batch_size=32,16,8,1000",
             *TINY, "train.epochs=2"]
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     storage = f"sqlite:///{workdir / 'sweeps.db'}"
     deadline = time.time() + 240
     while time.time() < deadline and first.poll() is None:
-        time.sleep(0.3)
+        time.sleep(0.05)
         try:
             (summary,) = optuna.get_all_study_summaries(storage)
             done = optuna.load_study(study_name=summary.study_name, storage=storage).get_trials(
