@@ -27,11 +27,10 @@ from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 from ...ir import Graph
 from . import row_kernels
 from .hoist import hoist_transposes
-from .loops import call, emit_loop, fresh_type
+from .loops import I64, call, emit_loop, fresh_type
 
 FIRST_CAPACITY = 8  # rows of a growing buffer at the start (>= loops.FANOUT: see reserve)
 
-I64 = relax.TensorType((), "int64")
 
 
 def _int(value: int) -> relax.Expr:
