@@ -157,14 +157,14 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     rows = Rows(builder, init)
     bufs = builder.saved_rows(prim.forward_uid)
     if bufs is None:  # the forward loop saved nothing here: run it again, saving
-        body_gv = builder.function(f"wgrad{k}_body", prim.body_graph)
+        body_gv = builder.function(f"wgrad{k}_body", prim.body_graph, inline=True)
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
     vjp, hoisted = hoist_transposes(prim.vjp_graph, prim.vjp_graph.inputs[n:n + m])
     read = {v.id for node in vjp.nodes for v in node.inputs} | {v.id for v in vjp.outputs}
     keep = [i for i, v in enumerate(vjp.inputs) if v.id in read]  # the inputs the VJP reads
     vjp = Graph(vjp.name, [vjp.inputs[i] for i in keep], vjp.nodes, list(vjp.outputs))
     wanted = [(i, 0) for i in range(n) if i in keep] + [(i, 1) for i in range(n) if n + m + i in keep]
-    vjp_gv = builder.function(f"wgrad{k}_vjp", vjp)
+    vjp_gv = builder.function(f"wgrad{k}_vjp", vjp, inline=True)
     inv_t = [bb.emit(relax.op.permute_dims(inv[j], [1, 0])) for j in hoisted]  # once, not per iteration
 
     # reverse: k = n-1 .. 0: (g, sums) = vjp(row k, inv, row k+1, g, sums)

@@ -23,6 +23,7 @@ from tvm import relax
 from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
+from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
 from .lowerings import lower_node
@@ -59,13 +60,16 @@ class RelaxBuilder:
         return tvm.IRModule({gv: f for gv, f in mod.functions.items() if gv.name_hint not in self.stubs})
 
     # -- functions -----------------------------------------------------------------------------
-    def function(self, name: str, graph: Graph, private: bool = True) -> relax.GlobalVar:
-        """Lower ``graph`` into the Relax function ``name``; its global var."""
+    def function(self, name: str, graph: Graph, private: bool = True,
+                 inline: bool = False) -> relax.GlobalVar:
+        """Lower ``graph`` into the Relax function ``name``; its global var. ``inline``:
+        put in place of its calls once fused (:mod:`.inlining`)."""
         params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", _ty(v)) for i, v in enumerate(graph.inputs)]
         env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
         bb = self.bb
         self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
-        with bb.function(name, params, pure=not _impure(graph), private=private):
+        attrs = {INLINE: True} if inline else None
+        with bb.function(name, params, pure=not _impure(graph), private=private, attrs=attrs):
             self._body(graph, env)
             self.frames.pop()
             outputs = [self._arg(env, v) for v in graph.outputs]
@@ -149,7 +153,7 @@ class RelaxBuilder:
     # -- loops ---------------------------------------------------------------------------------
     def _while(self, prim: While, args: list[relax.Expr], node: Any) -> list[relax.Expr]:
         k = next(self.ids)
-        body_gv = self.function(f"while{k}_body", prim.body_graph)
+        body_gv = self.function(f"while{k}_body", prim.body_graph, inline=True)
         frame = self.frames[-1]
         if prim.uid in frame:  # its backward follows in this function: save states as it runs
             final, count, frame[prim.uid] = emit_saving_loop(self, f"while{k}", prim.cond_graph, body_gv,

@@ -18,6 +18,7 @@ import tvm
 
 from ...context import get_context
 from . import cpu_rules
+from .inlining import inline_marked
 
 
 @functools.cache
@@ -55,7 +56,9 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target) -> tuple[tvm.I
 def build_pipeline(target: tvm.target.Target) -> tvm.transform.Pass:
     """What remains after scheduling: lower dataflow and finalize for the VM."""
     passes = _backend(target)
-    return tvm.transform.Sequential(passes.dataflow_lower_passes(target)
+    lower = passes.dataflow_lower_passes(target)
+    after = 1 + next(i for i, p in enumerate(lower) if p.info.name == "ToNonDataflow")
+    return tvm.transform.Sequential(lower[:after] + [inline_marked] + lower[after:]
                                     + passes.finalize_passes(target))
 
 
