@@ -49,7 +49,9 @@ def range_loop(x, w, n):
 
 def test_grad_through_for_range_of_a_tensor_bound():
     x, w = f64([0.5, -0.3]), f64([0.8, 1.2])
-    check_grad(range_loop, [(x, w, i32(n)) for n in (0, 1, 4)], positions=(0, 1))
+    # odd and even counts (the backend runs two iterations per step) and counts around
+    # the points where its saved-state buffers grow (16, 32 rows)
+    check_grad(range_loop, [(x, w, i32(n)) for n in (0, 1, 4, 15, 16, 17, 33)], positions=(0, 1))
 
 
 def if_in_while(x, n):

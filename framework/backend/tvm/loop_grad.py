@@ -27,9 +27,9 @@ from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 from ...ir import Graph
 from . import row_kernels
 from .hoist import hoist_transposes
-from .loops import I64, call, emit_loop, fresh_type
+from .loops import AHEAD, I64, call, emit_loop, fresh_type
 
-FIRST_CAPACITY = 8  # rows of a growing buffer at the start (>= loops.FANOUT: see reserve)
+FIRST_CAPACITY = AHEAD  # rows of a growing buffer at the start (>= loops.AHEAD: see reserve)
 
 
 
@@ -139,9 +139,10 @@ def emit_saving_loop(builder: Any, name: str, cond_graph: Any, body_gv: relax.Gl
         cap, bufs = rows.ensure(grow, bb.emit(relax.op.add(k, _int(ahead - 1))), v[n], v[n + 1:n + 1 + nb])
         return [*v[:n], cap, *bufs, *v[n + 1 + nb:]]
 
-    def body(v: list[relax.Expr], k: relax.Expr) -> list[relax.Expr]:
+    def body(v: list[relax.Expr], k: relax.Expr) -> tuple[list[relax.Expr], relax.Expr]:
         bufs = rows.write(v[n + 1:n + 1 + nb], v[:n], k)
-        return [*call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n), v[n], *bufs]
+        *new, go = call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n + 1)  # body_gv: then_cond
+        return [*new, v[n], *bufs], go
 
     final, count = emit_loop(bb, name, lambda v, _: builder.inline(cond_graph, [*v[:n], *v[n + 1 + nb:]])[0],
                              body, loop_args, n + 1 + nb, builder.stubs, reserve)
@@ -182,7 +183,7 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
         before = [rows_read.get((i, 0)) for i in range(n)]
         after = [rows_read.get((i, 1)) for i in range(n)]
         full = [*before, *rinv, *after, *g, *g_inv, *rinv_t]
-        return call(bb, vjp_gv, [full[i] for i in keep], n_g + n_w)
+        return call(bb, vjp_gv, [full[i] for i in keep], n_g + n_w), None
 
     final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, back: bb.emit(relax.op.less(back, s[c])),
                          body, rev_args, n_g + n_w, builder.stubs)
@@ -198,7 +199,7 @@ def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: l
 
     def body(s: list[relax.Expr], kv: relax.Expr) -> list[relax.Expr]:
         written = rows.write(s[n:2 * n], s[:n], kv)
-        return [*call(bb, body_gv, [*s[:n], *s[2 * n + 1:]], n), *written]
+        return [*call(bb, body_gv, [*s[:n], *s[2 * n + 1:]], n), *written], None
 
     final, _ = emit_loop(bb, name, lambda s, kv: bb.emit(relax.op.less(kv, s[2 * n])),
                          body, save_args, 2 * n, builder.stubs)

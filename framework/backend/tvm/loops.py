@@ -2,17 +2,18 @@
 
 The Relax VM has none, and it recurses on the C stack (a few thousand nested calls
 crash it; TVM_NOTES). :func:`emit_loop` therefore builds a loop as a bounded tree of
-calls: ``step`` tests the condition and runs the body once if it holds; ``level1`` tries
-``step`` ``FANOUT`` times (skipping once the loop is done), ``level2`` tries ``level1``
-``FANOUT`` times, and so on; ``top`` runs the highest level and calls itself until the
-loop is done. The recursion depth is iterations / FANOUT**LEVELS, and past
+calls: ``step`` tests the condition and runs the body if it holds, up to ``UNROLL`` times
+(an iteration's test nested in the previous one's branch); ``level1`` tries ``step``
+``FANOUT`` times (skipping once the loop is done), ``level2`` tries ``level1`` ``FANOUT``
+times, and so on; ``top`` runs the highest level and calls itself until the loop is done.
+The recursion depth is iterations / (UNROLL * FANOUT**LEVELS), and past
 ``MAX_ITERATIONS`` the run stops with a clear error instead of a native crash.
 
 Cost contract: every Relax function entry checks each tensor parameter (two VM calls
 each), so the tree passes only ``(done, count, state)`` where ``state`` is one opaque
 tuple of the loop's values. ``step`` unpacks it with unchecked typed reads and emits the
-condition and the body inline (the callers' callbacks), so an iteration costs one
-function entry, one read per loop value and the body's own calls.
+conditions and the bodies inline (the callers' callbacks), so ``UNROLL`` iterations cost
+one function entry, one read per loop value and the bodies' own calls.
 
 The backward of a loop (``WhileGrad``) is in :mod:`.loop_grad`.
 """
@@ -24,15 +25,19 @@ from collections.abc import Callable
 import tvm
 from tvm import relax
 
-FANOUT, LEVELS = 8, 3
+UNROLL, FANOUT, LEVELS = 2, 8, 3
+AHEAD = UNROLL * FANOUT  # iterations of one level1 call (what ``reserve`` prepares for)
 MAX_DEPTH = 1000
-MAX_ITERATIONS = FANOUT ** LEVELS * MAX_DEPTH
+MAX_ITERATIONS = AHEAD * FANOUT ** (LEVELS - 1) * MAX_DEPTH
 
 # With ``count`` the iterations run so far (0-d int64): cond(values, count) emits the test
 # into the current block and returns a 0-d bool; body(values, count) emits one iteration
-# and returns the new values of values[:n_carried].
+# and returns the new values of values[:n_carried] and, optionally, the test for the next
+# iteration (None: ``cond`` is called on the new values). Unrolled iterations run inside
+# an If's branch, where a dataflow block cannot be opened: a ``cond`` that opens one (to
+# have its ops fused) must come with a body that returns the next test.
 Cond = Callable[[list[relax.Expr], relax.Expr], relax.Expr]
-Body = Callable[[list[relax.Expr], relax.Expr], list[relax.Expr]]
+Body = Callable[[list[relax.Expr], relax.Expr], tuple[list[relax.Expr], relax.Expr | None]]
 # reserve(values, count, ahead) emits what the next ``ahead`` iterations need once (room in
 # row buffers) and returns the values with values[:n_carried] replaced where it did.
 Reserve = Callable[[list[relax.Expr], relax.Expr, int], list[relax.Expr]]
@@ -72,7 +77,7 @@ def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: l
               n_carried: int, stubs: list[str],
               reserve: Reserve | None = None) -> tuple[list[relax.Expr], relax.Expr]:
     """Run ``body`` while ``cond`` holds; ``args[:n_carried]`` change, the rest stay;
-    ``reserve`` runs before each run of up to ``FANOUT`` iterations. Returns (final args,
+    ``reserve`` runs before each run of up to ``AHEAD`` iterations. Returns (final args,
     trip count) in the current function."""
     types = [a.ty for a in args]
 
@@ -82,23 +87,36 @@ def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: l
     def get3(result: relax.Expr) -> list[relax.Expr]:
         return [bb.emit(relax.TupleGetItem(result, i)) for i in range(3)]
 
+    def iterations(values: list[relax.Expr], count: relax.Expr, state: relax.Expr | None,
+                   go: relax.Expr, left: int) -> relax.If:
+        """if go: body, then the next ``left - 1`` iterations in its branch; the If's value
+        is (done, count, state) (``state``: ``values`` packed, None if not packed yet)."""
+        bb._begin_binding_block()  # the then-branch: one iteration, inline
+        carried, go_next = body(values, count)
+        new = [*carried, *values[n_carried:]]
+        after = bb.emit(relax.op.add(count, relax.const(1, "int64")))
+        if left > 1:
+            go_next = cond(new, after) if go_next is None else go_next
+            result: relax.Expr = bb.emit(iterations(new, after, None, go_next, left - 1))
+        else:
+            result = relax.Tuple([relax.const(False, "bool"), after, bb.emit(relax.Tuple(new))])
+        ran = relax.SeqExpr([bb._end_block()], result)
+        bb._begin_binding_block()
+        packed = state if state is not None else bb.emit(relax.Tuple(values))
+        finished = relax.SeqExpr([bb._end_block()], relax.Tuple([relax.const(True, "bool"), count, packed]))
+        return relax.If(go, ran, finished)
+
     s = params()
     with bb.function(f"{name}_step", s, pure=False, private=True):
         values = unpack(bb, s[2], types)
         go = cond(values, s[1])
-        bb._begin_binding_block()  # the then-branch: one iteration, inline
-        new = body(values, s[1])
-        count = bb.emit(relax.op.add(s[1], relax.const(1, "int64")))
-        state = bb.emit(relax.Tuple([*new, *values[n_carried:]]))
-        ran = relax.SeqExpr([bb._end_block()], relax.Tuple([s[0], count, state]))
-        finished = relax.SeqExpr([], relax.Tuple([relax.const(True, "bool"), s[1], s[2]]))
-        level = bb.emit_func_output(bb.emit(relax.If(go, ran, finished)))
+        level = bb.emit_func_output(bb.emit(iterations(values, s[1], s[2], go, UNROLL)))
     for depth in range(1, LEVELS + 1):
         s = params()
         with bb.function(f"{name}_level{depth}", s, pure=False, private=True):
             cur: list[relax.Expr] = s
             if reserve is not None and depth == 1:
-                values = reserve(unpack(bb, s[2], types), s[1], FANOUT)
+                values = reserve(unpack(bb, s[2], types), s[1], AHEAD)
                 cur = [s[0], s[1], bb.emit(relax.Tuple(values))]
             for _ in range(FANOUT):
                 cur = get3(bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
@@ -120,7 +138,7 @@ def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[
     s = params()
     with bb.function(f"{name}_top_impl", s, pure=False, private=True):
         cur = get3(bb.emit(relax.Call(level, s)))
-        # not done after FANOUT**LEVELS iterations: check the bound (assert_op calls back
+        # not done after one run of the highest level: check the bound (assert_op calls back
         # into Python, so a loop that ends within one level never pays for it), go on
         bb._begin_binding_block()
         within = bb.emit(relax.op.less(cur[1], relax.const(MAX_ITERATIONS, "int64")))
@@ -134,5 +152,5 @@ def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[
     return top
 
 
-__all__ = ["FANOUT", "LEVELS", "MAX_ITERATIONS", "Body", "Cond", "Reserve", "call", "emit_loop",
+__all__ = ["AHEAD", "FANOUT", "LEVELS", "MAX_ITERATIONS", "Body", "Cond", "Reserve", "call", "emit_loop",
            "fresh_type", "unpack"]

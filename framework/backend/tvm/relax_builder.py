@@ -60,10 +60,12 @@ class RelaxBuilder:
         return tvm.IRModule({gv: f for gv, f in mod.functions.items() if gv.name_hint not in self.stubs})
 
     # -- functions -----------------------------------------------------------------------------
-    def function(self, name: str, graph: Graph, private: bool = True,
-                 inline: bool = False) -> relax.GlobalVar:
+    def function(self, name: str, graph: Graph, private: bool = True, inline: bool = False,
+                 then_cond: Graph | None = None) -> relax.GlobalVar:
         """Lower ``graph`` into the Relax function ``name``; its global var. ``inline``:
-        put in place of its calls once fused (:mod:`.inlining`)."""
+        put in place of its calls once fused (:mod:`.inlining`). ``then_cond``: a loop's
+        condition, evaluated on the outputs (and the inputs past them, the loop's
+        invariants) and returned last."""
         params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", _ty(v)) for i, v in enumerate(graph.inputs)]
         env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
         bb = self.bb
@@ -73,6 +75,8 @@ class RelaxBuilder:
             self._body(graph, env)
             self.frames.pop()
             outputs = [self._arg(env, v) for v in graph.outputs]
+            if then_cond is not None:
+                outputs.append(self.inline(then_cond, [*outputs, *params[len(outputs):]])[0])
             # a function returning an empty tuple from an If branch crashes the VM
             return bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
 
@@ -152,16 +156,20 @@ class RelaxBuilder:
 
     # -- loops ---------------------------------------------------------------------------------
     def _while(self, prim: While, args: list[relax.Expr], node: Any) -> list[relax.Expr]:
-        k = next(self.ids)
-        body_gv = self.function(f"while{k}_body", prim.body_graph, inline=True)
+        k, n = next(self.ids), prim.n_carried
+        # the body returns the next iteration's condition too (fused there, see loops.Body)
+        body_gv = self.function(f"while{k}_body", prim.body_graph, inline=True, then_cond=prim.cond_graph)
         frame = self.frames[-1]
         if prim.uid in frame:  # its backward follows in this function: save states as it runs
             final, count, frame[prim.uid] = emit_saving_loop(self, f"while{k}", prim.cond_graph, body_gv,
-                                                             args, prim.n_carried)
+                                                             args, n)
         else:
+            def body(v: list[relax.Expr], _: relax.Expr) -> tuple[list[relax.Expr], relax.Expr]:
+                *new, go = call(self.bb, body_gv, v, n + 1)
+                return new, go
+
             final, count = emit_loop(self.bb, f"while{k}", lambda v, _: self.inline(prim.cond_graph, v)[0],
-                                     lambda v, _: call(self.bb, body_gv, v, prim.n_carried), args,
-                                     prim.n_carried, self.stubs)
+                                     body, args, n, self.stubs)
         return final[: prim.n_carried] + [count]
 
 
