@@ -47,11 +47,11 @@ import rnn_engines  # noqa: E402
 import framework as ms  # noqa: E402
 
 
-def time_per_step(fn, steps: int) -> float:
-    start = time.perf_counter()
+def time_per_step(fn, steps: int, clock=time.perf_counter) -> float:
+    start = clock()
     for _ in range(steps):
         fn()
-    return (time.perf_counter() - start) / steps * 1000
+    return (clock() - start) / steps * 1000
 
 
 def check_losses(engines: dict, n: int = 3, rtol: float = 1e-4) -> bool:
@@ -109,6 +109,10 @@ def main() -> None:
     parser.add_argument("--torch-path", default="/tmp/torchlib")
     parser.add_argument("--warm-cache", action="store_true", help="keep the disk cache")
     parser.add_argument("--no-nested", action="store_true")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: this process's CPU time per step, for a machine shared with "
+                             "other work (fair with --threads 1, where every engine runs on "
+                             "the calling thread)")
     args = parser.parse_args()
     if not args.warm_cache:
         cache = tempfile.mkdtemp(prefix="twinmode-cf-cache-")
@@ -119,7 +123,8 @@ def main() -> None:
     print(f"RNN while-loop train step: batch {args.batch}, input {n_in}, hidden {args.hidden}, "
           f"seq {args.seq}; {os.cpu_count()} cores, {threads} threads; load "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; median of {args.rounds} rounds "
-          f"x {args.steps} steps")
+          f"x {args.steps} steps, {args.clock} clock")
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
 
     rng = np.random.default_rng(1)
     x = rng.standard_normal((args.seq, args.batch, n_in)).astype(np.float32)
@@ -150,7 +155,7 @@ def main() -> None:
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(args.rounds):
         for name, fn in runners.items():
-            times[name].append(time_per_step(fn, args.steps))
+            times[name].append(time_per_step(fn, args.steps, clock))
     result = {name: statistics.median(t) for name, t in times.items()}
     base = result["pynative"]
     print(f"\n  {'engine':<9} {'ms/step':>9} {'min':>9} {'max':>9}  {'x pynative':>10}")
