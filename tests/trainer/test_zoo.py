@@ -117,3 +117,12 @@ def test_mobilenet_v2_structure():
 def test_mlp_experiment_loads():
     config = load_config(ROOT / "experiments" / "mlp.yaml")
     assert config.model.name == "mlp" and config.dataset.resize is None
+
+
+def test_mobilenet_v2_experiment_loads_and_fits_its_data():
+    config = load_config(ROOT / "experiments" / "mobilenet_v2_fashion.yaml")
+    assert config.model.name == "mobilenet_v2" and config.dataset.resize == 32
+    net = build_model(config.model.name, num_classes=config.model.num_classes,
+                      num_channel=config.model.num_channel)
+    x = np.zeros((1, config.model.num_channel, 32, 32), np.float32)
+    assert net(Tensor(x)).shape == (1, 10)
