@@ -4,7 +4,7 @@ from ..optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
-from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh
 from .loss import (
     CrossEntropyLoss,
     L1Loss,
@@ -38,7 +38,7 @@ __all__ = [
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
     "Conv2d",
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
-    "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",
+    "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "ReLU6", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
     "WithLossCell", "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
 ]

@@ -15,7 +15,9 @@ from .checks import positive_ints
 
 class Conv2d(Cell):
     """MindSpore's ``nn.Conv2d``: pad_mode 'same' (default), 'valid' or 'pad' with
-    ``padding``; weight (out, in, kh, kw) with 2.x defaults (HeUniform(sqrt(5)))."""
+    ``padding``; weight (out, in / group, kh, kw) with 2.x defaults (HeUniform(sqrt(5))).
+    ``group`` > 1 splits the channels into blocks (``group = in_channels``: depthwise) and
+    runs :class:`framework.ops.GroupConv2D`."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
@@ -24,23 +26,25 @@ class Conv2d(Cell):
         super().__init__()
         from .. import dtype as mstype
 
-        positive_ints("Conv2d", in_channels=in_channels, out_channels=out_channels)
-        if group != 1:
-            raise ValueError("Conv2d: group convolution is not supported (group must be 1)")
+        positive_ints("Conv2d", in_channels=in_channels, out_channels=out_channels, group=group)
+        if in_channels % group or out_channels % group:
+            raise ValueError(f"Conv2d: in_channels ({in_channels}) and out_channels "
+                             f"({out_channels}) must both be divisible by group ({group})")
         if data_format != "NCHW":
             raise ValueError(f"Conv2d: only data_format='NCHW' is supported, got {data_format!r}")
         kh, kw = pair(kernel_size, "kernel_size")
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, (kh, kw)
-        self.has_bias = has_bias
+        self.has_bias, self.group = has_bias, group
         dt = dtype or mstype.float32
         winit = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
-        self.weight = Parameter(initializer(winit, (out_channels, in_channels, kh, kw), dt),
-                                "weight")
+        self.weight = Parameter(initializer(winit, (out_channels, in_channels // group, kh, kw),
+                                            dt), "weight")
         if has_bias:
-            fan_in = in_channels * kh * kw
+            fan_in = in_channels // group * kh * kw
             binit = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
             self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
-        self.conv2d = ops.Conv2D(stride, dilation, pad_mode, padding)
+        self.conv2d = (ops.Conv2D(stride, dilation, pad_mode, padding) if group == 1 else
+                       ops.GroupConv2D(stride, dilation, pad_mode, padding, group))
         self.bias_add = ops.BiasAdd()
 
     def construct(self, x):
@@ -51,7 +55,8 @@ class Conv2d(Cell):
         c = self.conv2d
         return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
                 f"kernel_size={self.kernel_size}, stride={c.stride}, pad_mode={c.pad_mode}, "
-                f"padding={c.pad}, dilation={c.dilation}, has_bias={self.has_bias}")
+                f"padding={c.pad}, dilation={c.dilation}, group={self.group}, "
+                f"has_bias={self.has_bias}")
 
 
 class MaxPool2d(Cell):

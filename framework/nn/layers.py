@@ -17,6 +17,13 @@ class ReLU(Cell):
         return ops.relu(x)
 
 
+class ReLU6(Cell):
+    """MindSpore's ``nn.ReLU6``: ``min(max(x, 0), 6)`` (MobileNet's activation)."""
+
+    def construct(self, x):
+        return ops.minimum(ops.relu(x), 6.0)
+
+
 class Sigmoid(Cell):
     def construct(self, x):
         return ops.sigmoid(x)
@@ -45,7 +52,7 @@ class LogSoftmax(Cell):
         return self.log_softmax(x)
 
 
-_ACTIVATIONS = {"relu": ReLU, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax}
+_ACTIVATIONS = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax}
 
 
 def get_activation(name: Any) -> Cell | None:

@@ -177,10 +177,3 @@ class Conv2DBackpropFilter(_Conv):
         ddy = Conv2D(**attrs)(x, dout) if needs[1] else None
         return dx, ddy
 
-
-def conv2d(x, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1):
-    """Functional convolution (MindSpore's ``ops.conv2d``), NCHW."""
-    from .nn_ops import bias_add
-
-    out = Conv2D(stride, dilation, pad_mode, padding)(x, weight)
-    return out if bias is None else bias_add(out, bias)

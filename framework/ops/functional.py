@@ -4,7 +4,6 @@
 import functools
 
 from .clip import clip_by_global_norm
-from .conv import conv2d
 from .creation import fill, full, ones, ones_like, zeros, zeros_like
 from .elementwise import (
     abs,
@@ -39,6 +38,7 @@ from .elementwise import (
     tanh,
     where,
 )
+from .group_conv import conv2d
 from .indexing import getitem, setitem
 from .nn_ops import (
     batch_norm,

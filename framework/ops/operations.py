@@ -33,6 +33,7 @@ from .elementwise import (
     Sub,
     Tanh,
 )
+from .group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
 from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
@@ -59,7 +60,8 @@ __all__ = [
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",
-    "FloorMod", "Gather", "Greater", "GreaterEqual", "IndexAdd", "Less", "LessEqual", "Log",
+    "FloorMod", "Gather", "Greater", "GreaterEqual", "GroupConv2D",
+    "GroupConv2DBackpropFilter", "GroupConv2DBackpropInput", "IndexAdd", "Less", "LessEqual", "Log",
     "LogSoftmax", "MatMul", "MaxPool", "MaxPoolGrad", "Maximum", "Minimum", "Mul", "Neg",
     "NotEqual", "OneHot", "Ones", "OnesLike", "Pad", "Pow", "Print", "Rank", "ReLU", "RealDiv",
     "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceSum", "Reshape",

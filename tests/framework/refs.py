@@ -61,6 +61,28 @@ def conv2d_filter_grad(x, dy, w_shape, stride, dilation, pads):
     return dw_
 
 
+
+def group_conv2d(x, w, stride, dilation, pads, group):
+    """Grouped convolution: channel block g of ``x`` with output block g of ``w``."""
+    c, o = x.shape[1] // group, w.shape[0] // group
+    return np.concatenate([conv2d(x[:, g * c:(g + 1) * c], w[g * o:(g + 1) * o], stride,
+                                  dilation, pads) for g in range(group)], axis=1)
+
+
+def group_conv2d_input_grad(dy, w, x_shape, stride, dilation, pads, group):
+    n, c, h, wd = x_shape
+    c, o = c // group, w.shape[0] // group
+    return np.concatenate([conv2d_input_grad(dy[:, g * o:(g + 1) * o], w[g * o:(g + 1) * o],
+                                             (n, c, h, wd), stride, dilation, pads)
+                           for g in range(group)], axis=1)
+
+
+def group_conv2d_filter_grad(x, dy, w_shape, stride, dilation, pads, group):
+    c, o = x.shape[1] // group, w_shape[0] // group
+    return np.concatenate([conv2d_filter_grad(x[:, g * c:(g + 1) * c], dy[:, g * o:(g + 1) * o],
+                                              (o, *w_shape[1:]), stride, dilation, pads)
+                           for g in range(group)], axis=0)
+
 def pool_windows(x, k, s, pad_mode):
     """Yield (i, j, window values N x C x K, valid mask K, flat indices into padded x)."""
     pads = conv_pads(x.shape[2:], k, s, (1, 1), pad_mode, None)

@@ -76,6 +76,16 @@ EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
      [_RNG.standard_normal((1, 3, 7, 4)), _RNG.standard_normal((3, 2, 2, 3))]),
     ("Conv2D-big-pad", ops.Conv2D(**_CONV_BIG_PAD),
      [_RNG.standard_normal((1, 2, 5, 4)), _RNG.standard_normal((3, 2, 2, 3))]),
+    # grouped/depthwise: the same corner cases with Relax's groups and the grouped TE filter grad
+    ("GroupConv2DBackpropInput-big-pad",
+     ops.GroupConv2DBackpropInput(input_shape=(1, 4, 5, 4), group=2, **_CONV_BIG_PAD),
+     [_RNG.standard_normal((1, 6, 7, 4)), _RNG.standard_normal((6, 2, 2, 3))]),
+    ("GroupConv2DBackpropInput-depthwise-remainder",
+     ops.GroupConv2DBackpropInput(input_shape=(2, 3, 8, 8), group=3, **_CONV_S2),
+     [_RNG.standard_normal((2, 3, 3, 3)), _RNG.standard_normal((3, 1, 3, 3))]),
+    ("GroupConv2DBackpropFilter-depthwise-crop",
+     ops.GroupConv2DBackpropFilter(filter_shape=(3, 1, 3, 3), group=3, **_CONV_S2),
+     [_RNG.standard_normal((2, 3, 8, 8)), _RNG.standard_normal((2, 3, 3, 3))]),
     # cast to bool is x != 0 (0.5 -> True), to int truncates toward zero
     ("Cast-bool", ops.Cast(np.bool_), [np.array([0.0, 0.5, -0.25, 2.0, -0.0])]),
     ("Cast-int-negative", ops.Cast(np.int32), [np.array([-2.7, -0.5, 0.5, 2.7])]),

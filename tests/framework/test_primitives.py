@@ -198,6 +198,30 @@ for cfg in CONV_CONFIGS:
                                                                                pd)),
     ]
 
+# grouped (x: 4 channels in 2 blocks, weight 6 out) and depthwise (group = channels = 3,
+# 2 outputs per channel) convolutions
+GROUP_CONFIGS = [
+    (dict(stride=1, dilation=1, pad_mode="same", pad=0, group=2), (2, 4, 5, 6), (6, 2, 3, 3)),
+    (dict(stride=2, dilation=1, pad_mode="pad", pad=(1, 0, 1, 2), group=3), (2, 3, 6, 5),
+     (6, 1, 3, 3)),
+    (dict(stride=(1, 2), dilation=2, pad_mode="valid", pad=0, group=3), (1, 3, 7, 7),
+     (3, 1, 2, 3)),
+]
+for cfg, xs, ws in GROUP_CONFIGS:
+    g = cfg["group"]
+    st, dl, pd = _conv_geometry(cfg, xs, ws)
+    ys = refs.group_conv2d(np.zeros(xs), np.zeros(ws), st, dl, pd, g).shape
+    CASES += [
+        Case(ops.GroupConv2D(**cfg), rand(xs, ws),
+             lambda x, w, st=st, dl=dl, pd=pd, g=g: refs.group_conv2d(x, w, st, dl, pd, g)),
+        Case(ops.GroupConv2DBackpropInput(input_shape=xs, **cfg), rand(ys, ws),
+             lambda dy, w, st=st, dl=dl, pd=pd, xs=xs, g=g:
+             refs.group_conv2d_input_grad(dy, w, xs, st, dl, pd, g)),
+        Case(ops.GroupConv2DBackpropFilter(filter_shape=ws, **cfg), rand(xs, ys),
+             lambda x, dy, st=st, dl=dl, pd=pd, ws=ws, g=g:
+             refs.group_conv2d_filter_grad(x, dy, ws, st, dl, pd, g)),
+    ]
+
 POOL_CONFIGS = [((2, 2), (2, 2), "valid", (2, 3, 4, 6)), ((3, 2), (2, 1), "valid", (1, 2, 7, 5)),
                 ((3, 3), (2, 2), "same", (2, 2, 5, 6))]
 for k, s, mode, shape in POOL_CONFIGS:

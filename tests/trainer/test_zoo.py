@@ -15,9 +15,13 @@ from .cli_env import ROOT
 
 TINY = {"mlp": dict(num_classes=3, num_channel=1, image_size=4, hidden=5),
         "lenet5": dict(num_classes=3, num_channel=1), "resnet8": dict(num_classes=3),
-        "resnet20": dict(num_classes=3)}
+        "resnet20": dict(num_classes=3),
+        # width 0.25 and two blocks: one without expansion (residual), one expanding x2 with
+        # a stride-2 depthwise convolution; the full-width stage table is checked below
+        "mobilenet_v2": dict(num_classes=3, width_mult=0.25, settings=((1, 8, 1, 1), (2, 8, 1, 2)),
+                             last_channel=16)}
 INPUT = {"mlp": (2, 1, 4, 4), "lenet5": (2, 1, 32, 32), "resnet8": (2, 3, 8, 8),
-         "resnet20": (2, 3, 8, 8)}
+         "resnet20": (2, 3, 8, 8), "mobilenet_v2": (2, 3, 8, 8)}
 NAMES = [pytest.param(n, marks=pytest.mark.slow) if n == "resnet20" else n for n in sorted(MODELS)]
 
 
@@ -47,7 +51,7 @@ def test_forward_shape_and_one_step_equal_in_both_modes(name):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["mlp", "resnet8"])
+@pytest.mark.parametrize("name", ["mlp", "resnet8", "mobilenet_v2"])
 def test_gradients_match_finite_differences(name):
     ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_seed(1)
@@ -88,6 +92,37 @@ def test_resnet_structure():
         CifarResNet(depth=10)
 
 
+def test_mobilenet_v2_structure():
+    from trainer.models import MobileNetV2
+    from trainer.models.mobilenet import InvertedResidual
+
+    net = build_model("mobilenet_v2")
+    convs = [c for _, c in net.cells_and_names() if isinstance(c, nn.Conv2d)]
+    blocks = [c for _, c in net.cells_and_names() if isinstance(c, InvertedResidual)]
+    depthwise = [c for c in convs if c.group > 1]
+    # 17 blocks (1+2+3+4+3+3+1), each with one depthwise 3x3 whose group is its channels;
+    # stem + 16 expansions + 17 depthwise + 17 projections + head
+    assert len(blocks) == 17 and len(depthwise) == 17 and len(convs) == 1 + 16 + 17 + 17 + 1
+    assert all(c.group == c.in_channels == c.out_channels and c.weight.shape[1] == 1
+               for c in depthwise)
+    assert sum(b.residual for b in blocks) == 10  # the repeated blocks of each stage
+    relu6 = sum(1 for _, c in net.cells_and_names() if isinstance(c, nn.ReLU6))
+    assert relu6 == 1 + 16 + 17 + 1  # none after the linear projections
+    assert net(Tensor(np.zeros((1, 3, 32, 32), np.float32))).shape == (1, 10)
+    assert [c.out_channels for c in convs][:2] == [16, 16]  # width 0.5: 32 -> 16
+    with pytest.raises(ValueError, match="width_mult must be > 0"):
+        MobileNetV2(width_mult=0)
+
+
 def test_mlp_experiment_loads():
     config = load_config(ROOT / "experiments" / "mlp.yaml")
     assert config.model.name == "mlp" and config.dataset.resize is None
+
+
+def test_mobilenet_v2_experiment_loads_and_fits_its_data():
+    config = load_config(ROOT / "experiments" / "mobilenet_v2_fashion.yaml")
+    assert config.model.name == "mobilenet_v2" and config.dataset.resize == 32
+    net = build_model(config.model.name, num_classes=config.model.num_classes,
+                      num_channel=config.model.num_channel)
+    x = np.zeros((1, config.model.num_channel, 32, 32), np.float32)
+    assert net(Tensor(x)).shape == (1, 10)

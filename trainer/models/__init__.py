@@ -7,9 +7,11 @@ from typing import Any
 
 from .lenet import LeNet5
 from .mlp import MLP
+from .mobilenet import MobileNetV2, mobilenet_v2
 from .resnet import CifarResNet, resnet8, resnet20
 
-MODELS: dict[str, Any] = {"lenet5": LeNet5, "mlp": MLP, "resnet8": resnet8, "resnet20": resnet20}
+MODELS: dict[str, Any] = {"lenet5": LeNet5, "mlp": MLP, "resnet8": resnet8, "resnet20": resnet20,
+                          "mobilenet_v2": mobilenet_v2}
 
 
 def build_model(name: str, **kwargs: Any) -> Any:
@@ -32,5 +34,5 @@ def network_for(model: Any) -> Any:
     return call(cls, dict(model.args), model.class_.rsplit(":", 1)[1])
 
 
-__all__ = ["MLP", "MODELS", "CifarResNet", "LeNet5", "build_model", "network_for", "resnet8",
-           "resnet20"]
+__all__ = ["MLP", "MODELS", "CifarResNet", "LeNet5", "MobileNetV2", "build_model",
+           "mobilenet_v2", "network_for", "resnet8", "resnet20"]

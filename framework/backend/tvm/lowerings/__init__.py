@@ -40,13 +40,14 @@ from tvm import relax
 
 from ....ops import conv as _conv
 from ....ops import elementwise as _ew
+from ....ops import group_conv as _gconv
 from ....ops import nn_ops as _nn
 from ....ops import pool as _pool
 from ....ops import reduce as _reduce
 from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
 from ....primitive import Primitive
-from . import conv, elementwise, index, nn, pool, reduce, shape
+from . import conv, elementwise, group_conv, index, nn, pool, reduce, shape
 from .base import LowerContext, Lowering, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -104,6 +105,9 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _conv.Conv2D: conv.lower_conv2d,
     _conv.Conv2DBackpropInput: conv.lower_conv2d_backprop_input,
     _conv.Conv2DBackpropFilter: conv.lower_conv2d_backprop_filter,
+    _gconv.GroupConv2D: conv.lower_conv2d,
+    _gconv.GroupConv2DBackpropInput: conv.lower_conv2d_backprop_input,
+    _gconv.GroupConv2DBackpropFilter: group_conv.lower_group_conv2d_backprop_filter,
     _pool.MaxPool: pool.lower_max_pool,
     _pool.MaxPoolGrad: pool.lower_max_pool_grad,
     _pool.AvgPool: pool.lower_avg_pool,

@@ -9,15 +9,18 @@ from .base import LowerContext, crop, hw_padding
 
 
 def lower_conv2d(ctx: LowerContext, x, w):
+    """Relax's conv2d; also ``GroupConv2D`` (its ``group`` is Relax's ``groups``)."""
     prim = ctx.prim
     xs, ws = ctx.in_specs
     pads, _, _ = prim.geometry(xs.shape, ws.shape)
     return relax.op.nn.conv2d(x, w, strides=prim.stride, padding=hw_padding(pads),
-                              dilation=prim.dilation, data_layout="NCHW", kernel_layout="OIHW")
+                              dilation=prim.dilation, groups=getattr(prim, "group", 1),
+                              data_layout="NCHW", kernel_layout="OIHW")
 
 
 def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
-    """A transposed convolution; ``output_padding`` restores ``input_shape`` exactly."""
+    """A transposed convolution; ``output_padding`` restores ``input_shape`` exactly.
+    Grouped (``GroupConv2DBackpropInput``): the same with Relax's ``groups``."""
     prim = ctx.prim
     ws = ctx.in_specs[1]
     _, _, h, wd = prim.input_shape
@@ -35,6 +38,7 @@ def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
     # weight (O, C, kh, kw) is IOHW for the transposed conv from O to C channels
     out = relax.op.nn.conv2d_transpose(dy, w, strides=prim.stride, padding=hw_padding(used),
                                        output_padding=out_padding, dilation=prim.dilation,
+                                       groups=getattr(prim, "group", 1),
                                        data_layout="NCHW", kernel_layout="IOHW")
     if not any(extra):
         return out
