@@ -55,7 +55,8 @@ def __getattr__(name: str):
 
 __all__ = [
     "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "ParallelMode", "get_auto_parallel_context",
-    "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter", "ParameterTuple",
+    "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
+    "ParameterTuple",
     "Tensor", "context", "jit_class", "ms_function",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",

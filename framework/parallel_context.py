@@ -55,9 +55,9 @@ def _check(key: str, value: Any) -> Any:
             raise ValueError(f"set_auto_parallel_context: {key} must be True or False, got {value!r}")
         return value
     if key in ("device_num", "global_rank"):
-        if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "device_num" else -1):
-            raise ValueError(f"set_auto_parallel_context: {key} must be an int >= "
-                             f"{0 if key == 'device_num' else -1}, got {value!r}")
+        low = 0 if key == "device_num" else -1
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise ValueError(f"set_auto_parallel_context: {key} must be an int >= {low}, got {value!r}")
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value < MIN_BUCKET_BYTES:
         raise ValueError(f"set_auto_parallel_context: comm_fusion_bytes must be an int >= "

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..ops.comm import AllReduce
 from ..dtype import to_np
+from ..ops.comm import AllReduce
 from ..parallel_context import get_auto_parallel_context
 from .cell import Cell
 
