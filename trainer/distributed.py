@@ -1,0 +1,126 @@
+"""A run as one rank of a data-parallel job (``mpirun -n N train run ...``, ``--nproc N``).
+
+Contract with :func:`trainer.experiment.run_experiment`: when :func:`join` returns a
+:class:`Rank` with ``size > 1``, the experiment
+
+- has MindSpore's data-parallel context set (``framework.communication.init()``,
+  ``DATA_PARALLEL`` with ``gradients_mean=True``), so ``nn.TrainOneStepCell`` all-reduces
+  the gradients inside each step (graph mode: inside the compiled step);
+- builds the training loader with ``num_shards=size, shard_id=rank`` (each rank
+  ``dataset.batch_size`` samples per step; the same seed, so the shards cover the epoch);
+- checks at start that all ranks have the same config hash, resume checkpoint and
+  parameter shapes (:meth:`Rank.check`), one clear line otherwise;
+- on rank 0 alone writes checkpoints and the MLflow run (tagged ``world_size``; the
+  :class:`DistStats` metrics: throughput summed over ranks, each rank's step time);
+  every rank resumes from rank 0's choice of checkpoint, at the same epoch and position
+  of its own shard.
+
+Any error after :func:`join` ends every rank (``framework.communication.abort``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import framework as ms
+
+from .callbacks import Callback
+from .context import RunContext
+
+# set by the --nproc launcher: a folder where each rank writes its pid (to name a dead rank)
+RANKS_DIR_ENV = "TWINMODE_DIST_RANKS_DIR"
+
+
+@dataclass(frozen=True)
+class Rank:
+    rank: int = 0
+    size: int = 1
+
+    @property
+    def distributed(self) -> bool:
+        return self.size > 1
+
+    @property
+    def leader(self) -> bool:
+        return self.rank == 0
+
+    def check(self, what: str, value: Any) -> None:
+        """Every rank must pass an equal ``value`` (a one-line RankMismatch otherwise)."""
+        if self.distributed:
+            from framework.communication import check_consistent
+
+            check_consistent(what, value)
+
+    def agree(self, value: Any) -> Any:
+        """Rank 0's ``value`` on every rank."""
+        if not self.distributed:
+            return value
+        from framework.communication import broadcast_object
+
+        return broadcast_object(value)
+
+
+def join() -> Rank:
+    """This process's place in the job: joins MPI's world when an MPI launcher started it
+    (several ranks), else one rank of one (nothing is imported or initialized)."""
+    from framework.communication import launched_by_mpi
+
+    if not launched_by_mpi():
+        return Rank()
+    from framework.communication import get_group_size, get_rank, init
+
+    init()
+    rank = Rank(get_rank(), get_group_size())
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    folder = os.environ.get(RANKS_DIR_ENV)
+    if folder:
+        with open(os.path.join(folder, f"{os.getpid()}.rank"), "w") as f:
+            f.write(str(rank.rank))
+    return rank
+
+
+def shapes_digest(net: Any) -> str:
+    """A short digest of the network's parameter names, shapes and dtypes."""
+    text = ";".join(f"{name}:{tuple(p.shape)}:{p.dtype}" for name, p in net.parameters_and_names())
+    return f"{len(list(net.get_parameters()))} parameters, digest " + hashlib.sha256(
+        text.encode()).hexdigest()[:12]
+
+
+class DistStats(Callback):
+    """At each epoch's end, every rank's wall time per step, gathered to rank 0's
+    ``run_context.metrics``: ``dist/rank<r>_ms_per_step`` for each rank and
+    ``dist/samples_per_second`` (summed over ranks), which the MLflow logger records.
+    Collective: every rank runs it at the same epochs."""
+
+    order = 45  # before the MLflow logger (50) reads the epoch's metrics
+
+    def __init__(self, rank: Rank) -> None:
+        self.rank = rank
+
+    def on_train_epoch_end(self, ctx: RunContext) -> None:
+        from framework.communication import allgather_object
+
+        t = ctx.timings
+        mine = (t.epoch_wall_seconds, t.epoch_steps_run, t.epoch_samples)
+        everyone = allgather_object(mine)
+        if not self.rank.leader:
+            return
+        total = 0.0
+        for r, (seconds, steps, samples) in enumerate(everyone):
+            if steps and seconds > 0:
+                ctx.metrics[f"dist/rank{r}_ms_per_step"] = seconds / steps * 1000
+                total += samples / seconds
+        if total:
+            ctx.metrics["dist/samples_per_second"] = total
+            ctx.metrics["dist/world_size"] = float(self.rank.size)
+
+
+def fail(message: str, code: int) -> None:
+    """End every rank of a running job with ``message`` (no-op in a one-rank run)."""
+    from framework.communication import abort, is_initialized
+
+    if is_initialized():
+        abort(message, code)
