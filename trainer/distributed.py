@@ -25,6 +25,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 import framework as ms
 
 from .callbacks import Callback
@@ -90,29 +92,36 @@ def shapes_digest(net: Any) -> str:
 
 
 class DistStats(Callback):
-    """At each epoch's end, every rank's wall time per step, gathered to rank 0's
-    ``run_context.metrics``: ``dist/rank<r>_ms_per_step`` for each rank and
-    ``dist/samples_per_second`` (summed over ranks), which the MLflow logger records.
-    Collective: every rank runs it at the same epochs."""
+    """At each epoch's end, every rank's step time, gathered to rank 0's
+    ``run_context.metrics``: ``dist/rank<r>_ms_per_step`` (the median wall time of the
+    epoch's steps: robust to the first step, when ranks wait for each other's
+    compilation) and ``dist/samples_per_second`` (summed over ranks), which the MLflow
+    logger records. Collective: every rank runs it at the same epochs."""
 
     order = 45  # before the MLflow logger (50) reads the epoch's metrics
 
     def __init__(self, rank: Rank) -> None:
         self.rank = rank
+        self.seconds: list[float] = []
+        self.batch = 0
+
+    def on_train_step_end(self, ctx: RunContext) -> None:
+        self.seconds.append(ctx.timings.step_wall_seconds)
+        self.batch = ctx.batch_size
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         from framework.communication import allgather_object
 
-        t = ctx.timings
-        mine = (t.epoch_wall_seconds, t.epoch_steps_run, t.epoch_samples)
-        everyone = allgather_object(mine)
+        median = float(np.median(self.seconds)) if self.seconds else 0.0
+        everyone = allgather_object((median, self.batch))
+        self.seconds = []
         if not self.rank.leader:
             return
         total = 0.0
-        for r, (seconds, steps, samples) in enumerate(everyone):
-            if steps and seconds > 0:
-                ctx.metrics[f"dist/rank{r}_ms_per_step"] = seconds / steps * 1000
-                total += samples / seconds
+        for r, (seconds, batch) in enumerate(everyone):
+            if seconds > 0:
+                ctx.metrics[f"dist/rank{r}_ms_per_step"] = seconds * 1000
+                total += batch / seconds
         if total:
             ctx.metrics["dist/samples_per_second"] = total
             ctx.metrics["dist/world_size"] = float(self.rank.size)

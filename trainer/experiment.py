@@ -27,7 +27,7 @@ from .callbacks import (
     ModelCheckpoint,
     ProgressBar,
 )
-from .config import ConfigError, ExperimentConfig
+from .config import ExperimentConfig
 from .context import RunContext
 from .data import check_model_takes_data, custom_loaders
 from .distributed import DistStats, Rank, join, shapes_digest
@@ -59,10 +59,14 @@ def loaders(config: ExperimentConfig, rank: Rank | None = None) -> tuple[Any, An
     rank = rank or Rank()
     spec = transforms_for(config)
     if d.class_ is not None or d.name in ("npz", "image_folder"):
-        if rank.distributed:
-            raise ConfigError(f"dataset.name {d.name!r} / dataset.class: several ranks (dist.nproc) "
-                              "shard only the built-in datasets (mnist, fashion_mnist) for now")
-        return custom_loaders(config, spec)
+        found = custom_loaders(config, spec, (rank.size, rank.rank))
+        if rank.distributed and not hasattr(found[0], "num_shards"):
+            import warnings
+
+            warnings.warn("dataset.class: the trainer does not shard a framework.dataset pipeline; "
+                          "give it num_shards=get_group_size(), shard_id=get_rank() yourself (else "
+                          "every rank reads the same samples)", stacklevel=2)
+        return found
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
                                  shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec,
                                  num_shards=rank.size, shard_id=rank.rank)
