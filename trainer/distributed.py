@@ -20,7 +20,6 @@ Any error after :func:`join` ends every rank (``framework.communication.abort``)
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -84,11 +83,23 @@ def join() -> Rank:
     return rank
 
 
-def shapes_digest(net: Any) -> str:
-    """A short digest of the network's parameter names, shapes and dtypes."""
-    text = ";".join(f"{name}:{tuple(p.shape)}:{p.dtype}" for name, p in net.parameters_and_names())
-    return f"{len(list(net.get_parameters()))} parameters, digest " + hashlib.sha256(
-        text.encode()).hexdigest()[:12]
+def check_shapes(net: Any) -> None:
+    """Every rank's network must have the same parameters (names, shapes, dtypes); a
+    one-line RankMismatch naming the first that differs otherwise. Collective."""
+    from framework.communication import RankMismatch, allgather_object
+
+    mine = [(name, tuple(p.shape), str(p.dtype)) for name, p in net.parameters_and_names()]
+    everyone = allgather_object(mine)
+    for r, theirs in enumerate(everyone[1:], start=1):
+        if theirs == everyone[0]:
+            continue
+        for i, (a, b) in enumerate(zip(everyone[0], theirs)):
+            if a != b:
+                raise RankMismatch(f"ranks disagree on the parameter shapes: parameter {i} is {a[0]} "
+                                   f"{a[1]} {a[2]} on rank 0 but {b[0]} {b[1]} {b[2]} on rank {r}; start "
+                                   "every rank with the same config and code")
+        raise RankMismatch(f"ranks disagree on the parameter shapes: rank 0 has {len(everyone[0])} "
+                           f"parameters, rank {r} has {len(theirs)}")
 
 
 class DistStats(Callback):

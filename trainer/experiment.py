@@ -30,7 +30,7 @@ from .callbacks import (
 from .config import ExperimentConfig
 from .context import RunContext
 from .data import check_model_takes_data, custom_loaders
-from .distributed import DistStats, Rank, join, shapes_digest
+from .distributed import DistStats, Rank, check_shapes, join
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
 from .models import network_for
@@ -232,7 +232,8 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     if config.model.class_ is None:
         check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
-    rank.check("the parameter shapes", shapes_digest(net))
+    if rank.distributed:
+        check_shapes(net)
     classes = check_model_takes_data(net, {"train": train, "test": test},
                                      config.model.class_ or config.model.name)
     recorder = StepRecorder()

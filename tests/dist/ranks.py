@@ -1,0 +1,125 @@
+"""A MindSpore-style data-parallel script the tests start with ``mpiexec -n 2`` (or run
+alone as the one-process reference). Only the import lines differ from MindSpore's.
+
+    python ranks.py equivalence OUT.npz [--batch 32]   LeNet, 20 steps, both modes
+    python ranks.py train DIR [--steps N] [--sleep S]   Model.train with checkpoints/resume
+    python ranks.py fail RANK                           RANK raises at step 3
+    python ranks.py mismatch                            rank 1 builds another network
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+import datasets
+import framework as ms
+from framework import Tensor, nn
+from framework.communication import broadcast_object, get_group_size, get_rank, init
+from trainer import Model
+from trainer.callbacks import Callback, CheckpointConfig, ModelCheckpoint
+from trainer.checkpoint import latest_valid
+from trainer.models.lenet import LeNet5
+
+
+def data(n: int = 1280) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(7)
+    return rng.normal(size=(n, 1, 32, 32)).astype(np.float32), rng.integers(0, 10, n).astype(np.int32)
+
+
+def setup() -> tuple[int, int]:
+    init()
+    rank, size = get_rank(), get_group_size()
+    if size > 1:
+        ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    return rank, size
+
+
+def network(width: int = 10) -> tuple[nn.Cell, nn.Cell, object]:
+    ms.set_seed(1)
+    net = LeNet5(num_classes=width)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return net, loss, nn.Momentum(net.trainable_params(), 0.05, 0.9)
+
+
+def equivalence(out: str, batch: int) -> None:
+    rank, size = setup()
+    x, y = data()
+    result = {}
+    for mode in ("pynative", "graph"):
+        ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+        net, loss, opt = network()
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+        loader = datasets.make_loader((x, y), batch_size=batch, seed=3, num_shards=size, shard_id=rank)
+        for i, (xb, yb) in enumerate(loader):
+            if i == 20:
+                break
+            step(Tensor(xb), Tensor(yb))
+        result.update({f"{mode}/{p.name}": p.asnumpy() for p in net.trainable_params()})
+    if rank == 0:
+        np.savez(out, **result)
+
+
+class Slow(Callback):
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def on_train_step_end(self, ctx) -> None:
+        time.sleep(self.seconds)
+
+
+def train(directory: str, steps: int, sleep: float) -> None:
+    rank, size = setup()
+    x, y = data(64 * steps // 2)
+    net, loss, opt = network()
+    loader = datasets.make_loader((x, y), batch_size=32, seed=3, num_shards=size, shard_id=rank)
+    callbacks = [Slow(sleep)] if sleep else []
+    if rank == 0:  # one writer of checkpoints
+        callbacks.append(ModelCheckpoint("dp", directory, CheckpointConfig(save_checkpoint_steps=3)))
+    model = Model(net, loss, opt, mode="pynative")
+    found = latest_valid(directory, "dp") if rank == 0 else None
+    resume = broadcast_object(str(found[0]) if found else None)  # rank 0's choice, for every rank
+    model.train(2, loader, callbacks=callbacks, resume_from=resume)
+    if rank == 0:
+        final = {p.name: p.asnumpy() for p in net.trainable_params()}
+        np.savez(os.path.join(directory, "final.npz"), **final)
+
+
+def fail(bad_rank: int) -> None:
+    rank, _ = setup()
+    net, loss, opt = network()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    x, y = data(64)
+    for i in range(1000):
+        if i == 3 and rank == bad_rank:
+            raise ValueError("bad batch at step 3")
+        step(Tensor(x[:32]), Tensor(y[:32]))
+
+
+def mismatch() -> None:
+    from trainer.distributed import check_shapes
+
+    rank, _ = setup()
+    net, _, _ = network(10 if rank == 0 else 12)
+    check_shapes(net)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("what")
+    parser.add_argument("arg", nargs="?")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--sleep", type=float, default=0.0)
+    a = parser.parse_args()
+    if a.what == "equivalence":
+        equivalence(a.arg, a.batch)
+    elif a.what == "train":
+        train(a.arg, a.steps, a.sleep)
+    elif a.what == "fail":
+        fail(int(a.arg))
+    else:
+        mismatch()
