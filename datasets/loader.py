@@ -151,8 +151,9 @@ class BatchIterator:
             self._epoch, self._position = epoch + 1, 0
 
     def state_dict(self) -> dict[str, Any]:
-        """Epoch and position, plus the settings that must match on resume."""
-        state = {"epoch": self._epoch, "position": self._position}
+        """Epoch and position, plus the settings that must match on resume (and, for the
+        record, ``shard_id``)."""
+        state = {"epoch": self._epoch, "position": self._position, "shard_id": self.shard_id}
         return state | {key: getattr(self, key) for key in _CONFIG_KEYS}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:

@@ -53,11 +53,8 @@ def test_two_ranks_of_32_equal_one_process_of_64_in_both_modes(tmp_path):
     assert one.returncode == 0, one.stderr[-3000:]
     got, want = np.load(tmp_path / "two.npz"), np.load(tmp_path / "one.npz")
     assert sorted(got) == sorted(want) and len(want) == 16  # 8 LeNet parameters x 2 modes
-    start = {k: v for k, v in np.load(tmp_path / "one.npz").items()}
     for key in want:
         np.testing.assert_allclose(got[key], want[key], rtol=0, atol=1e-5, err_msg=key)
-    # the parameters moved (20 steps changed them by far more than the tolerance)
-    assert start.keys() == want.keys()
 
 
 def _kill_tree(proc: subprocess.Popen) -> None:
