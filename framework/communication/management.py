@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -43,6 +44,9 @@ class GlobalComm:
 
 
 _state: dict[str, Any] = {"comm": None, "mpi": None, "hook": None}
+# all-reduces of this process over several ranks: count, bytes sent, seconds inside MPI
+# (waiting for slower ranks included); bench/dist.py reads them
+STATS: dict[str, float] = {"calls": 0, "bytes": 0, "seconds": 0.0}
 
 
 def mpi_module() -> Any:
@@ -153,10 +157,14 @@ def allreduce_array(array: np.ndarray, out: np.ndarray | None = None, op: str = 
         return out
     MPI = mpi_module()
     ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
+    start = time.perf_counter()
     if out is send:
         comm.Allreduce(MPI.IN_PLACE, out, op=ops[op])
     else:
         comm.Allreduce(send, out, op=ops[op])
+    STATS["calls"] += 1
+    STATS["bytes"] += send.nbytes
+    STATS["seconds"] += time.perf_counter() - start
     return out
 
 

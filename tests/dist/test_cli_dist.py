@@ -66,25 +66,42 @@ def test_two_ranks_log_one_mlflow_run_from_rank_0(workdir):
     assert state.data_state["num_shards"] == 2 and state.data_state["shard_id"] == 0
 
 
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
 @needs_mpi
 @needs_data
 def test_a_killed_rank_ends_the_job_within_30_s_naming_it(workdir):
     proc = subprocess.Popen([str(TRAIN), "run", str(SMOKE), "--nproc", "2", "--mode", "pynative",
                              "--quiet", "train.epochs=50", "mlflow.system_metrics=false"],
                             cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not (workdir / "checkpoints" / "smoke").is_dir():  # made when training starts
-        assert time.monotonic() < deadline and proc.poll() is None, "the job did not start"
-        time.sleep(0.2)
-    time.sleep(1.0)
-    ranks = [p for p in psutil.Process(proc.pid).children(recursive=True)
-             if p.name().startswith("python") and "trainer.cli" in " ".join(p.cmdline())]
-    assert len(ranks) == 2
-    victim = ranks[-1]
-    victim.send_signal(signal.SIGKILL)
-    killed = time.monotonic()
-    _, err = proc.communicate(timeout=60)
-    assert time.monotonic() - killed < 30
+    family = []
+    try:
+        deadline = time.monotonic() + 120
+        while not (workdir / "checkpoints" / "smoke").is_dir():  # made when training starts
+            assert time.monotonic() < deadline and proc.poll() is None, "the job did not start"
+            time.sleep(0.2)
+        time.sleep(1.0)
+        family = psutil.Process(proc.pid).children(recursive=True)
+        ranks = [p for p in family
+                 if p.name().startswith("python") and "trainer.cli" in " ".join(p.cmdline())]
+        assert len(ranks) == 2
+        victim = ranks[-1]
+        victim.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        assert time.monotonic() - killed < 30
+        assert not [p for p in family if _alive(p)]
+    finally:  # nothing of the job outlives the test
+        for p in [*family, psutil.Process(proc.pid)]:
+            try:
+                p.kill()
+            except psutil.NoSuchProcess:
+                pass
     assert proc.returncode != 0
     lines = err.strip().splitlines()
     assert lines[-1].startswith("error: rank "), err[-2000:]
