@@ -97,7 +97,9 @@ def test_a_killed_rank_ends_the_job_within_30_s_naming_it(workdir):
         assert time.monotonic() - killed < 30
         assert not [p for p in family if _alive(p)]
     finally:  # nothing of the job outlives the test
-        for p in [*family, psutil.Process(proc.pid)]:
+        if proc.poll() is None:
+            proc.kill()
+        for p in family:
             try:
                 p.kill()
             except psutil.NoSuchProcess:
