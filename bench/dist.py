@@ -10,8 +10,8 @@ with the venv's ``mpiexec`` (1 thread per rank: OMP/OpenBLAS/TVM_NUM_THREADS=1):
    with 1 and 2 ranks, the samples/s summed over ranks, and the all-reduce share of the
    2-rank step (seconds inside MPI Allreduce / step time; it includes waiting for the
    slower rank);
-2. the all-reduce itself between 2 ranks, sizes 4 B .. 16 MB: latency ``alpha`` and
-   bandwidth ``1 / beta`` fitted to ``t(n) = alpha + beta * n``;
+2. the all-reduce itself between 2 ranks, sizes 4 B .. 16 MB: latency ``alpha`` (the
+   4 B and 1 KB messages) and bandwidth ``1 / beta`` (the slope of ``t(n)`` from 256 KB on);
 3. a model of the step at p = 8, 64, 512 ranks: a ring all-reduce of n gradient bytes
    costs ``2 (p - 1) alpha + 2 (p - 1) / p * n * beta``; with the per-rank batch fixed the
    step is ``compute + allreduce(p)`` (no overlap), the efficiency ``compute / step``.
@@ -138,8 +138,8 @@ def main() -> None:
     rows = _job(2, "allreduce")
     sizes = np.array([r[0] for r in rows], float)
     secs = np.array([r[1] for r in rows])
-    beta, alpha = np.polyfit(sizes, secs, 1)
-    alpha = max(alpha, secs[0])  # the smallest message is the latency floor
+    alpha = float(np.median(secs[:2]))  # latency: the smallest messages (4 B, 1 KB)
+    beta = float(np.polyfit(sizes[3:], secs[3:], 1)[0])  # seconds per byte: messages >= 256 KB
     print("all-reduce between 2 ranks (float32 sum, one message):")
     for n, t in rows:
         print(f"  {n:>10,d} B  {t * 1e6:9.1f} us  {n / t / 1e9 if t else 0:6.2f} GB/s")

@@ -30,6 +30,7 @@ from .metrics import (
     names,
 )
 from .normalization import BatchNorm1d, BatchNorm2d
+from .sync_batchnorm import SyncBatchNorm
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn",
     "names",
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
-    "Conv2d", "DistributedGradReducer",
+    "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",

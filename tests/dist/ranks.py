@@ -3,6 +3,7 @@ alone as the one-process reference). Only the import lines differ from MindSpore
 
     python ranks.py equivalence OUT.npz [--batch 32]   LeNet, 20 steps, both modes
     python ranks.py train DIR [--steps N] [--sleep S]   Model.train with checkpoints/resume
+    python ranks.py syncbn OUT.npz [--batch 8] [--plain] conv + (Sync)BatchNorm, 5 steps, both modes
     python ranks.py fail RANK                           RANK raises at step 3
     python ranks.py mismatch                            rank 1 builds another network
 """
@@ -63,6 +64,31 @@ def equivalence(out: str, batch: int) -> None:
         np.savez(out, **result)
 
 
+def syncbn(out: str, batch: int, plain: bool) -> None:
+    """A conv net with nn.SyncBatchNorm (``plain``: nn.BatchNorm2d), 5 Momentum steps."""
+    rank, size = setup()
+    rng = np.random.default_rng(11)
+    x = rng.normal(1.0, 2.0, size=(80, 3, 8, 8)).astype(np.float32)
+    y = rng.integers(0, 5, 80).astype(np.int32)
+    result = {}
+    for mode in ("pynative", "graph"):
+        ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+        ms.set_seed(2)
+        norm = nn.BatchNorm2d(4) if plain else nn.SyncBatchNorm(4)
+        net = nn.SequentialCell([nn.Conv2d(3, 4, 3), norm, nn.ReLU(), nn.Flatten(), nn.Dense(256, 5)])
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.1, 0.9))
+        step.set_train(True)
+        loader = datasets.make_loader((x, y), batch_size=batch, seed=3, num_shards=size, shard_id=rank)
+        for i, (xb, yb) in enumerate(loader):
+            if i == 5:
+                break
+            step(Tensor(xb), Tensor(yb))
+        result.update({f"{mode}/{name}": p.asnumpy() for name, p in net.parameters_and_names()})
+    if rank == 0:
+        np.savez(out, **result)
+
+
 class Slow(Callback):
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -114,11 +140,14 @@ if __name__ == "__main__":
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--sleep", type=float, default=0.0)
+    parser.add_argument("--plain", action="store_true")
     a = parser.parse_args()
     if a.what == "equivalence":
         equivalence(a.arg, a.batch)
     elif a.what == "train":
         train(a.arg, a.steps, a.sleep)
+    elif a.what == "syncbn":
+        syncbn(a.arg, a.batch, a.plain)
     elif a.what == "fail":
         fail(int(a.arg))
     else:
