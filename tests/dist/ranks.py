@@ -3,7 +3,8 @@ alone as the one-process reference). Only the import lines differ from MindSpore
 
     python ranks.py equivalence OUT.npz [--batch 32]   LeNet, 20 steps, both modes
     python ranks.py train DIR [--steps N] [--sleep S]   Model.train with checkpoints/resume
-    python ranks.py syncbn OUT.npz [--batch 8] [--plain] conv + (Sync)BatchNorm, 5 steps, both modes
+    python ranks.py syncbn OUT.npz [--batch 8] [--plain] [--modes pynative,graph]
+                                                        conv + (Sync)BatchNorm, 5 steps
     python ranks.py fail RANK                           RANK raises at step 3
     python ranks.py mismatch                            rank 1 builds another network
 """
@@ -64,14 +65,14 @@ def equivalence(out: str, batch: int) -> None:
         np.savez(out, **result)
 
 
-def syncbn(out: str, batch: int, plain: bool) -> None:
+def syncbn(out: str, batch: int, plain: bool, modes: list[str]) -> None:
     """A conv net with nn.SyncBatchNorm (``plain``: nn.BatchNorm2d), 5 Momentum steps."""
     rank, size = setup()
     rng = np.random.default_rng(11)
     x = rng.normal(1.0, 2.0, size=(80, 3, 8, 8)).astype(np.float32)
     y = rng.integers(0, 5, 80).astype(np.int32)
     result = {}
-    for mode in ("pynative", "graph"):
+    for mode in modes:
         ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
         ms.set_seed(2)
         norm = nn.BatchNorm2d(4) if plain else nn.SyncBatchNorm(4)
@@ -141,13 +142,14 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=12)
     parser.add_argument("--sleep", type=float, default=0.0)
     parser.add_argument("--plain", action="store_true")
+    parser.add_argument("--modes", default="pynative,graph")
     a = parser.parse_args()
     if a.what == "equivalence":
         equivalence(a.arg, a.batch)
     elif a.what == "train":
         train(a.arg, a.steps, a.sleep)
     elif a.what == "syncbn":
-        syncbn(a.arg, a.batch, a.plain)
+        syncbn(a.arg, a.batch, a.plain, a.modes.split(","))
     elif a.what == "fail":
         fail(int(a.arg))
     else:
