@@ -38,6 +38,7 @@ def test_nproc_without_the_dist_extra_says_what_to_install(workdir):
         "error: --nproc 2 needs MPI (mpi4py not found): pip install 'twinmode[dist]' (mpi4py + mpich)"]
 
 
+@pytest.mark.slow
 @needs_mpi
 @needs_data
 def test_two_ranks_log_one_mlflow_run_from_rank_0(workdir):
