@@ -65,7 +65,8 @@ Overrides = Annotated[list[str] | None, typer.Argument(
 def _fail(message: str, code: int) -> None:
     from .distributed import fail
 
-    fail(message, code)  # one rank of several: `rank R of N failed: ...`, every rank ends
+    if code != 130:  # Ctrl-C reached every rank (hydra forwards it): each saves and exits itself
+        fail(message, code)  # one rank of several: `rank R of N failed: ...`, every rank ends
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
