@@ -15,7 +15,8 @@ Contract with :func:`trainer.experiment.run_experiment`: when :func:`join` retur
   every rank resumes from rank 0's choice of checkpoint, at the same epoch and position
   of its own shard.
 
-Any error after :func:`join` ends every rank (``framework.communication.abort``).
+Any error after :func:`join` ends every rank (``framework.communication.abort``); ranks
+other than 0 print no warnings (each would repeat rank 0's).
 """
 
 from __future__ import annotations
@@ -76,6 +77,10 @@ def join() -> Rank:
     init()
     rank = Rank(get_rank(), get_group_size())
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
+    if not rank.leader:  # the ranks run the same code: rank 0 alone warns, once for the job
+        import warnings
+
+        warnings.simplefilter("ignore")
     folder = os.environ.get(RANKS_DIR_ENV)
     if folder:
         with open(os.path.join(folder, f"{os.getpid()}.rank"), "w") as f:
