@@ -108,9 +108,14 @@ def _who(seen: dict[str, str], ranks_dir: str, nproc: int) -> str:
 def _pump(src: IO[bytes], dst: IO[str], seen: dict[str, str]) -> None:
     """Copy ``src`` to ``dst`` line by line, keeping hydra's failure banner out."""
     out = dst.buffer if hasattr(dst, "buffer") else None
+    blank = b""  # an empty line is held back: hydra's banner starts with one
     for raw in iter(src.readline, b""):
         text = raw.decode(errors="replace").rstrip("\n")
+        if text == "" and not blank and "banner" not in seen:
+            blank = raw
+            continue
         if _BANNER.match(text) or (text == "" and "banner" in seen):
+            blank = b""
             seen["banner"] = "1"
             found = re.search(r"PID (\d+) RUNNING", text)
             if found:
@@ -124,6 +129,7 @@ def _pump(src: IO[bytes], dst: IO[str], seen: dict[str, str]) -> None:
             continue
         if re.match(r"rank \d+ of \d+ failed: ", text):
             seen["reported"] = "1"
+        raw, blank = blank + raw, b""
         if out is not None:
             out.write(raw)
             out.flush()
