@@ -215,6 +215,11 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     mode = config.mode
     rank = join()  # one rank of a data-parallel job (mpirun, --nproc), or the only one
     rank.check("the config hash", config.hash())
+    if rank.distributed and config.device == "cuda" and mode == "graph":
+        from .config import ConfigError
+
+        raise ConfigError("device: cuda with several ranks is not supported yet (graph mode's "
+                          "all-reduce reads host memory); use device: cpu")
     if not rank.leader:  # rank 0 alone writes checkpoints, IR and the MLflow run
         quiet, log, progress = True, False, None
     ckpt_dir = checkpoint_dir or config.checkpoint_dir
