@@ -2,6 +2,7 @@
 alone as the one-process reference). Only the import lines differ from MindSpore's.
 
     python ranks.py equivalence OUT.npz [--batch 32]   LeNet, 20 steps, both modes
+    python ranks.py pipeline OUT.npz [--batch 32]       Model.train on a framework.dataset pipeline
     python ranks.py train DIR [--steps N] [--sleep S]   Model.train with checkpoints/resume
     python ranks.py syncbn OUT.npz [--batch 8] [--plain] [--modes pynative,graph]
                                                         conv + (Sync)BatchNorm, 5 steps
@@ -63,6 +64,21 @@ def equivalence(out: str, batch: int) -> None:
         result.update({f"{mode}/{p.name}": p.asnumpy() for p in net.trainable_params()})
     if rank == 0:
         np.savez(out, **result)
+
+
+def pipeline(out: str, batch: int) -> None:
+    """MindSpore's way: a NumpySlicesDataset sharded with num_shards=get_group_size(),
+    shard_id=get_rank(), batched, and Model.train (PyNative), 10 steps."""
+    import framework.dataset as ds
+
+    rank, size = setup()
+    x, y = data(640)
+    net, loss, opt = network()
+    dataset = ds.NumpySlicesDataset((x, y), column_names=["image", "label"], shuffle=False,
+                                    num_shards=get_group_size(), shard_id=get_rank()).batch(batch)
+    Model(net, loss, opt, mode="pynative").train(1, dataset)
+    if rank == 0:
+        np.savez(out, **{p.name: p.asnumpy() for p in net.trainable_params()})
 
 
 def syncbn(out: str, batch: int, plain: bool, modes: list[str]) -> None:
@@ -148,6 +164,8 @@ if __name__ == "__main__":
         equivalence(a.arg, a.batch)
     elif a.what == "train":
         train(a.arg, a.steps, a.sleep)
+    elif a.what == "pipeline":
+        pipeline(a.arg, a.batch)
     elif a.what == "syncbn":
         syncbn(a.arg, a.batch, a.plain, a.modes.split(","))
     elif a.what == "fail":

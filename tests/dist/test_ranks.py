@@ -57,6 +57,19 @@ def test_two_ranks_of_32_equal_one_process_of_64_in_both_modes(tmp_path):
         np.testing.assert_allclose(got[key], want[key], rtol=0, atol=1e-5, err_msg=key)
 
 
+def test_model_on_a_sharded_dataset_pipeline_equals_one_process(tmp_path):
+    """MindSpore's script shape: NumpySlicesDataset(num_shards=2, shard_id=rank).batch(32) and
+    Model.train on 2 ranks == the unsharded pipeline batched by 64 on one process."""
+    two = _run(tmp_path, 2, "pipeline", str(tmp_path / "two.npz"), "--batch", "32")
+    assert two.returncode == 0, two.stderr[-3000:]
+    one = _run(tmp_path, 1, "pipeline", str(tmp_path / "one.npz"), "--batch", "64")
+    assert one.returncode == 0, one.stderr[-3000:]
+    got, want = np.load(tmp_path / "two.npz"), np.load(tmp_path / "one.npz")
+    assert len(want) == 8
+    for key in want:
+        np.testing.assert_allclose(got[key], want[key], rtol=0, atol=1e-5, err_msg=key)
+
+
 def _kill_tree(proc: subprocess.Popen) -> None:
     """SIGKILL the whole job: mpiexec, hydra's proxy and the ranks."""
     family = psutil.Process(proc.pid).children(recursive=True)
