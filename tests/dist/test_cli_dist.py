@@ -38,13 +38,23 @@ def test_nproc_without_the_dist_extra_says_what_to_install(workdir):
         "error: --nproc 2 needs MPI (mpi4py not found): pip install 'twinmode[dist]' (mpi4py + mpich)"]
 
 
+@needs_mpi
+def test_a_bad_host_name_is_bad_input(workdir):
+    done = subprocess.run([str(TRAIN), "run", str(SMOKE), "--nproc", "2", "--hosts", "a,bad host"],
+                          cwd=workdir, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: dist.hosts: 'bad host' is not a host name (host or host:slots)"
+
+
 @pytest.mark.slow
 @needs_mpi
 @needs_data
 def test_two_ranks_log_one_mlflow_run_from_rank_0(workdir):
+    """--hosts 127.0.0.1: the host list goes through MPICH's hydra (both ranks local)."""
     import mlflow
 
-    done = subprocess.run([str(TRAIN), "run", str(SMOKE), "--nproc", "2", "--mode", "pynative", "--quiet",
+    done = subprocess.run([str(TRAIN), "run", str(SMOKE), "--nproc", "2", "--hosts", "127.0.0.1",
+                           "--mode", "pynative", "--quiet",
                            "dataset.limit=640", "dataset.test_limit=256", "train.epochs=1",
                            "mlflow.log_model=false", "mlflow.system_metrics=false"],
                           cwd=workdir, capture_output=True, text=True, timeout=300)
