@@ -20,7 +20,9 @@ from .sources import load
 from .transforms import Transform, build_transforms
 
 TransformSpec = str | Sequence[Any] | Transform | None
-_CONFIG_KEYS = ("seed", "shuffle", "batch_size", "drop_remainder", "num_samples")
+# what a resumed iterator must share with the saved one; not ``shard_id``: every rank of a
+# data-parallel job resumes from rank 0's state at the same epoch and position of its own shard
+_CONFIG_KEYS = ("seed", "shuffle", "batch_size", "drop_remainder", "num_samples", "num_shards")
 
 
 class BatchIterator:
@@ -29,6 +31,12 @@ class BatchIterator:
     ``for x, y in it`` runs the rest of the current epoch and then advances to the next
     one, so repeating the loop runs epoch after epoch.  Breaking out of a loop keeps the
     position: the next loop continues the same epoch.  ``len(it)`` is batches per epoch.
+
+    ``num_shards``/``shard_id`` (data parallelism, as MindSpore's datasets): shard ``i``
+    takes rows ``i, i + k, ...`` of the epoch's order, padded by wrapping around so that
+    every shard has ``ceil(N / k)`` rows; with the same ``seed`` on every rank the shards
+    of one epoch cover each sample once (N divisible by k) and batch ``b`` of every rank
+    together is batch ``b`` of a ``k``-times larger batch on one process.
     """
 
     def __init__(
@@ -42,7 +50,14 @@ class BatchIterator:
         drop_remainder: bool = True,
         limit: int | None = None,
         transforms: TransformSpec = None,
+        num_shards: int = 1,
+        shard_id: int = 0,
     ) -> None:
+        if not (isinstance(num_shards, int) and num_shards >= 1 and isinstance(shard_id, int)
+                and 0 <= shard_id < num_shards):
+            raise BatchConfigError(f"num_shards must be >= 1 and shard_id in [0, num_shards), got "
+                                   f"num_shards={num_shards!r}, shard_id={shard_id!r}")
+        self.num_shards, self.shard_id = num_shards, shard_id
         images, labels = np.asarray(images), np.asarray(labels)
         if labels.ndim != 1 or len(images) != len(labels):
             raise ValueError(
@@ -96,15 +111,25 @@ class BatchIterator:
         """Batches of the current epoch already yielded."""
         return self._position
 
+    @property
+    def shard_samples(self) -> int:
+        """Samples this shard sees per epoch: ``ceil(num_samples / num_shards)``."""
+        return -(-self.num_samples // self.num_shards)
+
     def __len__(self) -> int:
-        full, rest = divmod(self.num_samples, self.batch_size)
+        full, rest = divmod(self.shard_samples, self.batch_size)
         return full + (1 if rest and not self.drop_remainder else 0)
 
     def order(self, epoch: int) -> np.ndarray:
-        """Sample indices of ``epoch``: ``default_rng([seed, epoch]).permutation(N)``."""
+        """Sample indices of ``epoch`` for this shard: ``default_rng([seed, epoch]).permutation(N)``
+        (or ``arange(N)``), then rows ``shard_id::num_shards`` of it, padded by wrapping."""
         if not self.shuffle:
-            return np.arange(self.num_samples)
-        return np.random.default_rng([self.seed, int(epoch)]).permutation(self.num_samples)
+            order = np.arange(self.num_samples)
+        else:
+            order = np.random.default_rng([self.seed, int(epoch)]).permutation(self.num_samples)
+        if self.num_shards == 1:
+            return order
+        return np.resize(order, self.shard_samples * self.num_shards)[self.shard_id::self.num_shards]
 
     def set_epoch(self, epoch: int, position: int = 0) -> None:
         """Jump to batch ``position`` of ``epoch``; an active loop over the iterator stops."""
@@ -126,8 +151,9 @@ class BatchIterator:
             self._epoch, self._position = epoch + 1, 0
 
     def state_dict(self) -> dict[str, Any]:
-        """Epoch and position, plus the settings that must match on resume."""
-        state = {"epoch": self._epoch, "position": self._position}
+        """Epoch and position, plus the settings that must match on resume (and, for the
+        record, ``shard_id``)."""
+        state = {"epoch": self._epoch, "position": self._position, "shard_id": self.shard_id}
         return state | {key: getattr(self, key) for key in _CONFIG_KEYS}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -145,7 +171,8 @@ class BatchIterator:
         return (
             f"BatchIterator(samples={self.num_samples}, shape={self._x.shape[1:]}, "
             f"batch_size={self.batch_size}, shuffle={self.shuffle}, seed={self.seed}, "
-            f"epoch={self._epoch}, position={self._position}/{len(self)})"
+            f"epoch={self._epoch}, position={self._position}/{len(self)}"
+            + (f", shard={self.shard_id}/{self.num_shards})" if self.num_shards > 1 else ")")
         )
 
 
@@ -161,6 +188,8 @@ def make_loader(
     limit: int | None = None,
     transforms: TransformSpec = None,
     download: bool = True,
+    num_shards: int = 1,
+    shard_id: int = 0,
 ) -> BatchIterator:
     """A :class:`BatchIterator` over a named dataset split or an ``(images, labels)`` pair.
 
@@ -181,4 +210,6 @@ def make_loader(
         drop_remainder=drop_remainder,
         limit=limit,
         transforms=transforms,
+        num_shards=num_shards,
+        shard_id=shard_id,
     )

@@ -24,6 +24,12 @@ from .dtype import (
     uint64,
 )
 from .jit_api import JitConfig, jit, jit_class, ms_function
+from .parallel_context import (
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
 from .parameter import Parameter, ParameterTuple
 from .seed import get_seed, set_seed
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
@@ -35,7 +41,7 @@ __version__ = "0.1.0"
 # package, loaded on first use so that ``import framework`` does not load the trainer.
 _LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback",
                "RunContext", "EarlyStopping", "History", "LambdaCallback")
-_LAZY_MODULES = ("train", "dataset")
+_LAZY_MODULES = ("train", "dataset", "communication")
 
 
 def __getattr__(name: str):
@@ -48,7 +54,9 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "GradOperation", "Parameter", "ParameterTuple",
+    "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "ParallelMode", "get_auto_parallel_context",
+    "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
+    "ParameterTuple",
     "Tensor", "context", "jit_class", "ms_function",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",

@@ -82,3 +82,15 @@ def get_context(key: str) -> Any:
     if key not in _context:
         raise ValueError(f"get_context: unknown key {key!r}; valid keys are {', '.join(_context)}")
     return _context[key]
+
+
+# MindSpore keeps the parallel context in ``mindspore.context`` too
+from .parallel_context import (  # noqa: E402
+    ParallelMode,
+    get_auto_parallel_context,
+    reset_auto_parallel_context,
+    set_auto_parallel_context,
+)
+
+__all__ = ["GRAPH_MODE", "PYNATIVE_MODE", "ParallelMode", "get_auto_parallel_context", "get_context",
+           "reset_auto_parallel_context", "set_auto_parallel_context", "set_context"]

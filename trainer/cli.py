@@ -63,6 +63,10 @@ Overrides = Annotated[list[str] | None, typer.Argument(
 
 
 def _fail(message: str, code: int) -> None:
+    from .distributed import fail
+
+    if code != 130:  # Ctrl-C reached every rank (hydra forwards it): each saves and exits itself
+        fail(message, code)  # one rank of several: `rank R of N failed: ...`, every rank ends
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 
@@ -80,6 +84,7 @@ def _load(file: Path, overrides: list[str] | None, **forced: str | None):
 def _guarded(action):
     """Run ``action`` mapping bad input to exit 2 and training failures to exit 1."""
     from datasets import DatasetError
+    from framework.communication import MissingDependency, RankMismatch
     from framework.serialization import CheckpointError
 
     from .config import ConfigError
@@ -92,7 +97,7 @@ def _guarded(action):
     except TrainingInterrupted:
         raise
     except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
-            FileNotFoundError, IsADirectoryError) as error:
+            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
@@ -111,10 +116,26 @@ def run(
     print_config: Annotated[bool, typer.Option(
         "--print-config", help="Show the resolved config and exit.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar or loss lines.")] = False,
+    nproc: Annotated[int | None, typer.Option(
+        min=1, help="Data-parallel ranks started with mpiexec (needs the dist extra; default: "
+                    "the file's dist.nproc). Or launch yourself: mpirun -n N train run FILE.")] = None,
+    hosts: Annotated[str | None, typer.Option(
+        help="Comma-separated hosts for mpiexec -hosts (host or host:slots; default: dist.hosts).")]
+    = None,
 ) -> None:
     """Train and evaluate one experiment; logs the run to MLflow."""
+    forced = {"dist.nproc": nproc, "dist.hosts": f"[{hosts}]" if hosts else None}
     config = _load(file, overrides, mode=mode.value if mode else None,
-                   device=device.value if device else None)
+                   device=device.value if device else None, **forced)
+    from framework.communication import launched_by_mpi
+
+    if config.dist.nproc > 1 and not launched_by_mpi() and not print_config:
+        from .dist_launch import LaunchError, launch
+
+        try:
+            raise typer.Exit(launch(config.dist.nproc, config.dist.hosts, sys.argv[1:]))
+        except LaunchError as error:
+            _fail(str(error), 2)
     if print_config:
         from .mlflow_record import resolved_config
 
@@ -124,10 +145,20 @@ def run(
 
     source = str(file.resolve())  # mlflow.source.name; the command line is the `command` tag
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source))
+    from framework.communication import get_rank, is_initialized
+
+    if is_initialized() and get_rank() != 0:
+        return  # rank 0 reports for the job
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
         return
     typer.echo(summary(config.name, result))
+    if is_initialized():
+        from framework.communication import get_group_size
+
+        typer.echo(f"  ranks:      {get_group_size()} (data parallel, {config.dataset.batch_size} samples "
+                   "per rank and step; the speed above is rank 0's, the sum is MLflow's "
+                   "dist/samples_per_second)")
 
 
 def summary(name: str, result) -> str:

@@ -168,6 +168,15 @@ class GraphConfig:
 
 
 @dataclass
+class DistConfig:
+    """Data parallelism on MPI: ``nproc`` ranks (``train run`` starts them with the dist
+    extra's ``mpiexec``), on the machines of ``hosts`` (passed to MPICH's ``-hosts``)."""
+
+    nproc: int = 1
+    hosts: list[str] | None = None
+
+
+@dataclass
 class ExperimentConfig:
     name: str = "experiment"
     seed: int = 0
@@ -182,6 +191,7 @@ class ExperimentConfig:
     mlflow: MlflowConfig = field(default_factory=MlflowConfig)
     ir: IrConfig = field(default_factory=IrConfig)
     graph: GraphConfig = field(default_factory=GraphConfig)
+    dist: DistConfig = field(default_factory=DistConfig)
 
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -204,7 +214,11 @@ class ExperimentConfig:
         return out
 
     def hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+        """Digest of what the training computes; not ``dist`` (how it is launched: a resume
+        under another world size is caught by the data loader's ``num_shards``)."""
+        data = self.to_dict()
+        data.pop("dist")
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
     def checkpoint_dir(self) -> str:
@@ -319,7 +333,7 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
                 ("train", "accumulate_grad_batches"): cfg.train.accumulate_grad_batches,
                 ("checkpoint", "keep_max"): cfg.checkpoint.keep_max,
                 ("model", "num_classes"): cfg.model.num_classes,
-                ("model", "num_channel"): cfg.model.num_channel}
+                ("model", "num_channel"): cfg.model.num_channel, ("dist", "nproc"): cfg.dist.nproc}
     for path, value in positive.items():
         if value < 1:
             raise bad(path, ">= 1", value)

@@ -101,9 +101,10 @@ def check_arrays(images: Any, labels: Any, what: str) -> tuple[np.ndarray, np.nd
     return images, labels.astype(np.int32)
 
 
-def custom_loaders(config: Any, spec: list[Any]) -> tuple[Any, Any, Any]:
+def custom_loaders(config: Any, spec: list[Any], shard: tuple[int, int] = (1, 0)) -> tuple[Any, Any, Any]:
     """Train batches, test batches, train-accuracy subset (None for a pipeline) of an npz
-    or ``dataset.class`` source (``spec``: the experiment's transforms)."""
+    or ``dataset.class`` source (``spec``: the experiment's transforms); the train batches
+    are shard ``shard[1]`` of ``shard[0]`` (data parallelism)."""
     d = config.dataset
     out = []
     raws = {split: raw_split(config, split) for split in ("train", "test")}  # all checked first
@@ -115,7 +116,9 @@ def custom_loaders(config: Any, spec: list[Any]) -> tuple[Any, Any, Any]:
         batch = d.batch_size if train else max(d.batch_size, 256)
         out.append(datasets.make_loader(raw, batch_size=batch, shuffle=d.shuffle and train,
                                         seed=config.seed, drop_remainder=train,
-                                        limit=d.limit if train else d.test_limit, transforms=spec))
+                                        limit=d.limit if train else d.test_limit, transforms=spec,
+                                        num_shards=shard[0] if train else 1,
+                                        shard_id=shard[1] if train else 0))
         out[-1].raw_examples = np.asarray(raw[0][:2])  # as stored: the MLflow model's example
     train = out[0]
     subset = None

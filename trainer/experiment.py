@@ -30,6 +30,7 @@ from .callbacks import (
 from .config import ExperimentConfig
 from .context import RunContext
 from .data import check_model_takes_data, custom_loaders
+from .distributed import DistStats, Rank, check_shapes, join
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
 from .models import network_for
@@ -51,14 +52,24 @@ def transforms_for(config: ExperimentConfig) -> list[Any]:
     return spec + [{"type_cast": "float32"}]
 
 
-def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
-    """Training batches, test batches, and a fixed training subset for train accuracy."""
+def loaders(config: ExperimentConfig, rank: Rank | None = None) -> tuple[Any, Any, Any]:
+    """Training batches (this rank's shard), test batches, and a fixed training subset for
+    train accuracy."""
     d = config.dataset
+    rank = rank or Rank()
     spec = transforms_for(config)
     if d.class_ is not None or d.name in ("npz", "image_folder"):
-        return custom_loaders(config, spec)
+        found = custom_loaders(config, spec, (rank.size, rank.rank))
+        if rank.distributed and not hasattr(found[0], "num_shards"):
+            import warnings
+
+            warnings.warn("dataset.class: the trainer does not shard a framework.dataset pipeline; "
+                          "give it num_shards=get_group_size(), shard_id=get_rank() yourself (else "
+                          "every rank reads the same samples)", stacklevel=2)
+        return found
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
-                                 shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)
+                                 shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec,
+                                 num_shards=rank.size, shard_id=rank.rank)
     eval_batch = max(d.batch_size, 256)
     test = datasets.make_loader(d.name, split="test", root=d.root, batch_size=eval_batch,
                                 shuffle=False, drop_remainder=False, limit=d.test_limit,
@@ -202,20 +213,32 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     from .mlflow_record import resolved_config
 
     mode = config.mode
+    rank = join()  # one rank of a data-parallel job (mpirun, --nproc), or the only one
+    rank.check("the config hash", config.hash())
+    if rank.distributed and config.device == "cuda" and mode == "graph":
+        from .config import ConfigError
+
+        raise ConfigError("device: cuda with several ranks is not supported yet (graph mode's "
+                          "all-reduce reads host memory); use device: cpu")
+    if not rank.leader:  # rank 0 alone writes checkpoints, IR and the MLflow run
+        quiet, log, progress = True, False, None
     ckpt_dir = checkpoint_dir or config.checkpoint_dir
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
+    ir_dir = ir_dir if rank.leader else None
     uri = tracking_uri(config.mlflow.tracking_uri)
     check_outputs(output_places(config, mode, ckpt_dir, ir_dir, uri if log else None))
     asked = resume
     if resume is not None:
-        resume, finished = resume_point(config, ckpt_dir, resume)
+        resume, finished = rank.agree(resume_point(config, ckpt_dir, resume) if rank.leader else None)
         if finished:
             return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
-    train, test, train_subset = loaders(config)
+    train, test, train_subset = loaders(config, rank)
     if config.model.class_ is None:
         check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
+    if rank.distributed:
+        check_shapes(net)
     classes = check_model_takes_data(net, {"train": train, "test": test},
                                      config.model.class_ or config.model.name)
     recorder = StepRecorder()
@@ -223,8 +246,10 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     ckpt = ModelCheckpoint(config.name.replace("/", "_"), ckpt_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max))
-    callbacks = [recorder, ckpt, *callbacks]
-    best = BestCheckpoint(ckpt, c.keep_best.replace("/", "_")) if c.keep_best else None
+    callbacks = [recorder, ckpt, *callbacks] if rank.leader else [recorder, *callbacks]
+    if rank.distributed:
+        callbacks.append(DistStats(rank))
+    best = BestCheckpoint(ckpt, c.keep_best.replace("/", "_")) if c.keep_best and rank.leader else None
     if best is not None:
         callbacks.append(best)
     stop = config.train.early_stopping
@@ -252,7 +277,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
         run = open_run(config, uri, name, parent_run_id, resume)
         record_inputs(run, config, resolved, train, test, source, git_commit(),
                       {"mode": mode, "device": config.device, "experiment": config.name,
-                       "config_hash": config.hash(), **(tags or {})},
+                       "config_hash": config.hash(), "world_size": str(rank.size), **(tags or {})},
                       {"resumed_from": asked, "resumed_checkpoint": resume} if resume else {})
         callbacks.append(MLflowLogger(run, config.train.log_every))
     start = time.perf_counter()

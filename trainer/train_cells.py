@@ -23,6 +23,8 @@ class ClipGradTrainOneStepCell(nn.TrainOneStepCell):
 
     def construct(self, *inputs):
         loss, grads = self._grad_fn(*inputs)
+        if self.reducer_flag:  # data parallel: clip the gradient of the whole batch
+            grads = self.grad_reducer(grads)
         grads = ops.clip_by_global_norm(grads, self.clip_norm)
         self.optimizer(grads)
         return loss
@@ -44,6 +46,8 @@ class AccumulateTrainOneStepCell(nn.TrainOneStepCell):
 
     def construct(self, *inputs):
         loss, grads = self._grad_fn(*inputs)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         for total, grad in zip(self.accum, grads):
             ops.assign(total, ops.add(total, grad))
         ops.assign(self.accum_count, ops.add(self.accum_count, 1))

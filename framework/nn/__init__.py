@@ -3,6 +3,7 @@
 from ..optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
+from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh
 from .loss import (
@@ -29,6 +30,7 @@ from .metrics import (
     names,
 )
 from .normalization import BatchNorm1d, BatchNorm2d
+from .sync_batchnorm import SyncBatchNorm
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -36,7 +38,7 @@ __all__ = [
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn",
     "names",
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
-    "Conv2d",
+    "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "ReLU6", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",

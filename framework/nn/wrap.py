@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import ops
 from ..autograd.grad import value_and_grad
+from ..parallel_context import get_auto_parallel_context, is_data_parallel
 from ..parameter import ParameterTuple
 from .cell import Cell
 
@@ -29,7 +30,10 @@ class WithLossCell(Cell):
 class TrainOneStepCell(Cell):
     """One optimization step: loss, gradients of the optimizer's parameters, update.
 
-    ``sens`` scales the loss gradient (loss scaling), as in MindSpore.
+    ``sens`` scales the loss gradient (loss scaling), as in MindSpore. When the parallel
+    context says ``DATA_PARALLEL`` at construction, the gradients go through
+    ``nn.DistributedGradReducer`` (all-reduced, averaged if ``gradients_mean``) before the
+    update, as MindSpore's does (``self.grad_reducer``, ``self.reducer_flag``).
     """
 
     def __init__(self, network: Cell, optimizer: Any, sens: float = 1.0) -> None:
@@ -39,11 +43,20 @@ class TrainOneStepCell(Cell):
         self.weights = ParameterTuple(optimizer.parameters)
         self.sens = sens
         self._grad_fn = value_and_grad(self.network, None, self.weights)
+        self.reducer_flag = is_data_parallel()
+        self.grad_reducer = None
+        if self.reducer_flag:
+            from .distributed import DistributedGradReducer
+
+            self.grad_reducer = DistributedGradReducer(self.weights,
+                                                       get_auto_parallel_context("gradients_mean"))
 
     def construct(self, *inputs):
         loss, grads = self._grad_fn(*inputs)
         if self.sens != 1.0:
             grads = tuple(ops.mul(g, self.sens) for g in grads)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         return loss
 

@@ -1,6 +1,7 @@
 """``mindspore.ops.operations``: the primitive classes, as ``from framework.ops import
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
+from .comm import AllReduce, ReduceOp
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
 from .creation import Fill, Ones, Zeros
 from .debug import Print
@@ -57,6 +58,7 @@ from .tensor_info import DType, Rank, Shape, Size
 TensorAdd = Add  # MindSpore's old name of Add
 
 __all__ = [
+    "AllReduce", "ReduceOp",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",

@@ -146,6 +146,8 @@ def _off_integer_ratio(r):
 
 INT_PAIR = lambda r: [np.array([[7, -7, 5], [0, 9, -1]]), np.array([2, -3, 4])]  # noqa: E731
 CASES += [
+    # one process is a world of one rank: the all-reduced sum is the tensor (tests/dist: 2 ranks)
+    Case(ops.AllReduce(), rand((2, 3)), lambda x: x),
     Case(ops.FloorDiv(), _off_integer_ratio, np.floor_divide),
     Case(ops.FloorDiv(), INT_PAIR, np.floor_divide),
     Case(ops.FloorMod(), _off_integer_ratio, np.mod),

@@ -38,6 +38,7 @@ from typing import Any
 
 from tvm import relax
 
+from ....ops import comm as _comm
 from ....ops import conv as _conv
 from ....ops import elementwise as _ew
 from ....ops import group_conv as _gconv
@@ -47,7 +48,7 @@ from ....ops import reduce as _reduce
 from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
 from ....primitive import Primitive
-from . import conv, elementwise, group_conv, index, nn, pool, reduce, shape
+from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, shape
 from .base import LowerContext, Lowering, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -115,6 +116,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _index.Gather: index.lower_gather,
     _index.IndexAdd: index.lower_index_add,
     _index.ScatterUpdate: index.lower_scatter_update,
+    _comm.AllReduce: comm.lower_all_reduce,
 }
 
 

@@ -1,0 +1,38 @@
+"""``mindspore.communication``: several processes training one model, on MPI.
+
+    from framework.communication import init, get_rank, get_group_size
+    init()                                  # under `mpirun -n 4 python train.py`
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
+                                 gradients_mean=True)
+
+The transport is MPI through ``mpi4py`` (the ``dist`` extra: ``pip install
+'twinmode[dist]'`` brings ``mpi4py`` and MPICH's wheel, whose ``mpiexec`` launches the
+processes). Launched without ``mpiexec`` the world is this one process (rank 0 of 1).
+"""
+
+from .management import (
+    GlobalComm,
+    MissingDependency,
+    RankMismatch,
+    abort,
+    allgather_object,
+    allreduce_array,
+    broadcast_object,
+    check_consistent,
+    get_group_size,
+    get_local_rank,
+    get_rank,
+    init,
+    is_initialized,
+    launched_by_mpi,
+    release,
+)
+
+HCCL_WORLD_COMM_GROUP = "hccl_world_group"
+NCCL_WORLD_COMM_GROUP = "nccl_world_group"
+MPI_WORLD_COMM_GROUP = "mpi_world_group"
+
+__all__ = ["GlobalComm", "HCCL_WORLD_COMM_GROUP", "MPI_WORLD_COMM_GROUP", "MissingDependency",
+           "NCCL_WORLD_COMM_GROUP", "RankMismatch", "abort", "allgather_object", "allreduce_array",
+           "broadcast_object", "check_consistent", "get_group_size", "get_local_rank", "get_rank",
+           "init", "is_initialized", "launched_by_mpi", "release"]

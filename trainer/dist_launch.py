@@ -1,0 +1,138 @@
+"""``train run ... --nproc N``: start the N ranks of a data-parallel job with ``mpiexec``.
+
+The launcher is MPICH's ``mpiexec`` (hydra) from the ``dist`` extra (the venv's ``bin``
+first, then ``PATH``); each rank runs ``python -m trainer.cli`` with the same arguments,
+sees that an MPI launcher started it and joins the job (:mod:`trainer.distributed`).
+``hosts`` go to ``mpiexec -hosts a,b`` (MPICH's syntax, ``host:slots`` allowed; hydra
+reaches other machines over ssh, which must work without a password, with this project
+installed at the same path on every machine and a checkpoint folder they share).
+
+Threads: each rank's kernels get ``cores // N`` threads (``OMP_NUM_THREADS``,
+``TVM_NUM_THREADS`` ...; 1 per rank with ``hosts``) unless the environment sets them.
+
+Faults: when a rank dies, hydra ends the others at once and prints a multi-line banner
+naming only a pid. The launcher forwards the ranks' output, replaces that banner with one
+line naming the rank (each rank leaves ``<pid>.rank`` in a folder given by
+``TWINMODE_DIST_RANKS_DIR``), and returns the job's exit code.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import IO
+
+from .distributed import RANKS_DIR_ENV
+
+# thread pools of the ranks' kernels: NumPy's BLAS, OpenMP, TVM's runtime
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS")
+INSTALL_HINT = "pip install 'twinmode[dist]' (mpi4py + mpich)"
+_BANNER = re.compile(r"^(=+|=   .*|YOUR APPLICATION TERMINATED.*|This typically refers.*|"
+                     r"Please see the FAQ.*|Abort\(\d+\) on node .*)$")
+
+
+class LaunchError(RuntimeError):
+    """The job cannot be started (the ``dist`` extra is missing, a bad host list)."""
+
+
+def find_mpiexec() -> str | None:
+    """``mpiexec`` beside this Python (the venv's, from the mpich wheel), else on PATH."""
+    here = Path(sys.executable).parent / "mpiexec"
+    if here.is_file() and os.access(here, os.X_OK):
+        return str(here)
+    return shutil.which("mpiexec")
+
+
+def command(nproc: int, hosts: list[str] | None, argv: list[str]) -> list[str]:
+    """The ``mpiexec`` command line of the job; a LaunchError when MPI is not installed."""
+    mpiexec = find_mpiexec()
+    if importlib.util.find_spec("mpi4py") is None or mpiexec is None:
+        missing = "mpi4py" if mpiexec else "mpiexec"
+        raise LaunchError(f"--nproc {nproc} needs MPI ({missing} not found): {INSTALL_HINT}")
+    bad = [h for h in hosts or [] if not re.fullmatch(r"[A-Za-z0-9._-]+(:\d+)?", h)]
+    if bad:
+        raise LaunchError(f"dist.hosts: {bad[0]!r} is not a host name (host or host:slots)")
+    cmd = [mpiexec, "-n", str(nproc)]
+    if hosts:
+        cmd += ["-hosts", ",".join(hosts)]
+    return cmd + [sys.executable, "-m", "trainer.cli", *argv]
+
+
+def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
+    """Run the job to its end; its exit code (the failing rank named in one line)."""
+    cmd = command(nproc, hosts, argv)
+    ranks_dir = tempfile.mkdtemp(prefix="twinmode-ranks-")
+    env = dict(os.environ, **{RANKS_DIR_ENV: ranks_dir})
+    threads = str(max(1, (os.cpu_count() or 1) // nproc)) if not hosts else "1"
+    for var in THREAD_VARS:  # N ranks share the cores: no oversubscription (unless asked for)
+        env.setdefault(var, threads)
+    seen: dict[str, str] = {}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    pumps = [threading.Thread(target=_pump, args=(src, dst, seen), daemon=True)
+             for src, dst in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
+    for pump in pumps:
+        pump.start()
+    try:
+        code = proc.wait()
+    except KeyboardInterrupt:  # hydra passes the interrupt on to the ranks
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait()
+    for pump in pumps:
+        pump.join(timeout=5)
+    try:
+        if code != 0 and "pid" in seen and "reported" not in seen:
+            sys.stderr.write(f"error: {_who(seen, ranks_dir, nproc)} ended ({seen.get('why', 'exit code')}"
+                             f"); the other ranks were stopped\n")
+            sys.stderr.flush()
+    finally:
+        shutil.rmtree(ranks_dir, ignore_errors=True)
+    return code if 0 <= code < 256 else 1
+
+
+def _who(seen: dict[str, str], ranks_dir: str, nproc: int) -> str:
+    try:
+        rank = Path(ranks_dir, f"{seen['pid']}.rank").read_text().strip()
+        return f"rank {rank} of {nproc} (pid {seen['pid']})"
+    except OSError:
+        return f"a rank (pid {seen['pid']}, before it joined the job)"
+
+
+def _pump(src: IO[bytes], dst: IO[str], seen: dict[str, str]) -> None:
+    """Copy ``src`` to ``dst`` line by line, keeping hydra's failure banner out."""
+    out = dst.buffer if hasattr(dst, "buffer") else None
+    blank = b""  # an empty line is held back: hydra's banner starts with one
+    for raw in iter(src.readline, b""):
+        text = raw.decode(errors="replace").rstrip("\n")
+        if text == "" and not blank and "banner" not in seen:
+            blank = raw
+            continue
+        if _BANNER.match(text) or (text == "" and "banner" in seen):
+            blank = b""
+            seen["banner"] = "1"
+            found = re.search(r"PID (\d+) RUNNING", text)
+            if found:
+                seen["pid"] = found.group(1)
+            found = re.search(r"EXIT CODE: (\d+)", text)
+            if found:
+                seen.setdefault("why", f"exit code {found.group(1)}")
+            found = re.search(r"EXIT STRING: (.*)", text)
+            if found:
+                seen["why"] = found.group(1).strip()
+            continue
+        if re.match(r"rank \d+ of \d+ failed: ", text):
+            seen["reported"] = "1"
+        raw, blank = blank + raw, b""
+        if out is not None:
+            out.write(raw)
+            out.flush()
+        else:
+            dst.write(raw.decode(errors="replace"))
+            dst.flush()
