@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .errors import BatchConfigError
-from .sources import load
+from .catalog import load
 from .transforms import Transform, build_transforms
 
 TransformSpec = str | Sequence[Any] | Transform | None

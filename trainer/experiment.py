@@ -29,7 +29,7 @@ from .callbacks import (
 )
 from .config import ExperimentConfig
 from .context import RunContext
-from .data import check_model_takes_data, custom_loaders
+from .data import ARRAY_SOURCES, check_model_takes_data, custom_loaders
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
 from .models import network_for
@@ -55,7 +55,7 @@ def loaders(config: ExperimentConfig) -> tuple[Any, Any, Any]:
     """Training batches, test batches, and a fixed training subset for train accuracy."""
     d = config.dataset
     spec = transforms_for(config)
-    if d.class_ is not None or d.name in ("npz", "image_folder"):
+    if d.class_ is not None or d.name in ARRAY_SOURCES:
         return custom_loaders(config, spec)
     train = datasets.make_loader(d.name, split="train", root=d.root, batch_size=d.batch_size,
                                  shuffle=d.shuffle, seed=config.seed, limit=d.limit, transforms=spec)
