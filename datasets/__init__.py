@@ -10,6 +10,8 @@ See :mod:`datasets.sources` for where files are looked for and downloaded, :mod:
 for the CIFAR layouts, :mod:`datasets.synthetic` for generated data of any shape.
 """
 
+from .catalog import files_used, load, names
+from .cifar import CifarFormatError
 from .download import checksum_matches, download_file, md5_of_file
 from .errors import (
     BatchConfigError,
@@ -21,8 +23,6 @@ from .errors import (
     TransformConfigError,
 )
 from .idx import MAGIC_IMAGES, MAGIC_LABELS, read_idx, write_idx
-from .catalog import files_used, load, names
-from .cifar import CifarFormatError
 from .loader import BatchIterator, make_loader
 from .sources import DatasetSpec, cache_dir, load_pair, locate, register, search_paths
 from .synthetic import make_synthetic

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BatchConfigError
 from .catalog import load
+from .errors import BatchConfigError
 from .transforms import Transform, build_transforms
 
 TransformSpec = str | Sequence[Any] | Transform | None
