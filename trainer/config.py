@@ -99,10 +99,13 @@ class ScheduleConfig:
 
 @dataclass
 class OptimizerConfig:
-    name: Literal["momentum", "sgd", "adam", "adamw"] = "momentum"  # adamw: nn.AdamWeightDecay
+    # adamw: nn.AdamWeightDecay; rmsprop: nn.RMSProp (momentum, decay, centered); lamb: nn.Lamb
+    name: Literal["momentum", "sgd", "adam", "adamw", "rmsprop", "lamb"] = "momentum"
     learning_rate: float = 0.01
-    momentum: float = 0.9
+    momentum: float | None = None  # momentum, sgd, rmsprop; null: 0.9 (rmsprop: 0, MindSpore's)
     weight_decay: float = 0.0
+    decay: float = 0.9  # rmsprop: moving-average factor of the squared gradients
+    centered: bool = False  # rmsprop: divide by the gradients' variance, not their mean square
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     clip_grad_norm: float | None = None  # scale gradients to this global L2 norm at most
     exclude_bias_and_norm: bool = False  # weight_decay not on biases nor BatchNorm gamma/beta
@@ -336,6 +339,10 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
         raise bad(("checkpoint", "save_seconds"), "> 0 or null", cfg.checkpoint.save_seconds)
     if cfg.dataset.resize is not None and cfg.dataset.resize < 1:
         raise bad(("dataset", "resize"), ">= 1 (pixels) or null for no resizing", cfg.dataset.resize)
+    if cfg.optimizer.momentum is None:  # resolved here, so the record shows the value used
+        cfg.optimizer.momentum = 0.0 if cfg.optimizer.name == "rmsprop" else 0.9
+    if not 0 <= cfg.optimizer.decay < 1:
+        raise bad(("optimizer", "decay"), "in [0, 1)", cfg.optimizer.decay)
     for path, value in ((("optimizer", "momentum"), cfg.optimizer.momentum),
                         (("optimizer", "weight_decay"), cfg.optimizer.weight_decay)):
         if value < 0:

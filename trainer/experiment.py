@@ -90,6 +90,11 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
         opt = nn.Adam(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "adamw":  # decoupled weight decay, MindSpore's AdamWeightDecay
         opt = nn.AdamWeightDecay(params, o.learning_rate, weight_decay=o.weight_decay)
+    elif o.name == "rmsprop":
+        opt = nn.RMSProp(params, o.learning_rate, decay=o.decay, momentum=o.momentum,
+                         centered=o.centered, weight_decay=o.weight_decay)
+    elif o.name == "lamb":
+        opt = nn.Lamb(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "sgd":
         opt = nn.SGD(params, o.learning_rate, momentum=o.momentum, weight_decay=o.weight_decay)
     else:

@@ -88,15 +88,23 @@ def _train(mode, make_opt, steps=6):
     return losses, lrs, traces
 
 
+SLOW = pytest.mark.slow
+
+
 @pytest.mark.parametrize("make_opt", [
-    lambda p: nn.Momentum(p, nn.CosineDecayLR(0.01, 0.5, 4), 0.9),
-    lambda p: nn.SGD(p, nn.PolynomialDecayLR(0.5, 0.05, 3, 2.0, True)),
-    lambda p: nn.Adam(p, nn.WarmUpLR(0.05, 3)),
-    lambda p: nn.RMSProp(p, nn.ExponentialDecayLR(0.02, 0.5, 2, True), centered=True),
-    lambda p: nn.Lamb(p, nn.InverseDecayLR(0.05, 1.0, 2), weight_decay=0.01),
-    lambda p: nn.Momentum(p, [0.5, 0.4, 0.3, 0.2], 0.9),  # a per-step list, 2 steps past its end
-    lambda p: nn.SGD(p, Tensor(np.array([0.3, 0.1, 0.2], np.float32))),
-], ids=["cosine", "poly-update", "warmup", "exp-stair", "inverse", "list", "tensor"])
+    pytest.param(lambda p: nn.Momentum(p, nn.CosineDecayLR(0.01, 0.5, 4), 0.9), id="cosine"),
+    pytest.param(lambda p: nn.SGD(p, nn.PolynomialDecayLR(0.5, 0.05, 3, 2.0, True)),
+                 id="poly-update", marks=SLOW),
+    pytest.param(lambda p: nn.Adam(p, nn.WarmUpLR(0.05, 3)), id="warmup", marks=SLOW),
+    pytest.param(lambda p: nn.RMSProp(p, nn.ExponentialDecayLR(0.02, 0.5, 2, True), centered=True),
+                 id="exp-stair"),
+    pytest.param(lambda p: nn.Lamb(p, nn.InverseDecayLR(0.05, 1.0, 2), weight_decay=0.01),
+                 id="inverse", marks=SLOW),
+    # a per-step list, 2 steps past its end
+    pytest.param(lambda p: nn.Momentum(p, [0.5, 0.4, 0.3, 0.2], 0.9), id="list"),
+    pytest.param(lambda p: nn.SGD(p, Tensor(np.array([0.3, 0.1, 0.2], np.float32))), id="tensor",
+                 marks=SLOW),
+])
 def test_dynamic_lr_trains_equally_in_both_modes_with_one_compile(make_opt):
     eager, eager_lrs, _ = _train(ms.PYNATIVE_MODE, make_opt)
     graph, graph_lrs, traces = _train(ms.GRAPH_MODE, make_opt)
