@@ -1,4 +1,4 @@
-"""Source datasets: ``MnistDataset``, ``FashionMnistDataset``, ``Cifar10Dataset``,
+"""Source datasets: ``MnistDataset``, ``FashionMnistDataset``, ``Cifar10Dataset``, ``Cifar100Dataset``,
 ``GeneratorDataset``, ``NumpySlicesDataset`` (MindSpore's signatures and columns).
 
 MNIST-family folders hold the four IDX files as MindSpore expects them
@@ -127,6 +127,41 @@ class Cifar10Dataset(SourceDataset):
         images, labels = read_cifar10_folder(dataset_dir, usage)
         super().__init__(ArrayStore(["image", "label"], [images, labels]), shuffle, num_samples,
                          num_shards, shard_id)
+
+
+class Cifar100Dataset(SourceDataset):
+    """``Cifar100Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)`` over the binary
+    version's ``train.bin``/``test.bin``; columns ``image`` (uint8 ``32 x 32 x 3``),
+    ``coarse_label`` and ``fine_label`` (uint32), as MindSpore's."""
+
+    def __init__(self, dataset_dir: str | os.PathLike[str], usage: str | None = None,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        from datasets.cifar import PIXELS, SPECS, parse_binary_batch
+
+        if sampler is not None:
+            raise TypeError("Cifar100Dataset: samplers are not supported; use shuffle and num_shards")
+        folder = _folder(dataset_dir, "Cifar100Dataset")
+        wanted = [f"{split}.bin" for split in _usage(usage, "Cifar100Dataset")]
+        missing = [n for n in wanted if not (folder / n).is_file()]
+        if missing:
+            raise DatasetNotFoundError(f"Cifar100Dataset: {folder} lacks {', '.join(missing)} for "
+                                       f"usage={usage!r} (the CIFAR-100 binary version)")
+        images, coarse, fine = [], [], []
+        for name in wanted:
+            data = (folder / name).read_bytes()
+            x, y = parse_binary_batch(data, str(folder / name), SPECS["cifar100"])
+            images.append(x)
+            fine.append(y.astype(np.uint32))
+            coarse.append(np.frombuffer(data, np.uint8).reshape(-1, 2 + PIXELS)[:, 0].astype(np.uint32))
+        fine_all = np.concatenate(fine)
+        if fine_all.max() > 99:
+            raise DatasetError(f"{folder}: fine label {int(fine_all.max())} out of range for CIFAR-100")
+        store = ArrayStore(["image", "coarse_label", "fine_label"],
+                           [np.concatenate(images), np.concatenate(coarse), fine_all])
+        super().__init__(store, shuffle, num_samples, num_shards, shard_id)
 
 
 def _names(column_names: str | Sequence[str] | None, width: int | None, what: str) -> list[str]:

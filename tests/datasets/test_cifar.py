@@ -197,3 +197,22 @@ def test_short_binary_record(tmp_path):
 def test_unknown_name_suggests():
     with pytest.raises(datasets.DatasetError, match="did you mean 'cifar10'"):
         datasets.load("cifar01", "train")
+
+
+def test_mindspore_cifar100_dataset_columns(tmp_path):
+    from framework.dataset import Cifar100Dataset
+
+    rows = batch_rows(5, 11)
+    coarse, fine = np.array([1, 19, 0, 7, 3], np.uint8), np.array([5, 99, 0, 42, 17], np.uint8)
+    records = np.concatenate([coarse[:, None], fine[:, None], rows], axis=1)
+    (tmp_path / "train.bin").write_bytes(records[:3].tobytes())
+    (tmp_path / "test.bin").write_bytes(records[3:].tobytes())
+    ds = Cifar100Dataset(str(tmp_path), usage="all", shuffle=False)
+    assert ds.get_col_names() == ["image", "coarse_label", "fine_label"]
+    got = list(ds.create_tuple_iterator(num_epochs=1, output_numpy=True))
+    np.testing.assert_array_equal(np.stack([r[0] for r in got]), as_hwc(rows))
+    assert [int(r[1]) for r in got] == coarse.tolist() and [int(r[2]) for r in got] == fine.tolist()
+    assert len(list(Cifar100Dataset(str(tmp_path), usage="test").create_tuple_iterator())) == 2
+    (tmp_path / "test.bin").unlink()
+    with pytest.raises(datasets.DatasetError, match="lacks test.bin"):
+        Cifar100Dataset(str(tmp_path), usage="test")
