@@ -151,3 +151,32 @@ def test_schedule_cell_is_the_optimizers_learning_rate():
 def test_bad_learning_rates(value, error, words):
     with pytest.raises(error, match=words):
         nn.SGD([ms.Parameter(np.zeros(1, np.float32), name="w")], value)
+
+
+def test_functional_training_loop_with_a_schedule_under_jit():
+    """MindSpore's functional loop (value_and_grad + optimizer(grads)) with a schedule Cell:
+    `@ms.jit` gives PyNative's losses; after the cosine reaches min_lr 0 the loss stops."""
+    def run(use_jit):
+        ms.set_seed(0)
+        net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
+        loss_fn = nn.CrossEntropyLoss()
+        opt = nn.SGD(net.trainable_params(), learning_rate=nn.CosineDecayLR(0.0, 0.5, 5))
+
+        def forward(x, y):
+            return loss_fn(net(x), y)
+
+        grad_fn = ms.value_and_grad(forward, None, opt.parameters)
+
+        def step(x, y):
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+            return loss
+
+        step = ms.jit(step) if use_jit else step
+        rng = np.random.default_rng(3)
+        x, y = rng.standard_normal((8, 6)).astype(np.float32), rng.integers(0, 3, 8).astype(np.int32)
+        return [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(7)]
+
+    eager, graph = run(False), run(True)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5)
+    assert eager[5] == eager[6] != eager[4]  # steps 5 and 6 have LR 0
