@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from datasets import make_synthetic
 from tests.datasets.test_cifar import cifar10_members, write_tar
+from tests.trainer.cli_env import ROOT
 from trainer.cli import app
 from trainer.config import ConfigError, load_config
 from trainer.experiment import loaders, run_experiment
@@ -177,3 +178,31 @@ def test_rmsprop_and_lamb_from_yaml_train_equally_in_both_modes(workdir, optimiz
     graph = run_experiment(load_config(workdir / "exp.yaml", [*over, "mode=graph"]), quiet=True,
                            log=False, checkpoint_dir="ck-g")
     np.testing.assert_allclose(graph.losses, eager.losses, rtol=1e-4, atol=1e-6)
+
+
+EXPERIMENTS = sorted(p.name for p in (ROOT / "experiments").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_every_shipped_experiment_loads(name):
+    config = load_config(ROOT / "experiments" / name)
+    if "cifar" in name:
+        smoke = load_config(ROOT / "experiments" / name.replace(
+            "_cifar100", "_synthetic").replace("_cifar10", "_synthetic"))
+        assert smoke.model.name == config.model.name and smoke.dataset.name == "synthetic"
+        assert config.model.num_classes == (100 if "cifar100" in name else 10)
+
+
+@pytest.mark.parametrize("name", ["resnet8_cifar10.yaml", "resnet20_cifar100.yaml"])
+def test_cifar_experiment_with_the_synthetic_override_fits_the_model(name):
+    from trainer.data import check_model_takes_data
+    from trainer.experiment import build_model_for
+
+    config = load_config(ROOT / "experiments" / name, [
+        "dataset={name: synthetic, args: {train_size: 8, test_size: 4, classes: 10}}",
+        "dataset.batch_size=4"])
+    train, test, _ = loaders(config)
+    assert train.images.shape == (8, 3, 32, 32)
+    _, net = build_model_for(config)
+    assert check_model_takes_data(net, {"train": train, "test": test}, name) == \
+        config.model.num_classes
