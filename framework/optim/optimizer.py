@@ -94,10 +94,14 @@ class Optimizer(Cell):
 
     def get_lr(self) -> float:
         """The learning rate the next step uses (at ``global_step``), as MindSpore's."""
+        if not self.dynamic_lr:
+            return float(self.learning_rate.asnumpy())
         return float(np.asarray(_eager(lambda: self.lr_at(self.global_step))))
 
     def last_lr(self) -> float:
         """The learning rate the most recent step used (the first step's before any)."""
+        if not self.dynamic_lr:
+            return float(self.learning_rate.asnumpy())
         step = int(self.global_step.asnumpy())
         return float(np.asarray(_eager(lambda: self.lr_at(Tensor(np.array(max(step - 1, 0),
                                                                           np.int32))))))
