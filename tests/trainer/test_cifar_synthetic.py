@@ -206,3 +206,10 @@ def test_cifar_experiment_with_the_synthetic_override_fits_the_model(name):
     _, net = build_model_for(config)
     assert check_model_takes_data(net, {"train": train, "test": test}, name) == \
         config.model.num_classes
+
+
+def test_args_on_a_dataset_that_takes_none(workdir):
+    (workdir / "exp.yaml").write_text(SYNTHETIC.replace("name: synthetic", "name: cifar10"))
+    with pytest.raises(ConfigError, match=r"exp.yaml:7: 'dataset.args' is for dataset.class .*"
+                                          r"only synthetic takes args"):
+        load_config(workdir / "exp.yaml")
