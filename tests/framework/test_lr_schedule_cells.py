@@ -97,7 +97,7 @@ SLOW = pytest.mark.slow
                  id="poly-update", marks=SLOW),
     pytest.param(lambda p: nn.Adam(p, nn.WarmUpLR(0.05, 3)), id="warmup", marks=SLOW),
     pytest.param(lambda p: nn.RMSProp(p, nn.ExponentialDecayLR(0.02, 0.5, 2, True), centered=True),
-                 id="exp-stair"),
+                 id="exp-stair", marks=SLOW),
     pytest.param(lambda p: nn.Lamb(p, nn.InverseDecayLR(0.05, 1.0, 2), weight_decay=0.01),
                  id="inverse", marks=SLOW),
     # a per-step list, 2 steps past its end
