@@ -85,8 +85,6 @@ class FashionMnistDataset(MnistDataset):
     _what = "FashionMnistDataset"
 
 
-CIFAR_RECORD = 1 + 3 * 32 * 32
-
 
 def read_cifar10_folder(dataset_dir: str | os.PathLike[str],
                         usage: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -99,18 +97,14 @@ def read_cifar10_folder(dataset_dir: str | os.PathLike[str],
         missing = [n for n in wanted if not (folder / n).is_file()]
         raise DatasetNotFoundError(f"Cifar10Dataset: {folder} lacks {', '.join(missing)} for usage={usage!r} "
                                    "(the CIFAR-10 binary version)")
-    records = []
-    for path in found:
-        data = np.fromfile(path, dtype=np.uint8)
-        if data.size == 0 or data.size % CIFAR_RECORD:
-            raise DatasetError(f"{path}: {data.size} bytes is not a whole number of {CIFAR_RECORD}-byte "
-                               "CIFAR-10 records; the file is truncated or not CIFAR-10 binary")
-        records.append(data.reshape(-1, CIFAR_RECORD))
-    rows = np.concatenate(records)
-    if rows[:, 0].max() > 9:
-        raise DatasetError(f"{folder}: label {int(rows[:, 0].max())} out of range for CIFAR-10's 10 classes")
-    images = rows[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
-    return np.ascontiguousarray(images), rows[:, 0].astype(np.uint32)
+    from datasets.cifar import SPECS, parse_binary_batch
+
+    parts = [parse_binary_batch(path.read_bytes(), str(path), SPECS["cifar10"]) for path in found]
+    images = np.concatenate([p[0] for p in parts])
+    labels = np.concatenate([p[1] for p in parts])
+    if labels.max() > 9:
+        raise DatasetError(f"{folder}: label {int(labels.max())} out of range for CIFAR-10's 10 classes")
+    return images, labels.astype(np.uint32)
 
 
 class Cifar10Dataset(SourceDataset):
