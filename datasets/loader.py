@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .catalog import load
 from .errors import BatchConfigError
-from .sources import load
 from .transforms import Transform, build_transforms
 
 TransformSpec = str | Sequence[Any] | Transform | None

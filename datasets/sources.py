@@ -128,8 +128,11 @@ def cache_dir() -> Path:
 def search_paths(
     name: str, root: str | os.PathLike[str] | None = None, *, fallback: bool = True
 ) -> list[tuple[Path, str, bool]]:
-    """Folders searched for ``name`` in order: (folder, label for messages, is a fallback)."""
-    spec = get_spec(name)
+    """Folders searched for ``name`` in order: (folder, label for messages, is a fallback).
+    ``name`` may be a dataset of another layout (CIFAR, datasets/cifar.py): its folder is
+    ``<name>`` in the same places, with no fallback folders."""
+    key = name.strip().lower().replace("_", "-")
+    spec = _REGISTRY.get(key) or DatasetSpec(name=key)
     bases: list[tuple[Path, str]] = []
     if env := os.environ.get("TRAIN_DATA_DIR"):
         bases.append((Path(env), "$TRAIN_DATA_DIR"))

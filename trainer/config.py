@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import yaml
 
 
@@ -75,7 +76,8 @@ class DatasetConfig:
     args: dict[str, Any] = field(default_factory=dict)
     batch_size: int = 32
     resize: int | None = 32
-    normalize: list[float] | None = field(default_factory=lambda: [0.1307, 0.3081])
+    # [mean, std] of all channels, or per channel: [[0.49, 0.48, 0.45], [0.25, 0.24, 0.26]]
+    normalize: list[float | list[float]] | None = field(default_factory=lambda: [0.1307, 0.3081])
     shuffle: bool = True
     limit: int | None = None
     test_limit: int | None = None
@@ -97,10 +99,13 @@ class ScheduleConfig:
 
 @dataclass
 class OptimizerConfig:
-    name: Literal["momentum", "sgd", "adam", "adamw"] = "momentum"  # adamw: nn.AdamWeightDecay
+    # adamw: nn.AdamWeightDecay; rmsprop: nn.RMSProp (momentum, decay, centered); lamb: nn.Lamb
+    name: Literal["momentum", "sgd", "adam", "adamw", "rmsprop", "lamb"] = "momentum"
     learning_rate: float = 0.01
-    momentum: float = 0.9
+    momentum: float | None = None  # momentum, sgd, rmsprop; null: 0.9 (rmsprop: 0, MindSpore's)
     weight_decay: float = 0.0
+    decay: float = 0.9  # rmsprop: moving-average factor of the squared gradients
+    centered: bool = False  # rmsprop: divide by the gradients' variance, not their mean square
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     clip_grad_norm: float | None = None  # scale gradients to this global L2 norm at most
     exclude_bias_and_norm: bool = False  # weight_decay not on biases nor BatchNorm gamma/beta
@@ -348,6 +353,10 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
         raise bad(("checkpoint", "save_seconds"), "> 0 or null", cfg.checkpoint.save_seconds)
     if cfg.dataset.resize is not None and cfg.dataset.resize < 1:
         raise bad(("dataset", "resize"), ">= 1 (pixels) or null for no resizing", cfg.dataset.resize)
+    if cfg.optimizer.momentum is None:  # resolved here, so the record shows the value used
+        cfg.optimizer.momentum = 0.0 if cfg.optimizer.name == "rmsprop" else 0.9
+    if not 0 <= cfg.optimizer.decay < 1:
+        raise bad(("optimizer", "decay"), "in [0, 1)", cfg.optimizer.decay)
     for path, value in ((("optimizer", "momentum"), cfg.optimizer.momentum),
                         (("optimizer", "weight_decay"), cfg.optimizer.weight_decay)):
         if value < 0:
@@ -362,9 +371,11 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
                         (("dataset", "test_limit"), cfg.dataset.test_limit)):
         if value is not None and value < 1:
             raise ConfigError(f"{where(path)}: '{'.'.join(path)}' must be >= 1 or null, got {value}")
-    if cfg.dataset.normalize is not None and (len(cfg.dataset.normalize) != 2
-                                              or not cfg.dataset.normalize[1] > 0):
-        raise bad(("dataset", "normalize"), "[mean, std] with std > 0", cfg.dataset.normalize)
+    norm = cfg.dataset.normalize
+    if norm is not None and (len(norm) != 2 or not all(
+            np.all(np.asarray(norm[1]) > 0) and np.shape(v) in ((), np.shape(norm[1])) for v in norm)):
+        raise bad(("dataset", "normalize"), "[mean, std] with std > 0 (numbers, or one list per "
+                  "channel each: [[m1, m2, m3], [s1, s2, s3]])", norm)
     if cfg.optimizer.clip_grad_norm is not None and not cfg.optimizer.clip_grad_norm > 0:
         raise bad(("optimizer", "clip_grad_norm"), "> 0 or null", cfg.optimizer.clip_grad_norm)
     if not 0 <= cfg.loss.label_smoothing < 1:

@@ -17,7 +17,8 @@ either:
 
 ``dataset.name: npz`` reads ``dataset.root``, a ``.npz`` file with ``x_train``,
 ``y_train``, ``x_test``, ``y_test`` under the same array contract; ``dataset.name:
-image_folder`` reads ``dataset.root/{train,test}/<class>/*.png|jpg`` (trainer/image_folder.py).
+image_folder`` reads ``dataset.root/{train,test}/<class>/*.png|jpg`` (trainer/image_folder.py);
+``dataset.name: synthetic`` generates them (``dataset.args``: datasets.make_synthetic's).
 
 Every problem is a :class:`~trainer.preflight.InputError` (exit 2) with the numbers.
 """
@@ -33,6 +34,7 @@ import datasets
 
 from .preflight import InputError
 
+ARRAY_SOURCES = ("npz", "image_folder", "synthetic")  # dataset.names read by this module
 NPZ_KEYS = {"train": ("x_train", "y_train"), "test": ("x_test", "y_test")}
 
 
@@ -62,6 +64,8 @@ def raw_split(config: Any, split: str) -> Any:
         from .image_folder import image_folder_split
 
         return image_folder_split(d.root, split, d.resize)
+    if d.name == "synthetic":
+        return datasets.make_synthetic(split, **d.args)
     return datasets.load(d.name, split, d.root)
 
 
@@ -185,6 +189,9 @@ def data_files(config: Any) -> dict[str, dict[str, str]] | None:
     d = config.dataset
     if d.class_ is not None:
         return {split: {"name": d.class_.rsplit(":", 1)[1]} for split in ("train", "test")}
+    if d.name == "synthetic":
+        return {split: {"name": "synthetic", **{k: str(v) for k, v in d.args.items()}}
+                for split in ("train", "test")}
     if d.name == "image_folder":
         return {split: {"name": "image_folder", "images": str(Path(d.root) / split)}
                 for split in ("train", "test")}

@@ -29,7 +29,7 @@ from .callbacks import (
 )
 from .config import ExperimentConfig
 from .context import RunContext
-from .data import check_model_takes_data, custom_loaders
+from .data import ARRAY_SOURCES, check_model_takes_data, custom_loaders
 from .distributed import DistStats, Rank, check_shapes, join
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
@@ -58,7 +58,7 @@ def loaders(config: ExperimentConfig, rank: Rank | None = None) -> tuple[Any, An
     d = config.dataset
     rank = rank or Rank()
     spec = transforms_for(config)
-    if d.class_ is not None or d.name in ("npz", "image_folder"):
+    if d.class_ is not None or d.name in ARRAY_SOURCES:
         found = custom_loaders(config, spec, (rank.size, rank.rank))
         if rank.distributed and not hasattr(found[0], "num_shards"):
             import warnings
@@ -101,6 +101,11 @@ def build_model_for(config: ExperimentConfig) -> tuple[Model, nn.Cell]:
         opt = nn.Adam(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "adamw":  # decoupled weight decay, MindSpore's AdamWeightDecay
         opt = nn.AdamWeightDecay(params, o.learning_rate, weight_decay=o.weight_decay)
+    elif o.name == "rmsprop":
+        opt = nn.RMSProp(params, o.learning_rate, decay=o.decay, momentum=o.momentum,
+                         centered=o.centered, weight_decay=o.weight_decay)
+    elif o.name == "lamb":
+        opt = nn.Lamb(params, o.learning_rate, weight_decay=o.weight_decay)
     elif o.name == "sgd":
         opt = nn.SGD(params, o.learning_rate, momentum=o.momentum, weight_decay=o.weight_decay)
     else:

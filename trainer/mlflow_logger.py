@@ -323,6 +323,14 @@ def metric_name(key: str) -> str | None:
     return key
 
 
+def _step_lr(optimizer: Any) -> float | None:
+    """The LR the last step used (a per-step list or schedule Cell moves with the step)."""
+    for name in ("last_lr", "get_lr"):
+        if hasattr(optimizer, name):
+            return getattr(optimizer, name)()
+    return None
+
+
 class MLflowLogger(Callback):
     """Training callback that records a run's metrics (see the module docstring)."""
 
@@ -335,12 +343,12 @@ class MLflowLogger(Callback):
 
     def on_train_begin(self, ctx: RunContext) -> None:
         # the LR the optimizer was built with: a step logs ``lr`` when it used another one
-        self._last_lr = ctx.optimizer.get_lr() if hasattr(ctx.optimizer, "get_lr") else None
+        self._last_lr = _step_lr(ctx.optimizer)
 
     def on_train_step_end(self, ctx: RunContext) -> None:
         if ctx.timings.compile_seconds:
             self.run.log_metric("perf/compile_s", ctx.timings.compile_seconds, ctx.global_step)
-        lr = ctx.optimizer.get_lr() if hasattr(ctx.optimizer, "get_lr") else None
+        lr = _step_lr(ctx.optimizer)
         due = ctx.loss is not None and not ctx.global_step % self.log_every
         if lr is not None and (due or lr != self._last_lr):  # a schedule: every step
             self.run.log_metric("lr", lr, ctx.global_step)

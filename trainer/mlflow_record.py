@@ -43,12 +43,12 @@ def data_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
     if custom is not None:
         return custom
     d = config.dataset
-    spec = datasets.sources.get_spec(d.name)
+    fallbacks, name = datasets.catalog.fallback_folders(d.name), datasets.catalog.canonical(d.name)
     out = {}
     for split in ("train", "test"):
         files = dict(datasets.files_used(d.name, split, d.root))
-        folder = Path(files["images"]).parent.name if files else spec.name
-        files["name"] = folder if folder in spec.fallback_folders else spec.name
+        folder = Path(files["images"]).parent.name if files else name
+        files["name"] = folder if folder in fallbacks else name
         out[split] = files
     return out
 

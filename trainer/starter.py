@@ -57,7 +57,8 @@ model:
   # or a built-in network instead of class/args:  name: lenet5
 
 dataset:
-  name: mnist                    # mnist, fashion-mnist (downloaded once), mnist-10k (local)
+  name: mnist                    # mnist, fashion-mnist, cifar10, cifar100 (downloaded once), mnist-10k
+  # name: synthetic              # generated data, no download: args: {shape: [3, 32, 32], classes: 10}
   # name: npz                    # your arrays: root: data.npz with x_train, y_train, x_test, y_test
   # root: data.npz
   # class: mydata.py:make_dataset   # or your function: make_dataset(split, **args) -> (images, labels)
@@ -67,7 +68,7 @@ dataset:
   limit: null                    # first N training samples (null: all)
 
 optimizer:
-  name: momentum                 # momentum, sgd, adam, adamw
+  name: momentum                 # momentum, sgd, adam, adamw, rmsprop, lamb
   learning_rate: 0.01            # the peak when a schedule is set
   momentum: 0.9
   # schedule: {name: cosine, warmup_epochs: 1, min_lr: 0.0}   # per-step learning rate

@@ -209,9 +209,16 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
         given = data.get(section, {}) if isinstance(data, dict) else {}
         given = given if isinstance(given, dict) else {}
         if part.class_ is None:
+            if section == "dataset" and part.name == "synthetic":  # its settings are args
+                from datasets import make_synthetic
+
+                check_args(make_synthetic, {"split": "train", **part.args}, (section, "args"),
+                           where, "synthetic")
+                _check_synthetic(part.args, where)
+                continue
             if part.args:
                 builtin = ("a built-in model.name takes num_classes and num_channel"
-                           if section == "model" else "a dataset.name takes no args")
+                           if section == "model" else "of the dataset.names only synthetic takes args")
                 raise ConfigError(f"{where((section, 'args'))}: '{section}.args' is for "
                                   f"{section}.class (your own code); {builtin}")
             continue
@@ -268,6 +275,25 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
             raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': npz file {d.root} not "
                               f"found (looked in {places})")
         d.root = str(found.resolve())
+
+
+def _check_synthetic(args: dict[str, Any], where: Callable[[tuple], str]) -> None:
+    """The values ``make_synthetic`` refuses, at config load (file:line of the key)."""
+    from datasets import make_synthetic
+
+    from .config import ConfigError
+
+    for split in ("train", "test"):
+        try:
+            make_synthetic(split, **{**args, "train_size": 1, "test_size": 1})
+        except ValueError as error:
+            key = next((k for k in args if f" {k} " in f" {error} ".replace(":", " ")), None)
+            raise ConfigError(f"{where(('dataset', 'args', key) if key else ('dataset', 'args'))}: "
+                              f"dataset.args: {error}") from None
+    for key in ("train_size", "test_size"):
+        if key in args and args[key] < 1:
+            raise ConfigError(f"{where(('dataset', 'args', key))}: 'dataset.args.{key}' must be "
+                              f">= 1, got {args[key]}")
 
 
 def _existing(path: str, base: Path, test: Callable[[Path], bool]) -> Path | None:

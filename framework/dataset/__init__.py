@@ -16,11 +16,13 @@ from . import config, transforms, vision
 from .engine import Dataset, DictIterator, TupleIterator
 from .sources import (
     Cifar10Dataset,
+    Cifar100Dataset,
     FashionMnistDataset,
     GeneratorDataset,
     MnistDataset,
     NumpySlicesDataset,
 )
 
-__all__ = ["Cifar10Dataset", "Dataset", "DictIterator", "FashionMnistDataset", "GeneratorDataset",
-           "MnistDataset", "NumpySlicesDataset", "TupleIterator", "config", "transforms", "vision"]
+__all__ = ["Cifar10Dataset", "Cifar100Dataset", "Dataset", "DictIterator", "FashionMnistDataset",
+           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "TupleIterator", "config",
+           "transforms", "vision"]

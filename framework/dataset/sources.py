@@ -1,4 +1,4 @@
-"""Source datasets: ``MnistDataset``, ``FashionMnistDataset``, ``Cifar10Dataset``,
+"""Source datasets: ``MnistDataset``, ``FashionMnistDataset``, ``Cifar10Dataset``, ``Cifar100Dataset``,
 ``GeneratorDataset``, ``NumpySlicesDataset`` (MindSpore's signatures and columns).
 
 MNIST-family folders hold the four IDX files as MindSpore expects them
@@ -85,8 +85,6 @@ class FashionMnistDataset(MnistDataset):
     _what = "FashionMnistDataset"
 
 
-CIFAR_RECORD = 1 + 3 * 32 * 32
-
 
 def read_cifar10_folder(dataset_dir: str | os.PathLike[str],
                         usage: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -99,18 +97,14 @@ def read_cifar10_folder(dataset_dir: str | os.PathLike[str],
         missing = [n for n in wanted if not (folder / n).is_file()]
         raise DatasetNotFoundError(f"Cifar10Dataset: {folder} lacks {', '.join(missing)} for usage={usage!r} "
                                    "(the CIFAR-10 binary version)")
-    records = []
-    for path in found:
-        data = np.fromfile(path, dtype=np.uint8)
-        if data.size == 0 or data.size % CIFAR_RECORD:
-            raise DatasetError(f"{path}: {data.size} bytes is not a whole number of {CIFAR_RECORD}-byte "
-                               "CIFAR-10 records; the file is truncated or not CIFAR-10 binary")
-        records.append(data.reshape(-1, CIFAR_RECORD))
-    rows = np.concatenate(records)
-    if rows[:, 0].max() > 9:
-        raise DatasetError(f"{folder}: label {int(rows[:, 0].max())} out of range for CIFAR-10's 10 classes")
-    images = rows[:, 1:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
-    return np.ascontiguousarray(images), rows[:, 0].astype(np.uint32)
+    from datasets.cifar import SPECS, parse_binary_batch
+
+    parts = [parse_binary_batch(path.read_bytes(), str(path), SPECS["cifar10"]) for path in found]
+    images = np.concatenate([p[0] for p in parts])
+    labels = np.concatenate([p[1] for p in parts])
+    if labels.max() > 9:
+        raise DatasetError(f"{folder}: label {int(labels.max())} out of range for CIFAR-10's 10 classes")
+    return images, labels.astype(np.uint32)
 
 
 class Cifar10Dataset(SourceDataset):
@@ -127,6 +121,41 @@ class Cifar10Dataset(SourceDataset):
         images, labels = read_cifar10_folder(dataset_dir, usage)
         super().__init__(ArrayStore(["image", "label"], [images, labels]), shuffle, num_samples,
                          num_shards, shard_id)
+
+
+class Cifar100Dataset(SourceDataset):
+    """``Cifar100Dataset(dataset_dir, usage=None, num_samples=None, num_parallel_workers=None,
+    shuffle=None, sampler=None, num_shards=None, shard_id=None, cache=None)`` over the binary
+    version's ``train.bin``/``test.bin``; columns ``image`` (uint8 ``32 x 32 x 3``),
+    ``coarse_label`` and ``fine_label`` (uint32), as MindSpore's."""
+
+    def __init__(self, dataset_dir: str | os.PathLike[str], usage: str | None = None,
+                 num_samples: int | None = None, num_parallel_workers: int | None = None,
+                 shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
+                 shard_id: int | None = None, cache: Any = None) -> None:
+        from datasets.cifar import PIXELS, SPECS, parse_binary_batch
+
+        if sampler is not None:
+            raise TypeError("Cifar100Dataset: samplers are not supported; use shuffle and num_shards")
+        folder = _folder(dataset_dir, "Cifar100Dataset")
+        wanted = [f"{split}.bin" for split in _usage(usage, "Cifar100Dataset")]
+        missing = [n for n in wanted if not (folder / n).is_file()]
+        if missing:
+            raise DatasetNotFoundError(f"Cifar100Dataset: {folder} lacks {', '.join(missing)} for "
+                                       f"usage={usage!r} (the CIFAR-100 binary version)")
+        images, coarse, fine = [], [], []
+        for name in wanted:
+            data = (folder / name).read_bytes()
+            x, y = parse_binary_batch(data, str(folder / name), SPECS["cifar100"])
+            images.append(x)
+            fine.append(y.astype(np.uint32))
+            coarse.append(np.frombuffer(data, np.uint8).reshape(-1, 2 + PIXELS)[:, 0].astype(np.uint32))
+        fine_all = np.concatenate(fine)
+        if fine_all.max() > 99:
+            raise DatasetError(f"{folder}: fine label {int(fine_all.max())} out of range for CIFAR-100")
+        store = ArrayStore(["image", "coarse_label", "fine_label"],
+                           [np.concatenate(images), np.concatenate(coarse), fine_all])
+        super().__init__(store, shuffle, num_samples, num_shards, shard_id)
 
 
 def _names(column_names: str | Sequence[str] | None, width: int | None, what: str) -> list[str]:

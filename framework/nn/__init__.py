@@ -1,11 +1,20 @@
 """``framework.nn``: cells, layers, losses, wrappers and optimizers (MindSpore names)."""
 
-from ..optim import SGD, Adam, AdamWeightDecay, Momentum, Optimizer
+from ..optim import SGD, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh
+from .learning_rate_schedule import (
+    CosineDecayLR,
+    ExponentialDecayLR,
+    InverseDecayLR,
+    LearningRateSchedule,
+    NaturalExpDecayLR,
+    PolynomialDecayLR,
+    WarmUpLR,
+)
 from .loss import (
     CrossEntropyLoss,
     L1Loss,
@@ -42,5 +51,7 @@ __all__ = [
     "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "ReLU6", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
-    "WithLossCell", "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
+    "WithLossCell", "CosineDecayLR", "ExponentialDecayLR", "InverseDecayLR", "Lamb",
+    "LearningRateSchedule", "NaturalExpDecayLR", "PolynomialDecayLR", "RMSProp", "WarmUpLR",
+    "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
 ]

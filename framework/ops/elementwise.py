@@ -299,6 +299,22 @@ class Tanh(_Unary):
         return (mul(dout, sub(1.0, mul(out, out))),)
 
 
+class Cos(_Unary):
+    def kernel(self, x):
+        return np.cos(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (neg(mul(dout, sin(x))),)
+
+
+class Sin(_Unary):
+    def kernel(self, x):
+        return np.sin(x)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout, cos(x)),)
+
+
 class AddN:
     """``AddN()(inputs)``: the sum of a tuple/list of tensors of one shape (MindSpore's
     ``ops.AddN``), built from ``Add`` so it runs, traces and differentiates like it."""
@@ -329,6 +345,15 @@ _MAXIMUM, _MINIMUM, _SELECT, _NEG, _ABS = Maximum(), Minimum(), Select(), Neg(),
 _EXP, _LOG, _SQRT, _RELU, _SIGMOID, _TANH = Exp(), Log(), Sqrt(), ReLU(), Sigmoid(), Tanh()
 _EQ, _NE, _LT, _LE, _GT, _GE = Equal(), NotEqual(), Less(), LessEqual(), Greater(), GreaterEqual()
 _FLOOR_DIV, _FLOOR_MOD = FloorDiv(), FloorMod()
+_COS, _SIN = Cos(), Sin()
+
+
+def cos(x):
+    return _COS(x)
+
+
+def sin(x):
+    return _SIN(x)
 
 
 def add(x, y):

@@ -10,10 +10,17 @@ import numpy as np
 from .. import ops
 from ..nn.cell import Cell
 from ..parameter import Parameter, ParameterTuple
+from ..tensor import Tensor
 
 
 class Optimizer(Cell):
     """``Optimizer(learning_rate, parameters, weight_decay=0.0, loss_scale=1.0)``.
+
+    ``learning_rate`` as in MindSpore: a number; a list, tuple, 1-D array or Tensor with one
+    value per step (``nn.cosine_decay_lr(...)``: step ``i`` uses value ``i``, the last one
+    after the end); or a ``nn.LearningRateSchedule`` Cell called with ``global_step``. The
+    step's LR is computed inside ``update`` from ``global_step``, a state input, so graph
+    mode compiles the step once whatever the schedule.
 
     Subclasses implement ``apply(param, grad, slots, lr) -> (param', slots')`` per
     parameter, with framework ops only. The whole state (step counter, learning rate,
@@ -26,6 +33,7 @@ class Optimizer(Cell):
 
     slot_names: tuple[str, ...] = ()
     decoupled_decay = False  # True: decay applied to the weights after ``apply`` (AdamW)
+    decay_in_apply = False  # True: ``apply(..., step, decay)`` uses the weight decay itself
 
     def __init__(self, learning_rate: float, parameters: Any, weight_decay: float = 0.0,
                  loss_scale: float = 1.0) -> None:
@@ -36,12 +44,10 @@ class Optimizer(Cell):
         group_decay = None
         if any(isinstance(p, dict) for p in params):
             params, group_decay = _groups(type(self).__name__, params, weight_decay)
-        if isinstance(learning_rate, bool) or not isinstance(learning_rate, int | float):
-            raise TypeError(f"{type(self).__name__}: learning_rate must be a number, got "
-                            f"{learning_rate!r}")
-        if learning_rate < 0 or weight_decay < 0 or loss_scale <= 0:
-            raise ValueError(f"{type(self).__name__}: learning_rate and weight_decay must be >= 0 "
-                             "and loss_scale > 0")
+        lr_value, self.lr_schedule = _learning_rate(type(self).__name__, learning_rate)
+        if weight_decay < 0 or loss_scale <= 0:
+            raise ValueError(f"{type(self).__name__}: weight_decay must be >= 0 and loss_scale > 0")
+        self.dynamic_lr = self.lr_schedule is not None or lr_value.ndim == 1
         self.parameters = ParameterTuple(params)
         self.weight_decay = float(weight_decay)
         self.loss_scale = float(loss_scale)
@@ -52,8 +58,10 @@ class Optimizer(Cell):
         else:  # each group's own weight_decay, no filter
             self.decay_values = tuple(group_decay)
             self.decay_flags = tuple(v > 0 for v in self.decay_values)
-        self.learning_rate = Parameter(np.array(learning_rate, np.float32), "learning_rate",
-                                       requires_grad=False)
+        if self.lr_schedule is None:  # a number, or one per step (a 1-D Parameter)
+            self.learning_rate = Parameter(lr_value, "learning_rate", requires_grad=False)
+        else:  # MindSpore's optimizer.learning_rate is the schedule Cell
+            self.learning_rate = self.lr_schedule
         self.global_step = Parameter(np.array(0, np.int32), "global_step", requires_grad=False)
         self.slots = {name: self.parameters.clone(prefix=name, init="zeros")
                       for name in self.slot_names}
@@ -64,15 +72,39 @@ class Optimizer(Cell):
     def state_params(self) -> tuple[Parameter, ...]:
         """Every state Parameter, in the order ``update`` takes and returns them."""
         slots = tuple(p for name in self.slot_names for p in self.slots[name])
-        return (self.global_step, self.learning_rate, *slots)
+        return (self.global_step, *self.hyper_params(), *slots)
 
     def hyper_params(self) -> tuple[Parameter, ...]:
         """State Parameters that are settings rather than training progress (the learning
-        rate): a resumed run keeps the values it was built with, not the checkpoint's."""
-        return (self.learning_rate,)
+        rate, a number or one per step; none for a schedule Cell): a resumed run keeps the
+        values it was built with, not the checkpoint's."""
+        return () if self.lr_schedule is not None else (self.learning_rate,)
+
+    def lr_at(self, step: Any) -> Any:
+        """The learning rate of the step numbered ``step`` (0 for the first; a Tensor):
+        the number; ``lr[min(step, len - 1)]`` of a per-step list (its last value after
+        the end); ``schedule(step)`` of a LearningRateSchedule Cell. Framework ops only: in
+        graph mode the LR is computed inside the compiled step from ``global_step``."""
+        if self.lr_schedule is not None:
+            return self.lr_schedule(step)
+        if not self.dynamic_lr:
+            return self.learning_rate
+        last = self.learning_rate.shape[0] - 1
+        return ops.gather(self.learning_rate, ops.minimum(step, last), 0)
 
     def get_lr(self) -> float:
-        return float(self.learning_rate.asnumpy())
+        """The learning rate the next step uses (at ``global_step``), as MindSpore's."""
+        if not self.dynamic_lr:
+            return float(self.learning_rate.asnumpy())
+        return float(np.asarray(_eager(lambda: self.lr_at(self.global_step))))
+
+    def last_lr(self) -> float:
+        """The learning rate the most recent step used (the first step's before any)."""
+        if not self.dynamic_lr:
+            return float(self.learning_rate.asnumpy())
+        step = int(self.global_step.asnumpy())
+        return float(np.asarray(_eager(lambda: self.lr_at(Tensor(np.array(max(step - 1, 0),
+                                                                          np.int32))))))
 
     # -- the pure update -------------------------------------------------------------------
     def apply(self, param: Any, grad: Any, slots: tuple, lr: Any, step: Any) -> tuple[Any, tuple]:
@@ -84,7 +116,15 @@ class Optimizer(Cell):
         if len(grads) != len(params):
             raise ValueError(f"{type(self).__name__}: got {len(grads)} gradients for "
                              f"{len(params)} parameters")
-        step, lr, *flat = state
+        held = len(self.hyper_params())
+        step, lr_state, flat = state[0], tuple(state[1:1 + held]), state[1 + held:]
+        if self.lr_schedule is not None:
+            lr = self.lr_schedule(step)
+        elif self.dynamic_lr:
+            last = lr_state[0].shape[0] - 1
+            lr = ops.gather(lr_state[0], ops.minimum(step, last), 0)
+        else:
+            lr = lr_state[0]
         n = len(params)
         slots = [tuple(flat[k * n + i] for k in range(len(self.slot_names))) for i in range(n)]
         step = ops.add(step, 1)
@@ -92,6 +132,11 @@ class Optimizer(Cell):
         for param, grad, decay, slot in zip(params, grads, self.decay_values, slots):
             if self.loss_scale != 1.0:
                 grad = ops.div(grad, self.loss_scale)
+            if self.decay_in_apply:  # the optimizer's own use of weight decay (Lamb)
+                p, s = self.apply(param, grad, slot, lr, step, decay)
+                new_params.append(p)
+                new_slots.append(s)
+                continue
             if decay and not self.decoupled_decay:
                 grad = ops.add(grad, ops.mul(param, decay))
             p, s = self.apply(param, grad, slot, lr, step)
@@ -100,7 +145,7 @@ class Optimizer(Cell):
             new_params.append(p)
             new_slots.append(s)
         flat_slots = tuple(new_slots[i][k] for k in range(len(self.slot_names)) for i in range(n))
-        return tuple(new_params), (step, lr, *flat_slots)
+        return tuple(new_params), (step, *lr_state, *flat_slots)
 
     def construct(self, gradients: Sequence[Any]) -> bool:
         params = tuple(self.parameters)
@@ -148,3 +193,42 @@ def _groups(owner: str, groups: list, weight_decay: float) -> tuple[list, list[f
         decay = [decay[where[id(p)]] for p in order]
         flat = order
     return flat, decay
+
+
+def _learning_rate(owner: str, value: Any) -> tuple[np.ndarray, Any]:
+    """(float32 value: 0-d or one per step, None) or (empty, the schedule Cell)."""
+    from ..nn.learning_rate_schedule import LearningRateSchedule
+
+    if isinstance(value, LearningRateSchedule):
+        return np.zeros((0,), np.float32), value
+    if isinstance(value, Cell):
+        raise TypeError(f"{owner}: learning_rate Cell must be a nn.LearningRateSchedule, got "
+                        f"{type(value).__name__}")
+    if isinstance(value, Tensor):
+        value = value.asnumpy()
+    if isinstance(value, bool) or not isinstance(value, int | float | list | tuple | np.ndarray):
+        raise TypeError(f"{owner}: learning_rate must be a number, a list of numbers (one per "
+                        f"step), a 1-D Tensor or a nn.LearningRateSchedule, got {value!r}")
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{owner}: learning_rate list must hold numbers, got {value!r}") from None
+    if array.ndim > 1 or (array.ndim == 1 and array.size == 0):
+        raise ValueError(f"{owner}: learning_rate must be a number or a non-empty 1-D list, got "
+                         f"shape {array.shape}")
+    if not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{owner}: learning_rate must be >= 0 and finite, got {value!r}")
+    return array.astype(np.float32), None
+
+
+def _eager(fn: Any) -> Any:
+    """``fn()`` in PyNative mode, whatever the context (a value for the host, not a graph)."""
+    from .. import context
+
+    mode = context.get_context("mode")
+    context.set_context(mode=context.PYNATIVE_MODE)
+    try:
+        out = fn()
+    finally:
+        context.set_context(mode=mode)
+    return out.asnumpy() if hasattr(out, "asnumpy") else out

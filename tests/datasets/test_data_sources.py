@@ -39,8 +39,8 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 def test_known_names() -> None:
     assert {"mnist", "fashion-mnist", "mnist-10k"} <= set(datasets.names())
     assert sources.get_spec("Fashion_MNIST").name == "fashion-mnist"
-    with pytest.raises(DatasetError, match="unknown dataset 'cifar'; known datasets: .*mnist"):
-        datasets.load("cifar")
+    with pytest.raises(DatasetError, match="unknown dataset 'imagenet'; known datasets: .*mnist"):
+        datasets.load("imagenet")
 
 
 def test_search_order(places: dict[str, Path]) -> None:

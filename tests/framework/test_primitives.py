@@ -91,6 +91,8 @@ CASES: list[Case] = [
          lambda x: 0.5 * (1 + np.tanh(x / 2))),
     Case(ops.Sigmoid(), rand(S), lambda x: 1 / (1 + np.exp(-x))),
     Case(ops.Tanh(), rand(S), np.tanh),
+    Case(ops.Cos(), rand(S), np.cos),
+    Case(ops.Sin(), rand(S), np.sin),
     Case(ops.ReduceSum(False, (1,)), rand((2, 3, 4)), lambda x: x.sum(axis=1)),
     Case(ops.ReduceSum(True, (0, 2)), rand((2, 3, 4)), lambda x: x.sum(axis=(0, 2),
                                                                       keepdims=True)),

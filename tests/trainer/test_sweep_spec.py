@@ -74,7 +74,7 @@ def test_space_values_are_checked_against_the_schema():
     with pytest.raises(ConfigError, match="did you mean 'optimizer'"):
         build_spec(SMOKE, ["optimzer.learning_rate=0.1,0.2"])
     with pytest.raises(ConfigError, match="'optimizer.name' must be 'momentum' or 'sgd' or 'adam'"):
-        build_spec(SMOKE, ["optimizer.name=choice(momentum, rmsprop)"])
+        build_spec(SMOKE, ["optimizer.name=choice(momentum, adagrad)"])
 
 
 def test_spaces_in_the_yaml_with_file_and_line(tmp_path):

@@ -74,6 +74,8 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Neg: elementwise.unary(relax.op.negative),
     _ew.Abs: elementwise.unary(relax.op.abs),
     _ew.Exp: elementwise.unary(relax.op.exp),
+    _ew.Cos: elementwise.unary(relax.op.cos),
+    _ew.Sin: elementwise.unary(relax.op.sin),
     _ew.Log: elementwise.unary(relax.op.log),
     _ew.Sqrt: elementwise.unary(relax.op.sqrt),
     _ew.ReLU: elementwise.unary(relax.op.nn.relu),
