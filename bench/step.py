@@ -1,16 +1,19 @@
 """Time one LeNet-5 training step (Momentum, input 1x32x32) across engines.
 
-    python bench/step.py [--batches 32 128] [--steps 30] [--rounds 5] [--epoch]
+    python bench/step.py [--batches 32 128] [--steps 30] [--rounds 5] [--epoch] [--threads N]
 
 Engines, all in this process on the same batch and the same initial weights,
 interleaved round by round after warm-up (the first NumPy steps in a process run ~2x
 slower); figures are medians of the per-round means:
   graph     our graph mode: the whole step compiled with TVM (compile/tune seconds shown)
   pynative  our eager mode
-  numpy     a plain NumPy implementation (bench/numpy_lenet.py)
+  numpy     a plain NumPy implementation written as fast as NumPy allows
+            (bench/numpy_lenet.py: NHWC im2col by as_strided + one GEMM per conv)
   torch     PyTorch eager CPU, if installed;  jax  JAX jit, if installed
 ``--epoch`` also times one full Fashion-MNIST epoch (60,000 images, batch 32) in graph
-mode with the real data pipeline ($TRAIN_DATA_DIR).
+mode with the real data pipeline ($TRAIN_DATA_DIR). ``--threads N`` sets TVM's, OpenBLAS's
+and OpenMP's thread counts (on a loaded machine OpenBLAS's spinning threads can slow the
+NumPy-based engines several-fold; ``--threads 1`` shows the kernels' own cost).
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+if "--threads" in sys.argv:  # before NumPy's BLAS and TVM's thread pool start
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    for _var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _n
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -85,8 +93,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--epoch", action="store_true")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for TVM, NumPy's BLAS (default: all cores)")
     args = parser.parse_args()
-    print(f"LeNet-5 train step, Momentum, float32; {os.cpu_count()} cores; tuning="
+    print(f"LeNet-5 train step, Momentum, float32; {os.cpu_count()} cores, threads "
+          f"{os.environ.get('TVM_NUM_THREADS', 'all')}; load "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; tuning="
           f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps")
     for batch in args.batches:
         result, summary = bench_batch(batch, args.steps, args.rounds)
