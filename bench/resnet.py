@@ -2,7 +2,7 @@
 
     python bench/resnet.py [--depths 8 20] [--batches 64 128] [--rounds 5] [--quick]
                            [--threads N] [--torch-path /tmp/torchlib] [--warm-cache]
-                           [--no-memory] [--no-predict]
+                           [--no-memory] [--no-predict] [--clock wall|cpu]
 
 Per (depth, batch), in this process on the same batch and the same initial weights
 (bench/resnet_engines.py; the zoo's model):
@@ -28,6 +28,10 @@ taken and given back within a step; 0 where pools keep it between steps).
 
 Also: a forward-only ResNet-20 at batch 256 (evaluation mode) in graph mode against
 PyTorch under ``torch.no_grad()``. ``--quick``: ResNet-8 at batch 64 only, 3 rounds.
+
+On a machine shared with other work, wall-clock figures of multi-threaded engines mostly
+measure the contention (PyTorch's and OpenBLAS's spinning OpenMP threads suffer most):
+``--threads 1 --clock cpu`` times each engine's own CPU time on one thread instead.
 """
 
 from __future__ import annotations
@@ -67,11 +71,14 @@ def batch_of(batch: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
             rng.integers(0, 10, batch).astype(np.int32))
 
 
-def timed(fn, args, steps: int) -> float:
-    start = time.perf_counter()
+CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def timed(fn, args, steps: int, clock=time.perf_counter) -> float:
+    start = clock()
     for _ in range(steps):
         fn(*args)
-    return (time.perf_counter() - start) / steps * 1000
+    return (clock() - start) / steps * 1000
 
 
 def add_torch(path: str) -> None:
@@ -163,7 +170,8 @@ def bench_config(depth: int, batch: int, args) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(args.rounds):
         for name, fn in runners.items():
-            times[name].append(timed(fn, (x, y), 1 if name == "pynative" else args.steps))
+            times[name].append(timed(fn, (x, y), 1 if name == "pynative" else args.steps,
+                                     CLOCK[args.clock]))
     result = {name: statistics.median(t) for name, t in times.items()}
     mem = {}
     if not args.no_memory:
@@ -207,7 +215,7 @@ def bench_predict(depth: int, batch: int, args) -> None:
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(args.rounds):
         for name, fn in runners.items():
-            times[name].append(timed(fn, (x,), args.steps))
+            times[name].append(timed(fn, (x,), args.steps, CLOCK[args.clock]))
     g, t = statistics.median(times["graph"]), statistics.median(times["torch"])
     print(f"  graph {g:.1f} ms, torch no_grad {t:.1f} ms: graph / torch = {g / t:.2f} "
           f"(target <= 1.0)")
@@ -227,6 +235,9 @@ def main() -> None:
     parser.add_argument("--warm-cache", action="store_true", help="keep the disk cache")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--no-predict", action="store_true")
+    parser.add_argument("--clock", choices=tuple(CLOCK), default="wall",
+                        help="cpu: this process's CPU time per step (all its threads), for a "
+                             "machine shared with other work; fair with --threads 1")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -241,7 +252,7 @@ def main() -> None:
     print(f"CIFAR ResNet train step, Momentum, float32; {os.cpu_count()} cores, {THREADS} threads;"
           f" load {' '.join(f'{v:.2f}' for v in os.getloadavg())}; tuning="
           f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps "
-          f"(pynative 1)")
+          f"(pynative 1), {args.clock} clock")
     for depth in args.depths:
         for batch in args.batches:
             bench_config(depth, batch, args)
