@@ -36,6 +36,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
+from . import lane_rows
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -179,8 +180,7 @@ def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
     return max(f for f in range(1, lanes + 1) if extent % f == 0)
 
 
-def _divisor_at_most(extent: int, bound: int) -> int:
-    return max(f for f in range(1, max(1, min(extent, bound)) + 1) if extent % f == 0)
+_divisor_at_most = ta.divisor_at_most
 
 
 def _register_tile(sch: Schedule, block, axes, params: Params) -> list[int]:
@@ -209,7 +209,14 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
     if _lane_reduction(sch, block, axes, params.vector):
-        _schedule_lanes(sch, block, axes, cores, padded, params)
+        if lane_rows.wants_rows(sch, block, axes):
+            lanes = _vector_factor(axes[-1][1], params.vector)
+            lane_rows.schedule_rows(sch, block, lanes, cores, params.unroll, padded)
+            for pad in padded:
+                _vectorize_innermost(sch, pad)
+            _schedule_simple(sch, block, cores, params)
+        else:
+            _schedule_lanes(sch, block, axes, cores, padded, params)
         return
     s_tiles = _register_tile(sch, block, axes, params)
     loops = sch.get_loops(block)
