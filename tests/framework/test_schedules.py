@@ -61,6 +61,9 @@ def _cases() -> list[tuple[str, Any, list[np.ndarray]]]:
     cases.append(("wgrad rows 48x16x32x32-o16k3-same",
                   ops.Conv2DBackpropFilter(filter_shape=(16, 16, 3, 3), **attrs),
                   [x, rand(48, 16, 32, 32)]))
+    cases.append(("wgrad rows 56x18x30x30-o19k3-same (awkward extents)",
+                  ops.Conv2DBackpropFilter(filter_shape=(19, 18, 3, 3), **attrs),
+                  [rand(56, 18, 30, 30), rand(56, 19, 30, 30)]))
     return cases
 
 

@@ -209,7 +209,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
     if _lane_reduction(sch, block, axes, params.vector):
-        if lane_rows.wants_rows(sch, block, axes):
+        if lane_rows.wants_rows(sch, block, axes, cores):
             lanes = _vector_factor(axes[-1][1], params.vector)
             lane_rows.schedule_rows(sch, block, lanes, cores, params.unroll, padded)
             for pad in padded:

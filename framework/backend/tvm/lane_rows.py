@@ -26,12 +26,13 @@ ROWS = 4  # output rows per block of the reduction
 WEIGHTS = 4  # output channels per register tile (times kw positions)
 
 
-def wants_rows(sch: Schedule, block, axes) -> bool:
-    """A ``conv2d_filter_grad`` block (O, C, kh, kw | N, Ho, Wo) on large operands?"""
+def wants_rows(sch: Schedule, block, axes, cores: int) -> bool:
+    """A ``conv2d_filter_grad`` block (O, C, kh, kw | N, Ho, Wo) on large operands, whose
+    input channels split evenly enough to keep every core busy?"""
     if sch.get(block).name_hint != "conv2d_filter_grad" or "".join(k for k, _, _ in axes) != "SSSSRRR":
         return False
     (_, o, _), (_, c, _), _, _, (_, n, _), (_, ho, _), (_, wo, _) = axes
-    if min(o, c) < MIN_CHANNELS:
+    if min(o, c) < MIN_CHANNELS or ta.divisor_at_most(c, 2 * cores) < cores:
         return False
     return n * ho * wo * (o + c) * 4 >= ROWS_MIN_BYTES
 
