@@ -1,6 +1,6 @@
 """Time CIFAR ResNet-8/20 training steps (Momentum, input 3x32x32) across engines.
 
-    python bench/resnet.py [--depths 8 20] [--batches 64 128] [--rounds 5] [--quick]
+    python bench/resnet.py [--depths 8 20] [--batches 64 128] [--rounds 3] [--quick]
                            [--threads N] [--torch-path /tmp/torchlib] [--warm-cache]
                            [--no-memory] [--no-predict] [--clock wall|cpu]
 
@@ -20,7 +20,7 @@ Peak memory: each engine runs alone in a child process (this script with ``--chi
 graph mode loads the step this process compiled from the disk cache). The child imports
 its engine's libraries (TVM for graph, torch for torch) and notes its resident set, builds
 the model, warms up, resets the kernel's high-water mark (``/proc/self/clear_refs`` = 5),
-runs three steps and reads ``VmHWM``: "peak" is the resident set at its highest during
+runs two steps and reads ``VmHWM``: "peak" is the resident set at its highest during
 those steps, "engine" how far that is above the resident set after the imports (weights,
 optimizer state, compiled code, allocator pools, activations: what the engine's step
 costs), "transient" how far it rose above the resident set just before the steps (memory
@@ -116,11 +116,11 @@ def child(spec: str, torch_path: str) -> None:
     imported = status_kb("VmRSS")
     step, _ = build(engine, int(depth))
     x, y = batch_of(int(batch))
-    for _ in range(3):
+    for _ in range(2):
         step(x, y)
     before, life = status_kb("VmRSS"), status_kb("VmHWM")
     Path("/proc/self/clear_refs").write_text("5")
-    for _ in range(3):
+    for _ in range(2):
         step(x, y)
     print(json.dumps({"imported": imported, "before": before, "peak": status_kb("VmHWM"),
                       "life": life}))
@@ -225,7 +225,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--depths", type=int, nargs="+", default=[8, 20])
     parser.add_argument("--batches", type=int, nargs="+", default=[64, 128])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=3, help="steps per round (pynative: 1)")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="ResNet-8, batch 64, 3 rounds")
