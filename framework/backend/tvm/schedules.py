@@ -25,8 +25,9 @@ def backend_digest() -> str:
     """Hash of this backend's source (lowerings, rules, kernels, pipeline): any edit to
     them changes the compile-cache key, so stale libraries are never loaded."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):  # lowerings/ too
+        digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
