@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 # Tests read real data from here when it exists (see ../shared/datasets/README.md).
 export TRAIN_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 
-.PHONY: install run test test-fast bench lint clean
+.PHONY: install run test test-fast bench bench-quick lint clean
 
 install: $(STAMP)
 
@@ -28,6 +28,13 @@ bench: install
 	$(PY) bench/step.py
 	$(PY) bench/data.py
 	$(PY) bench/control_flow.py
+	$(PY) bench/resnet.py
+
+# the same benches, fewer rounds and sizes (ResNet-8 at batch 64 only)
+bench-quick: install
+	$(PY) bench/step.py --rounds 3 --steps 10
+	$(PY) bench/control_flow.py --rounds 3 --no-nested
+	$(PY) bench/resnet.py --quick
 
 lint: install
 	$(VENV)/bin/ruff check framework trainer datasets tests bench

@@ -1,16 +1,22 @@
 """Time one LeNet-5 training step (Momentum, input 1x32x32) across engines.
 
-    python bench/step.py [--batches 32 128] [--steps 30] [--rounds 5] [--epoch]
+    python bench/step.py [--batches 32 128] [--steps 30] [--rounds 5] [--epoch] [--threads N]
+                         [--clock wall|cpu] [--torch-path /tmp/torchlib]
 
 Engines, all in this process on the same batch and the same initial weights,
 interleaved round by round after warm-up (the first NumPy steps in a process run ~2x
 slower); figures are medians of the per-round means:
   graph     our graph mode: the whole step compiled with TVM (compile/tune seconds shown)
   pynative  our eager mode
-  numpy     a plain NumPy implementation (bench/numpy_lenet.py)
-  torch     PyTorch eager CPU, if installed;  jax  JAX jit, if installed
+  numpy     a plain NumPy implementation written as fast as NumPy allows
+            (bench/numpy_lenet.py: NHWC im2col by as_strided + one GEMM per conv)
+  torch     PyTorch eager CPU, if importable (also from --torch-path, appended to sys.path
+            after TVM's import: tvm_ffi imports torch when it can see it);
+  jax       JAX jit, if installed
 ``--epoch`` also times one full Fashion-MNIST epoch (60,000 images, batch 32) in graph
-mode with the real data pipeline ($TRAIN_DATA_DIR).
+mode with the real data pipeline ($TRAIN_DATA_DIR). ``--threads N`` sets TVM's, OpenBLAS's
+and OpenMP's thread counts (on a loaded machine OpenBLAS's spinning threads can slow the
+NumPy-based engines several-fold; ``--threads 1`` shows the kernels' own cost).
 """
 
 from __future__ import annotations
@@ -22,7 +28,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+if "--threads" in sys.argv:  # before NumPy's BLAS and TVM's thread pool start
+    _n = sys.argv[sys.argv.index("--threads") + 1]
+    for _var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = _n
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -31,15 +42,18 @@ import engines  # noqa: E402
 
 import framework as ms  # noqa: E402
 
+CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
 
-def time_per_step(fn, x, y, steps: int) -> float:
-    start = time.perf_counter()
+
+def time_per_step(fn, x, y, steps: int, clock=time.perf_counter) -> float:
+    start = clock()
     for _ in range(steps):
         fn(x, y)
-    return (time.perf_counter() - start) / steps * 1000
+    return (clock() - start) / steps * 1000
 
 
-def bench_batch(batch: int, steps: int, rounds: int) -> tuple[dict[str, float], dict]:
+def bench_batch(batch: int, steps: int, rounds: int,
+                clock=time.perf_counter) -> tuple[dict[str, float], dict]:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((batch, 1, 32, 32)).astype(np.float32)
     y = rng.integers(0, 10, batch).astype(np.int32)
@@ -58,7 +72,7 @@ def bench_batch(batch: int, steps: int, rounds: int) -> tuple[dict[str, float], 
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(rounds):
         for name, fn in runners.items():
-            times[name].append(time_per_step(fn, x, y, steps))
+            times[name].append(time_per_step(fn, x, y, steps, clock))
     return {name: statistics.median(t) for name, t in times.items()}, summary
 
 
@@ -85,11 +99,24 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--epoch", action="store_true")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for TVM, NumPy's BLAS (default: all cores)")
+    parser.add_argument("--torch-path", default="/tmp/torchlib")
+    parser.add_argument("--clock", choices=tuple(CLOCK), default="wall",
+                        help="cpu: this process's CPU time per step, for a shared machine "
+                             "(fair with --threads 1)")
     args = parser.parse_args()
-    print(f"LeNet-5 train step, Momentum, float32; {os.cpu_count()} cores; tuning="
-          f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps")
+    if args.torch_path and os.path.isdir(args.torch_path):
+        import tvm  # noqa: F401  (first: tvm_ffi must not see torch)
+
+        sys.path.append(args.torch_path)
+    print(f"LeNet-5 train step, Momentum, float32; {os.cpu_count()} cores, threads "
+          f"{os.environ.get('TVM_NUM_THREADS', 'all')}; load "
+          f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; tuning="
+          f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps, "
+          f"{args.clock} clock")
     for batch in args.batches:
-        result, summary = bench_batch(batch, args.steps, args.rounds)
+        result, summary = bench_batch(batch, args.steps, args.rounds, CLOCK[args.clock])
         base = result["pynative"]
         print(f"\nbatch {batch}: graph first call {summary['first_call_seconds']:.2f} s (TVM import "
               f"{summary['backend_import_seconds']:.2f} s, trace {summary['trace_seconds']:.2f} s, "

@@ -1,11 +1,18 @@
-"""2-D convolution (NCHW) and its two gradients, on im2col views + one BLAS contraction."""
+"""2-D convolution (NCHW) and its two gradients: im2col + one GEMM each.
+
+The NumPy kernels keep every copy contiguous along the output width: the columns are
+laid out (C, kh, kw, N, Ho, Wo) (one ``as_strided`` view of the padded input, copied
+once), so the forward is ``W (O, C*kh*kw) @ cols`` and its (O, N, Ho*Wo) result goes to
+NCHW by moving whole rows; the weight gradient is one GEMM against the same columns; the
+input gradient is one GEMM followed by col2im as kh*kw strided adds.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
+from numpy.lib.stride_tricks import as_strided
 
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float_dtype
@@ -88,26 +95,30 @@ class _Conv(Primitive, abstract=True):
             )
         return self.geometry(x_shape, w_shape)
 
-    def windows(self, x: np.ndarray, kh: int, kw: int, pads) -> np.ndarray:
-        """Strided (N, C, Ho, Wo, kh, kw) view of the padded input: im2col without copying."""
+    def columns(self, x: np.ndarray, kh: int, kw: int, pads, ho: int, wo: int) -> np.ndarray:
+        """im2col: a contiguous (C*kh*kw, N*Ho*Wo) matrix of the padded input's windows."""
         if any(pads):
             x = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3])))
+        n, c = x.shape[:2]
         (sh, sw), (dh, dw) = self.stride, self.dilation
-        view = sliding_window_view(x, ((kh - 1) * dh + 1, (kw - 1) * dw + 1), axis=(2, 3))
-        return view[:, :, ::sh, ::sw, ::dh, ::dw]
+        s_n, s_c, s_h, s_w = x.strides
+        view = as_strided(x, (c, kh, kw, n, ho, wo),
+                          (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw), writeable=False)
+        return np.ascontiguousarray(view).reshape(c * kh * kw, n * ho * wo)
 
-    def scatter_windows(self, cols: np.ndarray, x_shape, pads) -> np.ndarray:
-        """Adjoint of ``windows``: add (N, Ho, Wo, C, kh, kw) columns back into an input."""
+    def add_columns(self, cols: np.ndarray, x_shape, pads) -> np.ndarray:
+        """col2im, the adjoint of ``columns``: (C, kh, kw, N, Ho, Wo) columns summed into an
+        NCHW input (kh*kw strided adds into a (C, N, H, W) buffer, one transpose out)."""
         n, c, h, w = x_shape
-        _, ho, wo, _, kh, kw = cols.shape
+        _, kh, kw, _, ho, wo = cols.shape
         (sh, sw), (dh, dw) = self.stride, self.dilation
-        out = np.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), cols.dtype)
-        cols = cols.transpose(0, 3, 4, 5, 1, 2)  # N, C, kh, kw, Ho, Wo
+        out = np.zeros((c, n, h + pads[0] + pads[1], w + pads[2] + pads[3]), cols.dtype)
         for i in range(kh):
             for j in range(kw):
                 out[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh,
-                    j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, :, i, j]
-        return out[:, :, pads[0]: pads[0] + h, pads[2]: pads[2] + w]
+                    j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, i, j]
+        out = out[:, :, pads[0]: pads[0] + h, pads[2]: pads[2] + w]
+        return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
 
     def conv_attrs(self) -> dict[str, Any]:
         return {"stride": self.stride, "dilation": self.dilation, "pad_mode": self.pad_mode,
@@ -122,10 +133,11 @@ class Conv2D(_Conv):
         return Spec((x.shape[0], w.shape[0], ho, wo), float_dtype(x.dtype))
 
     def kernel(self, x, w):
-        pads, _, _ = self.geometry(x.shape, w.shape)
-        cols = self.windows(x, w.shape[2], w.shape[3], pads)
-        out = np.tensordot(cols, w, axes=([1, 4, 5], [1, 2, 3]))  # N, Ho, Wo, O
-        return np.ascontiguousarray(out.transpose(0, 3, 1, 2))
+        pads, ho, wo = self.geometry(x.shape, w.shape)
+        o, n = w.shape[0], x.shape[0]
+        cols = self.columns(x, w.shape[2], w.shape[3], pads, ho, wo)
+        out = (w.reshape(o, -1) @ cols).reshape(o, n, ho, wo)  # O, N, Ho, Wo
+        return np.ascontiguousarray(out.transpose(1, 0, 2, 3))
 
     def bprop(self, x, w, *, out, dout, needs):
         attrs = self.conv_attrs()
@@ -145,9 +157,12 @@ class Conv2DBackpropInput(_Conv):
         return Spec(tuple(self.input_shape), dy.dtype)
 
     def kernel(self, dy, w):
-        pads, _, _ = self.geometry(self.input_shape, w.shape)
-        cols = np.tensordot(dy, w, axes=([1], [0]))  # N, Ho, Wo, C, kh, kw
-        return self.scatter_windows(cols, self.input_shape, pads)
+        pads, ho, wo = self.geometry(self.input_shape, w.shape)
+        o, c, kh, kw = w.shape
+        n = dy.shape[0]
+        dy_t = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(o, n * ho * wo)
+        cols = (w.reshape(o, -1).T @ dy_t).reshape(c, kh, kw, n, ho, wo)
+        return self.add_columns(cols, self.input_shape, pads)
 
     def bprop(self, dy, w, *, out, dout, needs):
         attrs = self.conv_attrs()
@@ -167,9 +182,11 @@ class Conv2DBackpropFilter(_Conv):
         return Spec(tuple(self.filter_shape), dy.dtype)
 
     def kernel(self, x, dy):
-        pads, _, _ = self.geometry(x.shape, self.filter_shape)
-        cols = self.windows(x, self.filter_shape[2], self.filter_shape[3], pads)
-        return np.tensordot(dy, cols, axes=([0, 2, 3], [0, 2, 3]))  # O, C, kh, kw
+        pads, ho, wo = self.geometry(x.shape, self.filter_shape)
+        o, c, kh, kw = self.filter_shape
+        cols = self.columns(x, kh, kw, pads, ho, wo)
+        dy_t = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(o, -1)
+        return (dy_t @ cols.T).reshape(o, c, kh, kw)
 
     def bprop(self, x, dy, *, out, dout, needs):
         attrs = self.conv_attrs()

@@ -52,6 +52,18 @@ def _cases() -> list[tuple[str, Any, list[np.ndarray]]]:
         cases.append((f"matmul {m}x{kk}x{n} ta={ta} tb={tb}", ops.MatMul(ta, tb), [a, b]))
     cases += [("reduce_sum", ops.ReduceSum(False, (0, 2)), [rand(64, 33, 40)]),
               ("softmax", ops.Softmax(-1), [rand(128, 100)])]
+    # BatchNorm's per-channel statistics of NCHW data: partial sums in vector lanes
+    cases += [("reduce_sum nchw (0,2,3)", ops.ReduceSum(False, (0, 2, 3)), [rand(16, 16, 32, 32)]),
+              ("reduce_mean nchw (0,2,3)", ops.ReduceMean(False, (0, 2, 3)), [rand(8, 32, 16, 48)])]
+    # a weight gradient whose operands exceed the cache: lane_rows' schedule (6.3 MB)
+    attrs = dict(stride=1, dilation=1, pad_mode="same", pad=0)
+    x = rand(48, 16, 32, 32)
+    cases.append(("wgrad rows 48x16x32x32-o16k3-same",
+                  ops.Conv2DBackpropFilter(filter_shape=(16, 16, 3, 3), **attrs),
+                  [x, rand(48, 16, 32, 32)]))
+    cases.append(("wgrad rows 56x18x30x30-o19k3-same (awkward extents)",
+                  ops.Conv2DBackpropFilter(filter_shape=(19, 18, 3, 3), **attrs),
+                  [rand(56, 18, 30, 30), rand(56, 19, 30, 30)]))
     return cases
 
 

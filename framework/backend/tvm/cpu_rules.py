@@ -36,6 +36,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
+from . import lane_rows
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -109,7 +110,7 @@ def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     else:
         _inline_all(sch, keep=(), guard=True)
     for block in ta.blocks(sch):
-        if not _is_scheduled(sch, block):
+        if not _is_scheduled(sch, block) and not _sum_in_lanes(sch, block, cores, params):
             _schedule_simple(sch, block, cores, params)
 
 
@@ -179,8 +180,7 @@ def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
     return max(f for f in range(1, lanes + 1) if extent % f == 0)
 
 
-def _divisor_at_most(extent: int, bound: int) -> int:
-    return max(f for f in range(1, max(1, min(extent, bound)) + 1) if extent % f == 0)
+_divisor_at_most = ta.divisor_at_most
 
 
 def _register_tile(sch: Schedule, block, axes, params: Params) -> list[int]:
@@ -209,7 +209,14 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
     if _lane_reduction(sch, block, axes, params.vector):
-        _schedule_lanes(sch, block, axes, cores, padded, params)
+        if lane_rows.wants_rows(sch, block, axes, cores):
+            lanes = _vector_factor(axes[-1][1], params.vector)
+            lane_rows.schedule_rows(sch, block, lanes, cores, params.unroll, padded)
+            for pad in padded:
+                _vectorize_innermost(sch, pad)
+            _schedule_simple(sch, block, cores, params)
+        else:
+            _schedule_lanes(sch, block, axes, cores, padded, params)
         return
     s_tiles = _register_tile(sch, block, axes, params)
     loops = sch.get_loops(block)
@@ -247,20 +254,47 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
 
 
 def _lane_reduction(sch: Schedule, block, axes, lanes: int) -> bool:
-    """Vectorize the innermost reduction axis instead of a short innermost output axis?
+    """Vectorize the innermost reduction axis instead of the innermost output axis?
 
-    Weight gradients have small outputs (a 5x5 kernel: 5 of 16 lanes) and long reductions
-    whose innermost axis runs contiguously through both operands."""
-    spatial = [e for k, e, _ in axes if k == "S" and e > 1]
+    Yes when the innermost reduction axis runs contiguously through every operand and the
+    innermost output axis is either short (a 5x5 kernel's weight gradient: 5 of 16 lanes)
+    or strided in every operand (BatchNorm's per-channel sums over N, H, W of NCHW data:
+    vectors along the channels would gather)."""
+    spatial = [(e, v) for k, e, v in axes if k == "S" and e > 1]
     kind, extent, var = axes[-1]
-    if kind != "R" or extent < lanes // 2 or not spatial or _vector_factor(spatial[-1], lanes) >= lanes // 2:
+    if kind != "R" or extent < lanes // 2 or not spatial:
         return False
-    for read in sch.get(block).reads:
-        if any(read.source.same_as(w.source) for w in sch.get(block).writes):
-            continue
-        coef, _ = tvm.sym.detect_linear_equation(read.region[-1].min, [var]) or (None, None)
-        if not isinstance(coef, tirx.IntImm) or int(coef) != 1:
-            return False
+    reads = [r for r in sch.get(block).reads
+             if not any(r.source.same_as(w.source) for w in sch.get(block).writes)]
+    if not all(_unit_stride(r, var) for r in reads):
+        return False
+    extent_s, var_s = spatial[-1]
+    return _vector_factor(extent_s, lanes) < lanes // 2 or not any(_unit_stride(r, var_s)
+                                                                    for r in reads)
+
+
+def _unit_stride(read, var) -> bool:
+    """Does ``read``'s innermost index move by exactly 1 with ``var``?"""
+    coef, _ = tvm.sym.detect_linear_equation(read.region[-1].min, [var]) or (None, None)
+    return isinstance(coef, tirx.IntImm) and int(coef) == 1
+
+
+def _sum_in_lanes(sch: Schedule, block, cores: int, params: Params) -> bool:
+    """A plain reduction (no product: a sum, a mean) over a long contiguous innermost axis
+    gets the lane schedule too (partial sums in vector lanes); True if it did."""
+    try:
+        axes = ta.axes(sch, block)
+    except ValueError:
+        return False
+    stmt = sch.get(block)
+    if stmt.init is None or len(stmt.writes) != 1 or axes[-1][1] < params.vector:
+        return False
+    kinds = "".join(k for k, _, _ in axes)
+    if "RS" in kinds:  # output axes inside reduction axes: not this layout
+        return False
+    if ta.work(axes) < PARALLEL_MIN_WORK or not _lane_reduction(sch, block, axes, params.vector):
+        return False
+    _schedule_lanes(sch, block, axes, cores, [], params)
     return True
 
 

@@ -26,8 +26,9 @@ def backend_digest() -> str:
     """Hash of this backend's source (lowerings, rules, kernels, pipeline): any edit to
     them changes the compile-cache key, so stale libraries are never loaded."""
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + path.read_bytes())
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):  # lowerings/ too
+        digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -64,8 +65,15 @@ def build_pipeline(target: tvm.target.Target) -> tvm.transform.Pass:
 
 def _legalize_passes(target: tvm.target.Target) -> list:
     """The backend's legalize passes; on GPU its dlight rules are wrapped so that a rule
-    that raises on a kernel (TVM_NOTES pitfall 7) passes it on to the next one."""
-    passes = _backend(target).legalize_passes(target)
+    that raises on a kernel (TVM_NOTES pitfall 7) passes it on to the next one.
+
+    Relax's ``FoldConstant`` is left out: it evaluates every call whose arguments are all
+    constants by building that kernel with LLVM on the spot (about a second each); a
+    ResNet's zero cotangents (BatchNorm's unused mean/variance outputs, one per layer) cost
+    ~17 s of compile that way. Our IR folds its own constants before lowering; what is
+    left (creating small zero or one tensors) runs in microseconds per step."""
+    passes = [p for p in _backend(target).legalize_passes(target)
+              if p.info.name != "FoldConstant"]
     if target.kind.name != "cuda":
         return passes
     from tvm.s_tir import dlight as dl

@@ -51,6 +51,11 @@ def work(iterators) -> int:
     return n
 
 
+def divisor_at_most(extent: int, bound: int) -> int:
+    """The largest divisor of ``extent`` not above ``bound`` (at least 1)."""
+    return max(f for f in range(1, max(1, min(extent, bound)) + 1) if extent % f == 0)
+
+
 def is_sum_of_products(body) -> bool:
     """``C[i] = C[i] + x * y`` (either operand order, casts allowed)."""
     if not isinstance(body, tirx.BufferStore) or not isinstance(body.value, tirx.Add):
