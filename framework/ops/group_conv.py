@@ -54,13 +54,11 @@ class _GroupConv(_Conv, abstract=True):
     def conv_attrs(self) -> dict[str, Any]:
         return {**super().conv_attrs(), "group": self.group}
 
-    def blocks(self, x: np.ndarray, kh: int, kw: int, pads) -> np.ndarray:
-        """The im2col columns as (G, N*Ho*Wo, C/G*kh*kw) (a copy)."""
-        cols = self.windows(x, kh, kw, pads)  # N, C, Ho, Wo, kh, kw
-        n, c, ho, wo = cols.shape[:4]
+    def blocks(self, x: np.ndarray, kh: int, kw: int, pads, ho: int, wo: int) -> np.ndarray:
+        """The im2col columns as a (G, N*Ho*Wo, C/G*kh*kw) view of ``columns``."""
+        cols = self.columns(x, kh, kw, pads, ho, wo)  # C*kh*kw, N*Ho*Wo
         g = self.group
-        cols = cols.reshape(n, g, c // g, ho, wo, kh, kw).transpose(1, 0, 3, 4, 2, 5, 6)
-        return cols.reshape(g, n * ho * wo, c // g * kh * kw)
+        return cols.reshape(g, cols.shape[0] // g, cols.shape[1]).transpose(0, 2, 1)
 
 
 def _split_out(dy: np.ndarray, g: int) -> np.ndarray:
@@ -79,7 +77,7 @@ class GroupConv2D(_GroupConv):
     def kernel(self, x, w):
         pads, ho, wo = self.geometry(x.shape, w.shape)
         g, (o, cg, kh, kw), n = self.group, w.shape, x.shape[0]
-        cols = self.blocks(x, kh, kw, pads)
+        cols = self.blocks(x, kh, kw, pads, ho, wo)
         wg = w.reshape(g, o // g, cg * kh * kw).transpose(0, 2, 1)  # G, C/G*kh*kw, O/G
         out = np.matmul(cols, wg)  # G, N*Ho*Wo, O/G
         out = out.reshape(g, n, ho, wo, o // g).transpose(1, 0, 4, 2, 3)
@@ -110,9 +108,8 @@ class GroupConv2DBackpropInput(_GroupConv):
         n = dy.shape[0]
         wg = w.reshape(g, o // g, cg * kh * kw)
         cols = np.matmul(_split_out(dy, g), wg)  # G, N*Ho*Wo, C/G*kh*kw
-        cols = cols.reshape(g, n, ho, wo, cg, kh, kw).transpose(1, 2, 3, 0, 4, 5, 6)
-        return self.scatter_windows(cols.reshape(n, ho, wo, g * cg, kh, kw),
-                                    self.input_shape, pads)
+        cols = cols.reshape(g, n, ho, wo, cg, kh, kw).transpose(0, 4, 5, 6, 1, 2, 3)
+        return self.add_columns(cols.reshape(g * cg, kh, kw, n, ho, wo), self.input_shape, pads)
 
     def bprop(self, dy, w, *, out, dout, needs):
         attrs = self.conv_attrs()
@@ -133,9 +130,9 @@ class GroupConv2DBackpropFilter(_GroupConv):
         return Spec(tuple(self.filter_shape), dy.dtype)
 
     def kernel(self, x, dy):
-        pads, _, _ = self.geometry(x.shape, self.filter_shape)
+        pads, ho, wo = self.geometry(x.shape, self.filter_shape)
         g, (o, cg, kh, kw) = self.group, self.filter_shape
-        cols = self.blocks(x, kh, kw, pads)  # G, N*Ho*Wo, C/G*kh*kw
+        cols = self.blocks(x, kh, kw, pads, ho, wo)  # G, N*Ho*Wo, C/G*kh*kw
         dw = np.matmul(_split_out(dy, g).transpose(0, 2, 1), cols)  # G, O/G, C/G*kh*kw
         return np.ascontiguousarray(dw.reshape(o, cg, kh, kw))
 
