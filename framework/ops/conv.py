@@ -95,6 +95,14 @@ class _Conv(Primitive, abstract=True):
             )
         return self.geometry(x_shape, w_shape)
 
+    def check_dout(self, dy: Any, x_shape, w_shape) -> None:
+        """A gradient primitive's ``dout``: the shape the forward conv gives for ``x_shape``
+        and ``w_shape``, else ValueError."""
+        _, ho, wo = self.check(x_shape, w_shape)
+        expected = (x_shape[0], w_shape[0], ho, wo)
+        if tuple(dy.shape) != expected:
+            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+
     def columns(self, x: np.ndarray, kh: int, kw: int, pads, ho: int, wo: int) -> np.ndarray:
         """im2col: a contiguous (C*kh*kw, N*Ho*Wo) matrix of the padded input's windows."""
         if any(pads):
@@ -150,10 +158,7 @@ class Conv2DBackpropInput(_Conv):
     """Gradient of Conv2D w.r.t. its input (a transposed convolution): ``(dout, weight)``."""
 
     def infer(self, dy: Any, w: Any) -> Spec:
-        pads, ho, wo = self.check(self.input_shape, w.shape)
-        expected = (self.input_shape[0], w.shape[0], ho, wo)
-        if tuple(dy.shape) != expected:
-            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+        self.check_dout(dy, self.input_shape, w.shape)
         return Spec(tuple(self.input_shape), dy.dtype)
 
     def kernel(self, dy, w):
@@ -175,10 +180,7 @@ class Conv2DBackpropFilter(_Conv):
     """Gradient of Conv2D w.r.t. its weight: ``(x, dout)``."""
 
     def infer(self, x: Any, dy: Any) -> Spec:
-        pads, ho, wo = self.check(x.shape, self.filter_shape)
-        expected = (x.shape[0], self.filter_shape[0], ho, wo)
-        if tuple(dy.shape) != expected:
-            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+        self.check_dout(dy, x.shape, self.filter_shape)
         return Spec(tuple(self.filter_shape), dy.dtype)
 
     def kernel(self, x, dy):

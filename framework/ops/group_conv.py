@@ -96,10 +96,7 @@ class GroupConv2DBackpropInput(_GroupConv):
     """Gradient of GroupConv2D w.r.t. its input: ``(dout, weight)``."""
 
     def infer(self, dy: Any, w: Any) -> Spec:
-        _, ho, wo = self.check(self.input_shape, w.shape)
-        expected = (self.input_shape[0], w.shape[0], ho, wo)
-        if tuple(dy.shape) != expected:
-            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+        self.check_dout(dy, self.input_shape, w.shape)
         return Spec(tuple(self.input_shape), dy.dtype)
 
     def kernel(self, dy, w):
@@ -123,10 +120,7 @@ class GroupConv2DBackpropFilter(_GroupConv):
     """Gradient of GroupConv2D w.r.t. its weight: ``(x, dout)``."""
 
     def infer(self, x: Any, dy: Any) -> Spec:
-        _, ho, wo = self.check(x.shape, self.filter_shape)
-        expected = (x.shape[0], self.filter_shape[0], ho, wo)
-        if tuple(dy.shape) != expected:
-            raise ValueError(f"dout has shape {shape_str(dy.shape)}, expected {expected}")
+        self.check_dout(dy, x.shape, self.filter_shape)
         return Spec(tuple(self.filter_shape), dy.dtype)
 
     def kernel(self, x, dy):

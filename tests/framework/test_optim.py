@@ -348,27 +348,6 @@ def test_adam_weight_decay_three_steps(wd):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
-def test_adam_weight_decay_trains_equally_in_both_modes():
-    def train(mode):
-        ms.set_context(mode=mode)
-        ms.set_seed(0)
-        net = nn.SequentialCell([nn.Dense(6, 5), nn.ReLU(), nn.Dense(5, 3)])
-        step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(
-            sparse=True, reduction="mean")), nn.AdamWeightDecay(net.trainable_params(), 0.05,
-                                                                 weight_decay=0.1))
-        step.set_train()
-        rng = np.random.default_rng(3)
-        x, y = rng.standard_normal((8, 6)).astype(np.float32), rng.integers(0, 3, 8).astype(np.int32)
-        losses = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(5)]
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-        return losses, [p.asnumpy() for p in net.trainable_params()]
-
-    (eager, eager_w), (graph, graph_w) = train(ms.PYNATIVE_MODE), train(ms.GRAPH_MODE)
-    np.testing.assert_allclose(graph, eager, rtol=1e-5)
-    for a, b in zip(graph_w, eager_w, strict=True):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-
-
 @pytest.mark.parametrize("opt_name", ["momentum", "adamw"])
 def test_parameter_groups_decay_only_their_group(opt_name):
     """MindSpore's group params: [{"params": decay, "weight_decay": wd}, {"params": no_decay}]:

@@ -96,7 +96,8 @@ def test_lamb_trust_ratio_is_one_for_zero_weights():
 @pytest.mark.parametrize("make", [
     lambda p: nn.RMSProp(p, 0.01, momentum=0.9, centered=True, weight_decay=0.01),
     lambda p: nn.Lamb(p, 0.02, weight_decay=0.01),
-], ids=["rmsprop", "lamb"])
+    lambda p: nn.AdamWeightDecay(p, 0.05, weight_decay=0.1),
+], ids=["rmsprop", "lamb", "adamw"])
 def test_trains_equally_in_both_modes(make):
     def train(mode):
         ms.set_context(mode=mode)

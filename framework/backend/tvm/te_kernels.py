@@ -9,12 +9,13 @@ from __future__ import annotations
 from tvm import te, tirx
 
 
-def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads):
+def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads, group: int = 1):
     """``dw[o, c, i, j] = sum_{n,y,x} dy[n, o, y, x] * xpad[n, c, y*s + i*d, x*s + j*d]``
     straight from the NCHW tensors: no transposes, no crop; ``pads`` is (top, bottom, left,
     right). With stride 1 the innermost reduction axis runs contiguously through both
-    operands, which the CPU rules vectorize."""
-    _, _, kh, kw = filter_shape
+    operands, which the CPU rules vectorize. Grouped (``group`` > 1): output channel ``o``
+    reads input channel ``(o // (O/G)) * C/G + c`` (block ``group_conv2d_filter_grad``)."""
+    o_all, cg, kh, kw = filter_shape
     (sh, sw), (dh, dw), (top, bottom, left, right) = stride, dilation, pads
     n, c, h, w = (int(d) for d in x.shape)
     _, o, ho, wo = (int(d) for d in dy.shape)
@@ -25,12 +26,19 @@ def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads):
 
         x = te.compute((n, c, h + top + bottom, w + left + right), padded, name="pad_temp")
     rn, ry, rx = te.reduce_axis((0, n), "rn"), te.reduce_axis((0, ho), "ry"), te.reduce_axis((0, wo), "rx")
+    og = o_all // group
+
+    def channel(oo, cc):
+        return cc if group == 1 else tirx.indexdiv(oo, og) * cg + cc
+
+    def window(b, oo, cc, y, xx, i, j):
+        return x[b, channel(oo, cc), y * sh + i * dh, xx * sw + j * dw].astype(dy.dtype)
+
     return te.compute(
-        (o, c, kh, kw),
-        lambda oo, cc, i, j: te.sum(dy[rn, oo, ry, rx].astype(dy.dtype)
-                                    * x[rn, cc, ry * sh + i * dh, rx * sw + j * dw].astype(dy.dtype),
+        (o, cg, kh, kw),
+        lambda oo, cc, i, j: te.sum(dy[rn, oo, ry, rx].astype(dy.dtype) * window(rn, oo, cc, ry, rx, i, j),
                                     axis=[rn, ry, rx]),
-        name="conv2d_filter_grad")
+        name="conv2d_filter_grad" if group == 1 else "group_conv2d_filter_grad")
 
 
 def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
