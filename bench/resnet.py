@@ -48,16 +48,9 @@ import tempfile
 import time
 from pathlib import Path
 
-if "--threads" in sys.argv:  # before NumPy's BLAS and TVM's thread pool start
-    _n = sys.argv[sys.argv.index("--threads") + 1]
-    for _var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[_var] = _n
-
-import numpy as np  # noqa: E402
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
+import numpy as np  # noqa: E402
 import resnet_engines as re_  # noqa: E402
 
 import framework as ms  # noqa: E402
