@@ -61,8 +61,15 @@ def torch_step(params: dict[str, np.ndarray]) -> Step | None:
     with torch.no_grad():
         for tensor, name in zip(order, numpy_lenet.PARAM_NAMES):
             tensor.copy_(torch.from_numpy(params[name]))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    loss_fn = tnn.CrossEntropyLoss()
+    return torch_train_step(model, 0.01, 0.9)
+
+
+def torch_train_step(model, lr: float, momentum: float) -> Step:
+    """PyTorch eager ``step(x, y) -> loss`` of ``model``: cross-entropy, SGD with momentum."""
+    import torch
+
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
+    loss_fn = torch.nn.CrossEntropyLoss()
 
     def step(x: np.ndarray, y: np.ndarray) -> float:
         optimizer.zero_grad()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from engines import torch_train_step
 
 Step = Callable[[np.ndarray, np.ndarray], float]
 LR, MOMENTUM = 0.01, 0.9
@@ -122,20 +123,8 @@ def torch_step(depth: int, params: list[np.ndarray], threads: int) -> Step | Non
     model = torch_model(depth, params, threads)
     if model is None:
         return None
-    import torch
-
     model.train()
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def step(x: np.ndarray, y: np.ndarray) -> float:
-        optimizer.zero_grad()
-        loss = loss_fn(model(torch.from_numpy(x)), torch.from_numpy(y).long())
-        loss.backward()
-        optimizer.step()
-        return loss.item()
-
-    return step
+    return torch_train_step(model, LR, MOMENTUM)
 
 
 def torch_predict(depth: int, params: list[np.ndarray], threads: int):
