@@ -4,7 +4,11 @@ Lowerings live in a table of this backend, primitive class -> ``lower(ctx, *args
 (see :mod:`framework.backend.tvm.lowerings`).
 """
 
-from . import lowerings
-from .lowerings import LOWERINGS, LowerContext, lowering_for, spec_of
+from . import threads
+
+threads.configure()  # before TVM's thread pool starts (at the first kernel it runs)
+
+from . import lowerings  # noqa: E402
+from .lowerings import LOWERINGS, LowerContext, lowering_for, spec_of  # noqa: E402
 
 __all__ = ["LOWERINGS", "LowerContext", "lowering_for", "lowerings", "spec_of"]
