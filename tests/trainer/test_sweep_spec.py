@@ -145,3 +145,22 @@ def test_without_optuna_one_line_says_what_to_install(monkeypatch):
     assert result.exit_code == 2
     assert result.output == ("error: train sweep needs optuna: pip install -e '.[sweep]' "
                              "(Optuna + matplotlib)\n")
+
+
+def test_a_trial_whose_process_died_inside_ask_is_failed_under_the_lock(tmp_path):
+    """A kill between Optuna's ask and our ``proc`` token leaves a running trial that names
+    no process: the next ``ask`` (under the study lock) fails it instead of waiting forever;
+    a recover without the lock leaves it (its process may still be inside ``ask``)."""
+    import optuna
+    from optuna.trial import TrialState
+
+    from trainer.sweep.study import SweepStudy
+
+    study = SweepStudy(f"sqlite:///{tmp_path / 'sweeps.db'}", "s", "maximize",
+                       optuna.samplers.RandomSampler(seed=0), optuna.pruners.NopPruner())
+    orphan = study.study.ask()  # created RUNNING, never given its token
+    assert study.recover() == []
+    assert study.study.get_trials()[orphan.number].state == TrialState.RUNNING
+    assert study.recover(locked=True) == [orphan.number]
+    trial = study.study.get_trials()[orphan.number]
+    assert trial.state == TrialState.FAIL and "interrupted" in trial.user_attrs

@@ -216,9 +216,12 @@ class SweepStudy:
                 waiting += 1
         return Census(counted, running, waiting)
 
-    def recover(self) -> list[int]:
+    def recover(self, locked: bool = False) -> list[int]:
         """Fail trials whose process is gone (this machine now, others by heartbeat) and enqueue
-        the params of every interrupted trial not yet retried; returns the failed numbers."""
+        the params of every interrupted trial not yet retried; returns the failed numbers.
+        ``locked``: the caller holds the study lock, under which every trial is created and
+        given its ``proc`` token, so a running trial without one lost its process in between
+        (a kill inside ``ask``) and is failed too."""
         import optuna
         from optuna.trial import TrialState
 
@@ -227,9 +230,10 @@ class SweepStudy:
         trials = self.study.get_trials(deepcopy=False)
         for t in trials:
             token = t.user_attrs.get("proc")
-            if t.state == TrialState.RUNNING and token and local_process_gone(token):
+            gone = local_process_gone(token) if token else locked
+            if t.state == TrialState.RUNNING and gone:
                 self.storage.set_trial_user_attr(t._trial_id, "interrupted",
-                                                 f"its process ({token}) stopped")
+                                                 f"its process ({token or 'unknown'}) stopped")
                 try:
                     self.storage.set_trial_state_values(t._trial_id, TrialState.FAIL)
                     failed.append(t.number)
@@ -261,7 +265,7 @@ class SweepStudy:
             time.sleep(1.0)
 
     def _ask_locked(self, target: int, spec: SweepSpec) -> Any:
-        self.recover()
+        self.recover(locked=True)
         census = self.census()
         if census.counted >= target:
             return None
