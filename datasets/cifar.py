@@ -42,7 +42,7 @@ import numpy as np
 
 from .download import download_file
 from .errors import DatasetError, DatasetNotFoundError, DownloadError
-from .sources import cache_dir, search_paths
+from .sources import cache_dir, files_sha256, search_paths
 
 PIXELS = 3 * 32 * 32
 
@@ -261,8 +261,6 @@ def load(name: str, split: str = "train", root: str | os.PathLike[str] | None = 
 def files_used(name: str, split: str = "train", root: str | os.PathLike[str] | None = None
                ) -> dict[str, str]:
     """The folder or archive ``load`` reads, for the record (empty when not on disk yet)."""
-    import hashlib
-
     spec = spec_of(name)
     found = locate(spec, split, root)[0] if spec else None
     if found is None:
@@ -270,10 +268,5 @@ def files_used(name: str, split: str = "train", root: str | os.PathLike[str] | N
     version, path = found
     files = [path] if version.endswith("-archive") else [
         path / f for f in (spec.py_files if version == "python" else spec.bin_files)[split]]
-    digest = hashlib.sha256()
-    for file in files:
-        with open(file, "rb") as handle:
-            while chunk := handle.read(1 << 20):
-                digest.update(chunk)
     return {"images": str(files[0].resolve()), "labels": str(files[0].resolve()),
-            "sha256": digest.hexdigest()}
+            "sha256": files_sha256(files)}

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -275,13 +275,18 @@ def files_used(
         found = _search(spec, split, None)[0]
     if found is None:
         return {}
+    return {"images": str(found[0].resolve()), "labels": str(found[1].resolve()),
+            "sha256": files_sha256(found)}
+
+
+def files_sha256(paths: Iterable[Path]) -> str:
+    """One SHA-256 over the bytes of ``paths``, in order (read in 1 MiB chunks)."""
     digest = hashlib.sha256()
-    for path in found:
+    for path in paths:
         with open(path, "rb") as f:
             while chunk := f.read(1 << 20):
                 digest.update(chunk)
-    return {"images": str(found[0].resolve()), "labels": str(found[1].resolve()),
-            "sha256": digest.hexdigest()}
+    return digest.hexdigest()
 
 
 def _in_root(spec: DatasetSpec, split: str, root: Path) -> tuple[Path, Path]:
