@@ -3,6 +3,7 @@
     python bench/resnet.py [--depths 8 20] [--batches 64 128] [--rounds 3] [--quick]
                            [--threads N] [--torch-path /tmp/torchlib] [--warm-cache]
                            [--no-memory] [--no-predict] [--clock wall|cpu]
+                           [--tuning 300s --warm-cache]
 
 Per (depth, batch), in this process on the same batch and the same initial weights
 (bench/resnet_engines.py; the zoo's model):
@@ -28,6 +29,10 @@ taken and given back within a step; 0 where pools keep it between steps).
 
 Also: a forward-only ResNet-20 at batch 256 (evaluation mode) in graph mode against
 PyTorch under ``torch.no_grad()``. ``--quick``: ResNet-8 at batch 64 only, 3 rounds.
+
+``--tuning``: graph mode's ``tuning`` context (trials per heavy kernel, or ``300s`` in
+all); the first call then includes the tuning. With ``--warm-cache`` the database stays in
+$TWINMODE_CACHE_DIR, and a second run of the same command reuses it (tuning time 0).
 
 On a machine shared with other work, wall-clock figures of multi-threaded engines mostly
 measure the contention (PyTorch's and OpenBLAS's spinning OpenMP threads suffer most):
@@ -121,7 +126,7 @@ def child(spec: str, torch_path: str) -> None:
 
 def memory(engine: str, depth: int, batch: int, torch_path: str) -> dict | None:
     cmd = [sys.executable, __file__, "--child", f"{engine}:{depth}:{batch}",
-           "--torch-path", torch_path]
+           "--torch-path", torch_path, "--tuning", str(ms.get_context("tuning"))]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if done.returncode:
         print(f"  memory child {engine} failed: {done.stderr.strip().splitlines()[-1:]}")
@@ -145,8 +150,8 @@ def bench_config(depth: int, batch: int, args) -> dict[str, float]:
     cold, cpu = time.perf_counter() - start, time.process_time() - cpu
     s = compiled.last_summary
     print(f"\nResNet-{depth}, batch {batch}: graph first call {cold:.1f} s, {cpu:.1f} s CPU "
-          f"(trace {s['trace_seconds']:.1f} s, compile {s['compile_seconds']:.1f} s, disk cache "
-          f"hit {s['cache_hit']})")
+          f"(trace {s['trace_seconds']:.1f} s, compile {s['compile_seconds']:.1f} s of which "
+          f"tuning {s.get('tune_seconds', 0.0):.1f} s, disk cache hit {s['cache_hit']})")
     runners = {"graph": graph, "pynative": build("pynative", depth)[0]}
     torch = build("torch", depth)[0]
     if torch is None:
@@ -231,8 +236,11 @@ def main() -> None:
     parser.add_argument("--clock", choices=tuple(CLOCK), default="wall",
                         help="cpu: this process's CPU time per step (all its threads), for a "
                              "machine shared with other work; fair with --threads 1")
+    parser.add_argument("--tuning", default="off",
+                        help="graph-mode kernel tuning: off, trials per kernel, or e.g. 300s")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    ms.set_context(tuning=int(args.tuning) if args.tuning.isdigit() else args.tuning)
     if args.child:
         return child(args.child, args.torch_path)
     if args.quick:

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 import tvm
-from tvm import relax
+import tvm_ffi
+from tvm import relax, s_tir
 from tvm.relax.analysis import has_reshape_pattern
 
 from framework import ops
@@ -27,7 +28,10 @@ def _cases() -> list[tuple[str, Any, list[np.ndarray]]]:
     for n, c, h, w, o, k, st, dl, mode, pad in [
             (8, 3, 32, 32, 16, 3, 1, 1, "same", 0), (4, 16, 17, 19, 8, 3, 2, 1, "pad", (1, 2, 0, 1)),
             (4, 8, 20, 20, 12, 5, 1, 2, "valid", 0), (2, 32, 9, 9, 32, 1, 1, 1, "valid", 0),
-            (16, 6, 14, 14, 16, 5, 1, 1, "valid", 0), (3, 5, 31, 29, 7, 4, 3, 1, "same", 0)]:
+            (16, 6, 14, 14, 16, 5, 1, 1, "valid", 0), (3, 5, 31, 29, 7, 4, 3, 1, "same", 0),
+            # rows shorter than a vector: vectors along the channels (channel_vectors)
+            (4, 32, 8, 8, 32, 3, 1, 1, "same", 0), (3, 16, 15, 15, 48, 3, 2, 1, "same", 0),
+            (2, 16, 16, 16, 32, 1, 2, 1, "valid", 0), (2, 48, 6, 7, 16, 3, 1, 1, "pad", (1, 0, 2, 1))]:
         attrs = dict(stride=st, dilation=dl, pad_mode=mode, pad=pad)
         x, wt = rand(n, c, h, w), rand(o, c, k, k)
         y = ops.Conv2D(**attrs).kernel(x, wt)
@@ -106,6 +110,51 @@ def test_every_kernel_of_a_lenet_step_is_scheduled():
                    if isinstance(f, tvm.tirx.PrimFunc) and not f.attrs.get("tirx.is_scheduled", False)
                    and not has_reshape_pattern(f)]
     assert not unscheduled, f"kernels left to TVM's naive loops: {unscheduled}"
+
+
+def _te_func(fte, *shapes) -> tvm.tirx.PrimFunc:
+    bb = relax.BlockBuilder()
+    params = [relax.Var(f"a{i}", relax.TensorType(shape, "float32")) for i, shape in enumerate(shapes)]
+    with bb.function("main", params):
+        out = bb.emit(bb.call_te(fte, *params))
+        bb.emit_func_output(out)
+    return next(f for f in bb.get().functions.values() if isinstance(f, tvm.tirx.PrimFunc))
+
+
+def _vector_extents_and_buffers(func: tvm.tirx.PrimFunc) -> tuple[set, list]:
+    nodes: list = []
+    tvm_ffi.structural_walk(func.body, ((tvm.tirx.For, s_tir.SBlock), nodes.append), order="post")
+    extents = {int(n.extent) for n in nodes
+               if isinstance(n, tvm.tirx.For) and n.kind == tvm.tirx.ForKind.VECTORIZED}
+    shapes = [tuple(int(d) for d in b.shape) for n in nodes if isinstance(n, s_tir.SBlock)
+              for b in n.alloc_buffers]
+    return extents, shapes
+
+
+@pytest.mark.parametrize("rows", [8, 32])
+def test_short_rows_get_vectors_along_the_output_channels(rows):
+    # 8-wide rows of a 64-channel conv: the 16-lane vector runs along the output channels,
+    # the weights re-laid out as [c, i, j, f]; 32-wide rows keep the vector along the row
+    from tvm import topi
+
+    from framework.backend.tvm import cpu_rules
+
+    conv = _te_func(lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1), (2, 64, rows, rows), (64, 64, 3, 3))
+    extents, shapes = _vector_extents_and_buffers(cpu_rules.schedule_func(conv, 2))
+    assert 16 in extents
+    assert ((64, 3, 3, 64) in shapes) == (rows == 8), shapes
+
+
+def test_weight_gradients_get_vectors_along_the_input_channels():
+    # dw[o, c, i, j]: the padded input is written channel-last, [n, y, x, c], and the
+    # gradient accumulates as [o, i, j, c]
+    from framework.backend.tvm import cpu_rules, te_kernels
+
+    wgrad = _te_func(lambda x, dy: te_kernels.conv2d_filter_grad(
+        x, dy, (48, 32, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), (4, 32, 8, 8), (4, 48, 8, 8))
+    extents, shapes = _vector_extents_and_buffers(cpu_rules.schedule_func(wgrad, 2))
+    assert 16 in extents
+    assert (4, 10, 10, 32) in shapes and (48, 3, 3, 32) in shapes, shapes
 
 
 def test_a_chain_of_tanh_is_scheduled_without_growing_expressions():

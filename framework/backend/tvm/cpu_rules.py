@@ -13,6 +13,9 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
   is computed per parallel iteration when that repeats no work, else once. Elementwise
   consumers (bias, ReLU, the Momentum update) are computed per tile; without one the tile
   accumulates in a small cache.
+- Convolutions whose rows give at most half a vector (8x8 maps) vectorize along an output
+  channel instead, with that operand re-laid out channel-last; weight gradients whose input
+  channels fill whole vectors always do (:mod:`.channel_vectors`).
 - When the innermost output axis is short (a 5x5 kernel) and the innermost reduction axis
   runs contiguously through both operands (weight gradients), that reduction axis is
   vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
@@ -36,7 +39,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import lane_rows
+from . import channel_vectors, lane_rows
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -183,14 +186,17 @@ def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
 _divisor_at_most = ta.divisor_at_most
 
 
-def _register_tile(sch: Schedule, block, axes, params: Params) -> list[int]:
-    """Innermost tile factor of every spatial axis (see the module docstring)."""
+def _register_tile(sch: Schedule, block, axes, params: Params,
+                   vector_axis: int | None = None) -> list[int]:
+    """Innermost tile factor of every spatial axis (see the module docstring); the vector
+    runs along ``vector_axis`` (an index into ``axes``), by default the innermost one."""
     spatial = [(i, e, v) for i, (k, e, v) in enumerate(axes) if k == "S"]
     tiles = {i: 1 for i, _, _ in spatial}
     big = [s for s in spatial if s[1] > 1]
     if not big:
         return [tiles[i] for i, _, _ in spatial]
-    vi, ve, vv = big[-1]
+    vi, ve, vv = next(s for s in spatial if s[0] == vector_axis) if vector_axis is not None \
+        else big[-1]
     tiles[vi] = _vector_factor(ve, params.vector)
     budget = max(1, params.register_vectors // -(-tiles[vi] // params.vector))
     vec_users = [used for _, used in ta.reads(sch, block) if vv in used]
@@ -208,6 +214,12 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     _inline_all(sch, keep={name} | {sch.get(p).name_hint for p in padded + computed})
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
+    channel = channel_vectors.wgrad_choice(sch, block, axes, params.vector)
+    if channel is not None:
+        for later in channel_vectors.schedule_wgrad(sch, block, channel, cores, params.vector,
+                                                    params.register_vectors, params.unroll):
+            _vectorize_innermost(sch, later)
+        return
     if _lane_reduction(sch, block, axes, params.vector):
         if lane_rows.wants_rows(sch, block, axes, cores):
             lanes = _vector_factor(axes[-1][1], params.vector)
@@ -218,7 +230,12 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
         else:
             _schedule_lanes(sch, block, axes, cores, padded, params)
         return
-    s_tiles = _register_tile(sch, block, axes, params)
+    spatial = [(i, e) for i, (k, e, _) in enumerate(axes) if k == "S" and e > 1]
+    row_lanes = _vector_factor(spatial[-1][1], params.vector) if spatial else params.vector
+    channel = channel_vectors.choose(sch, block, axes, params.vector, row_lanes)
+    if channel is not None:
+        channel_vectors.relayout_operand(sch, block, channel)
+    s_tiles = _register_tile(sch, block, axes, params, channel and channel.axis)
     loops = sch.get_loops(block)
     s_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "S"]
     r_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "R"]
@@ -227,6 +244,9 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
         outer, inner = sch.split(lp, [e // f, f])
         s0.append(outer)
         s2.append(inner)
+    if channel is not None:  # the channel's tile loop innermost: the vector
+        at = [i for i, (k, _, _) in enumerate(axes) if k == "S"].index(channel.axis)
+        s2.append(s2.pop(at))
     r0, r1 = [lp for lp, _ in r_loops[:1]], [lp for lp, _ in r_loops[1:]]
     if len(r_loops) == 1:  # a matmul: a short inner reduction to unroll with the tile
         lp, e = r_loops[0]
@@ -237,10 +257,14 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     for (_, e), f in zip(s_loops, s_tiles):
         outer_work *= e // f
     consumers = sch.get_consumers(block)
-    if outer_work < 2 * cores and ta.work(axes) >= PARALLEL_MIN_WORK and not consumers:
+    if outer_work < 2 * cores and ta.work(axes) >= PARALLEL_MIN_WORK and not consumers \
+            and channel is None:
         block, s0, r0, s2 = _rfactor(sch, block, s0, r0, cores, params)
-    elif not consumers:
-        consumers = [sch.cache_write(block, 0, "local")]  # a tile on the stack: no workspace calls
+    elif not consumers or channel is not None:
+        # a tile on the stack: no workspace calls; channel vectors lay it out channel-last
+        consumers = [sch.cache_write(block, 0, "local")] + consumers
+        if channel is not None:
+            channel_vectors.relayout_tile(sch, block, channel, axes)
     for consumer in consumers:
         sch.reverse_compute_at(consumer, s0[-1], preserve_unit_loops=True)
     fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)
