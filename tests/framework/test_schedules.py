@@ -221,4 +221,5 @@ def test_tuning_records_persist_across_processes(tmp_path):
         library.unlink()
     loss2, tuned2 = run()
     assert loss1 == pytest.approx(loss2, rel=1e-5)
-    assert tuned2 < tuned1  # the budget was spent by the first process; its records are reused
+    # the budget was spent by the first process: its records are applied, nothing measured
+    assert tuned1 > 0 and tuned2 == 0.0
