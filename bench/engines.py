@@ -64,16 +64,19 @@ def torch_step(params: dict[str, np.ndarray]) -> Step | None:
     return torch_train_step(model, 0.01, 0.9)
 
 
-def torch_train_step(model, lr: float, momentum: float) -> Step:
-    """PyTorch eager ``step(x, y) -> loss`` of ``model``: cross-entropy, SGD with momentum."""
+def torch_train_step(model, lr: float, momentum: float, memory_format=None) -> Step:
+    """PyTorch eager ``step(x, y) -> loss`` of ``model``: cross-entropy, SGD with momentum;
+    ``memory_format`` (e.g. ``torch.channels_last``) is the input's layout."""
     import torch
 
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     loss_fn = torch.nn.CrossEntropyLoss()
+    layout = memory_format or torch.contiguous_format
 
     def step(x: np.ndarray, y: np.ndarray) -> float:
         optimizer.zero_grad()
-        loss = loss_fn(model(torch.from_numpy(x)), torch.from_numpy(y).long())
+        inputs = torch.from_numpy(x).contiguous(memory_format=layout)
+        loss = loss_fn(model(inputs), torch.from_numpy(y).long())
         loss.backward()
         optimizer.step()
         return loss.item()

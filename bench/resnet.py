@@ -12,7 +12,9 @@ Per (depth, batch), in this process on the same batch and the same initial weigh
   pynative  our eager mode (NumPy kernels + tape)
   torch     PyTorch eager CPU, same thread count, from --torch-path
             (``pip install torch==2.13.0 --target /tmp/torchlib``; loaded after TVM,
-            because tvm_ffi imports torch when it can see it)
+            because tvm_ffi imports torch when it can see it), NCHW tensors
+  torch-cl  the same in ``channels_last`` memory format (oneDNN's faster layout on CPU);
+            the ratios are against the faster of the two PyTorch engines
 The first three losses of each engine are checked against PyNative's (relative 1e-4),
 then the engines run interleaved round by round after warm-up; figures are medians
 (min, max) of the per-round means.
@@ -92,7 +94,7 @@ def build(engine: str, depth: int):
     if engine == "pynative":
         return re_.framework_step(depth, ms.PYNATIVE_MODE)
     _, params = re_.framework_net(depth)
-    return re_.torch_step(depth, params, THREADS), None
+    return re_.torch_step(depth, params, THREADS, channels_last=engine == "torch-cl"), None
 
 
 def status_kb(key: str) -> int:
@@ -106,7 +108,7 @@ def child(spec: str, torch_path: str) -> None:
     """``engine:depth:batch``: import, build, warm up, reset the high-water mark, run steps,
     print the resident-set figures (KiB) as JSON."""
     engine, depth, batch = spec.split(":")
-    if engine == "torch":
+    if engine.startswith("torch"):
         sys.path.append(torch_path)  # this child never imports TVM
         import torch  # noqa: F401
     elif engine == "graph":
@@ -153,11 +155,12 @@ def bench_config(depth: int, batch: int, args) -> dict[str, float]:
           f"(trace {s['trace_seconds']:.1f} s, compile {s['compile_seconds']:.1f} s of which "
           f"tuning {s.get('tune_seconds', 0.0):.1f} s, disk cache hit {s['cache_hit']})")
     runners = {"graph": graph, "pynative": build("pynative", depth)[0]}
-    torch = build("torch", depth)[0]
-    if torch is None:
-        print("  torch: not importable (see --torch-path); skipped")
-    else:
-        runners["torch"] = torch
+    for name in ("torch", "torch-cl"):
+        torch = build(name, depth)[0]
+        if torch is None:
+            print("  torch: not importable (see --torch-path); skipped")
+            break
+        runners[name] = torch
     losses = {name: [fn(x, y) for _ in range(3 if name != "graph" else 2)]
               for name, fn in runners.items()}
     losses["graph"].insert(0, first)
@@ -182,11 +185,12 @@ def bench_config(depth: int, batch: int, args) -> dict[str, float]:
                 f"{(m['peak'] - m['before']) / 1024:>9.0f}") if m else f"{'-':>8} {'-':>8} {'-':>9}"
         print(f"  {name:<9} {value:>8.1f} {min(times[name]):>8.1f} {max(times[name]):>8.1f}  {cols}")
     if "torch" in result:
-        print(f"  graph / torch = {result['graph'] / result['torch']:.2f} (target <= 1.0); "
-              f"pynative / torch = {result['pynative'] / result['torch']:.2f}")
-        if mem.get("graph") and mem.get("torch"):
-            g, t = mem["graph"], mem["torch"]
-            print(f"  engine memory graph / torch = "
+        best = min(("torch", "torch-cl"), key=lambda name: result[name])
+        print(f"  graph / {best} (the faster PyTorch) = {result['graph'] / result[best]:.2f} "
+              f"(target <= 1.0); pynative / {best} = {result['pynative'] / result[best]:.2f}")
+        if mem.get("graph") and mem.get(best):
+            g, t = mem["graph"], mem[best]
+            print(f"  engine memory graph / {best} = "
                   f"{(g['peak'] - g['imported']) / max(t['peak'] - t['imported'], 1):.2f}"
                   f" (target <= 1.5)")
     return result
@@ -199,14 +203,16 @@ def bench_predict(depth: int, batch: int, args) -> None:
     out = graph(x)
     cold = time.perf_counter() - start
     _, params = re_.framework_net(depth)
-    torch = re_.torch_predict(depth, params, THREADS)
+    runners = {"graph": graph}
+    for name in ("torch", "torch-cl"):
+        torch = re_.torch_predict(depth, params, THREADS, channels_last=name == "torch-cl")
+        if torch is None:
+            print("  torch: not importable; skipped")
+            return
+        runners[name] = torch
     print(f"\nResNet-{depth} forward only (eval), batch {batch}: graph first call {cold:.1f} s")
-    if torch is None:
-        print("  torch: not importable; skipped")
-        return
-    err = float(np.max(np.abs(torch(x) - out)) / np.max(np.abs(out)))
+    err = float(np.max(np.abs(runners["torch"](x) - out)) / np.max(np.abs(out)))
     print(f"  logits graph vs torch: max abs diff / max |logit| = {err:.1e}")
-    runners = {"graph": graph, "torch": torch}
     for fn in runners.values():
         for _ in range(args.warmup):
             fn(x)
@@ -214,8 +220,10 @@ def bench_predict(depth: int, batch: int, args) -> None:
     for _ in range(args.rounds):
         for name, fn in runners.items():
             times[name].append(timed(fn, (x,), args.steps, CLOCK[args.clock]))
-    g, t = statistics.median(times["graph"]), statistics.median(times["torch"])
-    print(f"  graph {g:.1f} ms, torch no_grad {t:.1f} ms: graph / torch = {g / t:.2f} "
+    med = {name: statistics.median(t) for name, t in times.items()}
+    best = min(("torch", "torch-cl"), key=med.get)
+    print(f"  graph {med['graph']:.1f} ms, torch no_grad {med['torch']:.1f} ms, torch-cl no_grad "
+          f"{med['torch-cl']:.1f} ms: graph / {best} = {med['graph'] / med[best]:.2f} "
           f"(target <= 1.0)")
 
 

@@ -9,6 +9,10 @@ framework's initial parameters (same names, same order) and returns ``step(x, y)
 PyTorch's ``Conv2d(padding=1)`` pads both sides, while 'same' with stride 2 on an even
 input pads only bottom/right (TF/MindSpore convention); the PyTorch model pads those two
 convolutions explicitly so that all engines compute the same function.
+
+PyTorch runs in both memory formats: NCHW (its default) and ``channels_last`` (NHWC
+strides, where oneDNN's CPU convolutions are faster); the bench compares against the
+faster one.
 """
 
 from __future__ import annotations
@@ -119,24 +123,33 @@ def torch_model(depth: int, params: list[np.ndarray], threads: int):
     return model
 
 
-def torch_step(depth: int, params: list[np.ndarray], threads: int) -> Step | None:
+def torch_step(depth: int, params: list[np.ndarray], threads: int,
+               channels_last: bool = False) -> Step | None:
     model = torch_model(depth, params, threads)
     if model is None:
         return None
     model.train()
-    return torch_train_step(model, LR, MOMENTUM)
+    if not channels_last:
+        return torch_train_step(model, LR, MOMENTUM)
+    import torch
+
+    model = model.to(memory_format=torch.channels_last)
+    return torch_train_step(model, LR, MOMENTUM, memory_format=torch.channels_last)
 
 
-def torch_predict(depth: int, params: list[np.ndarray], threads: int):
+def torch_predict(depth: int, params: list[np.ndarray], threads: int,
+                  channels_last: bool = False):
     model = torch_model(depth, params, threads)
     if model is None:
         return None
     import torch
 
     model.eval()
+    layout = torch.channels_last if channels_last else torch.contiguous_format
+    model = model.to(memory_format=layout)
 
     def predict(x: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return model(torch.from_numpy(x)).numpy()
+            return model(torch.from_numpy(x).contiguous(memory_format=layout)).numpy()
 
     return predict

@@ -10,7 +10,8 @@ A primitive class defines
 - ``bprop(*inputs, out, dout, needs) -> tuple``: the vector-Jacobian product, one
   entry per input (``None`` where no gradient flows; ``needs[i]`` False means input
   i needs none and may be skipped), written with framework ops so the same rule runs
-  eagerly on the tape and, traced, builds backward graphs.
+  eagerly on the tape and, traced, builds backward graphs. ``dout`` of a multi-output
+  primitive is a tuple with zeros for outputs nothing used (None with ``none_douts``).
 
 Attributes (``transpose_a``, ``axis``, ...) are constructor arguments and part of the
 primitive's identity; tensors are the call arguments. Op identity is the class, never
@@ -63,6 +64,9 @@ class Primitive:
     host_random: ClassVar[bool] = False
     # True for primitives run for their effect (Print): never folded, merged or dropped.
     side_effect: ClassVar[bool] = False
+    # True: outputs of a multi-output primitive that get no gradient arrive in ``bprop``'s
+    # ``dout`` as None (not zeros), so that it can leave their terms out.
+    none_douts: ClassVar[bool] = False
     # Region graphs of a structured control-flow node (framework.ir.control); () otherwise.
     regions: ClassVar[tuple] = ()
     region_labels: ClassVar[tuple[str, ...]] = ()

@@ -41,7 +41,8 @@ def backprop(
         if all(d is None for d in douts):
             continue
         if isinstance(result, tuple):
-            dout = tuple(F.zeros_like(o) if d is None else d for o, d in zip(outputs, douts))
+            dout = tuple(d if d is not None or prim.none_douts else F.zeros_like(o)
+                         for o, d in zip(outputs, douts))
         else:
             dout = douts[0]
         needs = tuple(id(t) in tracked for t in inputs)

@@ -163,6 +163,7 @@ class BatchNorm(Primitive):
     """
 
     num_outputs = 3
+    none_douts = True  # the statistics' cotangents are mostly unused: skip their terms
 
     def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1):
         super().__init__(is_training=bool(is_training), epsilon=float(epsilon),
@@ -197,23 +198,34 @@ class BatchNorm(Primitive):
         def r(t):
             return reshape(t, shape)
 
-        dy, dmean, dvar = dout
+        dy, dmean, dvar = dout  # dmean, dvar: None when nothing uses those outputs
         mu, var = (out[1], out[2]) if self.is_training else (mean, variance)
         inv = div(1.0, sqrt(add(var, self.epsilon)))
-        centered = sub(x, r(mu))
-        xhat = mul(centered, r(inv))
+
+        def centered():  # x - mean, written where used: it fuses into each consumer
+            return sub(x, r(mu))
+
         dbias = reduce_sum(dy, axes)
-        dscale = reduce_sum(mul(dy, xhat), axes)
+        dscale = mul(reduce_sum(mul(dy, centered()), axes), inv)  # sum(dy * xhat)
         if self.is_training:
+            # xhat * dscale as x * a - mean * a: not the reduction's x - mean, so the two
+            # kernels do not share (and write out) one centered copy of x
+            a = mul(inv, dscale)
             dx = mul(r(div(mul(scale, inv), count)),
-                     sub(sub(mul(dy, count), r(dbias)), mul(xhat, r(dscale))))
-            dx = add(dx, r(div(dmean, count)))
-            dx = add(dx, mul(r(mul(dvar, 2.0 / count)), centered))
+                     sub(sub(mul(dy, count), r(dbias)), sub(mul(x, r(a)), r(mul(mu, a)))))
+            if dmean is not None:
+                dx = add(dx, r(div(dmean, count)))
+            if dvar is not None:
+                dx = add(dx, mul(r(mul(dvar, 2.0 / count)), centered()))
             return dx, dscale, dbias, None, None
         dx = mul(dy, r(mul(scale, inv)))
-        dmu = sub(dmean, mul(dbias, mul(scale, inv)))
+        dmu = mul(dbias, mul(scale, mul(inv, -1.0)))
+        if dmean is not None:
+            dmu = add(dmean, dmu)
         inv3 = mul(inv, mul(inv, inv))
-        dv = add(dvar, mul(reduce_sum(mul(dy, centered), axes), mul(scale, mul(inv3, -0.5))))
+        dv = mul(reduce_sum(mul(dy, centered()), axes), mul(scale, mul(inv3, -0.5)))
+        if dvar is not None:
+            dv = add(dvar, dv)
         return dx, dscale, dbias, dmu, dv
 
 

@@ -358,3 +358,33 @@ def test_non_differentiable_primitives_are_declared() -> None:
     for cls in Primitive.registry:
         has_bprop = cls.bprop is not Primitive.bprop
         assert has_bprop == cls.differentiable, cls.__name__
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_gradient_when_only_its_output_is_used(training: bool) -> None:
+    # the statistics' cotangents then reach bprop as None (none_douts) and their terms drop
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 3, 2, 2))
+    scale, bias = rng.standard_normal(3), rng.standard_normal(3)
+    mean, var = rng.standard_normal(3), rng.random(3) + 0.5
+    c = rng.standard_normal(x.shape)
+    prim = ops.BatchNorm(training, 1e-3)
+
+    def objective(values: list[np.ndarray]) -> float:
+        return float(np.sum(_run(prim, values)[0] * c))
+
+    def forward(*tensors):
+        return apply(prim, tensors)[0]
+
+    arrays = [x, scale, bias, mean, var]
+    positions = (0, 1, 2) if training else (0, 1, 2, 3, 4)
+    _, grads, _ = vjp(forward, [Tensor(a) for a in arrays], positions, (), sens=Tensor(c))
+    for i, grad in zip(positions, grads):
+        numeric = np.zeros_like(arrays[i])
+        for j in np.ndindex(arrays[i].shape):
+            plus = [a.copy() for a in arrays]
+            minus = [a.copy() for a in arrays]
+            plus[i][j] += 1e-6
+            minus[i][j] -= 1e-6
+            numeric[j] = (objective(plus) - objective(minus)) / 2e-6
+        np.testing.assert_allclose(grad.asnumpy(), numeric, rtol=1e-5, atol=1e-6)

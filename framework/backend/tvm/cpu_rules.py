@@ -280,7 +280,8 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
 def _lane_reduction(sch: Schedule, block, axes, lanes: int) -> bool:
     """Vectorize the innermost reduction axis instead of the innermost output axis?
 
-    Yes when the innermost reduction axis runs contiguously through every operand and the
+    Yes when the innermost reduction axis runs contiguously through every operand that
+    depends on it (a per-channel mean subtracted inside a variance does not) and the
     innermost output axis is either short (a 5x5 kernel's weight gradient: 5 of 16 lanes)
     or strided in every operand (BatchNorm's per-channel sums over N, H, W of NCHW data:
     vectors along the channels would gather)."""
@@ -290,7 +291,9 @@ def _lane_reduction(sch: Schedule, block, axes, lanes: int) -> bool:
         return False
     reads = [r for r in sch.get(block).reads
              if not any(r.source.same_as(w.source) for w in sch.get(block).writes)]
-    if not all(_unit_stride(r, var) for r in reads):
+    invariant = [r for r in reads if var not in ta.vars_in([rg.min for rg in r.region])]
+    if len(invariant) == len(reads) or not all(_unit_stride(r, var) or r in invariant
+                                               for r in reads):
         return False
     extent_s, var_s = spatial[-1]
     return _vector_factor(extent_s, lanes) < lanes // 2 or not any(_unit_stride(r, var_s)

@@ -73,15 +73,21 @@ def lower_batch_norm(ctx: LowerContext, x, scale, bias, mean, variance):
     def per_channel(t):
         return t if ndim == 2 else bb.emit(relax.op.reshape(t, stat_shape))
 
+    # x - mean is written out twice on purpose: each copy fuses into its one consumer (the
+    # variance's reduction, the normalization), so no kernel materializes it (a pass over
+    # x and a write of its size less per layer)
     if prim.is_training:
-        mean = bb.emit(relax.op.mean(x, axes, False))
+        # sum, then scale: TOPI's mean is a reduction with a division in one kernel, which
+        # FuseOps does not fuse its producers into (the square below would be written out)
+        count = const(1.0 / float(np.prod([spec.shape[a] for a in axes])), dtype)
+        mean = bb.emit(relax.op.multiply(relax.op.sum(x, axes, False), count))
         centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
         # biased variance, two-pass like np.var
-        variance = bb.emit(relax.op.mean(relax.op.multiply(centered, centered), axes, False))
-    else:
-        centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
+        variance = bb.emit(relax.op.multiply(
+            relax.op.sum(relax.op.multiply(centered, centered), axes, False), count))
     inv = bb.emit(relax.op.divide(const(1.0, dtype), relax.op.sqrt(
         relax.op.add(variance, const(prim.epsilon, dtype)))))
     gain = per_channel(bb.emit(relax.op.multiply(scale, inv)))
+    centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
     y = relax.op.add(relax.op.multiply(centered, gain), per_channel(bias))
     return y, mean, variance
