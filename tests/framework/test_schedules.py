@@ -31,7 +31,11 @@ def _cases() -> list[tuple[str, Any, list[np.ndarray]]]:
             (16, 6, 14, 14, 16, 5, 1, 1, "valid", 0), (3, 5, 31, 29, 7, 4, 3, 1, "same", 0),
             # rows shorter than a vector: vectors along the channels (channel_vectors)
             (4, 32, 8, 8, 32, 3, 1, 1, "same", 0), (3, 16, 15, 15, 48, 3, 2, 1, "same", 0),
-            (2, 16, 16, 16, 32, 1, 2, 1, "valid", 0), (2, 48, 6, 7, 16, 3, 1, 1, "pad", (1, 0, 2, 1))]:
+            (2, 16, 16, 16, 32, 1, 2, 1, "valid", 0), (2, 48, 6, 7, 16, 3, 1, 1, "pad", (1, 0, 2, 1)),
+            # strided input gradients by phases (input divisible by the stride)
+            (4, 16, 16, 16, 32, 3, 2, 1, "same", 0), (2, 8, 18, 12, 8, 3, 2, 1, "pad", (1, 1, 1, 1)),
+            (2, 4, 12, 12, 6, 5, 3, 1, "pad", (2, 1, 0, 2)), (2, 8, 8, 8, 16, 4, 2, 1, "valid", 0),
+            (2, 3, 12, 8, 5, 3, (3, 2), 1, "pad", (4, 0, 3, 1))]:
         attrs = dict(stride=st, dilation=dl, pad_mode=mode, pad=pad)
         x, wt = rand(n, c, h, w), rand(o, c, k, k)
         y = ops.Conv2D(**attrs).kernel(x, wt)
@@ -58,13 +62,18 @@ def _cases() -> list[tuple[str, Any, list[np.ndarray]]]:
               ("softmax", ops.Softmax(-1), [rand(128, 100)])]
     # BatchNorm's per-channel statistics of NCHW data: partial sums in vector lanes
     cases += [("reduce_sum nchw (0,2,3)", ops.ReduceSum(False, (0, 2, 3)), [rand(16, 16, 32, 32)]),
-              ("reduce_mean nchw (0,2,3)", ops.ReduceMean(False, (0, 2, 3)), [rand(8, 32, 16, 48)])]
-    # a weight gradient whose operands exceed the cache: lane_rows' schedule (6.3 MB)
+              ("reduce_mean nchw (0,2,3)", ops.ReduceMean(False, (0, 2, 3)), [rand(8, 32, 16, 48)]),
+              ("reduce_sum nchw 8-wide rows", ops.ReduceSum(False, (0, 2, 3)), [rand(16, 64, 8, 8)])]
+    # weight gradients whose operands exceed the cache: 16 channels take channel vectors,
+    # 24 and 18 (not whole vectors) lane_rows' schedule
     attrs = dict(stride=1, dilation=1, pad_mode="same", pad=0)
     x = rand(48, 16, 32, 32)
-    cases.append(("wgrad rows 48x16x32x32-o16k3-same",
+    cases.append(("wgrad big 48x16x32x32-o16k3-same",
                   ops.Conv2DBackpropFilter(filter_shape=(16, 16, 3, 3), **attrs),
                   [x, rand(48, 16, 32, 32)]))
+    cases.append(("wgrad rows 40x24x32x32-o24k3-same",
+                  ops.Conv2DBackpropFilter(filter_shape=(24, 24, 3, 3), **attrs),
+                  [rand(40, 24, 32, 32), rand(40, 24, 32, 32)]))
     cases.append(("wgrad rows 56x18x30x30-o19k3-same (awkward extents)",
                   ops.Conv2DBackpropFilter(filter_shape=(19, 18, 3, 3), **attrs),
                   [rand(56, 18, 30, 30), rand(56, 19, 30, 30)]))
@@ -143,6 +152,25 @@ def test_short_rows_get_vectors_along_the_output_channels(rows):
     extents, shapes = _vector_extents_and_buffers(cpu_rules.schedule_func(conv, 2))
     assert 16 in extents
     assert ((64, 3, 3, 64) in shapes) == (rows == 8), shapes
+
+
+def test_a_small_output_with_a_deep_reduction_still_runs_on_every_core():
+    # 1x16x4x4 outputs from 512 channels: too few tiles for channel vectors; the reduction
+    # is split across threads instead, and the contraction sits under a parallel loop
+    from tvm import topi
+
+    from framework.backend.tvm import cpu_rules
+
+    conv = _te_func(lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1), (1, 512, 4, 4), (16, 512, 3, 3))
+    func = cpu_rules.schedule_func(conv, 2)
+    parallel: list = []
+    tvm_ffi.structural_walk(func.body, (tvm.tirx.For, parallel.append), order="post")
+    parallel = [n for n in parallel if n.kind == tvm.tirx.ForKind.PARALLEL]
+    inside: list = []
+    for loop in parallel:
+        tvm_ffi.structural_walk(loop.body, (s_tir.SBlock, inside.append), order="post")
+    assert any(b.name_hint.startswith("conv2d_nchw") and b.reads and len(b.reads) >= 2
+               and not b.name_hint.endswith("local") for b in inside), func.script()
 
 
 def test_weight_gradients_get_vectors_along_the_input_channels():

@@ -47,11 +47,14 @@ class Choice:
     dim: int
 
 
-def choose(sch: Schedule, block, axes, vector: int, row_lanes: int) -> Choice | None:
+def choose(sch: Schedule, block, axes, vector: int, row_lanes: int,
+           alone: bool = True) -> Choice | None:
     """A channel axis to vectorize when the row gives at most half of ``vector`` lanes
-    (``row_lanes``), or None: an output axis whose extent is a multiple of ``vector``,
-    indexed plainly by exactly one of the two operands (the one re-laid out) and not at
-    all by the other."""
+    (``row_lanes``: the row's vector factor, so 8-, 24- or 19-wide rows qualify), or None:
+    an output axis whose extent is a multiple of ``vector``, indexed plainly by exactly one
+    of the two operands (the one re-laid out) and not at all by the other. With ``alone``
+    that operand depends on no other output axis (the weights: never the batch axis of
+    the data)."""
     if row_lanes > vector // 2 or sum(1 for k, _, _ in axes if k == "R") < MIN_REDUCTIONS:
         return None
     stmt = sch.get(block)
@@ -66,10 +69,27 @@ def choose(sch: Schedule, block, axes, vector: int, row_lanes: int) -> Choice | 
         if len(users) != 1:
             continue
         index, region = users[0]
+        others = {v for k, _, v in axes if k == "S" and not v.same_as(var)}
+        if alone and ta.vars_in([rg.min for rg in region.region]) & others:
+            continue
         dims = [d for d, rg in enumerate(region.region) if rg.min.same_as(var)]
         if len(dims) == 1 and int(region.region[dims[0]].extent) == 1:
             return Choice(axis, index, dims[0])
     return None
+
+
+def plan(sch: Schedule, block, axes, cores: int, vector: int, register_vectors: int,
+         row_lanes: int) -> Choice | None:
+    """:func:`choose`, and re-lay out the chosen operand; None where the output has too few
+    register tiles to give every core two (the caller splits the reduction across threads
+    instead, which needs the default layout)."""
+    spatial = [a for a in axes if a[0] == "S"]
+    if ta.work(spatial) // (vector * register_vectors) < 2 * cores:
+        return None
+    choice = choose(sch, block, axes, vector, row_lanes)
+    if choice is not None:
+        relayout_operand(sch, block, choice)
+    return choice
 
 
 def _last(ndim: int, dim: int):
@@ -115,7 +135,7 @@ def wgrad_choice(sch: Schedule, block, axes, vector: int) -> Choice | None:
     if sch.get(block).name_hint != "conv2d_filter_grad" or \
             "".join(k for k, _, _ in axes) != "SSSSRRR":
         return None
-    choice = choose(sch, block, axes, vector, row_lanes=0)
+    choice = choose(sch, block, axes, vector, row_lanes=0, alone=False)
     return choice if choice is not None and choice.axis == 1 else None
 
 
@@ -161,9 +181,11 @@ def schedule_wgrad(sch: Schedule, block, choice: Choice, cores: int, vector: int
 
 
 def _parts(o_tiles: int, c_vectors: int, cores: int) -> int:
-    """Into how many parts to split the output channels so that (input-channel vectors x
-    parts) chunks give every core one: the fewest that do (each part re-reads the input)."""
-    for parts in range(1, o_tiles + 1):
-        if o_tiles % parts == 0 and c_vectors * parts >= cores:
+    """Into how many parts to split the output channels so that the (input-channel vectors
+    x parts) chunks share evenly among the cores: the fewest that do (each part re-reads
+    the input), else the fewest that give every core one."""
+    splits = [p for p in range(1, o_tiles + 1) if o_tiles % p == 0]
+    for parts in splits:  # chunks a multiple of the cores: none idles at the end
+        if (c_vectors * parts) % cores == 0:
             return parts
-    return o_tiles
+    return next((p for p in splits if c_vectors * p >= cores), o_tiles)

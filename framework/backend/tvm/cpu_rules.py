@@ -230,12 +230,10 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
         else:
             _schedule_lanes(sch, block, axes, cores, padded, params)
         return
-    spatial = [(i, e) for i, (k, e, _) in enumerate(axes) if k == "S" and e > 1]
-    row_lanes = _vector_factor(spatial[-1][1], params.vector) if spatial else params.vector
-    channel = channel_vectors.choose(sch, block, axes, params.vector, row_lanes)
-    if channel is not None:
-        channel_vectors.relayout_operand(sch, block, channel)
-    s_tiles = _register_tile(sch, block, axes, params, channel and channel.axis)
+    rows = [e for k, e, _ in axes if k == "S" and e > 1]
+    channel = channel_vectors.plan(sch, block, axes, cores, params.vector, params.register_vectors,
+                                   _vector_factor(rows[-1], params.vector) if rows else params.vector)
+    s_tiles = _register_tile(sch, block, axes, params, channel.axis if channel else None)
     loops = sch.get_loops(block)
     s_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "S"]
     r_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "R"]
@@ -314,7 +312,7 @@ def _sum_in_lanes(sch: Schedule, block, cores: int, params: Params) -> bool:
     except ValueError:
         return False
     stmt = sch.get(block)
-    if stmt.init is None or len(stmt.writes) != 1 or axes[-1][1] < params.vector:
+    if stmt.init is None or len(stmt.writes) != 1 or axes[-1][1] < params.vector // 2:
         return False
     kinds = "".join(k for k, _, _ in axes)
     if "RS" in kinds:  # output axes inside reduction axes: not this layout

@@ -74,3 +74,50 @@ def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
         return tirx.Select(hit, dout[n, c, i, j], tirx.const(0, dout.dtype))
 
     return te.compute(tuple(x.shape), grad, name="max_pool_grad")
+
+
+def conv2d_input_grad_phases(dy, w, input_hw, stride, pads):
+    """The input gradient of a strided convolution (groups 1, dilation 1), one phase of the
+    stride at a time: ``out[n, c, p, r, q, v]`` is ``dx[n, c, s*q + p, s*v + r]``.
+
+    Input row ``y = s*q + p`` receives gradient only through taps ``i = (p + top) % s +
+    s*t`` (``t < ceil(k/s)``), from output row ``q + (p + top) // s - t``; a transposed
+    convolution over ``dy`` dilated with zeros does ``s*s`` times that work, most of it
+    multiplying zeros. ``dy`` is padded so that every such row exists, the weights to
+    ``s*ceil(k/s)`` taps (the extra ones zero). The caller interleaves the phases."""
+    n, o, ho, wo = (int(d) for d in dy.shape)
+    _, c, kh, kw = (int(d) for d in w.shape)
+    (h, wd), (sh, sw), (top, left) = input_hw, stride, pads
+    th, tw = -(-kh // sh), -(-kw // sw)
+    hq, wq = h // sh, wd // sw
+    rows = hq + (sh - 1 + top) // sh + th - 1
+    cols = wq + (sw - 1 + left) // sw + tw - 1
+
+    def dy_padded(b, oo, a, e):
+        inside = tirx.all(a >= th - 1, a < ho + th - 1, e >= tw - 1, e < wo + tw - 1)
+        return tirx.if_then_else(inside, dy[b, oo, a - (th - 1), e - (tw - 1)],
+                                 tirx.const(0, dy.dtype))
+
+    def w_padded(oo, cc, i, j):
+        return tirx.if_then_else(tirx.all(i < kh, j < kw), w[oo, cc, tirx.min(i, kh - 1),
+                                                             tirx.min(j, kw - 1)],
+                                 tirx.const(0, w.dtype))
+
+    dyp = te.compute((n, o, rows, cols), dy_padded, name="pad_temp")
+    wp = te.compute((o, c, sh * th, sw * tw), w_padded, name="weight_taps")
+    ro, rt, ru = te.reduce_axis((0, o), "ro"), te.reduce_axis((0, th), "rt"), te.reduce_axis((0, tw), "ru")
+
+    def split(p, pad, s):
+        """((p + pad) // s, (p + pad) % s) for 0 <= p < s, without dividing ``p``: TVM
+        0.27 simplifies nested div/mod of a fused loop index wrongly (wrong results)."""
+        carry = tirx.Select(p + pad % s >= s, 1, 0)
+        return pad // s + carry, p + pad % s - s * carry
+
+    def phase(b, cc, p, r, q, v):
+        (row_shift, tap_row), (col_shift, tap_col) = split(p, top, sh), split(r, left, sw)
+        row = q + row_shift - rt + th - 1
+        col = v + col_shift - ru + tw - 1
+        return te.sum(dyp[b, ro, row, col] * wp[ro, cc, tap_row + sh * rt, tap_col + sw * ru],
+                      axis=[ro, rt, ru])
+
+    return te.compute((n, c, sh, sw, hq, wq), phase, name="conv2d_input_grad")

@@ -27,6 +27,9 @@ def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
     pads, ho, wo = prim.geometry(prim.input_shape, ws.shape)
     (sh, sw), (dh, dw) = prim.stride, prim.dilation
     kh, kw = ws.shape[2], ws.shape[3]
+    if (sh, sw) != (1, 1) and (dh, dw) == (1, 1) and getattr(prim, "group", 1) == 1 \
+            and h % sh == 0 and wd % sw == 0:
+        return _input_grad_by_phases(ctx, dy, w, (h, wd), (pads[0], pads[2]))
     # a transposed conv pads by (k-1)*d - p on each side: keep that non-negative, crop the rest
     reach = ((kh - 1) * dh, (kh - 1) * dh, (kw - 1) * dw, (kw - 1) * dw)
     used = tuple(min(p, r) for p, r in zip(pads, reach))
@@ -45,6 +48,18 @@ def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
     out = ctx.bb.emit(out)
     n, c = prim.input_shape[:2]
     return crop(out, (n, c, full_h, full_w), (0, 0, extra[0], extra[2]), (n, c, h, wd))
+
+
+def _input_grad_by_phases(ctx: LowerContext, dy, w, hw, top_left):
+    """Strided: one phase of the stride at a time (``te_kernels.conv2d_input_grad_phases``,
+    no multiplying by inserted zeros), then the phases interleaved into NCHW."""
+    prim = ctx.prim
+    h, wd = hw
+    n, c = prim.input_shape[:2]
+    phases = ctx.bb.emit_te(te_kernels.conv2d_input_grad_phases, dy, w, hw, tuple(prim.stride),
+                            top_left, primfunc_name_hint="conv2d_input_grad")
+    rows = ctx.bb.emit(relax.op.permute_dims(phases, [0, 1, 4, 2, 5, 3]))  # n c q p v r
+    return relax.op.reshape(rows, (n, c, h, wd))
 
 
 def lower_conv2d_backprop_filter(ctx: LowerContext, x, dy):
