@@ -169,11 +169,7 @@ def schedule_wgrad(sch: Schedule, block, choice: Choice, cores: int, vector: int
     sch.reorder(c_o, o_p, rn, o_o, i, j_o, ry, rx, o_i, j_i, c_i)
     chunk = sch.fuse(c_o, o_p)
     sch.parallel(chunk)
-    sch.annotate(o_o, "pragma_auto_unroll_max_step", unroll)
-    sch.annotate(o_o, "pragma_unroll_explicit", 1)
-    sch.vectorize(c_i)
-    init = sch.decompose_reduction(block, rn)
-    sch.vectorize(sch.get_loops(init)[-1])
+    ta.finish_tile(sch, block, o_o, unroll, c_i, rn)
     per_chunk = [cache] + list(consumers)
     for later in per_chunk:
         sch.reverse_compute_at(later, chunk, preserve_unit_loops=True)

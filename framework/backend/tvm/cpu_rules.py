@@ -266,10 +266,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     for consumer in consumers:
         sch.reverse_compute_at(consumer, s0[-1], preserve_unit_loops=True)
     fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)
-    sch.annotate(fused, "pragma_auto_unroll_max_step", params.unroll)
-    sch.annotate(fused, "pragma_unroll_explicit", 1)
-    sch.vectorize(s2[-1])
-    init = sch.decompose_reduction(block, r0[0])
+    init = ta.finish_tile(sch, block, fused, params.unroll, s2[-1], r0[0], vectorize_init=False)
     _vectorize_innermost(sch, init)
     for consumer in consumers:
         _vectorize_innermost(sch, consumer)
@@ -344,11 +341,7 @@ def _schedule_lanes(sch: Schedule, block, axes, cores: int, padded, params: Para
     cache = sch.cache_write(block, 0, "global")
     sch.reverse_compute_at(cache, s0[-1], preserve_unit_loops=True)
     fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)
-    sch.annotate(fused, "pragma_auto_unroll_max_step", params.unroll)
-    sch.annotate(fused, "pragma_unroll_explicit", 1)
-    sch.vectorize(lane)
-    init = sch.decompose_reduction(block, r_loops[0])
-    sch.vectorize(sch.get_loops(init)[-1])
+    ta.finish_tile(sch, block, fused, params.unroll, lane, r_loops[0])
     sch.vectorize(sch.get_loops(cache)[-1])
     _schedule_simple(sch, final, cores, params)
 

@@ -53,10 +53,6 @@ def schedule_rows(sch: Schedule, block, lanes: int, cores: int, unroll: int, pad
     ry_o, ry_i = sch.split(ry, [None, ta.divisor_at_most(extent(ry), ROWS)])
     sch.reorder(c_o, rn, ry_o, o_o, c_i, i, ry_i, rx0, o_i, j, lane)
     sch.parallel(c_o)
-    sch.annotate(o_o, "pragma_auto_unroll_max_step", unroll)
-    sch.annotate(o_o, "pragma_unroll_explicit", 1)
-    sch.vectorize(lane)
-    init = sch.decompose_reduction(rf, rn)
-    sch.vectorize(sch.get_loops(init)[-1])
+    ta.finish_tile(sch, rf, o_o, unroll, lane, rn)
     for pad in padded:
         sch.compute_at(pad, c_o, preserve_unit_loops=True)

@@ -1,4 +1,5 @@
-"""Small structural queries on TIR blocks for the CPU schedule rules (:mod:`.cpu_rules`)."""
+"""Small structural queries on TIR blocks for the CPU schedule rules (:mod:`.cpu_rules`),
+and the closing steps every register-tiled reduction schedule shares (:func:`finish_tile`)."""
 
 from __future__ import annotations
 
@@ -115,3 +116,18 @@ def loop_kinds(sch: Schedule, loops) -> list[str] | None:
                            if int(iv.iter_type) == 2])
     return ["R" if any(sch.get(lp).loop_var.same_as(v) for v in reduce_vars) else "S"
             for lp in loops]
+
+
+def finish_tile(sch: Schedule, block, unroll_at, unroll: int, vector, reduce_at,
+                vectorize_init: bool = True):
+    """The end of a register-tiled reduction's schedule: unroll (explicitly) up to
+    ``unroll`` steps under loop ``unroll_at``, vectorize loop ``vector``, split the
+    initialization off at loop ``reduce_at`` and (``vectorize_init``) vectorize its
+    innermost loop. Returns the initialization block."""
+    sch.annotate(unroll_at, "pragma_auto_unroll_max_step", unroll)
+    sch.annotate(unroll_at, "pragma_unroll_explicit", 1)
+    sch.vectorize(vector)
+    init = sch.decompose_reduction(block, reduce_at)
+    if vectorize_init:
+        sch.vectorize(sch.get_loops(init)[-1])
+    return init
