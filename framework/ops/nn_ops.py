@@ -208,11 +208,11 @@ class BatchNorm(Primitive):
         dbias = reduce_sum(dy, axes)
         dscale = mul(reduce_sum(mul(dy, centered()), axes), inv)  # sum(dy * xhat)
         if self.is_training:
-            # xhat * dscale as x * a - mean * a: not the reduction's x - mean, so the two
-            # kernels do not share (and write out) one centered copy of x
+            # xhat * dscale as (x + (-mean)) * a: exactly x - mean, but not the reduction's
+            # expression, so the two kernels do not share (and write out) one centered x
             a = mul(inv, dscale)
             dx = mul(r(div(mul(scale, inv), count)),
-                     sub(sub(mul(dy, count), r(dbias)), sub(mul(x, r(a)), r(mul(mu, a)))))
+                     sub(sub(mul(dy, count), r(dbias)), mul(add(x, r(mul(mu, -1.0))), r(a))))
             if dmean is not None:
                 dx = add(dx, r(div(dmean, count)))
             if dvar is not None:
