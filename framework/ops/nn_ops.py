@@ -206,7 +206,8 @@ class BatchNorm(Primitive):
             return sub(x, r(mu))
 
         dbias = reduce_sum(dy, axes)
-        dscale = mul(reduce_sum(mul(dy, centered()), axes), inv)  # sum(dy * xhat)
+        dy_centered = reduce_sum(mul(dy, centered()), axes)
+        dscale = mul(dy_centered, inv)  # sum(dy * xhat)
         if self.is_training:
             # xhat * dscale as (x + (-mean)) * a: exactly x - mean, but not the reduction's
             # expression, so the two kernels do not share (and write out) one centered x
@@ -223,7 +224,7 @@ class BatchNorm(Primitive):
         if dmean is not None:
             dmu = add(dmean, dmu)
         inv3 = mul(inv, mul(inv, inv))
-        dv = mul(reduce_sum(mul(dy, centered()), axes), mul(scale, mul(inv3, -0.5)))
+        dv = mul(dy_centered, mul(scale, mul(inv3, -0.5)))
         if dvar is not None:
             dv = add(dvar, dv)
         return dx, dscale, dbias, dmu, dv

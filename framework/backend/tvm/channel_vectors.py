@@ -101,17 +101,20 @@ def _last(ndim: int, dim: int):
 
 def relayout_operand(sch: Schedule, block, choice: Choice) -> None:
     """Make the chosen operand contiguous along the channel: a buffer computed in this
-    function (padding) changes layout in place; a parameter is copied once per call."""
-    stmt = sch.get(block)
-    buffer = stmt.reads[choice.read].source
-    producers = [p for p in sch.get_producers(block)
-                 if any(w.source.same_as(buffer) for w in sch.get(p).writes)]
-    if not producers:
-        sch.cache_read(block, choice.read, "global")
-        stmt = sch.get(block)
-        buffer = stmt.reads[choice.read].source
+    function (padding) changes layout in place; a parameter is copied once per call. The
+    loops of the block writing it follow the new layout, so that its writes are
+    contiguous."""
+    buffer = sch.get(block).reads[choice.read].source
+    writers = [p for p in sch.get_producers(block)
+               if any(w.source.same_as(buffer) for w in sch.get(p).writes)]
+    writer = writers[0] if writers else sch.cache_read(block, choice.read, "global")
+    buffer = sch.get(writer).writes[0].source
     index = next(i for i, r in enumerate(sch.get(block).reads) if r.source.same_as(buffer))
-    sch.transform_layout(block, ("read", index), _last(len(buffer.shape), choice.dim))
+    ndim = len(buffer.shape)
+    sch.transform_layout(block, ("read", index), _last(ndim, choice.dim))
+    loops = sch.get_loops(writer)
+    if len(loops) == ndim:
+        sch.reorder(*[loops[k] for k in range(ndim) if k != choice.dim], loops[choice.dim])
 
 
 def relayout_tile(sch: Schedule, block, choice: Choice, axes) -> None:
@@ -149,11 +152,6 @@ def schedule_wgrad(sch: Schedule, block, choice: Choice, cores: int, vector: int
     fits L2), copied to ``[o, c, i, j]`` at the end. Returns the blocks computed per chunk
     (the copy, then the block's consumers) for the caller to vectorize."""
     relayout_operand(sch, block, choice)
-    pads = [p for p in sch.get_producers(block)
-            if sch.get(p).writes[0].source.same_as(sch.get(block).reads[choice.read].source)]
-    for pad in pads:  # loops in the new layout's order: its writes contiguous
-        n, c, y, x = sch.get_loops(pad)
-        sch.reorder(y, x, c)
     consumers = sch.get_consumers(block)
     cache = sch.cache_write(block, 0, "global")
     relayout_tile(sch, block, choice, ta.axes(sch, block))
