@@ -147,6 +147,27 @@ def test_without_optuna_one_line_says_what_to_install(monkeypatch):
                              "(Optuna + matplotlib)\n")
 
 
+def test_a_grid_point_killed_before_its_params_were_suggested_is_retried(tmp_path):
+    """A kill after Optuna's ask took an enqueued grid point but before its params were
+    suggested leaves a trial with no params: its point must be enqueued again (seen in CI:
+    the point was lost and the sampler drew a duplicate instead)."""
+    import optuna
+    from optuna.trial import TrialState
+
+    from trainer.sweep.study import SweepStudy
+
+    study = SweepStudy(f"sqlite:///{tmp_path / 'sweeps.db'}", "s", "maximize",
+                       optuna.samplers.RandomSampler(seed=0), optuna.pruners.NopPruner())
+    study.enqueue_grid([{"dataset.batch_size": 8}])
+    orphan = study.study.ask()  # took the grid point; killed before suggesting it
+    assert study.recover(locked=True) == [orphan.number]
+    waiting = study.study.get_trials(states=(TrialState.WAITING,))
+    assert [(t.system_attrs["fixed_params"], t.user_attrs["retry_of"]) for t in waiting] == \
+        [({"dataset.batch_size": 8}, orphan.number)]
+    assert study.recover(locked=True) == []  # retried once only
+    assert len(study.study.get_trials(states=(TrialState.WAITING,))) == 1
+
+
 def test_a_trial_whose_process_died_inside_ask_is_failed_under_the_lock(tmp_path):
     """A kill between Optuna's ask and our ``proc`` token leaves a running trial that names
     no process: the next ``ask`` (under the study lock) fails it instead of waiting forever;

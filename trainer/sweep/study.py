@@ -242,11 +242,14 @@ class SweepStudy:
         trials = self.study.get_trials(deepcopy=False)
         retried = {t.user_attrs.get("retry_of") for t in trials}
         for t in trials:
+            # killed before its params were suggested: an enqueued (grid) point still has them
+            # as Optuna's fixed params; without, the sampler draws afresh
+            params = t.params or t.system_attrs.get("fixed_params")
             if (t.state == TrialState.FAIL and "error" not in t.user_attrs and "surplus" not in t.user_attrs
-                    and t.params and t.number not in retried):
+                    and params and t.number not in retried):
                 root = t.user_attrs.get("retry_of", t.number)
-                self.study.enqueue_trial(dict(t.params), user_attrs={"retry_of": t.number,
-                                                                     "first_try": root})
+                self.study.enqueue_trial(dict(params), user_attrs={"retry_of": t.number,
+                                                                   "first_try": root})
         return failed
 
     def enqueue_grid(self, points: list[dict[str, Any]]) -> None:
