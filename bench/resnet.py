@@ -59,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import resnet_engines as re_  # noqa: E402
+from memory_probe import probe, status_kb  # noqa: E402
 
 import framework as ms  # noqa: E402
 
@@ -97,13 +98,6 @@ def build(engine: str, depth: int):
     return re_.torch_step(depth, params, THREADS, channels_last=engine == "torch-cl"), None
 
 
-def status_kb(key: str) -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1])
-    raise KeyError(key)
-
-
 def child(spec: str, torch_path: str) -> None:
     """``engine:depth:batch``: import, build, warm up, reset the high-water mark, run steps,
     print the resident-set figures (KiB) as JSON."""
@@ -115,15 +109,7 @@ def child(spec: str, torch_path: str) -> None:
         import tvm  # noqa: F401
     imported = status_kb("VmRSS")
     step, _ = build(engine, int(depth))
-    x, y = batch_of(int(batch))
-    for _ in range(2):
-        step(x, y)
-    before, life = status_kb("VmRSS"), status_kb("VmHWM")
-    Path("/proc/self/clear_refs").write_text("5")
-    for _ in range(2):
-        step(x, y)
-    print(json.dumps({"imported": imported, "before": before, "peak": status_kb("VmHWM"),
-                      "life": life}))
+    print(json.dumps(probe(step, batch_of(int(batch)), imported)))
 
 
 def memory(engine: str, depth: int, batch: int, torch_path: str) -> dict | None:

@@ -1,0 +1,222 @@
+"""Sequence-model train steps for bench/transformer.py, one builder per engine.
+
+Two models, each built once by the framework (seed 0) and copied into PyTorch by name, so
+every engine starts from the same weights:
+
+- ``gpt``: nanoGPT's character model in its small CPU configuration (``trainer/models/
+  gpt.py``: vocab 65, 4 layers, 4 heads, 128-dim, context 64, no Dense biases, weight
+  tying), batch 12;
+- ``lstm``: a 2-layer LSTM language model (embedding 256 -> ``nn.LSTM(256, 256, 2,
+  batch_first=True)`` -> ``Dense(256, 65)``), context 64, batch 32.
+
+The step is the functional training loop: mean token cross-entropy, gradients, global-norm
+clip at 1.0, AdamW (lr 1e-3, betas 0.9/0.99, weight decay 0.1 on matrices; ours is
+MindSpore's ``nn.AdamWeightDecay``, which has no bias correction, so losses agree across
+engines on the first step only; ours agree with each other on every step). PyTorch runs
+eagerly with its fastest CPU pieces: ``fused=True`` AdamW, ``F.scaled_dot_product_attention``
+(or the hand-written attention, ``torch-math``) and the fused ``nn.LSTM`` kernel.
+Every builder returns ``step(x, y) -> loss``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+Step = Callable[[np.ndarray, np.ndarray], float]
+LR, BETAS, WEIGHT_DECAY, CLIP = 1e-3, (0.9, 0.99), 0.1, 1.0
+CONFIGS = {
+    "gpt": {"vocab": 65, "block": 64, "layers": 4, "heads": 4, "embd": 128, "batch": 12},
+    "lstm": {"vocab": 65, "block": 64, "layers": 2, "embd": 256, "hidden": 256, "batch": 32},
+}
+
+
+def batch_of(model: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    cfg = CONFIGS[model]
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, cfg["vocab"], (cfg["batch"], cfg["block"] + 1)).astype(np.int32)
+    return tokens[:, :-1].copy(), tokens[:, 1:].copy()
+
+
+def framework_net(model: str):
+    """Our network (seed 0, PyNative) for ``model``."""
+    import framework as ms
+    from framework import nn
+
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    ms.set_seed(0)
+    cfg = CONFIGS[model]
+    if model == "gpt":
+        from trainer.models.gpt import GPT
+
+        return GPT(cfg["vocab"], cfg["block"], cfg["layers"], cfg["heads"], cfg["embd"])
+
+    class LSTMLM(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.Embedding(cfg["vocab"], cfg["embd"])
+            self.rnn = nn.LSTM(cfg["embd"], cfg["hidden"], cfg["layers"], batch_first=True)
+            self.head = nn.Dense(cfg["hidden"], cfg["vocab"])
+
+        def construct(self, idx):
+            out, _ = self.rnn(self.embedding(idx))
+            return self.head(out)
+
+    return LSTMLM()
+
+
+def framework_step(model: str, mode: int) -> tuple[Step, object, object]:
+    """Our train step pinned to ``mode``: ``(step, compiled JitFunction or None, net)``."""
+    import framework as ms
+    from framework import Tensor, nn, ops
+    from framework.graph_mode import JitFunction
+
+    net = framework_net(model)
+    vocab = CONFIGS[model]["vocab"]
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    optimizer = nn.AdamWeightDecay(net.trainable_params(), LR, *BETAS, eps=1e-8,
+                                   weight_decay=WEIGHT_DECAY)
+
+    def forward(x, y):
+        return loss_fn(net(x).reshape(-1, vocab), y.reshape(-1))
+
+    grad_fn = ms.value_and_grad(forward, None, optimizer.parameters)
+
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        optimizer(ops.clip_by_global_norm(grads, CLIP))
+        return loss
+
+    if mode == ms.GRAPH_MODE:
+        compiled = JitFunction(train_step, name=f"{model}_train_step")
+        return (lambda x, y: float(compiled(Tensor(x), Tensor(y)).asnumpy())), compiled, net
+    return (lambda x, y: float(train_step(Tensor(x), Tensor(y)).asnumpy())), None, net
+
+
+def _torch_name(name: str) -> str:
+    for ours, theirs in ((".embedding_table", ".weight"), (".gamma", ".weight"),
+                         (".beta", ".bias")):
+        if name.endswith(ours):
+            return name[: -len(ours)] + theirs
+    return name
+
+
+def copy_weights(net, torch_model) -> None:
+    """Every PyTorch parameter from ours of the same (translated) name and shape."""
+    import torch
+
+    ours = {_torch_name(p.name): p.asnumpy() for p in net.trainable_params()}
+    theirs = dict(torch_model.named_parameters())
+    for name, tensor in theirs.items():
+        key = name if name in ours else next((k for k in ours if k.endswith("." + name.split(".")[-1])
+                                              and k.split(".")[0] == name.split(".")[0]), None)
+        if key is None or ours[key].shape != tuple(tensor.shape):
+            raise RuntimeError(f"no framework parameter for PyTorch's {name} {tuple(tensor.shape)}")
+        with torch.no_grad():
+            tensor.copy_(torch.from_numpy(ours[key]))
+    if len(theirs) != len(ours):
+        raise RuntimeError(f"{len(ours)} framework parameters against {len(theirs)} in PyTorch")
+
+
+def torch_model(model: str, attention: str = "sdpa"):
+    import torch
+    from torch import nn as tnn
+    from torch.nn import functional as F
+
+    cfg = CONFIGS[model]
+    if model == "lstm":
+        class LSTMLM(tnn.Module):
+            def __init__(self):
+                super().__init__()
+                self.embedding = tnn.Embedding(cfg["vocab"], cfg["embd"])
+                self.rnn = tnn.LSTM(cfg["embd"], cfg["hidden"], cfg["layers"], batch_first=True)
+                self.head = tnn.Linear(cfg["hidden"], cfg["vocab"])
+
+            def forward(self, idx):
+                return self.head(self.rnn(self.embedding(idx))[0])
+
+        return LSTMLM()
+
+    c, nh = cfg["embd"], cfg["heads"]
+
+    class Attention(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c_attn = tnn.Linear(c, 3 * c, bias=False)
+            self.c_proj = tnn.Linear(c, c, bias=False)
+            mask = torch.tril(torch.ones(cfg["block"], cfg["block"], dtype=torch.bool))
+            self.register_buffer("mask", mask, persistent=False)
+
+        def forward(self, x):
+            b, t, _ = x.shape
+            q, k, v = self.c_attn(x).split(c, dim=2)
+            q, k, v = (z.view(b, t, nh, c // nh).transpose(1, 2) for z in (q, k, v))
+            if attention == "sdpa":
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:
+                att = (q @ k.transpose(-2, -1)) * (1.0 / (c // nh) ** 0.5)
+                att = att.masked_fill(~self.mask[:t, :t], float("-inf"))
+                y = F.softmax(att, dim=-1) @ v
+            return self.c_proj(y.transpose(1, 2).contiguous().view(b, t, c))
+
+    class Block(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln_1, self.attn = tnn.LayerNorm(c), Attention()
+            self.ln_2 = tnn.LayerNorm(c)
+            self.mlp = tnn.Sequential()
+            self.mlp.add_module("c_fc", tnn.Linear(c, 4 * c, bias=False))
+            self.mlp.add_module("gelu", tnn.GELU())
+            self.mlp.add_module("c_proj", tnn.Linear(4 * c, c, bias=False))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            return x + self.mlp(self.ln_2(x))
+
+    class GPT(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.transformer = tnn.ModuleDict(dict(
+                wte=tnn.Embedding(cfg["vocab"], c), wpe=tnn.Embedding(cfg["block"], c),
+                h=tnn.ModuleList([Block() for _ in range(cfg["layers"])]), ln_f=tnn.LayerNorm(c)))
+            self.lm_head = tnn.Linear(c, cfg["vocab"], bias=False)
+            self.lm_head.weight = self.transformer.wte.weight  # weight tying
+
+        def forward(self, idx):
+            tr = self.transformer
+            x = tr.wte(idx) + tr.wpe(torch.arange(idx.shape[1]))
+            for block in tr.h:
+                x = block(x)
+            return self.lm_head(tr.ln_f(x))
+
+    return GPT()
+
+
+def torch_step(model: str, net, threads: int, attention: str = "sdpa") -> Step | None:
+    """PyTorch eager with ``net``'s weights, or None when torch is not importable."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    from torch.nn import functional as F
+
+    torch.set_num_threads(threads)
+    module = torch_model(model, attention)
+    copy_weights(net, module)
+    params = list(module.parameters())
+    groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": WEIGHT_DECAY},
+              {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    optimizer = torch.optim.AdamW(groups, lr=LR, betas=BETAS, eps=1e-8, fused=True)
+    vocab = CONFIGS[model]["vocab"]
+
+    def step(x: np.ndarray, y: np.ndarray) -> float:
+        optimizer.zero_grad(set_to_none=True)
+        logits = module(torch.from_numpy(x).long())
+        loss = F.cross_entropy(logits.view(-1, vocab), torch.from_numpy(y).long().view(-1))
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, CLIP)
+        optimizer.step()
+        return float(loss)
+
+    return step

@@ -1,0 +1,129 @@
+"""A character/token GPT (decoder-only Transformer) in the shape of nanoGPT's ``model.py``.
+
+``GPT(vocab_size, block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0, bias=False)``
+takes token ids ``(B, T)`` (int32, ``T <= block_size``) and returns logits ``(B, T, vocab)``.
+Pre-norm blocks: ``x + attn(ln_1(x))`` then ``x + mlp(ln_2(x))``; causal self-attention
+with one fused ``c_attn`` projection to q, k, v, heads as batched matmuls, the scale and the
+causal mask added before one softmax; MLP ``Dense(C, 4C) -> GELU (exact) -> Dense(4C, C)``;
+a final LayerNorm, and the head's weight tied to the token embedding (``lm_head`` is a
+matmul with ``wte.embedding_table`` transposed: one Parameter, gradients from both uses).
+
+Initialisation as nanoGPT: normal(0, 0.02) for every weight, ``c_proj`` weights scaled by
+``1/sqrt(2 * n_layer)``, zero biases, LayerNorm gamma 1 / beta 0 (``bias=False`` drops the
+Dense biases; LayerNorm keeps its beta, which starts at zero, so the function is the same).
+Parameter names follow nanoGPT's module names (``transformer.h.0.attn.c_attn.weight`` ...)
+so that ``bench/seq_engines.py`` and the tests can copy weights into PyTorch by name.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from framework import Tensor, nn, ops
+from framework.common.initializer import Normal
+
+
+class CausalSelfAttention(nn.Cell):
+    def __init__(self, n_embd: int, n_head: int, block_size: int, n_layer: int,
+                 dropout: float = 0.0, bias: bool = False) -> None:
+        super().__init__()
+        if n_embd % n_head:
+            raise ValueError(f"n_embd ({n_embd}) must be a multiple of n_head ({n_head})")
+        self.n_head, self.n_embd, self.head_size = n_head, n_embd, n_embd // n_head
+        self.c_attn = nn.Dense(n_embd, 3 * n_embd, weight_init=Normal(0.02), has_bias=bias)
+        self.c_proj = nn.Dense(n_embd, n_embd, weight_init=Normal(0.02 / math.sqrt(2 * n_layer)),
+                               has_bias=bias)
+        self.attn_dropout = nn.Dropout(p=dropout)
+        self.resid_dropout = nn.Dropout(p=dropout)
+        self.scores = ops.BatchMatMul(transpose_b=True)
+        self.mix = ops.BatchMatMul()
+        # additive causal mask: 0 on and below the diagonal, -inf above (a constant)
+        upper = np.triu(np.ones((block_size, block_size), dtype=bool), 1)
+        self.causal = Tensor(np.where(upper, -np.inf, 0.0).astype(np.float32))
+        self.scale = 1.0 / math.sqrt(self.head_size)
+
+    def construct(self, x):
+        b, t, c = x.shape
+        qkv = self.c_attn(x)  # (B, T, 3C)
+        q = qkv[:, :, :c].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
+        k = qkv[:, :, c:2 * c].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
+        v = qkv[:, :, 2 * c:].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
+        att = self.scores(q, k) * self.scale + self.causal[:t, :t]  # (B, nh, T, T)
+        att = self.attn_dropout(ops.softmax(att, axis=-1))
+        y = self.mix(att, v).transpose(0, 2, 1, 3).reshape(b, t, c)
+        return self.resid_dropout(self.c_proj(y))
+
+
+class MLP(nn.Cell):
+    def __init__(self, n_embd: int, n_layer: int, dropout: float = 0.0, bias: bool = False) -> None:
+        super().__init__()
+        self.c_fc = nn.Dense(n_embd, 4 * n_embd, weight_init=Normal(0.02), has_bias=bias)
+        self.gelu = nn.GELU(approximate=False)
+        self.c_proj = nn.Dense(4 * n_embd, n_embd, weight_init=Normal(0.02 / math.sqrt(2 * n_layer)),
+                               has_bias=bias)
+        self.dropout = nn.Dropout(p=dropout)
+
+    def construct(self, x):
+        return self.dropout(self.c_proj(self.gelu(self.c_fc(x))))
+
+
+class Block(nn.Cell):
+    def __init__(self, n_embd: int, n_head: int, block_size: int, n_layer: int,
+                 dropout: float = 0.0, bias: bool = False) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm((n_embd,), epsilon=1e-5)
+        self.attn = CausalSelfAttention(n_embd, n_head, block_size, n_layer, dropout, bias)
+        self.ln_2 = nn.LayerNorm((n_embd,), epsilon=1e-5)
+        self.mlp = MLP(n_embd, n_layer, dropout, bias)
+
+    def construct(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class Transformer(nn.Cell):
+    """nanoGPT's ``transformer`` ModuleDict: wte, wpe, drop, h, ln_f."""
+
+    def __init__(self, vocab_size: int, block_size: int, n_layer: int, n_head: int, n_embd: int,
+                 dropout: float, bias: bool) -> None:
+        super().__init__()
+        self.wte = nn.Embedding(vocab_size, n_embd, embedding_table=Normal(0.02))
+        self.wpe = nn.Embedding(block_size, n_embd, embedding_table=Normal(0.02))
+        self.drop = nn.Dropout(p=dropout)
+        self.h = nn.CellList([Block(n_embd, n_head, block_size, n_layer, dropout, bias)
+                              for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm((n_embd,), epsilon=1e-5)
+
+
+class GPT(nn.Cell):
+    def __init__(self, vocab_size: int, block_size: int = 64, n_layer: int = 4, n_head: int = 4,
+                 n_embd: int = 128, dropout: float = 0.0, bias: bool = False) -> None:
+        super().__init__()
+        self.block_size, self.vocab_size, self.n_embd = block_size, vocab_size, n_embd
+        self.transformer = Transformer(vocab_size, block_size, n_layer, n_head, n_embd,
+                                       dropout, bias)
+        self.lm_head = ops.MatMul(transpose_b=True)  # weight tied to transformer.wte
+        self.positions = Tensor(np.arange(block_size, dtype=np.int32))
+
+    def construct(self, idx):
+        b, t = idx.shape
+        if t > self.block_size:
+            raise ValueError(f"GPT: sequence of length {t} is longer than block_size "
+                             f"{self.block_size}")
+        tr = self.transformer
+        x = tr.drop(tr.wte(idx) + tr.wpe(self.positions[:t]))
+        for block in tr.h:
+            x = block(x)
+        x = tr.ln_f(x).reshape(b * t, self.n_embd)
+        return self.lm_head(x, tr.wte.embedding_table).reshape(b, t, self.vocab_size)
+
+    def flops_per_step(self, batch: int, t: int) -> float:
+        """Training FLOPs of one step as nanoGPT's ``estimate_mfu`` counts them: 6 per
+        parameter per token (the tied head once) plus attention's 12 * L * H * Q * T."""
+        n_params = sum(int(np.prod(p.shape)) for p in self.trainable_params())
+        n_params -= self.block_size * self.n_embd  # wpe: a lookup, no matmul
+        blocks = len(self.transformer.h)
+        heads = self.transformer.h[0].attn.n_head
+        return batch * t * (6 * n_params + 12 * blocks * heads * (self.n_embd // heads) * t)
