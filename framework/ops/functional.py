@@ -43,6 +43,7 @@ from .elementwise import (
 )
 from .group_conv import conv2d
 from .indexing import getitem, setitem
+from .loss_fns import cross_entropy
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -104,7 +105,8 @@ __all__ = [
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",
-    "cos", "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div", "floor_mod",
+    "cos", "cross_entropy", "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div",
+    "floor_mod",
     "floordiv", "floormod", "full", "gather", "getitem", "greater", "greater_equal",
     "index_add", "less", "less_equal", "log", "log_softmax", "matmul", "max_pool2d", "maximum",
     "mean", "minimum", "mul", "neg", "not_equal", "one_hot", "ones", "ones_like", "pad",

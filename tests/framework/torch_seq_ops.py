@@ -23,15 +23,20 @@ def embedding(d):
 
 
 def cross_entropy(d):
-    opts = json.loads(str(d["opts"]))
-    logits = torch.tensor(d["logits"], requires_grad=True)
-    labels = torch.tensor(d["labels"])
-    if labels.dtype != logits.dtype:
-        labels = labels.long()
-    weight = torch.tensor(d["weight"]) if "weight" in d else None
-    loss = F.cross_entropy(logits, labels, weight=weight, **opts)
-    (loss * torch.tensor(d["dout"])).sum().backward()
-    return {"loss": loss.detach().numpy(), "grad": logits.grad.numpy()}
+    """Cases ``{i}.logits``, ``{i}.labels``, ``{i}.dout``, optional ``{i}.weight`` and the
+    keyword arguments as JSON in ``{i}.opts``; gives ``{i}.loss`` and ``{i}.grad``."""
+    result = {}
+    for i in range(int(d["count"])):
+        opts = json.loads(str(d[f"{i}.opts"]))
+        logits = torch.tensor(d[f"{i}.logits"], requires_grad=True)
+        labels = torch.tensor(d[f"{i}.labels"])
+        if labels.dtype != logits.dtype:
+            labels = labels.long()
+        weight = torch.tensor(d[f"{i}.weight"]) if f"{i}.weight" in d else None
+        loss = F.cross_entropy(logits, labels, weight=weight, **opts)
+        (loss * torch.tensor(d[f"{i}.dout"])).sum().backward()
+        result[f"{i}.loss"], result[f"{i}.grad"] = loss.detach().numpy(), logits.grad.numpy()
+    return result
 
 
 def main() -> None:
