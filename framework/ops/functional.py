@@ -3,6 +3,7 @@
 
 import functools
 
+from .array_ops import arange, chunk, split, stack, tile, unstack
 from .clip import clip_by_global_norm
 from .comm import all_reduce
 from .creation import fill, full, ones, ones_like, zeros, zeros_like
@@ -101,6 +102,7 @@ def scalar_to_tensor(input_x, dtype=None):
 # shadow the ``framework.ops.shape`` module
 
 __all__ = [
+    "arange", "chunk", "split", "stack", "tile", "unstack",
     "all_reduce",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
