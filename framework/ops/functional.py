@@ -81,6 +81,7 @@ from .shape import (
     stop_gradient,
     transpose,
 )
+from .sorting import multinomial, sort, topk
 from .state import assign, depend
 from .tensor_info import dtype, rank, shape, size  # noqa: F401  (shape: not in __all__)
 
@@ -102,7 +103,7 @@ def scalar_to_tensor(input_x, dtype=None):
 # shadow the ``framework.ops.shape`` module
 
 __all__ = [
-    "arange", "chunk", "split", "stack", "tile", "unstack",
+    "arange", "chunk", "split", "stack", "tile", "unstack", "multinomial", "sort", "topk",
     "all_reduce",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",

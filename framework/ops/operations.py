@@ -55,13 +55,14 @@ from .shape import (
     Transpose,
     ZerosLike,
 )
+from .sorting import Multinomial, Sort, TopK
 from .state import Assign, Depend
 from .tensor_info import DType, Rank, Shape, Size
 
 TensorAdd = Add  # MindSpore's old name of Add
 
 __all__ = [
-    "Split", "Stack", "Tile", "Unstack",
+    "Split", "Stack", "Tile", "Unstack", "Multinomial", "Sort", "TopK",
     "AllReduce", "ReduceOp",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
