@@ -35,7 +35,9 @@ the framework's generator alike. The tracer adds the draw (a 0/1 mask shaped lik
 first input) as an extra graph input after the primitive's own inputs: its node, its
 ``ctx.in_specs`` and its lowering's ``args`` end with the mask, while ``infer`` and
 ``kernel`` never see it (``Dropout`` lowers ``(x, mask)`` to
-``(x * mask / keep_prob, mask)``).
+``(x * mask / keep_prob, mask)``). The draw's shape and dtype are ``random_spec(*inputs)``
+(default: the first input's), its values ``draw_mask(shape, dtype)`` (``Multinomial``
+draws uniforms of its own shape).
 """
 
 from __future__ import annotations
@@ -96,6 +98,10 @@ class Primitive:
             raise RuntimeError(f"{self.name}.infer must return {self.num_outputs} Specs, "
                                f"got {specs!r}")
         return tuple(Spec(tuple(int(d) for d in s.shape), np.dtype(s.dtype)) for s in specs)
+
+    def random_spec(self, *inputs: Any) -> Spec:
+        """Shape and dtype of a ``host_random`` primitive's draw: the first input's."""
+        return Spec(tuple(inputs[0].shape), inputs[0].dtype)
 
     def kernel(self, *arrays: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...]:
         raise NotImplementedError(f"{self.name} has no NumPy kernel")

@@ -150,7 +150,8 @@ class TraceInterpreter(Interpreter):
         except (ValueError, TypeError) as error:
             self.fail(prim, values, error)
         if prim.host_random:
-            mask = self.root.graph.add_input(values[0].shape, values[0].dtype, "random",
+            draw = prim.random_spec(*values)
+            mask = self.root.graph.add_input(draw.shape, draw.dtype, "random",
                                              f"{prim.name.lower()}_mask{len(self.random_inputs)}")
             self.root.defined.add(mask.id)
             self.random_inputs.append((mask, prim))

@@ -5,6 +5,7 @@ from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
+from .embedding import Embedding
 from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh
 from .learning_rate_schedule import (
     CosineDecayLR,
@@ -48,7 +49,7 @@ __all__ = [
     "names",
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
     "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
-    "CrossEntropyLoss", "Dense", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
+    "CrossEntropyLoss", "Dense", "Embedding", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "ReLU6", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
     "WithLossCell", "CosineDecayLR", "ExponentialDecayLR", "InverseDecayLR", "Lamb",

@@ -3,6 +3,7 @@
 
 import functools
 
+from .array_ops import arange, chunk, split, stack, tile, unstack
 from .clip import clip_by_global_norm
 from .comm import all_reduce
 from .creation import fill, full, ones, ones_like, zeros, zeros_like
@@ -43,6 +44,7 @@ from .elementwise import (
 )
 from .group_conv import conv2d
 from .indexing import getitem, setitem
+from .loss_fns import cross_entropy
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -79,6 +81,7 @@ from .shape import (
     stop_gradient,
     transpose,
 )
+from .sorting import multinomial, sort, topk
 from .state import assign, depend
 from .tensor_info import dtype, rank, shape, size  # noqa: F401  (shape: not in __all__)
 
@@ -100,11 +103,13 @@ def scalar_to_tensor(input_x, dtype=None):
 # shadow the ``framework.ops.shape`` module
 
 __all__ = [
+    "arange", "chunk", "split", "stack", "tile", "unstack", "multinomial", "sort", "topk",
     "all_reduce",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",
-    "cos", "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div", "floor_mod",
+    "cos", "cross_entropy", "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div",
+    "floor_mod",
     "floordiv", "floormod", "full", "gather", "getitem", "greater", "greater_equal",
     "index_add", "less", "less_equal", "log", "log_softmax", "matmul", "max_pool2d", "maximum",
     "mean", "minimum", "mul", "neg", "not_equal", "one_hot", "ones", "ones_like", "pad",

@@ -1,6 +1,7 @@
 """``mindspore.ops.operations``: the primitive classes, as ``from framework.ops import
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
+from .array_ops import Split, Stack, Tile, Unstack
 from .comm import AllReduce, ReduceOp
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
 from .creation import Fill, Ones, Zeros
@@ -54,12 +55,14 @@ from .shape import (
     Transpose,
     ZerosLike,
 )
+from .sorting import Multinomial, Sort, TopK
 from .state import Assign, Depend
 from .tensor_info import DType, Rank, Shape, Size
 
 TensorAdd = Add  # MindSpore's old name of Add
 
 __all__ = [
+    "Split", "Stack", "Tile", "Unstack", "Multinomial", "Sort", "TopK",
     "AllReduce", "ReduceOp",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",

@@ -15,6 +15,7 @@ import tvm
 from tvm import relax
 
 from framework import ops
+from framework import seed as ms_seed
 from framework.backend.tvm import lowerings
 from framework.backend.tvm.lowerings import LowerContext, lowering_for, spec_of
 from framework.backend.tvm.lowerings.base import emit
@@ -126,6 +127,11 @@ EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
     ("FloorDiv-int-signs", ops.FloorDiv(), [np.array([7, -7, 7, -7]), np.array([2, 2, -2, -2])]),
     ("ReduceAny-bool-keepdims", ops.ReduceAny(True, (1,)), [np.array([[True, False], [False, False]])]),
     ("ReduceAll-float-all-axes", ops.ReduceAll(False, (0, 1)), [np.array([[0.5, -1.0], [2.0, 3.0]])]),
+    # seq-ops-b: ties keep index order (stable) in TopK and Sort, both directions; int input
+    ("TopK-ties", ops.TopK(True, 3), [np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, 0.0, 1.0, 0.0, 1.0]])]),
+    ("TopK-smallest-ties", ops.TopK(True, 2, 1, False), [np.array([[2.0, 1.0, 1.0], [0.0, 0.0, 0.0]])]),
+    ("Sort-ties-descending", ops.Sort(-1, True), [np.array([[1.0, 3.0, 3.0, 2.0, 3.0]])]),
+    ("Sort-ties-int", ops.Sort(0), [np.array([[2, 1], [1, 1], [2, 0]])]),
 ]
 
 
@@ -135,6 +141,9 @@ def _all_cases() -> list[tuple[str, Primitive, list[np.ndarray]]]:
         arrays = [_graph_dtype(a) for a in case.inputs(np.random.default_rng(0))]
         if isinstance(case.prim, ops.Dropout):
             arrays.append(_dropout_mask(arrays[0].shape))
+        elif case.prim.host_random:  # the host draw, as graph mode feeds it (Multinomial)
+            ms_seed.set_seed(7)
+            arrays.append(_graph_dtype(case.prim.draw_mask(*case.prim.random_spec(*arrays))))
         cases.append((f"{i}-{case.id}", case.prim, arrays))
     for name, prim, inputs in EXTRA:
         cases.append((name, prim, [_graph_dtype(a) for a in inputs]))

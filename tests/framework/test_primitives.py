@@ -245,6 +245,41 @@ for k, s, mode, shape in POOL_CONFIGS:
     ]
 
 
+# -- seq-ops-b: sorting and sampling (TopK, Sort, Multinomial) --------------------------------
+def _desc_sorted(x, axis):
+    """Values sorted descending and their indices, ties by index (NumPy's stable sort)."""
+    order = np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+    order = x.shape[axis] - 1 - order
+    return np.take_along_axis(x, order, axis), order.astype(np.int32)
+
+
+def _multinomial_ref(p, n, replacement, seed=3):
+    shape = p.shape[:-1] + ((n,) if replacement else p.shape[-1:])
+    u = np.random.default_rng(seed).random(shape)
+    if replacement:
+        cdf = np.cumsum(p, -1)
+        rows = [np.searchsorted(c, uu * c[-1], side="right") for c, uu in
+                zip(cdf.reshape(-1, p.shape[-1]), u.reshape(-1, n))]
+        return np.array(rows, np.int32).reshape(p.shape[:-1] + (n,))
+    keys = u ** (1.0 / p)  # the exponential race: the n largest u^(1/p)
+    return np.argsort(-keys, axis=-1, kind="stable")[..., :n].astype(np.int32)
+
+
+CASES += [
+    Case(ops.TopK(True, 3), separated((3, 5)),
+         lambda x: tuple(a[..., :3] for a in _desc_sorted(x, -1))),
+    Case(ops.TopK(False, 2, 0, False), separated((4, 3)),
+         lambda x: (np.sort(x, 0)[:2], np.argsort(x, 0)[:2].astype(np.int32))),
+    Case(ops.Sort(), separated((2, 5)),
+         lambda x: (np.sort(x, -1), np.argsort(x, -1).astype(np.int32))),
+    Case(ops.Sort(0, True), separated((4, 3)), lambda x: _desc_sorted(x, 0)),
+    Case(ops.Multinomial(6), lambda r: [r.uniform(0.0, 1.0, (3, 5))],
+         lambda p: _multinomial_ref(p, 6, True), seeded=True),
+    Case(ops.Multinomial(3, False), lambda r: [r.uniform(0.1, 1.0, (2, 5))],
+         lambda p: _multinomial_ref(p, 3, False), seeded=True),
+]
+
+
 def _check_dropout(x, outputs):
     out, mask = outputs
     keep = 0.7

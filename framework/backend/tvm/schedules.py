@@ -72,8 +72,11 @@ def _legalize_passes(target: tvm.target.Target) -> list:
     ResNet's zero cotangents (BatchNorm's unused mean/variance outputs, one per layer) cost
     ~17 s of compile that way. Our IR folds its own constants before lowering; what is
     left (creating small zero or one tensors) runs in microseconds per step."""
-    passes = [p for p in _backend(target).legalize_passes(target)
-              if p.info.name != "FoldConstant"]
+    backend = _backend(target)
+    # library dispatch first: sort/argsort/topk/cumsum (TopK, Sort, Multinomial) have no
+    # LegalizeOps rule; DispatchSortScan turns them into TOPI kernels
+    passes = backend.library_dispatch_passes(target) + [
+        p for p in backend.legalize_passes(target) if p.info.name != "FoldConstant"]
     if target.kind.name != "cuda":
         return passes
     from tvm.s_tir import dlight as dl

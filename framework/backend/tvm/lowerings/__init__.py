@@ -47,8 +47,9 @@ from ....ops import pool as _pool
 from ....ops import reduce as _reduce
 from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
+from ....ops import sorting as _sorting
 from ....primitive import Primitive
-from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, shape
+from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, shape, sorting
 from .base import LowerContext, Lowering, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -119,6 +120,10 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _index.IndexAdd: index.lower_index_add,
     _index.ScatterUpdate: index.lower_scatter_update,
     _comm.AllReduce: comm.lower_all_reduce,
+    # sorting and sampling (TopK, Sort: stable like the kernels; Multinomial: host-drawn uniforms)
+    _sorting.TopK: sorting.lower_topk,
+    _sorting.Sort: sorting.lower_sort,
+    _sorting.Multinomial: sorting.lower_multinomial,
 }
 
 

@@ -1,0 +1,101 @@
+"""Functional losses: ``ops.cross_entropy`` (MindSpore 2.x / PyTorch semantics).
+
+A composition of existing primitives (LogSoftmax, OneHot, Mul, ReduceSum, ...), exact
+and fusable in graph mode (elementwise products and one reduction over the classes):
+no primitive of its own, so its gradient is the composition's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..interpreters import is_tracing
+from .elementwise import cast, div, mul, neg, not_equal
+from .nn_ops import log_softmax, one_hot
+from .reduce import reduce_mean, reduce_sum
+from .shape import transpose
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_labels(logits: Any, labels: Any, sparse: bool, who: str, class_axis: int = -1) -> None:
+    """Class indices have the logits' shape without the class axis, probabilities the
+    logits' shape."""
+    shape = tuple(logits.shape)
+    axis = class_axis % max(len(shape), 1)
+    expected = shape[:axis] + shape[axis + 1:] if sparse else shape
+    if tuple(labels.shape) != expected:
+        kind = "class indices" if sparse else "one-hot/probability labels"
+        raise ValueError(f"{who}: logits {tuple(logits.shape)} need {kind} of shape {expected}, "
+                         f"got labels {tuple(labels.shape)}")
+
+
+def check_classes(labels: Any, n_classes: int, who: str, ignore_index: int | None = None) -> None:
+    """Class indices must lie in ``[0, n_classes)`` (one-hot of anything else is all zeros,
+    which gives a silent loss of 0). Checked where values exist: PyNative, not tracing."""
+    if is_tracing():
+        return
+    values = np.asarray(labels.asnumpy())
+    if ignore_index is not None:
+        values = values[values != ignore_index]
+    if values.size and (values.min() < 0 or values.max() >= n_classes):
+        bad = int(values.max()) if values.max() >= n_classes else int(values.min())
+        raise ValueError(f"{who}: label {bad} is out of range for logits with {n_classes} classes "
+                         f"(labels must be in [0, {n_classes - 1}]); give the network as many "
+                         "outputs as the data has classes")
+
+
+def reduce_loss(x: Any, reduction: str) -> Any:
+    if reduction == "mean":
+        return reduce_mean(x)
+    if reduction == "sum":
+        return reduce_sum(x)
+    return x
+
+
+def _classes_last(x: Any) -> Any:
+    """``(N, C, d1, ...)`` as ``(N, d1, ..., C)``."""
+    rank = len(x.shape)
+    return transpose(x, (0, *range(2, rank), 1))
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",
+                  label_smoothing=0.0, who="cross_entropy"):
+    """MindSpore's ``ops.cross_entropy``: ``input`` logits of shape ``(C,)``, ``(N, C)`` or
+    ``(N, C, d1, ...)`` (classes on axis 1); ``target`` class indices (integers, the input's
+    shape without the class axis; ``ignore_index`` entries count for nothing, not even in
+    the mean's denominator) or class probabilities (floats, the input's shape). ``weight``
+    rescales each class; with class indices the mean divides by the sum of the targets'
+    weights, with probabilities by the number of samples (as PyTorch)."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{who}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{who}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    sparse = target.dtype.np.kind in "iu"
+    check_labels(input, target, sparse, who, 1 if len(input.shape) > 1 else 0)
+    if len(input.shape) > 2:
+        input = _classes_last(input)
+        target = target if sparse else _classes_last(target)
+    n_classes = input.shape[-1]
+    if sparse:
+        check_classes(target, n_classes, who, ignore_index)
+    log_p = log_softmax(input)
+    hot = one_hot(target, n_classes, dtype=input.dtype) if sparse else target
+    smooth = hot
+    if label_smoothing:
+        smooth = hot * (1.0 - label_smoothing) + label_smoothing / n_classes
+    weighted = smooth if weight is None else mul(smooth, weight)
+    per_sample = neg(reduce_sum(mul(weighted, log_p), -1))
+    if not sparse:
+        return reduce_loss(per_sample, reduction)
+    valid = cast(not_equal(target, ignore_index), input.dtype)
+    per_sample = mul(per_sample, valid)
+    if reduction != "mean":
+        return reduce_loss(per_sample, reduction)
+    if weight is None:
+        denom = reduce_sum(valid)
+    else:
+        denom = reduce_sum(mul(reduce_sum(mul(hot, weight), -1), valid))
+    return div(reduce_sum(per_sample), denom)
