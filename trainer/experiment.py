@@ -270,10 +270,12 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
                                                  config.train.epochs, dataset_size(train))))
     if train_subset is not None:  # None: a pipeline from dataset.class (no arrays to subset)
         callbacks.insert(2, TrainAccuracy(model, train_subset, config.train.eval_every))
+    # the NaN/Inf loss check runs whatever the verbosity (quiet: it prints nothing)
     if not quiet:
-        callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
+        callbacks.append(ProgressBar())
     elif progress:
         callbacks.append(ProgressBar(label=progress))
+    callbacks.append(LossMonitor(0 if quiet else config.train.log_every))
     name = run_name or config.mlflow.run_name or f"{config.name}-{mode}"
     resolved = resolved_config(config, mode=mode, checkpoint_dir=ckpt_dir, tracking_uri=uri,
                                run_name=name)
