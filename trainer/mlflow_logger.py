@@ -113,7 +113,9 @@ class MLflowRun:
         self.parent_run_id, self.fallback = parent_run_id, fallback
         unique = uuid.uuid4().hex
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        name = f"{run_name or 'run'}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
+        from .config_checks import safe_component  # a run name such as ../x stays in offline_dir
+
+        name = f"{safe_component(run_name or 'run')}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
         self.offline_path = Path(offline_dir) / name
         self.offline_id = f"offline-{unique}"  # names the run in offline records until it has one
         self.run_id: str | None = None
