@@ -34,7 +34,7 @@ from .distributed import DistStats, Rank, check_shapes, join
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
 from .models import network_for
-from .preflight import check_labels, check_outputs, sqlite_folder
+from .preflight import check_accumulation, check_labels, check_outputs, sqlite_folder
 from .schedule import LRSchedule, schedule_lrs
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
@@ -239,6 +239,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
             return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config, rank)
+    check_accumulation(config.train.accumulate_grad_batches, config.train.epochs, dataset_size(train))
     if config.model.class_ is None:
         check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
