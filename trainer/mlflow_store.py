@@ -113,7 +113,9 @@ def open_client(uri: str) -> Any:
     except Exception as error:  # noqa: BLE001 - any failure to open: half-made, or not ours to fix
         _forget(uri)
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
-        if not path.is_file() or _holds_runs(path):
+        if not path.is_file():
+            raise  # no folder for it, or not a file: MLflow's own error says which
+        if _holds_runs(path):
             raise StoreDamaged(
                 f"MLflow store {path} cannot be opened ({first}); try `mlflow db upgrade {uri}`, else "
                 f"move it aside (mv {path} {path}.bad) and import the offline runs into a new one "
