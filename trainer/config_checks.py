@@ -47,7 +47,10 @@ def non_finite(section: Any, path: tuple = ()) -> tuple[tuple, Any] | None:
 
 
 def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name the run's folders, or None."""
+    """Why ``name`` cannot name the run's folders, or None (an empty or all-dots name is
+    config.py's own error: "a non-empty run name")."""
+    if not name.strip() or not name.strip("."):
+        return None
     if re.search(r"[\x00-\x1f\x7f]", name):
         return "without control characters"
     if len(name) > MAX_NAME:
