@@ -5,7 +5,6 @@ Exit codes: 0 success, 1 training failure, 2 bad input (config, flags, files), 1
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -362,13 +361,17 @@ def ui(
     port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,
     tracking_uri: Annotated[str | None, typer.Option(help="Tracking store (default: as `run` uses).")] = None,
 ) -> None:
-    """Start the MLflow UI on the configured tracking store."""
+    """Start the MLflow UI on the configured tracking store (Ctrl-C stops it)."""
     from .mlflow_logger import tracking_uri as default_uri
+    from .ui import PortError, check_port, serve
 
     uri = tracking_uri or default_uri()
+    try:
+        check_port(port)
+    except PortError as error:
+        _fail(str(error), 2)
     typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}/#/experiments?workflowType=machine_learning")
-    os.execvp(sys.executable, [sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri,
-                               "--port", str(port)])
+    raise typer.Exit(serve(uri, port, echo=lambda text: typer.echo(text, err=True)))
 
 
 def main() -> None:

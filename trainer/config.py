@@ -333,6 +333,10 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     def bad(path: tuple, rule: str, value: Any) -> ConfigError:
         return ConfigError(f"{where(path)}: '{'.'.join(path)}' must be {rule}, got {value!r}")
 
+    from .config_checks import check_config
+
+    check_config(cfg, where, ConfigError)  # finite numbers, a name below checkpoints/, model.name
+
     positive = {("dataset", "batch_size"): cfg.dataset.batch_size, ("train", "epochs"): cfg.train.epochs,
                 ("train", "eval_every"): cfg.train.eval_every, ("train", "log_every"): cfg.train.log_every,
                 ("train", "accumulate_grad_batches"): cfg.train.accumulate_grad_batches,

@@ -177,7 +177,10 @@ def check_model_takes_data(net: Any, loaders: dict[str, Any], model_name: str) -
         labels = first_batch(loader)[1] if is_pipeline(loader) else loader.labels
         labels = np.asarray(labels)
         low, high = int(labels.min()), int(labels.max())
-        if low < 0 or high >= classes:
+        if low < 0:
+            raise InputError(f"dataset ({split}) has negative labels (smallest {low}); labels must be "
+                             f"class indices 0..{classes - 1} for the model ({model_name}): relabel the data")
+        if high >= classes:
             raise InputError(f"dataset ({split}) has labels {low}..{high} ({high + 1} classes) but "
                              f"the model ({model_name}) gives {classes} outputs per sample; make it "
                              f"give {high + 1} (e.g. model.args.num_classes: {high + 1})")

@@ -34,7 +34,7 @@ from .distributed import RANKS_DIR_ENV
 
 # thread pools of the ranks' kernels: NumPy's BLAS, OpenMP, TVM's runtime
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TVM_NUM_THREADS")
-INSTALL_HINT = "pip install 'twinmode[dist]' (mpi4py + mpich)"
+INSTALL_HINT = "pip install -e '.[dist]' in the project's folder (mpi4py + mpich)"
 _BANNER = re.compile(r"^(=+|=   .*|YOUR APPLICATION TERMINATED.*|This typically refers.*|"
                      r"Please see the FAQ.*|Abort\(\d+\) on node .*)$")
 

@@ -34,7 +34,7 @@ from .distributed import DistStats, Rank, check_shapes, join
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
 from .models import network_for
-from .preflight import check_labels, check_outputs, sqlite_folder
+from .preflight import check_accumulation, check_labels, check_outputs, sqlite_folder
 from .schedule import LRSchedule, schedule_lrs
 
 TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
@@ -239,6 +239,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
             return RunResult(mode, nothing_to_train=finished)
     _context(config, mode, ir_dir)
     train, test, train_subset = loaders(config, rank)
+    check_accumulation(config.train.accumulate_grad_batches, config.train.epochs, dataset_size(train))
     if config.model.class_ is None:
         check_labels({"train": train, "test": test}, config.model.num_classes, config.dataset.name)
     model, net = build_model_for(config)
@@ -270,10 +271,12 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
                                                  config.train.epochs, dataset_size(train))))
     if train_subset is not None:  # None: a pipeline from dataset.class (no arrays to subset)
         callbacks.insert(2, TrainAccuracy(model, train_subset, config.train.eval_every))
+    # the NaN/Inf loss check runs whatever the verbosity (quiet: it prints nothing)
     if not quiet:
-        callbacks += [ProgressBar(), LossMonitor(config.train.log_every)]
+        callbacks.append(ProgressBar())
     elif progress:
         callbacks.append(ProgressBar(label=progress))
+    callbacks.append(LossMonitor(0 if quiet else config.train.log_every))
     name = run_name or config.mlflow.run_name or f"{config.name}-{mode}"
     resolved = resolved_config(config, mode=mode, checkpoint_dir=ckpt_dir, tracking_uri=uri,
                                run_name=name)

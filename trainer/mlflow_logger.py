@@ -27,7 +27,8 @@ If the tracking store cannot be reached, training goes on with a warning and eve
 record is appended to a local JSON-lines file instead (one file per run, each record
 carrying the run id), so nothing is lost; ``train sync-offline`` imports them later
 (:mod:`trainer.offline_sync`). Opening a store is serialized between processes with a
-file lock, so concurrent first runs on a fresh SQLite store do not race on its schema.
+file lock, so concurrent first runs on a fresh SQLite store do not race on its schema; a
+new SQLite store is created atomically (:mod:`trainer.mlflow_store`).
 """
 
 from __future__ import annotations
@@ -112,7 +113,9 @@ class MLflowRun:
         self.parent_run_id, self.fallback = parent_run_id, fallback
         unique = uuid.uuid4().hex
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        name = f"{run_name or 'run'}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
+        from .config_checks import safe_component  # a run name such as ../x stays in offline_dir
+
+        name = f"{safe_component(run_name or 'run')}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
         self.offline_path = Path(offline_dir) / name
         self.offline_id = f"offline-{unique}"  # names the run in offline records until it has one
         self.run_id: str | None = None
@@ -127,12 +130,13 @@ class MLflowRun:
         os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
         try:
             import mlflow
-            from mlflow.tracking import MlflowClient
+
+            from .mlflow_store import open_client
 
             lock = _store_lock(uri)
             lock.acquire(block=True)  # schema creation and migration are not safe concurrently
             try:
-                self.client = MlflowClient(tracking_uri=uri)
+                self.client = open_client(uri)  # a SQLite store made atomically
                 exp = self.client.get_experiment_by_name(experiment)
                 if exp is None:
                     exp_id = self.client.create_experiment(

@@ -73,7 +73,24 @@ def check_labels(loaders: dict[str, Any], num_classes: int, dataset: str) -> Non
         if found is None:
             continue
         low, high = found
-        if low < 0 or high >= num_classes:
+        if low < 0:
+            raise InputError(f"dataset {dataset!r} ({split}) has negative labels (smallest {low}); labels "
+                             "must be class indices 0..num_classes-1: relabel the data")
+        if high >= num_classes:
             raise InputError(
                 f"dataset {dataset!r} ({split}) has labels {low}..{high} ({high + 1} classes) but "
                 f"model.num_classes is {num_classes}; set model.num_classes: {max(high + 1, 1)}")
+
+
+def check_accumulation(accumulate: int, epochs: int, steps_per_epoch: int | None) -> None:
+    """Warn when ``train.accumulate_grad_batches`` is more than the run's steps: the
+    optimizer would never step (the run would train nothing)."""
+    if accumulate <= 1 or steps_per_epoch is None:
+        return
+    total = epochs * steps_per_epoch
+    if accumulate > total:
+        import warnings
+
+        warnings.warn(f"train.accumulate_grad_batches is {accumulate} but the run has {total} steps "
+                      f"({epochs} epoch(s) of {steps_per_epoch}): the optimizer never steps and the "
+                      f"weights stay as initialized; lower it to {total} or less", stacklevel=2)

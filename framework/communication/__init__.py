@@ -5,9 +5,9 @@
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL,
                                  gradients_mean=True)
 
-The transport is MPI through ``mpi4py`` (the ``dist`` extra: ``pip install
-'twinmode[dist]'`` brings ``mpi4py`` and MPICH's wheel, whose ``mpiexec`` launches the
-processes). Launched without ``mpiexec`` the world is this one process (rank 0 of 1).
+The transport is MPI through ``mpi4py`` (the ``dist`` extra: ``pip install -e
+'.[dist]'`` in the project's folder brings ``mpi4py`` and MPICH's wheel, whose ``mpiexec``
+launches the processes). Launched without ``mpiexec`` the world is this one process (rank 0 of 1).
 """
 
 from .management import (

@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-INSTALL_HINT = "pip install 'twinmode[dist]' (mpi4py + mpich, whose mpiexec launches the ranks)"
+INSTALL_HINT = ("pip install -e '.[dist]' in the project's folder (mpi4py + mpich, whose mpiexec "
+                "launches the ranks)")
 # environment variables by which MPI launchers (MPICH's hydra, Open MPI, PMIx) mark their ranks
 _LAUNCHER_SIZE_VARS = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
 

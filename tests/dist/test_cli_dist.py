@@ -35,7 +35,8 @@ def test_nproc_without_the_dist_extra_says_what_to_install(workdir):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
-        "error: --nproc 2 needs MPI (mpi4py not found): pip install 'twinmode[dist]' (mpi4py + mpich)"]
+        "error: --nproc 2 needs MPI (mpi4py not found): pip install -e '.[dist]' in the project's folder "
+        "(mpi4py + mpich)"]
 
 
 @needs_mpi

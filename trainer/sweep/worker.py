@@ -116,7 +116,10 @@ def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, me
     label = f"trial {trial.number} [{describe(params)}]"
     try:
         config = spec.config_for(params)
-        ckpt_dir = Path(config.checkpoint_dir) / f"sweep-{job.study}" / f"trial-{trial.number}"
+        from ..config_checks import safe_component  # --study ../x stays below the checkpoint folder
+
+        folder = f"sweep-{safe_component(job.study, 200)}"
+        ckpt_dir = Path(config.checkpoint_dir) / folder / f"trial-{trial.number}"
         reporter = PruningReporter(trial, metric)
         with Heartbeat(study.storage, trial._trial_id):
             result = run_experiment(
