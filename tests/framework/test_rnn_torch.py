@@ -102,7 +102,7 @@ def _loss_fn(tag: str, net, has_hx: bool, has_seq: bool):
 def torch_results(tmp_path_factory):
     folder = tmp_path_factory.mktemp("torch_rnn")
     spec = {}
-    for tag, (kind, kwargs, opts) in CASES.items():
+    for tag, (kind, kwargs, _) in CASES.items():
         net, x, hx, seq, w = _build(tag)
         names = [name for name, _ in net.parameters_and_names()]
         for name, p in net.parameters_and_names():
@@ -114,8 +114,8 @@ def torch_results(tmp_path_factory):
             np.save(folder / f"{tag}_seq_length.npy", seq)
         for k, v in w.items():
             np.save(folder / f"{tag}_{k}.npy", v)
-        spec[tag] = {"kind": kind, "kwargs": {"input_size": I, "hidden_size": H, **kwargs}, "params": names, "hx": hx is not None,
-                     "seq_length": seq is not None}
+        spec[tag] = {"kind": kind, "kwargs": {"input_size": I, "hidden_size": H, **kwargs},
+                     "params": names, "hx": hx is not None, "seq_length": seq is not None}
     (folder / "in.json").write_text(json.dumps(spec))
     env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
     done = subprocess.run([sys.executable, str(SCRIPT), str(folder / "in.json"), str(folder / "out.npz")],
