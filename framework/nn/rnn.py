@@ -45,6 +45,19 @@ def _stack(steps: list) -> Any:
     return ops.concat([ops.reshape(s, (1, n, h)) for s in steps], 0)
 
 
+def _unstack_time(x: Any) -> list:
+    """The T tensors ``x[t]`` of ``x`` (T, N, G), by halving: each slice's gradient is a pad
+    to its parent's size, so the backward sums ``log2 T`` levels of full-size pads instead
+    of T (one pad of the whole ``x`` per step)."""
+    steps, batch, width = x.shape
+    if steps == 1:
+        return [ops.reshape(x, (batch, width))]
+    half = steps // 2
+    first = ops.slice_(x, (0, 0, 0), (half, batch, width))
+    second = ops.slice_(x, (half, 0, 0), (steps - half, batch, width))
+    return _unstack_time(first) + _unstack_time(second)
+
+
 class _RNNBase(Cell):
     mode = "RNN_TANH"
 
@@ -136,14 +149,15 @@ class _RNNBase(Cell):
             zeros = ops.zeros((batch, hidden), x.dtype)
             state = (zeros, zeros) if lstm else zeros
         h, c = state if lstm else (state, None)
+        xs = _unstack_time(xg)
         outputs = [None] * steps
         for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
             if lstm:
-                h_new, c_new = lstm_step(xg[t], h, c, w_hh)
+                h_new, c_new = lstm_step(xs[t], h, c, w_hh)
             elif mode == "GRU":
-                h_new = gru_step(xg[t], h, w_hh, b_hh)
+                h_new = gru_step(xs[t], h, w_hh, b_hh)
             else:
-                h_new = rnn_step(xg[t], h, w_hh, mode == "RNN_RELU")
+                h_new = rnn_step(xs[t], h, w_hh, mode == "RNN_RELU")
             if masks is None:
                 h, c = h_new, (c_new if lstm else None)
                 outputs[t] = h_new
