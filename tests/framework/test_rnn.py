@@ -210,3 +210,16 @@ def test_bad_arguments_raise_one_line(make, call, match):
 
 def test_layers_are_exported():
     assert {"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"} <= set(nn.__all__)
+
+
+def test_seq_length_zero_keeps_the_initial_state():
+    ms.set_seed(6)
+    net = nn.LSTM(3, 4, bidirectional=True)
+    rng = np.random.default_rng(6)
+    x = Tensor(rng.standard_normal((3, 2, 3)).astype(np.float32))
+    h0, c0 = (rng.standard_normal((2, 2, 4)).astype(np.float32) for _ in range(2))
+    out, (h_n, c_n) = net(x, (Tensor(h0), Tensor(c0)), Tensor(np.array([0, 2], np.int32)))
+    assert np.all(out.asnumpy()[:, 0] == 0) and np.all(out.asnumpy()[2:, 1] == 0)
+    np.testing.assert_array_equal(h_n.asnumpy()[:, 0], h0[:, 0])
+    np.testing.assert_array_equal(c_n.asnumpy()[:, 0], c0[:, 0])
+    assert not np.allclose(h_n.asnumpy()[:, 1], h0[:, 1])
