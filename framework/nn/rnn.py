@@ -203,17 +203,21 @@ class RNN(_RNNBase):
     """Elman RNN: ``h_t = act(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)``, ``act`` tanh or relu.
 
     ``RNN(input_size, hidden_size, num_layers=1, nonlinearity='tanh', has_bias=True,
-    batch_first=False, dropout=0., bidirectional=False)``; see the module docstring.
+    batch_first=False, dropout=0., bidirectional=False)`` as MindSpore documents it. MindSpore's
+    ``RNN(*args, **kwargs)`` takes ``nonlinearity`` by keyword and passes the positional
+    arguments on as ``(input_size, hidden_size, num_layers, has_bias, batch_first, dropout,
+    bidirectional)``; both work here: a str in the fourth place is the non-linearity, a bool
+    there is ``has_bias``. See the module docstring.
     """
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
-                 nonlinearity: str = "tanh", has_bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False, dtype: Any = None) -> None:
+    def __init__(self, *args: Any, nonlinearity: str = "tanh", **kwargs: Any) -> None:
+        args = list(args)
+        if len(args) > 3 and isinstance(args[3], str):  # the documented (and PyTorch's) order
+            nonlinearity = args.pop(3)
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         object.__setattr__(self, "mode", "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
-        super().__init__(input_size, hidden_size, num_layers, has_bias, batch_first, dropout,
-                         bidirectional, dtype)
+        super().__init__(*args, **kwargs)
         self.nonlinearity = nonlinearity
 
 

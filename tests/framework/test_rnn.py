@@ -208,6 +208,15 @@ def test_bad_arguments_raise_one_line(make, call, match):
         call(net)
 
 
+def test_rnn_positional_arguments_in_both_orders():
+    documented = nn.RNN(3, 4, 2, "relu", False, True)  # nonlinearity fourth, as the docs list it
+    assert (documented.nonlinearity, documented.has_bias, documented.batch_first) == ("relu", False, True)
+    mindspore = nn.RNN(3, 4, 2, False, True, nonlinearity="relu")  # MindSpore's RNN(*args, **kwargs)
+    assert (mindspore.nonlinearity, mindspore.has_bias, mindspore.batch_first) == ("relu", False, True)
+    assert [n for n, _ in mindspore.parameters_and_names()] == ["weight_ih_l0", "weight_hh_l0",
+                                                               "weight_ih_l1", "weight_hh_l1"]
+
+
 def test_layers_are_exported():
     assert {"RNN", "GRU", "LSTM", "RNNCell", "GRUCell", "LSTMCell"} <= set(nn.__all__)
 
