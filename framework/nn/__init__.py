@@ -40,6 +40,8 @@ from .metrics import (
     names,
 )
 from .normalization import BatchNorm1d, BatchNorm2d
+from .rnn import GRU, LSTM, RNN
+from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .sync_batchnorm import SyncBatchNorm
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -55,4 +57,5 @@ __all__ = [
     "WithLossCell", "CosineDecayLR", "ExponentialDecayLR", "InverseDecayLR", "Lamb",
     "LearningRateSchedule", "NaturalExpDecayLR", "PolynomialDecayLR", "RMSProp", "WarmUpLR",
     "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
+    "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell",
 ]
