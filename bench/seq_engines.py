@@ -217,6 +217,6 @@ def torch_step(model: str, net, threads: int, attention: str = "sdpa") -> Step |
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, CLIP)
         optimizer.step()
-        return float(loss)
+        return loss.item()
 
     return step
