@@ -75,16 +75,18 @@ def wait(request: Any, what: str) -> None:
     """Complete ``request`` (a started collective called ``what``), or end the job after the
     timeout naming the ranks that did not arrive."""
     _state["seq"] += 1
-    seq = _state["seq"]
     if request.Test():
         return
+    seq = _state["seq"]
     start = time.monotonic()
+    spin_until = start + _SPIN_SECONDS
+    while time.monotonic() < spin_until:
+        if request.Test():
+            return
     limit = timeout()
     nap, next_poll = 50e-6, start + 1.0
     while not request.Test():
         now = time.monotonic()
-        if now - start < _SPIN_SECONDS:
-            continue
         time.sleep(nap)
         nap = min(nap * 2, _MAX_NAP)
         if now >= next_poll:  # waiting long: answer the others' questions

@@ -85,8 +85,7 @@ def _job_lines(err: str) -> list[str]:
 @needs_mpi
 @needs_data
 def test_a_frozen_rank_ends_the_job_at_the_collective_timeout_naming_it(workdir, frozen):
-    from trainer.checkpoint import latest_valid, read_pointer
-    from trainer.checkpoint import read_train_state
+    from trainer.checkpoint import latest_valid, read_pointer, read_train_state
 
     ckpt_dir = workdir / "checkpoints" / "smoke"
     proc = _start(workdir, "dist.timeout=3")
@@ -135,19 +134,33 @@ def test_ctrl_c_saves_and_exits_130_with_one_line(workdir, target):
     assert "mpiexec@" not in out + err and "proxy:" not in out + err
     lines = _job_lines(err)
     assert len(lines) == 2 and lines[0] == NOTICE, err[-2000:]  # the notice, then the one line
-    done = re.fullmatch(r"training interrupted at epoch \d+, step \d+ \(global step (\d+)\); checkpoint saved "
-                        r"to (checkpoints/smoke/smoke-\d+_\d+\.ckpt); continue with resume_from='last'",
+    done = re.fullmatch(r"training interrupted at epoch \d+, step \d+ \(global step (\d+)\); checkpoint "
+                        r"saved to (checkpoints/smoke/smoke-\d+_\d+\.ckpt); continue with resume_from='last'",
                         lines[1])
     assert done, lines[1]
     assert read_train_state(workdir / done.group(2))[1].global_step == int(done.group(1))
 
 
-def test_tests_dist_skip_without_mpi4py(tmp_path):
-    """In a Python where mpi4py cannot be imported, tests/dist has no failure (skips)."""
-    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['mpi4py'] = None\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/dist",
-                           "-k", "not test_tests_dist_skip_without_mpi4py"],
+def test_tests_dist_skip_in_a_venv_without_the_dist_extra(tmp_path):
+    """A venv with this one's packages but neither mpi4py (made unimportable) nor mpiexec
+    (not beside its Python, not on PATH): tests/dist has no failure, the MPI tests skip."""
+    import site
+    import sysconfig
+
+    subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True,
+                   timeout=120)
+    python = tmp_path / "venv" / "bin" / "python"
+    where = "import sysconfig; print(sysconfig.get_path('purelib'))"
+    packages = Path(subprocess.run([str(python), "-c", where], capture_output=True, text=True,
+                                   check=True).stdout.strip())
+    (packages / "main.pth").write_text(sysconfig.get_path("purelib") + "\n" +
+                                       "\n".join(site.getsitepackages()) + "\n")
+    (packages / "sitecustomize.py").write_text("import sys\nsys.modules['mpi4py'] = None\n")
+    path = [d for d in os.environ.get("PATH", "").split(os.pathsep)
+            if d and not (Path(d) / "mpiexec").exists()]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PATH": os.pathsep.join(path)}
+    done = subprocess.run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/dist",
+                           "-k", "not test_tests_dist_skip_in_a_venv"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:]
     summary = done.stdout.strip().splitlines()[-1]
