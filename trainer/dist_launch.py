@@ -69,6 +69,12 @@ def command(nproc: int, hosts: list[str] | None, argv: list[str]) -> list[str]:
     if absent:
         missing = " and ".join(absent)
         raise LaunchError(f"--nproc {nproc} needs MPI ({missing} not found): {INSTALL_HINT}")
+    from framework.communication import timeout
+
+    try:
+        timeout()  # a bad TWINMODE_COLLECTIVE_TIMEOUT: one line here, not one per rank
+    except ValueError as error:
+        raise LaunchError(str(error)) from None
     bad = [h for h in hosts or [] if not re.fullmatch(r"[A-Za-z0-9._-]+(:\d+)?", h)]
     if bad:
         raise LaunchError(f"dist.hosts: {bad[0]!r} is not a host name (host or host:slots)")

@@ -80,7 +80,12 @@ def join(timeout: float | None = None) -> Rank:
     from framework.communication import get_group_size, get_rank, init, set_timeout
 
     set_timeout(timeout, "dist.timeout" if timeout is not None else None)
-    init()
+    try:
+        init()
+    except ValueError as error:  # a bad TWINMODE_COLLECTIVE_TIMEOUT
+        from .config import ConfigError
+
+        raise ConfigError(str(error)) from None
     rank = Rank(get_rank(), get_group_size())
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
     if not rank.leader:  # the ranks run the same code: rank 0 alone warns, once for the job

@@ -83,10 +83,10 @@ def init(backend_name: str | None = None) -> None:
         raise ValueError(f"init: unknown backend_name {backend_name!r}; use 'mpi' (or leave it out)")
     if _state["comm"] is not None:
         return
+    watch.timeout()  # a bad TWINMODE_COLLECTIVE_TIMEOUT is an error here, not mid-training
     MPI = mpi_module()
     _state["comm"] = MPI.COMM_WORLD.Dup()  # our own context: user MPI traffic never mixes in
     GlobalComm.INITED = True
-    watch.timeout()  # a bad TWINMODE_COLLECTIVE_TIMEOUT is an error here, not mid-training
     if _state["comm"].Get_size() > 1:
         watch.attach(_state["comm"])
     if _state["comm"].Get_size() > 1 and _state["hook"] is None:

@@ -133,9 +133,9 @@ def _timed_out(request: Any, seq: int, what: str, limit: float) -> bool:
         return True
     missing = [r for r in range(size) if r not in where]
     elsewhere = [f"rank {r} waits in {w} #{n}" for r, (n, w) in sorted(where.items()) if n != seq]
-    who = (f"rank{'s' if len(missing) > 1 else ''} {_join(missing)} of {size} did not reach"
-           if missing else f"the ranks of {size} are not all in")
-    line = (f"collective timeout: {who} {what} #{seq} within {limit:g} s ({_state['knob']}); "
+    who = (f"rank{'s' if len(missing) > 1 else ''} {_join(missing)} of {size} did not reach {what} #{seq}"
+           if missing else f"{what} #{seq} of {size} ranks did not complete")
+    line = (f"collective timeout: {who} within {limit:g} s ({_state['knob']}); "
             f"{'; '.join(elsewhere) + '; ' if elsewhere else ''}"
             f"rank{'s' if len(arrived) > 1 else ''} {_join(arrived)} waited; stopping the job")
     sys.stderr.write(line + "\n")

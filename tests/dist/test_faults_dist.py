@@ -165,3 +165,20 @@ def test_tests_dist_skip_in_a_venv_without_the_dist_extra(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:]
     summary = done.stdout.strip().splitlines()[-1]
     assert "failed" not in summary and "error" not in summary and "skipped" in summary, summary
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("dist.timeout=0", "'dist.timeout' must be > 0 seconds (or null), got 0.0"),
+    ("TWINMODE_COLLECTIVE_TIMEOUT=soon",
+     "TWINMODE_COLLECTIVE_TIMEOUT='soon': must be a number of seconds > 0"),
+])
+@needs_mpi
+def test_a_bad_collective_timeout_is_bad_input(workdir, setting, message):
+    key, value = setting.split("=")
+    env = {**os.environ, key: value} if key.isupper() else dict(os.environ)
+    args = [setting] if not key.isupper() else []
+    done = subprocess.run([str(TRAIN), "run", str(SMOKE), "--nproc", "2", *args], cwd=workdir, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: ") and line.endswith(message), line
