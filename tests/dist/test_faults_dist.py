@@ -141,6 +141,33 @@ def test_ctrl_c_saves_and_exits_130_with_one_line(workdir, target):
     assert read_train_state(workdir / done.group(2))[1].global_step == int(done.group(1))
 
 
+@needs_mpi
+@needs_data
+def test_ctrl_c_while_the_ranks_start_ends_the_job_with_130(workdir):
+    """SIGINT before training: a rank interrupted outside the loop must not leave the other
+    waiting in a collective (it hung until the timeout): the job ends at once, one line."""
+    proc = _start(workdir, new_session=True)
+    family = []
+    try:
+        deadline = time.monotonic() + 60
+        while len([p for p in family if "trainer.cli" in " ".join(p.cmdline())]) < 3:  # mpiexec + 2 ranks
+            assert time.monotonic() < deadline and proc.poll() is None, "the ranks did not start"
+            time.sleep(0.05)
+            family = psutil.Process(proc.pid).children(recursive=True)
+        time.sleep(0.5)  # the ranks import and join MPI
+        os.killpg(proc.pid, signal.SIGINT)
+        start = time.monotonic()
+        out, err = proc.communicate(timeout=60)
+        assert time.monotonic() - start < 20
+    finally:
+        _end(proc, family)
+    assert proc.returncode == 130, err[-2000:]
+    lines = _job_lines(err)
+    assert "mpiexec@" not in out + err and "proxy:" not in out + err
+    assert lines in ([NOTICE, lines[-1]], [lines[0]]) and re.fullmatch(
+        r"rank \d of 2 failed: interrupted; stopping all ranks|training interrupted at .*", lines[-1]), err
+
+
 def test_tests_dist_skip_in_a_venv_without_the_dist_extra(tmp_path):
     """A venv with this one's packages but neither mpi4py (made unimportable) nor mpiexec
     (not beside its Python, not on PATH): tests/dist has no failure, the MPI tests skip."""
