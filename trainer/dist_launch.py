@@ -19,7 +19,9 @@ answering is ended by the collective timeout (``dist.timeout``), which prints it
 Ctrl-C: ``mpiexec`` runs in its own process group, so a terminal's Ctrl-C reaches the
 launcher alone, which passes one SIGINT to ``mpiexec`` per Ctrl-C (hydra forwards it to
 the ranks; a second one aborts the job without saving); hydra's own lines about it are
-dropped, so the job ends with rank 0's one line and exit code 130.
+dropped, so the job ends with rank 0's one line and exit code 130. SIGTERM and SIGHUP
+(a closed terminal) are passed on to ``mpiexec`` too, and it gets SIGTERM when the
+launcher dies (Linux), so no rank outlives the launcher.
 """
 
 from __future__ import annotations
@@ -94,7 +96,15 @@ def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
         env.setdefault(var, threads)
     seen: dict[str, str] = {}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                            process_group=0)  # a terminal's Ctrl-C is the launcher's to pass on
+                            process_group=0,  # a terminal's Ctrl-C is the launcher's to pass on
+                            preexec_fn=_end_with_parent)
+    def forward(signum: int, _: object) -> None:
+        seen["signal"] = signal.Signals(signum).name
+        proc.send_signal(signum)
+
+    forwarded = {sig: signal.signal(sig, forward)
+                 for sig in (signal.SIGTERM, signal.SIGHUP)
+                 if threading.current_thread() is threading.main_thread()}
     pumps = [threading.Thread(target=_pump, args=(src, dst, seen), daemon=True)
              for src, dst in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
     for pump in pumps:
@@ -105,9 +115,15 @@ def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
             code = proc.wait()
         except KeyboardInterrupt:  # hydra passes the interrupt on to the ranks
             proc.send_signal(signal.SIGINT)
+    for sig, previous in forwarded.items():
+        signal.signal(sig, previous)
     for pump in pumps:
         pump.join(timeout=5)
     try:
+        if code != 0 and "signal" in seen:  # the ranks were told to stop: not their failure
+            sys.stderr.write(f"error: the job was stopped ({seen['signal']}); the last checkpoint is kept\n")
+            sys.stderr.flush()
+            return 128 + signal.Signals[seen["signal"]].value
         if code != 0 and "pid" in seen and "reported" not in seen:
             sys.stderr.write(f"error: {_who(seen, ranks_dir, nproc)} ended ({seen.get('why', 'exit code')}"
                              f"); the other ranks were stopped\n")
@@ -115,6 +131,15 @@ def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
     finally:
         shutil.rmtree(ranks_dir, ignore_errors=True)
     return code if 0 <= code < 256 else 1
+
+
+def _end_with_parent() -> None:
+    """In the child, before exec (Linux): SIGTERM when the launcher dies, even by SIGKILL,
+    so ``mpiexec`` (in its own process group) ends the ranks instead of outliving it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _who(seen: dict[str, str], ranks_dir: str, nproc: int) -> str:

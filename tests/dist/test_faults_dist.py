@@ -168,6 +168,29 @@ def test_ctrl_c_while_the_ranks_start_ends_the_job_with_130(workdir):
         r"rank \d of 2 failed: interrupted; stopping all ranks|training interrupted at .*", lines[-1]), err
 
 
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+@needs_mpi
+@needs_data
+def test_no_rank_outlives_a_stopped_launcher(workdir, sig):
+    """mpiexec runs in its own process group (for Ctrl-C): a SIGTERM to the launcher is
+    passed on (exit 143, one line), and its death by SIGKILL ends mpiexec and the ranks."""
+    proc = _start(workdir, new_session=True)
+    family = []
+    try:
+        _, family = _ranks_when_training(proc, workdir / "checkpoints" / "smoke")
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+        deadline = time.monotonic() + 15
+        while [p for p in family if _alive(p)] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [p for p in family if _alive(p)]
+    finally:
+        _end(proc, family)
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 143
+        assert _job_lines(err) == ["error: the job was stopped (SIGTERM); the last checkpoint is kept"], err
+
+
 def test_tests_dist_skip_in_a_venv_without_the_dist_extra(tmp_path):
     """A venv with this one's packages but neither mpi4py (made unimportable) nor mpiexec
     (not beside its Python, not on PATH): tests/dist has no failure, the MPI tests skip."""
