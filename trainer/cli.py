@@ -64,8 +64,9 @@ Overrides = Annotated[list[str] | None, typer.Argument(
 def _fail(message: str, code: int) -> None:
     from .distributed import fail
 
-    if code != 130:  # Ctrl-C reached every rank (hydra forwards it): each saves and exits itself
-        fail(message, code)  # one rank of several: `rank R of N failed: ...`, every rank ends
+    # one rank of several: `rank R of N failed: ...`, every rank ends (a Ctrl-C that reaches
+    # a rank outside training, e.g. while it starts, too: the others may wait in a collective)
+    fail(message, code)
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
 

@@ -175,10 +175,13 @@ class GraphConfig:
 @dataclass
 class DistConfig:
     """Data parallelism on MPI: ``nproc`` ranks (``train run`` starts them with the dist
-    extra's ``mpiexec``), on the machines of ``hosts`` (passed to MPICH's ``-hosts``)."""
+    extra's ``mpiexec``), on the machines of ``hosts`` (passed to MPICH's ``-hosts``).
+    ``timeout``: seconds a rank waits in a collective for the others before the job ends
+    naming the rank that did not arrive (null: ``TWINMODE_COLLECTIVE_TIMEOUT``, else 300)."""
 
     nproc: int = 1
     hosts: list[str] | None = None
+    timeout: float | None = None
 
 
 @dataclass
@@ -346,6 +349,8 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     for path, value in positive.items():
         if value < 1:
             raise bad(path, ">= 1", value)
+    if cfg.dist.timeout is not None and not cfg.dist.timeout > 0:
+        raise bad(("dist", "timeout"), "> 0 seconds (or null)", cfg.dist.timeout)
     if not cfg.name.strip() or cfg.name.strip(".") == "" or "\0" in cfg.name:
         raise bad(("name",), "a non-empty run name (it names folders: checkpoints/<name>)", cfg.name)
     if not 0 <= cfg.seed < 2**32:

@@ -13,7 +13,15 @@ Threads: each rank's kernels get ``cores // N`` threads (``OMP_NUM_THREADS``,
 Faults: when a rank dies, hydra ends the others at once and prints a multi-line banner
 naming only a pid. The launcher forwards the ranks' output, replaces that banner with one
 line naming the rank (each rank leaves ``<pid>.rank`` in a folder given by
-``TWINMODE_DIST_RANKS_DIR``), and returns the job's exit code.
+``TWINMODE_DIST_RANKS_DIR``), and returns the job's exit code. A rank that stops
+answering is ended by the collective timeout (``dist.timeout``), which prints its own line.
+
+Ctrl-C: ``mpiexec`` runs in its own process group, so a terminal's Ctrl-C reaches the
+launcher alone, which passes one SIGINT to ``mpiexec`` per Ctrl-C (hydra forwards it to
+the ranks; a second one aborts the job without saving); hydra's own lines about it are
+dropped, so the job ends with rank 0's one line and exit code 130. SIGTERM and SIGHUP
+(a closed terminal) are passed on to ``mpiexec`` too, and it gets SIGTERM when the
+launcher dies (Linux), so no rank outlives the launcher.
 """
 
 from __future__ import annotations
@@ -37,6 +45,10 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "TV
 INSTALL_HINT = "pip install -e '.[dist]' in the project's folder (mpi4py + mpich)"
 _BANNER = re.compile(r"^(=+|=   .*|YOUR APPLICATION TERMINATED.*|This typically refers.*|"
                      r"Please see the FAQ.*|Abort\(\d+\) on node .*)$")
+# hydra's lines about a Ctrl-C it forwards
+_HYDRA_INTERRUPT = re.compile(r"^(\[mpiexec@[^]]*\] (Sending Ctrl-C|Press Ctrl-C again)|Ctrl-C caught)")
+# a rank that explains the job's end itself (the launcher adds no line of its own)
+_REPORTED = re.compile(r"^(rank \d+ of \d+ failed: |collective timeout: )")
 
 
 class LaunchError(RuntimeError):
@@ -54,9 +66,17 @@ def find_mpiexec() -> str | None:
 def command(nproc: int, hosts: list[str] | None, argv: list[str]) -> list[str]:
     """The ``mpiexec`` command line of the job; a LaunchError when MPI is not installed."""
     mpiexec = find_mpiexec()
-    if importlib.util.find_spec("mpi4py") is None or mpiexec is None:
-        missing = "mpi4py" if mpiexec else "mpiexec"
+    absent = [name for name, gone in (("mpi4py", importlib.util.find_spec("mpi4py") is None),
+                                      ("mpiexec", mpiexec is None)) if gone]
+    if absent:
+        missing = " and ".join(absent)
         raise LaunchError(f"--nproc {nproc} needs MPI ({missing} not found): {INSTALL_HINT}")
+    from framework.communication import timeout
+
+    try:
+        timeout()  # a bad TWINMODE_COLLECTIVE_TIMEOUT: one line here, not one per rank
+    except ValueError as error:
+        raise LaunchError(str(error)) from None
     bad = [h for h in hosts or [] if not re.fullmatch(r"[A-Za-z0-9._-]+(:\d+)?", h)]
     if bad:
         raise LaunchError(f"dist.hosts: {bad[0]!r} is not a host name (host or host:slots)")
@@ -75,19 +95,35 @@ def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
     for var in THREAD_VARS:  # N ranks share the cores: no oversubscription (unless asked for)
         env.setdefault(var, threads)
     seen: dict[str, str] = {}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            process_group=0,  # a terminal's Ctrl-C is the launcher's to pass on
+                            preexec_fn=_end_with_parent)
+    def forward(signum: int, _: object) -> None:
+        seen["signal"] = signal.Signals(signum).name
+        proc.send_signal(signum)
+
+    forwarded = {sig: signal.signal(sig, forward)
+                 for sig in (signal.SIGTERM, signal.SIGHUP)
+                 if threading.current_thread() is threading.main_thread()}
     pumps = [threading.Thread(target=_pump, args=(src, dst, seen), daemon=True)
              for src, dst in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
     for pump in pumps:
         pump.start()
-    try:
-        code = proc.wait()
-    except KeyboardInterrupt:  # hydra passes the interrupt on to the ranks
-        proc.send_signal(signal.SIGINT)
-        code = proc.wait()
+    code = None
+    while code is None:
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:  # hydra passes the interrupt on to the ranks
+            proc.send_signal(signal.SIGINT)
+    for sig, previous in forwarded.items():
+        signal.signal(sig, previous)
     for pump in pumps:
         pump.join(timeout=5)
     try:
+        if code != 0 and "signal" in seen:  # the ranks were told to stop: not their failure
+            sys.stderr.write(f"error: the job was stopped ({seen['signal']}); the last checkpoint is kept\n")
+            sys.stderr.flush()
+            return 128 + signal.Signals[seen["signal"]].value
         if code != 0 and "pid" in seen and "reported" not in seen:
             sys.stderr.write(f"error: {_who(seen, ranks_dir, nproc)} ended ({seen.get('why', 'exit code')}"
                              f"); the other ranks were stopped\n")
@@ -95,6 +131,15 @@ def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
     finally:
         shutil.rmtree(ranks_dir, ignore_errors=True)
     return code if 0 <= code < 256 else 1
+
+
+def _end_with_parent() -> None:
+    """In the child, before exec (Linux): SIGTERM when the launcher dies, even by SIGKILL,
+    so ``mpiexec`` (in its own process group) ends the ranks instead of outliving it."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def _who(seen: dict[str, str], ranks_dir: str, nproc: int) -> str:
@@ -127,7 +172,9 @@ def _pump(src: IO[bytes], dst: IO[str], seen: dict[str, str]) -> None:
             if found:
                 seen["why"] = found.group(1).strip()
             continue
-        if re.match(r"rank \d+ of \d+ failed: ", text):
+        if _HYDRA_INTERRUPT.match(text):
+            continue
+        if _REPORTED.match(text):
             seen["reported"] = "1"
         raw, blank = blank + raw, b""
         if out is not None:

@@ -8,6 +8,10 @@ Contract with :func:`trainer.experiment.run_experiment`: when :func:`join` retur
   the gradients inside each step (graph mode: inside the compiled step);
 - builds the training loader with ``num_shards=size, shard_id=rank`` (each rank
   ``dataset.batch_size`` samples per step; the same seed, so the shards cover the epoch);
+- waits in each collective at most ``dist.timeout`` seconds for the others, then ends
+  the job naming the rank that did not arrive (``framework.communication.watch``);
+- stops after the same step on every rank when Ctrl-C reaches any of them (the loop's
+  interrupt flag is all-reduced at step ends), rank 0 saving the checkpoint;
 - checks at start that all ranks have the same config hash, resume checkpoint and
   parameter shapes (:meth:`Rank.check`), one clear line otherwise;
 - on rank 0 alone writes checkpoints and the MLflow run (tagged ``world_size``; the
@@ -65,16 +69,23 @@ class Rank:
         return broadcast_object(value)
 
 
-def join() -> Rank:
+def join(timeout: float | None = None) -> Rank:
     """This process's place in the job: joins MPI's world when an MPI launcher started it
-    (several ranks), else one rank of one (nothing is imported or initialized)."""
+    (several ranks), else one rank of one (nothing is imported or initialized).
+    ``timeout``: the collective timeout (``dist.timeout``; None: the environment's)."""
     from framework.communication import launched_by_mpi
 
     if not launched_by_mpi():
         return Rank()
-    from framework.communication import get_group_size, get_rank, init
+    from framework.communication import get_group_size, get_rank, init, set_timeout
 
-    init()
+    set_timeout(timeout, "dist.timeout" if timeout is not None else None)
+    try:
+        init()
+    except ValueError as error:  # a bad TWINMODE_COLLECTIVE_TIMEOUT
+        from .config import ConfigError
+
+        raise ConfigError(str(error)) from None
     rank = Rank(get_rank(), get_group_size())
     ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL, gradients_mean=True)
     if not rank.leader:  # the ranks run the same code: rank 0 alone warns, once for the job

@@ -218,7 +218,7 @@ def run_experiment(config: ExperimentConfig, *, resume: str | None = None, quiet
     from .mlflow_record import resolved_config
 
     mode = config.mode
-    rank = join()  # one rank of a data-parallel job (mpirun, --nproc), or the only one
+    rank = join(config.dist.timeout)  # one rank of a data-parallel job (mpirun, --nproc), or the only one
     rank.check("the config hash", config.hash())
     if rank.distributed and config.device == "cuda" and mode == "graph":
         from .config import ConfigError

@@ -38,12 +38,30 @@ class TrainingInterrupted(SystemExit):
 
 
 class InterruptGuard:
-    """Turns the first SIGINT into a flag checked at step boundaries (main thread only)."""
+    """Turns the first SIGINT into a flag checked at step boundaries (main thread only).
+
+    One rank of a data-parallel job (``framework.communication`` initialized, several
+    ranks): :meth:`stop` all-reduces the flag, so every rank stops after the same step
+    even when the signal reaches them at different moments (collective: every rank calls
+    it at each step end and epoch start); rank 0 alone prints."""
 
     def __init__(self) -> None:
         self.requested = False
         self.installed = False
         self._previous: Any = None
+        self.ranks, self.leader = _world()
+        self.agreed = False  # the flag at the last stop() of a job: what every rank saw
+
+    def stop(self) -> bool:
+        """Whether training stops here (Ctrl-C on this rank, or on any rank of the job)."""
+        if self.ranks > 1:
+            import numpy as np
+
+            from framework.communication import allreduce_array
+
+            flag = allreduce_array(np.array([int(self.requested)], np.int32), op="max")
+            self.requested = self.agreed = bool(flag[0])
+        return self.requested
 
     def __enter__(self) -> InterruptGuard:
         if threading.current_thread() is threading.main_thread():
@@ -55,6 +73,8 @@ class InterruptGuard:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
+        if not self.leader:
+            return
         print("\ninterrupt: finishing the current step, then saving a checkpoint "
               "(press Ctrl-C again to abort without saving)", file=sys.stderr, flush=True)
 
@@ -62,6 +82,14 @@ class InterruptGuard:
         if self.installed:
             signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.SIG_DFL)
             self.installed = False
+
+
+def _world() -> tuple[int, bool]:
+    """(ranks, this is rank 0) of the data-parallel job this process is in, else (1, True)."""
+    comm = sys.modules.get("framework.communication")
+    if comm is None or not comm.is_initialized():
+        return 1, True
+    return comm.get_group_size(), comm.get_rank() == 0
 
 
 def dataset_size(dataset: Any) -> int | None:
@@ -123,7 +151,7 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
         try:
             cbs.on_train_begin(ctx)
             epoch_index, skip = start
-            while epoch_index < epochs and not ctx.stop_requested and not guard.requested:
+            while epoch_index < epochs and not guard.stop() and not ctx.stop_requested:
                 ctx.epoch, ctx.step = epoch_index + 1, skip
                 if skip == 0:
                     ctx.epoch_loss_sum, ctx.epoch_loss_count = 0.0, 0
@@ -164,7 +192,7 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
                     timings.epoch_samples += ctx.batch_size
                     last_end = now
                     cbs.on_train_step_end(ctx)
-                    if ctx.stop_requested or guard.requested:
+                    if guard.stop() or ctx.stop_requested:
                         break
                 else:  # the data ran out: the epoch is complete
                     complete = True
@@ -186,7 +214,8 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
                 raise
             guard.requested = True  # no handler (not the main thread): interrupted between steps
         timings.train_seconds = time.perf_counter() - train_start
-        ctx.interrupted = guard.requested
+        # several ranks: a Ctrl-C after the last agreement came too late for all to see it
+        ctx.interrupted = guard.agreed if guard.ranks > 1 else guard.requested
         cbs.on_train_end(ctx)
     if ctx.interrupted:
         where = f"epoch {ctx.epoch}, step {ctx.step} (global step {ctx.global_step})"
@@ -194,6 +223,7 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
         note = (f"checkpoint saved to {saved}; continue with resume_from='last'" if saved
                 else "nothing was saved (no ModelCheckpoint callback)")
         message = f"training interrupted at {where}; {note}"
-        print(message, file=sys.stderr, flush=True)
+        if guard.leader:  # rank 0 saved; the job's one line
+            print(message, file=sys.stderr, flush=True)
         raise TrainingInterrupted(message, saved, ctx.global_step)
     return ctx

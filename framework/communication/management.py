@@ -10,17 +10,22 @@ Faults: after ``init()`` an exception that escapes to the interpreter (``sys.exc
 on any rank prints one line ``rank R of N failed: ...`` and aborts the whole job
 (``MPI_Abort``), so the other ranks stop at once instead of waiting in a collective;
 :func:`abort` does the same for errors a program reports itself (the CLI's exit 2). A rank
-killed by a signal is noticed by MPICH's launcher, which ends the others.
+killed by a signal is noticed by MPICH's launcher, which ends the others. A rank that
+stops answering (frozen, hung) is noticed by the collective timeout of :mod:`.watch`:
+the job ends with one line naming it.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import time
 from typing import Any
 
 import numpy as np
+
+from . import watch
 
 INSTALL_HINT = ("pip install -e '.[dist]' in the project's folder (mpi4py + mpich, whose mpiexec "
                 "launches the ranks)")
@@ -79,9 +84,12 @@ def init(backend_name: str | None = None) -> None:
         raise ValueError(f"init: unknown backend_name {backend_name!r}; use 'mpi' (or leave it out)")
     if _state["comm"] is not None:
         return
+    watch.timeout()  # a bad TWINMODE_COLLECTIVE_TIMEOUT is an error here, not mid-training
     MPI = mpi_module()
     _state["comm"] = MPI.COMM_WORLD.Dup()  # our own context: user MPI traffic never mixes in
     GlobalComm.INITED = True
+    if _state["comm"].Get_size() > 1:
+        watch.attach(_state["comm"])
     if _state["comm"].Get_size() > 1 and _state["hook"] is None:
         _state["hook"] = sys.excepthook
         sys.excepthook = _abort_on_uncaught
@@ -96,6 +104,7 @@ def release() -> None:
     comm = _state["comm"]
     if comm is None:
         return
+    watch.detach()
     comm.Free()
     _state["comm"] = None
     GlobalComm.INITED = False
@@ -159,10 +168,8 @@ def allreduce_array(array: np.ndarray, out: np.ndarray | None = None, op: str = 
     MPI = mpi_module()
     ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
     start = time.perf_counter()
-    if out is send:
-        comm.Allreduce(MPI.IN_PLACE, out, op=ops[op])
-    else:
-        comm.Allreduce(send, out, op=ops[op])
+    request = comm.Iallreduce(MPI.IN_PLACE if out is send else send, out, op=ops[op])
+    watch.wait(request, "all-reduce")
     STATS["calls"] += 1
     STATS["bytes"] += send.nbytes
     STATS["seconds"] += time.perf_counter() - start
@@ -172,13 +179,30 @@ def allreduce_array(array: np.ndarray, out: np.ndarray | None = None, op: str = 
 def allgather_object(value: Any) -> list[Any]:
     """Every rank's ``value`` (picklable), in rank order."""
     comm = _comm()
-    return [value] if comm is None else comm.allgather(value)
+    if comm is None or comm.Get_size() == 1:
+        return [value]
+    MPI = mpi_module()
+    data = pickle.dumps(value)
+    sizes = np.zeros(comm.Get_size(), np.int64)
+    watch.wait(comm.Iallgather(np.array([len(data)], np.int64), sizes), "all-gather")
+    buffer = bytearray(int(sizes.sum()))
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    watch.wait(comm.Iallgatherv(data, [buffer, sizes.tolist(), offsets.tolist(), MPI.BYTE]), "all-gather")
+    return [pickle.loads(buffer[o:o + n]) for o, n in zip(offsets, sizes)]
 
 
 def broadcast_object(value: Any, root: int = 0) -> Any:
     """Rank ``root``'s ``value`` on every rank."""
     comm = _comm()
-    return value if comm is None else comm.bcast(value, root=root)
+    if comm is None or comm.Get_size() == 1:
+        return value
+    MPI = mpi_module()
+    data = pickle.dumps(value) if comm.Get_rank() == root else b""
+    size = np.array([len(data)], np.int64)
+    watch.wait(comm.Ibcast(size, root=root), "broadcast")
+    buffer = bytearray(data) if comm.Get_rank() == root else bytearray(int(size[0]))
+    watch.wait(comm.Ibcast([buffer, MPI.BYTE], root=root), "broadcast")
+    return value if comm.Get_rank() == root else pickle.loads(buffer)
 
 
 def check_consistent(what: str, value: Any) -> None:

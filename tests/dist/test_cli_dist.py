@@ -13,6 +13,7 @@ import psutil
 import pytest
 
 from tests.trainer.cli_env import SMOKE, needs_data
+from trainer.dist_launch import find_mpiexec
 
 from .test_ranks import MPIEXEC
 
@@ -30,13 +31,15 @@ def workdir(tmp_path, monkeypatch):
 def test_nproc_without_the_dist_extra_says_what_to_install(workdir):
     (workdir / "hide").mkdir()  # a Python that cannot import mpi4py
     (workdir / "hide" / "sitecustomize.py").write_text("import sys\nsys.modules['mpi4py'] = None\n")
-    env = {**os.environ, "PYTHONPATH": str(workdir / "hide")}
-    done = subprocess.run([str(TRAIN), "run", str(SMOKE), "--nproc", "2"], cwd=workdir, env=env,
-                          capture_output=True, text=True, timeout=120)
+    path = os.pathsep.join([str(workdir / "hide"), os.environ.get("PYTHONPATH", "")])  # this checkout too
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run([sys.executable, "-m", "trainer.cli", "run", str(SMOKE), "--nproc", "2"],
+                          cwd=workdir, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
+    missing = "mpi4py" if find_mpiexec() else "mpi4py and mpiexec"  # a venv without the extra: both
     assert done.stderr.strip().splitlines() == [
-        "error: --nproc 2 needs MPI (mpi4py not found): pip install -e '.[dist]' in the project's folder "
-        "(mpi4py + mpich)"]
+        f"error: --nproc 2 needs MPI ({missing} not found): pip install -e '.[dist]' in the project's "
+        "folder (mpi4py + mpich)"]
 
 
 @needs_mpi
