@@ -39,14 +39,14 @@ def batch_of(model: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return tokens[:, :-1].copy(), tokens[:, 1:].copy()
 
 
-def framework_net(model: str):
-    """Our network (seed 0, PyNative) for ``model``."""
+def framework_net(model: str, cfg: dict | None = None):
+    """Our network (seed 0, PyNative) for ``model`` (sizes from ``cfg``, default CONFIGS)."""
     import framework as ms
     from framework import nn
 
     ms.set_context(mode=ms.PYNATIVE_MODE)
     ms.set_seed(0)
-    cfg = CONFIGS[model]
+    cfg = cfg or CONFIGS[model]
     if model == "gpt":
         from trainer.models.gpt import GPT
 
@@ -102,29 +102,33 @@ def _torch_name(name: str) -> str:
     return name
 
 
-def copy_weights(net, torch_model) -> None:
-    """Every PyTorch parameter from ours of the same (translated) name and shape."""
+def torch_state(net) -> dict[str, np.ndarray]:
+    """Our trainable parameters under PyTorch's names (``embedding_table``/``gamma``/``beta``
+    become ``weight``/``weight``/``bias``; the rest are spelled alike)."""
+    return {_torch_name(p.name): p.asnumpy().copy() for p in net.trainable_params()}
+
+
+def load_torch_state(module, state: dict[str, np.ndarray]) -> None:
+    """Every PyTorch parameter from ``state`` (by name, shapes checked); none left over."""
     import torch
 
-    ours = {_torch_name(p.name): p.asnumpy() for p in net.trainable_params()}
-    theirs = dict(torch_model.named_parameters())
-    for name, tensor in theirs.items():
-        key = name if name in ours else next((k for k in ours if k.endswith("." + name.split(".")[-1])
-                                              and k.split(".")[0] == name.split(".")[0]), None)
-        if key is None or ours[key].shape != tuple(tensor.shape):
-            raise RuntimeError(f"no framework parameter for PyTorch's {name} {tuple(tensor.shape)}")
-        with torch.no_grad():
-            tensor.copy_(torch.from_numpy(ours[key]))
-    if len(theirs) != len(ours):
-        raise RuntimeError(f"{len(ours)} framework parameters against {len(theirs)} in PyTorch")
+    theirs = dict(module.named_parameters())  # a tied weight appears once
+    if sorted(theirs) != sorted(state):
+        raise RuntimeError(f"parameters differ: PyTorch {sorted(theirs)}, ours {sorted(state)}")
+    with torch.no_grad():
+        for name, tensor in theirs.items():
+            if tuple(tensor.shape) != state[name].shape:
+                raise RuntimeError(f"{name}: PyTorch {tuple(tensor.shape)}, ours {state[name].shape}")
+            tensor.copy_(torch.from_numpy(state[name]))
 
 
-def torch_model(model: str, attention: str = "sdpa"):
+def torch_model(model: str, attention: str = "sdpa", cfg: dict | None = None):
+    """The same network in PyTorch (``attention``: ``sdpa`` or ``math``, for the GPT)."""
     import torch
     from torch import nn as tnn
     from torch.nn import functional as F
 
-    cfg = CONFIGS[model]
+    cfg = cfg or CONFIGS[model]
     if model == "lstm":
         class LSTMLM(tnn.Module):
             def __init__(self):
@@ -203,7 +207,7 @@ def torch_step(model: str, net, threads: int, attention: str = "sdpa") -> Step |
 
     torch.set_num_threads(threads)
     module = torch_model(model, attention)
-    copy_weights(net, module)
+    load_torch_state(module, torch_state(net))
     params = list(module.parameters())
     groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": WEIGHT_DECAY},
               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
