@@ -11,6 +11,7 @@ the stages of :mod:`framework.staging`.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -116,9 +117,22 @@ class JitFunction:
         self._latest = compiled
         return compiled
 
+    def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple:
+        """Keyword arguments as positional ones (defaults filled in up to the last one
+        given), so that the traced signature is the same however a caller spells it."""
+        try:
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self.name}: {error}") from None
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(f"{self.name}: graph mode cannot pass {', '.join(sorted(bound.kwargs))} "
+                            "through **kwargs; name the parameters in the signature")
+        return bound.args
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
-            raise TypeError(f"{self.name}: graph mode takes positional arguments only")
+            args = self._bind(args, kwargs)
         if is_tracing():  # called inside another traced function: inline it
             return convert(self.fn)(*args)
         leaves, structure, rebuild = flatten(list(args))

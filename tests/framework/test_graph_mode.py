@@ -485,3 +485,30 @@ def test_lenet_train_step_compiles_to_the_same_graph_as_before_source_conversion
     compiled = jf._lookup((x, y))
     assert fingerprint(compiled.graph) == LENET_STEP_FINGERPRINT
     assert not any(node.prim.regions for node in compiled.graph.nodes)
+
+
+def test_keyword_arguments_of_a_compiled_call():
+    """``net(x, shift=s)`` compiles as ``net(x, None, s)``: the same value as PyNative, one
+    compiled graph however the call is spelled, and an unknown keyword named."""
+
+    class Affine(nn.Cell):
+        def construct(self, x, scale=None, shift=None):
+            if scale is not None:
+                x = x * scale
+            return x if shift is None else x + shift
+
+    x = Tensor(np.arange(3, dtype=np.float32))
+    s = Tensor(np.full(3, 0.5, np.float32))
+    net = Affine()
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    want = net(x, shift=s).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        np.testing.assert_array_equal(net(x, shift=s).asnumpy(), want)
+        np.testing.assert_array_equal(net(x, None, s).asnumpy(), want)
+        assert len(net._graph_runner._cache) == 1
+        np.testing.assert_array_equal(net(x, scale=s).asnumpy(), x.asnumpy() * 0.5)
+        with pytest.raises(TypeError, match="Affine: got an unexpected keyword argument 'bias'"):
+            net(x, bias=s)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
