@@ -5,7 +5,21 @@ from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
-from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh
+from .layers import (
+    GELU,
+    Dense,
+    Dropout,
+    FastGelu,
+    Flatten,
+    LogSoftmax,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
 from .learning_rate_schedule import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -38,7 +52,7 @@ from .metrics import (
     get_metric_fn,
     names,
 )
-from .normalization import BatchNorm1d, BatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .sync_batchnorm import SyncBatchNorm
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
@@ -54,4 +68,6 @@ __all__ = [
     "WithLossCell", "CosineDecayLR", "ExponentialDecayLR", "InverseDecayLR", "Lamb",
     "LearningRateSchedule", "NaturalExpDecayLR", "PolynomialDecayLR", "RMSProp", "WarmUpLR",
     "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
+    # sequence models (issue 22)
+    "GELU", "FastGelu", "LayerNorm", "SiLU", "Softplus",
 ]

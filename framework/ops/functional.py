@@ -3,6 +3,7 @@
 
 import functools
 
+from .activations import erf, fast_gelu, gelu, silu, softplus
 from .clip import clip_by_global_norm
 from .comm import all_reduce
 from .creation import fill, full, ones, ones_like, zeros, zeros_like
@@ -43,6 +44,7 @@ from .elementwise import (
 )
 from .group_conv import conv2d
 from .indexing import getitem, setitem
+from .layer_norm import layer_norm
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -101,6 +103,8 @@ def scalar_to_tensor(input_x, dtype=None):
 
 __all__ = [
     "all_reduce",
+    # sequence models (issue 22): layer norm, activations
+    "erf", "fast_gelu", "gelu", "layer_norm", "silu", "softplus",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",

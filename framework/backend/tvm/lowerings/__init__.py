@@ -38,6 +38,7 @@ from typing import Any
 
 from tvm import relax
 
+from ....ops import activations as _act
 from ....ops import comm as _comm
 from ....ops import conv as _conv
 from ....ops import elementwise as _ew
@@ -47,8 +48,9 @@ from ....ops import pool as _pool
 from ....ops import reduce as _reduce
 from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
+from ....ops.layer_norm import LayerNorm as _LayerNorm
 from ....primitive import Primitive
-from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, shape
+from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, seq, shape
 from .base import LowerContext, Lowering, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -119,6 +121,13 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _index.IndexAdd: index.lower_index_add,
     _index.ScatterUpdate: index.lower_scatter_update,
     _comm.AllReduce: comm.lower_all_reduce,
+    # sequence models (issue 22): layer norm, activations
+    _LayerNorm: seq.lower_layer_norm,
+    _act.Erf: seq.lower_erf,
+    _act.GeLU: seq.lower_gelu,
+    _act.FastGeLU: seq.lower_fast_gelu,
+    _act.SiLU: seq.lower_silu,
+    _act.Softplus: seq.lower_softplus,
 }
 
 
