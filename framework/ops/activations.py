@@ -2,7 +2,8 @@
 
 Formulas as MindSpore documents them:
 - ``GeLU``: ``x * P(X <= x) = 0.5 x (1 + erf(x / sqrt 2))`` ('none') or
-  ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` ('tanh'; the ``ops.GeLU()`` primitive).
+  ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` ('tanh'; the ``ops.GeLU()`` primitive),
+  computed as ``x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))`` (no cancellation for x << 0).
 - ``FastGeLU``: ``x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))``, which is
   ``x * sigmoid(1.702 x)`` written without overflow.
 - ``SiLU``: ``x * sigmoid(x)``; ``Softplus``: ``log(1 + exp(x))``, computed as
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..primitive import Primitive, Spec
 from ._utils import float_dtype
-from .elementwise import add, exp, mul, sigmoid, sub, tanh
+from .elementwise import add, exp, mul, sigmoid, sub
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_CUBIC = 0.044715
@@ -69,7 +70,10 @@ class GeLU(_Activation):
 
     def kernel(self, x):
         if self.approximate == "tanh":
-            y = 0.5 * x * (1.0 + np.tanh(SQRT_2_OVER_PI * (x + GELU_CUBIC * x ** 3)))
+            # 0.5 (1 + tanh(u)) as sigmoid(2u): no cancellation where x is very negative
+            v = 2.0 * SQRT_2_OVER_PI * (x + GELU_CUBIC * x ** 3)
+            e = np.exp(-np.abs(v))
+            y = x * np.where(v >= 0, 1 / (1 + e), e / (1 + e))
         else:
             y = 0.5 * x * (1.0 + erf_numpy(x / math.sqrt(2.0)))
         return y.astype(x.dtype, copy=False)
@@ -77,10 +81,10 @@ class GeLU(_Activation):
     def bprop(self, x, *, out, dout, needs):
         if self.approximate == "tanh":
             x2 = mul(x, x)
-            t = tanh(mul(mul(x, add(mul(x2, GELU_CUBIC), 1.0)), SQRT_2_OVER_PI))
-            du = mul(add(mul(x2, 3.0 * GELU_CUBIC), 1.0), SQRT_2_OVER_PI)
-            # 0.5 (1 + t) + 0.5 x (1 - t^2) du
-            grad = add(mul(add(t, 1.0), 0.5), mul(mul(mul(x, 0.5), sub(1.0, mul(t, t))), du))
+            s = sigmoid(mul(mul(x, add(mul(x2, GELU_CUBIC), 1.0)), 2.0 * SQRT_2_OVER_PI))
+            dv = mul(add(mul(x2, 3.0 * GELU_CUBIC), 1.0), 2.0 * SQRT_2_OVER_PI)
+            # d/dx x s(v) = s + x s (1 - s) v'
+            grad = add(s, mul(mul(x, mul(s, sub(1.0, s))), dv))
         else:
             cdf = mul(add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0), 0.5)
             pdf = mul(exp(mul(mul(x, x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))

@@ -39,10 +39,11 @@ def lower_gelu(ctx: LowerContext, x):
     dtype = ctx.in_specs[0].dtype
     half = const(0.5, dtype)
     if ctx.prim.approximate == "tanh":
+        # 0.5 (1 + tanh(u)) as sigmoid(2u), like the kernel
         cubic = relax.op.multiply(relax.op.multiply(x, x), const(GELU_CUBIC, dtype))
         inner = relax.op.multiply(relax.op.multiply(x, relax.op.add(cubic, const(1.0, dtype))),
-                                  const(SQRT_2_OVER_PI, dtype))
-        cdf = relax.op.tanh(inner)
+                                  const(2.0 * SQRT_2_OVER_PI, dtype))
+        return relax.op.multiply(x, relax.op.sigmoid(inner))
     else:
         cdf = relax.op.erf(relax.op.multiply(x, const(1.0 / math.sqrt(2.0), dtype)))
     return relax.op.multiply(relax.op.multiply(x, half), relax.op.add(cdf, const(1.0, dtype)))
