@@ -66,6 +66,7 @@ from .reduce import (
     reduce_sum,
     sum,
 )
+from .scan import cumsum
 from .scatter_gather import gather, index_add, scatter_update
 from .shape import (
     broadcast_to,
@@ -104,7 +105,7 @@ def scalar_to_tensor(input_x, dtype=None):
 __all__ = [
     "all_reduce",
     # sequence models (issue 22): layer norm, activations
-    "erf", "fast_gelu", "gelu", "layer_norm", "silu", "softplus",
+    "cumsum", "erf", "fast_gelu", "gelu", "layer_norm", "silu", "softplus",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",

@@ -42,6 +42,7 @@ from .layer_norm import LayerNorm
 from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
+from .scan import CumSum
 from .scatter_gather import Gather, IndexAdd, ScatterUpdate
 from .shape import (
     BroadcastTo,
@@ -64,7 +65,7 @@ TensorAdd = Add  # MindSpore's old name of Add
 __all__ = [
     "AllReduce", "ReduceOp",
     # sequence models (issue 22): layer norm, activations
-    "Erf", "FastGeLU", "GeLU", "LayerNorm", "SiLU", "Softplus",
+    "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "SiLU", "Softplus",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "Cos", "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",

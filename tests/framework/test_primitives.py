@@ -212,6 +212,19 @@ CASES += [
     Case(ops.SiLU(), _WIDE, lambda x: x / (1 + np.exp(-x))),
     Case(ops.Softplus(), _WIDE, lambda x: np.log(1 + np.exp(np.minimum(x, 30.0))) +
          np.where(x > 30, x - 30.0, 0.0)),
+    # softmax / log-softmax on an inner axis of a 3-d input
+    Case(ops.Softmax(1), rand((2, 4, 3)),
+         lambda x: np.exp(x) / np.exp(x).sum(1, keepdims=True)),
+    Case(ops.LogSoftmax(0), rand((3, 2, 2)),
+         lambda x: x - np.log(np.exp(x).sum(0, keepdims=True))),
+    Case(ops.CumSum(axis=1), rand((2, 4, 3)),
+         lambda x: np.stack([x[:, :k + 1].sum(1) for k in range(4)], 1)),
+    Case(ops.CumSum(True, False, -1), rand((2, 4)),
+         lambda x: np.stack([x[:, :k].sum(1) for k in range(4)], 1)),
+    Case(ops.CumSum(False, True, 0), rand((4, 2)),
+         lambda x: np.stack([x[k:].sum(0) for k in range(4)], 0)),
+    Case(ops.CumSum(True, True, 0), lambda r: [np.array([[1, -2], [3, 4], [5, 6]], np.int32)],
+         lambda x: np.stack([x[k + 1:].sum(0) for k in range(3)], 0).astype(np.int32)),
 ]
 
 

@@ -166,3 +166,39 @@ def test_layer_norm_and_gelu_match_pytorch(tmp_path, mode):
             want = ref[f"{key}_{tag}"]
             np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max(),
                                        err_msg=f"{key} ({tag})")
+
+
+@pytest.mark.parametrize("exclusive,reverse", [(False, False), (True, False), (False, True), (True, True)])
+def test_cumsum_and_inner_axis_softmax_equal_in_both_modes(exclusive, reverse):
+    rng = np.random.default_rng(3)
+    x = Tensor(rng.standard_normal((2, 5, 3)).astype(np.float32))
+    w = Tensor(rng.standard_normal((2, 5, 3)).astype(np.float32))
+    scan = ops.CumSum(exclusive, reverse)
+
+    def f(x, w):
+        c = scan(x, 1)
+        return ops.reduce_sum(c * w) + ops.reduce_sum(ops.softmax(c, 1) * w) + \
+            ops.reduce_sum(ops.log_softmax(x, 0) * w)
+
+    def run():
+        loss, grad = ms.value_and_grad(f, 0)(x, w)
+        return loss.asnumpy(), grad.asnumpy(), scan(x, 1).asnumpy()
+
+    (el, eg, ec), (gl, gg, gc) = run_in(ms.PYNATIVE_MODE, run), run_in(ms.GRAPH_MODE, run)
+    xn = x.asnumpy().astype(np.float64)
+    data = xn[:, ::-1] if reverse else xn
+    want = np.cumsum(data, 1) - (data if exclusive else 0)
+    np.testing.assert_allclose(ec, want[:, ::-1] if reverse else want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gc, ec, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gl, el, rtol=1e-5)
+    np.testing.assert_allclose(gg, eg, rtol=2e-5, atol=2e-5)
+
+
+def test_cumsum_functional_and_errors():
+    x = Tensor(np.array([[1, 2, 3], [4, 5, 6]], np.int32))
+    np.testing.assert_array_equal(ops.cumsum(x, 1).asnumpy(), np.cumsum(x.asnumpy(), 1))
+    assert ops.cumsum(x, 0, ms.float32).dtype == ms.float32
+    with pytest.raises(TypeError, match="axis"):
+        ops.CumSum()(x, 1.5)
+    with pytest.raises(ValueError, match="out of range"):
+        ops.cumsum(x, 2)

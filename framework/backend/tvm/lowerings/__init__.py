@@ -49,6 +49,7 @@ from ....ops import reduce as _reduce
 from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
 from ....ops.layer_norm import LayerNorm as _LayerNorm
+from ....ops.scan import CumSum as _CumSum
 from ....primitive import Primitive
 from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, seq, shape
 from .base import LowerContext, Lowering, spec_of
@@ -128,6 +129,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _act.FastGeLU: seq.lower_fast_gelu,
     _act.SiLU: seq.lower_silu,
     _act.Softplus: seq.lower_softplus,
+    _CumSum: seq.lower_cumsum,
 }
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from tvm import relax
+from tvm import relax, topi
 
+from ....ops._utils import normalize_axis
 from ....ops.activations import FAST_GELU_K, GELU_CUBIC, SQRT_2_OVER_PI
 from .base import LowerContext, const
 
@@ -64,3 +65,14 @@ def lower_softplus(ctx: LowerContext, x):
     dtype = ctx.in_specs[0].dtype
     tail = relax.op.log(relax.op.add(const(1.0, dtype), relax.op.exp(relax.op.negative(relax.op.abs(x)))))
     return relax.op.add(relax.op.maximum(x, const(0.0, dtype)), tail)
+
+
+def lower_cumsum(ctx: LowerContext, x):
+    """TOPI's scan (``relax.op.cumsum`` is not legalized for the CPU VM); its ``exclusive``
+    shifts like ours, ``reverse`` flips around it."""
+    prim, spec = ctx.prim, ctx.in_specs[0]
+    axis = normalize_axis(prim.axis, len(spec.shape))
+    if prim.reverse:
+        x = ctx.bb.emit(relax.op.flip(x, axis))
+    out = ctx.bb.call_te(topi.cumsum, x, axis, spec.dtype.name, prim.exclusive)
+    return relax.op.flip(ctx.bb.emit(out), axis) if prim.reverse else out
