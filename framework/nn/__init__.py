@@ -6,7 +6,21 @@ from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .embedding import Embedding
-from .layers import Dense, Dropout, Flatten, LogSoftmax, ReLU, ReLU6, Sigmoid, Softmax, Tanh
+from .layers import (
+    GELU,
+    Dense,
+    Dropout,
+    FastGelu,
+    Flatten,
+    LogSoftmax,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+)
 from .learning_rate_schedule import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -39,7 +53,7 @@ from .metrics import (
     get_metric_fn,
     names,
 )
-from .normalization import BatchNorm1d, BatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .sync_batchnorm import SyncBatchNorm
@@ -58,4 +72,6 @@ __all__ = [
     "LearningRateSchedule", "NaturalExpDecayLR", "PolynomialDecayLR", "RMSProp", "WarmUpLR",
     "cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr",
     "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell",
+    # sequence models (issue 22)
+    "GELU", "FastGelu", "LayerNorm", "SiLU", "Softplus",
 ]

@@ -52,7 +52,41 @@ class LogSoftmax(Cell):
         return self.log_softmax(x)
 
 
-_ACTIVATIONS = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax}
+class GELU(Cell):
+    """``GELU(approximate=True)``: the tanh approximation; ``False``: ``0.5 x (1 + erf(x/sqrt 2))``."""
+
+    def __init__(self, approximate: bool = True) -> None:
+        super().__init__()
+        self.approximate = bool(approximate)
+        self.gelu = ops.GeLU("tanh" if self.approximate else "none")
+
+    def construct(self, x):
+        return self.gelu(x)
+
+
+class FastGelu(Cell):
+    def construct(self, x):
+        return ops.fast_gelu(x)
+
+
+class SiLU(Cell):
+    def construct(self, x):
+        return ops.silu(x)
+
+
+class Softplus(Cell):
+    """``Softplus(beta=1, threshold=20)``: ``log(1 + exp(beta x)) / beta``, linear above threshold."""
+
+    def __init__(self, beta: float = 1, threshold: float = 20) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def construct(self, x):
+        return ops.softplus(x, self.beta, self.threshold)
+
+
+_ACTIVATIONS = {"relu": ReLU, "relu6": ReLU6, "sigmoid": Sigmoid, "tanh": Tanh, "softmax": Softmax,
+                "gelu": GELU, "fast_gelu": FastGelu, "silu": SiLU, "softplus": Softplus}
 
 
 def get_activation(name: Any) -> Cell | None:

@@ -63,3 +63,40 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm1d(_BatchNorm):
     expected_ndim = 2
+
+
+class LayerNorm(Cell):
+    """MindSpore's ``nn.LayerNorm``: normalizes over ``begin_norm_axis..`` (whose shape is
+    ``normalized_shape``), scales by ``gamma`` and shifts by ``beta`` (parameters of shape
+    ``normalized_shape``, broadcast from ``begin_params_axis``)."""
+
+    def __init__(self, normalized_shape: Any, begin_norm_axis: int = -1, begin_params_axis: int = -1,
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", epsilon: float = 1e-7,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        from .. import dtype as mstype
+
+        if not isinstance(normalized_shape, list | tuple):
+            raise TypeError(f"LayerNorm: normalized_shape must be a list or tuple, got "
+                            f"{type(normalized_shape).__name__}")
+        self.normalized_shape = tuple(int(d) for d in normalized_shape)
+        positive_ints("LayerNorm", **{f"normalized_shape[{i}]": d
+                                      for i, d in enumerate(self.normalized_shape)})
+        self.begin_norm_axis, self.begin_params_axis = int(begin_norm_axis), int(begin_params_axis)
+        self.epsilon = float(epsilon)
+        dt = dtype or mstype.float32
+        self.gamma = Parameter(initializer(gamma_init, self.normalized_shape, dt), "gamma")
+        self.beta = Parameter(initializer(beta_init, self.normalized_shape, dt), "beta")
+        self.layer_norm = ops.LayerNorm(self.begin_norm_axis, self.begin_params_axis, self.epsilon)
+
+    def construct(self, x):
+        shape = tuple(x.shape)
+        axis = self.begin_norm_axis % len(shape) if shape else 0
+        if shape[axis:] != self.normalized_shape:
+            raise ValueError(f"LayerNorm{self.normalized_shape}: input {shape} from axis "
+                             f"{self.begin_norm_axis} is {shape[axis:]}, expected {self.normalized_shape}")
+        return self.layer_norm(x, self.gamma, self.beta)[0]
+
+    def extend_repr(self) -> str:
+        return (f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}, "
+                f"begin_params_axis={self.begin_params_axis}")

@@ -3,6 +3,7 @@
 
 import functools
 
+from .activations import erf, fast_gelu, gelu, silu, softplus
 from .array_ops import arange, chunk, split, stack, tile, unstack
 from .clip import clip_by_global_norm
 from .comm import all_reduce
@@ -44,6 +45,7 @@ from .elementwise import (
 )
 from .group_conv import conv2d
 from .indexing import getitem, setitem
+from .layer_norm import layer_norm
 from .loss_fns import cross_entropy
 from .nn_ops import (
     batch_norm,
@@ -66,6 +68,7 @@ from .reduce import (
     reduce_sum,
     sum,
 )
+from .scan import cumsum
 from .scatter_gather import gather, index_add, scatter_update
 from .shape import (
     broadcast_to,
@@ -105,6 +108,8 @@ def scalar_to_tensor(input_x, dtype=None):
 __all__ = [
     "arange", "chunk", "split", "stack", "tile", "unstack", "multinomial", "sort", "topk",
     "all_reduce",
+    # sequence models (issue 22): layer norm, activations
+    "cumsum", "erf", "fast_gelu", "gelu", "layer_norm", "silu", "softplus",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",

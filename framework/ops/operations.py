@@ -1,6 +1,7 @@
 """``mindspore.ops.operations``: the primitive classes, as ``from framework.ops import
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
+from .activations import Erf, FastGeLU, GeLU, SiLU, Softplus
 from .array_ops import Split, Stack, Tile, Unstack
 from .comm import AllReduce, ReduceOp
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
@@ -38,9 +39,11 @@ from .elementwise import (
     Tanh,
 )
 from .group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
+from .layer_norm import LayerNorm
 from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
+from .scan import CumSum
 from .scatter_gather import Gather, IndexAdd, ScatterUpdate
 from .shape import (
     BroadcastTo,
@@ -64,6 +67,8 @@ TensorAdd = Add  # MindSpore's old name of Add
 __all__ = [
     "Split", "Stack", "Tile", "Unstack", "Multinomial", "Sort", "TopK",
     "AllReduce", "ReduceOp",
+    # sequence models (issue 22): layer norm, activations
+    "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "SiLU", "Softplus",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "Cos", "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",

@@ -7,6 +7,7 @@ finite differences in float64.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,6 +172,61 @@ CASES += [
                                          r.standard_normal((2, 2))],
          lambda x, i, u: np.concatenate([u[1:], x[1:3], u[:1], x[4:]])),
 ]
+
+# -- sequence models (issue 22), group A: layer norm, smooth activations -----------------
+def _erf_ref(x):
+    return np.vectorize(math.erf)(x)
+
+
+def _layer_norm_ref(x, gamma, beta, norm_axis, eps):
+    axes = tuple(range(norm_axis % x.ndim, x.ndim))
+    n = int(np.prod([x.shape[a] for a in axes]))
+    mean = x.sum(axis=axes, keepdims=True) / n
+    var = ((x - mean) ** 2).sum(axis=axes, keepdims=True) / n
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta, mean, var
+
+
+def _ln_inputs(x_shape, params_shape):
+    return lambda r: [r.standard_normal(x_shape), r.uniform(0.5, 2, params_shape),
+                      r.standard_normal(params_shape)]
+
+
+_WIDE = lambda r: [np.concatenate([np.array([-40.0, -7.0, -3.1, 0.0, 2.2, 7.5, 40.0]),  # noqa: E731
+                                   r.standard_normal(9)]).reshape(2, 8)]
+CASES += [
+    Case(ops.LayerNorm(), _ln_inputs((3, 5), (5,)),
+         lambda x, g, b: _layer_norm_ref(x, g, b, 1, 1e-7)),
+    Case(ops.LayerNorm(-1, -1, 1e-5), _ln_inputs((2, 3, 4), (4,)),
+         lambda x, g, b: _layer_norm_ref(x, g, b, -1, 1e-5)),
+    # statistics over the last two axes, parameters over the last one (broadcast over axis 1)
+    Case(ops.LayerNorm(1, 2, 1e-6), _ln_inputs((2, 3, 4), (4,)),
+         lambda x, g, b: _layer_norm_ref(x, g, b, 1, 1e-6)),
+    # parameters span an axis that is not normalized: their gradients keep it
+    Case(ops.LayerNorm(2, 1, 1e-6), _ln_inputs((2, 3, 4), (3, 4)),
+         lambda x, g, b: _layer_norm_ref(x, g, b, 2, 1e-6)),
+    Case(ops.Erf(), _WIDE, _erf_ref),
+    Case(ops.GeLU(), _WIDE,
+         lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))),
+    Case(ops.GeLU("none"), _WIDE, lambda x: 0.5 * x * (1 + _erf_ref(x / math.sqrt(2)))),
+    Case(ops.FastGeLU(), _WIDE, lambda x: x / (1 + np.exp(-1.702 * x))),
+    Case(ops.SiLU(), _WIDE, lambda x: x / (1 + np.exp(-x))),
+    Case(ops.Softplus(), _WIDE, lambda x: np.log(1 + np.exp(np.minimum(x, 30.0))) +
+         np.where(x > 30, x - 30.0, 0.0)),
+    # softmax / log-softmax on an inner axis of a 3-d input
+    Case(ops.Softmax(1), rand((2, 4, 3)),
+         lambda x: np.exp(x) / np.exp(x).sum(1, keepdims=True)),
+    Case(ops.LogSoftmax(0), rand((3, 2, 2)),
+         lambda x: x - np.log(np.exp(x).sum(0, keepdims=True))),
+    Case(ops.CumSum(axis=1), rand((2, 4, 3)),
+         lambda x: np.stack([x[:, :k + 1].sum(1) for k in range(4)], 1)),
+    Case(ops.CumSum(True, False, -1), rand((2, 4)),
+         lambda x: np.stack([x[:, :k].sum(1) for k in range(4)], 1)),
+    Case(ops.CumSum(False, True, 0), rand((4, 2)),
+         lambda x: np.stack([x[k:].sum(0) for k in range(4)], 0)),
+    Case(ops.CumSum(True, True, 0), lambda r: [np.array([[1, -2], [3, 4], [5, 6]], np.int32)],
+         lambda x: np.stack([x[k + 1:].sum(0) for k in range(3)], 0).astype(np.int32)),
+]
+
 
 CONV_CONFIGS = [
     dict(stride=1, dilation=1, pad_mode="valid", pad=0),

@@ -1,8 +1,9 @@
-"""PyTorch reference for tests/framework/test_embedding.py and test_cross_entropy.py.
+"""PyTorch reference for tests/framework/test_embedding.py, test_cross_entropy.py and
+test_seq_ops.py.
 
 Run in a subprocess with ``PYTHONPATH=$TORCH_PATH``: ``python torch_seq_ops.py in.npz out.npz``.
-``in.npz`` holds ``kind`` ("embedding" | "cross_entropy") and that kind's arrays; the
-outputs and gradients go to ``out.npz``.
+``in.npz`` holds ``kind`` ("embedding" | "cross_entropy" | "layer_norm_gelu") and that
+kind's arrays; the outputs and gradients go to ``out.npz``.
 """
 
 from __future__ import annotations
@@ -39,11 +40,32 @@ def cross_entropy(d):
     return result
 
 
+def layer_norm_gelu(d):
+    """LayerNorm(8, eps=1e-5) -> GELU (tanh and exact) -> sum(out * w): the outputs and the
+    gradients of the input, weight (gamma) and bias (beta)."""
+    result = {}
+    for tag in ("tanh", "none"):
+        norm = torch.nn.LayerNorm(8, eps=1e-5)
+        with torch.no_grad():
+            norm.weight.copy_(torch.from_numpy(d["gamma"]))
+            norm.bias.copy_(torch.from_numpy(d["beta"]))
+        x = torch.from_numpy(d["x"]).requires_grad_(True)
+        out = F.gelu(norm(x), approximate=tag)
+        (out * torch.from_numpy(d["w"])).sum().backward()
+        result.update({f"out_{tag}": out.detach().numpy(), f"dx_{tag}": x.grad.numpy(),
+                       f"dgamma_{tag}": norm.weight.grad.numpy(),
+                       f"dbeta_{tag}": norm.bias.grad.numpy()})
+    return result
+
+
+KINDS = {"embedding": embedding, "cross_entropy": cross_entropy, "layer_norm_gelu": layer_norm_gelu}
+
+
 def main() -> None:
     torch.manual_seed(0)
     data = dict(np.load(sys.argv[1]))
     kind = str(data.pop("kind"))
-    np.savez(sys.argv[2], **{"embedding": embedding, "cross_entropy": cross_entropy}[kind](data))
+    np.savez(sys.argv[2], **KINDS[kind](data))
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from typing import Any
 
 from tvm import relax
 
+from ....ops import activations as _act
 from ....ops import comm as _comm
 from ....ops import conv as _conv
 from ....ops import elementwise as _ew
@@ -48,8 +49,10 @@ from ....ops import reduce as _reduce
 from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
 from ....ops import sorting as _sorting
+from ....ops.layer_norm import LayerNorm as _LayerNorm
+from ....ops.scan import CumSum as _CumSum
 from ....primitive import Primitive
-from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, shape, sorting
+from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, seq, shape, sorting
 from .base import LowerContext, Lowering, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -124,6 +127,14 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _sorting.TopK: sorting.lower_topk,
     _sorting.Sort: sorting.lower_sort,
     _sorting.Multinomial: sorting.lower_multinomial,
+    # sequence models (issue 22): layer norm, activations
+    _LayerNorm: seq.lower_layer_norm,
+    _act.Erf: seq.lower_erf,
+    _act.GeLU: seq.lower_gelu,
+    _act.FastGeLU: seq.lower_fast_gelu,
+    _act.SiLU: seq.lower_silu,
+    _act.Softplus: seq.lower_softplus,
+    _CumSum: seq.lower_cumsum,
 }
 
 

@@ -1,0 +1,158 @@
+"""Smooth activations of sequence models: erf, GeLU (exact and tanh), FastGeLU, SiLU, Softplus.
+
+Formulas as MindSpore documents them:
+- ``GeLU``: ``x * P(X <= x) = 0.5 x (1 + erf(x / sqrt 2))`` ('none') or
+  ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` ('tanh'; the ``ops.GeLU()`` primitive),
+  computed as ``x * sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))`` (no cancellation for x << 0).
+- ``FastGeLU``: ``x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))``, which is
+  ``x * sigmoid(1.702 x)`` written without overflow.
+- ``SiLU``: ``x * sigmoid(x)``; ``Softplus``: ``log(1 + exp(x))``, computed as
+  ``max(x, 0) + log1p(exp(-|x|))``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..primitive import Primitive, Spec
+from ._utils import float_dtype
+from .elementwise import add, exp, mul, sigmoid, sub
+
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+GELU_CUBIC = 0.044715
+FAST_GELU_K = 1.702
+
+
+def erf_numpy(x: np.ndarray) -> np.ndarray:
+    """erf in float64, to its rounding, vectorized: ``2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!``
+    (all terms positive: no cancellation), for |x| <= 6; beyond, erf is +-1 in float64."""
+    x64 = np.asarray(x, np.float64)
+    a = np.minimum(np.abs(x64), 6.0).ravel()
+    total = a.copy()
+    term, a2, active = a.copy(), a * a, np.arange(a.size)
+    n = 0
+    while active.size and n < 400:
+        term = term * (2.0 * a2) / (2 * n + 3)
+        total[active] += term
+        n += 1
+        if n % 8 == 0:  # keep iterating only where the series has not converged yet
+            keep = term > 1e-17 * total[active]
+            active, term, a2 = active[keep], term[keep], a2[keep]
+    a2 = (a * a).reshape(x64.shape)
+    out = np.sign(x64) * np.minimum(2.0 / math.sqrt(math.pi) * np.exp(-a2) * total.reshape(x64.shape), 1.0)
+    return out
+
+
+class _Activation(Primitive, abstract=True):
+    def infer(self, x: Any) -> Spec:
+        return Spec(tuple(x.shape), float_dtype(x.dtype))
+
+
+class Erf(_Activation):
+    """``erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
+
+    def kernel(self, x):
+        return erf_numpy(x).astype(x.dtype, copy=False)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout, mul(exp(mul(mul(x, x), -1.0)), 2.0 / math.sqrt(math.pi))),)
+
+
+class GeLU(_Activation):
+    """``GeLU()``: MindSpore's primitive is the tanh form; ``GeLU('none')`` the exact one."""
+
+    def __init__(self, approximate: str = "tanh") -> None:
+        if approximate not in ("tanh", "none"):
+            raise ValueError(f"GeLU: approximate must be 'tanh' or 'none', got {approximate!r}")
+        super().__init__(approximate=approximate)
+
+    def kernel(self, x):
+        if self.approximate == "tanh":
+            # 0.5 (1 + tanh(u)) as sigmoid(2u): no cancellation where x is very negative
+            v = 2.0 * SQRT_2_OVER_PI * (x + GELU_CUBIC * x ** 3)
+            e = np.exp(-np.abs(v))
+            y = x * np.where(v >= 0, 1 / (1 + e), e / (1 + e))
+        else:
+            y = 0.5 * x * (1.0 + erf_numpy(x / math.sqrt(2.0)))
+        return y.astype(x.dtype, copy=False)
+
+    def bprop(self, x, *, out, dout, needs):
+        if self.approximate == "tanh":
+            x2 = mul(x, x)
+            s = sigmoid(mul(mul(x, add(mul(x2, GELU_CUBIC), 1.0)), 2.0 * SQRT_2_OVER_PI))
+            dv = mul(add(mul(x2, 3.0 * GELU_CUBIC), 1.0), 2.0 * SQRT_2_OVER_PI)
+            # d/dx x s(v) = s + x s (1 - s) v'
+            grad = add(s, mul(mul(x, mul(s, sub(1.0, s))), dv))
+        else:
+            cdf = mul(add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0), 0.5)
+            pdf = mul(exp(mul(mul(x, x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
+            grad = add(cdf, mul(x, pdf))
+        return (mul(dout, grad),)
+
+
+class FastGeLU(_Activation):
+    def kernel(self, x):
+        a = np.abs(x)
+        y = x / (1.0 + np.exp(-FAST_GELU_K * a)) * np.exp(0.5 * FAST_GELU_K * (x - a))
+        return y.astype(x.dtype, copy=False)
+
+    def bprop(self, x, *, out, dout, needs):
+        s = sigmoid(mul(x, FAST_GELU_K))  # d/dx x s(kx) = s + k x s (1 - s)
+        return (mul(dout, add(s, mul(mul(x, FAST_GELU_K), mul(s, sub(1.0, s))))),)
+
+
+class SiLU(_Activation):
+    def kernel(self, x):
+        e = np.exp(-np.abs(x))
+        s = np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+        return (x * s).astype(x.dtype, copy=False)
+
+    def bprop(self, x, *, out, dout, needs):
+        s = sigmoid(x)  # s + x s (1 - s)
+        return (mul(dout, mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
+
+
+class Softplus(_Activation):
+    def kernel(self, x):
+        return (np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))).astype(x.dtype, copy=False)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (mul(dout, sigmoid(x)),)
+
+
+# -- functional forms -----------------------------------------------------------------
+_ERF, _FAST_GELU, _SILU, _SOFTPLUS = Erf(), FastGeLU(), SiLU(), Softplus()
+_GELU = {"tanh": GeLU("tanh"), "none": GeLU("none")}
+
+
+def erf(input):  # noqa: A002  (MindSpore's name)
+    return _ERF(input)
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    """MindSpore 2.x ``ops.gelu(input, approximate='none')``: 'none' (erf) or 'tanh'."""
+    if approximate not in _GELU:
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return _GELU[approximate](input)
+
+
+def fast_gelu(x):
+    return _FAST_GELU(x)
+
+
+def silu(input):  # noqa: A002
+    return _SILU(input)
+
+
+def softplus(input, beta=1, threshold=20):  # noqa: A002
+    """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
+    from .elementwise import greater, select
+
+    if beta == 1 and threshold is None:
+        return _SOFTPLUS(input)
+    scaled = input if beta == 1 else mul(input, float(beta))
+    soft = _SOFTPLUS(scaled) if beta == 1 else mul(_SOFTPLUS(scaled), 1.0 / float(beta))
+    return select(greater(scaled, float(threshold)), input, soft)
