@@ -159,7 +159,8 @@ def bench_model(model: str, args) -> None:
               f"(target <= 2.5)")
         if mem.get("graph") and mem.get(best):
             g, t = mem["graph"], mem[best]
-            print(f"  engine memory graph / {best} = {(g['peak'] - g['imported']) / max(t['peak'] - t['imported'], 1):.2f} (target <= 1.5)")
+            ratio = (g["peak"] - g["imported"]) / max(t["peak"] - t["imported"], 1)
+            print(f"  engine memory graph / {best} = {ratio:.2f} (target <= 1.5)")
 
 
 def main() -> None:

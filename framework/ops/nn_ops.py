@@ -235,9 +235,16 @@ _MATMUL, _BIAS_ADD = MatMul(), BiasAdd()
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False):
-    if not (transpose_a or transpose_b):
-        return _MATMUL(a, b)
-    return MatMul(transpose_a, transpose_b)(a, b)
+    """``ops.matmul``: ``np.matmul``'s rules (batch axes broadcast, 1-D operands as vectors,
+    ``framework.ops.batch_matmul``); the transposes apply to the last two axes."""
+    if len(a.shape) == 2 and len(b.shape) == 2:
+        return MatMul(transpose_a, transpose_b)(a, b) if transpose_a or transpose_b else _MATMUL(a, b)
+    from .batch_matmul import BatchMatMul
+    from .batch_matmul import matmul as np_matmul
+
+    if transpose_a or transpose_b:
+        return BatchMatMul(transpose_a, transpose_b)(a, b)
+    return np_matmul(a, b)
 
 
 def bias_add(x, bias):

@@ -3,6 +3,7 @@ operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul(
 
 from .activations import Erf, FastGeLU, GeLU, SiLU, Softplus
 from .array_ops import Split, Stack, Tile, Unstack
+from .batch_matmul import BatchMatMul
 from .comm import AllReduce, ReduceOp
 from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
 from .creation import Fill, Ones, Zeros
@@ -66,7 +67,7 @@ TensorAdd = Add  # MindSpore's old name of Add
 
 __all__ = [
     "Split", "Stack", "Tile", "Unstack", "Multinomial", "Sort", "TopK",
-    "AllReduce", "ReduceOp",
+    "AllReduce", "ReduceOp", "BatchMatMul",
     # sequence models (issue 22): layer norm, activations
     "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "SiLU", "Softplus",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",

@@ -335,6 +335,19 @@ CASES += [
          lambda p: _multinomial_ref(p, 3, False), seeded=True),
 ]
 
+# -- batched matmul (issue 22): broadcast batch axes, transposes of the last two axes --------
+def _bmm_ref(ta, tb):
+    return lambda a, b: np.matmul(np.swapaxes(a, -1, -2) if ta else a,
+                                  np.swapaxes(b, -1, -2) if tb else b)
+
+
+CASES += [
+    Case(ops.BatchMatMul(), rand((2, 3, 4), (2, 4, 5)), _bmm_ref(False, False)),
+    Case(ops.BatchMatMul(False, True), rand((2, 1, 3, 4), (3, 5, 4)), _bmm_ref(False, True)),
+    Case(ops.BatchMatMul(True, False), rand((2, 4, 3), (4, 5)), _bmm_ref(True, False)),
+    Case(ops.BatchMatMul(True, True), rand((3, 4), (2, 2, 5, 3)), _bmm_ref(True, True)),
+]
+
 
 def _check_dropout(x, outputs):
     out, mask = outputs

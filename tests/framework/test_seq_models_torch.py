@@ -65,7 +65,7 @@ def _reference(model, cfg, net, x, y, tmp_path):
 
 @needs_torch
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
-@pytest.mark.parametrize("model", ["lstm"])  # gpt: once its layers land
+@pytest.mark.parametrize("model", ["gpt", "lstm"])
 def test_one_training_step_matches_pytorch(model, mode, tmp_path):
     cfg = SMALL[model]
     net = se.framework_net(model, cfg)

@@ -39,6 +39,7 @@ from typing import Any
 from tvm import relax
 
 from ....ops import activations as _act
+from ....ops import batch_matmul as _bmm
 from ....ops import comm as _comm
 from ....ops import conv as _conv
 from ....ops import elementwise as _ew
@@ -103,6 +104,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _shape.ZerosLike: shape.lower_zeros_like,
     _shape.OnesLike: shape.lower_ones_like,
     _nn.MatMul: nn.lower_matmul,
+    _bmm.BatchMatMul: nn.lower_batch_matmul,
     _nn.BiasAdd: nn.lower_bias_add,
     _nn.Softmax: nn.lower_softmax,
     _nn.LogSoftmax: nn.lower_log_softmax,

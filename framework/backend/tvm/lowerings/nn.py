@@ -91,3 +91,21 @@ def lower_batch_norm(ctx: LowerContext, x, scale, bias, mean, variance):
     centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
     y = relax.op.add(relax.op.multiply(centered, gain), per_channel(bias))
     return y, mean, variance
+
+
+def lower_batch_matmul(ctx: LowerContext, a, b):
+    """Batched GEMM: ``relax.op.matmul`` broadcasts the batch axes; a transposed operand is
+    a permuted copy of its last two axes (as 2-D MatMul's ``b^T``), so that the kernel's
+    loads along the reduction are contiguous."""
+    prim, bb = ctx.prim, ctx.bb
+    (sa, sb), dtype = ctx.in_specs, ctx.out_specs[0].dtype
+    a, b = emit(bb, cast(a, sa.dtype, dtype)), emit(bb, cast(b, sb.dtype, dtype))
+
+    def swap(x, rank):
+        return bb.emit(relax.op.permute_dims(x, list(range(rank - 2)) + [rank - 1, rank - 2]))
+
+    if prim.transpose_a:
+        a = swap(a, len(sa.shape))
+    if prim.transpose_b:
+        b = swap(b, len(sb.shape))
+    return relax.op.matmul(a, b)
