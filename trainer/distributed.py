@@ -155,8 +155,9 @@ class DistStats(Callback):
 
 
 def fail(message: str, code: int) -> None:
-    """End every rank of a running job with ``message`` (no-op in a one-rank run)."""
-    from framework.communication import abort, is_initialized
+    """End every rank of a running job with ``message`` (no-op in a one-rank run). A
+    Ctrl-C (130) reaches every rank at once: rank 0 alone says so, one line for the job."""
+    from framework.communication import abort, get_rank, is_initialized
 
     if is_initialized():
-        abort(message, code)
+        abort(message, code, quiet=code == 130 and get_rank() != 0)

@@ -4,7 +4,11 @@ Ctrl-C (SIGINT) during training is deferred to the end of the running step: the
 loop then finishes the step's callbacks, calls ``on_train_end`` (ModelCheckpoint saves
 the step's state there) and raises :class:`TrainingInterrupted`, a ``SystemExit`` with
 code 130, so a script ends without a traceback and the run resumes exactly with
-``resume_from="last"``. A second Ctrl-C aborts at once, without saving.
+``resume_from="last"``. A second Ctrl-C aborts at once, without saving: Python runs a
+signal handler only between bytecodes, so two Ctrl-Cs during one native call (a
+graph-mode compile, a compiled step) would reach it as one; the guard therefore also
+counts SIGINTs as the C-level handler sees them (``signal.set_wakeup_fd``), in a thread
+that ends the process with status 130 at the second one, whatever the main thread is in.
 
 An epoch that is cut short (``request_stop`` or Ctrl-C before its last step) gets no
 ``on_train_epoch_end`` (and no validation): the epoch has not ended, and a resume
@@ -13,7 +17,9 @@ finishes it. A stop or interrupt at its last step still runs the epoch end.
 
 from __future__ import annotations
 
+import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -66,12 +72,36 @@ class InterruptGuard:
     def __enter__(self) -> InterruptGuard:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._watch_signals()
             self.installed = True
         return self
 
+    def _watch_signals(self) -> None:
+        """Count SIGINTs at the C level (every delivery writes its number to the wakeup
+        socket, even while the main thread is in native code); abort at the second."""
+        self._reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        self._writer = writer
+        self._previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._count, args=(self._reader,), name="sigint-watch",
+                         daemon=True).start()
+
+    def _count(self, reader: socket.socket) -> None:
+        seen = 0
+        while True:
+            try:
+                data = reader.recv(64)
+            except OSError:
+                return
+            if not data:
+                return
+            seen += data.count(bytes([signal.SIGINT]))
+            if seen >= 2:
+                _abort()
+
     def _handle(self, signum: int, frame: Any) -> None:
         if self.requested:
-            raise KeyboardInterrupt
+            _abort()
         self.requested = True
         if not self.leader:
             return
@@ -81,7 +111,18 @@ class InterruptGuard:
     def __exit__(self, *exc: Any) -> None:
         if self.installed:
             signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.SIG_DFL)
+            signal.set_wakeup_fd(self._previous_fd)
+            self._writer.close()
+            self._reader.close()
             self.installed = False
+
+
+def _abort() -> None:
+    """The second Ctrl-C: one line, then exit 130 at once (no saving, no cleanup; files
+    already written stay whole, every write being atomic)."""
+    if _world()[1]:
+        print("\ninterrupt: aborted without saving (second Ctrl-C)", file=sys.stderr, flush=True)
+    os._exit(130)
 
 
 def _world() -> tuple[int, bool]:

@@ -221,14 +221,16 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def abort(message: str, code: int = 1) -> None:
+def abort(message: str, code: int = 1, quiet: bool = False) -> None:
     """Print ``rank R of N failed: message`` and end every rank of the job (never returns
-    when there are several ranks; with one it just returns)."""
+    when there are several ranks; with one it just returns). ``quiet``: end without the
+    line (an event every rank sees alike, such as Ctrl-C, is told by rank 0 alone)."""
     comm = _state["comm"]
     if comm is None or comm.Get_size() == 1:
         return
-    sys.stderr.write(f"rank {comm.Get_rank()} of {comm.Get_size()} failed: {message}; "
-                     "stopping all ranks\n")
+    if not quiet:
+        sys.stderr.write(f"rank {comm.Get_rank()} of {comm.Get_size()} failed: {message}; "
+                         "stopping all ranks\n")
     sys.stderr.flush()
     sys.stdout.flush()
     comm.Abort(code)
