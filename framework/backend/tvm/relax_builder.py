@@ -23,6 +23,7 @@ from tvm import relax
 from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
+from . import accumulate
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
@@ -100,11 +101,14 @@ class RelaxBuilder:
 
     def _body(self, graph: Graph, env: dict[int, relax.Expr]) -> None:
         last_use: dict[int, int] = {}
+        uses: dict[int, int] = {}
         for i, node in enumerate(graph.nodes):
             for v in node.inputs:
                 last_use[v.id] = i
+                uses[v.id] = uses.get(v.id, 0) + 1
         for v in graph.outputs:
             last_use[v.id] = len(graph.nodes)
+            uses[v.id] = uses.get(v.id, 0) + 1
         bb, i = self.bb, 0
         nodes = graph.nodes
         while i < len(nodes):
@@ -116,9 +120,18 @@ class RelaxBuilder:
             while j < len(nodes) and not self._special(nodes[j]):
                 j += 1
             defined = []
+            fused = accumulate.plan(nodes[i:j], uses)  # acc + a^T b: one kernel each
+            skipped = {m for m, _ in fused.values()}
             with bb.dataflow():
-                for node in nodes[i:j]:
-                    out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
+                for k, node in enumerate(nodes[i:j]):
+                    if k in skipped:
+                        continue
+                    if k in fused:
+                        m, side = fused[k]
+                        a, b = (self._arg(env, v) for v in nodes[i + m].inputs)
+                        out = accumulate.lower(bb, self._arg(env, node.inputs[side]), a, b)
+                    else:
+                        out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
                     for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
                         env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
                         defined.append(value)
