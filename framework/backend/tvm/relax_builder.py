@@ -121,12 +121,19 @@ class RelaxBuilder:
                 j += 1
             defined = []
             fused = accumulate.plan(nodes[i:j], uses)  # acc + a^T b: one kernel each
+            sums = accumulate.chains(nodes[i:j], uses, fused)  # long sums: one product
             skipped = {m for m, _ in fused.values()}
+            skipped |= {x for terms, _, adds in sums.values() for x in terms + adds[:-1]}
             with bb.dataflow():
                 for k, node in enumerate(nodes[i:j]):
                     if k in skipped:
                         continue
-                    if k in fused:
+                    if k in sums:
+                        terms, base, _ = sums[k]
+                        a, b = ([self._arg(env, nodes[i + m].inputs[n]) for m in terms] for n in (0, 1))
+                        start = None if base is None else self._arg(env, base)
+                        out = accumulate.lower_chain(bb, start, a, b)
+                    elif k in fused:
                         m, side = fused[k]
                         a, b = (self._arg(env, v) for v in nodes[i + m].inputs)
                         out = accumulate.lower(bb, self._arg(env, node.inputs[side]), a, b)
