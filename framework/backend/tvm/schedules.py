@@ -15,7 +15,6 @@ import importlib
 from pathlib import Path
 
 import tvm
-from tvm import relax
 
 from ...context import get_context
 from . import cpu_rules
@@ -74,12 +73,9 @@ def _legalize_passes(target: tvm.target.Target) -> list:
     ~17 s of compile that way. Our IR folds its own constants before lowering; what is
     left (creating small zero or one tensors) runs in microseconds per step."""
     backend = _backend(target)
-    # common subexpressions first: an unrolled time loop transposes the same weight at
-    # every step (MatMul's ``a b^T``); one copy is kept and shared (130 -> 2 per LSTM step)
-    cse = [relax.transform.EliminateCommonSubexpr()]
-    # library dispatch next: sort/argsort/topk/cumsum (TopK, Sort, Multinomial) have no
+    # library dispatch first: sort/argsort/topk/cumsum (TopK, Sort, Multinomial) have no
     # LegalizeOps rule; DispatchSortScan turns them into TOPI kernels
-    passes = cse + backend.library_dispatch_passes(target) + [
+    passes = backend.library_dispatch_passes(target) + [
         p for p in backend.legalize_passes(target) if p.info.name != "FoldConstant"]
     if target.kind.name != "cuda":
         return passes
