@@ -20,6 +20,9 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
   runs contiguously through both operands (weight gradients), that reduction axis is
   vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
 - Small outputs with large reductions split the reduction across threads (``rfactor``).
+- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`).
+- Sums down columns (bias gradients) read whole rows under a tile of column sums
+  (:mod:`.column_sums`).
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
   inlined into consumers, a few leading loops fused and parallel when the block does enough
   work, a spatial innermost loop vectorized.
@@ -39,7 +42,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import channel_vectors, lane_rows
+from . import channel_vectors, column_sums, lane_rows, strided_matmul
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -113,7 +116,9 @@ def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     else:
         _inline_all(sch, keep=(), guard=True)
     for block in ta.blocks(sch):
-        if not _is_scheduled(sch, block) and not _sum_in_lanes(sch, block, cores, params):
+        if _is_scheduled(sch, block) or _sum_in_lanes(sch, block, cores, params):
+            continue
+        if not column_sums.schedule_columns(sch, block, cores, params.vector, params.chunks_per_core):
             _schedule_simple(sch, block, cores, params)
 
 
@@ -214,6 +219,10 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     _inline_all(sch, keep={name} | {sch.get(p).name_hint for p in padded + computed})
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
+    if strided_matmul.wants(sch, block, axes):
+        strided_matmul.schedule(sch, block, axes, params.vector, params.register_vectors,
+                                params.unroll, PARALLEL_MIN_WORK)
+        return
     channel = channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:
         for later in channel_vectors.schedule_wgrad(sch, block, channel, cores, params.vector,

@@ -23,10 +23,12 @@ from tvm import relax
 from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
+from . import accumulate
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
 from .lowerings import lower_node
+from .lowerings.nn import forget_transposes
 
 
 def _dtype(v: Any) -> str:
@@ -100,11 +102,14 @@ class RelaxBuilder:
 
     def _body(self, graph: Graph, env: dict[int, relax.Expr]) -> None:
         last_use: dict[int, int] = {}
+        uses: dict[int, int] = {}
         for i, node in enumerate(graph.nodes):
             for v in node.inputs:
                 last_use[v.id] = i
+                uses[v.id] = uses.get(v.id, 0) + 1
         for v in graph.outputs:
             last_use[v.id] = len(graph.nodes)
+            uses[v.id] = uses.get(v.id, 0) + 1
         bb, i = self.bb, 0
         nodes = graph.nodes
         while i < len(nodes):
@@ -116,9 +121,26 @@ class RelaxBuilder:
             while j < len(nodes) and not self._special(nodes[j]):
                 j += 1
             defined = []
+            fused = accumulate.plan(nodes[i:j], uses)  # acc + a^T b: one kernel each
+            sums = accumulate.chains(nodes[i:j], uses, fused)  # long sums: one product
+            skipped = {m for m, _ in fused.values()}
+            skipped |= {x for terms, _, adds in sums.values() for x in terms + adds[:-1]}
+            forget_transposes()  # a segment's values are not visible in the next one
             with bb.dataflow():
-                for node in nodes[i:j]:
-                    out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
+                for k, node in enumerate(nodes[i:j]):
+                    if k in skipped:
+                        continue
+                    if k in sums:
+                        terms, base, _ = sums[k]
+                        a, b = ([self._arg(env, nodes[i + m].inputs[n]) for m in terms] for n in (0, 1))
+                        start = None if base is None else self._arg(env, base)
+                        out = accumulate.lower_chain(bb, start, a, b)
+                    elif k in fused:
+                        m, side = fused[k]
+                        a, b = (self._arg(env, v) for v in nodes[i + m].inputs)
+                        out = accumulate.lower(bb, self._arg(env, node.inputs[side]), a, b)
+                    else:
+                        out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
                     for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
                         env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
                         defined.append(value)

@@ -8,8 +8,20 @@ from tvm import relax, topi
 from ....ops._utils import normalize_axis
 from .base import LowerContext, cast, const, emit
 
+# transposed copies of MatMul's ``b`` in the open dataflow segment, keyed by (builder,
+# operand): an unrolled time loop transposes the same weight at every step; one copy is
+# shared (Relax's EliminateCommonSubexpr would too, but it also merges allocations that
+# loops then write in place). relax_builder clears it when a segment starts.
+_TRANSPOSED: dict = {}
+
+
+def forget_transposes() -> None:
+    _TRANSPOSED.clear()
+
 
 def lower_matmul(ctx: LowerContext, a, b):
+    """2-D MatMul; ``a b^T`` reads a transposed copy of ``b``, shared by every MatMul of the
+    same dataflow segment that transposes the same value."""
     prim, bb = ctx.prim, ctx.bb
     (sa, sb), dtype = ctx.in_specs, ctx.out_specs[0].dtype
     a, b = emit(bb, cast(a, sa.dtype, dtype)), emit(bb, cast(b, sb.dtype, dtype))
@@ -19,7 +31,12 @@ def lower_matmul(ctx: LowerContext, a, b):
     if prim.transpose_a:
         a = bb.emit(relax.op.permute_dims(a, [1, 0]))
     if prim.transpose_b:  # a b^T: a transposed copy, so that the kernel's vector loads of b are contiguous
-        b = bb.emit(relax.op.permute_dims(b, [1, 0]))
+        key = (id(bb), b) if isinstance(b, relax.Var) else None
+        if key is None or key not in _TRANSPOSED:
+            transposed = bb.emit(relax.op.permute_dims(b, [1, 0]))
+            if key is not None:
+                _TRANSPOSED[key] = transposed
+        b = transposed if key is None else _TRANSPOSED[key]
     return relax.op.matmul(a, b)
 
 

@@ -1,0 +1,99 @@
+"""Per-kernel profile of a sequence model's compiled train step (bench/seq_engines.py).
+
+    python bench/kernel_profile.py [--model lstm|gpt] [--top 30] [--threads N]
+
+TVM 0.27's Relax VM has no profiler; this compiles the step cold (a fresh
+$TWINMODE_CACHE_DIR), counts the ``call_tir`` sites of every scheduled PrimFunc in the
+module, builds each PrimFunc alone, times it on random inputs of its call's shapes (best of
+3 x 5 calls, warm caches) and prints calls x time, heaviest first. The sum is a lower
+bound of the step: in the step, operands are colder and the VM adds its per-call cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()
+import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
+import numpy as np  # noqa: E402
+import seq_engines as se  # noqa: E402
+import tvm  # noqa: E402
+from tvm import relax, tirx  # noqa: E402
+
+import framework as ms  # noqa: E402
+from framework.backend.tvm import compiler  # noqa: E402
+
+
+def _sample(shape: list[int], dtype: str) -> np.ndarray:
+    """Zeros for integer inputs (indices stay in range), uniform [0, 1) otherwise."""
+    if "int" in dtype:
+        return np.zeros(shape, dtype)
+    return np.asarray(np.random.rand(*shape)).astype(dtype)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt"])
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=None)  # read by bench_env
+    args = parser.parse_args()
+    captured = {}
+    schedule = compiler.apply_schedules
+
+    def keep(mod, target):
+        out = schedule(mod, target)
+        captured["mod"], captured["target"] = out[0], target
+        return out
+
+    compiler.apply_schedules = keep
+    step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE)
+    start = time.perf_counter()
+    step(*se.batch_of(args.model))
+    print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
+    mod, target = captured["mod"], captured["target"]
+    counts, shapes = collections.Counter(), {}
+    call_tir = tvm.ir.Op.get("relax.call_tir")
+
+    def visit(expr) -> None:
+        if isinstance(expr, relax.Call) and expr.op.same_as(call_tir):
+            name = expr.args[0].name_hint
+            counts[name] += 1
+            if name not in shapes:
+                out = expr.ty_args[0]
+                tys = [a.ty for a in expr.args[1].fields] + (
+                    list(out.fields) if isinstance(out, relax.TupleType) else [out])
+                shapes[name] = [([int(v) for v in t.shape.values], str(getattr(t.dtype, "dtype", t.dtype)))
+                                for t in tys]
+
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, visit)
+    rows = []
+    for gv, func in mod.functions.items():
+        if not isinstance(func, tirx.PrimFunc) or gv.name_hint not in counts:
+            continue
+        lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target=target)
+        arrays = [tvm.runtime.tensor(_sample(s, d)) for s, d in shapes[gv.name_hint]]
+        lib["main"](*arrays)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(5):
+                lib["main"](*arrays)
+            best = min(best, (time.perf_counter() - t0) / 5)
+        rows.append((best * counts[gv.name_hint], best, counts[gv.name_hint], gv.name_hint))
+    rows.sort(reverse=True)
+    print(f"kernels {len(rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms per step (warm, alone)")
+    for total, each, n, name in rows[:args.top]:
+        print(f"{total * 1e3:8.2f} ms {n:5d} x {each * 1e3:7.3f} ms  {name[:70]}  {shapes[name]}"[:200])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""The CPU rules for column sums (bias gradients) and for ``a^T b`` over long reductions
+(LSTM weight gradients): results against NumPy, and that those schedules were chosen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tvm
+import tvm_ffi
+from tvm import relax, s_tir, topi
+
+from framework.backend.tvm import cpu_rules, strided_matmul
+from framework.backend.tvm.compiler import make_target
+
+rng = np.random.default_rng(7)
+
+
+def _func(fte, *shapes) -> tvm.tirx.PrimFunc:
+    bb = relax.BlockBuilder()
+    params = [relax.Var(f"a{i}", relax.TensorType(shape, "float32")) for i, shape in enumerate(shapes)]
+    with bb.function("main", params):
+        bb.emit_func_output(bb.emit(bb.call_te(fte, *params)))
+    return next(f for f in bb.get().functions.values() if isinstance(f, tvm.tirx.PrimFunc))
+
+
+def _run(func: tvm.tirx.PrimFunc, arrays: list[np.ndarray], out_shape) -> np.ndarray:
+    lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}),
+                      target=make_target("CPU"))
+    args = [tvm.runtime.tensor(a) for a in arrays] + [tvm.runtime.tensor(np.zeros(out_shape, np.float32))]
+    lib["main"](*args)
+    return args[-1].numpy()
+
+
+def _nodes(func: tvm.tirx.PrimFunc) -> list:
+    nodes: list = []
+    tvm_ffi.structural_walk(func.body, ((tvm.tirx.For, s_tir.SBlock), nodes.append), order="post")
+    return nodes
+
+
+@pytest.mark.parametrize("shape, axes", [((2048, 1024), (0,)), ((100, 40), (0,)),
+                                         ((20, 30, 80), (0, 1)), ((6, 50, 48), (0,))])
+def test_column_sums_match_numpy_and_read_rows_in_vectors(shape, axes):
+    x = rng.standard_normal(shape).astype(np.float32)
+    func = cpu_rules.schedule_func(_func(lambda a: topi.sum(a, axis=list(axes)), shape), 2)
+    want = x.astype(np.float64).sum(axis=axes)
+    np.testing.assert_allclose(_run(func, [x], want.shape), want, rtol=1e-4,
+                               atol=1e-5 * np.abs(x).sum(axis=axes).max())
+    # the reduced axes are strided: only with the rows outside a tile of sums can they vectorize
+    loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
+    assert any(n.kind == tvm.tirx.ForKind.VECTORIZED for n in loops), func.script()
+
+
+@pytest.mark.parametrize("m, k, n", [(1024, 2048, 64), (1024, 272, 24), (64, 512, 48)])
+def test_a_transposed_matmul_matches_numpy(m, k, n):
+    a = rng.standard_normal((k, m)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    func = cpu_rules.schedule_func(_func(lambda x, y: topi.matmul(x, y, True, False), (k, m), (k, n)), 2)
+    want = a.astype(np.float64).T @ b
+    np.testing.assert_allclose(_run(func, [a, b], (m, n)), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    # long reductions over a large ``a`` pack blocks of it: a local copy of ``a`` (its
+    # full shape until lowering compacts it to one block)
+    local = [tuple(int(d) for d in buf.shape) for node in _nodes(func)
+             if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
+    assert ((k, m) in local) == (k * m * 4 >= strided_matmul.MIN_BYTES), local
