@@ -29,12 +29,14 @@ bench: install
 	$(PY) bench/data.py
 	$(PY) bench/control_flow.py --threads 1  # its kernels are too small for two threads
 	$(PY) bench/resnet.py
+	$(PY) bench/transformer.py
 
 # the same benches, fewer rounds and sizes (ResNet-8 at batch 64 only)
 bench-quick: install
 	$(PY) bench/step.py --rounds 3 --steps 10
 	$(PY) bench/control_flow.py --threads 1 --rounds 3 --no-nested
 	$(PY) bench/resnet.py --quick
+	$(PY) bench/transformer.py --rounds 3 --no-memory
 
 lint: install
 	$(VENV)/bin/ruff check framework trainer datasets tests bench

@@ -61,13 +61,13 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Sub: elementwise.binary(relax.op.subtract),
     _ew.Mul: elementwise.binary(relax.op.multiply),
     # Div is true division: integers divide in float64, then take the declared float32.
-    _ew.Div: elementwise.binary(relax.op.divide, float_only=True),
+    _ew.Div: elementwise.division("true"),
     _ew.Pow: elementwise.binary(relax.op.power, float_only=True),
     _ew.Maximum: elementwise.binary(relax.op.maximum),
     _ew.Minimum: elementwise.binary(relax.op.minimum),
     # floor division/modulo as in NumPy: round toward -inf, the sign of the divisor
-    _ew.FloorDiv: elementwise.binary(relax.op.floor_divide),
-    _ew.FloorMod: elementwise.binary(relax.op.floor_mod),
+    _ew.FloorDiv: elementwise.division("floor"),
+    _ew.FloorMod: elementwise.division("mod"),
     _ew.Equal: elementwise.compare(relax.op.equal),
     _ew.NotEqual: elementwise.compare(relax.op.not_equal),
     _ew.Less: elementwise.compare(relax.op.less),

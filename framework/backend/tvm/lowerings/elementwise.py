@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from tvm import relax, topi
+from tvm import relax, te, tirx, topi
 
-from .base import LowerContext, Lowering, cast
+from .base import LowerContext, Lowering, cast, emit
 
 
 def binary(op: Callable[..., relax.Expr], float_only: bool = False) -> Lowering:
@@ -68,3 +68,61 @@ def lower_select(ctx: LowerContext, cond, x, y):
 def lower_cast(ctx: LowerContext, x):
     # float -> int truncates toward zero in both NumPy and LLVM (fptosi)
     return cast(x, ctx.in_specs[0].dtype, ctx.out_specs[0].dtype)
+
+
+# -- division: no input may abort the process ---------------------------------------------
+# TVM's constant folder refuses a division by a literal zero with a C++ error that, raised
+# inside scheduling (compute_inline substitutes a ``zeros_like`` into the divisor), ends the
+# process (std::terminate, exit 134); and an integer division by a zero read at run time
+# traps (SIGFPE). So float division reads its divisor through a bit-cast round trip that
+# the simplifier does not fold (LLVM removes it; x / 0 is then IEEE: +-inf, nan), and
+# integer floor division/modulo divide by 1 where the divisor is 0 and give 0 there, as
+# the NumPy kernels (and so PyNative) do.
+
+_BITS = {"float16": "int16", "float32": "int32", "float64": "int64"}
+
+
+def _opaque(y: te.Tensor) -> te.Tensor:
+    bits = _BITS[str(y.dtype)]
+    return te.compute(y.shape, lambda *i: tirx.call_intrin(
+        y.dtype, "tirx.reinterpret", tirx.call_intrin(bits, "tirx.reinterpret", y(*i))),
+        name="opaque_divisor")
+
+
+def _true_divide(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    return topi.divide(x, _opaque(y))
+
+
+def _floor_op(op):
+    def safe(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+        zero = tirx.const(0, y.dtype)
+        one = tirx.const(1, y.dtype)
+        divisor = te.compute(y.shape, lambda *i: tirx.Select(y(*i) == zero, one, y(*i)),
+                             name="nonzero_divisor")
+        keep = te.compute(y.shape, lambda *i: tirx.Select(y(*i) == zero, zero, one),
+                          name="nonzero_mask")
+        return topi.multiply(op(x, divisor), keep)  # integers: exact, 0 where y == 0
+
+    return safe
+
+
+def division(kind: str) -> Lowering:
+    """``true``: Div (integers in float64, as ``binary(float_only=True)``); ``floor`` /
+    ``mod``: FloorDiv / FloorMod (floats as IEEE, integers 0 where the divisor is 0)."""
+
+    def lower(ctx: LowerContext, x, y):
+        (xs, ys), dtype = ctx.in_specs, ctx.out_specs[0].dtype
+        bb = ctx.bb
+        work = np.dtype(np.float64) if kind == "true" and dtype.kind != "f" else dtype
+        x, y = emit(bb, cast(x, xs.dtype, work)), emit(bb, cast(y, ys.dtype, work))
+        if work.kind == "f":
+            te_op = {"true": _true_divide,
+                     "floor": lambda a, b: topi.floor(_true_divide(a, b)),
+                     "mod": lambda a, b: topi.floor_mod(a, _opaque(b))}[kind]
+        else:
+            te_op = _floor_op(topi.floor_divide if kind == "floor" else topi.floor_mod)
+        out = bb.emit(bb.call_te(te_op, x, y, primfunc_name_hint=f"{kind}_divide"))
+        return cast(out, work, dtype)
+
+    lower.__name__ = f"lower_{kind}_division"
+    return lower
