@@ -41,6 +41,27 @@ def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads, group: int =
         name="conv2d_filter_grad" if group == 1 else "group_conv2d_filter_grad")
 
 
+_nan_max = te.comm_reducer(
+    lambda a, b: tirx.Select(tirx.Or(a > b, tirx.isnan(a)), a, b),  # NaN wins, whichever side
+    lambda dtype: te.min_value(dtype), name="nan_max")
+
+
+def max_pool_nan(x, kernel, strides, pads, out_hw):
+    """Max pooling (NCHW) whose windows holding a NaN give NaN, as ``np.maximum`` does
+    (TOPI's max reduction drops NaN). ``pads`` is (top, left); padding never wins."""
+    (kh, kw), (sh, sw), (top, left) = kernel, strides, pads
+    h, w = (int(d) for d in x.shape[2:])
+    rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
+
+    def window(n, c, i, j):
+        hh, ww = i * sh + rh - top, j * sw + rw - left
+        inside = tirx.all(hh >= 0, hh < h, ww >= 0, ww < w)
+        return _nan_max(tirx.if_then_else(inside, x[n, c, hh, ww], te.min_value(x.dtype)),
+                        axis=[rh, rw])
+
+    return te.compute((x.shape[0], x.shape[1], *out_hw), window, name="max_pool")
+
+
 def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
     """Max-pool gradient for windows that do not overlap (stride >= kernel): the position of
     each window's first maximum (row-major), then every input element takes its window's
@@ -57,7 +78,9 @@ def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
     # two plain reductions (max, then the first position holding it) rather than one
     # argmax tuple reduction: both CPU and GPU schedules know max/min reducers
     rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
-    peak = te.compute(tuple(dout.shape), lambda n, c, i, j: te.max(
+    # a window holding a NaN peaks at NaN (np.maximum's rule), which equals no entry: its
+    # gradient goes nowhere, as in the kernel
+    peak = te.compute(tuple(dout.shape), lambda n, c, i, j: _nan_max(
         value(n, c, i, j, rh, rw), axis=[rh, rw]), name="window_max")
     qh, qw = te.reduce_axis((0, kh), "qh"), te.reduce_axis((0, kw), "qw")
     position = te.compute(tuple(dout.shape), lambda n, c, i, j: te.min(

@@ -63,8 +63,8 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     # Div is true division: integers divide in float64, then take the declared float32.
     _ew.Div: elementwise.division("true"),
     _ew.Pow: elementwise.binary(relax.op.power, float_only=True),
-    _ew.Maximum: elementwise.binary(relax.op.maximum),
-    _ew.Minimum: elementwise.binary(relax.op.minimum),
+    _ew.Maximum: elementwise.extremum("max"),
+    _ew.Minimum: elementwise.extremum("min"),
     # floor division/modulo as in NumPy: round toward -inf, the sign of the divisor
     _ew.FloorDiv: elementwise.division("floor"),
     _ew.FloorMod: elementwise.division("mod"),
@@ -83,7 +83,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Sin: elementwise.unary(relax.op.sin),
     _ew.Log: elementwise.unary(relax.op.log),
     _ew.Sqrt: elementwise.unary(relax.op.sqrt),
-    _ew.ReLU: elementwise.unary(relax.op.nn.relu),
+    _ew.ReLU: elementwise.lower_relu,
     _ew.Sigmoid: elementwise.unary(relax.op.sigmoid),
     _ew.Tanh: elementwise.lower_tanh,
     _reduce.ReduceSum: reduce.reduction(relax.op.sum),

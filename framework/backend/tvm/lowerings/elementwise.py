@@ -126,3 +126,49 @@ def division(kind: str) -> Lowering:
 
     lower.__name__ = f"lower_{kind}_division"
     return lower
+
+
+# -- NaN propagates through max/min/ReLU, as in NumPy (and so PyNative) ----------------------
+# TIR's max/min become LLVM compares whose NaN result depends on the operand order (max(NaN,
+# 0) is 0, max(0, NaN) NaN), so graph mode dropped NaN where PyNative kept it. These pick
+# with explicit selects: the first operand where it wins or is NaN, else the second (which
+# is then NaN if it is one). Integers and bools keep TIR's max/min.
+
+
+def _pick(better):
+    def pick(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+        keep = topi.logical_or(better(x, y), topi.isnan(x))
+        return topi.where(keep, x, y)
+
+    return pick
+
+
+def extremum(kind: str) -> Lowering:
+    """``max`` / ``min`` (Maximum, Minimum): broadcasting, NaN-propagating for floats."""
+    plain = binary(relax.op.maximum if kind == "max" else relax.op.minimum)
+    better = topi.greater_equal if kind == "max" else topi.less_equal
+
+    def lower(ctx: LowerContext, x, y):
+        (xs, ys), dtype = ctx.in_specs, ctx.out_specs[0].dtype
+        if dtype.kind != "f":
+            return plain(ctx, x, y)
+        bb = ctx.bb
+        x, y = emit(bb, cast(x, xs.dtype, dtype)), emit(bb, cast(y, ys.dtype, dtype))
+        # broadcast both to the output shape first: topi.where wants equal shapes
+        shape = list(ctx.out_specs[0].shape)
+        x = x if tuple(xs.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(x, shape))
+        y = y if tuple(ys.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(y, shape))
+        return bb.call_te(_pick(better), x, y, primfunc_name_hint=f"nan_{kind}imum")
+
+    lower.__name__ = f"lower_{kind}imum"
+    return lower
+
+
+def lower_relu(ctx: LowerContext, x):
+    """``x < 0 ? 0 : x``: NaN stays NaN (np.maximum(x, 0) in PyNative)."""
+    dtype = ctx.out_specs[0].dtype
+    if dtype.kind != "f":
+        return relax.op.nn.relu(x)
+    return ctx.bb.call_te(lambda t: te.compute(t.shape, lambda *i: tirx.Select(
+        t(*i) < tirx.const(0, t.dtype), tirx.const(0, t.dtype), t(*i)), name="relu"), x,
+        primfunc_name_hint="relu")

@@ -17,8 +17,15 @@ def _pool_args(prim: Any, shape: tuple[int, ...]) -> dict[str, Any]:
 
 
 def lower_max_pool(ctx: LowerContext, x):
-    # padded entries are the dtype's lowest value (the kernel pads with -inf)
-    return relax.op.nn.max_pool2d(x, **_pool_args(ctx.prim, ctx.in_specs[0].shape))
+    """Padded entries are the dtype's lowest value (the kernel pads with -inf). Floats: a
+    window holding a NaN gives NaN, as the kernel's ``np.maximum`` does (one TE reduction
+    whose combiner keeps NaN; TOPI's max drops it)."""
+    spec, out = ctx.in_specs[0], ctx.out_specs[0]
+    if spec.dtype.kind != "f":
+        return relax.op.nn.max_pool2d(x, **_pool_args(ctx.prim, spec.shape))
+    pads, _, _ = ctx.prim.geometry(spec.shape)
+    return ctx.bb.call_te(te_kernels.max_pool_nan, x, ctx.prim.kernel_size, ctx.prim.strides,
+                          (pads[0], pads[2]), tuple(out.shape[2:]), primfunc_name_hint="max_pool2d")
 
 
 def lower_max_pool_grad(ctx: LowerContext, x, out, dout):
