@@ -60,6 +60,13 @@ class CompiledGraph:
         borrowed += [ex.to_device(prim.draw_mask(v.shape, v.dtype)) for v, prim in program.random]
         results = ex(*inputs, *borrowed)
         n_graph = len(results) - len(program.updated)
+        if program.checks:  # before any Parameter takes its new value (ops/range_check.py)
+            first = n_graph - 2 * len(program.checks)
+            for k, check in enumerate(program.checks):
+                failure = check.verdict(results[first + 2 * k].numpy(),
+                                        results[first + 2 * k + 1].numpy())
+                if failure is not None:
+                    raise failure
         for param, array in zip(program.updated, results[n_graph:]):
             param._set_device(ex.owned(array, borrowed))
         leaves = []

@@ -4,9 +4,10 @@ Each stage is one function from the previous stage's value to the next:
 
 - :func:`trace` runs the (source-converted) callable under a :class:`TraceInterpreter`
   on traced arguments: a :class:`Traced` (the graph as recorded, the output leaves);
-- :func:`assemble` fixes the calling convention: graph outputs (user tensors, then the
-  new values of updated Parameters), inputs ordered params / call tensors / random
-  masks, and one :class:`Slot` per output leaf: a :class:`Program`;
+- :func:`assemble` fixes the calling convention: graph outputs (user tensors, then two
+  scalars per range check, then the new values of updated Parameters), inputs ordered
+  params / call tensors / random masks, and one :class:`Slot` per output leaf: a
+  :class:`Program`;
 - :func:`optimize` runs the IR passes on the program's graph;
 - :func:`compile_program` lowers and builds it (or loads it from the disk cache).
 
@@ -69,6 +70,8 @@ class Program:
     cells: list[Any]  # cells the trace went through (their flags are baked in)
     nodes_traced: int = 0
     stats: dict[str, int] = field(default_factory=dict)
+    # range checks (framework.ops.range_check): two outputs each, after the user outputs
+    checks: list[Any] = field(default_factory=list)
 
 
 def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Callable,
@@ -127,11 +130,13 @@ def assemble(traced: Traced, name: str) -> Program:
             raise TypeError(f"{name}: graph mode returns Tensors, Python numbers/strings "
                             f"(or tuples/lists/dicts of them), got a {type(leaf).__name__}")
     updated = [param for param, _ in interp.updates.values()]
-    graph.outputs = outputs + [value for _, value in interp.updates.values()]
+    flags = [value for check in interp.checks for value in (check.over, check.under)]
+    graph.outputs = outputs + flags + [value for _, value in interp.updates.values()]
     graph.inputs.sort(key=lambda v: _INPUT_ORDER[v.kind])
     graph.verify()
     return Program(graph, [param for param, _ in interp.params.values()], interp.random_inputs,
-                   updated, slots, traced.rebuild, list(interp.cells.values()), len(graph.nodes))
+                   updated, slots, traced.rebuild, list(interp.cells.values()), len(graph.nodes),
+                   checks=list(interp.checks))
 
 
 def optimize(program: Program) -> Program:

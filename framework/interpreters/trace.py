@@ -75,6 +75,7 @@ class TraceInterpreter(Interpreter):
         self.reported = False
         self.location_override: Any = None  # set by located_like (backward nodes)
         self._consts: dict[int, tuple[np.ndarray, Value]] = {}
+        self.checks: list[Any] = []  # RangeCheck of framework.ops.range_check, in trace order
 
     @property
     def graph(self) -> Graph:

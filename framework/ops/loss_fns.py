@@ -9,9 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..interpreters import is_tracing
 from .elementwise import cast, div, mul, neg, not_equal
 from .nn_ops import log_softmax, one_hot
 from .reduce import reduce_mean, reduce_sum
@@ -34,17 +31,16 @@ def check_labels(logits: Any, labels: Any, sparse: bool, who: str, class_axis: i
 
 def check_classes(labels: Any, n_classes: int, who: str, ignore_index: int | None = None) -> None:
     """Class indices must lie in ``[0, n_classes)`` (one-hot of anything else is all zeros,
-    which gives a silent loss of 0). Checked where values exist: PyNative, not tracing."""
-    if is_tracing():
-        return
-    values = np.asarray(labels.asnumpy())
-    if ignore_index is not None:
-        values = values[values != ignore_index]
-    if values.size and (values.min() < 0 or values.max() >= n_classes):
-        bad = int(values.max()) if values.max() >= n_classes else int(values.min())
-        raise ValueError(f"{who}: label {bad} is out of range for logits with {n_classes} classes "
-                         f"(labels must be in [0, {n_classes - 1}]); give the network as many "
-                         "outputs as the data has classes")
+    which gives a silent loss of 0); in both modes (``range_check``: graph mode checks the
+    labels in the compiled step, before it updates anything)."""
+    from .range_check import check_range
+
+    def describe(bad: int) -> str:
+        return (f"{who}: label {bad} is out of range for logits with {n_classes} classes "
+                f"(labels must be in [0, {n_classes - 1}]); give the network as many "
+                "outputs as the data has classes")
+
+    check_range(labels, 0, n_classes, describe, ValueError, ignore_index)
 
 
 def reduce_loss(x: Any, reduction: str) -> Any:

@@ -1,8 +1,10 @@
 """Index primitives: Gather (read at integer indices), IndexAdd (its gradient), ScatterUpdate.
 
 Indices are integer tensors of any shape; negative indices count from the end of the
-axis. The NumPy kernels check bounds; the TVM lowerings clip (no out-of-bounds memory
-access on the device).
+axis. Out-of-range indices stop with one line naming the op, the value and the user's
+line in both modes: the NumPy kernels check them, and graph mode traces a range check
+next to each Gather (``range_check.py``); the TVM lowerings also clip (no out-of-bounds
+memory access on the device).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from ..errors import user_location, with_location
+from ..interpreters import is_tracing
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import normalize_axis
+from .range_check import check_range, worst
 
 
 def _check_indices(op: str, indices: Any) -> None:
@@ -21,13 +25,18 @@ def _check_indices(op: str, indices: Any) -> None:
         raise TypeError(f"indices must be an integer tensor, got {indices.dtype}")
 
 
+def _out_of_bounds(op: str, dim: int, axis: int) -> Any:
+    """The message of an out-of-range index (both modes; ``range_check`` picks the value)."""
+    location = user_location()
+    return lambda bad: with_location(
+        f"{op}: index {bad} is out of bounds for axis {axis} of size {dim}", location)
+
+
 def _normalized(op: str, indices: np.ndarray, dim: int, axis: int) -> np.ndarray:
     """Negative indices wrapped once; out-of-range ones stop with one clear line."""
-    bad = (indices < -dim) | (indices >= dim)
-    if np.any(bad):
-        raise IndexError(with_location(
-            f"{op}: index {int(indices[bad].flat[0])} is out of bounds for axis {axis} of "
-            f"size {dim}", user_location()))
+    bad = worst(indices, -dim, dim)
+    if bad is not None:
+        raise IndexError(_out_of_bounds(op, dim, axis)(bad))
     return np.where(indices < 0, indices + dim, indices)
 
 
@@ -55,7 +64,11 @@ class Gather(Primitive):
 
     def __call__(self, x: Any, indices: Any, axis: Any = None) -> Any:
         prim = self if axis is None else Gather(int(axis))
-        return Primitive.__call__(prim, x, _as_index_tensor(indices))
+        indices = _as_index_tensor(indices)
+        if is_tracing() and len(x.shape):  # graph mode checks the range too (ops/range_check.py)
+            ax = normalize_axis(prim.axis, len(x.shape))
+            check_range(indices, -x.shape[ax], x.shape[ax], _out_of_bounds(prim.name, x.shape[ax], ax))
+        return Primitive.__call__(prim, x, indices)
 
     def infer(self, x: Any, indices: Any) -> Spec:
         _check_indices(self.name, indices)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import framework as ms
 from framework import Tensor, nn
 from trainer import Callback, CheckpointConfig, ModelCheckpoint, RunContext, read_train_state
 
@@ -72,16 +73,20 @@ def _reference_ce(logits: np.ndarray, labels: np.ndarray) -> float:
 
 @pytest.mark.parametrize("make", [lambda: nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
                                   lambda: nn.CrossEntropyLoss()])
-def test_losses_refuse_out_of_range_labels_in_pynative(make) -> None:
+@pytest.mark.parametrize("graph", [False, True], ids=["pynative", "graph"])
+def test_losses_refuse_out_of_range_labels_in_both_modes(make, graph) -> None:
+    """Graph mode checks the labels inside the compiled function (ops/range_check.py): the
+    same error and message as PyNative (it trained on a silent 0 loss term before)."""
     rng = np.random.default_rng(0)
     logits = rng.standard_normal((4, 5)).astype(np.float32)
     good = np.array([0, 4, 2, 1], np.int32)
     loss = make()
-    assert float(loss(Tensor(logits), Tensor(good)).asnumpy()) == pytest.approx(_reference_ce(logits, good),
-                                                                                rel=1e-5)
-    for bad, shown in (([0, 7, 2, 1], "label 7"), ([0, -1, 2, 1], "label -1")):
+    run = ms.jit(lambda a, b: loss(a, b)) if graph else loss
+    assert float(run(Tensor(logits), Tensor(good)).asnumpy()) == pytest.approx(_reference_ce(logits, good),
+                                                                               rel=1e-5)
+    for bad, shown in (([0, 7, 2, 1], "label 7"), ([0, -1, 2, 1], "label -1"), ([9, -1, 2, 1], "label 9")):
         with pytest.raises(ValueError, match=f"{shown} is out of range for logits with 5 classes"):
-            loss(Tensor(logits), Tensor(np.array(bad, np.int32)))
+            run(Tensor(logits), Tensor(np.array(bad, np.int32)))
 
 
 def test_cross_entropy_still_accepts_its_ignore_index() -> None:
