@@ -73,3 +73,8 @@ def _function_name(code: object) -> str:
 
 def with_location(message: str, location: SourceLocation | None) -> str:
     return f"{message} (at {location})" if location is not None else message
+
+
+class LabelError(ValueError):
+    """A class label outside ``[0, classes)`` reached a loss: bad data rather than a bad
+    program (the CLI exits 2 on it). Raised alike in both modes (``ops/range_check.py``)."""

@@ -85,6 +85,7 @@ def _guarded(action):
     """Run ``action`` mapping bad input to exit 2 and training failures to exit 1."""
     from datasets import DatasetError
     from framework.communication import MissingDependency, RankMismatch
+    from framework.errors import LabelError
     from framework.serialization import CheckpointError
 
     from .config import ConfigError
@@ -97,7 +98,7 @@ def _guarded(action):
     except TrainingInterrupted:
         raise
     except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
-            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch) as error:
+            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted", 130)

@@ -33,6 +33,7 @@ def check_classes(labels: Any, n_classes: int, who: str, ignore_index: int | Non
     """Class indices must lie in ``[0, n_classes)`` (one-hot of anything else is all zeros,
     which gives a silent loss of 0); in both modes (``range_check``: graph mode checks the
     labels in the compiled step, before it updates anything)."""
+    from ..errors import LabelError
     from .range_check import check_range
 
     def describe(bad: int) -> str:
@@ -40,7 +41,7 @@ def check_classes(labels: Any, n_classes: int, who: str, ignore_index: int | Non
                 f"(labels must be in [0, {n_classes - 1}]); give the network as many "
                 "outputs as the data has classes")
 
-    check_range(labels, 0, n_classes, describe, ValueError, ignore_index)
+    check_range(labels, 0, n_classes, describe, LabelError, ignore_index)
 
 
 def reduce_loss(x: Any, reduction: str) -> Any:
