@@ -123,9 +123,23 @@ class _Floor(_Binary, abstract=True):
 
 
 class FloorDiv(_Floor):
-    """``x // y``: piecewise constant, so its gradient is zero (None for integers)."""
+    """``x // y``: piecewise constant, so its gradient is zero (None for integers). An
+    integer divided by zero gives MindSpore's CPU result: the dtype's largest value for
+    x > 0, its smallest for x < 0, 0 for 0 (floats: IEEE, +-inf or nan)."""
 
     fn = np.floor_divide
+
+    def kernel(self, x, y):
+        with np.errstate(divide="ignore"):  # integer / 0: handled below, as MindSpore
+            out = super().kernel(x, y)
+        if out.dtype.kind in "iu":
+            zero = np.broadcast_to(y == 0, out.shape)
+            if zero.any():
+                info = np.iinfo(out.dtype)
+                sign = np.broadcast_to(np.sign(x), out.shape)
+                out = np.where(zero, np.where(sign > 0, info.max, np.where(sign < 0, info.min, 0)),
+                               out).astype(out.dtype)
+        return out
 
     def bprop(self, x, y, *, out, dout, needs):
         from .shape import zeros_like

@@ -1,8 +1,9 @@
 """Division by zero in graph mode (issue 28, item 1): a float divided by a zero that TVM can
 see while compiling (``x / ops.zeros_like(x)``) ended the process with exit 134 (a C++
 error inside scheduling), an integer one read at run time would trap. Now float division is
-IEEE (+-inf, nan) and integer floor division / modulo by zero give 0, in both modes alike
-(the PyNative kernels are NumPy's)."""
+IEEE (+-inf, nan); an integer ``//`` by zero gives MindSpore's CPU result (the dtype's
+largest value for x > 0, its smallest for x < 0, 0 for 0) and ``%`` by zero 0 (NumPy's),
+in both modes alike."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ def test_division_by_zero_gives_the_same_values_in_both_modes():
     for i, (w, g) in enumerate(zip(want, got, strict=True)):
         assert w.dtype == g.dtype and np.array_equal(w, g, equal_nan=True), (i, w, g)
     assert np.isinf(got[7][:2]).all() and np.isnan(got[7][2])  # IEEE: 5/0, -5/0, 0/0
+    info = np.iinfo(np.int32)
+    assert got[2].tolist() == [info.max, info.min, 0, info.max]  # 5, -5, 0, 7 // 0
+    assert got[0].tolist() == [2, info.min, 0, -4] and got[3].tolist() == [0, 0, 0, 0]
 
 
 def test_a_compiled_division_by_a_known_zero_does_not_abort(tmp_path):
@@ -54,4 +58,4 @@ def test_a_compiled_division_by_a_known_zero_does_not_abort(tmp_path):
     """))
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[inf, -inf, nan] [0, 0]"
+    assert done.stdout.strip() == "[inf, -inf, nan] [2147483647, -2147483648]"

@@ -76,8 +76,9 @@ def lower_cast(ctx: LowerContext, x):
 # process (std::terminate, exit 134); and an integer division by a zero read at run time
 # traps (SIGFPE). So float division reads its divisor through a bit-cast round trip that
 # the simplifier does not fold (LLVM removes it; x / 0 is then IEEE: +-inf, nan), and
-# integer floor division/modulo divide by 1 where the divisor is 0 and give 0 there, as
-# the NumPy kernels (and so PyNative) do.
+# integer floor division/modulo never divide by 0: ``//`` by zero gives MindSpore's CPU
+# result (the dtype's max for x > 0, its min for x < 0, 0 for 0), ``%`` by zero 0 (NumPy's),
+# the same as the PyNative kernels (framework/ops/elementwise.py).
 
 _BITS = {"float16": "int16", "float32": "int32", "float64": "int64"}
 
@@ -93,17 +94,28 @@ def _true_divide(x: te.Tensor, y: te.Tensor) -> te.Tensor:
     return topi.divide(x, _opaque(y))
 
 
-def _floor_op(op):
-    def safe(x: te.Tensor, y: te.Tensor) -> te.Tensor:
-        zero = tirx.const(0, y.dtype)
-        one = tirx.const(1, y.dtype)
-        divisor = te.compute(y.shape, lambda *i: tirx.Select(y(*i) == zero, one, y(*i)),
-                             name="nonzero_divisor")
-        keep = te.compute(y.shape, lambda *i: tirx.Select(y(*i) == zero, zero, one),
-                          name="nonzero_mask")
-        return topi.multiply(op(x, divisor), keep)  # integers: exact, 0 where y == 0
+def _int_floor_div(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    """Integer ``x // y`` (same shapes); by zero as MindSpore's CPU kernel: the dtype's
+    largest value for x > 0, its smallest for x < 0, 0 for 0."""
+    info = np.iinfo(str(x.dtype))
+    zero = tirx.const(0, x.dtype)
 
-    return safe
+    def at(*i):
+        a, b = x(*i), y(*i)
+        quotient = tirx.floordiv(a, tirx.Select(b == zero, tirx.const(1, x.dtype), b))
+        by_zero = tirx.Select(a > zero, tirx.const(int(info.max), x.dtype),
+                              tirx.Select(a < zero, tirx.const(int(info.min), x.dtype), zero))
+        return tirx.Select(b == zero, by_zero, quotient)
+
+    return te.compute(x.shape, at, name="floor_divide")
+
+
+def _int_floor_mod(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    """Integer ``x % y`` (same shapes), 0 where ``y`` is 0 (NumPy's value)."""
+    zero = tirx.const(0, x.dtype)
+    return te.compute(x.shape, lambda *i: tirx.Select(
+        y(*i) == zero, zero, tirx.floormod(x(*i), tirx.Select(y(*i) == zero, tirx.const(1, x.dtype),
+                                                               y(*i)))), name="floor_mod")
 
 
 def division(kind: str) -> Lowering:
@@ -119,8 +131,11 @@ def division(kind: str) -> Lowering:
             te_op = {"true": _true_divide,
                      "floor": lambda a, b: topi.floor(_true_divide(a, b)),
                      "mod": lambda a, b: topi.floor_mod(a, _opaque(b))}[kind]
-        else:
-            te_op = _floor_op(topi.floor_divide if kind == "floor" else topi.floor_mod)
+        else:  # same shapes first: one TE expression reads both at each output position
+            shape = list(ctx.out_specs[0].shape)
+            x = x if tuple(xs.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(x, shape))
+            y = y if tuple(ys.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(y, shape))
+            te_op = _int_floor_div if kind == "floor" else _int_floor_mod
         out = bb.emit(bb.call_te(te_op, x, y, primfunc_name_hint=f"{kind}_divide"))
         return cast(out, work, dtype)
 
