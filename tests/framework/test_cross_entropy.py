@@ -7,9 +7,6 @@ without it."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,12 +14,9 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
+from tests.torch_ref import TORCH_PATH, have_torch, needs_torch, reference
 
-TORCH_PATH = Path(os.environ.get("TORCH_PATH", "/tmp/torchlib"))
 SCRIPT = Path(__file__).with_name("torch_seq_ops.py")
-needs_torch = pytest.mark.skipif(
-    not (TORCH_PATH / "torch" / "__init__.py").is_file(),
-    reason=f"no PyTorch at TORCH_PATH={TORCH_PATH} (pip install torch==2.13.0 --target DIR)")
 
 W4 = [0.2, 1.0, 3.0, 0.5]
 # (logits shape, label kind, options); class axis 1, 4 classes
@@ -79,7 +73,7 @@ def _ours(case, logits, labels, dout, compiled: bool, functional: bool):
 
 @pytest.fixture(scope="module")
 def torch_ref(tmp_path_factory):
-    if not (TORCH_PATH / "torch" / "__init__.py").is_file():
+    if not have_torch:
         pytest.skip(f"no PyTorch at TORCH_PATH={TORCH_PATH}")
     tmp = tmp_path_factory.mktemp("ce")
     arrays = {"kind": "cross_entropy", "count": len(CASES)}
@@ -90,12 +84,7 @@ def torch_ref(tmp_path_factory):
             arrays[f"{i}.weight"] = np.array(opts.pop("weight"), np.float32)
         arrays.update({f"{i}.logits": logits, f"{i}.labels": labels, f"{i}.dout": dout,
                        f"{i}.opts": json.dumps(opts)})
-    np.savez(tmp / "in.npz", **arrays)
-    env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp / "in.npz"), str(tmp / "out.npz")],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return dict(np.load(tmp / "out.npz"))
+    return reference(SCRIPT, tmp, **arrays)
 
 
 @needs_torch

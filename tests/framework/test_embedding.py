@@ -4,9 +4,6 @@ NumPy's ``np.add.at`` in both modes and both formulations, and against PyTorch's
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,12 +12,9 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
+from tests.torch_ref import needs_torch, reference
 
-TORCH_PATH = Path(os.environ.get("TORCH_PATH", "/tmp/torchlib"))
 SCRIPT = Path(__file__).with_name("torch_seq_ops.py")
-needs_torch = pytest.mark.skipif(
-    not (TORCH_PATH / "torch" / "__init__.py").is_file(),
-    reason=f"no PyTorch at TORCH_PATH={TORCH_PATH} (pip install torch==2.13.0 --target DIR)")
 
 RNG = np.random.default_rng(5)
 IDS = np.array([[1, 4, 1, 0], [4, 4, 2, 1], [6, 1, 0, 4]], np.int32)  # 1 and 4 repeat
@@ -109,13 +103,7 @@ def test_matches_pytorch(tmp_path, compiled):
     ms.set_seed(4)
     emb = nn.Embedding(7, 3)
     table = emb.embedding_table.asnumpy()
-    np.savez(tmp_path / "in.npz", kind="embedding", table=table, ids=IDS, dout=DOUT)
-    env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "in.npz"),
-                           str(tmp_path / "out.npz")], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    ref = np.load(tmp_path / "out.npz")
+    ref = reference(SCRIPT, tmp_path, kind="embedding", table=table, ids=IDS, dout=DOUT)
     out = (ms.jit(emb.construct) if compiled else emb)(Tensor(IDS)).asnumpy()
     np.testing.assert_allclose(out, ref["out"], rtol=1e-6)
     _, grad = _table_grad(emb, IDS, DOUT, compiled)

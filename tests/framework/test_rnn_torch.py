@@ -13,9 +13,6 @@ skipped when absent.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,12 +20,9 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn
+from tests.torch_ref import needs_torch, run_script
 
-TORCH_PATH = Path(os.environ.get("TORCH_PATH", "/tmp/torchlib"))
 SCRIPT = Path(__file__).with_name("torch_rnn.py")
-needs_torch = pytest.mark.skipif(
-    not (TORCH_PATH / "torch" / "__init__.py").is_file(),
-    reason=f"no PyTorch at TORCH_PATH={TORCH_PATH} (pip install torch==2.13.0 --target DIR)")
 
 T, N, I, H = 5, 4, 3, 6
 LENGTHS = np.array([5, 2, 1, 4], np.int32)  # unsorted, one full, one of length 1
@@ -117,10 +111,7 @@ def torch_results(tmp_path_factory):
         spec[tag] = {"kind": kind, "kwargs": {"input_size": I, "hidden_size": H, **kwargs},
                      "params": names, "hx": hx is not None, "seq_length": seq is not None}
     (folder / "in.json").write_text(json.dumps(spec))
-    env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), str(folder / "in.json"), str(folder / "out.npz")],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    run_script(SCRIPT, folder / "in.json", folder / "out.npz")
     return dict(np.load(folder / "out.npz"))
 
 

@@ -11,8 +11,6 @@ subprocess with ``PYTHONPATH=$TORCH_PATH`` (skipped without it, as test_zoo_torc
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,16 +19,13 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn
+from tests.torch_ref import needs_torch, reference
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 import seq_engines as se  # noqa: E402
 
-TORCH_PATH = Path(os.environ.get("TORCH_PATH", "/tmp/torchlib"))
 SCRIPT = Path(__file__).with_name("torch_seq_models.py")
-needs_torch = pytest.mark.skipif(
-    not (TORCH_PATH / "torch" / "__init__.py").is_file(),
-    reason=f"no PyTorch at TORCH_PATH={TORCH_PATH} (pip install torch==2.13.0 --target DIR)")
 
 SMALL = {
     "gpt": {"vocab": 23, "block": 12, "layers": 2, "heads": 4, "embd": 32, "batch": 3},
@@ -53,14 +48,8 @@ def _batch(cfg, seed=0):
 
 def _reference(model, cfg, net, x, y, tmp_path):
     state = se.torch_state(net)
-    np.savez(tmp_path / "in.npz", model=model, cfg=json.dumps(cfg), x=x, y=y, lr=LR,
-             **{f"s:{k}": v for k, v in state.items()})
-    env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "in.npz"),
-                           str(tmp_path / "out.npz")], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return dict(np.load(tmp_path / "out.npz"))
+    return reference(SCRIPT, tmp_path, model=model, cfg=json.dumps(cfg), x=x, y=y, lr=LR,
+                     **{f"s:{k}": v for k, v in state.items()})
 
 
 @needs_torch

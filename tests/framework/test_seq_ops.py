@@ -4,9 +4,6 @@ nn.GELU against PyTorch in a subprocess (the TORCH_PATH pattern of test_zoo_torc
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,12 +11,9 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
+from tests.torch_ref import needs_torch, reference
 
-TORCH_PATH = Path(os.environ.get("TORCH_PATH", "/tmp/torchlib"))
 SCRIPT = Path(__file__).with_name("torch_seq_ops.py")
-needs_torch = pytest.mark.skipif(
-    not (TORCH_PATH / "torch" / "__init__.py").is_file(),
-    reason=f"no PyTorch at TORCH_PATH={TORCH_PATH}")
 
 
 def run_in(mode, fn):
@@ -143,12 +137,7 @@ def test_layer_norm_and_gelu_match_pytorch(tmp_path, mode):
     gamma = rng.uniform(0.5, 1.5, 8).astype(np.float32)
     beta = rng.standard_normal(8).astype(np.float32)
     w = rng.standard_normal((4, 5, 8)).astype(np.float32)
-    np.savez(tmp_path / "in.npz", kind="layer_norm_gelu", x=x, gamma=gamma, beta=beta, w=w)
-    env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "in.npz"), str(tmp_path / "out.npz")],
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    ref = np.load(tmp_path / "out.npz")
+    ref = reference(SCRIPT, tmp_path, kind="layer_norm_gelu", x=x, gamma=gamma, beta=beta, w=w)
     for approximate, tag in ((True, "tanh"), (False, "none")):
         net = Block(nn.GELU(approximate), shape=(8,))
         net.norm.layer_norm = ops.LayerNorm(-1, -1, 1e-5)  # torch's default eps

@@ -11,23 +11,16 @@ out of this process: ``tests/trainer/torch_resnet.py`` runs in a subprocess with
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import framework as ms
 from framework import Tensor, nn
+from tests.torch_ref import needs_torch, reference
 from trainer.models import build_model
 
-TORCH_PATH = Path(os.environ.get("TORCH_PATH", "/tmp/torchlib"))
 SCRIPT = Path(__file__).with_name("torch_resnet.py")
-needs_torch = pytest.mark.skipif(
-    not (TORCH_PATH / "torch" / "__init__.py").is_file(),
-    reason=f"no PyTorch at TORCH_PATH={TORCH_PATH} (pip install torch==2.13.0 --target DIR)")
 
 
 def _close(got, want, what, rtol=2e-4):
@@ -47,14 +40,8 @@ def test_resnet20_step_matches_pytorch(tmp_path):
     x = rng.standard_normal((4, 3, 32, 32)).astype(np.float32)
     y = np.array([3, 0, 9, 3], np.int32)
     lr, momentum = 0.1, 0.9
-    np.savez(tmp_path / "in.npz", depth=20, num_classes=10, lr=lr, momentum=momentum, x=x, y=y,
-             **{f"p{i:03d}": p.asnumpy() for i, p in enumerate(params)})
-    env = {**os.environ, "PYTHONPATH": str(TORCH_PATH), "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, str(SCRIPT), str(tmp_path / "in.npz"),
-                           str(tmp_path / "out.npz")], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    ref = np.load(tmp_path / "out.npz")
+    ref = reference(SCRIPT, tmp_path, depth=20, num_classes=10, lr=lr, momentum=momentum, x=x, y=y,
+                    **{f"p{i:03d}": p.asnumpy() for i, p in enumerate(params)})
 
     loss_cell = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"))
     net.set_train(True)
