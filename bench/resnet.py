@@ -60,6 +60,7 @@ import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import resnet_engines as re_  # noqa: E402
 from memory_probe import probe, status_kb  # noqa: E402
+from timing import CLOCK, interleave, timed  # noqa: E402
 
 import framework as ms  # noqa: E402
 
@@ -70,16 +71,6 @@ def batch_of(batch: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     return (rng.standard_normal((batch, 3, 32, 32)).astype(np.float32),
             rng.integers(0, 10, batch).astype(np.int32))
-
-
-CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
-
-
-def timed(fn, args, steps: int, clock=time.perf_counter) -> float:
-    start = clock()
-    for _ in range(steps):
-        fn(*args)
-    return (clock() - start) / steps * 1000
 
 
 def add_torch(path: str) -> None:
@@ -151,14 +142,7 @@ def bench_config(depth: int, batch: int, args) -> dict[str, float]:
               for name, fn in runners.items()}
     losses["graph"].insert(0, first)
     check(losses)
-    for fn in runners.values():  # warm-up
-        for _ in range(args.warmup):
-            fn(x, y)
-    times: dict[str, list[float]] = {name: [] for name in runners}
-    for _ in range(args.rounds):
-        for name, fn in runners.items():
-            times[name].append(timed(fn, (x, y), 1 if name == "pynative" else args.steps,
-                                     CLOCK[args.clock]))
+    times = interleave(runners, (x, y), args.rounds, args.steps, args.warmup, args.clock)
     result = {name: statistics.median(t) for name, t in times.items()}
     mem = {}
     if not args.no_memory:

@@ -43,11 +43,11 @@ import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import seq_engines as se  # noqa: E402
 from memory_probe import probe, status_kb  # noqa: E402
+from timing import CLOCK, interleave  # noqa: E402
 
 import framework as ms  # noqa: E402
 
 THREADS = int(os.environ.get("TVM_NUM_THREADS", os.cpu_count() or 1))
-CLOCK = {"wall": time.perf_counter, "cpu": time.process_time}
 TARGETS = {"gpt": 0.9, "lstm": 1.0}
 
 
@@ -90,13 +90,6 @@ def sgemm_peak_gflops(n: int = 1024, tries: int = 10) -> float:
     return 2 * n ** 3 / best / 1e9
 
 
-def timed(fn, args, steps: int, clock) -> float:
-    start = clock()
-    for _ in range(steps):
-        fn(*args)
-    return (clock() - start) / steps * 1000
-
-
 def check_losses(losses: dict[str, list[float]], rtol: float = 1e-4) -> None:
     ref = losses["pynative"]
     for name, values in losses.items():
@@ -128,14 +121,7 @@ def bench_model(model: str, args) -> None:
               for name, fn in runners.items() if name != "graph"}
     losses["graph"] = [first, graph(x, y), graph(x, y)]
     check_losses(losses)
-    for fn in runners.values():
-        for _ in range(args.warmup):
-            fn(x, y)
-    times: dict[str, list[float]] = {name: [] for name in runners}
-    for _ in range(args.rounds):
-        for name, fn in runners.items():
-            times[name].append(timed(fn, (x, y), 1 if name == "pynative" else args.steps,
-                                     CLOCK[args.clock]))
+    times = interleave(runners, (x, y), args.rounds, args.steps, args.warmup, args.clock)
     med = {name: statistics.median(t) for name, t in times.items()}
     mem = {} if args.no_memory else {n: memory(n, model, args.torch_path) for n in runners}
     print(f"  {'engine':<10} {'ms/step':>8} {'min':>8} {'max':>8}  {'peak MiB':>8} {'engine':>8}")
