@@ -45,7 +45,7 @@ def framework_step(mode: int) -> tuple[Step, object, dict[str, np.ndarray]]:
     return (lambda x, y: step(Tensor(x), Tensor(y)).asnumpy()), step, params
 
 
-def torch_step(params: dict[str, np.ndarray]) -> Step | None:
+def torch_step(params: dict[str, np.ndarray], device: str = "cpu") -> Step | None:
     try:
         import torch
     except ImportError:
@@ -61,12 +61,13 @@ def torch_step(params: dict[str, np.ndarray]) -> Step | None:
     with torch.no_grad():
         for tensor, name in zip(order, numpy_lenet.PARAM_NAMES):
             tensor.copy_(torch.from_numpy(params[name]))
-    return torch_train_step(model, 0.01, 0.9)
+    return torch_train_step(model.to(device), 0.01, 0.9, device=device)
 
 
-def torch_train_step(model, lr: float, momentum: float, memory_format=None) -> Step:
-    """PyTorch eager ``step(x, y) -> loss`` of ``model``: cross-entropy, SGD with momentum;
-    ``memory_format`` (e.g. ``torch.channels_last``) is the input's layout."""
+def torch_train_step(model, lr: float, momentum: float, memory_format=None,
+                     device: str = "cpu") -> Step:
+    """PyTorch eager ``step(x, y) -> loss`` of ``model`` (on ``device``): cross-entropy, SGD
+    with momentum; ``memory_format`` (e.g. ``torch.channels_last``) is the input's layout."""
     import torch
 
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
@@ -75,8 +76,8 @@ def torch_train_step(model, lr: float, momentum: float, memory_format=None) -> S
 
     def step(x: np.ndarray, y: np.ndarray) -> float:
         optimizer.zero_grad()
-        inputs = torch.from_numpy(x).contiguous(memory_format=layout)
-        loss = loss_fn(model(inputs), torch.from_numpy(y).long())
+        inputs = torch.from_numpy(x).to(device).contiguous(memory_format=layout)
+        loss = loss_fn(model(inputs), torch.from_numpy(y).to(device).long())
         loss.backward()
         optimizer.step()
         return loss.item()

@@ -189,7 +189,7 @@ def torch_model(model: str, attention: str = "sdpa", cfg: dict | None = None):
 
         def forward(self, idx):
             tr = self.transformer
-            x = tr.wte(idx) + tr.wpe(torch.arange(idx.shape[1]))
+            x = tr.wte(idx) + tr.wpe(torch.arange(idx.shape[1], device=idx.device))
             for block in tr.h:
                 x = block(x)
             return self.lm_head(tr.ln_f(x))
@@ -203,11 +203,19 @@ def torch_step(model: str, net, threads: int, attention: str = "sdpa") -> Step |
         import torch
     except ImportError:
         return None
+    torch.set_num_threads(threads)
+    return torch_step_from_state(model, torch_state(net), attention)
+
+
+def torch_step_from_state(model: str, state: dict[str, np.ndarray], attention: str = "sdpa",
+                          device: str = "cpu") -> Step:
+    """PyTorch eager on ``device`` with the weights ``state`` (PyTorch's names)."""
+    import torch
     from torch.nn import functional as F
 
-    torch.set_num_threads(threads)
     module = torch_model(model, attention)
-    load_torch_state(module, torch_state(net))
+    load_torch_state(module, state)
+    module.to(device)
     params = list(module.parameters())
     groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": WEIGHT_DECAY},
               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
@@ -216,8 +224,9 @@ def torch_step(model: str, net, threads: int, attention: str = "sdpa") -> Step |
 
     def step(x: np.ndarray, y: np.ndarray) -> float:
         optimizer.zero_grad(set_to_none=True)
-        logits = module(torch.from_numpy(x).long())
-        loss = F.cross_entropy(logits.view(-1, vocab), torch.from_numpy(y).long().view(-1))
+        logits = module(torch.from_numpy(x).to(device).long())
+        target = torch.from_numpy(y).to(device).long().view(-1)
+        loss = F.cross_entropy(logits.view(-1, vocab), target)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, CLIP)
         optimizer.step()

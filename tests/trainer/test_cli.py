@@ -184,3 +184,13 @@ def test_ctrl_c_saves_exits_130_and_marks_the_run_killed(workdir):
     assert proc.returncode == 130, err
     assert list((workdir / "checkpoints" / "smoke").glob("smoke-*.ckpt"))  # saved on the way out
     assert search().iloc[0]["status"] == "KILLED"
+
+
+def test_ir_for_cuda_builds_the_lenet_step_with_its_max_pool_kernels(workdir):
+    # the NaN-keeping max pool once used a custom reducer that the GPU's cross-thread
+    # reduction cannot split: `--device cuda` failed for every network with a max pool
+    lenet = Path(__file__).resolve().parents[2] / "experiments" / "lenet.yaml"
+    result = invoke("ir", lenet, "--device", "cuda", "--out", workdir / "cuda")
+    assert result.exit_code == 0, result.output
+    kernels = (workdir / "cuda" / "TrainOneStepCell" / "20_kernels.cu").read_text()
+    assert "__global__" in kernels and "max_pool" in kernels

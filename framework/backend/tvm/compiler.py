@@ -57,6 +57,7 @@ class Executable:
         self.cache_hit = cache_hit
         self.compile_seconds = 0.0  # set by compile_graph once the VM exists
         self.tune_seconds = tune_seconds
+        self.library: Path | None = None  # the exported library in the disk cache
         self.device = tvm.cuda(0) if device_target == "GPU" else tvm.cpu(0)
         self.vm = None if module is None else relax.VirtualMachine(module, self.device)
         self._main = None if module is None else self.vm["main"]
@@ -124,6 +125,7 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
         _require_device(device_target)
         module = tvm.runtime.load_module(str(library))
     executable = Executable(module if run else None, target, device_target, hit, tune_seconds)
+    executable.library = library  # the exported build (bench/gpu_check.py ships it)
     executable.compile_seconds = time.perf_counter() - start  # VM creation included
     return executable
 
@@ -141,6 +143,8 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     mod, tune_seconds = apply_schedules(mod, target)
     if staging:
         _write(staging, "11_relax_opt.py", mod.script())
+    if target.kind.name == "cuda":
+        _register_cuda_compiler()
     executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
     if staging:
         _write_kernels(executable, target, staging)
@@ -150,7 +154,25 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     return tune_seconds
 
 
+def _register_cuda_compiler() -> None:
+    """Register TVM's CUDA compiler callback. Where TVM's CUDA runtime is loaded (a machine
+    with the CUDA driver), the build compiles the kernels through it; elsewhere the library
+    keeps the CUDA C, and loading it on a GPU machine compiles it through the same callback
+    (TVM raises "requires tvm_callback_cuda_compile to be registered" without it). TVM's
+    default compiler is NVRTC through ``cuda-bindings``; without that package, nvcc where
+    it is on the PATH."""
+    import importlib.util
+
+    from tvm.support import nvcc  # noqa: F401 - registers tvm_callback_cuda_compile
+
+    if "TVM_CUDA_COMPILE_MODE" not in os.environ and importlib.util.find_spec("cuda") is None:
+        if shutil.which("nvcc"):
+            os.environ["TVM_CUDA_COMPILE_MODE"] = "nvcc"
+
+
 def _require_device(device_target: str) -> None:
+    if device_target == "GPU":
+        _register_cuda_compiler()  # a library holding CUDA C is compiled as it loads
     if device_target == "GPU" and not tvm.cuda(0).exist:
         raise RuntimeError(
             "device_target 'GPU': no CUDA GPU is visible on this machine (the CUDA code was "

@@ -41,25 +41,38 @@ def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads, group: int =
         name="conv2d_filter_grad" if group == 1 else "group_conv2d_filter_grad")
 
 
-_nan_max = te.comm_reducer(
-    lambda a, b: tirx.Select(tirx.Or(a > b, tirx.isnan(a)), a, b),  # NaN wins, whichever side
-    lambda dtype: te.min_value(dtype), name="nan_max")
+def _window_max(value, shape, kernel, dtype, name):
+    """The max over each window, NaN winning (``np.maximum``'s rule): ``value(n, c, i, j, a,
+    b)`` is offset (a, b) of window (i, j). Two plain reductions that every schedule knows,
+    the CPU rules and the GPU's cross-thread ones alike (a custom NaN-keeping reducer is not
+    one they can split): the max, plus the sum of the window's NaN entries (0 without one,
+    NaN with one)."""
+    kh, kw = kernel
+    rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
+    peak = te.compute(shape, lambda n, c, i, j: te.max(value(n, c, i, j, rh, rw), axis=[rh, rw]),
+                      name=f"{name}_max")
+    qh, qw = te.reduce_axis((0, kh), "qh"), te.reduce_axis((0, kw), "qw")
+
+    def nan_only(n, c, i, j):
+        v = value(n, c, i, j, qh, qw)
+        return te.sum(tirx.Select(tirx.isnan(v), v, tirx.const(0, dtype)), axis=[qh, qw])
+
+    nans = te.compute(shape, nan_only, name=f"{name}_nan")
+    return te.compute(shape, lambda n, c, i, j: peak[n, c, i, j] + nans[n, c, i, j], name=name)
 
 
 def max_pool_nan(x, kernel, strides, pads, out_hw):
     """Max pooling (NCHW) whose windows holding a NaN give NaN, as ``np.maximum`` does
     (TOPI's max reduction drops NaN). ``pads`` is (top, left); padding never wins."""
-    (kh, kw), (sh, sw), (top, left) = kernel, strides, pads
+    (sh, sw), (top, left) = strides, pads
     h, w = (int(d) for d in x.shape[2:])
-    rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
 
-    def window(n, c, i, j):
-        hh, ww = i * sh + rh - top, j * sw + rw - left
+    def value(n, c, i, j, a, b):
+        hh, ww = i * sh + a - top, j * sw + b - left
         inside = tirx.all(hh >= 0, hh < h, ww >= 0, ww < w)
-        return _nan_max(tirx.if_then_else(inside, x[n, c, hh, ww], te.min_value(x.dtype)),
-                        axis=[rh, rw])
+        return tirx.if_then_else(inside, x[n, c, hh, ww], te.min_value(x.dtype))
 
-    return te.compute((x.shape[0], x.shape[1], *out_hw), window, name="max_pool")
+    return _window_max(value, (x.shape[0], x.shape[1], *out_hw), kernel, x.dtype, "max_pool")
 
 
 def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
@@ -77,11 +90,9 @@ def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
 
     # two plain reductions (max, then the first position holding it) rather than one
     # argmax tuple reduction: both CPU and GPU schedules know max/min reducers
-    rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
     # a window holding a NaN peaks at NaN (np.maximum's rule), which equals no entry: its
     # gradient goes nowhere, as in the kernel
-    peak = te.compute(tuple(dout.shape), lambda n, c, i, j: _nan_max(
-        value(n, c, i, j, rh, rw), axis=[rh, rw]), name="window_max")
+    peak = _window_max(value, tuple(dout.shape), kernel, x.dtype, "window_max")
     qh, qw = te.reduce_axis((0, kh), "qh"), te.reduce_axis((0, kw), "qw")
     position = te.compute(tuple(dout.shape), lambda n, c, i, j: te.min(
         tirx.Select(value(n, c, i, j, qh, qw) == peak[n, c, i, j], (qh * kw + qw).astype("int64"),

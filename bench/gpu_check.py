@@ -1,0 +1,255 @@
+"""Graph mode on a CUDA GPU, checked on a machine that has the GPU but not the TVM compiler.
+
+The TVM wheel (its compiler) does not travel to the lent GPU machines; its runtime does.
+So the check is in two halves:
+
+``prepare --out DIR`` (here, with the compiler, no GPU needed): for each model, our
+graph-mode train step is compiled for target ``cuda`` (``$TWINMODE_CUDA_ARCH``, sm_90 by
+default) and a bundle is written to ``DIR/<model>/``: the exported library, the initial
+parameters in the compiled function's input order, a few batches, the calling convention
+(which outputs are the loss and the new parameter values) and, as the reference, the losses
+of the same steps in graph mode on the CPU. PyTorch-named weights go along for the baseline.
+
+- ``lenet``: the tutorial's LeNet-5 step (``bench/engines.py``: cross-entropy, Momentum
+  0.01/0.9, batch 32 of 1x32x32);
+- ``gpt``: nanoGPT's character model step (``bench/seq_engines.py``: AdamW, global-norm
+  clip 1.0, batch 12 x 64 tokens).
+
+``run --bundle DIR`` (on the GPU machine: NumPy, nvcc, the TVM runtime alone from
+``DIR/site`` plus an ``apache-tvm-ffi`` wheel for its Python, PyTorch if present):
+loads each library on ``cuda(0)`` through the runtime-only TVM, runs the steps with the
+parameters resident on the GPU (only batches cross), checks each step's loss against the
+CPU's, then times the step side by side with PyTorch eager on the same GPU (same weights,
+same batch; interleaved rounds, medians) and prints one line per model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+MODELS = ("lenet", "gpt")
+CHECK_STEPS = 6  # steps whose losses are compared with the CPU's
+
+
+# ---------------------------------------------------------------- prepare (with the compiler)
+def _batches(model: str, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    if model == "gpt":
+        import seq_engines
+
+        return [seq_engines.batch_of("gpt", seed) for seed in range(n)]
+    rng = np.random.default_rng(0)
+    return [(rng.standard_normal((32, 1, 32, 32)).astype(np.float32),
+             rng.integers(0, 10, 32).astype(np.int32)) for _ in range(n)]
+
+
+def _framework_step(model: str):
+    """``(JitFunction of our graph-mode step, torch-named initial weights)``."""
+    import framework as ms
+
+    if model == "gpt":
+        import seq_engines
+
+        _, compiled, net = seq_engines.framework_step("gpt", ms.GRAPH_MODE)
+        return compiled, seq_engines.torch_state(net)
+    import engines
+
+    _, compiled, params = engines.framework_step(ms.GRAPH_MODE)
+    return compiled, params
+
+
+def _layout(compiled) -> dict:
+    """The compiled function's calling convention, read off its Program."""
+    from framework.staging import Slot
+
+    program = compiled._latest.program
+    if program.random:
+        raise SystemExit(f"{compiled.name}: host-drawn random masks are not shipped by this check")
+    (slot, loss_output), = program.slots  # the step returns the loss alone
+    assert slot is Slot.GRAPH
+    ids = [id(p) for p in program.params]
+    return {"params": [p.name for p in program.params], "loss_output": loss_output,
+            "updated": [ids.index(id(p)) for p in program.updated]}
+
+
+def _ship_tvm_runtime(out: Path) -> None:
+    """The installed ``tvm`` package without its compiler (libtvm_compiler is 260 MB; the
+    runtime, with CUDA's, is 5 MB) into ``out/site``: PYTHONPATH for ``run``. ``tvm_ffi``
+    (its compiled core is per Python version) is installed there from a wheel."""
+    import tvm
+
+    site = out / "site" / "tvm"
+    shutil.rmtree(site, ignore_errors=True)
+    shutil.copytree(Path(tvm.__file__).parent, site, ignore=shutil.ignore_patterns(
+        "libtvm_compiler.so", "3rdparty", "src", "web", "include", "__pycache__"))
+
+
+def prepare(out: Path) -> None:
+    import framework as ms
+    from framework import Tensor
+
+    _ship_tvm_runtime(out)
+
+    for model in MODELS:
+        folder = out / model
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        batches = _batches(model, CHECK_STEPS)
+        ms.set_context(device_target="GPU")
+        compiled, torch_weights = _framework_step(model)
+        compiled.compile(Tensor(batches[0][0]), Tensor(batches[0][1]), load=False)
+        layout = _layout(compiled)
+        program = compiled._latest.program
+        initial = {f"p{i}": p.asnumpy().copy() for i, p in enumerate(program.params)}
+        shutil.copyfile(compiled._latest.executable.library, folder / "step.so")
+        ms.set_context(device_target="CPU")  # the reference: the same steps, graph mode, CPU
+        reference, _ = _framework_step(model)
+        losses = [float(reference(Tensor(x), Tensor(y)).asnumpy()) for x, y in batches]
+        np.savez(folder / "params.npz", **initial)
+        np.savez(folder / "batches.npz", **{f"x{i}": x for i, (x, _) in enumerate(batches)},
+                 **{f"y{i}": y for i, (_, y) in enumerate(batches)})
+        np.savez(folder / "torch_weights.npz", **torch_weights)
+        (folder / "meta.json").write_text(json.dumps({**layout, "cpu_losses": losses}, indent=1))
+        print(f"{model}: {len(layout['params'])} parameters, {len(layout['updated'])} updated, "
+              f"CPU losses {', '.join(f'{v:.5f}' for v in losses)} -> {folder}")
+
+
+# ---------------------------------------------------------------- run (runtime only, on the GPU)
+def _runtime_only_tvm():
+    """``tvm`` as the runtime alone (``TVM_USE_RUNTIME_LIB=1``: no libtvm_compiler), with its
+    CUDA runtime and a compiler for the shipped CUDA C. Three things the full TVM does for
+    itself are done here by hand: libcudart is loaded first; TVM's CUDA runtime library is
+    loaded (the backend's Python hook that loads it needs the compiler's modules); and
+    ``tvm_callback_cuda_compile`` runs nvcc itself (TVM's own callback asks the compiler
+    for the current Target): nvcc -O3 --use_fast_math for this GPU's arch, as TVM's does."""
+    import ctypes
+    import os
+
+    os.environ.setdefault("TVM_USE_RUNTIME_LIB", "1")
+    ctypes.CDLL("libcudart.so.13", mode=ctypes.RTLD_GLOBAL)
+    import tvm
+    import tvm_ffi
+
+    if not tvm.cuda(0).exist:
+        ctypes.CDLL(os.path.join(os.path.dirname(tvm.__file__), "lib", "libtvm_runtime_cuda.so"),
+                    mode=ctypes.RTLD_LOCAL)
+    if not tvm.cuda(0).exist:
+        raise SystemExit("TVM's CUDA runtime sees no GPU here")
+    arch = "sm_" + tvm.cuda(0).compute_version.replace(".", "")
+
+    def compile_cuda(code: str) -> bytearray:
+        import subprocess
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            source, binary = Path(tmp) / "kernels.cu", Path(tmp) / "kernels.fatbin"
+            source.write_text(code)
+            done = subprocess.run(["nvcc", "--fatbin", "-O3", "--use_fast_math", "-std=c++17",
+                                   "--expt-relaxed-constexpr", f"-arch={arch}", "-o", str(binary),
+                                   str(source)], capture_output=True, text=True)
+            if done.returncode:  # its warnings (unused variables) only when it fails
+                raise RuntimeError(f"nvcc failed on the shipped CUDA C:\n{done.stderr[-4000:]}")
+            return bytearray(binary.read_bytes())
+
+    tvm_ffi.register_global_func("tvm_callback_cuda_compile", compile_cuda, override=True)
+    return tvm
+
+
+class TvmStep:
+    """The shipped step on ``cuda(0)``: parameters stay there, each call sends one batch."""
+
+    def __init__(self, folder: Path) -> None:
+        tvm = _runtime_only_tvm()
+        from tvm.runtime.vm import VirtualMachine
+
+        self.tvm, self.device = tvm, tvm.cuda(0)
+        self.meta = json.loads((folder / "meta.json").read_text())
+        self.vm = VirtualMachine(tvm.runtime.load_module(str(folder / "step.so")), self.device)
+        self.main = self.vm["main"]
+        with np.load(folder / "params.npz") as saved:
+            self.params = [tvm.runtime.tensor(saved[f"p{i}"], self.device)
+                           for i in range(len(self.meta["params"]))]
+
+    def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
+        send = self.tvm.runtime.tensor
+        results = list(self.main(*self.params, send(x, self.device), send(y, self.device)))
+        first_update = len(results) - len(self.meta["updated"])
+        for index, array in zip(self.meta["updated"], results[first_update:]):
+            self.params[index] = array
+        return float(results[self.meta["loss_output"]].numpy())  # waits for the step
+
+
+def _torch_step(model: str, folder: Path):
+    """PyTorch eager on the GPU, with the bundle's weights; None without a CUDA PyTorch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    with np.load(folder / "torch_weights.npz") as saved:
+        weights = {k: saved[k] for k in saved.files}
+    if model == "gpt":
+        import seq_engines
+
+        return seq_engines.torch_step_from_state("gpt", weights, device="cuda")
+    import engines
+
+    return engines.torch_step(weights, device="cuda")
+
+
+def run(bundle: Path, rounds: int, steps: int) -> int:
+    from timing import interleave
+
+    failed = 0
+    for model in MODELS:
+        folder = bundle / model
+        ours = TvmStep(folder)
+        with np.load(folder / "batches.npz") as saved:
+            batches = [(saved[f"x{i}"], saved[f"y{i}"]) for i in range(CHECK_STEPS)]
+        losses = [ours(x, y) for x, y in batches]
+        expected = ours.meta["cpu_losses"]
+        worst = max(abs(a - b) / max(abs(b), 1e-6) for a, b in zip(losses, expected))
+        agree = worst < 1e-4
+        failed += not agree
+        print(f"{model}: GPU losses {', '.join(f'{v:.5f}' for v in losses)}; CPU "
+              f"{', '.join(f'{v:.5f}' for v in expected)}; worst relative difference "
+              f"{worst:.1e} ({'agree' if agree else 'DIFFER'})", flush=True)
+        runners = {"graph-cuda": ours}
+        theirs = _torch_step(model, folder)
+        if theirs is not None:
+            runners["torch-eager-cuda"] = theirs
+        times = interleave(runners, batches[0], rounds, steps, warmup=10)
+        medians = {name: statistics.median(t) for name, t in times.items()}
+        line = ", ".join(f"{name} {ms:.3f} ms" for name, ms in medians.items())
+        if theirs is not None:
+            line += f"; ours/PyTorch {medians['graph-cuda'] / medians['torch-eager-cuda']:.2f}x"
+        print(f"{model}: step (median of {rounds} rounds of {steps}): {line}", flush=True)
+    return 1 if failed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("prepare").add_argument("--out", type=Path, default=Path(".gpu"))
+    runner = sub.add_parser("run")
+    runner.add_argument("--bundle", type=Path, default=Path(".gpu"))
+    runner.add_argument("--rounds", type=int, default=7)
+    runner.add_argument("--steps", type=int, default=20)
+    args = parser.parse_args()
+    if args.command == "prepare":
+        prepare(args.out)
+        return 0
+    return run(args.bundle, args.rounds, args.steps)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
