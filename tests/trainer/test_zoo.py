@@ -21,7 +21,13 @@ TINY = {"mlp": dict(num_classes=3, num_channel=1, image_size=4, hidden=5),
         "mobilenet_v2": dict(num_classes=3, width_mult=0.25, settings=((1, 8, 1, 1), (2, 8, 1, 2)),
                              last_channel=16)}
 INPUT = {"mlp": (2, 1, 4, 4), "lenet5": (2, 1, 32, 32), "resnet8": (2, 3, 8, 8),
-         "resnet20": (2, 3, 8, 8), "mobilenet_v2": (2, 3, 8, 8)}
+         "resnet20": (2, 3, 16, 16), "mobilenet_v2": (2, 3, 8, 8)}
+# steps compared: two (the second runs on the optimizer's state), one for the tiny ResNet-20.
+# On batch 2 its BatchNorms make it ill-conditioned, so float32 rounding alone (the CPU's
+# vector width) decided whether the modes agreed: on 8x8 its first gradients move by 4%
+# (relative) when the input moves by 1e-6, on 16x16 by 2e-6, but there its second step
+# moves by 2% when the weights move by 1e-6
+STEPS = {"resnet20": 1}
 NAMES = [pytest.param(n, marks=pytest.mark.slow) if n == "resnet20" else n for n in sorted(MODELS)]
 
 
@@ -42,7 +48,7 @@ def test_forward_shape_and_one_step_equal_in_both_modes(name):
         assert net(Tensor(x)).shape == (2, 3)
         step = nn.TrainOneStepCell(loss_of(net), nn.Momentum(net.trainable_params(), 0.1, 0.9))
         step.set_train()
-        losses = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(2)]
+        losses = [float(step(Tensor(x), Tensor(y)).asnumpy()) for _ in range(STEPS.get(name, 2))]
         out[mode] = (losses, [p.asnumpy() for p in net.trainable_params()])
     ms.set_context(mode=ms.PYNATIVE_MODE)
     (eager, ew), (graph, gw) = out[ms.PYNATIVE_MODE], out[ms.GRAPH_MODE]
