@@ -5,6 +5,7 @@ from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
+from .attention import MultiheadAttention
 from .embedding import Embedding
 from .layers import (
     GELU,
@@ -74,4 +75,5 @@ __all__ = [
     "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell",
     # sequence models (issue 22)
     "GELU", "FastGelu", "LayerNorm", "SiLU", "Softplus",
+    "MultiheadAttention",
 ]
