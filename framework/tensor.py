@@ -255,6 +255,15 @@ class Tensor:
     def sqrt(self) -> Tensor:
         return F.sqrt(self)
 
+    def tril(self, diagonal: int = 0) -> Tensor:
+        return F.tril(self, diagonal)
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        return F.triu(self, diagonal)
+
+    def masked_fill(self, mask: Any, value: Any) -> Tensor:
+        return F.masked_fill(self, mask, value)
+
 
 def _operand(value: Any) -> bool:
     return isinstance(value, Tensor | np.ndarray | np.generic | int | float | bool | list | tuple)

@@ -1,6 +1,7 @@
 """``framework.nn``: cells, layers, losses, wrappers and optimizers (MindSpore names)."""
 
 from ..optim import SGD, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp
+from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
@@ -57,6 +58,13 @@ from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .rnn import GRU, LSTM, RNN
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .sync_batchnorm import SyncBatchNorm
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
 
 __all__ = [
@@ -74,4 +82,6 @@ __all__ = [
     "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNCell",
     # sequence models (issue 22)
     "GELU", "FastGelu", "LayerNorm", "SiLU", "Softplus",
+    "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerEncoderLayer",
 ]

@@ -473,9 +473,5 @@ def select(cond, x, y):
     return _SELECT(cond, x, y)
 
 
-def where(cond, x, y):
-    return _SELECT(cond, x, y)
-
-
 def cast(x, dtype):
     return Cast(dtype)(x)

@@ -41,12 +41,12 @@ from .elementwise import (
     sub,
     sum_to,
     tanh,
-    where,
 )
 from .group_conv import conv2d
 from .indexing import getitem, setitem
 from .layer_norm import layer_norm
 from .loss_fns import cross_entropy
+from .masking import masked_fill, tril, triu, where
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -110,6 +110,8 @@ __all__ = [
     "all_reduce",
     # sequence models (issue 22): layer norm, activations
     "cumsum", "erf", "fast_gelu", "gelu", "layer_norm", "silu", "softplus",
+    # attention (issue 22): masks and triangles
+    "masked_fill", "tril", "triu",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",

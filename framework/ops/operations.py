@@ -41,6 +41,7 @@ from .elementwise import (
 )
 from .group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
 from .layer_norm import LayerNorm
+from .masking import MaskedFill, Tril, Triu
 from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
@@ -70,6 +71,7 @@ __all__ = [
     "AllReduce", "ReduceOp", "BatchMatMul",
     # sequence models (issue 22): layer norm, activations
     "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "SiLU", "Softplus",
+    "MaskedFill", "Tril", "Triu",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
     "Cos", "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",

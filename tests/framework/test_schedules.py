@@ -215,6 +215,32 @@ def test_a_chain_of_tanh_is_scheduled_without_growing_expressions():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_a_padded_matmul_result_is_written_everywhere():
+    # the pad (inlined into the add it feeds) used to be computed inside the matmul's tile
+    # loop, which covers only the matmul's rows: the padding rows were never written
+    # (garbage; e.g. the gradient of w in x @ w[:4].T, a Slice whose bprop is a Pad)
+    import framework as ms
+    from framework import Tensor, ops
+
+    a, b, c, w = rand(4, 5), rand(5, 4), rand(12, 4), rand(12, 4)
+
+    def padded(a, b, c):
+        return ops.pad(ops.matmul(a, b), ((0, 8), (0, 0))) + c
+
+    got = ms.jit(padded)(Tensor(a), Tensor(b), Tensor(c)).asnumpy()
+    np.testing.assert_allclose(got, np.pad(a @ b, ((0, 8), (0, 0))) + c, rtol=1e-5, atol=1e-5)
+
+    def sliced(w, x):
+        return ops.reduce_sum(ops.matmul(x, w[:4], transpose_b=True) * 2.0) + \
+            ops.reduce_sum(ops.matmul(x, w[4:8], transpose_b=True))
+
+    x = rand(5, 4)
+    got = ms.jit(ms.grad(sliced, 0))(Tensor(w), Tensor(x)).asnumpy()
+    column = x.sum(0)
+    want = np.concatenate([np.tile(2 * column, (4, 1)), np.tile(column, (4, 1)), np.zeros((4, 4))])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 TUNE_SCRIPT = """
 import numpy as np, framework as ms
 from framework import Tensor, nn

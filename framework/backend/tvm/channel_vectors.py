@@ -168,7 +168,7 @@ def schedule_wgrad(sch: Schedule, block, choice: Choice, cores: int, vector: int
     chunk = sch.fuse(c_o, o_p)
     sch.parallel(chunk)
     ta.finish_tile(sch, block, o_o, unroll, c_i, rn)
-    per_chunk = [cache] + list(consumers)
+    per_chunk = [cache] + ta.attachable(sch, consumers, block)
     for later in per_chunk:
         sch.reverse_compute_at(later, chunk, preserve_unit_loops=True)
     return per_chunk

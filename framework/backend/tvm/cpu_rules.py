@@ -272,6 +272,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
         consumers = [sch.cache_write(block, 0, "local")] + consumers
         if channel is not None:
             channel_vectors.relayout_tile(sch, block, channel, axes)
+    consumers = ta.attachable(sch, consumers, block)  # a padded consumer stays at the root
     for consumer in consumers:
         sch.reverse_compute_at(consumer, s0[-1], preserve_unit_loops=True)
     fused = _parallelize(sch, block, s0, cores * params.chunks_per_core, ta.work(axes), padded)

@@ -97,6 +97,23 @@ def is_padding(sch: Schedule, block) -> bool:
     return any(getattr(c.op, "name", "").endswith("if_then_else") for c in calls)
 
 
+def written_size(sch: Schedule, block) -> int:
+    """How many elements the block writes (its first output buffer's size)."""
+    size = 1
+    for d in sch.get(block).writes[0].source.shape:
+        size *= int(d)
+    return size
+
+
+def attachable(sch: Schedule, consumers, block) -> list:
+    """The consumers that may be ``reverse_compute_at`` into ``block``'s tile loops: those
+    writing no more elements than it. ``reverse_compute_at`` computes only the part of a
+    consumer that reads the tile, so the rest of a larger one (a ``pad`` or ``concat`` of
+    the result fused with it) would never be written; those stay at the root."""
+    limit = written_size(sch, block)
+    return [c for c in consumers if written_size(sch, c) <= limit]
+
+
 def is_copy(body) -> bool:
     """A plain copy (transpose, flip, cast): ``B[f(i)] = A[g(i)]``."""
     if not isinstance(body, tirx.BufferStore):
