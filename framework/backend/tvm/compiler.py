@@ -7,10 +7,14 @@ the TVM version, so a second process compiles nothing it has compiled before.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import shutil
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -145,13 +149,39 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         _write(staging, "11_relax_opt.py", mod.script())
     if target.kind.name == "cuda":
         _register_cuda_compiler()
-    executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
+    with _without_known_noise():
+        executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
     if staging:
         _write_kernels(executable, target, staging)
         shutil.rmtree(artifacts, ignore_errors=True)
         os.replace(staging, artifacts)
     cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
     return tune_seconds
+
+
+# TVM's own kernels mark a region ``pragma_scope`` that its LLVM code generator then warns
+# it does not know (TOPI's scatter_elements: every graph-mode Embedding gradient); a line
+# on the user's terminal with nothing to act on
+_KNOWN_NOISE = re.compile(rb"^\[[0-9:]+\] \S+codegen_cpu\.cc:\d+: Warning: Unknown pragma pragma_scope$")
+
+
+@contextlib.contextmanager
+def _without_known_noise():
+    """Native stderr (file descriptor 2) passes through, less the lines of _KNOWN_NOISE."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            captured.seek(0)
+            kept = [line for line in captured.read().splitlines(keepends=True)
+                    if not _KNOWN_NOISE.match(line.rstrip(b"\n"))]
+            if kept:
+                os.write(2, b"".join(kept))
 
 
 def _register_cuda_compiler() -> None:
