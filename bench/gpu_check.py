@@ -92,11 +92,45 @@ def _ship_tvm_runtime(out: Path) -> None:
         "libtvm_compiler.so", "3rdparty", "src", "web", "include", "__pycache__"))
 
 
+def _prepare_nan(folder: Path) -> None:
+    """NaN through ReLU, maximum and max pooling, forward and gradient, as PyNative (NumPy)
+    gives them: the GPU's code tests NaN as ``x != x``, under nvcc's --use_fast_math."""
+    import framework as ms
+    from framework import Tensor, nn, ops
+    from framework.staging import Slot
+
+    pool = nn.MaxPool2d(kernel_size=2, stride=2)
+
+    def loss(x):
+        a, b = pool(ops.relu(x)), ops.maximum(pool(x), 0.5)
+        return (a + b).sum(), a, b
+
+    x = np.random.default_rng(0).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    x[0, 0, 1, 1] = x[1, 2, 4:6, 6] = np.nan  # windows with one NaN; the rest stay finite
+    grad = ms.value_and_grad(loss, has_aux=True)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    (value, a, b), dx = grad(Tensor(x))
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="GPU")
+    compiled = ms.jit(grad)
+    compiled.compile(Tensor(x), load=False)
+    program = compiled._latest.program
+    assert not program.params and all(slot is Slot.GRAPH for slot, _ in program.slots)
+    folder.mkdir(parents=True)
+    shutil.copyfile(compiled._latest.executable.library, folder / "step.so")
+    expected = [t.asnumpy() for t in (value, a, b, dx)]
+    np.savez(folder / "check.npz", x=x, **{f"out{i}": v for i, v in enumerate(expected)})
+    (folder / "meta.json").write_text(json.dumps({"outputs": [i for _, i in program.slots]}))
+    ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    print(f"nan: NaN in the outputs: {[int(np.isnan(v).sum()) for v in expected]} -> {folder}")
+
+
 def prepare(out: Path) -> None:
     import framework as ms
     from framework import Tensor
 
     _ship_tvm_runtime(out)
+    shutil.rmtree(out / "nan", ignore_errors=True)
+    _prepare_nan(out / "nan")
 
     for model in MODELS:
         folder = out / model
@@ -206,10 +240,30 @@ def _torch_step(model: str, folder: Path):
     return engines.torch_step(weights, device="cuda")
 
 
+def _run_nan(folder: Path) -> bool:
+    tvm = _runtime_only_tvm()
+    from tvm.runtime.vm import VirtualMachine
+
+    device = tvm.cuda(0)
+    meta = json.loads((folder / "meta.json").read_text())
+    main = VirtualMachine(tvm.runtime.load_module(str(folder / "step.so")), device)["main"]
+    with np.load(folder / "check.npz") as saved:
+        results = list(main(tvm.runtime.tensor(saved["x"], device)))
+        ours = [results[i].numpy() for i in meta["outputs"]]
+        expected = [saved[f"out{i}"] for i in range(len(ours))]
+    same = all(a.shape == b.shape and np.array_equal(np.isnan(a), np.isnan(b))
+               and np.allclose(a[~np.isnan(a)], b[~np.isnan(b)], rtol=1e-6) for a, b in zip(ours, expected))
+    print(f"nan: loss, pool(relu(x)), maximum(pool(x), 0.5), gradient: NaN at "
+          f"{[int(np.isnan(v).sum()) for v in ours]} places, PyNative "
+          f"{[int(np.isnan(v).sum()) for v in expected]}; values {'same' if same else 'DIFFER'}",
+          flush=True)
+    return same
+
+
 def run(bundle: Path, rounds: int, steps: int) -> int:
     from timing import interleave
 
-    failed = 0
+    failed = 0 if _run_nan(bundle / "nan") else 1
     for model in MODELS:
         folder = bundle / model
         ours = TvmStep(folder)
