@@ -122,6 +122,7 @@ class MLflowRun:
         self.experiment_id: str | None = None
         self.client: Any = None
         self._system: Any = None
+        self._system_first_step = 0
         self._buffer: list[Any] = []
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mlflow-log")
         self._pending: list[Future] = []
@@ -180,11 +181,28 @@ class MLflowRun:
 
             self._system = SystemMetricsMonitor(self.run_id, sampling_interval=SYSTEM_METRICS_SECONDS,
                                                 resume_logging=resumed, tracking_uri=self.uri)
+            self._system_first_step = self._system._logging_step
             self._system.start()
         except Exception as error:  # noqa: BLE001 - psutil missing and the like: train anyway
             warnings.warn(f"system metrics are not logged ({type(error).__name__}: {error}); "
                           "set mlflow.system_metrics: false to silence this", stacklevel=3)
             self._system = None
+
+    def _finish_system_metrics(self) -> None:
+        """Stop MLflow's monitor. It publishes a sample only once a sampling interval has
+        passed: a run shorter than that (or whose monitor thread was starved) would have no
+        system metrics at all, so one sample is taken now if none was published."""
+        monitor, self._system = self._system, None
+        first = self._system_first_step
+        monitor.finish()
+        try:
+            if monitor._logging_step == first:  # MLflow's own step counter: nothing published
+                monitor.collect_metrics()
+                monitor.publish_metrics(monitor.aggregate_metrics())
+                monitor.mlflow_logger.flush()
+        except Exception as error:  # noqa: BLE001 - MLflow's internals moved: say so, go on
+            warnings.warn(f"the run's last system metrics are not logged ({type(error).__name__}: "
+                          f"{error})", stacklevel=3)
 
     @property
     def url(self) -> str | None:
@@ -307,8 +325,7 @@ class MLflowRun:
 
     def end(self, status: str = "FINISHED") -> None:
         if self._system is not None:
-            self._system.finish()
-            self._system = None
+            self._finish_system_metrics()
         self.flush()
         self.wait()
         self._writer.shutdown()

@@ -113,3 +113,20 @@ def test_resume_continues_the_same_run_and_system_metrics_can_be_off(workdir):  
     assert run["params.train.epochs"] == "1" and "train.epochs=2" in run["tags.resume_changed_params"]
     assert not [k for k in c.get_run(run["run_id"]).data.metrics if k.startswith("system/")]
     assert run["run_id"] in result.output  # the summary names the run it continued
+
+
+def test_a_run_shorter_than_the_sampling_interval_still_has_its_system_metrics(tmp_path, monkeypatch):
+    # MLflow's monitor publishes only after a sampling interval: a short run (or a starved
+    # monitor thread, seen on a loaded CI machine) had no system/* metric at all
+    from trainer.mlflow_logger import MLflowRun
+
+    monkeypatch.setenv("MLFLOW_SYSTEM_METRICS_SAMPLING_INTERVAL", "60")
+    store = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    run = MLflowRun(store, "short", "r", offline_dir=tmp_path / "offline", system_metrics=True)
+    run.log_metric("train/loss", 1.0, 1)
+    run.end("FINISHED")
+    import mlflow
+
+    names = set(mlflow.MlflowClient(store).get_run(run.run_id).data.metrics)
+    assert "train/loss" in names
+    assert any(name.startswith("system/cpu_utilization") for name in names), sorted(names)
