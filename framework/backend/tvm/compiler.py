@@ -8,6 +8,7 @@ the TVM version, so a second process compiles nothing it has compiled before.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import os
@@ -45,8 +46,25 @@ def make_target(device_target: str) -> tvm.target.Target:
     return tvm.target.Target(_host_target_dict())
 
 
+def host_cpu() -> str:
+    """The LLVM CPU the host code is built for: this machine's, or ``$TWINMODE_CPU`` (e.g.
+    ``haswell``, AVX2 only, to build and test the code path of a CPU without AVX-512 on
+    one that has it; the kernels' tiles follow, cpu_rules.target_params)."""
+    cpu = os.environ.get("TWINMODE_CPU", "").strip()
+    if not cpu:
+        return codegen.llvm_get_system_cpu()
+    known = codegen.llvm_get_cpu_archlist(tvm.target.Target(
+        {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu"}))
+    if cpu not in known:
+        close = difflib.get_close_matches(cpu, list(known), n=3)
+        raise ValueError(f"TWINMODE_CPU={cpu!r} is not a CPU LLVM knows"
+                         + (f" (did you mean {', '.join(close)}?)" if close else "")
+                         + "; e.g. haswell (AVX2), skylake-avx512, znver4, or unset it")
+    return cpu
+
+
 def _host_target_dict() -> dict[str, Any]:
-    cpu = codegen.llvm_get_system_cpu()
+    cpu = host_cpu()
     return {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": cpu,
             "num-cores": os.cpu_count() or 1}
 
