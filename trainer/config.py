@@ -332,6 +332,10 @@ def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
     return cls(**kwargs)
 
 
+MAX_COUNT = 10**6  # epochs, batch size, classes ... beyond any real run
+MAX_FILE_BYTES = 1 << 20  # an experiment file is a few KiB
+
+
 def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     def bad(path: tuple, rule: str, value: Any) -> ConfigError:
         return ConfigError(f"{where(path)}: '{'.'.join(path)}' must be {rule}, got {value!r}")
@@ -349,6 +353,8 @@ def _check_values(cfg: ExperimentConfig, where: Any) -> None:
     for path, value in positive.items():
         if value < 1:
             raise bad(path, ">= 1", value)
+        if value > MAX_COUNT:  # a typo: no run takes it, and per-step tables would not fit
+            raise bad(path, f"at most {MAX_COUNT:,}", value)
     if cfg.dist.timeout is not None and not cfg.dist.timeout > 0:
         raise bad(("dist", "timeout"), "> 0 seconds (or null)", cfg.dist.timeout)
     if not cfg.name.strip() or cfg.name.strip(".") == "" or "\0" in cfg.name:
@@ -425,6 +431,8 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
         value = yaml.load(raw, Loader=_Loader) if raw.strip() else None
     except yaml.YAMLError:
         value = raw
+    except RecursionError:
+        raise ConfigError(f"override '{key}=...': its value is nested too deeply") from None
     return tuple(key.strip().split(".")), value
 
 
@@ -443,6 +451,9 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
     if not path.is_file():
         raise ConfigError(f"{path}: experiment file not found")
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is not an experiment file (those "
+                              f"are a few KiB; at most {MAX_FILE_BYTES:,} bytes are read)")
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not a text file (byte {error.start} is not UTF-8); an experiment "
@@ -452,6 +463,9 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
     try:
         node = yaml.compose(text, Loader=_Loader)
         data = yaml.load(text, Loader=_Loader)
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid YAML: nested too deeply (an experiment file has a "
+                          "few levels of sections)") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
@@ -466,6 +480,21 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
 # Top-level sections read by other commands, not by a run: `sweep:` (search space and
 # settings of `train sweep`, trainer/sweep/) is skipped, so the same file still runs.
 OTHER_COMMANDS_SECTIONS = ("sweep",)
+
+
+def _switch_source(keys: tuple, section: Any) -> None:
+    """An override of ``model.class``/``dataset.class`` replaces the file's ``name`` there,
+    and one of ``name`` the file's ``class`` (and its ``args``, which were the class's): a
+    run can move between a built-in network or dataset and the user's own from the command
+    line (of two such overrides, the later wins)."""
+    if len(keys) != 2 or keys[0] not in ("model", "dataset") or not isinstance(section, dict):
+        return
+    if keys[1] == "class" and section.get("class") is not None:
+        section.pop("name", None)
+    elif keys[1] == "name" and section.get("name") is not None and "class" in section:
+        section.pop("class")
+        if keys[0] == "model" or section.get("name") != "synthetic":
+            section.pop("args", None)
 
 
 def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
@@ -487,6 +516,7 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
             _merge(cursor[keys[-1]], value)  # a section override changes only the keys it names
         else:
             cursor[keys[-1]] = value
+        _switch_source(keys, cursor)
         overridden[keys] = text_override
 
     def where(key_path: tuple) -> str:

@@ -25,6 +25,7 @@ Every problem is a :class:`~trainer.preflight.InputError` (exit 2) with the numb
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,8 @@ def npz_split(path: str, split: str) -> tuple[np.ndarray, np.ndarray]:
             images, labels = archive[x_key], archive[y_key]
     except InputError:
         raise
-    except (OSError, ValueError) as error:
-        raise InputError(f"{path}: not a readable .npz file ({error})") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:  # truncated, not a zip
+        raise InputError(f"{path}: not a readable .npz file ({type(error).__name__}: {error})") from None
     return check_arrays(images, labels, f"{path} ({x_key}, {y_key})")
 
 
@@ -169,6 +170,10 @@ def check_model_takes_data(net: Any, loaders: dict[str, Any], model_name: str) -
         net.set_train(was_training)
         ms.set_context(mode=mode)
     shape = tuple(getattr(out, "shape", ()))
+    dtype = (out.asnumpy() if hasattr(out, "asnumpy") else np.asarray(out)).dtype
+    if not np.issubdtype(dtype, np.floating):
+        raise InputError(f"the model ({model_name}) gives {dtype} outputs; a classifier's "
+                         "logits are floating point (a cast to an integer type has no gradient)")
     if len(shape) != 2 or shape[0] != len(x):
         raise InputError(f"the model ({model_name}) gives output {shape} for {len(x)} samples; "
                          f"a classifier must give N x classes logits")

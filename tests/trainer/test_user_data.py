@@ -179,5 +179,8 @@ def test_dataset_function_must_take_split_and_args_are_checked(project):
     assert code == 2 and "nosplit must take a `split` argument" in output
     code, output = run_cli(experiment(project, "class: mydata.py:arrays"), "dataset.args.n_trian=3")
     assert code == 2 and "did you mean 'dataset.args.n_train'" in output
-    code, output = run_cli(experiment(project, "class: mydata.py:arrays"), "dataset.name=npz")
+    code, output = run_cli(experiment(project, "class: mydata.py:arrays\n  name: npz"))
     assert code == 2 and "not both" in output
+    # an override of the name replaces the file's class (issue 27: back to a built-in source)
+    code, output = run_cli(experiment(project, "class: mydata.py:arrays"), "dataset.name=npz")
+    assert code == 2 and "dataset.name npz needs dataset.root" in output

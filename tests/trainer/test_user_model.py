@@ -149,7 +149,11 @@ def test_module_path_class_and_name_with_class_is_refused(experiment, monkeypatc
     monkeypatch.syspath_prepend(str(experiment.parent))
     config = load_config(experiment, ["model.class=mymodels:SmallCNN"])
     assert config.model.class_ == "mymodels:SmallCNN"
-    assert "not both" in error_of(experiment, "model.name=lenet5")
+    back = load_config(experiment, ["model.name=lenet5"])  # an override of the name replaces
+    assert back.model.name == "lenet5" and back.model.class_ is None and back.model.args == {}
+    both = experiment.parent / "both.yaml"  # the class and its args (issue 27)
+    both.write_text(experiment.read_text().replace("model:\n", "model:\n  name: lenet5\n", 1))
+    assert "not both" in error_of(both)
     assert "'model.args' is for model.class" in error_of(
         experiment.parent / "exp.yaml", "model.class=null")
 

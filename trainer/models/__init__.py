@@ -30,8 +30,18 @@ def network_for(model: Any) -> Any:
         return build_model(model.name, num_classes=model.num_classes, num_channel=model.num_channel)
     from ..user_code import call, resolve
 
-    cls, _ = resolve(model.class_, None, "model.class")
-    return call(cls, dict(model.args), model.class_.rsplit(":", 1)[1])
+    from framework import nn
+
+    from ..user_code import UserCodeError
+
+    cls, source = resolve(model.class_, None, "model.class")
+    display = model.class_.rsplit(":", 1)[1]
+    net = call(cls, dict(model.args), display)
+    if not isinstance(net, nn.Cell):
+        raise UserCodeError(f"{source}: model.class {display}(...) returned {type(net).__name__}, "
+                            "not an nn.Cell; point model.class at a Cell subclass or a function "
+                            "returning one")
+    return net
 
 
 __all__ = ["MLP", "MODELS", "CifarResNet", "LeNet5", "MobileNetV2", "build_model",
