@@ -66,3 +66,24 @@ def test_gradients_around_nan_agree(which):
     eager, graph = _both(ms.grad(loss, (0, 1, 2)), x, y, img)
     for e, g in zip(eager, graph, strict=True):
         np.testing.assert_array_equal(g.asnumpy(), e.asnumpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("axis,keep", [(1, False), ((0, 2), True), (-1, False)])
+def test_reduce_max_of_nan_and_all_minus_inf_slices(dtype, axis, keep):
+    """ReduceMax: a slice of -inf only gives -inf (graph mode gave the lowest finite float,
+    TVM's max starting value), a slice holding a NaN gives NaN, the lowest finite float
+    itself survives; the values of NumPy's max, both modes."""
+    lowest = np.finfo(dtype).min
+    x = np.random.default_rng(0).standard_normal((3, 4, 5)).astype(dtype)
+    x[0, :, :] = -np.inf
+    x[:, 2, :] = -np.inf
+    x[1, :, 3] = -np.inf
+    x[2, 1, 1] = NAN
+    x[2, 3, :] = lowest
+    x[2, 3, 0] = -np.inf
+    eager, graph = _both(lambda t: ops.ReduceMax(keep_dims=keep)(t, axis), Tensor(x))
+    want = np.max(x, axis=axis, keepdims=keep)
+    assert np.isneginf(want).any() and np.isnan(want).any()
+    np.testing.assert_array_equal(eager.asnumpy(), want)
+    np.testing.assert_array_equal(graph.asnumpy(), want)

@@ -21,6 +21,8 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
   vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
 - Small outputs with large reductions split the reduction across threads (``rfactor``).
 - ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`).
+- Row kernels (softmax and the like: maps and reductions along the last axis of the same
+  rows) are computed row by row, each row once through L1 (:mod:`.row_fusion`).
 - Sums down columns (bias gradients) read whole rows under a tile of column sums
   (:mod:`.column_sums`).
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
@@ -42,7 +44,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import channel_vectors, column_sums, lane_rows, strided_matmul
+from . import channel_vectors, column_sums, lane_rows, row_fusion, strided_matmul
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -111,6 +113,8 @@ def schedule(mod: tvm.IRModule, cores: int, params: Params = DEFAULT) -> Schedul
 
 def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     anchor = _contraction(sch)
+    if anchor is None and row_fusion.schedule_rows(sch, cores, params.vector, PARALLEL_MIN_WORK):
+        return
     if anchor is not None:
         _schedule_contraction(sch, anchor, cores, params)
     else:
@@ -188,8 +192,6 @@ def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
     return max(f for f in range(1, lanes + 1) if extent % f == 0)
 
 
-_divisor_at_most = ta.divisor_at_most
-
 
 def _register_tile(sch: Schedule, block, axes, params: Params,
                    vector_axis: int | None = None) -> list[int]:
@@ -208,7 +210,7 @@ def _register_tile(sch: Schedule, block, axes, params: Params,
     others = [s for s in reversed(spatial) if s[0] != vi]
     reuse = [s for s in others if not any(s[2] in used for used in vec_users)]
     for i, e, _ in reuse + [s for s in others if s not in reuse]:
-        tiles[i] = _divisor_at_most(e, budget)
+        tiles[i] = ta.divisor_at_most(e, budget)
         budget //= tiles[i]
     return [tiles[i] for i, _, _ in spatial]
 
@@ -257,7 +259,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     r0, r1 = [lp for lp, _ in r_loops[:1]], [lp for lp, _ in r_loops[1:]]
     if len(r_loops) == 1:  # a matmul: a short inner reduction to unroll with the tile
         lp, e = r_loops[0]
-        r0, r1 = list(sch.split(lp, [None, _divisor_at_most(e, 8)]))
+        r0, r1 = list(sch.split(lp, [None, ta.divisor_at_most(e, 8)]))
         r0, r1 = [r0], [r1]
     sch.reorder(*s0, *r0, *r1, *s2)
     outer_work = 1
@@ -368,10 +370,10 @@ def _lane_tile(sch: Schedule, block, spatial, params: Params) -> list[int]:
     side_a = [i for i in order if spatial[i][1] not in small and spatial[i][0] > 1]
     budget = params.lane_vectors
     if side_b:
-        tiles[side_b[0]] = _divisor_at_most(spatial[side_b[0]][0], params.lane_weights)
+        tiles[side_b[0]] = ta.divisor_at_most(spatial[side_b[0]][0], params.lane_weights)
         budget //= tiles[side_b[0]]
     if side_a:
-        tiles[side_a[0]] = _divisor_at_most(spatial[side_a[0]][0], budget)
+        tiles[side_a[0]] = ta.divisor_at_most(spatial[side_a[0]][0], budget)
     return tiles
 
 
@@ -401,7 +403,7 @@ def _rfactor(sch: Schedule, block, s0, r0, cores: int, params: Params):
     """Split the outer reduction across threads; a final serial block sums the parts."""
     n_s = len(s0)
     extent = int(sch.get(r0[0]).extent)
-    parts = _divisor_at_most(extent, 4 * cores)
+    parts = ta.divisor_at_most(extent, 4 * cores)
     if parts < 2:
         loops = sch.get_loops(block)
         return block, s0, r0, loops[len(loops) - n_s:]
@@ -461,11 +463,7 @@ def _vectorize_innermost(sch: Schedule, block) -> None:
     if not isinstance(extent, tirx.IntImm) or int(extent) < 2:
         return
     e = int(extent)
-    if e > 64:
-        _, inner = sch.split(loops[-1], [None, _vector_factor(e)])
-        sch.vectorize(inner)
-    else:
-        sch.vectorize(loops[-1])
+    sch.vectorize(sch.split(loops[-1], [None, _vector_factor(e)])[1] if e > 64 else loops[-1])
 
 
 def _schedule_simple(sch: Schedule, block, cores: int, params: Params = DEFAULT) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import tvm
 
 from ...context import get_context
-from . import cpu_rules
+from . import cpu_rules, vector_math
 from .inlining import inline_marked
 
 
@@ -45,6 +45,7 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target) -> tuple[tvm.I
         mod = tvm.transform.Sequential(_legalize_passes(target))(mod)
     if target.kind.name != "llvm":
         return mod, 0.0
+    vector_math.install()  # vector exp/erf in every LLVM build from here on
     tune_seconds = 0.0
     tuning = get_context("tuning")
     if tuning != "off":

@@ -155,3 +155,28 @@ def conv2d_input_grad_phases(dy, w, input_hw, stride, pads):
                       axis=[ro, rt, ru])
 
     return te.compute((n, c, sh, sw, hq, wq), phase, name="conv2d_input_grad")
+
+
+def reduce_max(x, axes, keepdims: bool):
+    """Float max over ``axes`` with NumPy's answers where TOPI's differs: a slice holding a
+    NaN gives NaN (TOPI's max skips it) and an all ``-inf`` slice gives ``-inf`` (TOPI's max
+    starts from the lowest finite float). Two standard reductions the CPU rules and the
+    GPU's cross-thread ones can split: TOPI's max and ``live``, the count of entries above
+    ``-inf`` (NaN when one is NaN), which picks the answer."""
+    from tvm import topi
+
+    dtype = x.dtype
+    minus_inf = tirx.const(float("-inf"), dtype)
+    one, zero = tirx.const(1, dtype), tirx.const(0, dtype)
+
+    def flag(*i):
+        v = x(*i)
+        return tirx.Select(tirx.isnan(v), v, tirx.Select(v > minus_inf, one, zero))
+
+    peak = topi.max(x, axis=axes, keepdims=keepdims)
+    live = topi.sum(te.compute(x.shape, flag, name="max_live"), axis=axes, keepdims=keepdims)
+
+    def pick(*i):
+        n = live(*i)
+        return tirx.Select(tirx.isnan(n), n, tirx.Select(n == zero, minus_inf, peak(*i)))
+    return te.compute(peak.shape, pick, name="reduce_max")

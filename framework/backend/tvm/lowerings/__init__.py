@@ -88,7 +88,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Tanh: elementwise.lower_tanh,
     _reduce.ReduceSum: reduce.reduction(relax.op.sum),
     _reduce.ReduceMean: reduce.reduction(relax.op.mean),
-    _reduce.ReduceMax: reduce.reduction(relax.op.max),
+    _reduce.ReduceMax: reduce.lower_reduce_max,
     _reduce.Argmax: reduce.lower_argmax,
     _reduce.ReduceAll: reduce.truth(any_=False),
     _reduce.ReduceAny: reduce.truth(any_=True),

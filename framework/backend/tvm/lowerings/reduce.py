@@ -8,6 +8,7 @@ import numpy as np
 from tvm import relax
 
 from ....ops._utils import normalize_axes, normalize_axis
+from .. import te_kernels
 from .base import LowerContext, Lowering, cast, const, emit
 
 
@@ -24,6 +25,16 @@ def reduction(op: Callable[..., relax.Expr]) -> Lowering:
 
     lower.__name__ = f"lower_{op.__name__}"
     return lower
+
+
+def lower_reduce_max(ctx: LowerContext, x):
+    """Floats: NumPy's NaN and all ``-inf`` answers (:func:`te_kernels.reduce_max`)."""
+    spec = ctx.in_specs[0]
+    axes = normalize_axes(ctx.prim.axis, len(spec.shape))
+    if not axes or np.dtype(spec.dtype).kind != "f":
+        return reduction(relax.op.max)(ctx, x)
+    out = ctx.bb.call_te(te_kernels.reduce_max, x, list(axes), ctx.prim.keep_dims)
+    return cast(emit(ctx.bb, out), spec.dtype, ctx.out_specs[0].dtype)
 
 
 def lower_argmax(ctx: LowerContext, x):

@@ -1,0 +1,161 @@
+"""CPU schedule of a *row kernel*: every block maps or reduces along the last axis of the
+same rows (softmax, log-softmax, their gradients, layer-norm statistics and output).
+
+The generic rules (:mod:`.cpu_rules`) schedule each block over the whole tensor, one pass per
+block, and inline small elementwise producers into every reader: TOPI's softmax then reads
+its input four times and computes ``exp`` twice per element. Here the rows are the parallel
+loop and every block is computed inside it, one row at a time, on a row that stays in L1:
+
+- producers that call a transcendental function (``exp``, ``log``, ``erf``...) and are read
+  by more than one consumer stay blocks (a row buffer) instead of being inlined;
+- spatial blocks vectorize their row; reductions along the row keep partial results in
+  vector lanes (``rfactor``), then a small block combines the lanes.
+
+:func:`schedule_rows` says False (and leaves ``sch`` untouched) when the PrimFunc is not such
+a kernel.
+"""
+
+from __future__ import annotations
+
+import tvm
+import tvm_ffi
+from tvm import tirx
+from tvm.s_tir import Schedule
+
+from . import tir_analysis as ta
+
+MIN_ROW = 16  # shorter rows: the generic rules do as well
+COSTLY = ("exp", "log", "erf", "tanh", "sigmoid", "pow", "sqrt")
+
+
+def _axes(sch: Schedule, block) -> tuple[tuple[int, ...], str] | None:
+    """(extents, kinds 'S'/'R' per axis) of a block's iterators, or None."""
+    try:
+        axes = ta.axes(sch, block)
+    except ValueError:
+        return None
+    return tuple(e for _, e, _ in axes), "".join(k for k, _, _ in axes)
+
+
+def _plan(sch: Schedule):
+    """(output block, row extents, row length) if ``sch`` is a row kernel, else None: one
+    output block, spatial, of ``rows + (length,)``; every other block iterates over either
+    ``rows + (length,)`` (a map, or a reduction along the row: last axis 'R') or ``rows``."""
+    blocks = ta.blocks(sch)
+    shapes = [_axes(sch, b) for b in blocks]
+    outputs = [b for b in blocks if not sch.get_consumers(b)]
+    if len(blocks) < 2 or any(s is None for s in shapes) or len(outputs) != 1:
+        return None
+    extents, kinds = _axes(sch, outputs[0])
+    if len(extents) < 2 or "R" in kinds or extents[-1] < MIN_ROW:
+        return None
+    rows, length = extents[:-1], extents[-1]
+    reduces = False
+    for ext, kind in shapes:
+        if "R" in kind[:-1] or (ext != rows and ext != extents):
+            return None
+        reduces |= kind.endswith("R") and ext == extents
+    return (outputs[0], rows, length) if reduces else None
+
+
+def _costly(stmt) -> bool:
+    calls: list = []
+    tvm_ffi.structural_walk(stmt, (tvm.ir.Call, calls.append), order="post")
+    return any(getattr(c.op, "name", "").split(".")[-1] in COSTLY for c in calls)
+
+
+def _inline(sch: Schedule, output) -> None:
+    """Inline the spatial producers, except costly ones read more than once."""
+    changed = True
+    while changed:
+        changed = False
+        for block in ta.blocks(sch):
+            stmt = sch.get(block)
+            if stmt.name_hint == sch.get(output).name_hint or stmt.init is not None:
+                continue
+            if _costly(stmt.body):
+                buffer = stmt.writes[0].source
+                if sum(ta.loads_of(sch.get(c).body, buffer) for c in sch.get_consumers(block)) > 1:
+                    continue
+            try:
+                sch.compute_inline(block)
+                changed = True
+                break
+            except Exception:  # noqa: BLE001 - not inlinable: stays a block
+                continue
+
+
+def schedule_rows(sch: Schedule, cores: int, vector: int, min_parallel: int) -> bool:
+    """Schedule ``sch`` as a row kernel (see the module); False if it is not one."""
+    plan = _plan(sch)
+    if plan is None:
+        return False
+    output, rows, length = plan
+    name = sch.get(output).name_hint
+    _inline(sch, output)
+    lanes = ta.divisor_at_most(length, vector)
+    partials = [_in_lanes(sch, b, lanes) for b in ta.blocks(sch)]
+    partials = [sch.get(p).name_hint for p in partials if p is not None]
+    output = sch.get_sblock(name)
+    loops = sch.get_loops(output)
+    row = sch.fuse(*loops[:-1]) if len(loops) > 2 else loops[0]
+    n_rows = 1
+    for e in rows:
+        n_rows *= e
+    if n_rows > 1 and n_rows * length >= min_parallel and cores > 1:
+        sch.parallel(row)
+    producers = [b for b in ta.blocks(sch) if sch.get(b).name_hint != name]
+    for block in reversed(producers):
+        sch.compute_at(block, row, preserve_unit_loops=True)
+    for block in sch.get_child_blocks(row):
+        if sch.get(block).name_hint in partials:
+            _vectorize_lanes(sch, block, lanes)
+        else:
+            _vectorize_row(sch, block, length, lanes)
+    return True
+
+
+def _in_lanes(sch: Schedule, block, lanes: int):
+    """Split a reduction along the row into partial results in ``lanes`` vector lanes
+    (``rfactor``: the returned block) and a block combining them; None if not one."""
+    stmt = sch.get(block)
+    loops = sch.get_loops(block)
+    kinds = ta.loop_kinds(sch, loops)
+    if stmt.init is None or lanes < 4 or kinds is None or kinds[-1] != "R":
+        return None
+    _, lane = sch.split(loops[-1], [None, lanes])
+    return sch.rfactor(lane, len(stmt.writes[0].source.shape))  # lanes innermost
+
+
+def _vectorize_lanes(sch: Schedule, block, lanes: int) -> None:
+    """The partial-results block under the row loop: its lane loop innermost, vectorized."""
+    loops = sch.get_loops(block)
+    kinds = ta.loop_kinds(sch, loops)
+    realize = sch.get(loops[-1]).body
+    lane_var = next(v for iv, v in zip(realize.block.iter_vars, realize.iter_values)
+                    if int(iv.iter_type) == 0 and int(iv.dom.extent) == lanes
+                    and iv.var.same_as(_last_index(realize.block)))
+    lane = next(lp for lp in loops if any(sch.get(lp).loop_var.same_as(v)
+                                          for v in ta.vars_in([lane_var])))
+    reduce_loop = next(lp for lp, k in zip(loops, kinds) if k == "R")
+    sch.reorder(reduce_loop, lane)
+    sch.vectorize(lane)
+    init = sch.decompose_reduction(block, reduce_loop)
+    sch.vectorize(sch.get_loops(init)[-1])
+
+
+def _last_index(block):
+    """The iterator indexing the last axis of the block's output (the lane axis)."""
+    return block.writes[0].region[-1].min
+
+
+def _vectorize_row(sch: Schedule, block, length: int, lanes: int) -> None:
+    """Vectorize a spatial block's row loop."""
+    loops = sch.get_loops(block)
+    inner = sch.get(loops[-1])
+    kinds = ta.loop_kinds(sch, loops)
+    if not isinstance(inner.extent, tirx.IntImm) or int(inner.extent) != length \
+            or kinds is None or kinds[-1] != "S" or lanes < 4:
+        return
+    _, lane = sch.split(loops[-1], [None, lanes])
+    sch.vectorize(lane)
