@@ -95,12 +95,21 @@ def _guarded(action):
 
     try:
         return action()
-    except TrainingInterrupted:
+    except TrainingInterrupted:  # saved; a further Ctrl-C while it exits: below
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise
     except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
             FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError) as error:
         _fail(str(error), 2)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before or after training (inside, trainer/loop.py's guard)
+        import signal
+
+        # further Ctrl-Cs while this one is reported and the process exits are ignored: at
+        # exit Python puts back the default disposition of every signal it has a handler for,
+        # and a second Ctrl-C then killed the process by the signal (status -2), not 130
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         _fail("interrupted", 130)
     except Exception as error:  # noqa: BLE001 - any other failure is a training failure
         _fail(f"training failed: {type(error).__name__}: {error}", 1)
