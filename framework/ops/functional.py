@@ -44,7 +44,7 @@ from .elementwise import (
 )
 from .group_conv import conv2d
 from .indexing import getitem, setitem
-from .layer_norm import layer_norm
+from .layer_norm import layer_norm, layer_norm_grad
 from .loss_fns import cross_entropy
 from .masking import masked_fill, tril, triu, where
 from .nn_ops import (
@@ -109,7 +109,7 @@ __all__ = [
     "arange", "chunk", "split", "stack", "tile", "unstack", "multinomial", "sort", "topk",
     "all_reduce",
     # sequence models (issue 22): layer norm, activations
-    "cumsum", "erf", "fast_gelu", "gelu", "layer_norm", "silu", "softplus",
+    "cumsum", "erf", "fast_gelu", "gelu", "layer_norm", "layer_norm_grad", "silu", "softplus",
     # attention (issue 22): masks and triangles
     "masked_fill", "tril", "triu",
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",

@@ -40,7 +40,7 @@ from .elementwise import (
     Tanh,
 )
 from .group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
-from .layer_norm import LayerNorm
+from .layer_norm import LayerNorm, LayerNormGrad
 from .masking import MaskedFill, Tril, Triu
 from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
@@ -70,7 +70,7 @@ __all__ = [
     "Split", "Stack", "Tile", "Unstack", "Multinomial", "Sort", "TopK",
     "AllReduce", "ReduceOp", "BatchMatMul",
     # sequence models (issue 22): layer norm, activations
-    "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "SiLU", "Softplus",
+    "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "LayerNormGrad", "SiLU", "Softplus",
     "MaskedFill", "Tril", "Triu",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",

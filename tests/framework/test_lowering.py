@@ -61,6 +61,27 @@ def _pool_grad_inputs(prim: Any, x: np.ndarray) -> list[np.ndarray]:
 _CONV_S2 = dict(stride=2, dilation=1, pad_mode="valid", pad=0)
 _CONV_BIG_PAD = dict(stride=1, dilation=1, pad_mode="pad", pad=(3, 0, 0, 2))
 _RNG = np.random.default_rng(11)
+def _ln_case(x_shape, norm_axis, params_axis, grad):
+    """LayerNorm / LayerNormGrad inputs whose rows are long enough for the row kernels
+    (framework/backend/tvm/row_fusion.py); gamma spanning part of a row or several rows."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(x_shape) * 3 + 1
+    params = x_shape[params_axis:]
+    gamma, beta = rng.uniform(0.5, 2, params), rng.standard_normal(params)
+    if not grad:
+        return ops.LayerNorm(norm_axis, params_axis, 1e-5), [x, gamma, beta]
+    axes = tuple(range(norm_axis, len(x_shape)))
+    return ops.LayerNormGrad(norm_axis, params_axis, 1e-5), [
+        x, rng.standard_normal(x_shape), x.var(axis=axes, keepdims=True),
+        x.mean(axis=axes, keepdims=True), gamma]
+
+
+_LN_LAYOUTS = {"rows": ((4, 5, 40), 2, 2), "params-in-row": ((2, 3, 24), 1, 2),
+               "params-over-rows": ((2, 3, 32), 2, 1), "one-row": ((2, 48), 0, 1)}
+_LN_EXTRA = [(f"{'LayerNormGrad' if grad else 'LayerNorm'}-{name}", *_ln_case(*layout, grad))
+             for name, layout in _LN_LAYOUTS.items() for grad in (False, True)]
+
+
 EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
     # MaxPoolGrad with ties: the first maximum in row-major window order gets the gradient
     ("MaxPoolGrad-ties-valid", ops.MaxPoolGrad((2, 2), (2, 2), "valid"),
@@ -145,7 +166,7 @@ def _all_cases() -> list[tuple[str, Primitive, list[np.ndarray]]]:
             ms_seed.set_seed(7)
             arrays.append(_graph_dtype(case.prim.draw_mask(*case.prim.random_spec(*arrays))))
         cases.append((f"{i}-{case.id}", case.prim, arrays))
-    for name, prim, inputs in EXTRA:
+    for name, prim, inputs in EXTRA + _LN_EXTRA:
         cases.append((name, prim, [_graph_dtype(a) for a in inputs]))
     return cases
 

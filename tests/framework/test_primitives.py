@@ -191,6 +191,31 @@ def _ln_inputs(x_shape, params_shape):
                       r.standard_normal(params_shape)]
 
 
+def _ln_grad_inputs(x_shape, norm_axis, params_shape):
+    """(x, dy, variance, mean, gamma): the statistics of x, as the forward gives them."""
+    def make(r):
+        x = r.standard_normal(x_shape)
+        axes = tuple(range(norm_axis, len(x_shape)))
+        return [x, r.standard_normal(x_shape), x.var(axis=axes, keepdims=True),
+                x.mean(axis=axes, keepdims=True), r.uniform(0.5, 2, params_shape)]
+    return make
+
+
+def _layer_norm_grad_ref(x, dy, var, mean, gamma, norm_axis, params_axis, eps):
+    """dx through the explicit Jacobian of each row, ``J = ((I - 1/n) - c c^T / (n s^2)) / s``
+    with ``c = x - mean``, ``s = sqrt(var + eps)``; the parameters' sums written out."""
+    rows = int(np.prod(x.shape[:norm_axis]))
+    c = (x - mean).reshape(rows, -1)
+    n = c.shape[1]
+    s = np.sqrt(var + eps).reshape(rows, 1, 1)
+    jac = (np.eye(n) - 1.0 / n - c[:, :, None] * c[:, None, :] / (n * s ** 2)) / s
+    g = (dy * gamma).reshape(rows, n)
+    dx = np.einsum("ri,rij->rj", g, jac).reshape(x.shape)
+    xhat = (x - mean) / np.sqrt(var + eps)
+    lead = tuple(range(params_axis))
+    return dx, (dy * xhat).sum(axis=lead), dy.sum(axis=lead)
+
+
 _WIDE = lambda r: [np.concatenate([np.array([-40.0, -7.0, -3.1, 0.0, 2.2, 7.5, 40.0]),  # noqa: E731
                                    r.standard_normal(9)]).reshape(2, 8)]
 CASES += [
@@ -204,6 +229,14 @@ CASES += [
     # parameters span an axis that is not normalized: their gradients keep it
     Case(ops.LayerNorm(2, 1, 1e-6), _ln_inputs((2, 3, 4), (3, 4)),
          lambda x, g, b: _layer_norm_ref(x, g, b, 2, 1e-6)),
+    Case(ops.LayerNormGrad(), _ln_grad_inputs((3, 5), 1, (5,)),
+         lambda *a: _layer_norm_grad_ref(*a, 1, 1, 1e-7)),
+    Case(ops.LayerNormGrad(-1, -1, 1e-5), _ln_grad_inputs((2, 3, 4), 2, (4,)),
+         lambda *a: _layer_norm_grad_ref(*a, 2, 2, 1e-5)),
+    Case(ops.LayerNormGrad(1, 2, 1e-6), _ln_grad_inputs((2, 3, 4), 1, (4,)),
+         lambda *a: _layer_norm_grad_ref(*a, 1, 2, 1e-6)),
+    Case(ops.LayerNormGrad(2, 1, 1e-6), _ln_grad_inputs((2, 3, 4), 2, (3, 4)),
+         lambda *a: _layer_norm_grad_ref(*a, 2, 1, 1e-6)),
     Case(ops.Erf(), _WIDE, _erf_ref),
     Case(ops.GeLU(), _WIDE,
          lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))),
@@ -492,3 +525,29 @@ def test_batch_norm_gradient_when_only_its_output_is_used(training: bool) -> Non
             minus[i][j] -= 1e-6
             numeric[j] = (objective(plus) - objective(minus)) / 2e-6
         np.testing.assert_allclose(grad.asnumpy(), numeric, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("used", [0, 1, 2])
+def test_layer_norm_grad_gradient_when_one_output_is_used(used: int) -> None:
+    # the other outputs' cotangents reach bprop as None (none_douts) and their terms drop
+    rng = np.random.default_rng(4)
+    arrays = _ln_grad_inputs((2, 3, 4), 1, (4,))(rng)
+    prim = ops.LayerNormGrad(1, 2, 1e-6)
+    c = rng.standard_normal(prim.out_specs(*arrays)[used].shape)
+
+    def objective(values: list[np.ndarray]) -> float:
+        return float(np.sum(_run(prim, values)[used] * c))
+
+    positions = (0, 1, 2, 3, 4)
+    _, grads, _ = vjp(lambda *t: apply(prim, t)[used], [Tensor(a) for a in arrays], positions,
+                      (), sens=Tensor(c))
+    for i, grad in zip(positions, grads):
+        numeric = np.zeros_like(arrays[i])
+        for j in np.ndindex(arrays[i].shape):
+            plus = [a.copy() for a in arrays]
+            minus = [a.copy() for a in arrays]
+            plus[i][j] += 1e-6
+            minus[i][j] -= 1e-6
+            numeric[j] = (objective(plus) - objective(minus)) / 2e-6
+        got = np.zeros_like(numeric) if grad is None else grad.asnumpy()
+        np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-6, err_msg=f"input {i}")

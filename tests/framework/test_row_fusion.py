@@ -73,3 +73,62 @@ def test_not_a_row_kernel() -> None:
     for out in (topi.sum(x, axis=-1), topi.exp(x)):
         sch = Schedule(tvm.IRModule({"main": te.create_prim_func([x, out])}))
         assert not row_fusion.schedule_rows(sch, 2, 16, cpu_rules.PARALLEL_MIN_WORK)
+
+
+# -- LayerNorm's kernels (framework/backend/tvm/layer_norm_kernels.py) ------------------------
+def _ln_reference(x, dy, gamma, beta, eps):
+    """float64: y, mean, variance, dx (explicit row Jacobian), dgamma, dbeta."""
+    mean, var = x.mean(-1), x.var(-1)
+    s = np.sqrt(var + eps)[:, None, None]
+    c = x - mean[:, None]
+    n = x.shape[1]
+    jac = (np.eye(n) - 1.0 / n - c[:, :, None] * c[:, None, :] / (n * s ** 2)) / s
+    xhat = c / s[:, :, 0]
+    return ((xhat * gamma + beta), mean, var, np.einsum("ri,rij->rj", dy * gamma, jac),
+            (dy * xhat).sum(0), dy.sum(0))
+
+
+def _scheduled(outs, inputs, cores):
+    sch = Schedule(tvm.IRModule({"main": te.create_prim_func(list(inputs) + list(outs))}))
+    assert row_fusion.schedule_rows(sch, cores, 16, cpu_rules.PARALLEL_MIN_WORK)
+    return tvm.compile(sch.mod, target=make_target("CPU"))
+
+
+@pytest.mark.parametrize("rows,length", [((12, 64), 128), ((7,), 40), ((3,), 17)])
+def test_layer_norm_kernels_match_numpy(rows: tuple[int, ...], length: int) -> None:
+    """The forward (with its row statistics as extra outputs) and the input gradient are
+    row kernels, over one or several row axes; the parameters' gradients (generic rules,
+    on the flat ``(rows, length)`` view) too are checked here."""
+    from framework.backend.tvm import layer_norm_kernels as ln
+
+    rng = np.random.default_rng(2)
+    n = int(np.prod(rows))
+    xa = (rng.standard_normal((n, length)) * 3 + 2).astype(np.float32)
+    dya = rng.standard_normal((n, length)).astype(np.float32)
+    ga = rng.uniform(0.5, 2, length).astype(np.float32)
+    ba = rng.standard_normal(length).astype(np.float32)
+    want = _ln_reference(xa.astype(np.float64), dya.astype(np.float64), ga, ba, 1e-5)
+    x, dy = (te.placeholder(rows + (length,), "float32", n) for n in ("x", "dy"))
+    g, b = (te.placeholder((length,), "float32", n) for n in ("g", "b"))
+    m, v = (te.placeholder(rows, "float32", n) for n in ("m", "v"))
+    arr = tvm.runtime.tensor
+    view = rows + (length,)
+    outs = [arr(np.zeros(s, np.float32)) for s in (view, rows, rows)]
+    _scheduled(ln.layer_norm_rows(x, g, b, 1e-5), (x, g, b), 2)(
+        arr(xa.reshape(view)), arr(ga), arr(ba), *outs)
+    dx = arr(np.zeros(view, np.float32))
+    _scheduled([ln.layer_norm_input_grad(dy, x, g, m, v, 1e-5)], (dy, x, g, m, v), 2)(
+        arr(dya.reshape(view)), arr(xa.reshape(view)), arr(ga), outs[1], outs[2], dx)
+    x2, dy2 = (te.placeholder((n, length), "float32", n_) for n_ in ("x", "dy"))
+    m2, v2 = (te.placeholder((n,), "float32", n_) for n_ in ("m", "v"))
+    sums = te.create_prim_func([dy2, x2, m2, v2, *ln.layer_norm_param_grads(dy2, x2, m2, v2, 1e-5,
+                                                                            length)])
+    params = [arr(np.zeros(length, np.float32)) for _ in range(2)]
+    tvm.compile(cpu_rules.schedule_func(sums, 2), target=make_target("CPU"))(
+        arr(dya), arr(xa), arr(outs[1].numpy().reshape(n)), arr(outs[2].numpy().reshape(n)),
+        *params)
+    got = [o.numpy().reshape(n, -1).squeeze(-1) if k else o.numpy().reshape(n, length)
+           for k, o in enumerate(outs)]
+    got += [dx.numpy().reshape(n, length)] + [p.numpy() for p in params]
+    for k, (have, expect) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(have, expect, rtol=2e-5, atol=2e-5, err_msg=f"output {k}")

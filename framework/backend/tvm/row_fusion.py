@@ -38,24 +38,32 @@ def _axes(sch: Schedule, block) -> tuple[tuple[int, ...], str] | None:
 
 
 def _plan(sch: Schedule):
-    """(output block, row extents, row length) if ``sch`` is a row kernel, else None: one
-    output block, spatial, of ``rows + (length,)``; every other block iterates over either
-    ``rows + (length,)`` (a map, or a reduction along the row: last axis 'R') or ``rows``."""
+    """(output block, row extents, row length, row outputs) if ``sch`` is a row kernel, else
+    None: one output block, spatial, of ``rows + (length,)``; every other block iterates
+    over either ``rows + (length,)`` (a map, or a reduction along the row: last axis 'R') or
+    ``rows``; other outputs (row statistics: a layer norm's mean) are spatial over ``rows``."""
     blocks = ta.blocks(sch)
     shapes = [_axes(sch, b) for b in blocks]
-    outputs = [b for b in blocks if not sch.get_consumers(b)]
-    if len(blocks) < 2 or any(s is None for s in shapes) or len(outputs) != 1:
+    outputs = [(b, s) for b, s in zip(blocks, shapes) if not sch.get_consumers(b)]
+    if len(blocks) < 2 or any(s is None for s in shapes):
         return None
-    extents, kinds = _axes(sch, outputs[0])
-    if len(extents) < 2 or "R" in kinds or extents[-1] < MIN_ROW:
+    rank = max(len(s[0]) for _, s in outputs)
+    wide = [(b, s) for b, s in outputs if len(s[0]) == rank]
+    if len(wide) != 1:
+        return None
+    output, (extents, kinds) = wide[0]
+    if rank < 2 or "R" in kinds or extents[-1] < MIN_ROW:
         return None
     rows, length = extents[:-1], extents[-1]
+    row_outputs = [b for b, (ext, kind) in outputs if ext == rows and "R" not in kind]
+    if len(row_outputs) != len(outputs) - 1:
+        return None
     reduces = False
     for ext, kind in shapes:
         if "R" in kind[:-1] or (ext != rows and ext != extents):
             return None
         reduces |= kind.endswith("R") and ext == extents
-    return (outputs[0], rows, length) if reduces else None
+    return (output, rows, length, row_outputs) if reduces else None
 
 
 def _costly(stmt) -> bool:
@@ -64,8 +72,10 @@ def _costly(stmt) -> bool:
     return any(getattr(c.op, "name", "").split(".")[-1] in COSTLY for c in calls)
 
 
-def _inline(sch: Schedule, output) -> None:
-    """Inline the spatial producers, except costly ones read more than once."""
+def _inline(sch: Schedule, output, rank: int) -> None:
+    """Inline the spatial producers, except costly ones read more than once and costly ones
+    computed once per row (of fewer than ``rank`` axes: a layer norm's ``1/sqrt(var)``),
+    which inlined would be computed once per element."""
     changed = True
     while changed:
         changed = False
@@ -74,6 +84,8 @@ def _inline(sch: Schedule, output) -> None:
             if stmt.name_hint == sch.get(output).name_hint or stmt.init is not None:
                 continue
             if _costly(stmt.body):
+                if len(sch.get_loops(block)) < rank:
+                    continue
                 buffer = stmt.writes[0].source
                 if sum(ta.loads_of(sch.get(c).body, buffer) for c in sch.get_consumers(block)) > 1:
                     continue
@@ -90,29 +102,44 @@ def schedule_rows(sch: Schedule, cores: int, vector: int, min_parallel: int) -> 
     plan = _plan(sch)
     if plan is None:
         return False
-    output, rows, length = plan
+    output, rows, length, row_outputs = plan
     name = sch.get(output).name_hint
-    _inline(sch, output)
+    last = [sch.get(b).name_hint for b in row_outputs]
+    _inline(sch, output, len(rows) + 1)
     lanes = ta.divisor_at_most(length, vector)
     partials = [_in_lanes(sch, b, lanes) for b in ta.blocks(sch)]
     partials = [sch.get(p).name_hint for p in partials if p is not None]
-    output = sch.get_sblock(name)
-    loops = sch.get_loops(output)
-    row = sch.fuse(*loops[:-1]) if len(loops) > 2 else loops[0]
     n_rows = 1
     for e in rows:
         n_rows *= e
+    if last:
+        row = _merge_rows(sch, len(rows))
+    else:
+        loops = sch.get_loops(sch.get_sblock(name))
+        row = sch.fuse(*loops[:-1]) if len(loops) > 2 else loops[0]
+        producers = [b for b in ta.blocks(sch) if sch.get(b).name_hint != name]
+        for block in reversed(producers):
+            sch.compute_at(block, row, preserve_unit_loops=True)
     if n_rows > 1 and n_rows * length >= min_parallel and cores > 1:
         sch.parallel(row)
-    producers = [b for b in ta.blocks(sch) if sch.get(b).name_hint != name]
-    for block in reversed(producers):
-        sch.compute_at(block, row, preserve_unit_loops=True)
     for block in sch.get_child_blocks(row):
         if sch.get(block).name_hint in partials:
             _vectorize_lanes(sch, block, lanes)
         else:
             _vectorize_row(sch, block, length, lanes)
     return True
+
+
+def _merge_rows(sch: Schedule, n_axes: int):
+    """One loop over the rows for every block: each block's ``n_axes`` row loops (its
+    outermost) fused, then all merged in program order. Used when the kernel has row
+    outputs: ``compute_at`` cannot move a producer whose consumer (a row output) is still
+    outside the loop, nor an output block into it."""
+    rows = []
+    for block in ta.blocks(sch):
+        loops = sch.get_loops(block)
+        rows.append(sch.fuse(*loops[:n_axes]) if n_axes > 1 else loops[0])
+    return sch.merge(*rows) if len(rows) > 1 else rows[0]
 
 
 def _in_lanes(sch: Schedule, block, lanes: int):

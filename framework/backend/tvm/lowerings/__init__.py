@@ -51,6 +51,7 @@ from ....ops import scatter_gather as _index
 from ....ops import shape as _shape
 from ....ops import sorting as _sorting
 from ....ops.layer_norm import LayerNorm as _LayerNorm
+from ....ops.layer_norm import LayerNormGrad as _LayerNormGrad
 from ....ops.scan import CumSum as _CumSum
 from ....primitive import Primitive
 from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, seq, shape, sorting
@@ -131,6 +132,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _sorting.Multinomial: sorting.lower_multinomial,
     # sequence models (issue 22): layer norm, activations
     _LayerNorm: seq.lower_layer_norm,
+    _LayerNormGrad: seq.lower_layer_norm_grad,
     _act.Erf: seq.lower_erf,
     _act.GeLU: seq.lower_gelu,
     _act.FastGeLU: seq.lower_fast_gelu,

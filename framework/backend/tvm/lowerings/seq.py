@@ -9,27 +9,67 @@ from tvm import relax, topi
 
 from ....ops._utils import normalize_axis
 from ....ops.activations import FAST_GELU_K, GELU_CUBIC, SQRT_2_OVER_PI
-from .base import LowerContext, const
+from .. import layer_norm_kernels as ln
+from .base import LowerContext, cast, const, emit
+
+OUT_ELEMWISE_FUSABLE = 4  # TVM's OpPatternKind kOutEWiseFusable: consumers fuse in
+
+
+def _row_view(ctx: LowerContext):
+    """(rows, length, params, statistics' shape) of LayerNorm[Grad]'s row view ``rows +
+    (length,)`` (see :mod:`..layer_norm_kernels`)."""
+    shape = ctx.in_specs[0].shape
+    norm_axis, params_axis = ctx.prim.axes(len(shape))
+    rows = tuple(shape[:norm_axis]) or (1,)
+    length, params = int(np.prod(shape[norm_axis:])), int(np.prod(shape[params_axis:]))
+    return rows, length, params, tuple(shape[:norm_axis]) + (1,) * (len(shape) - norm_axis)
+
+
+def _view(bb, x, shape):
+    """``x`` reshaped (a view); itself when it has that shape already."""
+    if tuple(int(d) for d in x.ty.shape.values) == tuple(shape):
+        return x
+    return bb.emit(relax.op.reshape(x, list(shape)))
 
 
 def lower_layer_norm(ctx: LowerContext, x, gamma, beta):
-    """One pass for the statistics, one for the output, as BatchNorm's: sums then a scale
-    (TOPI's mean does not take its producers into its kernel), ``x - mean`` written at each
-    consumer so that it fuses into it and is never materialized."""
-    prim, bb, spec = ctx.prim, ctx.bb, ctx.in_specs[0]
-    dtype, ndim = spec.dtype, len(spec.shape)
-    norm_axis, _ = prim.axes(ndim)
-    axes = list(range(norm_axis, ndim))
-    count = const(1.0 / float(np.prod([spec.shape[a] for a in axes])), dtype)
-    mean = bb.emit(relax.op.multiply(relax.op.sum(x, axes, True), count))
-    centered = bb.emit(relax.op.subtract(x, mean))
-    variance = bb.emit(relax.op.multiply(
-        relax.op.sum(relax.op.multiply(centered, centered), axes, True), count))
-    inv = bb.emit(relax.op.divide(const(1.0, dtype), relax.op.sqrt(
-        relax.op.add(variance, const(prim.epsilon, dtype)))))
-    centered = bb.emit(relax.op.subtract(x, mean))
-    y = relax.op.add(relax.op.multiply(relax.op.multiply(centered, inv), gamma), beta)
-    return y, mean, variance
+    """One row kernel (``layer_norm_rows``) on the row view: the statistics and the output
+    in one pass per row; reshapes around it are views."""
+    bb, spec = ctx.bb, ctx.out_specs[0]
+    rows, length, params, stat = _row_view(ctx)
+    x, gamma, beta = (_view(bb, emit(bb, cast(t, s.dtype, spec.dtype)), shape) for t, s, shape in
+                      zip((x, gamma, beta), ctx.in_specs, (rows + (length,), (params,), (params,))))
+    out = bb.emit(bb.call_te(ln.layer_norm_rows, x, gamma, beta, ctx.prim.epsilon,
+                             primfunc_name_hint="layer_norm"))
+    y, mean, variance = (bb.emit(relax.TupleGetItem(out, i)) for i in range(3))
+    return _view(bb, y, spec.shape), _view(bb, mean, stat), _view(bb, variance, stat)
+
+
+def lower_layer_norm_grad(ctx: LowerContext, x, dy, variance, mean, gamma):
+    """Two kernels: ``dx`` row by row (``layer_norm_input_grad``; marked out-elementwise
+    fusable, so that an elementwise consumer, a residual branch's gradient sum, joins its
+    kernel), ``dgamma``/``dbeta`` as column sums over the ``(lead, params)`` view
+    (``layer_norm_param_grads``); Relax drops either when its outputs are unused."""
+    bb, dtype = ctx.bb, ctx.out_specs[0].dtype
+    rows, length, params, _ = _row_view(ctx)
+    n_rows = int(np.prod(rows))
+    lead = n_rows * length // params
+    x, dy, variance, mean, gamma = (emit(bb, cast(t, s.dtype, dtype)) for t, s in
+                                    zip((x, dy, variance, mean, gamma), ctx.in_specs))
+    view = rows + (length,)
+    dx = bb.emit(bb.call_te(ln.layer_norm_input_grad, _view(bb, dy, view), _view(bb, x, view),
+                            _view(bb, gamma, (params,)), _view(bb, mean, rows),
+                            _view(bb, variance, rows), ctx.prim.epsilon,
+                            primfunc_name_hint="layer_norm_dx",
+                            primfunc_attrs={"op_pattern": OUT_ELEMWISE_FUSABLE}))
+    sums = bb.emit(bb.call_te(ln.layer_norm_param_grads, _view(bb, dy, (lead, params)),
+                              _view(bb, x, (lead, params)), _view(bb, mean, (n_rows,)),
+                              _view(bb, variance, (n_rows,)), ctx.prim.epsilon, length,
+                              primfunc_name_hint="layer_norm_dparams"))
+    gamma_shape = ctx.out_specs[1].shape
+    return (_view(bb, dx, ctx.out_specs[0].shape),
+            _view(bb, bb.emit(relax.TupleGetItem(sums, 0)), gamma_shape),
+            _view(bb, bb.emit(relax.TupleGetItem(sums, 1)), gamma_shape))
 
 
 def lower_erf(ctx: LowerContext, x):
