@@ -22,7 +22,7 @@ from scipy import special
 from ..primitive import Primitive, Spec
 from ._erf32 import erf_float32, erfc_float32
 from ._utils import float_dtype
-from .elementwise import add, exp, mul, sigmoid, sub
+from .elementwise import add, exp, mul, sigmoid, stable_sigmoid, sub
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_CUBIC = 0.044715
@@ -63,9 +63,7 @@ class GeLU(_Activation):
     def kernel(self, x):
         if self.approximate == "tanh":
             # 0.5 (1 + tanh(u)) as sigmoid(2u): no cancellation where x is very negative
-            v = 2.0 * SQRT_2_OVER_PI * (x + GELU_CUBIC * x ** 3)
-            e = np.exp(-np.abs(v))
-            y = x * np.where(v >= 0, 1 / (1 + e), e / (1 + e))
+            y = x * stable_sigmoid(2.0 * SQRT_2_OVER_PI * (x + GELU_CUBIC * x ** 3))
         elif x.dtype == np.float32:  # 0.5 x erfc(-x/sqrt 2): no cancellation for x << 0
             y = erfc_float32(x * np.float32(-1.0 / math.sqrt(2.0)))
             y *= np.float32(0.5)
@@ -101,9 +99,7 @@ class FastGeLU(_Activation):
 
 class SiLU(_Activation):
     def kernel(self, x):
-        e = np.exp(-np.abs(x))
-        s = np.where(x >= 0, 1 / (1 + e), e / (1 + e))
-        return (x * s).astype(x.dtype, copy=False)
+        return (x * stable_sigmoid(x)).astype(x.dtype, copy=False)
 
     def bprop(self, x, *, out, dout, needs):
         s = sigmoid(x)  # s + x s (1 - s)

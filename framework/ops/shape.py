@@ -224,7 +224,10 @@ class Pad(Primitive):
         return Spec(tuple(d + a + b for d, (a, b) in zip(x.shape, self.paddings)), x.dtype)
 
     def kernel(self, x):
-        return np.pad(x, self.paddings)
+        # zeros then one block copy: np.pad's generic path costs ~40 us of Python a call
+        out = np.zeros(self.infer(x).shape, x.dtype)
+        out[tuple(slice(a, a + d) for (a, _), d in zip(self.paddings, x.shape))] = x
+        return out
 
     def bprop(self, x, *, out, dout, needs):
         return (slice_(dout, tuple(a for a, _ in self.paddings), tuple(x.shape)),)
