@@ -22,8 +22,12 @@ def backprop(
     ``tracked`` holds the ids of tensors that depend on ``wrt``; a bprop is told which
     of its inputs need a gradient (``needs``) so it can skip the others.
     """
-    from ..interpreters import located_like
+    from ..interpreters import current, located_like
     from ..ops import functional as F
+
+    # only a tracing interpreter credits backward nodes to a source line: skip the context
+    # manager (a generator per record) in PyNative
+    locate = hasattr(current(), "location_override")
 
     grads: dict[int, Any] = {}
 
@@ -46,14 +50,23 @@ def backprop(
         else:
             dout = douts[0]
         needs = tuple(id(t) in tracked for t in inputs)
-        with located_like(result):  # graph mode: backward nodes point at the forward line
+        if locate:
+            with located_like(result):  # graph mode: backward nodes point at the forward line
+                in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
+                _accumulate_inputs(prim, inputs, in_grads, tracked, accumulate)
+        else:
             in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
-            if len(in_grads) != len(inputs):
-                raise RuntimeError(
-                    f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
-                )
-            for tensor, grad in zip(inputs, in_grads):
-                if grad is not None and id(tensor) in tracked:
-                    accumulate(tensor, grad)
+            _accumulate_inputs(prim, inputs, in_grads, tracked, accumulate)
 
     return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]
+
+
+def _accumulate_inputs(prim: Any, inputs: tuple, in_grads: tuple, tracked: set[int],
+                       accumulate: Any) -> None:
+    if len(in_grads) != len(inputs):
+        raise RuntimeError(
+            f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
+        )
+    for tensor, grad in zip(inputs, in_grads):
+        if grad is not None and id(tensor) in tracked:
+            accumulate(tensor, grad)
