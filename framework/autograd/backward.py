@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .accumulate import EagerGradStore, GradStore
+
 
 def backprop(
     records: Sequence[tuple[Any, tuple, Any]],
@@ -27,21 +29,17 @@ def backprop(
 
     # only a tracing interpreter credits backward nodes to a source line: skip the context
     # manager (a generator per record) in PyNative
-    locate = hasattr(current(), "location_override")
-
-    grads: dict[int, Any] = {}
-
-    def accumulate(tensor: Any, grad: Any) -> None:
-        key = id(tensor)
-        previous = grads.get(key)
-        grads[key] = grad if previous is None else F.add(previous, grad)
+    interp = current()
+    locate = hasattr(interp, "location_override")
+    store = GradStore(F) if interp.tracing else EagerGradStore(F)
+    grads = store.grads
 
     for output, sens in roots:
-        accumulate(output, sens)
+        store.add(output, sens)
 
     for prim, inputs, result in reversed(records):
         outputs = result if isinstance(result, tuple) else (result,)
-        douts = [grads.pop(id(o), None) for o in outputs]
+        douts = [store.pop(o) for o in outputs]
         if all(d is None for d in douts):
             continue
         if isinstance(result, tuple):
@@ -50,13 +48,15 @@ def backprop(
         else:
             dout = douts[0]
         needs = tuple(id(t) in tracked for t in inputs)
+        if store.add_slice(prim, inputs, dout, needs):
+            continue
         if locate:
             with located_like(result):  # graph mode: backward nodes point at the forward line
                 in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
-                _accumulate_inputs(prim, inputs, in_grads, tracked, accumulate)
+                _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
         else:
             in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
-            _accumulate_inputs(prim, inputs, in_grads, tracked, accumulate)
+            _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
 
     return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]
 
