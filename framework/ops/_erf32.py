@@ -14,6 +14,8 @@ third of the step. These are a few dozen vectorised float32 NumPy passes:
 - ``erf = sign(x) (1 - erfc(|x|))`` there, and ``erfc(x) = 1 - erf(x)`` for ``|x| < 1``,
   ``2 - erfc(|x|)`` for ``x <= -1``: ``erfc`` keeps its relative accuracy where it is tiny
   (GeLU's ``0.5 x erfc(-x/sqrt 2)`` of a very negative ``x``, where ``1 + erf`` cancels).
+  The far form is computed on the elements with ``|x| >= 1`` only (gathered, then
+  scattered back): a GeLU's inputs are mostly inside.
 
 The coefficients are not copied from anywhere: they are fitted on first use, by weighted
 least squares on 4000 Chebyshev nodes against SciPy's float64 ``erf``/``erfcx``. ``erf`` is
@@ -66,19 +68,27 @@ def _horner(coef: np.ndarray, v: np.ndarray) -> np.ndarray:
     return acc
 
 
-def _pieces(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(xs, near, far, inside)`` for a float32 array ``x`` of at least one dimension:
-    ``xs`` is ``x`` clipped to [-1, 1] (exactly +-1 wherever |x| >= 1), ``near`` is
-    ``erf(xs)``, ``far`` is ``erfc(|x|)`` (meaningful where |x| >= 1), ``inside`` the float
-    0/1 mask of |x| < 1 (0 for nan)."""
-    p_near, q_far = _coefficients()
+def _near(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(xs, erf(xs))`` for a flat float32 ``x``, ``xs`` being ``x`` clipped to [-1, 1]
+    (exactly +-1 wherever |x| >= 1, nan where x is)."""
+    p_near, _ = _coefficients()
     xs = np.clip(x, -SPLIT, SPLIT)
     near = _horner(p_near, xs * xs)
     np.multiply(near, xs, out=near)
     np.add(near, xs, out=near)
-    a = np.abs(x)
-    inside = np.less(a, SPLIT).astype(np.float32)
+    return xs, near
+
+
+def _far(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(where, sign, erfc(|x|))`` at the elements of a flat float32 ``x`` with
+    ``|x| >= 1`` or nan (``where``: their indices; ``sign``: +-1, nan for nan). Computed on
+    those elements only: the inputs of a GeLU are mostly inside (-1, 1)."""
+    where = np.flatnonzero(~(np.abs(x) < SPLIT))
+    picked = x[where]
+    sign = np.clip(picked, -SPLIT, SPLIT)  # +-1 (and nan) here
+    a = np.abs(picked, out=picked)
     np.clip(a, SPLIT, CLIP, out=a)
+    _, q_far = _coefficients()
     t = np.add(a, np.float32(1.0))
     np.reciprocal(t, out=t)
     far = _horner(q_far, t)
@@ -92,39 +102,31 @@ def _pieces(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
         np.negative(part, out=part)
         np.exp(part, out=part)
         np.multiply(far, part, out=far)
-    return xs, near, far, inside
+    return where, sign, far
 
 
-def _blend(inside: np.ndarray, near: np.ndarray, far: np.ndarray) -> np.ndarray:
-    """``near`` where inside is 1, ``far`` where it is 0. Multiplying by the 0/1 mask is
-    exact (one term is 0) and much faster than np.where on a data-dependent mask; both
-    terms are finite, or nan where x is."""
-    np.multiply(near, inside, out=near)
-    np.subtract(np.float32(1.0), inside, out=inside)
-    np.multiply(far, inside, out=far)
-    return np.add(near, far, out=far)
-
-
-def _float32_1d(x) -> tuple[np.ndarray, tuple[int, ...]]:
+def _float32_flat(x) -> tuple[np.ndarray, tuple[int, ...]]:
     x = np.asarray(x, np.float32)
-    return (x.reshape(1) if x.ndim == 0 else x), x.shape  # out= refuses 0-d ufunc results
+    return x.reshape(-1), x.shape
 
 
 def erf_float32(x: np.ndarray) -> np.ndarray:
     """``erf`` of a float32 array, as a new float32 array (see the module docstring)."""
-    x, shape = _float32_1d(x)
-    xs, near, far, inside = _pieces(x)
+    x, shape = _float32_flat(x)
+    _, out = _near(x)
+    where, sign, far = _far(x)
     np.subtract(np.float32(1.0), far, out=far)
-    np.multiply(far, xs, out=far)  # sign(x) (1 - erfc(|x|)), xs being +-1 (or -0)
-    return _blend(inside, near, far).reshape(shape)
+    out[where] = np.multiply(far, sign, out=far)  # sign(x) (1 - erfc(|x|))
+    return out.reshape(shape)
 
 
 def erfc_float32(x: np.ndarray) -> np.ndarray:
     """``erfc = 1 - erf`` of a float32 array, relatively accurate where it is tiny."""
-    x, shape = _float32_1d(x)
-    xs, near, far, inside = _pieces(x)
-    np.subtract(np.float32(1.0), near, out=near)
-    np.multiply(far, xs, out=far)
-    np.add(far, np.subtract(np.float32(1.0), xs, out=xs), out=far)  # erfc(|x|) for x >= 1,
-    # 2 - erfc(|x|) for x <= -1 (1 - xs is exactly 0 or 2 there)
-    return _blend(inside, near, far).reshape(shape)
+    x, shape = _float32_flat(x)
+    _, out = _near(x)
+    np.subtract(np.float32(1.0), out, out=out)
+    where, sign, far = _far(x)
+    np.multiply(far, sign, out=far)
+    np.subtract(np.float32(1.0), sign, out=sign)  # exactly 0 or 2
+    out[where] = np.add(far, sign, out=far)  # erfc(|x|) for x >= 1, 2 - erfc(|x|) for x <= -1
+    return out.reshape(shape)
