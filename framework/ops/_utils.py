@@ -17,8 +17,12 @@ def argument_error(op: str, error: Exception) -> Exception:
 
 
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    if len(shapes) == 2 and shapes[0] == shapes[1]:  # the common case, without NumPy's walk
-        return tuple(shapes[0])
+    if len(shapes) == 2:  # the common cases (equal shapes, a scalar), without NumPy's walk
+        a, b = shapes
+        if a == b or not b:
+            return tuple(a)
+        if not a:
+            return tuple(b)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
