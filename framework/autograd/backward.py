@@ -38,16 +38,17 @@ def backprop(
         store.add(output, sens)
 
     for prim, inputs, result in reversed(records):
-        outputs = result if isinstance(result, tuple) else (result,)
-        douts = [store.pop(o) for o in outputs]
-        if all(d is None for d in douts):
-            continue
         if isinstance(result, tuple):
+            douts = [store.pop(o) for o in result]
+            if all(d is None for d in douts):
+                continue
             dout = tuple(d if d is not None or prim.none_douts else F.zeros_like(o)
-                         for o, d in zip(outputs, douts))
+                         for o, d in zip(result, douts))
         else:
-            dout = douts[0]
-        needs = tuple(id(t) in tracked for t in inputs)
+            dout = store.pop(result)
+            if dout is None:
+                continue
+        needs = tuple([id(t) in tracked for t in inputs])
         if store.add_slice(prim, inputs, dout, needs):
             continue
         if locate:

@@ -41,7 +41,7 @@ class EagerInterpreter(Interpreter):
     def apply(self, prim: Any, args: tuple) -> Any:
         wrap, as_tensor_args = _TENSOR_API or _tensor_api()
         tensors = as_tensor_args(args)
-        arrays = tuple(t._data for t in tensors)
+        arrays = tuple([t._data for t in tensors])
         try:
             prim.infer(*arrays)
         except (ValueError, TypeError) as error:
