@@ -17,16 +17,15 @@ third of the step. These are a few dozen vectorised float32 NumPy passes:
   The far form is computed on the elements with ``|x| >= 1`` only (gathered, then
   scattered back): a GeLU's inputs are mostly inside.
 
-The coefficients are not copied from anywhere: they are fitted on first use, by weighted
-least squares on 4000 Chebyshev nodes against SciPy's float64 ``erf``/``erfcx``. ``erf`` is
+The coefficients are not copied from anywhere: ``fit_coefficients`` fits them by weighted
+least squares on 4000 Chebyshev nodes against SciPy's float64 ``erf``/``erfcx``, and its
+float32 results are written out below (``P_NEAR``, ``Q_FAR``). ``erf`` is
 within 1.5 ulp of the correctly rounded float32 value, ``erfc`` within 8e-7 relative
 (tests/framework/test_erf32.py); +-0, +-inf and nan keep their meaning. Only float32 arrays
 take this path; float64 keeps SciPy.
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 from scipy import special
@@ -46,8 +45,8 @@ def _power_fit(f, lo: float, hi: float, deg: int) -> np.ndarray:
     return series.convert(kind=np.polynomial.Polynomial).coef.astype(np.float32)
 
 
-@functools.cache
-def _coefficients() -> tuple[np.ndarray, np.ndarray]:
+def fit_coefficients() -> tuple[np.ndarray, np.ndarray]:
+    """The fit that gave ``P_NEAR`` and ``Q_FAR`` (tests/framework/test_erf32.py reruns it)."""
     def near(s):  # erf(x)/x - 1 as a function of s = x^2 (its limit at 0: 2/sqrt(pi) - 1)
         x = np.sqrt(s)
         ratio = special.erf(x) / np.where(x > 0, x, 1.0)
@@ -58,6 +57,16 @@ def _coefficients() -> tuple[np.ndarray, np.ndarray]:
 
     return (_power_fit(near, 0.0, SPLIT * SPLIT, _DEG_NEAR),
             _power_fit(far, 1e-9, 1.0 / (1.0 + SPLIT), _DEG_FAR))
+
+
+# fit_coefficients()'s results, written out so that every machine uses the same float32
+# values (a least-squares solve may differ in its last bits between BLAS/LAPACK builds)
+P_NEAR = np.array([0.12837916612625122, -0.376126229763031, 0.11283580213785172,
+                   -0.026854336261749268, 0.0051903813146054745, -0.0008035623468458652,
+                   7.957699563121423e-05], np.float32)
+Q_FAR = np.array([0.564189612865448, 0.5641878247261047, 0.28226420283317566,
+                  -0.28766143321990967, -0.6190494894981384, -0.8609442114830017,
+                  4.999006271362305, -6.255712985992432, 2.722226619720459], np.float32)
 
 
 def _horner(coef: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -71,9 +80,8 @@ def _horner(coef: np.ndarray, v: np.ndarray) -> np.ndarray:
 def _near(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(xs, erf(xs))`` for a flat float32 ``x``, ``xs`` being ``x`` clipped to [-1, 1]
     (exactly +-1 wherever |x| >= 1, nan where x is)."""
-    p_near, _ = _coefficients()
     xs = np.clip(x, -SPLIT, SPLIT)
-    near = _horner(p_near, xs * xs)
+    near = _horner(P_NEAR, xs * xs)
     np.multiply(near, xs, out=near)
     np.add(near, xs, out=near)
     return xs, near
@@ -88,10 +96,9 @@ def _far(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     sign = np.clip(picked, -SPLIT, SPLIT)  # +-1 (and nan) here
     a = np.abs(picked, out=picked)
     np.clip(a, SPLIT, CLIP, out=a)
-    _, q_far = _coefficients()
     t = np.add(a, np.float32(1.0))
     np.reciprocal(t, out=t)
-    far = _horner(q_far, t)
+    far = _horner(Q_FAR, t)
     np.multiply(far, t, out=far)
     high = (a.view(np.uint32) & _HIGH_BITS).view(np.float32)  # high * high is exact
     low = np.subtract(a, high)  # exact

@@ -11,7 +11,7 @@ import pytest
 from scipy import special
 
 from framework import Tensor, ops
-from framework.ops._erf32 import erf_float32, erfc_float32
+from framework.ops._erf32 import P_NEAR, Q_FAR, erf_float32, erfc_float32, fit_coefficients
 
 
 def assert_gelu_close(got: np.ndarray, x: np.ndarray) -> None:
@@ -32,6 +32,12 @@ def ulp_error(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
     """|got - exact| in units of the float32 spacing at the correctly rounded value."""
     spacing = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
     return np.abs(got.astype(np.float64) - exact) / spacing
+
+
+def test_the_written_coefficients_are_the_fit() -> None:
+    near, far = fit_coefficients()
+    np.testing.assert_allclose(near, P_NEAR, rtol=2e-7, atol=0)
+    np.testing.assert_allclose(far, Q_FAR, rtol=2e-7, atol=0)
 
 
 def test_dense_grid_within_one_and_a_half_ulp() -> None:
