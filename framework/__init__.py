@@ -3,7 +3,8 @@
 ``import framework as ms`` stands in for ``import mindspore as ms``.
 """
 
-from . import context, dtype, nn, ops
+# _malloc first: it tunes the host allocator on import (framework/_malloc.py)
+from . import _malloc, context, dtype, nn, ops  # noqa: F401
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .common import initializer
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context

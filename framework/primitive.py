@@ -110,9 +110,7 @@ class Primitive:
         raise NotImplementedError(f"{self.name} has no gradient rule")
 
     def __call__(self, *args: Any) -> Any:
-        from .interpreters import apply
-
-        return apply(self, args)
+        return (_APPLY or _interpreters_apply())(self, args)
 
     def key(self) -> tuple:
         """Hashable identity (class + attributes), e.g. for caches and CSE."""
@@ -121,6 +119,17 @@ class Primitive:
     def __repr__(self) -> str:
         attrs = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items())
         return f"{self.name}({attrs})"
+
+
+_APPLY: Any = None  # interpreters.apply, imported on first use (the interpreters need us)
+
+
+def _interpreters_apply() -> Any:
+    global _APPLY
+    from .interpreters import apply
+
+    _APPLY = apply
+    return apply
 
 
 def _hashable(value: Any) -> Any:

@@ -271,11 +271,21 @@ def _operand(value: Any) -> bool:
 
 def as_tensor_args(args: tuple) -> tuple[Tensor, ...]:
     """Primitive arguments as Tensors; Python/NumPy scalars take the tensors' dtype."""
-    if all(isinstance(a, Tensor) for a in args):
+    for a in args:
+        if not isinstance(a, Tensor):
+            break
+    else:
         return args
     tensors = [a for a in args if isinstance(a, Tensor)]
     ref = next((t for t in tensors if t._data.dtype != np.bool_), tensors[0] if tensors else None)
     return tuple(a if isinstance(a, Tensor) else _scalar_like(a, ref) for a in args)
+
+
+# Python scalars already converted, by (type, value, dtype): bprops and optimizers pass the
+# same few constants (1.0, betas, ...) thousands of times a step. The cached 0-d arrays are
+# read-only (shared by every op that uses them).
+_SCALARS: dict[tuple, Tensor] = {}
+_SCALARS_MAX = 1024
 
 
 def _scalar_like(value: Any, ref: Tensor | None) -> Tensor:
@@ -284,6 +294,22 @@ def _scalar_like(value: Any, ref: Tensor | None) -> Tensor:
     if ref is None:
         return Tensor(value)
     ref_dtype = ref._data.dtype
+    kind = type(value)
+    # nan is never equal to a key; -0.0 would find 0.0's entry: neither is cached
+    if (kind is float or kind is int or kind is bool) and value == value and value != 0:
+        key = (kind, value, ref_dtype)
+        cached = _SCALARS.get(key)
+        if cached is None:
+            cached = _convert_scalar(value, ref_dtype)
+            if len(_SCALARS) >= _SCALARS_MAX:
+                _SCALARS.clear()
+            cached._data.flags.writeable = False
+            _SCALARS[key] = cached
+        return cached
+    return _convert_scalar(value, ref_dtype)
+
+
+def _convert_scalar(value: Any, ref_dtype: np.dtype) -> Tensor:
     array = np.asarray(value)
     if array.dtype.kind == "f" and ref_dtype.kind != "f":
         return Tensor._wrap(array.astype(np.float32))

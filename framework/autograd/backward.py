@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .accumulate import EagerGradStore, GradStore
+
 
 def backprop(
     records: Sequence[tuple[Any, tuple, Any]],
@@ -22,38 +24,50 @@ def backprop(
     ``tracked`` holds the ids of tensors that depend on ``wrt``; a bprop is told which
     of its inputs need a gradient (``needs``) so it can skip the others.
     """
-    from ..interpreters import located_like
+    from ..interpreters import current, located_like
     from ..ops import functional as F
 
-    grads: dict[int, Any] = {}
-
-    def accumulate(tensor: Any, grad: Any) -> None:
-        key = id(tensor)
-        previous = grads.get(key)
-        grads[key] = grad if previous is None else F.add(previous, grad)
+    # only a tracing interpreter credits backward nodes to a source line: skip the context
+    # manager (a generator per record) in PyNative
+    interp = current()
+    locate = hasattr(interp, "location_override")
+    store = GradStore(F) if interp.tracing else EagerGradStore(F)
+    grads = store.grads
 
     for output, sens in roots:
-        accumulate(output, sens)
+        store.add(output, sens)
 
     for prim, inputs, result in reversed(records):
-        outputs = result if isinstance(result, tuple) else (result,)
-        douts = [grads.pop(id(o), None) for o in outputs]
-        if all(d is None for d in douts):
-            continue
         if isinstance(result, tuple):
+            douts = [store.pop(o) for o in result]
+            if all(d is None for d in douts):
+                continue
             dout = tuple(d if d is not None or prim.none_douts else F.zeros_like(o)
-                         for o, d in zip(outputs, douts))
+                         for o, d in zip(result, douts))
         else:
-            dout = douts[0]
-        needs = tuple(id(t) in tracked for t in inputs)
-        with located_like(result):  # graph mode: backward nodes point at the forward line
+            dout = store.pop(result)
+            if dout is None:
+                continue
+        needs = tuple([id(t) in tracked for t in inputs])
+        if store.add_slice(prim, inputs, dout, needs):
+            continue
+        if locate:
+            with located_like(result):  # graph mode: backward nodes point at the forward line
+                in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
+                _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
+        else:
             in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
-            if len(in_grads) != len(inputs):
-                raise RuntimeError(
-                    f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
-                )
-            for tensor, grad in zip(inputs, in_grads):
-                if grad is not None and id(tensor) in tracked:
-                    accumulate(tensor, grad)
+            _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
 
     return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]
+
+
+def _accumulate_inputs(prim: Any, inputs: tuple, in_grads: tuple, tracked: set[int],
+                       accumulate: Any) -> None:
+    if len(in_grads) != len(inputs):
+        raise RuntimeError(
+            f"{prim.name}.bprop returned {len(in_grads)} gradients for {len(inputs)} inputs"
+        )
+    for tensor, grad in zip(inputs, in_grads):
+        if grad is not None and id(tensor) in tracked:
+            accumulate(tensor, grad)

@@ -62,7 +62,12 @@ class Tape:
 
     def record(self, prim: Any, inputs: tuple, result: Any) -> None:
         tracked = self.tracked
-        if not prim.differentiable or not any(id(t) in tracked for t in inputs):
+        if not prim.differentiable:
+            return
+        for t in inputs:
+            if id(t) in tracked:
+                break
+        else:
             return
         if isinstance(result, tuple):
             tracked.update(id(o) for o in result)

@@ -22,23 +22,35 @@ def raise_op_error(prim: Any, values: tuple, error: Exception) -> None:
     raise type(error)(with_location(message, user_location(3))) from None
 
 
+_TENSOR_API: tuple | None = None  # (Tensor._wrap, as_tensor_args), once tensor.py is loaded
+
+
+def _tensor_api() -> tuple:
+    """Tensor's constructor and argument conversion (imported on first use: tensor.py
+    needs the ops, which need the interpreters), kept for the next applications."""
+    global _TENSOR_API
+    from ..tensor import Tensor, as_tensor_args
+
+    _TENSOR_API = (Tensor._wrap, as_tensor_args)
+    return _TENSOR_API
+
+
 class EagerInterpreter(Interpreter):
     mode = "pynative"
 
     def apply(self, prim: Any, args: tuple) -> Any:
-        from ..tensor import Tensor, as_tensor_args
-
+        wrap, as_tensor_args = _TENSOR_API or _tensor_api()
         tensors = as_tensor_args(args)
-        arrays = tuple(t._data for t in tensors)
+        arrays = tuple([t._data for t in tensors])
         try:
             prim.infer(*arrays)
         except (ValueError, TypeError) as error:
             raise_op_error(prim, arrays, error)
         out = prim.kernel(*arrays)
         if prim.num_outputs == 1:
-            result = Tensor._wrap(np.asarray(out))
+            result = wrap(out if type(out) is np.ndarray else np.asarray(out))
         else:
-            result = tuple(Tensor._wrap(np.asarray(o)) for o in out)
+            result = tuple(wrap(o if type(o) is np.ndarray else np.asarray(o)) for o in out)
         tape = _tape.active()
         if tape is not None:
             tape.record(prim, tensors, result)

@@ -17,6 +17,12 @@ def argument_error(op: str, error: Exception) -> Exception:
 
 
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    if len(shapes) == 2:  # the common cases (equal shapes, a scalar), without NumPy's walk
+        a, b = shapes
+        if a == b or not b:
+            return tuple(a)
+        if not a:
+            return tuple(b)
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -66,6 +72,9 @@ def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, .
 def result_dtype(*dtypes: np.dtype) -> np.dtype:
     """Type promotion as in MindSpore: a float operand wins over ints and bools (int32 +
     float32 is float32, where NumPy would widen to float64); otherwise NumPy's rule."""
+    if len(dtypes) == 2 and isinstance(dtypes[0], np.dtype) and dtypes[0] == dtypes[1] \
+            and dtypes[0].isnative:
+        return dtypes[0]  # the common case: one dtype
     dtypes = tuple(np.dtype(d) for d in dtypes)
     floats = [d for d in dtypes if d.kind == "f"]
     if floats and len(floats) < len(dtypes):

@@ -24,6 +24,15 @@ def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
     return reshape(reduce_sum(grad, axes, True), tuple(shape))
 
 
+def stable_sigmoid(x: np.ndarray) -> np.ndarray:
+    """``1 / (1 + exp(-x))`` in ``x``'s dtype, as ``num / (1 + e)`` with ``e = exp(-|x|)``
+    (no overflow) and ``num`` 1 for ``x >= 0``, ``e`` below (``max(e, x >= 0)``: a mask
+    multiply-free select, several times faster than np.where on a data-dependent mask)."""
+    e = np.exp(-np.abs(x))
+    num = np.maximum(e, x >= 0)  # nan stays nan
+    return (num / (1 + e)).astype(x.dtype, copy=False)
+
+
 class _Binary(Primitive, abstract=True):
     """Broadcasting binary op; ``fn`` is the NumPy ufunc."""
 
@@ -297,9 +306,7 @@ class ReLU(_Unary):
 
 class Sigmoid(_Unary):
     def kernel(self, x):
-        # exp of a non-positive argument only: no overflow for large |x|
-        e = np.exp(-np.abs(x))
-        return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        return stable_sigmoid(x)
 
     def bprop(self, x, *, out, dout, needs):
         return (mul(dout, mul(out, sub(1.0, out))),)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -56,7 +57,7 @@ class ReduceMean(_Reduce):
         from .elementwise import div
         from .shape import broadcast_to, reshape
 
-        count = int(np.prod([x.shape[a] for a in self.axis], dtype=np.int64))
+        count = math.prod(x.shape[a] for a in self.axis)
         return (broadcast_to(reshape(div(dout, float(count)), self._grad_shape(x)), x.shape),)
 
 

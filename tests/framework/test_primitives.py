@@ -168,6 +168,12 @@ CASES += [
     Case(ops.IndexAdd(1), lambda r: [r.standard_normal((2, 4)), np.array([1, 3, 1]),
                                      r.standard_normal((2, 3))],
          lambda x, i, y: x + np.stack([np.bincount(i, w, 4) for w in y])),
+    # axis 0 (an embedding's gradient): 2-D indices, repeats, a negative one
+    Case(ops.IndexAdd(0), lambda r: [r.standard_normal((5, 2, 3)),
+                                     np.array([[1, -1], [1, 4], [0, 1]]),
+                                     r.standard_normal((3, 2, 2, 3))],
+         lambda x, i, y: x + np.stack([(y.reshape(6, 2, 3) * (i.reshape(6, 1, 1) % 5 == row)
+                                        ).sum(0) for row in range(5)])),
     Case(ops.ScatterUpdate(), lambda r: [r.standard_normal((5, 2)), np.array([3, -5]),
                                          r.standard_normal((2, 2))],
          lambda x, i, u: np.concatenate([u[1:], x[1:3], u[:1], x[4:]])),
