@@ -9,7 +9,7 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, topi
 
-from framework.backend.tvm import cpu_rules, strided_matmul
+from framework.backend.tvm import cpu_rules, packed_matmul, strided_matmul
 from framework.backend.tvm.compiler import make_target
 
 rng = np.random.default_rng(7)
@@ -62,3 +62,27 @@ def test_a_transposed_matmul_matches_numpy(m, k, n):
     local = [tuple(int(d) for d in buf.shape) for node in _nodes(func)
              if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
     assert ((k, m) in local) == (k * m * 4 >= strided_matmul.MIN_BYTES), local
+
+
+@pytest.mark.parametrize("m, k, n, bias", [(128, 96, 64, True), (64, 40, 1024, False),
+                                           (32, 64, 256, True), (32, 256, 1024, True),
+                                           (20, 48, 64, False)])
+def test_plain_matmul_two_vector_tile_matches_numpy(m, k, n, bias):
+    """``a b`` (+ a fused bias): the packed two-vector tile where it applies, the default
+    tile elsewhere (too few rows, or rows not a multiple of the tile), NumPy's result."""
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((n,)).astype(np.float32)
+    if bias:
+        te = _func(lambda x, y, z: topi.add(topi.matmul(x, y), z), (m, k), (k, n), (n,))
+        arrays, want = [a, b, c], a.astype(np.float64) @ b + c
+    else:
+        te = _func(lambda x, y: topi.matmul(x, y), (m, k), (k, n))
+        arrays, want = [a, b], a.astype(np.float64) @ b
+    func = cpu_rules.schedule_func(te, 2)
+    np.testing.assert_allclose(_run(func, arrays, (m, n)), want, rtol=1e-4,
+                               atol=1e-4 * np.abs(want).max())
+    local = [tuple(int(d) for d in buf.shape) for node in _nodes(func)
+             if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
+    packs = m % packed_matmul.ROWS == 0 and m // packed_matmul.ROWS >= packed_matmul.MIN_ROW_TILES
+    assert ((k, n) in local) == packs, local

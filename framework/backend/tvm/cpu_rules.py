@@ -20,7 +20,9 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
   runs contiguously through both operands (weight gradients), that reduction axis is
   vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
 - Small outputs with large reductions split the reduction across threads (``rfactor``).
-- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`).
+- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`); plain
+  ``a b`` matmuls with many rows get a two-vector tile over packed panels of ``b``
+  (:mod:`.packed_matmul`).
 - Row kernels (softmax and the like: maps and reductions along the last axis of the same
   rows) are computed row by row, each row once through L1 (:mod:`.row_fusion`).
 - Sums down columns (bias gradients) read whole rows under a tile of column sums
@@ -44,7 +46,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import channel_vectors, column_sums, lane_rows, row_fusion, strided_matmul
+from . import channel_vectors, column_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -224,6 +226,9 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     if strided_matmul.wants(sch, block, axes):
         strided_matmul.schedule(sch, block, axes, params.vector, params.register_vectors,
                                 params.unroll, PARALLEL_MIN_WORK)
+        return
+    if params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
+        packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
         return
     channel = channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:
