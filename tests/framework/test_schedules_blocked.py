@@ -9,7 +9,7 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, topi
 
-from framework.backend.tvm import cpu_rules, packed_matmul, strided_matmul
+from framework.backend.tvm import cpu_rules, full_sums, packed_matmul, strided_matmul
 from framework.backend.tvm.compiler import make_target
 
 rng = np.random.default_rng(7)
@@ -86,3 +86,16 @@ def test_plain_matmul_two_vector_tile_matches_numpy(m, k, n, bias):
              if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
     packs = m % packed_matmul.ROWS == 0 and m // packed_matmul.ROWS >= packed_matmul.MIN_ROW_TILES
     assert ((k, n) in local) == packs, local
+
+
+@pytest.mark.parametrize("shape", [(1024, 256), (8192,), (4, 32, 64), (64, 65)])
+def test_full_sum_of_squares_matches_numpy_in_vector_lanes(shape):
+    """A whole tensor to one value (a global norm's sum of squares): NumPy's result, and the
+    partial sums run in vector lanes when the lanes divide the size."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    func = cpu_rules.schedule_func(_func(lambda a: topi.sum(a * a), shape), 2)
+    want = np.array((x.astype(np.float64) ** 2).sum())
+    np.testing.assert_allclose(_run(func, [x], ()), want, rtol=1e-5)
+    loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
+    lanes = x.size % (full_sums.LANE_VECTORS * 16) == 0
+    assert any(n.kind == tvm.tirx.ForKind.VECTORIZED for n in loops) == lanes, func.script()

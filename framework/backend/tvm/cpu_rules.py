@@ -20,13 +20,12 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
   runs contiguously through both operands (weight gradients), that reduction axis is
   vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
 - Small outputs with large reductions split the reduction across threads (``rfactor``).
-- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`); plain
-  ``a b`` matmuls with many rows get a two-vector tile over packed panels of ``b``
-  (:mod:`.packed_matmul`).
+- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`); long
+  ``a b`` ones get a two-vector tile over packed panels of ``b`` (:mod:`.packed_matmul`).
 - Row kernels (softmax and the like: maps and reductions along the last axis of the same
   rows) are computed row by row, each row once through L1 (:mod:`.row_fusion`).
 - Sums down columns (bias gradients) read whole rows under a tile of column sums
-  (:mod:`.column_sums`).
+  (:mod:`.column_sums`); sums of everything go through vector lanes (:mod:`.full_sums`).
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
   inlined into consumers, a few leading loops fused and parallel when the block does enough
   work, a spatial innermost loop vectorized.
@@ -46,7 +45,7 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import channel_vectors, column_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
+from . import channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
 from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
@@ -188,11 +187,8 @@ def _costly_to_inline(sch: Schedule, block) -> bool:
 def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
     if extent <= lanes:
         return extent
-    for f in (lanes, lanes // 2):
-        if extent % f == 0:
-            return f
-    return max(f for f in range(1, lanes + 1) if extent % f == 0)
-
+    return next((f for f in (lanes, lanes // 2) if extent % f == 0),
+                max(f for f in range(1, lanes + 1) if extent % f == 0))
 
 
 def _register_tile(sch: Schedule, block, axes, params: Params,
@@ -228,8 +224,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
                                 params.unroll, PARALLEL_MIN_WORK)
         return
     if params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
-        packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
-        return
+        return packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
     channel = channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:
         for later in channel_vectors.schedule_wgrad(sch, block, channel, cores, params.vector,
@@ -319,8 +314,10 @@ def _unit_stride(read, var) -> bool:
 
 
 def _sum_in_lanes(sch: Schedule, block, cores: int, params: Params) -> bool:
-    """A plain reduction (no product: a sum, a mean) over a long contiguous innermost axis
-    gets the lane schedule too (partial sums in vector lanes); True if it did."""
+    """Partial sums in vector lanes for a sum or mean over a long contiguous innermost axis,
+    or of a whole tensor (:mod:`.full_sums`); True if it scheduled ``block``."""
+    if full_sums.schedule(sch, block, params.vector):
+        return True
     try:
         axes = ta.axes(sch, block)
     except ValueError:
