@@ -9,7 +9,7 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, topi
 
-from framework.backend.tvm import cpu_rules, full_sums, packed_matmul, strided_matmul
+from framework.backend.tvm import cpu_rules, full_sums, packed_matmul, strided_matmul, transpose_tiles
 from framework.backend.tvm.compiler import make_target
 
 rng = np.random.default_rng(7)
@@ -99,3 +99,21 @@ def test_full_sum_of_squares_matches_numpy_in_vector_lanes(shape):
     loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
     lanes = x.size % (full_sums.LANE_VECTORS * 16) == 0
     assert any(n.kind == tvm.tirx.ForKind.VECTORIZED for n in loops) == lanes, func.script()
+
+
+@pytest.mark.parametrize("shape, axes", [((1024, 256), (1, 0)), ((3, 64, 32), (0, 2, 1)),
+                                         ((20, 48), (1, 0)), ((4, 32, 16), (1, 0, 2))])
+def test_transpose_is_exact_and_tiled_when_it_swaps_the_inner_axes(shape, axes):
+    """Transposes copy NumPy's result exactly; one that swaps the two innermost axes with
+    both a multiple of the tile is copied tile by tile (a loop of TILE rows inside the
+    loop over column tiles), the others keep the general schedule."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    func = cpu_rules.schedule_func(_func(lambda a: topi.transpose(a, list(axes)), shape), 2)
+    want = np.transpose(x, axes)
+    np.testing.assert_array_equal(_run(func, [x], want.shape), want)
+    out = want.shape
+    tiled = axes[-2:] == (len(shape) - 1, len(shape) - 2) and out[-1] % transpose_tiles.TILE == 0 \
+        and out[-2] % transpose_tiles.TILE == 0
+    loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
+    extents = [int(n.extent) for n in loops]  # innermost first (post order)
+    assert (extents[:2] == [transpose_tiles.TILE] * 2) == tiled, func.script()

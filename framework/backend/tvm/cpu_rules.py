@@ -25,7 +25,8 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
 - Row kernels (softmax and the like: maps and reductions along the last axis of the same
   rows) are computed row by row, each row once through L1 (:mod:`.row_fusion`).
 - Sums down columns (bias gradients) read whole rows under a tile of column sums
-  (:mod:`.column_sums`); sums of everything go through vector lanes (:mod:`.full_sums`).
+  (:mod:`.column_sums`); whole-tensor sums use vector lanes (:mod:`.full_sums`), transposes
+  L1-sized tiles (:mod:`.transpose_tiles`).
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
   inlined into consumers, a few leading loops fused and parallel when the block does enough
   work, a spatial innermost loop vectorized.
@@ -38,6 +39,7 @@ MetaSchedule candidates against these.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import tvm
@@ -47,6 +49,7 @@ from tvm.s_tir import Schedule
 
 from . import channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
 from . import tir_analysis as ta
+from .transpose_tiles import schedule as schedule_transpose
 
 logger = logging.getLogger(__name__)
 
@@ -123,7 +126,8 @@ def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     for block in ta.blocks(sch):
         if _is_scheduled(sch, block) or _sum_in_lanes(sch, block, cores, params):
             continue
-        if not column_sums.schedule_columns(sch, block, cores, params.vector, params.chunks_per_core):
+        if not (column_sums.schedule_columns(sch, block, cores, params.vector, params.chunks_per_core)
+                or schedule_transpose(sch, block, PARALLEL_MIN_WORK)):
             _schedule_simple(sch, block, cores, params)
 
 
@@ -149,8 +153,7 @@ def _contraction(sch: Schedule):
 
 
 def _is_scheduled(sch: Schedule, block) -> bool:
-    return any(sch.get(loop).kind != 0 or sch.get(loop).annotations
-               for loop in sch.get_loops(block))
+    return any(sch.get(loop).kind != 0 or sch.get(loop).annotations for loop in sch.get_loops(block))
 
 
 # -- transformations ------------------------------------------------------------------------
@@ -176,9 +179,8 @@ def _inline_all(sch: Schedule, keep, guard: bool = False) -> None:
 
 def _costly_to_inline(sch: Schedule, block) -> bool:
     stmt = sch.get(block)
-    if not isinstance(stmt.body, tirx.BufferStore) or len(stmt.writes) != 1:
-        return False
-    if ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
+    if not isinstance(stmt.body, tirx.BufferStore) or len(stmt.writes) != 1 \
+            or ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
         return False
     out = stmt.writes[0].source
     return sum(ta.loads_of(sch.get(c).body, out) for c in sch.get_consumers(block)) > 1
@@ -475,9 +477,7 @@ def _schedule_simple(sch: Schedule, block, cores: int, params: Params = DEFAULT)
     if not loops or kinds is None:
         return
     extents = [int(sch.get(lp).extent) for lp in loops]
-    work = 1
-    for e in extents:
-        work *= e
+    work = math.prod(extents)
     lead = next((i for i, k in enumerate(kinds) if k != "S"), len(kinds))
     if lead == len(kinds) and extents[-1] > 1:
         _vectorize_innermost(sch, block)
