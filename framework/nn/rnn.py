@@ -38,6 +38,8 @@ from .checks import positive_ints, tensor_shape
 from .layers import Dropout
 from .rnn_cells import GATES, gru_step, input_gates, lstm_step, rnn_step, uniform_param
 
+SPLIT = 4  # parts per level of _unstack_time
+
 
 def _stack(steps: list) -> Any:
     """``(T, N, H)`` from T tensors ``(N, H)``."""
@@ -46,16 +48,17 @@ def _stack(steps: list) -> Any:
 
 
 def _unstack_time(x: Any) -> list:
-    """The T tensors ``x[t]`` of ``x`` (T, N, G), by halving: each slice's gradient is a pad
-    to its parent's size, so the backward sums ``log2 T`` levels of full-size pads instead
-    of T (one pad of the whole ``x`` per step)."""
+    """The T tensors ``x[t]`` of ``x`` (T, N, G), by splitting into up to ``SPLIT`` parts
+    level by level: each slice's gradient is a pad to its parent's size, so the backward
+    sums ``log T`` levels of full-size pads instead of T (one pad of the whole ``x`` per
+    step); four parts a level copy ``x`` half as often as halving does, both ways."""
     steps, batch, width = x.shape
     if steps == 1:
         return [ops.reshape(x, (batch, width))]
-    half = steps // 2
-    first = ops.slice_(x, (0, 0, 0), (half, batch, width))
-    second = ops.slice_(x, (half, 0, 0), (steps - half, batch, width))
-    return _unstack_time(first) + _unstack_time(second)
+    parts = min(SPLIT, steps)
+    bounds = [steps * k // parts for k in range(parts + 1)]
+    return [xt for lo, hi in zip(bounds, bounds[1:])
+            for xt in _unstack_time(ops.slice_(x, (lo, 0, 0), (hi - lo, batch, width)))]
 
 
 class _RNNBase(Cell):

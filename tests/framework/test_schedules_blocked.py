@@ -9,7 +9,7 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, topi
 
-from framework.backend.tvm import cpu_rules, strided_matmul
+from framework.backend.tvm import cpu_rules, full_sums, packed_matmul, strided_matmul, transpose_tiles
 from framework.backend.tvm.compiler import make_target
 
 rng = np.random.default_rng(7)
@@ -62,3 +62,58 @@ def test_a_transposed_matmul_matches_numpy(m, k, n):
     local = [tuple(int(d) for d in buf.shape) for node in _nodes(func)
              if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
     assert ((k, m) in local) == (k * m * 4 >= strided_matmul.MIN_BYTES), local
+
+
+@pytest.mark.parametrize("m, k, n, bias", [(128, 96, 64, True), (64, 40, 1024, False),
+                                           (32, 64, 256, True), (32, 256, 1024, True),
+                                           (20, 48, 64, False)])
+def test_plain_matmul_two_vector_tile_matches_numpy(m, k, n, bias):
+    """``a b`` (+ a fused bias): the packed two-vector tile where it applies, the default
+    tile elsewhere (too few rows, or rows not a multiple of the tile), NumPy's result."""
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = rng.standard_normal((n,)).astype(np.float32)
+    if bias:
+        te = _func(lambda x, y, z: topi.add(topi.matmul(x, y), z), (m, k), (k, n), (n,))
+        arrays, want = [a, b, c], a.astype(np.float64) @ b + c
+    else:
+        te = _func(lambda x, y: topi.matmul(x, y), (m, k), (k, n))
+        arrays, want = [a, b], a.astype(np.float64) @ b
+    func = cpu_rules.schedule_func(te, 2)
+    np.testing.assert_allclose(_run(func, arrays, (m, n)), want, rtol=1e-4,
+                               atol=1e-4 * np.abs(want).max())
+    local = [tuple(int(d) for d in buf.shape) for node in _nodes(func)
+             if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
+    packs = m % packed_matmul.ROWS == 0 and m // packed_matmul.ROWS >= packed_matmul.MIN_ROW_TILES
+    assert ((k, n) in local) == packs, local
+
+
+@pytest.mark.parametrize("shape", [(1024, 256), (8192,), (4, 32, 64), (64, 65)])
+def test_full_sum_of_squares_matches_numpy_in_vector_lanes(shape):
+    """A whole tensor to one value (a global norm's sum of squares): NumPy's result, and the
+    partial sums run in vector lanes when the lanes divide the size."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    func = cpu_rules.schedule_func(_func(lambda a: topi.sum(a * a), shape), 2)
+    want = np.array((x.astype(np.float64) ** 2).sum())
+    np.testing.assert_allclose(_run(func, [x], ()), want, rtol=1e-5)
+    loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
+    lanes = x.size % (full_sums.LANE_VECTORS * 16) == 0
+    assert any(n.kind == tvm.tirx.ForKind.VECTORIZED for n in loops) == lanes, func.script()
+
+
+@pytest.mark.parametrize("shape, axes", [((1024, 256), (1, 0)), ((3, 64, 32), (0, 2, 1)),
+                                         ((20, 48), (1, 0)), ((4, 32, 16), (1, 0, 2))])
+def test_transpose_is_exact_and_tiled_when_it_swaps_the_inner_axes(shape, axes):
+    """Transposes copy NumPy's result exactly; one that swaps the two innermost axes with
+    both a multiple of the tile is copied tile by tile (a loop of TILE rows inside the
+    loop over column tiles), the others keep the general schedule."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    func = cpu_rules.schedule_func(_func(lambda a: topi.transpose(a, list(axes)), shape), 2)
+    want = np.transpose(x, axes)
+    np.testing.assert_array_equal(_run(func, [x], want.shape), want)
+    out = want.shape
+    tiled = axes[-2:] == (len(shape) - 1, len(shape) - 2) and out[-1] % transpose_tiles.TILE == 0 \
+        and out[-2] % transpose_tiles.TILE == 0
+    loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
+    extents = [int(n.extent) for n in loops]  # innermost first (post order)
+    assert (extents[:2] == [transpose_tiles.TILE] * 2) == tiled, func.script()

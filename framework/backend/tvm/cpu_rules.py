@@ -20,11 +20,13 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
   runs contiguously through both operands (weight gradients), that reduction axis is
   vectorized instead: partial sums in vector lanes (``rfactor``), then a block sums lanes.
 - Small outputs with large reductions split the reduction across threads (``rfactor``).
-- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`).
+- ``a^T b`` matmuls over long reductions are cache-blocked (:mod:`.strided_matmul`); long
+  ``a b`` ones get a two-vector tile over packed panels of ``b`` (:mod:`.packed_matmul`).
 - Row kernels (softmax and the like: maps and reductions along the last axis of the same
   rows) are computed row by row, each row once through L1 (:mod:`.row_fusion`).
 - Sums down columns (bias gradients) read whole rows under a tile of column sums
-  (:mod:`.column_sums`).
+  (:mod:`.column_sums`); whole-tensor sums use vector lanes (:mod:`.full_sums`), transposes
+  L1-sized tiles (:mod:`.transpose_tiles`).
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
   inlined into consumers, a few leading loops fused and parallel when the block does enough
   work, a spatial innermost loop vectorized.
@@ -37,6 +39,7 @@ MetaSchedule candidates against these.
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import tvm
@@ -44,8 +47,9 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import channel_vectors, column_sums, lane_rows, row_fusion, strided_matmul
+from . import channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
 from . import tir_analysis as ta
+from .transpose_tiles import schedule as schedule_transpose
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +126,8 @@ def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     for block in ta.blocks(sch):
         if _is_scheduled(sch, block) or _sum_in_lanes(sch, block, cores, params):
             continue
-        if not column_sums.schedule_columns(sch, block, cores, params.vector, params.chunks_per_core):
+        if not (column_sums.schedule_columns(sch, block, cores, params.vector, params.chunks_per_core)
+                or schedule_transpose(sch, block, PARALLEL_MIN_WORK)):
             _schedule_simple(sch, block, cores, params)
 
 
@@ -148,8 +153,7 @@ def _contraction(sch: Schedule):
 
 
 def _is_scheduled(sch: Schedule, block) -> bool:
-    return any(sch.get(loop).kind != 0 or sch.get(loop).annotations
-               for loop in sch.get_loops(block))
+    return any(sch.get(loop).kind != 0 or sch.get(loop).annotations for loop in sch.get_loops(block))
 
 
 # -- transformations ------------------------------------------------------------------------
@@ -175,9 +179,8 @@ def _inline_all(sch: Schedule, keep, guard: bool = False) -> None:
 
 def _costly_to_inline(sch: Schedule, block) -> bool:
     stmt = sch.get(block)
-    if not isinstance(stmt.body, tirx.BufferStore) or len(stmt.writes) != 1:
-        return False
-    if ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
+    if not isinstance(stmt.body, tirx.BufferStore) or len(stmt.writes) != 1 \
+            or ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
         return False
     out = stmt.writes[0].source
     return sum(ta.loads_of(sch.get(c).body, out) for c in sch.get_consumers(block)) > 1
@@ -186,11 +189,8 @@ def _costly_to_inline(sch: Schedule, block) -> bool:
 def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
     if extent <= lanes:
         return extent
-    for f in (lanes, lanes // 2):
-        if extent % f == 0:
-            return f
-    return max(f for f in range(1, lanes + 1) if extent % f == 0)
-
+    return next((f for f in (lanes, lanes // 2) if extent % f == 0),
+                max(f for f in range(1, lanes + 1) if extent % f == 0))
 
 
 def _register_tile(sch: Schedule, block, axes, params: Params,
@@ -225,6 +225,8 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
         strided_matmul.schedule(sch, block, axes, params.vector, params.register_vectors,
                                 params.unroll, PARALLEL_MIN_WORK)
         return
+    if params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
+        return packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
     channel = channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:
         for later in channel_vectors.schedule_wgrad(sch, block, channel, cores, params.vector,
@@ -314,8 +316,10 @@ def _unit_stride(read, var) -> bool:
 
 
 def _sum_in_lanes(sch: Schedule, block, cores: int, params: Params) -> bool:
-    """A plain reduction (no product: a sum, a mean) over a long contiguous innermost axis
-    gets the lane schedule too (partial sums in vector lanes); True if it did."""
+    """Partial sums in vector lanes for a sum or mean over a long contiguous innermost axis,
+    or of a whole tensor (:mod:`.full_sums`); True if it scheduled ``block``."""
+    if full_sums.schedule(sch, block, params.vector):
+        return True
     try:
         axes = ta.axes(sch, block)
     except ValueError:
@@ -473,9 +477,7 @@ def _schedule_simple(sch: Schedule, block, cores: int, params: Params = DEFAULT)
     if not loops or kinds is None:
         return
     extents = [int(sch.get(lp).extent) for lp in loops]
-    work = 1
-    for e in extents:
-        work *= e
+    work = math.prod(extents)
     lead = next((i for i, k in enumerate(kinds) if k != "S"), len(kinds))
     if lead == len(kinds) and extents[-1] > 1:
         _vectorize_innermost(sch, block)
