@@ -28,11 +28,9 @@ def network_for(model: Any) -> Any:
     ``name`` with ``num_classes`` and ``num_channel``."""
     if model.class_ is None:
         return build_model(model.name, num_classes=model.num_classes, num_channel=model.num_channel)
-    from ..user_code import call, resolve
-
     from framework import nn
 
-    from ..user_code import UserCodeError
+    from ..user_code import UserCodeError, call, resolve
 
     cls, source = resolve(model.class_, None, "model.class")
     display = model.class_.rsplit(":", 1)[1]
