@@ -1,7 +1,7 @@
 """framework/_malloc.py: after ``import framework``, freed multi-MB NumPy buffers are reused
 by the next allocations (no fresh page faults), and ``TWINMODE_MALLOC=default`` leaves glibc's
-behaviour (the freed heap top is trimmed, and the next allocations fault their pages again). Counted in a subprocess with
-``getrusage``'s minor faults: a count, not a timing."""
+behaviour (the freed heap top is trimmed, and the next allocations fault their pages
+again). Counted in a subprocess with ``getrusage``'s minor faults: a count, not a timing."""
 
 from __future__ import annotations
 

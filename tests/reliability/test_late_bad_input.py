@@ -58,7 +58,8 @@ def _data(tmp_path: Path) -> None:
 def test_a_deeply_nested_file_or_override_is_one_line(tmp_path: Path) -> None:
     file = experiment(tmp_path, "name: deep\nmodel: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n")
     line = _one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
-    assert line == f"error: {file}: invalid YAML: nested too deeply (an experiment file has a few levels of sections)"
+    assert line == (f"error: {file}: invalid YAML: nested too deeply (an experiment file has a few "
+                    "levels of sections)")
     plain = experiment(tmp_path, "name: deep\n", "plain.yaml")
     nested = "[" * 3000 + "]" * 3000
     line = _one_error(train(tmp_path, "run", str(plain), f"train.epochs={nested}", "--print-config",
