@@ -19,8 +19,8 @@ first three against PyNative's. Figures are medians (min, max) of per-round mean
 engines interleaved round by round after warm-up.
 
 The GPT's throughput is reported in GFLOP/s (nanoGPT's ``estimate_mfu`` count) against
-this machine's sgemm peak, measured here as the best of NumPy's BLAS on 1024^3 float32
-products with the same threads. Peak memory: each engine alone in a child process, as
+this machine's sgemm peak, measured here as the best of NumPy's BLAS and PyTorch's on
+1024^3 float32 products with the same threads. Peak memory: each engine alone in a child process, as
 bench/resnet.py (bench/memory_probe.py).
 """
 
@@ -81,12 +81,24 @@ def memory(engine: str, model: str, torch_path: str) -> dict | None:
 
 
 def sgemm_peak_gflops(n: int = 1024, tries: int = 10) -> float:
+    """The best float32 n^3 product of NumPy's BLAS and, when importable, PyTorch's (its own
+    kernels: NumPy's OpenBLAS may be pinned to older ones, e.g. OPENBLAS_CORETYPE=Haswell
+    on an AVX-512 CPU, which halves its peak)."""
     a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    products = [lambda: a @ a]
+    try:
+        import torch
+
+        t = torch.from_numpy(a)
+        products.append(lambda: torch.mm(t, t))
+    except ImportError:
+        pass
     best = float("inf")
-    for _ in range(tries):
-        start = time.perf_counter()
-        a @ a
-        best = min(best, time.perf_counter() - start)
+    for product in products:
+        for _ in range(tries):
+            start = time.perf_counter()
+            product()
+            best = min(best, time.perf_counter() - start)
     return 2 * n ** 3 / best / 1e9
 
 
