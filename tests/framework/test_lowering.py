@@ -83,6 +83,11 @@ _LN_EXTRA = [(f"{'LayerNormGrad' if grad else 'LayerNorm'}-{name}", *_ln_case(*l
 
 
 EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
+    # few rows against a weight-sized b: b^T (or a tall b) is read in panels (lowerings.nn)
+    ("MatMul-panels-b-transposed", ops.MatMul(transpose_b=True),
+     [_RNG.standard_normal((32, 64)), _RNG.standard_normal((1024, 64))]),
+    ("MatMul-panels-tall-b", ops.MatMul(),  # scaled: float32 sums of 1024 products within ATOL
+     [_RNG.standard_normal((16, 1024)) / 32, _RNG.standard_normal((1024, 64)) / 32]),
     # MaxPoolGrad with ties: the first maximum in row-major window order gets the gradient
     ("MaxPoolGrad-ties-valid", ops.MaxPoolGrad((2, 2), (2, 2), "valid"),
      _pool_grad_inputs(ops.MaxPoolGrad((2, 2), (2, 2), "valid"), _ties((2, 2, 4, 6)))),

@@ -10,7 +10,9 @@ import tvm_ffi
 from tvm import relax, s_tir, topi
 
 from framework.backend.tvm import cpu_rules, full_sums, packed_matmul, strided_matmul, transpose_tiles
+from framework.backend.tvm import tir_analysis as ta
 from framework.backend.tvm.compiler import make_target
+from framework.backend.tvm.lowerings import nn as nn_lowering
 
 rng = np.random.default_rng(7)
 
@@ -86,6 +88,34 @@ def test_plain_matmul_two_vector_tile_matches_numpy(m, k, n, bias):
              if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
     packs = m % packed_matmul.ROWS == 0 and m // packed_matmul.ROWS >= packed_matmul.MIN_ROW_TILES
     assert ((k, n) in local) == packs, local
+
+
+@pytest.mark.parametrize("m, k, n, add", [(32, 256, 1024, True), (16, 64, 96, False), (40, 48, 64, True)])
+def test_matmul_over_panels_matches_numpy_in_two_vector_tiles(m, k, n, add):
+    """``a b^T`` over ``b^T`` stored in panels of 32 columns (few rows of ``a``, the LSTM
+    step): NumPy's result, with the fused add, in the packed rule's register tile (a
+    vectorized inner loop of two vectors, no further copy of the panels)."""
+    w = nn_lowering.PANEL
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k)).astype(np.float32)
+    c = rng.standard_normal((m, n)).astype(np.float32)
+    panels = np.ascontiguousarray(b.reshape(n // w, w, k).transpose(0, 2, 1))
+    shapes = [(m, k), (n // w, k, w)] + ([(m, n)] if add else [])
+    fte = (lambda x, y, z: topi.add(nn_lowering._panel_matmul(x, y), z)) if add else nn_lowering._panel_matmul
+    unscheduled = s_tir.Schedule(tvm.IRModule({"main": _func(fte, *shapes)}))
+    block = unscheduled.get_sblock("matmul_panels")
+    assert packed_matmul.wants(unscheduled, block, ta.axes(unscheduled, block), 16)
+    func = cpu_rules.schedule_func(_func(fte, *shapes), 2)
+    want = a.astype(np.float64) @ b.T + (c if add else 0)
+    got = _run(func, [a, panels] + ([c] if add else []), (m, n))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    vectors = [int(n.extent) for n in _nodes(func)
+               if isinstance(n, tvm.tirx.For) and n.kind == tvm.tirx.ForKind.VECTORIZED]
+    assert vectors and set(vectors) == {w}, func.script()
+    local = [tuple(int(d) for d in buf.shape) for node in _nodes(func)
+             if isinstance(node, s_tir.SBlock) for buf in node.alloc_buffers]
+    assert (n // w, k, w) not in local and (k, n) not in local, local
+
 
 
 @pytest.mark.parametrize("shape", [(1024, 256), (8192,), (4, 32, 64), (64, 65)])

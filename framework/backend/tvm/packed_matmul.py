@@ -39,6 +39,17 @@ def _stride_one(read, var) -> bool:
     return isinstance(coef, tirx.IntImm) and int(coef) == 1
 
 
+def _is_panels(read, j_var, r_var, width: int) -> bool:
+    """``read`` is ``b[j / width, k, j % width]`` (``b^T`` stored in panels of ``width``
+    columns, lowerings.nn): the register tile's two vectors are one contiguous panel row."""
+    if len(read.region) != 3:
+        return False
+    mins = [rg.min for rg in read.region]
+    want = [tirx.floordiv(j_var, width), r_var, tirx.floormod(j_var, width)]
+    analyzer = tvm.sym.Analyzer()
+    return all(analyzer.can_prove_equal(x, y) for x, y in zip(mins, want))
+
+
 def _operands(sch: Schedule, block):
     stmt = sch.get(block)
     return [x for x in stmt.reads if not any(x.source.same_as(w.source) for w in stmt.writes)]
@@ -55,6 +66,8 @@ def wants(sch: Schedule, block, axes, vector: int) -> bool:
     if sorted(map(len, used)) != [2, 2] or {r, i} not in used or {r, j} not in used:
         return False
     b = reads[used.index({r, j})]
+    if _is_panels(b, j, r, 2 * vector):
+        return True
     if len(b.region) != 2 or not _stride_one(b, j):
         return False
     return m // ROWS >= MIN_ROW_TILES or n < PAGE_FLOATS
@@ -68,9 +81,14 @@ def schedule(sch: Schedule, block, axes, vector: int, unroll: int, min_parallel_
     used = [ta.vars_in([rg.min for rg in x.region]) for x in reads]
     b_index = [idx for idx, x in enumerate(sch.get(block).reads)
                if x.source.same_as(reads[used.index({r_var, j_var})].source)][0]
-    i, j, r = sch.get_loops(block)
+    width = 2 * vector
+    if len(sch.get(block).reads[b_index].region) == 3:  # b^T in panels: iterate j as (j0, j1)
+        sch.transform_block_layout(block, lambda i, j, k: (i, j // width, j % width, k))
+        i, j0, j1, r = sch.get_loops(block)
+    else:
+        i, j, r = sch.get_loops(block)
+        j0, j1 = sch.split(j, [None, width])
     i0, i1 = sch.split(i, [None, ROWS])
-    j0, j1 = sch.split(j, [None, 2 * vector])
     k0, k1 = sch.split(r, [None, ta.divisor_at_most(k, KSTEP)])
     sch.reorder(j0, i0, k0, k1, i1, j1)
     consumers = ta.attachable(sch, sch.get_consumers(block), block)
@@ -78,7 +96,7 @@ def schedule(sch: Schedule, block, axes, vector: int, unroll: int, min_parallel_
         consumers = [sch.cache_write(block, 0, "local")]
     for consumer in consumers:
         sch.reverse_compute_at(consumer, i0, preserve_unit_loops=True)
-    if m // ROWS >= MIN_ROW_TILES:
+    if m // ROWS >= MIN_ROW_TILES and len(sch.get(block).reads[b_index].region) == 2:
         packed = sch.cache_read(block, b_index, "local")
         sch.compute_at(packed, j0, preserve_unit_loops=True)
         sch.vectorize(sch.get_loops(packed)[-1])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from tvm import relax, topi
+from tvm import relax, te, topi
 
 from ....ops._utils import normalize_axis
 from .base import LowerContext, cast, const, emit
@@ -15,8 +15,53 @@ from .base import LowerContext, cast, const, emit
 _TRANSPOSED: dict = {}
 
 
+# ``a b^T`` with few rows of ``a`` (an unrolled recurrent step: (32, 256) @ (256, 1024)) reads
+# ``b^T`` in panels of PANEL columns: stored panel by panel (``(n / PANEL, k, PANEL)``, each
+# panel contiguous) instead of rows a page apart, which alias in the L1 sets and defeat the
+# prefetchers when the weight has left the caches between steps (packed_matmul.wants).
+PANEL = 32
+PANEL_MAX_ROWS = 64
+PANEL_MIN_COLUMNS = 1024
+
+
 def forget_transposes() -> None:
     _TRANSPOSED.clear()
+
+
+def _panel_matmul(a: te.Tensor, panels: te.Tensor) -> te.Tensor:
+    """``out[i, j] = sum_k a[i, k] panels[j / w, k, j % w]``: ``a b^T`` over ``b^T`` stored in
+    panels of ``w`` columns."""
+    (m, k), (_, _, w) = a.shape, panels.shape
+    r = te.reduce_axis((0, k), name="k")
+    return te.compute((m, panels.shape[0] * w),
+                      lambda i, j: te.sum(a[i, r] * panels[j // w, r, j % w], axis=r),
+                      name="matmul_panels")
+
+
+def _wants_panels(a_shape, b_shape, transpose_b: bool) -> bool:
+    """Few rows of ``a`` against a weight-sized ``b`` whose ``n`` columns fill panels; a plain
+    ``b`` (the recurrent step's backward, ``(32, 1024) @ (1024, 256)``) only when it is tall."""
+    if len(a_shape) != 2 or len(b_shape) != 2 or a_shape[0] > PANEL_MAX_ROWS:
+        return False
+    (n, k) = b_shape if transpose_b else b_shape[::-1]
+    return n % PANEL == 0 and n * k >= PANEL_MIN_COLUMNS * PANEL and (transpose_b and n >= PANEL_MIN_COLUMNS
+                                                                     or not transpose_b and k >= PANEL_MIN_COLUMNS)
+
+
+def _panels(bb: relax.BlockBuilder, b, shape, transpose_b: bool):
+    """``b^T`` (or ``b``) as ``(n / PANEL, k, PANEL)``, one copy per dataflow segment and value."""
+    key = (id(bb), b, "panels", transpose_b) if isinstance(b, relax.Var) else None
+    if key is not None and key in _TRANSPOSED:
+        return _TRANSPOSED[key]
+    if transpose_b:
+        n, k = shape
+        panels = bb.emit(relax.op.permute_dims(bb.emit(relax.op.reshape(b, [n // PANEL, PANEL, k])), [0, 2, 1]))
+    else:
+        k, n = shape
+        panels = bb.emit(relax.op.permute_dims(bb.emit(relax.op.reshape(b, [k, n // PANEL, PANEL])), [1, 0, 2]))
+    if key is not None:
+        _TRANSPOSED[key] = panels
+    return panels
 
 
 def lower_matmul(ctx: LowerContext, a, b):
@@ -30,6 +75,8 @@ def lower_matmul(ctx: LowerContext, a, b):
         return bb.call_te(topi.matmul, a, b, True, False)
     if prim.transpose_a:
         a = bb.emit(relax.op.permute_dims(a, [1, 0]))
+    if not prim.transpose_a and _wants_panels(sa.shape, sb.shape, prim.transpose_b):
+        return bb.call_te(_panel_matmul, a, _panels(bb, b, sb.shape, prim.transpose_b))
     if prim.transpose_b:  # a b^T: a transposed copy, so that the kernel's vector loads of b are contiguous
         key = (id(bb), b) if isinstance(b, relax.Var) else None
         if key is None or key not in _TRANSPOSED:
