@@ -13,7 +13,9 @@ of the same steps in graph mode on the CPU. PyTorch-named weights go along for t
 - ``lenet``: the tutorial's LeNet-5 step (``bench/engines.py``: cross-entropy, Momentum
   0.01/0.9, batch 32 of 1x32x32);
 - ``gpt``: nanoGPT's character model step (``bench/seq_engines.py``: AdamW, global-norm
-  clip 1.0, batch 12 x 64 tokens).
+  clip 1.0, batch 12 x 64 tokens);
+- ``lstm``: the 2-layer LSTM language model step (the same file: hidden 256, batch 32 x 64
+  tokens, the time loop unrolled into the one function).
 
 ``run --bundle DIR`` (on the GPU machine: NumPy, nvcc, the TVM runtime alone from
 ``DIR/site`` plus an ``apache-tvm-ffi`` wheel for its Python, PyTorch if present):
@@ -36,16 +38,16 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-MODELS = ("lenet", "gpt")
+MODELS = ("lenet", "gpt", "lstm")
 CHECK_STEPS = 6  # steps whose losses are compared with the CPU's
 
 
 # ---------------------------------------------------------------- prepare (with the compiler)
 def _batches(model: str, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    if model == "gpt":
+    if model in ("gpt", "lstm"):
         import seq_engines
 
-        return [seq_engines.batch_of("gpt", seed) for seed in range(n)]
+        return [seq_engines.batch_of(model, seed) for seed in range(n)]
     rng = np.random.default_rng(0)
     return [(rng.standard_normal((32, 1, 32, 32)).astype(np.float32),
              rng.integers(0, 10, 32).astype(np.int32)) for _ in range(n)]
@@ -55,10 +57,10 @@ def _framework_step(model: str):
     """``(JitFunction of our graph-mode step, torch-named initial weights)``."""
     import framework as ms
 
-    if model == "gpt":
+    if model in ("gpt", "lstm"):
         import seq_engines
 
-        _, compiled, net = seq_engines.framework_step("gpt", ms.GRAPH_MODE)
+        _, compiled, net = seq_engines.framework_step(model, ms.GRAPH_MODE)
         return compiled, seq_engines.torch_state(net)
     import engines
 
@@ -231,10 +233,10 @@ def _torch_step(model: str, folder: Path):
         return None
     with np.load(folder / "torch_weights.npz") as saved:
         weights = {k: saved[k] for k in saved.files}
-    if model == "gpt":
+    if model in ("gpt", "lstm"):
         import seq_engines
 
-        return seq_engines.torch_step_from_state("gpt", weights, device="cuda")
+        return seq_engines.torch_step_from_state(model, weights, device="cuda")
     import engines
 
     return engines.torch_step(weights, device="cuda")
