@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 # Tests read real data from here when it exists (see ../shared/datasets/README.md).
 export TRAIN_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 
-.PHONY: install run test test-fast bench bench-quick lint clean
+.PHONY: install run test test-fast bench bench-quick bench-avx2 lint clean
 
 install: $(STAMP)
 
@@ -37,6 +37,10 @@ bench-quick: install
 	$(PY) bench/control_flow.py --threads 1 --rounds 3 --no-nested
 	$(PY) bench/resnet.py --quick
 	$(PY) bench/transformer.py --rounds 3 --no-memory
+
+# the quick benches again on the AVX2 code path (TWINMODE_CPU=haswell), on any x86 machine
+bench-avx2: install
+	TWINMODE_CPU=haswell $(MAKE) bench-quick
 
 lint: install
 	$(VENV)/bin/ruff check framework trainer datasets tests bench

@@ -56,7 +56,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
+import bench_env  # noqa: E402  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import resnet_engines as re_  # noqa: E402
 from memory_probe import probe, status_kb  # noqa: E402
@@ -232,6 +232,7 @@ def main() -> None:
           f" load {' '.join(f'{v:.2f}' for v in os.getloadavg())}; tuning="
           f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps "
           f"(pynative 1), {args.clock} clock")
+    print(bench_env.cpu_line())
     for depth in args.depths:
         for batch in args.batches:
             bench_config(depth, batch, args)

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
+import bench_env  # noqa: E402  (first: --threads sizes the thread pools)
 import engines  # noqa: E402
 import numpy as np  # noqa: E402
 
@@ -108,6 +108,7 @@ def main() -> None:
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; tuning="
           f"{ms.get_context('tuning')}; median of {args.rounds} rounds x {args.steps} steps, "
           f"{args.clock} clock")
+    print(bench_env.cpu_line())
     for batch in args.batches:
         result, summary = bench_batch(batch, args.steps, args.rounds, CLOCK[args.clock])
         base = result["pynative"]

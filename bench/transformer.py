@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
+import bench_env  # noqa: E402  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import seq_engines as se  # noqa: E402
 from memory_probe import probe, status_kb  # noqa: E402
@@ -188,6 +188,7 @@ def main() -> None:
     print(f"Sequence-model train steps, float32; {os.cpu_count()} cores, {THREADS} threads; load "
           f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}; median of {args.rounds} rounds x "
           f"{args.steps} steps (pynative 1), {args.clock} clock")
+    print(bench_env.cpu_line())
     for model in args.models:
         bench_model(model, args)
     print(f"\nload at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
