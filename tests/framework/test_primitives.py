@@ -109,6 +109,10 @@ CASES: list[Case] = [
     Case(ops.Squeeze((1,)), rand((2, 1, 3)), lambda x: x[:, 0]),
     Case(ops.Squeeze(()), rand((1, 2, 1)), lambda x: x.reshape(2)),
     Case(ops.Concat(1), rand((2, 1), (2, 3), (2, 2)), lambda *xs: np.concatenate(xs, 1)),
+    # four inputs and more: a copy per input (concat_copies.py), middle and first axis
+    Case(ops.Concat(1), rand((2, 1, 3), (2, 3, 3), (2, 2, 3), (2, 1, 3), (2, 4, 3)),
+         lambda *xs: np.concatenate(xs, 1)),
+    Case(ops.Concat(0), rand(*[(1, 2, 3)] * 6, (2, 2, 3)), lambda *xs: np.concatenate(xs, 0)),
     Case(ops.Slice((1, 0), (2, 2)), rand((4, 3)), lambda x: x[1:3, 0:2]),
     Case(ops.Pad(((1, 0), (2, 1))), rand(S), lambda x: np.pad(x, ((1, 0), (2, 1)))),
     Case(ops.StopGradient(), rand(S), lambda x: x),
