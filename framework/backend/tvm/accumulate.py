@@ -31,8 +31,8 @@ import numpy as np
 from tvm import relax, te, topi
 
 from ...ops.elementwise import Add
-from . import concat_copies
 from ...ops.nn_ops import MatMul
+from . import concat_copies
 
 CHAIN_MIN = 8  # products from which a sum becomes one product of the stacked operands
 
