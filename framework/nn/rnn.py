@@ -42,9 +42,10 @@ SPLIT = 4  # parts per level of _unstack_time
 
 
 def _stack(steps: list) -> Any:
-    """``(T, N, H)`` from T tensors ``(N, H)``."""
+    """``(T, N, H)`` from T tensors ``(N, H)``: one concat along rows, then one reshape (no
+    reshape per step, each a kernel call of its own in graph mode, both ways)."""
     n, h = steps[0].shape
-    return ops.concat([ops.reshape(s, (1, n, h)) for s in steps], 0)
+    return ops.reshape(ops.concat(steps, 0), (len(steps), n, h))
 
 
 def _unstack_time(x: Any) -> list:
