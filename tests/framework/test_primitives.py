@@ -20,6 +20,7 @@ from framework import ops
 from framework.autograd.grad import vjp
 from framework.interpreters import apply
 from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
+from framework.ops.split_rows import SplitRows
 from framework.primitive import Primitive
 from framework.tensor import Tensor
 
@@ -268,6 +269,8 @@ _WIDE = lambda r: [np.concatenate([np.array([-40.0, -7.0, -3.1, 0.0, 2.2, 7.5, 4
                                    r.standard_normal(9)]).reshape(2, 8)]
 CASES += [
     Case(LSTMPointwise(), rand((3, 8), (3, 2)), _lstm_ref),
+    Case(SplitRows(3), rand((6, 2, 3)), lambda x: tuple(np.split(x, 3, 0))),
+    Case(SplitRows(5), rand((5, 4)), lambda x: tuple(np.split(x, 5, 0))),
     Case(LSTMPointwiseGrad(), _lstm_grad_inputs, _lstm_grad_ref),
     Case(ops.LayerNorm(), _ln_inputs((3, 5), (5,)),
          lambda x, g, b: _layer_norm_ref(x, g, b, 1, 1e-7)),

@@ -55,6 +55,7 @@ from ....ops.layer_norm import LayerNormGrad as _LayerNormGrad
 from ....ops.lstm_cell import LSTMPointwise as _LSTMPointwise
 from ....ops.lstm_cell import LSTMPointwiseGrad as _LSTMPointwiseGrad
 from ....ops.scan import CumSum as _CumSum
+from ....ops.split_rows import SplitRows as _SplitRows
 from ....primitive import Primitive
 from . import comm, conv, elementwise, group_conv, index, lstm_cell, nn, pool, reduce, seq, shape, sorting
 from .base import LowerContext, Lowering, spec_of
@@ -101,6 +102,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _shape.ExpandDims: shape.lower_expand_dims,
     _shape.Squeeze: shape.lower_squeeze,
     _shape.Concat: shape.lower_concat,
+    _SplitRows: shape.lower_split_rows,
     _shape.Slice: shape.lower_slice,
     _shape.Pad: shape.lower_pad,
     _shape.StopGradient: shape.identity,

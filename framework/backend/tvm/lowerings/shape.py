@@ -42,6 +42,12 @@ def lower_concat(ctx: LowerContext, *xs):
     return concat_copies.concat(ctx.bb, [cast(x, s.dtype, dtype) for x, s in zip(xs, ctx.in_specs)], axis)
 
 
+def lower_split_rows(ctx: LowerContext, x):
+    """One kernel: TOPI's split, a copy loop per piece."""
+    out = ctx.bb.emit(relax.op.split(x, ctx.prim.parts, axis=0))
+    return tuple(ctx.bb.emit(relax.TupleGetItem(out, k)) for k in range(ctx.prim.parts))
+
+
 def lower_slice(ctx: LowerContext, x):
     return crop(x, ctx.in_specs[0].shape, ctx.prim.begin, ctx.prim.size)
 
