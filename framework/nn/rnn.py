@@ -33,32 +33,18 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..ops.split_rows import SplitRows
 from .cell import Cell
 from .checks import positive_ints, tensor_shape
 from .layers import Dropout
 from .rnn_cells import GATES, gru_step, input_gates, lstm_step, rnn_step, uniform_param
 
-SPLIT = 4  # parts per level of _unstack_time
-
 
 def _stack(steps: list) -> Any:
-    """``(T, N, H)`` from T tensors ``(N, H)``."""
+    """``(T, N, H)`` from T tensors ``(N, H)``: one concat along rows, then one reshape (no
+    reshape per step, each a kernel call of its own in graph mode, both ways)."""
     n, h = steps[0].shape
-    return ops.concat([ops.reshape(s, (1, n, h)) for s in steps], 0)
-
-
-def _unstack_time(x: Any) -> list:
-    """The T tensors ``x[t]`` of ``x`` (T, N, G), by splitting into up to ``SPLIT`` parts
-    level by level: each slice's gradient is a pad to its parent's size, so the backward
-    sums ``log T`` levels of full-size pads instead of T (one pad of the whole ``x`` per
-    step); four parts a level copy ``x`` half as often as halving does, both ways."""
-    steps, batch, width = x.shape
-    if steps == 1:
-        return [ops.reshape(x, (batch, width))]
-    parts = min(SPLIT, steps)
-    bounds = [steps * k // parts for k in range(parts + 1)]
-    return [xt for lo, hi in zip(bounds, bounds[1:])
-            for xt in _unstack_time(ops.slice_(x, (lo, 0, 0), (hi - lo, batch, width)))]
+    return ops.reshape(ops.concat(steps, 0), (len(steps), n, h))
 
 
 class _RNNBase(Cell):
@@ -146,13 +132,14 @@ class _RNNBase(Cell):
         steps, batch, n_in = x.shape
         hidden, mode = self.hidden_size, self.mode
         xg = input_gates(mode, ops.reshape(x, (steps * batch, n_in)), w_ih, b_ih, b_hh)
-        xg = ops.reshape(xg, (steps, batch, xg.shape[-1]))
         lstm = mode == "LSTM"
         if state is None:
             zeros = ops.zeros((batch, hidden), x.dtype)
             state = (zeros, zeros) if lstm else zeros
         h, c = state if lstm else (state, None)
-        xs = _unstack_time(xg)
+        # the steps' (N, G) rows: ONE primitive, whose backward is one concatenate (slices
+        # would each take a pad of the whole projection as gradient)
+        xs = list(SplitRows(steps)(xg)) if steps > 1 else [xg]
         outputs = [None] * steps
         for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
             if lstm:

@@ -19,11 +19,13 @@ from typing import Any
 
 from .. import ops
 from ..common.initializer import Uniform, initializer
+from ..ops.lstm_cell import LSTMPointwise
 from ..parameter import Parameter
 from .cell import Cell
 from .checks import positive_ints, tensor_shape
 
 _MATMUL_T = ops.MatMul(transpose_b=True)  # x @ W^T with W stored (out, in)
+_POINTWISE = LSTMPointwise()
 GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}
 
 
@@ -46,15 +48,11 @@ def rnn_step(xg: Any, h: Any, w_hh: Any, relu: bool) -> Any:
 
 def lstm_step(xg: Any, h: Any, c: Any, w_hh: Any) -> tuple[Any, Any]:
     """LSTM step, gates ``i, f, g, o`` (both biases folded into ``xg``): ``(h', c')``."""
-    hidden = h.shape[-1]
     gates = xg + _MATMUL_T(h, w_hh)
-    # one sigmoid over the whole block (its g columns unused): the same values as one per
-    # gate, in one op and one bprop instead of three of each
-    act = ops.sigmoid(gates)
-    i, f, o = _chunk(act, 0, hidden), _chunk(act, 1, hidden), _chunk(act, 3, hidden)
-    g = ops.tanh(_chunk(gates, 2, hidden))
-    c_new = f * c + i * g
-    return o * ops.tanh(c_new), c_new
+    # the gate arithmetic as one primitive (one kernel each way in graph mode): sigmoid
+    # i, f, o, tanh g, c' = f c + i g, h' = o tanh(c'); the activations saved for backward
+    h_new, c_new = _POINTWISE(gates, c)[:2]
+    return h_new, c_new
 
 
 def gru_step(xg: Any, h: Any, w_hh: Any, b_hh: Any) -> Any:

@@ -19,6 +19,8 @@ import framework as ms
 from framework import ops
 from framework.autograd.grad import vjp
 from framework.interpreters import apply
+from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
+from framework.ops.split_rows import SplitRows
 from framework.primitive import Primitive
 from framework.tensor import Tensor
 
@@ -109,6 +111,10 @@ CASES: list[Case] = [
     Case(ops.Squeeze((1,)), rand((2, 1, 3)), lambda x: x[:, 0]),
     Case(ops.Squeeze(()), rand((1, 2, 1)), lambda x: x.reshape(2)),
     Case(ops.Concat(1), rand((2, 1), (2, 3), (2, 2)), lambda *xs: np.concatenate(xs, 1)),
+    # four inputs and more: a copy per input (concat_copies.py), middle and first axis
+    Case(ops.Concat(1), rand((2, 1, 3), (2, 3, 3), (2, 2, 3), (2, 1, 3), (2, 4, 3)),
+         lambda *xs: np.concatenate(xs, 1)),
+    Case(ops.Concat(0), rand(*[(1, 2, 3)] * 6, (2, 2, 3)), lambda *xs: np.concatenate(xs, 0)),
     Case(ops.Slice((1, 0), (2, 2)), rand((4, 3)), lambda x: x[1:3, 0:2]),
     Case(ops.Pad(((1, 0), (2, 1))), rand(S), lambda x: np.pad(x, ((1, 0), (2, 1)))),
     Case(ops.StopGradient(), rand(S), lambda x: x),
@@ -222,9 +228,50 @@ def _layer_norm_grad_ref(x, dy, var, mean, gamma, norm_axis, params_axis, eps):
     return dx, (dy * xhat).sum(axis=lead), dy.sum(axis=lead)
 
 
+def _lstm_ref(gates, c):
+    """The LSTM step's gate arithmetic, written out (sigmoid as 1 / (1 + e^-x))."""
+    sig = lambda x: 1.0 / (1.0 + np.exp(-x))  # noqa: E731
+    h = c.shape[1]
+    i, f = sig(gates[:, :h]), sig(gates[:, h:2 * h])
+    g, o = np.tanh(gates[:, 2 * h:3 * h]), sig(gates[:, 3 * h:])
+    c_new = f * c + i * g
+    return o * np.tanh(c_new), c_new, i, f, g, o, np.tanh(c_new)
+
+
+def _lstm_grad_inputs(rng):
+    """Activations of random gates and cell state (as the forward saves them), cotangents."""
+    gates, c = rng.standard_normal((2, 12)), rng.standard_normal((2, 3))
+    _, _, i, f, g, o, tc = _lstm_ref(gates, c)
+    return [c, i, f, g, o, tc, rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+
+
+def _lstm_grad_ref(c, i, f, g, o, tc, dh, dc):
+    """Complex-step derivatives (exact to rounding) of ``<dh, h> + <dc, c_new>`` over the
+    gates (recovered from the activations: logit, arctanh) and ``c``."""
+    logit = lambda p: np.log(p / (1.0 - p))  # noqa: E731
+    gates = np.concatenate([logit(i), logit(f), np.arctanh(g), logit(o)], axis=1)
+
+    def loss(gt, cc):
+        h, c_new = _lstm_ref(gt, cc)[:2]
+        return np.sum(dh * h) + np.sum(dc * c_new)
+    step, grads = 1e-30, []
+    for which, x in enumerate((gates, c)):
+        d = np.zeros_like(x)
+        for k in np.ndindex(x.shape):
+            z = x.astype(complex)
+            z[k] += 1j * step
+            d[k] = np.imag(loss(z, c) if which == 0 else loss(gates, z)) / step
+        grads.append(d)
+    return tuple(grads)
+
+
 _WIDE = lambda r: [np.concatenate([np.array([-40.0, -7.0, -3.1, 0.0, 2.2, 7.5, 40.0]),  # noqa: E731
                                    r.standard_normal(9)]).reshape(2, 8)]
 CASES += [
+    Case(LSTMPointwise(), rand((3, 8), (3, 2)), _lstm_ref),
+    Case(SplitRows(3), rand((6, 2, 3)), lambda x: tuple(np.split(x, 3, 0))),
+    Case(SplitRows(5), rand((5, 4)), lambda x: tuple(np.split(x, 5, 0))),
+    Case(LSTMPointwiseGrad(), _lstm_grad_inputs, _lstm_grad_ref),
     Case(ops.LayerNorm(), _ln_inputs((3, 5), (5,)),
          lambda x, g, b: _layer_norm_ref(x, g, b, 1, 1e-7)),
     Case(ops.LayerNorm(-1, -1, 1e-5), _ln_inputs((2, 3, 4), (4,)),

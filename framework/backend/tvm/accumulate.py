@@ -32,6 +32,7 @@ from tvm import relax, te, topi
 
 from ...ops.elementwise import Add
 from ...ops.nn_ops import MatMul
+from . import concat_copies
 
 CHAIN_MIN = 8  # products from which a sum becomes one product of the stacked operands
 
@@ -102,8 +103,8 @@ def chains(nodes: list[Any], uses: dict[int, int], pairs: dict[int, tuple[int, i
 def lower_chain(bb: relax.BlockBuilder, base: relax.Expr | None, a: list, b: list) -> relax.Expr:
     """``base + sum_t a_t^T b_t`` as ONE product of the stacked operands,
     ``concat(a)^T concat(b)`` (one long reduction: :mod:`.strided_matmul`)."""
-    a_all = bb.emit(relax.op.concat(a, axis=0))
-    b_all = bb.emit(relax.op.concat(b, axis=0))
+    a_all = bb.emit(concat_copies.concat(bb, a, 0))
+    b_all = bb.emit(concat_copies.concat(bb, b, 0))
     total = bb.emit(bb.call_te(topi.matmul, a_all, b_all, True, False))
     return total if base is None else relax.op.add(base, total)
 

@@ -52,9 +52,12 @@ from ....ops import shape as _shape
 from ....ops import sorting as _sorting
 from ....ops.layer_norm import LayerNorm as _LayerNorm
 from ....ops.layer_norm import LayerNormGrad as _LayerNormGrad
+from ....ops.lstm_cell import LSTMPointwise as _LSTMPointwise
+from ....ops.lstm_cell import LSTMPointwiseGrad as _LSTMPointwiseGrad
 from ....ops.scan import CumSum as _CumSum
+from ....ops.split_rows import SplitRows as _SplitRows
 from ....primitive import Primitive
-from . import comm, conv, elementwise, group_conv, index, nn, pool, reduce, seq, shape, sorting
+from . import comm, conv, elementwise, group_conv, index, lstm_cell, nn, pool, reduce, seq, shape, sorting
 from .base import LowerContext, Lowering, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -99,6 +102,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _shape.ExpandDims: shape.lower_expand_dims,
     _shape.Squeeze: shape.lower_squeeze,
     _shape.Concat: shape.lower_concat,
+    _SplitRows: shape.lower_split_rows,
     _shape.Slice: shape.lower_slice,
     _shape.Pad: shape.lower_pad,
     _shape.StopGradient: shape.identity,
@@ -133,6 +137,8 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     # sequence models (issue 22): layer norm, activations
     _LayerNorm: seq.lower_layer_norm,
     _LayerNormGrad: seq.lower_layer_norm_grad,
+    _LSTMPointwise: lstm_cell.lower_lstm_pointwise,
+    _LSTMPointwiseGrad: lstm_cell.lower_lstm_pointwise_grad,
     _act.Erf: seq.lower_erf,
     _act.GeLU: seq.lower_gelu,
     _act.FastGeLU: seq.lower_fast_gelu,

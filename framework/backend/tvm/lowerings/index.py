@@ -14,6 +14,7 @@ from tvm import relax
 
 from ....ops._utils import normalize_axis
 from ....primitive import Spec
+from .. import row_scatter
 from .base import LowerContext, const
 
 
@@ -57,6 +58,16 @@ def _scatter(ctx: LowerContext, x, indices, values, axis: int, reduction: str):
         return x
     target = xs.shape[:axis] + (count,) + xs.shape[axis + 1:]
     dim = xs.shape[axis]
+    if reduction == "add" and axis == 0 and xs.dtype.kind == "f" and ids.dtype.name in ("int32", "int64"):
+        # rows added at row indices (an Embedding's gradient): one vector loop per row
+        width = math.prod(xs.shape[1:])
+        bb = ctx.bb
+        flat = bb.emit(relax.op.reshape(indices, [count]))
+        index = _clip(bb, _wrap(bb, flat, ids, dim), ids, dim)
+        rows = bb.emit(relax.op.reshape(values, [count, width]))
+        table = bb.emit(relax.op.reshape(x, [dim, width]))
+        summed = bb.emit(row_scatter.index_add_rows(bb, table, index, rows))
+        return relax.op.reshape(summed, list(xs.shape))
     index = _along(ctx.bb, _clip(ctx.bb, _wrap(ctx.bb, indices, ids, dim), ids, dim), axis, target)
     rows = ctx.bb.emit(relax.op.reshape(values, list(target)))
     return relax.op.scatter_elements(x, index, rows, axis, reduction=reduction)

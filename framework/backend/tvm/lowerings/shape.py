@@ -5,6 +5,7 @@ from __future__ import annotations
 from tvm import relax
 
 from ....ops._utils import normalize_axis
+from .. import concat_copies
 from .base import LowerContext, cast, crop
 
 
@@ -38,7 +39,13 @@ def lower_squeeze(ctx: LowerContext, x):
 def lower_concat(ctx: LowerContext, *xs):
     dtype = ctx.out_specs[0].dtype
     axis = normalize_axis(ctx.prim.axis, len(ctx.in_specs[0].shape))
-    return relax.op.concat([cast(x, s.dtype, dtype) for x, s in zip(xs, ctx.in_specs)], axis)
+    return concat_copies.concat(ctx.bb, [cast(x, s.dtype, dtype) for x, s in zip(xs, ctx.in_specs)], axis)
+
+
+def lower_split_rows(ctx: LowerContext, x):
+    """One kernel: TOPI's split, a copy loop per piece."""
+    out = ctx.bb.emit(relax.op.split(x, ctx.prim.parts, axis=0))
+    return tuple(ctx.bb.emit(relax.TupleGetItem(out, k)) for k in range(ctx.prim.parts))
 
 
 def lower_slice(ctx: LowerContext, x):

@@ -1,0 +1,66 @@
+"""A concatenate of many inputs lowered as one copy loop per input.
+
+TOPI's ``concatenate`` computes each output element through a chain of conditions (which
+input holds it): at T=64 inputs (an unrolled LSTM's stacked hidden states, the stacked
+operands of :mod:`.accumulate`) that is up to 64 comparisons per element and no vector
+loop. Here a concatenate of at least ``COPIES_MIN`` inputs is one PrimFunc with a block per
+input that copies it into its slice of the output: each block a plain vectorizable copy.
+
+Contract: :func:`concat` returns the Relax value of ``concat(xs, axis)`` (all inputs of one
+dtype and rank, equal outside ``axis``), the same elements as ``relax.op.concat``; the
+kernel takes the inputs in their own shapes (no reshapes: those would be kernels of their
+own where they feed a call_tir) and is added to the module once per (shapes, axis, dtype).
+Fewer inputs, or bool, keep Relax's ``concat``.
+"""
+
+from __future__ import annotations
+
+import tvm
+from tvm import relax
+from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
+
+COPIES_MIN = 4  # inputs from which a concatenate becomes a copy per input
+
+def _dims(shape: list[int]) -> str:
+    return ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
+
+
+def source(shapes: list[list[int]], axis: int, dtype: str) -> str:
+    """TVMScript of ``concat_copies(x0, .., xn, out)``: block ``copy{k}`` writes input ``k``
+    into its slice of ``out`` along ``axis``."""
+    rank = len(shapes[0])
+    out_shape = list(shapes[0])
+    out_shape[axis] = sum(s[axis] for s in shapes)
+    loops = [f"i{d}" for d in range(rank)]
+    axes = [f"v{d}" for d in range(rank)]
+    args = ", ".join(f"var_x{k}: T.handle" for k in range(len(shapes)))
+    lines = ["@T.prim_func(private=True, s_tir=True)",
+             f"def concat_copies({args}, var_out: T.handle):",
+             '    T.func_attr({"tirx.noalias": True})']
+    lines += [f'    x{k} = T.match_buffer(var_x{k}, ({_dims(s)}), "{dtype}")' for k, s in enumerate(shapes)]
+    lines.append(f'    out = T.match_buffer(var_out, ({_dims(out_shape)}), "{dtype}")')
+    offset = 0
+    for k, shape in enumerate(shapes):
+        at = list(axes)
+        at[axis] = f"T.int64({offset}) + {axes[axis]}"
+        lines += [f"    for {', '.join(loops)} in T.grid({', '.join(f'T.int64({d})' for d in shape)}):",
+                  f'        with T.sblock("copy{k}"):',
+                  f'            {", ".join(axes)} = T.axis.remap("{"S" * rank}", [{", ".join(loops)}])',
+                  f"            out[{', '.join(at)}] = x{k}[{', '.join(axes)}]"]
+        offset += shape[axis]
+    return "\n".join(lines) + "\n"
+
+
+def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Expr:
+    """``concat(xs, axis)`` (``axis`` non-negative) as a copy per input when there are at
+    least ``COPIES_MIN`` inputs of a non-bool dtype; else Relax's ``concat``."""
+    xs = [x if isinstance(x, relax.Var) else bb.emit(x) for x in xs]
+    dtype = str(xs[0].ty.dtype)
+    if len(xs) < COPIES_MIN or dtype == "bool":
+        return relax.op.concat(xs, axis)
+    shapes = [[int(d) for d in x.ty.shape.values] for x in xs]
+    out_shape = list(shapes[0])
+    out_shape[axis] = sum(s[axis] for s in shapes)
+    func = tvm.script.from_source(source(shapes, axis, dtype))
+    gv = bb.add_func(func, f"concat_copies_{len(xs)}_{dtype}")
+    return relax.call_tir(gv, xs, relax.TensorType(out_shape, dtype))
