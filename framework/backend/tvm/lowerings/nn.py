@@ -44,8 +44,8 @@ def _wants_panels(a_shape, b_shape, transpose_b: bool) -> bool:
     if len(a_shape) != 2 or len(b_shape) != 2 or a_shape[0] > PANEL_MAX_ROWS:
         return False
     (n, k) = b_shape if transpose_b else b_shape[::-1]
-    return n % PANEL == 0 and n * k >= PANEL_MIN_COLUMNS * PANEL and (transpose_b and n >= PANEL_MIN_COLUMNS
-                                                                     or not transpose_b and k >= PANEL_MIN_COLUMNS)
+    wide = n >= PANEL_MIN_COLUMNS if transpose_b else k >= PANEL_MIN_COLUMNS
+    return n % PANEL == 0 and n * k >= PANEL_MIN_COLUMNS * PANEL and wide
 
 
 def _panels(bb: relax.BlockBuilder, b, shape, transpose_b: bool):
@@ -55,10 +55,12 @@ def _panels(bb: relax.BlockBuilder, b, shape, transpose_b: bool):
         return _TRANSPOSED[key]
     if transpose_b:
         n, k = shape
-        panels = bb.emit(relax.op.permute_dims(bb.emit(relax.op.reshape(b, [n // PANEL, PANEL, k])), [0, 2, 1]))
+        rows = bb.emit(relax.op.reshape(b, [n // PANEL, PANEL, k]))
+        panels = bb.emit(relax.op.permute_dims(rows, [0, 2, 1]))
     else:
         k, n = shape
-        panels = bb.emit(relax.op.permute_dims(bb.emit(relax.op.reshape(b, [k, n // PANEL, PANEL])), [1, 0, 2]))
+        rows = bb.emit(relax.op.reshape(b, [k, n // PANEL, PANEL]))
+        panels = bb.emit(relax.op.permute_dims(rows, [1, 0, 2]))
     if key is not None:
         _TRANSPOSED[key] = panels
     return panels
