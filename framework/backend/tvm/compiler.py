@@ -159,7 +159,8 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     if staging:
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
-    mod = to_relax(graph)
+    with target:  # lowerings choose CPU-only kernels by it (lowerings/base.py on_cpu)
+        mod = to_relax(graph)
     if staging:
         _write(staging, "10_relax.py", mod.script())
     mod, tune_seconds = apply_schedules(mod, target)

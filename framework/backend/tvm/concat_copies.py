@@ -19,6 +19,8 @@ import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
 
+from .lower_target import on_cpu
+
 COPIES_MIN = 4  # inputs from which a concatenate becomes a copy per input
 
 def _dims(shape: list[int]) -> str:
@@ -56,7 +58,7 @@ def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Exp
     least ``COPIES_MIN`` inputs of a non-bool dtype; else Relax's ``concat``."""
     xs = [x if isinstance(x, relax.Var) else bb.emit(x) for x in xs]
     dtype = str(xs[0].ty.dtype)
-    if len(xs) < COPIES_MIN or dtype == "bool":
+    if len(xs) < COPIES_MIN or dtype == "bool" or not on_cpu():
         return relax.op.concat(xs, axis)
     shapes = [[int(d) for d in x.ty.shape.values] for x in xs]
     out_shape = list(shapes[0])

@@ -11,6 +11,7 @@ import tvm
 from tvm import relax
 
 from ....primitive import Primitive, Spec
+from ..lower_target import on_cpu  # noqa: F401 - for the lowerings
 
 Lowering = Callable[..., Any]
 

@@ -15,7 +15,7 @@ from tvm import relax
 from ....ops._utils import normalize_axis
 from ....primitive import Spec
 from .. import row_scatter
-from .base import LowerContext, const
+from .base import LowerContext, const, on_cpu
 
 
 def _wrap(bb: relax.BlockBuilder, indices: relax.Expr, spec: Spec, dim: int) -> relax.Expr:
@@ -58,7 +58,8 @@ def _scatter(ctx: LowerContext, x, indices, values, axis: int, reduction: str):
         return x
     target = xs.shape[:axis] + (count,) + xs.shape[axis + 1:]
     dim = xs.shape[axis]
-    if reduction == "add" and axis == 0 and xs.dtype.kind == "f" and ids.dtype.name in ("int32", "int64"):
+    if (reduction == "add" and axis == 0 and xs.dtype.kind == "f" and on_cpu()
+            and ids.dtype.name in ("int32", "int64")):
         # rows added at row indices (an Embedding's gradient): one vector loop per row
         width = math.prod(xs.shape[1:])
         bb = ctx.bb
