@@ -21,7 +21,7 @@ from framework.backend.tvm.lowerings import LowerContext, lowering_for, spec_of
 from framework.backend.tvm.lowerings.base import emit
 from framework.primitive import Primitive, Spec
 
-from .test_primitives import CASES
+from .primitive_cases import CASES
 
 RTOL = ATOL = 1e-5
 
