@@ -105,8 +105,9 @@ class InterruptGuard:
         self.requested = True
         if not self.leader:
             return
-        print("\ninterrupt: finishing the current step, then saving a checkpoint "
-              "(press Ctrl-C again to abort without saving)", file=sys.stderr, flush=True)
+        with _PRINTING:  # never after the abort's line (the watch thread may abort first)
+            print("\ninterrupt: finishing the current step, then saving a checkpoint "
+                  "(press Ctrl-C again to abort without saving)", file=sys.stderr, flush=True)
 
     def __exit__(self, *exc: Any) -> None:
         if self.installed:
@@ -117,9 +118,13 @@ class InterruptGuard:
             self.installed = False
 
 
+_PRINTING = threading.Lock()  # held for good by _abort: its line is the last one
+
+
 def _abort() -> None:
     """The second Ctrl-C: one line, then exit 130 at once (no saving, no cleanup; files
     already written stay whole, every write being atomic)."""
+    _PRINTING.acquire()
     if _world()[1]:
         print("\ninterrupt: aborted without saving (second Ctrl-C)", file=sys.stderr, flush=True)
     os._exit(130)
