@@ -4,8 +4,9 @@ primitive (``ops.Split`` is a composite of slices).
 Internal (MindSpore's ``Split`` primitive does this along any axis; ``ops.Split`` here keeps
 its composite form). An unrolled recurrent layer takes its T input steps from one
 ``(T * N, G)`` projection: as slices, each step's gradient is a pad of the whole
-projection (summed level by level); here the forward is one kernel copying each piece and
-the backward one concatenate (a copy per piece, :mod:`..backend.tvm.concat_copies`).
+projection (summed level by level); here the backward is one concatenate (a copy per
+piece, :mod:`..backend.tvm.concat_copies`), and in graph mode each piece is a row slice
+emitted next to the kernel that reads it (:func:`..backend.tvm.lowerings.shape.lower_split_rows`).
 """
 
 from __future__ import annotations

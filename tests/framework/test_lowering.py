@@ -202,7 +202,7 @@ def build_case_module(cases: list[tuple[str, Any, list[np.ndarray]]]) -> tvm.IRM
             with bb.dataflow():
                 result = lower_case(bb, prim, arrays, params)
                 if isinstance(result, tuple):
-                    out = bb.emit_output(relax.Tuple([bb.emit(r) for r in result]))
+                    out = bb.emit_output(relax.Tuple([emit(bb, r) for r in result]))
                 else:
                     out = bb.emit_output(result)
             bb.emit_func_output(out)
@@ -278,7 +278,7 @@ def test_lowered_types_match_shape_rule() -> None:
                 ctx = case_context(bb, prim, arrays)
                 result = lowering_for(prim)(ctx, *params)
                 outs = result if isinstance(result, tuple) else (result,)
-                emitted = [bb.emit(r) for r in outs]
+                emitted = [emit(bb, r) for r in outs]
                 assert len(emitted) == len(ctx.out_specs) == prim.num_outputs, prim
                 for spec, var in zip(ctx.out_specs, emitted):
                     assert spec_of(var) == spec, prim

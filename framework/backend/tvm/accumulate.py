@@ -32,6 +32,7 @@ from tvm import relax, te, topi
 
 from ...ops.elementwise import Add
 from ...ops.nn_ops import MatMul
+from ...ops.shape import Concat
 from . import concat_copies
 
 CHAIN_MIN = 8  # products from which a sum becomes one product of the stacked operands
@@ -96,15 +97,31 @@ def chains(nodes: list[Any], uses: dict[int, int], pairs: dict[int, tuple[int, i
             terms.insert(0, start)
             base = None
         if len(terms) >= min_terms:
-            found[k] = (terms, base, adds)
+            found[k] = (_order_like_concat(nodes, terms), base, adds)
     return found
+
+
+def _order_like_concat(nodes: list[Any], terms: list[int]) -> list[int]:
+    """``terms`` in the input order of a row Concat of the segment that stacks the same
+    ``a_t`` (an unrolled RNN's input-gate gradient stacks the steps' gate gradients): the
+    two stacks are then the same values in the same order, built once (concat_copies
+    shares them). Unchanged when there is none: the sum's order is free."""
+    position = {nodes[m].inputs[0].id: m for m in terms}
+    if len(position) != len(terms):
+        return terms
+    for node in nodes:
+        prim = node.prim
+        if type(prim) is Concat and prim.axis in (0, -len(node.inputs[0].spec.shape)) \
+                and len(node.inputs) == len(terms) and {v.id for v in node.inputs} == set(position):
+            return [position[v.id] for v in node.inputs]
+    return terms
 
 
 def lower_chain(bb: relax.BlockBuilder, base: relax.Expr | None, a: list, b: list) -> relax.Expr:
     """``base + sum_t a_t^T b_t`` as ONE product of the stacked operands,
     ``concat(a)^T concat(b)`` (one long reduction: :mod:`.strided_matmul`)."""
-    a_all = bb.emit(concat_copies.concat(bb, a, 0))
-    b_all = bb.emit(concat_copies.concat(bb, b, 0))
+    a_all, b_all = (concat_copies.concat(bb, xs, 0) for xs in (a, b))
+    a_all, b_all = (x if isinstance(x, relax.Var) else bb.emit(x) for x in (a_all, b_all))
     total = bb.emit(bb.call_te(topi.matmul, a_all, b_all, True, False))
     return total if base is None else relax.op.add(base, total)
 

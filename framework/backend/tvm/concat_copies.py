@@ -9,7 +9,8 @@ input that copies it into its slice of the output: each block a plain vectorizab
 Contract: :func:`concat` returns the Relax value of ``concat(xs, axis)`` (all inputs of one
 dtype and rank, equal outside ``axis``), the same elements as ``relax.op.concat``; the
 kernel takes the inputs in their own shapes (no reshapes: those would be kernels of their
-own where they feed a call_tir) and is added to the module once per (shapes, axis, dtype).
+own where they feed a call_tir) and is added to the module once per (shapes, axis, dtype);
+the same inputs stacked twice in one dataflow segment give the same (emitted) value.
 Fewer inputs, or bool, keep Relax's ``concat``.
 """
 
@@ -22,6 +23,11 @@ from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
 from .lower_target import on_cpu
 
 COPIES_MIN = 4  # inputs from which a concatenate becomes a copy per input
+
+# the copies emitted in the open dataflow segment, keyed by (builder, inputs, axis): the
+# same stack asked for twice (an RNN's gate gradients, for its input weights and, through
+# accumulate, its recurrent weights) is built once. relax_builder clears it per segment.
+_SHARED: dict = {}
 
 def _dims(shape: list[int]) -> str:
     return ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
@@ -63,6 +69,14 @@ def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Exp
     shapes = [[int(d) for d in x.ty.shape.values] for x in xs]
     out_shape = list(shapes[0])
     out_shape[axis] = sum(s[axis] for s in shapes)
-    func = tvm.script.from_source(source(shapes, axis, dtype))
-    gv = bb.add_func(func, f"concat_copies_{len(xs)}_{dtype}")
-    return relax.call_tir(gv, xs, relax.TensorType(out_shape, dtype))
+    key = (id(bb), tuple(xs), axis)
+    if key not in _SHARED:
+        func = tvm.script.from_source(source(shapes, axis, dtype))
+        gv = bb.add_func(func, f"concat_copies_{len(xs)}_{dtype}")
+        _SHARED[key] = bb.emit(relax.call_tir(gv, xs, relax.TensorType(out_shape, dtype)))
+    return _SHARED[key]
+
+
+def forget() -> None:
+    """A new dataflow segment starts: its values are not visible in the next one."""
+    _SHARED.clear()

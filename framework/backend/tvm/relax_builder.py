@@ -23,11 +23,12 @@ from tvm import relax
 from ...ir import Graph
 from ...ir.control import If, While, WhileGrad
 from ...ops.debug import PrintOp
-from . import accumulate
+from . import accumulate, concat_copies
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
 from .lowerings import lower_node
+from .lowerings.base import AtUse
 from .lowerings.nn import forget_transposes
 
 
@@ -98,6 +99,8 @@ class RelaxBuilder:
             if v.kind != "const":
                 raise KeyError(f"value %{v.id} used before definition")
             env[v.id] = relax.const(np.asarray(v.data), _dtype(v))
+        if isinstance(env[v.id], AtUse):  # emitted here, at its first use
+            env[v.id] = self.bb.emit(env[v.id].expr)
         return env[v.id]
 
     def _body(self, graph: Graph, env: dict[int, relax.Expr]) -> None:
@@ -126,6 +129,7 @@ class RelaxBuilder:
             skipped = {m for m, _ in fused.values()}
             skipped |= {x for terms, _, adds in sums.values() for x in terms + adds[:-1]}
             forget_transposes()  # a segment's values are not visible in the next one
+            concat_copies.forget()
             with bb.dataflow():
                 for k, node in enumerate(nodes[i:j]):
                     if k in skipped:
@@ -142,10 +146,10 @@ class RelaxBuilder:
                     else:
                         out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
                     for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
-                        env[value.id] = expr if isinstance(expr, relax.Var) else bb.emit(expr)
+                        env[value.id] = expr if isinstance(expr, relax.Var | AtUse) else bb.emit(expr)
                         defined.append(value)
                 escaping = [v for v in defined if last_use.get(v.id, -1) >= j]
-                outs = [bb.emit_output(env[v.id]) for v in escaping]
+                outs = [bb.emit_output(self._arg(env, v)) for v in escaping]
             for v, var in zip(escaping, outs):
                 env[v.id] = var
             i = j

@@ -6,7 +6,9 @@ A lowering is called as ``lower(ctx, *args) -> relax.Expr | tuple[relax.Expr, ..
 ``in_specs``/``out_specs`` the IR node's Specs) and ``args`` are already-emitted Relax
 values with static shapes. The result has exactly the shapes and dtypes of
 ``ctx.out_specs``; intermediate values are emitted with ``ctx.bb.emit``, the returned
-expression(s) are left for the caller to emit. Lowerings read shapes and dtypes from
+expression(s) are left for the caller to emit. A returned output may be an
+:class:`.base.AtUse` (a cheap copy, e.g. a row slice): the caller emits it where it is first
+used, or at once through :func:`.base.emit`. Lowerings read shapes and dtypes from
 ``ctx``, never by re-running the shape rule.
 
 Special case: ``Dropout`` (``host_random``) receives its host-drawn 0/1 mask as an extra

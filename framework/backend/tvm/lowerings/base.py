@@ -31,6 +31,15 @@ class LowerContext:
     out_specs: tuple[Spec, ...]
 
 
+@dataclass(frozen=True)
+class AtUse:
+    """A lowering's output to be emitted where it is first used, not where it is made: a
+    cheap copy (a row slice of a big tensor) then runs next to its reader, on rows still
+    in the cache, instead of all at once, long before (relax_builder emits it)."""
+
+    expr: relax.Expr
+
+
 def spec_of(expr: relax.Expr) -> Spec:
     """Static shape and NumPy dtype of an emitted (normalized) Relax tensor value."""
     ty = expr.ty
@@ -57,8 +66,11 @@ def cast(x: relax.Expr, src: Any, dst: Any) -> relax.Expr:
     return relax.op.astype(x, dst.name)
 
 
-def emit(bb: relax.BlockBuilder, expr: relax.Expr) -> relax.Expr:
-    """Emit ``expr`` unless it is already a bound value (a var or a constant)."""
+def emit(bb: relax.BlockBuilder, expr: relax.Expr | AtUse) -> relax.Expr:
+    """Emit ``expr`` (an :class:`AtUse`'s expression: now) unless it is already a bound
+    value (a var or a constant)."""
+    if isinstance(expr, AtUse):
+        expr = expr.expr
     if isinstance(expr, relax.Var | tvm.ir.expr.Constant):
         return expr
     return bb.emit(expr)

@@ -6,7 +6,7 @@ from tvm import relax
 
 from ....ops._utils import normalize_axis
 from .. import concat_copies
-from .base import LowerContext, cast, crop
+from .base import AtUse, LowerContext, cast, crop, emit
 
 
 def identity(ctx: LowerContext, x):
@@ -43,9 +43,13 @@ def lower_concat(ctx: LowerContext, *xs):
 
 
 def lower_split_rows(ctx: LowerContext, x):
-    """One kernel: TOPI's split, a copy loop per piece."""
-    out = ctx.bb.emit(relax.op.split(x, ctx.prim.parts, axis=0))
-    return tuple(ctx.bb.emit(relax.TupleGetItem(out, k)) for k in range(ctx.prim.parts))
+    """A row slice per piece, each emitted where it is first read (:class:`.base.AtUse`):
+    an unrolled recurrent step copies its rows of the projection just before its gate
+    add reads them, instead of one split of the whole projection before the loop."""
+    rows = ctx.in_specs[0].shape[0] // ctx.prim.parts
+    x = emit(ctx.bb, x)
+    return tuple(AtUse(relax.op.strided_slice(x, axes=[0], begin=[k * rows], end=[(k + 1) * rows]))
+                 for k in range(ctx.prim.parts))
 
 
 def lower_slice(ctx: LowerContext, x):
