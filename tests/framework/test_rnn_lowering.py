@@ -1,8 +1,9 @@
 """How an unrolled LSTM's train step lowers to Relax (framework/backend/tvm): its steps'
 input rows are sliced next to the kernel that reads them (no split of the whole projection
-before the loop), and the stacked gate gradients are built once, shared by the input
-weights' gradient and the recurrent weights' long sum (accumulate.py). The values are
-checked against PyNative: same gradients with the module as lowered here."""
+before the loop), the stacked gate gradients are built once, shared by the input weights'
+gradient and the recurrent weights' long sum (accumulate.py), and that sum reads the
+layer's stacked outputs shifted by a step. The values are checked against PyNative: same
+gradients with the module as lowered here."""
 
 from __future__ import annotations
 
@@ -58,6 +59,16 @@ def test_the_stacked_gate_gradients_are_built_once():
     stacks = [b for b in bindings if (_call_tir_name(b.value) or "").startswith("concat_copies")
               and tuple(int(d) for d in b.var.ty.shape.values) == (STEPS * BATCH, 4 * HIDDEN)]
     assert len(stacks) == 1, [b.var.name_hint for b in stacks]
+
+
+def test_the_recurrent_weights_gradient_reads_the_output_stack_shifted():
+    bindings = _bindings()
+    names = [_call_tir_name(b.value) or "" for b in bindings]
+    assert names.count("matmul_shifted") == 1, names
+    # the only (T * N, H) stack is the layer's output: the sum's h_-1..h_T-2 are its rows
+    stacks = [b for b, name in zip(bindings, names) if name.startswith("concat_copies")
+              and tuple(int(d) for d in b.var.ty.shape.values) == (STEPS * BATCH, HIDDEN)]
+    assert len(stacks) == 1
 
 
 def test_each_steps_input_rows_are_sliced_next_to_their_reader():

@@ -28,6 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import tvm
 from tvm import relax, te, topi
 
 from ...ops.elementwise import Add
@@ -119,11 +120,42 @@ def _order_like_concat(nodes: list[Any], terms: list[int]) -> list[int]:
 
 def lower_chain(bb: relax.BlockBuilder, base: relax.Expr | None, a: list, b: list) -> relax.Expr:
     """``base + sum_t a_t^T b_t`` as ONE product of the stacked operands,
-    ``concat(a)^T concat(b)`` (one long reduction: :mod:`.strided_matmul`)."""
-    a_all, b_all = (concat_copies.concat(bb, xs, 0) for xs in (a, b))
-    a_all, b_all = (x if isinstance(x, relax.Var) else bb.emit(x) for x in (a_all, b_all))
-    total = bb.emit(bb.call_te(topi.matmul, a_all, b_all, True, False))
+    ``concat(a)^T concat(b)`` (one long reduction: :mod:`.strided_matmul`).
+
+    When ``b_0`` is a zero constant and ``b_1..b_T-1`` begin a stack already built (an RNN's
+    recurrent weight gradient: ``h_-1 = 0``, and the layer's outputs ``h_0..h_T-1`` are
+    stacked anyway), the product reads that stack shifted by one step instead:
+    ``concat(a)[n:]^T stack[:-n]``, no second stack and no product with zeros."""
+    a_all = concat_copies.concat(bb, a, 0)
+    a_all = a_all if isinstance(a_all, relax.Var) else bb.emit(a_all)
+    stack = _shifted_stack(bb, b)
+    if stack is not None:
+        skip = int(b[0].ty.shape.values[0])
+        total = bb.emit(bb.call_te(_shifted_product, a_all, stack, skip,
+                                   primfunc_name_hint="matmul_shifted"))
+    else:
+        b_all = concat_copies.concat(bb, b, 0)
+        b_all = b_all if isinstance(b_all, relax.Var) else bb.emit(b_all)
+        total = bb.emit(bb.call_te(topi.matmul, a_all, b_all, True, False))
     return total if base is None else relax.op.add(base, total)
+
+
+def _shifted_stack(bb: relax.BlockBuilder, b: list) -> relax.Var | None:
+    first = b[0]
+    if len(b) < 2 or not isinstance(first, tvm.ir.expr.Constant) or np.any(first.value.numpy()):
+        return None
+    if any(not isinstance(x, relax.Var) for x in b[1:]):
+        return None
+    return concat_copies.stack_beginning_with(bb, b[1:])
+
+
+def _shifted_product(a: te.Tensor, stack: te.Tensor, skip: int) -> te.Tensor:
+    """``a[skip:]^T stack[:rows(a) - skip]``: the sum over rows ``r`` of ``a[r + skip, i]
+    stack[r, j]`` (a^T b with both operands read in place)."""
+    rows = a.shape[0] - skip
+    r = te.reduce_axis((0, rows), name="k")
+    return te.compute((a.shape[1], stack.shape[1]),
+                      lambda i, j: te.sum(a[r + skip, i] * stack[r, j], axis=r), name="T_matmul")
 
 
 def _kernel(acc: te.Tensor, a: te.Tensor, b: te.Tensor) -> te.Tensor:

@@ -77,6 +77,18 @@ def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Exp
     return _SHARED[key]
 
 
+def stack_beginning_with(bb: relax.BlockBuilder, xs: list[relax.Expr]) -> relax.Var | None:
+    """A row stack built in this segment whose inputs are ``xs`` and ONE more (an unrolled
+    RNN's outputs ``h_0..h_T-1`` for ``h_0..h_T-2``), or None: its first rows are
+    ``concat(xs, 0)``."""
+    want = tuple(xs)
+    for (builder, inputs, axis), var in _SHARED.items():
+        if builder == id(bb) and axis == 0 and len(inputs) == len(want) + 1 \
+                and all(x.same_as(y) for x, y in zip(inputs, want)):
+            return var
+    return None
+
+
 def forget() -> None:
     """A new dataflow segment starts: its values are not visible in the next one."""
     _SHARED.clear()
