@@ -5,6 +5,7 @@
 
 # _malloc first: it tunes the host allocator on import (framework/_malloc.py)
 from . import _malloc, context, dtype, nn, ops  # noqa: F401
+from .autograd import control as _control_bprops  # noqa: F401  (registers If/While bprops)
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .common import initializer
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context

@@ -14,6 +14,9 @@ swept backwards with the same bprop rules as everywhere else.
   values (one row per iteration in buffers of ``n + 1`` rows), then applies the VJP for
   ``k = n-1 ... 0`` at rows ``k`` and ``k + 1``. Time: the forward loop twice plus the
   backward once; memory: the carried values of every iteration.
+
+Importing this module registers both rules in :data:`framework.ir.control.BPROP_RULES`
+(the IR's nodes look their bprop up there; ``import framework`` imports this module).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.control import ControlFlow, strip_side_effects
+from ..ir.control import BPROP_RULES, ControlFlow, If, While, strip_side_effects
 from ..ir.graph import Graph
 from . import tape as _tape
 from .backward import backprop
@@ -177,3 +180,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     for j, g_j in zip(float_inv, grads[len(float_carried):]):
         result[n + j] = g_j
     return tuple(result)
+
+
+BPROP_RULES[If] = if_bprop
+BPROP_RULES[While] = while_bprop

@@ -25,19 +25,33 @@ take ``operands`` (same specs, same order) and return the node's outputs (same s
 
 Both are primitives so that every pass, the tape and the lowering see one node; they
 are not in the primitive registry (their shape rule is the regions' outputs). Their
-NumPy kernels evaluate the regions (used by constant folding and the eager reference),
-and their bprops live in :mod:`framework.autograd.control`.
+NumPy kernels evaluate the regions (used by constant folding and the eager reference).
+Their bprops live a layer up, in :mod:`framework.autograd.control`, which registers them in
+:data:`BPROP_RULES` when it is imported (``import framework`` does): the IR never imports
+autograd.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..primitive import Primitive, Spec
 from .graph import Graph, Node, Value
+
+# If/While -> bprop(prim, inputs, out, dout, needs), filled in by framework.autograd.control
+BPROP_RULES: dict[type, Callable[..., tuple]] = {}
+
+
+def _bprop_rule(prim: Primitive) -> Callable[..., tuple]:
+    rule = BPROP_RULES.get(type(prim))
+    if rule is None:
+        raise RuntimeError(f"{type(prim).__name__}: no bprop registered (framework.autograd.control "
+                           "registers it; import framework)")
+    return rule
 
 _uid = itertools.count()
 
@@ -94,9 +108,7 @@ class If(ControlFlow, abstract=True):
         return tuple(evaluate(graph, list(operands)))
 
     def bprop(self, *inputs: Any, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
-        from ..autograd.control import if_bprop
-
-        return if_bprop(self, inputs, out, dout, needs)
+        return _bprop_rule(self)(self, inputs, out, dout, needs)
 
 
 class While(ControlFlow, abstract=True):
@@ -123,9 +135,7 @@ class While(ControlFlow, abstract=True):
         return tuple(carried) + (np.array(count, np.int64),)
 
     def bprop(self, *inputs: Any, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
-        from ..autograd.control import while_bprop
-
-        return while_bprop(self, inputs, out, dout, needs)
+        return _bprop_rule(self)(self, inputs, out, dout, needs)
 
 
 class WhileGrad(ControlFlow, abstract=True):

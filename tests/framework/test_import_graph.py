@@ -1,0 +1,145 @@
+"""The framework's import graph, every import counted (those written inside functions too):
+no knot (strongly connected set of modules) spans layers. The one knot allowed to be large
+is that of ``Tensor`` and the ops its methods call (as in JAX and PyTorch); every other knot
+has at most three modules. Edges from the framework into the application (``trainer``,
+``datasets``) are the known ones only, to be removed by moving the training core and the
+readers into the framework; no new one may appear."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("framework", "trainer", "datasets")
+SMALL_KNOT = 3
+# the Tensor/ops knot: the tensor, its primitives and ops, and what dispatching them needs
+TENSOR_KNOT = ("framework.tensor", "framework.parameter", "framework.primitive", "framework.ops",
+               "framework.interpreters", "framework.autograd.tape", "framework.common.initializer")
+KNOWN_APPLICATION_EDGES = {  # framework -> application, to go (the redesign issue)
+    ("framework.dataset.sources", "datasets.cifar"), ("framework.dataset.sources", "datasets.errors"),
+    ("framework.dataset.sources", "datasets.sources"), ("framework.dataset.vision", "datasets.transforms"),
+    ("framework.train", "trainer.callbacks"), ("framework.train", "trainer.context"),
+    ("framework.train", "trainer.model"),
+}
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _targets(name: str, path: Path, node: ast.AST, modules: dict[str, Path]) -> list[str]:
+    if isinstance(node, ast.Import):
+        wanted = [alias.name for alias in node.names]
+    else:
+        base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        if node.level:
+            base = base[:len(base) - (node.level - 1)]
+            prefix = ".".join(base + ([node.module] if node.module else []))
+        else:
+            prefix = node.module or ""
+        wanted = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in modules else prefix for a in node.names]
+    out = []
+    for target in wanted:
+        while target and target not in modules:
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            out.append(target)
+    return out
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                edges[name].update(_targets(name, path, node, modules))
+    return edges
+
+
+def _knots(edges: dict[str, set[str]]) -> list[set[str]]:
+    """Strongly connected sets of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    knots = []
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    knot = set()
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        knot.add(w)
+                        if w == v:
+                            break
+                    if len(knot) > 1:
+                        knots.append(knot)
+    return knots
+
+
+def _in_tensor_knot(module: str) -> bool:
+    return any(module == m or module.startswith(m + ".") for m in TENSOR_KNOT)
+
+
+def test_no_framework_knot_spans_layers():
+    knots = [k for k in _knots(_graph()) if any(m.startswith("framework") for m in k)]
+    tensor = [k for k in knots if "framework.tensor" in k]
+    assert len(tensor) == 1
+    assert all(_in_tensor_knot(m) for m in tensor[0]), sorted(m for m in tensor[0] if not _in_tensor_knot(m))
+    too_big = [sorted(k) for k in knots if k is not tensor[0] and len(k) > SMALL_KNOT]
+    assert not too_big, too_big
+
+
+def test_the_ir_never_imports_autograd_or_the_layers_above():
+    edges = _graph()
+    above = ("framework.autograd", "framework.graph_mode", "framework.staging", "framework.frontend",
+             "framework.backend", "framework.jit_api")
+    bad = sorted((a, b) for a in edges if a.startswith("framework.ir") for b in edges[a]
+                 if b.startswith(above))
+    assert not bad, bad
+
+
+def test_no_new_edge_from_the_framework_into_the_application():
+    edges = _graph()
+    found = {(a, b) for a in edges if a.startswith("framework") for b in edges[a]
+             if not b.startswith("framework")}
+    assert found <= KNOWN_APPLICATION_EDGES, sorted(found - KNOWN_APPLICATION_EDGES)
+
+
+def test_the_graph_reader_sees_imports_inside_functions(tmp_path):
+    """The reader itself: a function-level import makes an edge (the knot it closes is found)."""
+    modules = {"framework.a": tmp_path / "a.py", "framework.b": tmp_path / "b.py"}
+    tree = ast.parse("def f():\n    from . import b\n")
+    edges = {"framework.a": set(), "framework.b": {"framework.a"}}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            edges["framework.a"].update(_targets("framework.a", modules["framework.a"], node, modules))
+    assert _knots(edges) == [{"framework.a", "framework.b"}]
