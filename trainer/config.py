@@ -23,10 +23,8 @@ from typing import Any, Literal
 import yaml
 
 from .config_checks import check_values
-
-
-class ConfigError(ValueError):
-    """A bad experiment file or override (the CLI exits with status 2)."""
+from .config_errors import ConfigError
+from .config_errors import type_name as _type_name
 
 
 class _Loader(yaml.SafeLoader):
@@ -252,20 +250,6 @@ def _lines(node: yaml.Node, source: Path, path: tuple = (), out: dict | None = N
             out[sub] = line
             _lines(value, source, sub, out)
     return out
-
-
-def _type_name(tp: Any) -> str:
-    origin = typing.get_origin(tp)
-    if origin is Literal:
-        return " or ".join(repr(a) for a in typing.get_args(tp))
-    if origin in (typing.Union, types.UnionType):
-        return " or ".join(_type_name(a) for a in typing.get_args(tp))
-    if origin is list:
-        return f"a list of {_type_name(typing.get_args(tp)[0])}s"
-    if origin is dict:
-        return "a mapping of names to values"
-    return {int: "an integer", float: "a number", str: "a string", bool: "true/false",
-            type(None): "null"}.get(tp, getattr(tp, "__name__", str(tp)))
 
 
 def _coerce(value: Any, tp: Any) -> tuple[bool, Any]:

@@ -36,7 +36,20 @@ import datasets
 from .preflight import InputError
 
 ARRAY_SOURCES = ("npz", "image_folder", "synthetic")  # dataset.names read by this module
+TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 NPZ_KEYS = {"train": ("x_train", "y_train"), "test": ("x_test", "y_test")}
+
+
+def transforms_for(config: Any) -> list[Any]:
+    """The experiment's image preprocessing, as ``datasets.make_loader``'s transform spec."""
+    d = config.dataset
+    spec: list[Any] = ["hwc2chw"]  # first: resize works on the last two axes (H, W)
+    if d.resize:
+        spec.append({"resize": [d.resize, d.resize]})
+    spec.append({"rescale": [1 / 255, 0.0]})
+    if d.normalize:
+        spec.append({"normalize": list(d.normalize)})
+    return spec + [{"type_cast": "float32"}]
 
 
 def is_pipeline(data: Any) -> bool:
@@ -128,8 +141,6 @@ def custom_loaders(config: Any, spec: list[Any], shard: tuple[int, int] = (1, 0)
     train = out[0]
     subset = None
     if not is_pipeline(train):
-        from .experiment import TRAIN_EVAL_SAMPLES
-
         n = min(TRAIN_EVAL_SAMPLES, train.num_samples)
         subset = datasets.make_loader((train.images[:n], train.labels[:n]),
                                       batch_size=max(d.batch_size, 256), shuffle=False,

@@ -29,7 +29,7 @@ from .callbacks import (
 )
 from .config import ExperimentConfig
 from .context import RunContext
-from .data import ARRAY_SOURCES, check_model_takes_data, custom_loaders
+from .data import ARRAY_SOURCES, TRAIN_EVAL_SAMPLES, check_model_takes_data, custom_loaders, transforms_for
 from .distributed import DistStats, Rank, check_shapes, join
 from .loop import TrainingInterrupted, dataset_size
 from .model import Model
@@ -37,19 +37,7 @@ from .models import network_for
 from .preflight import check_accumulation, check_labels, check_outputs, sqlite_folder
 from .schedule import LRSchedule, schedule_lrs
 
-TRAIN_EVAL_SAMPLES = 2000  # size of the training subset TrainAccuracy evaluates
 _MODES = {"graph": ms.GRAPH_MODE, "pynative": ms.PYNATIVE_MODE}
-
-
-def transforms_for(config: ExperimentConfig) -> list[Any]:
-    d = config.dataset
-    spec: list[Any] = ["hwc2chw"]  # first: resize works on the last two axes (H, W)
-    if d.resize:
-        spec.append({"resize": [d.resize, d.resize]})
-    spec.append({"rescale": [1 / 255, 0.0]})
-    if d.normalize:
-        spec.append({"normalize": list(d.normalize)})
-    return spec + [{"type_cast": "float32"}]
 
 
 def loaders(config: ExperimentConfig, rank: Rank | None = None) -> tuple[Any, Any, Any]:

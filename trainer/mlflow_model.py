@@ -42,7 +42,7 @@ class TwinmodePyfunc(mlflow.pyfunc.PythonModel):
         from framework.serialization import read_arrays
 
         from .config import ExperimentConfig, _build
-        from .experiment import transforms_for
+        from .data import transforms_for
         from .models import network_for
 
         data = yaml.safe_load(Path(context.artifacts["config"]).read_text())

@@ -133,7 +133,7 @@ def check_args(obj: Any, args: dict[str, Any], path: tuple, where: Callable[[tup
     ``anchor`` the key a missing argument is reported at (default ``path``)."""
     from pydantic import ConfigDict, TypeAdapter, ValidationError
 
-    from .config import ConfigError
+    from .config_errors import ConfigError
 
     sig = _signature(obj)
     params = {n: p for n, p in sig.parameters.items()
@@ -175,7 +175,7 @@ def check_args(obj: Any, args: dict[str, Any], path: tuple, where: Callable[[tup
 
 
 def _hint_name(tp: Any) -> str:
-    from .config import _type_name
+    from .config_errors import type_name as _type_name
 
     if tp in (int, float, str, bool):
         return _type_name(tp)
@@ -202,7 +202,7 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
     the target imports, its signature takes the args (a dataset function also ``split``);
     a relative file path is stored resolved (absolute), so runs and MLflow's copy of the
     config find it from any folder; ``dataset.name: npz`` has an existing ``root`` file."""
-    from .config import ConfigError
+    from .config_errors import ConfigError
 
     for section in ("model", "dataset"):
         part = getattr(config, section)
@@ -281,7 +281,7 @@ def _check_synthetic(args: dict[str, Any], where: Callable[[tuple], str]) -> Non
     """The values ``make_synthetic`` refuses, at config load (file:line of the key)."""
     from datasets import make_synthetic
 
-    from .config import ConfigError
+    from .config_errors import ConfigError
 
     for split in ("train", "test"):
         try:
