@@ -212,11 +212,3 @@ class JitFunction:
     def last_summary(self) -> dict[str, Any] | None:
         """The summary of the most recent compilation (None before the first)."""
         return self._latest.summary if self._latest else None
-
-
-def jit(fn: Callable[..., Any] | None = None, *, ir_dir: str | None = None,
-        **_options: Any) -> Any:
-    """Compile ``fn`` with graph mode whatever the context (``@ms.jit`` or ``ms.jit(fn)``)."""
-    if fn is None:
-        return lambda f: JitFunction(f, ir_dir=ir_dir)
-    return JitFunction(fn, ir_dir=ir_dir)

@@ -47,7 +47,7 @@ def jit(function: Callable[..., Any] | None = None, *, jit_config: JitConfig | N
                                         if k == "jit_level" and v})
 
     def build(fn: Callable[..., Any]) -> Any:
-        compiled = graph_mode.jit(fn, ir_dir=ir_dir)
+        compiled = graph_mode.JitFunction(fn, ir_dir=ir_dir)
         compiled.jit_config = config
         compiled.jit_options = options
         return compiled

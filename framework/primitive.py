@@ -1,4 +1,5 @@
-"""Primitives: one object per operation holding ALL its rules.
+"""Primitives: one class per operation holding its shape rule, NumPy kernel and bprop
+(its lowerings live in each backend's table, see below).
 
 A primitive class defines
 - ``infer(*inputs) -> Spec | tuple[Spec, ...]``: the shape/dtype rule. Inputs are

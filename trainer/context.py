@@ -26,10 +26,6 @@ def mode_name(mode: int | str) -> str:
     raise ValueError(f"mode must be ms.GRAPH_MODE, ms.PYNATIVE_MODE, 'graph' or 'pynative', got {mode!r}")
 
 
-def mode_value(mode: int | str) -> int:
-    return ms.GRAPH_MODE if mode_name(mode) == "graph" else ms.PYNATIVE_MODE
-
-
 @dataclass
 class Timings:
     """Wall-clock measurements, in seconds.

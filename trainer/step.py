@@ -1,10 +1,9 @@
-"""Step objects: the only place in the trainer that knows about execution modes.
+"""Step objects: how one Cell runs on one batch in each execution mode.
 
-A step object runs one Cell on one batch. ``EagerStep`` calls it op by op (PyNative);
-``CompiledStep`` traces and compiles it once per input signature with ``ms.jit`` and
-then runs the compiled function (graph mode). Both report the call's wall time with
-any tracing + compilation time split off, so callbacks can show the first graph-mode
-step's compile time on its own.
+``EagerStep`` calls it op by op (PyNative); ``CompiledStep`` traces and compiles it once
+per input signature (graph mode's ``JitFunction``) and then runs the compiled function.
+Both report the call's wall time with any tracing + compilation time split off, so
+callbacks can show the first graph-mode step's compile time on its own.
 """
 
 from __future__ import annotations

@@ -87,10 +87,6 @@ def flatten_ops(operations: Any) -> list[Callable[..., Any]]:
     return out
 
 
-def is_vectorized(op: Any) -> bool:
-    return isinstance(op, DataOp)
-
-
 def is_cacheable(op: Any) -> bool:
     """A deterministic per-sample operation whose result may be kept across epochs."""
     return isinstance(op, DataOp) and not op.random

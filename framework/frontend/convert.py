@@ -1,4 +1,6 @@
-"""Converting a user function's source for graph mode (MindSpore's parser, in spirit).
+"""Converting a user function's source for graph mode (AutoGraph's design: a source-to-
+source rewrite of control flow into runtime calls that run Python conditions as Python and
+stage tensor conditions as regions).
 
 ``convert(fn)`` reads ``fn``'s source, rewrites its control flow (:mod:`.transformer`)
 and compiles it again with the same file name and line numbers, in ``fn``'s globals and
