@@ -8,6 +8,13 @@ from typing import Any
 from . import tape as _tape
 from .backward import backprop
 
+# Installed by the jit layer (framework.graph_mode, on import; ``import framework`` does):
+# ``convert(fn)``, how a function differentiated while tracing is converted (graph mode's
+# source frontend: its tensor conditions become regions), and ``mode_aware(fn, name)``, how
+# a gradient function called at top level in GRAPH_MODE runs (compiled, as MindSpore does).
+# autograd imports nothing above it; without them functions run as they are.
+HOOKS: dict[str, Callable[..., Any] | None] = {"convert": None, "mode_aware": None}
+
 
 def _as_tuple(value: Any) -> tuple:
     return value if isinstance(value, tuple) else (value,)
@@ -62,11 +69,11 @@ def vjp(
         tape.watch(inputs[p])
     for w in weights:
         tape.watch(w)
-    from ..frontend import convert
     from ..interpreters import is_tracing
 
+    convert = HOOKS["convert"]
     with _tape.recording(tape):
-        output = (convert(fn) if is_tracing() else fn)(*inputs)
+        output = (convert(fn) if convert is not None and is_tracing() else fn)(*inputs)
     targets = _as_tuple(output)[:1] if has_aux else _as_tuple(output)
     for t in targets:
         if not isinstance(t, Tensor):
@@ -91,25 +98,8 @@ def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
 
 
 def _mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """Run a gradient function compiled in GRAPH_MODE (as MindSpore does), else eagerly.
-
-    Without this, a top-level grad of a Cell in graph mode would call the Cell's own
-    compiled function, which the tape cannot see into.
-    """
-    from ..context import GRAPH_MODE, get_context
-    from ..graph_mode import JitFunction
-    from ..interpreters import is_tracing
-
-    compiled: list[JitFunction] = []
-
-    def wrapper(*args: Any) -> Any:
-        if get_context("mode") != GRAPH_MODE or is_tracing():
-            return fn(*args)
-        if not compiled:
-            compiled.append(JitFunction(fn, name=name))
-        return compiled[0](*args)
-
-    return wrapper
+    mode_aware = HOOKS["mode_aware"]
+    return fn if mode_aware is None else mode_aware(fn, name)
 
 
 def _pack(pos_grads: list, weight_grads: list, grad_position: Any, weights: Any,
