@@ -33,6 +33,7 @@ import numpy as np
 from framework import seed as ms_seed
 from framework.serialization import CheckpointError, atomic_write, read_arrays, write_arrays
 
+from .dotted import flatten
 from .run_lock import in_family, pointer_lock
 
 STATE_KEY = "twinmode_train_state"
@@ -86,20 +87,9 @@ def config_hash(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _flatten(config: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in config.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            out.update(_flatten(value, f"{name}."))
-        else:
-            out[name] = value
-    return out
-
-
 def config_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """``["optimizer.lr: 0.01 -> 0.02", "seed: added (1)", ...]``."""
-    a, b = _flatten(old), _flatten(new)
+    a, b = flatten(old), flatten(new)
     changes = []
     for key in sorted(set(a) | set(b)):
         if key not in b:

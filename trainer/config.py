@@ -25,6 +25,7 @@ import yaml
 from .config_checks import check_values
 from .config_errors import ConfigError
 from .config_errors import type_name as _type_name
+from .dotted import flatten
 
 
 class _Loader(yaml.SafeLoader):
@@ -207,17 +208,7 @@ class ExperimentConfig:
 
     def flat(self) -> dict[str, Any]:
         """Dotted keys -> values (MLflow params)."""
-        out: dict[str, Any] = {}
-
-        def walk(prefix: str, value: Any) -> None:
-            if isinstance(value, dict):
-                for k, v in value.items():
-                    walk(f"{prefix}.{k}" if prefix else k, v)
-            else:
-                out[prefix] = value
-
-        walk("", self.to_dict())
-        return out
+        return flatten(self.to_dict())
 
     def hash(self) -> str:
         """Digest of what the training computes; not ``dist`` (how it is launched: a resume

@@ -377,8 +377,9 @@ def record_inputs(run: Any, config: ExperimentConfig, resolved: dict[str, Any], 
                   source: str | None, commit: str, tags: dict[str, str], resumed: dict[str, str]) -> None:
     """Params (the resolved config; a continued run keeps its first values and lists the
     changed ones in the ``resume_changed_params`` tag), the data read, tags, config.yaml."""
+    from .dotted import flatten
     from .mlflow_logger import versions
-    from .mlflow_record import flatten, log_data, source_tags
+    from .mlflow_record import log_data, source_tags
 
     params = flatten(resolved)
     existing = run.params() if run.online else {}

@@ -75,17 +75,6 @@ def resolved_config(config: ExperimentConfig, *, mode: str | None = None, checkp
     return out
 
 
-def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in tree.items():
-        name = f"{prefix}.{key}" if prefix else key
-        if isinstance(value, dict):
-            out.update(flatten(value, name))
-        else:
-            out[name] = value
-    return out
-
-
 def data_record(files: dict[str, dict[str, str]], loaders: dict[str, Any]) -> dict[str, Any]:
     """MLflow params saying which data a run read: name, files, checksum, sample counts."""
     record: dict[str, Any] = {"data.name": files["train"]["name"]}
