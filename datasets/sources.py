@@ -149,7 +149,7 @@ def search_paths(
     return places
 
 
-def _find_file(folder: Path, filename: str) -> Path | None:
+def find_file(folder: Path, filename: str) -> Path | None:
     """``name.gz``, the raw ``name``, or the dotted ``train-images.idx3-ubyte`` variants."""
     stem = filename.removesuffix(".gz")
     dotted = stem.replace("-idx", ".idx")
@@ -185,7 +185,7 @@ def _search(
         if not folder.is_dir():
             looked.append(f"{folder} ({label}: no such folder)")
             continue
-        found = [_find_file(folder, f) for f in wanted]
+        found = [find_file(folder, f) for f in wanted]
         if found[0] is not None and found[1] is not None:
             if alt and (spec.name, folder) not in _FALLBACKS_SAID:  # once per process, not per split
                 _FALLBACKS_SAID.add((spec.name, folder))
@@ -224,7 +224,7 @@ def _download(
     target = cache_dir() / spec.name
     paths = []
     for filename in wanted:
-        existing = _find_file(target, filename)
+        existing = find_file(target, filename)
         if existing is not None:
             paths.append(existing)
             continue
@@ -299,7 +299,7 @@ def _in_root(spec: DatasetSpec, split: str, root: Path) -> tuple[Path, Path]:
         if not folder.is_dir():
             looked.append(f"{folder} (no such folder)")
             continue
-        found = [_find_file(folder, f) for f in wanted]
+        found = [find_file(folder, f) for f in wanted]
         if found[0] is not None and found[1] is not None:
             if alt:
                 warnings.warn(f"{spec.name}: no full {spec.name} files in dataset.root, using {folder}",

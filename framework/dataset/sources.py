@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from datasets.errors import DatasetError, DatasetNotFoundError
-from datasets.sources import MNIST_FILES, _find_file, load_pair
+from datasets.sources import MNIST_FILES, find_file, load_pair
 
 from .source_nodes import SourceDataset, StreamDataset
 from .stores import ArrayStore, ItemStore
@@ -45,7 +45,7 @@ def read_mnist_folder(dataset_dir: str | os.PathLike[str], usage: str | None,
     folder = _folder(dataset_dir, what)
     images, labels, missing = [], [], []
     for split in _usage(usage, what):
-        paths = [_find_file(folder, name) for name in MNIST_FILES[split]]
+        paths = [find_file(folder, name) for name in MNIST_FILES[split]]
         if None in paths:
             missing += [n.removesuffix(".gz") for n, p in zip(MNIST_FILES[split], paths, strict=True)
                         if p is None]

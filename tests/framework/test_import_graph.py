@@ -152,3 +152,15 @@ def test_the_graph_reader_sees_imports_inside_functions(tmp_path):
         if isinstance(node, ast.ImportFrom):
             edges["framework.a"].update(_targets("framework.a", modules["framework.a"], node, modules))
     assert _knots(edges) == [{"framework.a", "framework.b"}]
+
+
+def test_the_framework_imports_no_private_name_of_the_application():
+    bad = []
+    for name, path in _modules().items():
+        if not name.startswith("framework"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and not node.level \
+                    and (node.module or "").split(".")[0] in ("trainer", "datasets"):
+                bad += [f"{name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    assert not bad, bad
