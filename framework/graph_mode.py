@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from . import staging
-from .autograd import grad as _grad
 from .context import get_context
 from .frontend import convert
 from .interpreters import is_tracing
@@ -213,27 +212,3 @@ class JitFunction:
     def last_summary(self) -> dict[str, Any] | None:
         """The summary of the most recent compilation (None before the first)."""
         return self._latest.summary if self._latest else None
-
-
-def mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """A gradient function that runs compiled in GRAPH_MODE (as MindSpore does), else eagerly.
-
-    Without this, a top-level grad of a Cell in graph mode would call the Cell's own
-    compiled function, which the tape cannot see into. Installed into autograd's hooks
-    below, with the source frontend's ``convert``.
-    """
-    from .context import GRAPH_MODE
-
-    compiled: list[JitFunction] = []
-
-    def wrapper(*args: Any) -> Any:
-        if get_context("mode") != GRAPH_MODE or is_tracing():
-            return fn(*args)
-        if not compiled:
-            compiled.append(JitFunction(fn, name=name))
-        return compiled[0](*args)
-
-    return wrapper
-
-
-_grad.HOOKS.update(convert=convert, mode_aware=mode_aware)

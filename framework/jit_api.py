@@ -1,5 +1,8 @@
 """MindSpore's graph-mode decorators: ``jit`` with ``jit_config``, ``JitConfig``,
-``ms_function`` (the old name of ``jit``) and ``jit_class``."""
+``ms_function`` (the old name of ``jit``) and ``jit_class``; and what graph mode installs
+into autograd's hooks (``autograd/grad.py: HOOKS``): the source frontend's ``convert`` and
+:func:`mode_aware`. Not in graph_mode.py: that file bounds the frames an IR node's source
+line is looked for in (errors.graph_location), and a grad's wrapper frame must not."""
 
 from __future__ import annotations
 
@@ -7,6 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from . import graph_mode
+from .autograd import grad as _grad
+from .context import GRAPH_MODE, get_context
+from .frontend import convert
+from .interpreters import is_tracing
 
 _JIT_LEVELS = ("O0", "O1", "O2")
 
@@ -76,3 +83,24 @@ def jit_class(cls: type) -> type:
                         "supports; decorate plain classes only")
     cls.__ms_class__ = True
     return cls
+
+
+def mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """A gradient function that runs compiled in GRAPH_MODE (as MindSpore does), else eagerly.
+
+    Without this, a top-level grad of a Cell in graph mode would call the Cell's own
+    compiled function, which the tape cannot see into.
+    """
+    compiled: list[graph_mode.JitFunction] = []
+
+    def wrapper(*args: Any) -> Any:
+        if get_context("mode") != GRAPH_MODE or is_tracing():
+            return fn(*args)
+        if not compiled:
+            compiled.append(graph_mode.JitFunction(fn, name=name))
+        return compiled[0](*args)
+
+    return wrapper
+
+
+_grad.HOOKS.update(convert=convert, mode_aware=mode_aware)

@@ -8,7 +8,7 @@ from typing import Any
 from . import tape as _tape
 from .backward import backprop
 
-# Installed by the jit layer (framework.graph_mode, on import; ``import framework`` does):
+# Installed by the jit layer (framework.jit_api, on import; ``import framework`` does):
 # ``convert(fn)``, how a function differentiated while tracing is converted (graph mode's
 # source frontend: its tensor conditions become regions), and ``mode_aware(fn, name)``, how
 # a gradient function called at top level in GRAPH_MODE runs (compiled, as MindSpore does).
