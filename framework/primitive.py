@@ -19,7 +19,7 @@ primitive's identity; tensors are the call arguments. Op identity is the class, 
 a string.
 
 Lowerings (graph mode) are not held here: each backend keeps a table from primitive
-class to lowering function (the TVM one: ``framework.backend.tvm.lowerings``, looked
+class to lowering function (the TVM one: ``framework.backend.tvm.lower.lowerings``, looked
 up with ``lowering_for(prim)``). A lowering is called as ``lower(ctx, *args)``:
 
 - ``ctx.prim`` is the primitive (its attributes), ``ctx.bb`` the backend's builder

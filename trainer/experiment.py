@@ -432,7 +432,7 @@ def output_places(config: ExperimentConfig, mode: str, ckpt_dir: str, ir_dir: st
     if ir_dir:
         places.append((ir_dir, "IR folder", "set ir.dir to a writable folder or ir.save: false"))
     if mode == "graph":
-        from framework.backend.tvm.cache import cache_dir
+        from framework.backend.tvm.runtime.cache import cache_dir
 
         places.append((str(cache_dir()), "compiled-kernel cache",
                        "set TWINMODE_CACHE_DIR to a writable folder"))

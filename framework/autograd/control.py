@@ -140,7 +140,7 @@ def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, .
 
 def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
     """A ``WhileGrad`` node: the body's VJP traced once as a region, applied backwards over
-    the saved iterations (see framework.ir.control and backend/tvm/loops.py)."""
+    the saved iterations (see framework.ir.control and backend/tvm/lower/loops.py)."""
     from ..interpreters import current
     from ..interpreters.regions import Region
     from ..ir.control import WhileGrad

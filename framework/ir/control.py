@@ -12,7 +12,7 @@ body's vector-Jacobian product at ``state`` (``next_state`` is the body's result
 where ``sums`` are the invariants' cotangents summed over the iterations after this one
 and ``sums'`` adds this iteration's (so the sum fuses into the kernels that produce it);
 outputs are the cotangents of the float carried inits and the invariants' sums from
-zeros. Lowered with a buffer of saved states (backend/tvm/loop_grad.py).
+zeros. Lowered with a buffer of saved states (backend/tvm/lower/loop_grad.py).
 
 ``If(then_graph, else_graph)`` — node inputs ``(cond, *operands)``; both branch graphs
 take ``operands`` (same specs, same order) and return the node's outputs (same specs).

@@ -4,7 +4,7 @@
 (:mod:`framework.communication`), the same shape and dtype on each. PyNative calls MPI
 at once; graph mode lowers it to a call of the registered packed function
 ``twinmode.allreduce_sum`` inside the compiled step
-(:mod:`framework.backend.tvm.lowerings.comm`), so a data-parallel train step stays one
+(:mod:`framework.backend.tvm.lower.lowerings.comm`), so a data-parallel train step stays one
 compiled call. Every rank must run the same AllReduces in the same order.
 
 Gradient: the sum's vector-Jacobian product is the sum of the upstream gradients over

@@ -3,7 +3,7 @@ two gradients, NCHW data and (out, in / group, kh, kw) weights.
 
 The ``group = 1`` convolution keeps its own primitives (:mod:`framework.ops.conv`); these
 are separate primitives with a ``group`` attribute so that graph mode lowers them to
-Relax's ``groups`` convolutions (``framework.backend.tvm.lowerings.group_conv``).
+Relax's ``groups`` convolutions (``framework.backend.tvm.lower.lowerings.group_conv``).
 
 Contract of the three primitives (G = group, C = input channels, O = output channels,
 both divisible by G; channel block g of the input meets only output block g):

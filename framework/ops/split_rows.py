@@ -5,8 +5,8 @@ Internal (MindSpore's ``Split`` primitive does this along any axis; ``ops.Split`
 its composite form). An unrolled recurrent layer takes its T input steps from one
 ``(T * N, G)`` projection: as slices, each step's gradient is a pad of the whole
 projection (summed level by level); here the backward is one concatenate (a copy per
-piece, :mod:`..backend.tvm.concat_copies`), and in graph mode each piece is a row slice
-emitted next to the kernel that reads it (:func:`..backend.tvm.lowerings.shape.lower_split_rows`).
+piece, :mod:`..backend.tvm.lower.concat_copies`), and in graph mode each piece is a row slice
+emitted next to the kernel that reads it (:func:`..backend.tvm.lower.lowerings.shape.lower_split_rows`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A weight's gradient accumulated over unrolled steps (``acc + x_t^T dy_t``) lowers to one
-kernel per step (framework/backend/tvm/accumulate.py): graph mode against a float64 NumPy
+kernel per step (framework/backend/tvm/lower/accumulate.py): graph mode against a float64 NumPy
 reference, and the lowered module holds those kernels instead of bare products."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from tvm import relax
 
 import framework as ms
 from framework import Tensor, ops
-from framework.backend.tvm import accumulate
-from framework.backend.tvm.relax_builder import to_relax
+from framework.backend.tvm.lower import accumulate
+from framework.backend.tvm.lower.relax_builder import to_relax
 from framework.graph_mode import JitFunction
 
 rng = np.random.default_rng(3)

@@ -81,7 +81,7 @@ def endless(x):
 
 
 def test_a_loop_that_never_ends_stops_with_a_clear_error():
-    from framework.backend.tvm.loops import MAX_ITERATIONS
+    from framework.backend.tvm.lower.loops import MAX_ITERATIONS
 
     message = f"a while loop ran {MAX_ITERATIONS} iterations without finishing"
     with pytest.raises(AssertionError, match=message):

@@ -3,7 +3,7 @@
 A kernel written for the CPU (a pre-scheduled loop, or several blocks that TVM's GPU rules
 do not bind to threads) ends up on the host in a CUDA build, where it reads device memory:
 on an H200 the GPT step segfaulted in its Embedding gradient (bench/gpu_check.py found it).
-The lowerings choose such kernels for the CPU only (framework/backend/tvm/lower_target.py).
+The lowerings choose such kernels for the CPU only (framework/backend/tvm/lower/lower_target.py).
 """
 
 from __future__ import annotations

@@ -128,6 +128,11 @@ JIT_LAYER = ("framework.graph_mode", "framework.staging", "framework.frontend", 
 @pytest.mark.parametrize("layer, above", [
     ("framework.ir", ("framework.autograd",) + JIT_LAYER),  # autograd registers its rules
     ("framework.autograd", JIT_LAYER),  # the jit layer installs its hooks (autograd/grad.py)
+    # the TVM backend: compiler.py drives schedule/, which reads lower/; runtime/ is below both
+    ("framework.backend.tvm.runtime", ("framework.backend.tvm.lower", "framework.backend.tvm.schedule",
+                                       "framework.backend.tvm.compiler")),
+    ("framework.backend.tvm.lower", ("framework.backend.tvm.schedule", "framework.backend.tvm.compiler")),
+    ("framework.backend.tvm.schedule", ("framework.backend.tvm.compiler",)),
 ])
 def test_a_layer_never_imports_the_layers_above(layer, above):
     edges = _graph()

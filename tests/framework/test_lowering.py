@@ -16,9 +16,9 @@ from tvm import relax
 
 from framework import ops
 from framework import seed as ms_seed
-from framework.backend.tvm import lowerings
-from framework.backend.tvm.lowerings import LowerContext, lowering_for, spec_of
-from framework.backend.tvm.lowerings.base import emit
+from framework.backend.tvm.lower import lowerings
+from framework.backend.tvm.lower.lowerings import LowerContext, lowering_for, spec_of
+from framework.backend.tvm.lower.lowerings.base import emit
 from framework.primitive import Primitive, Spec
 
 from .primitive_cases import CASES
@@ -63,7 +63,7 @@ _CONV_BIG_PAD = dict(stride=1, dilation=1, pad_mode="pad", pad=(3, 0, 0, 2))
 _RNG = np.random.default_rng(11)
 def _ln_case(x_shape, norm_axis, params_axis, grad):
     """LayerNorm / LayerNormGrad inputs whose rows are long enough for the row kernels
-    (framework/backend/tvm/row_fusion.py); gamma spanning part of a row or several rows."""
+    (framework/backend/tvm/schedule/row_fusion.py); gamma spanning part of a row or several rows."""
     rng = np.random.default_rng(5)
     x = rng.standard_normal(x_shape) * 3 + 1
     params = x_shape[params_axis:]
@@ -216,7 +216,7 @@ def _build_module() -> tvm.IRModule:
 @pytest.fixture(scope="module")
 def vm() -> Any:
     from framework.backend.tvm.compiler import make_target
-    from framework.backend.tvm.schedules import apply_schedules, build_pipeline
+    from framework.backend.tvm.schedule.schedules import apply_schedules, build_pipeline
 
     # exactly the pipeline graph mode runs: legalize + fuse, our CPU schedules, VM build
     target = make_target("CPU")
@@ -290,8 +290,8 @@ def test_graph_lowerings_get_the_node_specs(monkeypatch: pytest.MonkeyPatch) -> 
     """``to_relax`` hands every lowering the specs of its IR node (the Dropout mask among
     the inputs), and each lowering returns values of exactly the node's output specs."""
     from framework import Tensor, nn
-    from framework.backend.tvm import accumulate
     from framework.backend.tvm.compiler import to_relax
+    from framework.backend.tvm.lower import accumulate
     from framework.graph_mode import JitFunction
 
     seen: list[tuple[LowerContext, tuple]] = []

@@ -13,8 +13,8 @@ from tvm import relax
 
 import framework as ms
 from framework import Tensor, nn
-from framework.backend.tvm import accumulate
-from framework.backend.tvm.relax_builder import to_relax
+from framework.backend.tvm.lower import accumulate
+from framework.backend.tvm.lower.relax_builder import to_relax
 from framework.graph_mode import JitFunction
 
 STEPS, BATCH, INPUT, HIDDEN = accumulate.CHAIN_MIN + 4, 4, 6, 8

@@ -1,4 +1,4 @@
-"""Row kernels scheduled row by row (framework/backend/tvm/row_fusion.py): TOPI's softmax,
+"""Row kernels scheduled row by row (framework/backend/tvm/schedule/row_fusion.py): TOPI's softmax,
 log-softmax and a layer-norm-like kernel on awkward row lengths against NumPy float64,
 -inf entries included; kernels that are not row kernels are left to the generic rules."""
 
@@ -10,8 +10,8 @@ import tvm
 from tvm import te, topi
 from tvm.s_tir import Schedule
 
-from framework.backend.tvm import cpu_rules, row_fusion
 from framework.backend.tvm.compiler import make_target
+from framework.backend.tvm.schedule import cpu_rules, row_fusion
 
 
 def _layer_norm(x):
@@ -75,7 +75,7 @@ def test_not_a_row_kernel() -> None:
         assert not row_fusion.schedule_rows(sch, 2, 16, cpu_rules.PARALLEL_MIN_WORK)
 
 
-# -- LayerNorm's kernels (framework/backend/tvm/layer_norm_kernels.py) ------------------------
+# -- LayerNorm's kernels (framework/backend/tvm/lower/layer_norm_kernels.py) ------------------------
 def _ln_reference(x, dy, gamma, beta, eps):
     """float64: y, mean, variance, dx (explicit row Jacobian), dgamma, dbeta."""
     mean, var = x.mean(-1), x.var(-1)
@@ -99,7 +99,7 @@ def test_layer_norm_kernels_match_numpy(rows: tuple[int, ...], length: int) -> N
     """The forward (with its row statistics as extra outputs) and the input gradient are
     row kernels, over one or several row axes; the parameters' gradients (generic rules,
     on the flat ``(rows, length)`` view) too are checked here."""
-    from framework.backend.tvm import layer_norm_kernels as ln
+    from framework.backend.tvm.lower import layer_norm_kernels as ln
 
     rng = np.random.default_rng(2)
     n = int(np.prod(rows))

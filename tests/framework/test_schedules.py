@@ -14,7 +14,7 @@ from tvm.relax.analysis import has_reshape_pattern
 
 from framework import ops
 from framework.backend.tvm.compiler import make_target, to_relax
-from framework.backend.tvm.schedules import apply_schedules, build_pipeline
+from framework.backend.tvm.schedule.schedules import apply_schedules, build_pipeline
 
 rng = np.random.default_rng(0)
 
@@ -146,7 +146,7 @@ def test_short_rows_get_vectors_along_the_output_channels(rows):
     # the weights re-laid out as [c, i, j, f]; 32-wide rows keep the vector along the row
     from tvm import topi
 
-    from framework.backend.tvm import cpu_rules
+    from framework.backend.tvm.schedule import cpu_rules
 
     conv = _te_func(lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1), (2, 64, rows, rows), (64, 64, 3, 3))
     extents, shapes = _vector_extents_and_buffers(cpu_rules.schedule_func(conv, 2))
@@ -159,7 +159,7 @@ def test_a_small_output_with_a_deep_reduction_still_runs_on_every_core():
     # is split across threads instead, and the contraction sits under a parallel loop
     from tvm import topi
 
-    from framework.backend.tvm import cpu_rules
+    from framework.backend.tvm.schedule import cpu_rules
 
     conv = _te_func(lambda x, w: topi.nn.conv2d_nchw(x, w, 1, 1, 1), (1, 512, 4, 4), (16, 512, 3, 3))
     func = cpu_rules.schedule_func(conv, 2)
@@ -176,7 +176,8 @@ def test_a_small_output_with_a_deep_reduction_still_runs_on_every_core():
 def test_weight_gradients_get_vectors_along_the_input_channels():
     # dw[o, c, i, j]: the padded input is written channel-last, [n, y, x, c], and the
     # gradient accumulates as [o, i, j, c]
-    from framework.backend.tvm import cpu_rules, te_kernels
+    from framework.backend.tvm.lower import te_kernels
+    from framework.backend.tvm.schedule import cpu_rules
 
     wgrad = _te_func(lambda x, dy: te_kernels.conv2d_filter_grad(
         x, dy, (48, 32, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1)), (4, 32, 8, 8), (4, 48, 8, 8))

@@ -9,10 +9,16 @@ import tvm
 import tvm_ffi
 from tvm import relax, s_tir, topi
 
-from framework.backend.tvm import cpu_rules, full_sums, packed_matmul, strided_matmul, transpose_tiles
-from framework.backend.tvm import tir_analysis as ta
 from framework.backend.tvm.compiler import make_target
-from framework.backend.tvm.lowerings import nn as nn_lowering
+from framework.backend.tvm.lower.lowerings import nn as nn_lowering
+from framework.backend.tvm.schedule import (
+    cpu_rules,
+    full_sums,
+    packed_matmul,
+    strided_matmul,
+    transpose_tiles,
+)
+from framework.backend.tvm.schedule import tir_analysis as ta
 
 rng = np.random.default_rng(7)
 

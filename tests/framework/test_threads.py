@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.backend.tvm import threads
+from framework.backend.tvm.runtime import threads
 
 CPU = Path("/sys/devices/system/cpu")
 

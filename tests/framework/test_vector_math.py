@@ -1,5 +1,5 @@
 """The vector float32 exp/erf that replace libm's in LLVM builds
-(framework/backend/tvm/vector_math.py): errors in ulps against float64 NumPy/SciPy on dense
+(framework/backend/tvm/schedule/vector_math.py): errors in ulps against float64 NumPy/SciPy on dense
 grids, special values as libm, vectorized loops and their scalar tails, float64 untouched."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import tvm
 from tvm import te, tirx
 from tvm.s_tir import Schedule
 
-from framework.backend.tvm import vector_math
 from framework.backend.tvm.compiler import make_target
+from framework.backend.tvm.schedule import vector_math
 
 erf64 = np.vectorize(math.erf, otypes=[np.float64])
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from framework.backend.tvm import cache
+from framework.backend.tvm.runtime import cache
 
 from .helpers import HERE, python
 

@@ -29,10 +29,10 @@ from tvm.target import codegen
 from ..._io import atomic_write
 from ..._memory import ALIGNMENT, aligned_copy
 from ...ir import Graph
-from . import cache
-from .cache import cache_dir
-from .relax_builder import to_relax
-from .schedules import apply_schedules, build_pipeline, schedule_key
+from .lower.relax_builder import to_relax
+from .runtime import cache
+from .runtime.cache import cache_dir
+from .schedule.schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
 _CPU = tvm.cpu().dlpack_device_type()

@@ -11,7 +11,7 @@ running sum stays in the cache and nothing else is materialized. The sum is the 
 (each product is computed whole, then added: the same float32 operations as before).
 A chain of at least ``CHAIN_MIN`` such terms goes further: ONE product of the stacked
 operands, ``concat(a_t)^T concat(b_t)`` (as PyTorch's LSTM computes its weight gradients),
-a long reduction that :mod:`.strided_matmul` blocks for the cache; float32 rounding then
+a long reduction that :mod:`..schedule.strided_matmul` blocks for the cache; float32 rounding then
 differs from the step-by-step sum by the reordering of the additions only.
 
 Contract: :func:`plan` returns ``{add node index: (matmul node index, acc input index)}``
@@ -31,9 +31,9 @@ import numpy as np
 import tvm
 from tvm import relax, te, topi
 
-from ...ops.elementwise import Add
-from ...ops.nn_ops import MatMul
-from ...ops.shape import Concat
+from ....ops.elementwise import Add
+from ....ops.nn_ops import MatMul
+from ....ops.shape import Concat
 from . import concat_copies
 
 CHAIN_MIN = 8  # products from which a sum becomes one product of the stacked operands
@@ -120,7 +120,7 @@ def _order_like_concat(nodes: list[Any], terms: list[int]) -> list[int]:
 
 def lower_chain(bb: relax.BlockBuilder, base: relax.Expr | None, a: list, b: list) -> relax.Expr:
     """``base + sum_t a_t^T b_t`` as ONE product of the stacked operands,
-    ``concat(a)^T concat(b)`` (one long reduction: :mod:`.strided_matmul`).
+    ``concat(a)^T concat(b)`` (one long reduction: :mod:`..schedule.strided_matmul`).
 
     When ``b_0`` is a zero constant and ``b_1..b_T-1`` begin a stack already built (an RNN's
     recurrent weight gradient: ``h_-1 = 0``, and the layer's outputs ``h_0..h_T-1`` are

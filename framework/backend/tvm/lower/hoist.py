@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...ir import Graph, Value, ValueKind
-from ...ops.nn_ops import MatMul
+from ....ir import Graph, Value, ValueKind
+from ....ops.nn_ops import MatMul
 
 
 def hoist_transposes(graph: Graph, invariants: list[Value]) -> tuple[Graph, list[int]]:

@@ -8,7 +8,7 @@ elementwise consumers of ``dx`` fuse into its kernel). ``gamma``/``beta`` come f
 divides ``length`` or the reverse, as their shape is a suffix of ``x``'s). Statistics have
 the shape ``rows``.
 
-- :func:`layer_norm_rows`: one row kernel (:mod:`.row_fusion`): mean, biased variance (two
+- :func:`layer_norm_rows`: one row kernel (:mod:`..schedule.row_fusion`): mean, biased variance (two
   passes over a row that stays in L1, like ``np.var``), then ``y``; ``1/sqrt(var + eps)``
   once per row. Outputs ``(y, mean, variance)``.
 - :func:`layer_norm_input_grad`: ``dx = rstd (g - mean(g) - xhat mean(g xhat))`` with

@@ -24,7 +24,7 @@ import tvm
 from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the row writers are TVMScript)
 
-from ...ir import Graph
+from ....ir import Graph
 from . import row_kernels
 from .hoist import hoist_transposes
 from .loops import AHEAD, I64, call, emit_loop, fresh_type

@@ -20,9 +20,9 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from ...ir import Graph
-from ...ir.control import If, While, WhileGrad
-from ...ops.debug import PrintOp
+from ....ir import Graph
+from ....ir.control import If, While, WhileGrad
+from ....ops.debug import PrintOp
 from . import accumulate, concat_copies
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad

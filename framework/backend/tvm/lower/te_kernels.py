@@ -1,6 +1,6 @@
 """TE compute definitions for lowerings that no single Relax op expresses well.
 
-Used through ``bb.call_te`` by :mod:`.lowering`; the CPU rules (:mod:`.cpu_rules`) and the
+Used through ``bb.call_te`` by :mod:`.lowerings`; the CPU rules (:mod:`..schedule.cpu_rules`) and the
 GPU dlight rules schedule them like any legalized op.
 """
 

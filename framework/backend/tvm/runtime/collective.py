@@ -17,7 +17,7 @@ ALLREDUCE_SUM = "twinmode.allreduce_sum"
 
 
 def _allreduce_sum(x, out) -> None:
-    from ...communication import allreduce_array
+    from ....communication import allreduce_array
 
     allreduce_array(np.from_dlpack(x), out=np.from_dlpack(out), op="sum")
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import tvm
 
-from ...context import get_context
+from ....context import get_context
+from ..lower.inlining import inline_marked
 from . import cpu_rules, vector_math
-from .inlining import inline_marked
 
 
 @functools.cache
@@ -26,7 +26,7 @@ def backend_digest() -> str:
     """Hash of this backend's source (lowerings, rules, kernels, pipeline): any edit to
     them changes the compile-cache key, so stale libraries are never loaded."""
     digest = hashlib.sha256()
-    root = Path(__file__).parent
+    root = Path(__file__).parents[1]  # the whole backend: lower/, schedule/, runtime/
     for path in sorted(root.rglob("*.py")):  # lowerings/ too
         digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()[:16]

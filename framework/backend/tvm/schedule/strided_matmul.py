@@ -1,7 +1,7 @@
 """``a^T b`` over a long reduction: cache blocking for a matmul that reads ``a`` down columns.
 
 MatMul lowers ``a^T b`` (``a``: K x M, ``b``: K x N) to one kernel reading ``a`` in place
-(:func:`..lowerings.nn.lower_matmul`). The default register tile of :mod:`.cpu_rules`
+(:func:`..lower.lowerings.nn.lower_matmul`). The default register tile of :mod:`.cpu_rules`
 (``S0 R S2``) walks the whole reduction under every output tile: every step of it reads
 one line of ``a`` a row (often a page) further on, and each column block of ``a`` is read
 again for every tile of ``b``'s columns. For an LSTM's input weight gradient, (2048,

@@ -43,9 +43,10 @@ from tvm.s_tir.meta_schedule.measure_callback import PyMeasureCallback
 from tvm.s_tir.meta_schedule.runner import PyRunner
 from tvm.s_tir.meta_schedule.runner.local_runner import LocalRunnerFuture
 
-from ..._io import atomic_write
-from . import cache, cpu_rules
-from .cache import cache_dir
+from ...._io import atomic_write
+from ..runtime import cache
+from ..runtime.cache import cache_dir
+from . import cpu_rules
 from .cpu_rules import Params
 
 logger = logging.getLogger(__name__)

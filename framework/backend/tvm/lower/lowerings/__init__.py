@@ -40,25 +40,25 @@ from typing import Any
 
 from tvm import relax
 
-from ....ops import activations as _act
-from ....ops import batch_matmul as _bmm
-from ....ops import comm as _comm
-from ....ops import conv as _conv
-from ....ops import elementwise as _ew
-from ....ops import group_conv as _gconv
-from ....ops import nn_ops as _nn
-from ....ops import pool as _pool
-from ....ops import reduce as _reduce
-from ....ops import scatter_gather as _index
-from ....ops import shape as _shape
-from ....ops import sorting as _sorting
-from ....ops.layer_norm import LayerNorm as _LayerNorm
-from ....ops.layer_norm import LayerNormGrad as _LayerNormGrad
-from ....ops.lstm_cell import LSTMPointwise as _LSTMPointwise
-from ....ops.lstm_cell import LSTMPointwiseGrad as _LSTMPointwiseGrad
-from ....ops.scan import CumSum as _CumSum
-from ....ops.split_rows import SplitRows as _SplitRows
-from ....primitive import Primitive
+from .....ops import activations as _act
+from .....ops import batch_matmul as _bmm
+from .....ops import comm as _comm
+from .....ops import conv as _conv
+from .....ops import elementwise as _ew
+from .....ops import group_conv as _gconv
+from .....ops import nn_ops as _nn
+from .....ops import pool as _pool
+from .....ops import reduce as _reduce
+from .....ops import scatter_gather as _index
+from .....ops import shape as _shape
+from .....ops import sorting as _sorting
+from .....ops.layer_norm import LayerNorm as _LayerNorm
+from .....ops.layer_norm import LayerNormGrad as _LayerNormGrad
+from .....ops.lstm_cell import LSTMPointwise as _LSTMPointwise
+from .....ops.lstm_cell import LSTMPointwiseGrad as _LSTMPointwiseGrad
+from .....ops.scan import CumSum as _CumSum
+from .....ops.split_rows import SplitRows as _SplitRows
+from .....primitive import Primitive
 from . import comm, conv, elementwise, group_conv, index, lstm_cell, nn, pool, reduce, seq, shape, sorting
 from .base import LowerContext, Lowering, spec_of
 
@@ -157,7 +157,7 @@ def lowering_for(prim: Primitive) -> Lowering:
     except KeyError:
         raise NotImplementedError(
             f"graph mode: primitive {prim.name} has no TVM lowering; add one to LOWERINGS in "
-            f"framework/backend/tvm/lowerings/__init__.py (or run in PyNative mode)") from None
+            f"framework/backend/tvm/lower/lowerings/__init__.py (or run in PyNative mode)") from None
 
 
 def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:

@@ -10,7 +10,7 @@ import numpy as np
 import tvm
 from tvm import relax
 
-from ....primitive import Primitive, Spec
+from .....primitive import Primitive, Spec
 from ..lower_target import on_cpu  # noqa: F401 - for the lowerings
 
 Lowering = Callable[..., Any]

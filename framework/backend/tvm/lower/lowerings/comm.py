@@ -1,6 +1,6 @@
 """Lowering of ``ops.AllReduce``: a call of a registered packed function inside the step.
 
-The Relax graph calls ``twinmode.allreduce_sum`` (:mod:`..collective`) with
+The Relax graph calls ``twinmode.allreduce_sum`` (:mod:`...runtime.collective`) with
 ``relax.call_dps_packed``: the VM allocates the output and the call runs in program
 order, in the same compiled function as the backward pass and the optimizer update.
 Only ``op='sum'`` is compiled; CPU targets only (the function reads host memory).
@@ -12,7 +12,7 @@ from typing import Any
 
 from tvm import relax
 
-from ..collective import ALLREDUCE_SUM
+from ...runtime.collective import ALLREDUCE_SUM
 from .base import LowerContext
 
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from tvm import relax
 
-from ....ops._utils import normalize_axis
-from ....primitive import Spec
+from .....ops._utils import normalize_axis
+from .....primitive import Spec
 from .. import row_scatter
 from .base import LowerContext, const, on_cpu
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from tvm import relax, te, topi
 
-from ....ops._utils import normalize_axis
+from .....ops._utils import normalize_axis
 from .base import LowerContext, cast, const, emit
 
 # transposed copies of MatMul's ``b`` in the open dataflow segment, keyed by (builder,

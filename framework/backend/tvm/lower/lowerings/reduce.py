@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 from tvm import relax
 
-from ....ops._utils import normalize_axes, normalize_axis
+from .....ops._utils import normalize_axes, normalize_axis
 from .. import te_kernels
 from .base import LowerContext, Lowering, cast, const, emit
 

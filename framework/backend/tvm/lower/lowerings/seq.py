@@ -7,8 +7,8 @@ import math
 import numpy as np
 from tvm import relax, topi
 
-from ....ops._utils import normalize_axis
-from ....ops.activations import FAST_GELU_K, GELU_CUBIC, SQRT_2_OVER_PI
+from .....ops._utils import normalize_axis
+from .....ops.activations import FAST_GELU_K, GELU_CUBIC, SQRT_2_OVER_PI
 from .. import layer_norm_kernels as ln
 from .base import LowerContext, cast, const, emit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tvm import relax
 
-from ....ops._utils import normalize_axis
+from .....ops._utils import normalize_axis
 from .. import concat_copies
 from .base import AtUse, LowerContext, cast, crop, emit
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from tvm import relax
 
-from ....ops._utils import normalize_axis
+from .....ops._utils import normalize_axis
 from .base import LowerContext, const
 
 
