@@ -32,6 +32,7 @@ from .learning_rate_schedule import (
     WarmUpLR,
 )
 from .loss import (
+    BCEWithLogitsLoss,
     CrossEntropyLoss,
     L1Loss,
     LossBase,
@@ -73,7 +74,8 @@ __all__ = [
     "names",
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
     "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
-    "CrossEntropyLoss", "Dense", "Embedding", "Dropout", "Flatten", "L1Loss", "LogSoftmax", "LossBase",
+    "BCEWithLogitsLoss", "CrossEntropyLoss", "Dense", "Embedding", "Dropout", "Flatten", "L1Loss",
+    "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "ReLU6", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",
     "WithLossCell", "CosineDecayLR", "ExponentialDecayLR", "InverseDecayLR", "Lamb",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..ops.loss_fns import binary_cross_entropy_with_logits, cross_entropy
 from ..ops.loss_fns import check_classes as _check_classes
 from ..ops.loss_fns import check_labels as _check_labels
-from ..ops.loss_fns import cross_entropy
 from .cell import Cell
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -64,6 +64,20 @@ class CrossEntropyLoss(LossBase):
     def construct(self, logits, labels):
         return cross_entropy(logits, labels, self.weight, self.ignore_index, self.reduction,
                              self.label_smoothing, who="CrossEntropyLoss")
+
+
+class BCEWithLogitsLoss(LossBase):
+    """MindSpore's ``nn.BCEWithLogitsLoss(reduction='mean', weight=None, pos_weight=None)``:
+    sigmoid + binary cross entropy in one stable expression, targets of the logits' shape
+    (``ops.binary_cross_entropy_with_logits``)."""
+
+    def __init__(self, reduction: str = "mean", weight: Any = None, pos_weight: Any = None) -> None:
+        super().__init__(reduction)
+        self.weight, self.pos_weight = weight, pos_weight
+
+    def construct(self, logits, labels):
+        return binary_cross_entropy_with_logits(logits, labels, self.weight, self.pos_weight,
+                                                self.reduction, who="BCEWithLogitsLoss")
 
 
 class MSELoss(LossBase):

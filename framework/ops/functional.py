@@ -45,7 +45,7 @@ from .elementwise import (
 from .group_conv import conv2d
 from .indexing import getitem, setitem
 from .layer_norm import layer_norm, layer_norm_grad
-from .loss_fns import cross_entropy
+from .loss_fns import binary_cross_entropy_with_logits, cross_entropy
 from .masking import masked_fill, tril, triu, where
 from .nn_ops import (
     batch_norm,
@@ -115,7 +115,8 @@ __all__ = [
     "abs", "add", "addn", "argmax", "assign", "avg_pool2d", "batch_norm", "bias_add",
     "broadcast_to", "cast", "cat", "clip_by_global_norm", "concat", "conv2d", "dense", "depend",
     "div", "dropout",
-    "cos", "cross_entropy", "dtype", "equal", "exp", "expand_dims", "fill", "flatten", "floor_div",
+    "binary_cross_entropy_with_logits", "cos", "cross_entropy", "dtype", "equal", "exp",
+    "expand_dims", "fill", "flatten", "floor_div",
     "floor_mod",
     "floordiv", "floormod", "full", "gather", "getitem", "greater", "greater_equal",
     "index_add", "less", "less_equal", "log", "log_softmax", "matmul", "max_pool2d", "maximum",

@@ -1,4 +1,5 @@
-"""Functional losses: ``ops.cross_entropy`` (MindSpore 2.x / PyTorch semantics).
+"""Functional losses: ``ops.cross_entropy`` and ``ops.binary_cross_entropy_with_logits``
+(MindSpore 2.x / PyTorch semantics).
 
 A composition of existing primitives (LogSoftmax, OneHot, Mul, ReduceSum, ...), exact
 and fusable in graph mode (elementwise products and one reduction over the classes):
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .elementwise import cast, div, mul, neg, not_equal
+from .activations import softplus
+from .elementwise import add, cast, div, mul, neg, not_equal, sub
 from .nn_ops import log_softmax, one_hot
 from .reduce import reduce_mean, reduce_sum
 from .shape import transpose
@@ -96,3 +98,25 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean
     else:
         denom = reduce_sum(mul(reduce_sum(mul(hot, weight), -1), valid))
     return div(reduce_sum(per_sample), denom)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None,  # noqa: A002
+                                     reduction="mean", who="binary_cross_entropy_with_logits"):
+    """MindSpore's ``ops.binary_cross_entropy_with_logits``: for logits ``x`` and targets
+    ``y`` in [0, 1] of the same shape, ``-w [p y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))]``
+    with ``w`` = ``weight`` and ``p`` = ``pos_weight`` (each broadcast against ``x``; 1 when
+    None), computed as ``(1 - y) x + (1 + (p - 1) y) softplus(-x)``: no overflow for any
+    ``x``, and the gradient ``(1 - y) - (1 + (p - 1) y) sigmoid(-x)`` exact at 0 too."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{who}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"{who}: logits {tuple(input.shape)} need targets of the same shape, "
+                         f"got {tuple(target.shape)}")
+    target = cast(target, input.dtype)
+    log_weight = softplus(neg(input))
+    if pos_weight is not None:
+        log_weight = mul(add(1.0, mul(sub(pos_weight, 1.0), target)), log_weight)
+    loss = add(mul(sub(1.0, target), input), log_weight)
+    if weight is not None:
+        loss = mul(loss, weight)
+    return reduce_loss(loss, reduction)
