@@ -85,6 +85,30 @@ def jit_class(cls: type) -> type:
     return cls
 
 
+def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
+    """MindSpore's ``mutable``: marks an input of a compiled function as a variable, not a
+    constant folded into the graph. Tensors (alone, or in tuples, lists and dicts) are
+    variables here already and numbers are accepted too, so the value is returned as it
+    is; anything else is a TypeError, as MindSpore's."""
+    from .tensor import Tensor
+
+    def check(value: Any) -> None:
+        if isinstance(value, tuple | list):
+            for item in value:
+                check(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                check(item)
+        elif not isinstance(value, Tensor | int | float) or isinstance(value, bool):
+            raise TypeError(f"mutable: input_data must be a Tensor, a number, or a tuple, list or "
+                            f"dict of them, got {type(value).__name__}")
+
+    check(input_data)
+    if dynamic_len and not isinstance(input_data, tuple | list):
+        raise TypeError("mutable: dynamic_len=True needs a tuple or a list")
+    return input_data
+
+
 def mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """A gradient function that runs compiled in GRAPH_MODE (as MindSpore does), else eagerly.
 

@@ -47,6 +47,11 @@ class Parameter(Tensor):
         _DATA_SLOT.__set__(self, value)
 
     @property
+    def data(self) -> Parameter:
+        """MindSpore's ``Parameter.data``: the parameter itself (a Tensor)."""
+        return self
+
+    @property
     def shape(self) -> tuple[int, ...]:
         if self._host_stale:  # answer from the device copy without downloading it
             return tuple(self._device.shape)

@@ -144,6 +144,11 @@ class Cell:
     def parameters_dict(self) -> OrderedDict[str, Parameter]:
         return OrderedDict((p.name, p) for p in self.get_parameters())
 
+    def init_parameters_data(self, auto_parallel_mode: bool = False) -> dict[Parameter, Parameter]:
+        """MindSpore's ``{original: initialized}`` map; parameters here are initialized when
+        they are made, so each maps to itself."""
+        return {p: p for p in self.get_parameters()}
+
     def extend_repr(self) -> str:
         return ""
 

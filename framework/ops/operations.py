@@ -83,3 +83,5 @@ __all__ = [
     "ScatterUpdate", "Select", "Shape", "Sigmoid", "Size", "Slice", "Softmax", "Sqrt",
     "Sin", "Squeeze", "StopGradient", "Sub", "Tanh", "TensorAdd", "Transpose", "Zeros", "ZerosLike",
 ]
+
+GatherV2 = Gather  # MindSpore's older name of Gather: GatherV2()(params, indices, axis)

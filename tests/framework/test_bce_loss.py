@@ -67,7 +67,7 @@ def test_gradient_matches_its_closed_form(w, p, mode):
 
 
 def test_targets_of_another_shape_are_refused():
-    with pytest.raises(ValueError, match=r"BCEWithLogitsLoss: logits \(2, 3\) need targets of the same shape"):
+    with pytest.raises(ValueError, match=r"BCEWithLogitsLoss: logits \(2, 3\) need targets of the same"):
         nn.BCEWithLogitsLoss()(Tensor(np.zeros((2, 3), np.float32)), Tensor(np.zeros((2,), np.float32)))
     with pytest.raises(ValueError, match="reduction"):
         nn.BCEWithLogitsLoss("average")
