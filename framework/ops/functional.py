@@ -96,29 +96,24 @@ partial = functools.partial
 
 
 def tuple_to_array(input_x):
-    """MindSpore's ``F.tuple_to_array((1, 2, 3))``: a 1-D tensor of the tuple's numbers, int
-    (int64) when its first element is an int, else float (float32)."""
-    import numpy as np
-
+    """MindSpore's ``F.tuple_to_array((1, 2, 3))``: a 1-D tensor of the tuple's numbers (int64
+    for ints, float32 for floats: the Tensor constructor's rule)."""
     from ..tensor import Tensor
 
     if not isinstance(input_x, tuple):
         raise TypeError(f"tuple_to_array: input_x must be a tuple, got {type(input_x).__name__}")
     if not input_x:
         raise ValueError("tuple_to_array: input_x must not be empty")
-    integer = isinstance(input_x[0], int) and not isinstance(input_x[0], bool)
-    return Tensor(np.array(input_x, dtype=np.int64 if integer else np.float32))
+    return Tensor(input_x)
 
 
 def scalar_to_array(input_x):
-    """MindSpore's ``F.scalar_to_array(x)``: a 0-d tensor, int64 for an int, else float32."""
-    import numpy as np
-
+    """MindSpore's ``F.scalar_to_array(x)``: a 0-d tensor (int64 for an int, else float32)."""
     from ..tensor import Tensor
 
     if isinstance(input_x, bool) or not isinstance(input_x, int | float):
         raise TypeError(f"scalar_to_array: input_x must be an int or a float, got {type(input_x).__name__}")
-    return Tensor(np.array(input_x, dtype=np.int64 if isinstance(input_x, int) else np.float32))
+    return Tensor(input_x)
 
 
 def scalar_to_tensor(input_x, dtype=None):

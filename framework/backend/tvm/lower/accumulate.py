@@ -35,6 +35,7 @@ from ....ops.elementwise import Add
 from ....ops.nn_ops import MatMul
 from ....ops.shape import Concat
 from . import concat_copies
+from .lowerings.base import emit
 
 CHAIN_MIN = 8  # products from which a sum becomes one product of the stacked operands
 
@@ -126,16 +127,14 @@ def lower_chain(bb: relax.BlockBuilder, base: relax.Expr | None, a: list, b: lis
     recurrent weight gradient: ``h_-1 = 0``, and the layer's outputs ``h_0..h_T-1`` are
     stacked anyway), the product reads that stack shifted by one step instead:
     ``concat(a)[n:]^T stack[:-n]``, no second stack and no product with zeros."""
-    a_all = concat_copies.concat(bb, a, 0)
-    a_all = a_all if isinstance(a_all, relax.Var) else bb.emit(a_all)
+    a_all = emit(bb, concat_copies.concat(bb, a, 0))
     stack = _shifted_stack(bb, b)
     if stack is not None:
         skip = int(b[0].ty.shape.values[0])
         total = bb.emit(bb.call_te(_shifted_product, a_all, stack, skip,
                                    primfunc_name_hint="matmul_shifted"))
     else:
-        b_all = concat_copies.concat(bb, b, 0)
-        b_all = b_all if isinstance(b_all, relax.Var) else bb.emit(b_all)
+        b_all = emit(bb, concat_copies.concat(bb, b, 0))
         total = bb.emit(bb.call_te(topi.matmul, a_all, b_all, True, False))
     return total if base is None else relax.op.add(base, total)
 

@@ -21,13 +21,9 @@ from tvm import relax
 from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
 
 from .lower_target import on_cpu
+from .segment import SHARED
 
 COPIES_MIN = 4  # inputs from which a concatenate becomes a copy per input
-
-# the copies emitted in the open dataflow segment, keyed by (builder, inputs, axis): the
-# same stack asked for twice (an RNN's gate gradients, for its input weights and, through
-# accumulate, its recurrent weights) is built once. relax_builder clears it per segment.
-_SHARED: dict = {}
 
 def _dims(shape: list[int]) -> str:
     return ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
@@ -69,12 +65,12 @@ def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Exp
     shapes = [[int(d) for d in x.ty.shape.values] for x in xs]
     out_shape = list(shapes[0])
     out_shape[axis] = sum(s[axis] for s in shapes)
-    key = (id(bb), tuple(xs), axis)
-    if key not in _SHARED:
+    key = ("stack", id(bb), tuple(xs), axis)  # the same stack twice is built once (segment.py)
+    if key not in SHARED:
         func = tvm.script.from_source(source(shapes, axis, dtype))
         gv = bb.add_func(func, f"concat_copies_{len(xs)}_{dtype}")
-        _SHARED[key] = bb.emit(relax.call_tir(gv, xs, relax.TensorType(out_shape, dtype)))
-    return _SHARED[key]
+        SHARED[key] = bb.emit(relax.call_tir(gv, xs, relax.TensorType(out_shape, dtype)))
+    return SHARED[key]
 
 
 def stack_beginning_with(bb: relax.BlockBuilder, xs: list[relax.Expr]) -> relax.Var | None:
@@ -82,13 +78,11 @@ def stack_beginning_with(bb: relax.BlockBuilder, xs: list[relax.Expr]) -> relax.
     RNN's outputs ``h_0..h_T-1`` for ``h_0..h_T-2``), or None: its first rows are
     ``concat(xs, 0)``."""
     want = tuple(xs)
-    for (builder, inputs, axis), var in _SHARED.items():
+    for key, var in SHARED.items():
+        if key[0] != "stack":
+            continue
+        _, builder, inputs, axis = key
         if builder == id(bb) and axis == 0 and len(inputs) == len(want) + 1 \
                 and all(x.same_as(y) for x, y in zip(inputs, want)):
             return var
     return None
-
-
-def forget() -> None:
-    """A new dataflow segment starts: its values are not visible in the next one."""
-    _SHARED.clear()

@@ -23,13 +23,12 @@ from tvm import relax
 from ....ir import Graph
 from ....ir.control import If, While, WhileGrad
 from ....ops.debug import PrintOp
-from . import accumulate, concat_copies
+from . import accumulate, segment
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
 from .lowerings import lower_node
 from .lowerings.base import AtUse
-from .lowerings.nn import forget_transposes
 
 
 def _dtype(v: Any) -> str:
@@ -128,8 +127,7 @@ class RelaxBuilder:
             sums = accumulate.chains(nodes[i:j], uses, fused)  # long sums: one product
             skipped = {m for m, _ in fused.values()}
             skipped |= {x for terms, _, adds in sums.values() for x in terms + adds[:-1]}
-            forget_transposes()  # a segment's values are not visible in the next one
-            concat_copies.forget()
+            segment.forget()  # a segment's values are not visible in the next one
             with bb.dataflow():
                 for k, node in enumerate(nodes[i:j]):
                     if k in skipped:

@@ -6,14 +6,8 @@ import numpy as np
 from tvm import relax, te, topi
 
 from .....ops._utils import normalize_axis
+from ..segment import SHARED
 from .base import LowerContext, cast, const, emit
-
-# transposed copies of MatMul's ``b`` in the open dataflow segment, keyed by (builder,
-# operand): an unrolled time loop transposes the same weight at every step; one copy is
-# shared (Relax's EliminateCommonSubexpr would too, but it also merges allocations that
-# loops then write in place). relax_builder clears it when a segment starts.
-_TRANSPOSED: dict = {}
-
 
 # ``a b^T`` with few rows of ``a`` (an unrolled recurrent step: (32, 256) @ (256, 1024)) reads
 # ``b^T`` in panels of PANEL columns: stored panel by panel (``(n / PANEL, k, PANEL)``, each
@@ -22,10 +16,6 @@ _TRANSPOSED: dict = {}
 PANEL = 32
 PANEL_MAX_ROWS = 64
 PANEL_MIN_COLUMNS = 1024
-
-
-def forget_transposes() -> None:
-    _TRANSPOSED.clear()
 
 
 def _panel_matmul(a: te.Tensor, panels: te.Tensor) -> te.Tensor:
@@ -50,9 +40,9 @@ def _wants_panels(a_shape, b_shape, transpose_b: bool) -> bool:
 
 def _panels(bb: relax.BlockBuilder, b, shape, transpose_b: bool):
     """``b^T`` (or ``b``) as ``(n / PANEL, k, PANEL)``, one copy per dataflow segment and value."""
-    key = (id(bb), b, "panels", transpose_b) if isinstance(b, relax.Var) else None
-    if key is not None and key in _TRANSPOSED:
-        return _TRANSPOSED[key]
+    key = ("panels", id(bb), b, transpose_b) if isinstance(b, relax.Var) else None
+    if key is not None and key in SHARED:  # one copy per segment (segment.py)
+        return SHARED[key]
     if transpose_b:
         n, k = shape
         rows = bb.emit(relax.op.reshape(b, [n // PANEL, PANEL, k]))
@@ -62,7 +52,7 @@ def _panels(bb: relax.BlockBuilder, b, shape, transpose_b: bool):
         rows = bb.emit(relax.op.reshape(b, [k, n // PANEL, PANEL]))
         panels = bb.emit(relax.op.permute_dims(rows, [1, 0, 2]))
     if key is not None:
-        _TRANSPOSED[key] = panels
+        SHARED[key] = panels
     return panels
 
 
@@ -80,12 +70,12 @@ def lower_matmul(ctx: LowerContext, a, b):
     if not prim.transpose_a and _wants_panels(sa.shape, sb.shape, prim.transpose_b):
         return bb.call_te(_panel_matmul, a, _panels(bb, b, sb.shape, prim.transpose_b))
     if prim.transpose_b:  # a b^T: a transposed copy, so that the kernel's vector loads of b are contiguous
-        key = (id(bb), b) if isinstance(b, relax.Var) else None
-        if key is None or key not in _TRANSPOSED:
+        key = ("transposed", id(bb), b) if isinstance(b, relax.Var) else None
+        if key is None or key not in SHARED:  # one copy per segment (segment.py)
             transposed = bb.emit(relax.op.permute_dims(b, [1, 0]))
             if key is not None:
-                _TRANSPOSED[key] = transposed
-        b = transposed if key is None else _TRANSPOSED[key]
+                SHARED[key] = transposed
+        b = transposed if key is None else SHARED[key]
     return relax.op.matmul(a, b)
 
 
