@@ -101,7 +101,8 @@ def test_append_dict_values_come_back(tmp_path):
     net2 = nn.Dense(3, 2)
     missing, unused = ms.load_param_into_net(net2, d)
     assert missing == []
-    assert sorted(unused) == ["extra", "step_t"]  # plain values are not "unused tensors"
+    # as MindSpore's ckpt_not_load: every entry of the dict that went nowhere, plain values too
+    assert sorted(unused) == ["epoch_num", "extra", "flags", "lr", "nested", "step_t", "tag"]
     np.testing.assert_array_equal(net2.weight.asnumpy(), net.weight.asnumpy())
 
 
@@ -149,6 +150,22 @@ def test_filter_prefix_and_choice_func(tmp_path):
     assert all(k.startswith("bn.") for k in d) and d
     d = ms.load_checkpoint(path, choice_func=lambda name: name.endswith("weight"))
     assert sorted(d) == ["fc.weight", "out.weight"]
+
+
+def test_specify_prefix_and_empty_selections_as_mindspore(tmp_path):
+    path = tmp_path / "p.ckpt"
+    ms.save_checkpoint(SmallNet(), path, append_dict={"epoch": 2})
+    assert sorted(ms.load_checkpoint(path, specify_prefix=["out.", "epoch"])) == [
+        "epoch", "out.bias", "out.weight"]
+    # a prefix overrides choice_func; both prefixes apply together
+    d = ms.load_checkpoint(path, specify_prefix="fc.", filter_prefix="fc.b", choice_func=lambda n: False)
+    assert list(d) == ["fc.weight"]
+    with pytest.raises(CheckpointError, match="no entry of .*p.ckpt passes"):
+        ms.load_checkpoint(path, specify_prefix="nothing.")
+    with pytest.raises(TypeError, match="specify_prefix must be a str"):
+        ms.load_checkpoint(path, specify_prefix=3)
+    with pytest.raises(ValueError, match="filter_prefix must not be empty"):
+        ms.load_checkpoint(path, filter_prefix=[""])
 
 
 def test_zero_dim_tensor_keeps_shape(tmp_path):
@@ -327,7 +344,39 @@ def test_load_dtype_mismatch_is_an_error(tmp_path):
     path = tmp_path / "f64.ckpt"
     ms.save_checkpoint({"weight": np.zeros((2, 3)), "bias": np.zeros(2, np.float32)}, path)
     with pytest.raises(CheckpointError, match=r"weight: checkpoint float64 vs network float32"):
-        ms.load_checkpoint(path, net=nn.Dense(3, 2))
+        ms.load_checkpoint(path, net=nn.Dense(3, 2), strict_load=True)
+    ms.save_checkpoint({"weight": np.zeros((2, 3), np.int32), "bias": np.zeros(2, np.float32)}, path)
+    with pytest.raises(CheckpointError, match=r"weight: checkpoint int32 vs network float32"):
+        ms.load_checkpoint(path, net=nn.Dense(3, 2))  # another kind: never converted
+
+
+def test_load_converts_float_widths_without_strict_load(tmp_path):
+    """As MindSpore: without strict_load a float of another width is cast, with a warning."""
+    path = tmp_path / "f64.ckpt"
+    weight = np.arange(6, dtype=np.float64).reshape(2, 3) / 7
+    ms.save_checkpoint({"weight": weight, "bias": np.ones(2, np.float16)}, path)
+    net = nn.Dense(3, 2)
+    with pytest.warns(UserWarning, match=r"converted weight \(float64 to float32\), bias"):
+        assert ms.load_param_into_net(net, ms.load_checkpoint(path)) == ([], [])
+    assert net.weight.asnumpy().dtype == np.float32 and net.bias.asnumpy().dtype == np.float32
+    np.testing.assert_array_equal(net.weight.asnumpy(), weight.astype(np.float32))
+    np.testing.assert_array_equal(net.bias.asnumpy(), np.ones(2, np.float32))
+
+
+def test_load_matches_names_under_one_prefix_without_strict_load(tmp_path):
+    """As MindSpore: a checkpoint of a network that held this one loads by stripping the
+    prefix; strict_load matches exact names only."""
+    outer = SmallNet()
+    path = tmp_path / "outer.ckpt"
+    ms.save_checkpoint({f"backbone.{p.name}": p for p in outer.get_parameters()},
+                       path, append_dict={"epoch": 3})
+    net = SmallNet()
+    with pytest.warns(UserWarning, match="'backbone.'"):
+        missing, unused = ms.load_param_into_net(net, ms.load_checkpoint(path))
+    assert missing == [] and unused == ["epoch"]
+    np.testing.assert_array_equal(net(_x()).asnumpy(), outer(_x()).asnumpy())
+    with pytest.raises(CheckpointError, match="lacks 8 parameter"):
+        ms.load_param_into_net(SmallNet(), ms.load_checkpoint(path), strict_load=True)
 
 
 def test_strict_load_with_missing_names(tmp_path):

@@ -1,0 +1,62 @@
+"""Checkpoint file formats, one module each, told apart by their first bytes.
+
+- ``twinmode``: our own safe, checksummed ``TWMCKPT1`` file (the default, and the
+  training-state format of the trainer).
+- ``mindspore_ckpt``: MindSpore's ``.ckpt`` (protobuf ``Checkpoint`` messages), both ways.
+- ``safetensors_io``: the safetensors format, through the ``safetensors`` library
+  (the ``interop`` extra).
+
+Every reader returns one ordered ``{name: numpy array | plain value}`` dict and refuses a
+bad file with a one-line :class:`CheckpointError` that names the path. Nothing is executed
+(no pickle) while reading any of them. ``framework.serialization`` is the public API.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used (corrupt, truncated, mismatched)."""
+
+
+TWINMODE, MINDSPORE, SAFETENSORS = "twinmode", "mindspore", "safetensors"
+TWINMODE_MAGIC = b"TWMCKPT1"
+
+
+def sniff(head: bytes, size: int) -> str | None:
+    """The format of a file that starts with ``head`` (its first 64 bytes or more) and is
+    ``size`` bytes long, or None when it is none of ours."""
+    if head[:8] == TWINMODE_MAGIC:
+        return TWINMODE
+    if len(head) >= 9 and head[8:9] == b"{" and 2 <= int.from_bytes(head[:8], "little") <= size - 8:
+        return SAFETENSORS  # an 8-byte little-endian JSON header length, then the JSON
+    if head[:1] == b"\x0a":  # field 1 (Checkpoint.value), length-delimited ...
+        pos = 1
+        while pos < len(head) and pos < 11 and head[pos] & 0x80:
+            pos += 1  # ... its length (a varint) ...
+        if pos + 1 < len(head) and head[pos + 1] == 0x0a:  # ... then Value.tag, field 1
+            return MINDSPORE
+    return None
+
+
+def read_file(path: str | os.PathLike) -> bytes:
+    """The bytes of a checkpoint file, or a one-line error naming it."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"checkpoint {path} is a directory; give the path of a .ckpt file")
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    return path.read_bytes()
+
+
+def widen_bfloat16(array: np.ndarray) -> np.ndarray:
+    """bfloat16 data (raw ``uint16`` bits or an ``ml_dtypes`` array) as float32, exactly:
+    a bfloat16 is the upper half of a float32 (twinmode has no bfloat16 tensors yet)."""
+    warnings.warn("checkpoint: bfloat16 tensors are loaded as float32 (exactly)", stacklevel=3)
+    bits = np.asarray(array, order="C").view(np.uint16).astype(np.uint32) << 16
+    return bits.view(np.float32).reshape(np.shape(array))
