@@ -8,7 +8,16 @@ from . import _malloc, context, dtype, nn, ops  # noqa: F401
 from .autograd import control as _control_bprops  # noqa: F401  (registers If/While bprops)
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .common import initializer
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context
+from .context import (
+    COMPATIBLE,
+    GRAPH_MODE,
+    LAX,
+    PYNATIVE_MODE,
+    STRICT,
+    get_context,
+    pynative,
+    set_context,
+)
 from .dtype import (
     bool_,
     float16,
@@ -56,10 +65,11 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
-    "GRAPH_MODE", "JitConfig", "PYNATIVE_MODE", "ParallelMode", "get_auto_parallel_context",
+    "COMPATIBLE", "GRAPH_MODE", "JitConfig", "LAX", "PYNATIVE_MODE", "STRICT", "ParallelMode",
+    "get_auto_parallel_context",
     "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
     "ParameterTuple",
-    "Tensor", "context", "jit_class", "ms_function", "mutable",
+    "Tensor", "context", "jit_class", "pynative", "ms_function", "mutable",
     "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",

@@ -2,7 +2,9 @@
 
 ``records`` are ``(primitive, inputs, outputs)`` triples in execution order: the eager
 tape in PyNative, the traced graph's nodes in graph mode. Each primitive's ``bprop``
-(written with framework ops) maps output cotangents to input cotangents.
+(written with framework ops) maps output cotangents to input cotangents; each input's
+cotangent is then cast to that input's dtype, so integer inputs get integer gradients, as
+in MindSpore (see ``_in_dtype``).
 """
 
 from __future__ import annotations
@@ -70,4 +72,16 @@ def _accumulate_inputs(prim: Any, inputs: tuple, in_grads: tuple, tracked: set[i
         )
     for tensor, grad in zip(inputs, in_grads):
         if grad is not None and id(tensor) in tracked:
+            if grad._data.dtype != tensor._data.dtype:
+                grad = _in_dtype(grad, tensor)
             accumulate(tensor, grad)
+
+
+def _in_dtype(grad: Any, tensor: Any) -> Any:
+    """``grad`` in ``tensor``'s dtype: MindSpore differentiates every numeric tensor, and an
+    operand promoted by an op (int32 in an int32 * float32 product) was cast on the way in,
+    so its cotangent is cast back on the way out (float to int truncates toward zero; a
+    bool operand gets ``grad != 0``)."""
+    from ..ops import functional as F
+
+    return F.cast(grad, tensor._data.dtype)

@@ -32,8 +32,10 @@ from .backward import backprop
 from .grad import _as_tuple
 
 
-def _floating(t: Any) -> bool:
-    return np.dtype(t._data.dtype).kind == "f"
+def _numeric(t: Any) -> bool:
+    """Whether a region's value carries a cotangent: every number, integers included (as
+    MindSpore differentiates them); bools (conditions, masks) carry none."""
+    return np.dtype(t._data.dtype).kind in "fiu"
 
 
 def replay(graph: Graph, inputs: list[Any]) -> list[Any]:
@@ -89,7 +91,7 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
         outs = replay(graph, watched)
     if known_outputs is not None:
         outs = _substitute(tape, outs, known_outputs)
-    roots = [(o, d) for o, d in zip(outs, douts) if _floating(o)]
+    roots = [(o, d) for o, d in zip(outs, douts) if _numeric(o)]
     with _tape.recording(None):
         return backprop(tape.records, roots, [watched[i] for i in wanted], tape.tracked)
 
@@ -124,7 +126,7 @@ def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, .
 
     cond, operands = inputs[0], list(inputs[1:])
     douts = _cotangents(out, dout)
-    wanted = [i for i, t in enumerate(operands) if needs[i + 1] and _floating(t)]
+    wanted = [i for i, t in enumerate(operands) if needs[i + 1] and _numeric(t)]
     if not wanted:
         return (None,) * len(inputs)
 
@@ -149,21 +151,21 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     n = prim.n_carried
     init, invariants = list(inputs[:n]), list(inputs[n:])
     outs, douts = _as_tuple(out), _cotangents(out, dout)
-    float_carried = [i for i in range(n) if _floating(init[i])]
-    float_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _floating(t)]
-    if not float_carried and not float_inv:
+    num_carried = [i for i in range(n) if _numeric(init[i])]
+    num_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _numeric(t)]
+    if not num_carried and not num_inv:
         return (None,) * len(inputs)
-    cotangents = [douts[i] for i in float_carried]
-    m, n_g = len(invariants), len(float_carried)
-    sums = [invariants[j] for j in float_inv]  # stand-ins of the right specs for the sums
+    cotangents = [douts[i] for i in num_carried]
+    m, n_g = len(invariants), len(num_carried)
+    sums = [invariants[j] for j in num_inv]  # stand-ins of the right specs for the sums
     with Region("vjp", init + invariants + init + cotangents + sums) as region:
         ins = region.inputs
         state, inv, nxt = ins[:n], ins[n:n + m], ins[n + m:2 * n + m]
         g, acc = ins[2 * n + m:2 * n + m + n_g], ins[2 * n + m + n_g:]
         cot = [F.zeros_like(t) for t in state]
-        for i, gi in zip(float_carried, g):
+        for i, gi in zip(num_carried, g):
             cot[i] = gi
-        wanted = float_carried + [n + j for j in float_inv]
+        wanted = num_carried + [n + j for j in num_inv]
         grads = vjp_graph(prim.body_graph, state + inv, cot, wanted, nxt)
         summed = [a if d is None else a + d for a, d in zip(acc, grads[n_g:])]
         region.finish(grads[:n_g] + summed, carried=False)
@@ -175,9 +177,9 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     values = tuple(interp.value_of(t) for t in tensors)
     grads = _as_tuple(interp.add_node(node, tensors, values, node.out_specs(*values)))
     result: list[Any] = [None] * len(inputs)
-    for i, g_i in zip(float_carried, grads[: len(float_carried)]):
+    for i, g_i in zip(num_carried, grads[: len(num_carried)]):
         result[i] = g_i if needs[i] else None
-    for j, g_j in zip(float_inv, grads[len(float_carried):]):
+    for j, g_j in zip(num_inv, grads[len(num_carried):]):
         result[n + j] = g_j
     return tuple(result)
 

@@ -33,13 +33,36 @@ def _gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 class Initializer:
-    """Base class: ``init(shape) -> np.ndarray`` (float64, cast by ``initializer``)."""
+    """Base class. The built-in initializers define ``sample(shape) -> np.ndarray`` (float64,
+    cast by ``initializer``); a user's may instead define MindSpore's
+    ``_initialize(self, arr)``, which fills ``arr`` (a zero NumPy array of the target shape
+    and dtype) in place, as the model zoo's ``KaimingUniform`` does. ``init(arr)`` fills
+    ``arr`` either way, as MindSpore's ``Initializer.__call__``.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._kwargs = kwargs
 
     def sample(self, shape: tuple[int, ...]) -> np.ndarray:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _initialize(self, arr) "
+                                  "(fill arr in place) or sample(self, shape)")
+
+    def _initialize(self, arr: np.ndarray) -> None:
+        arr[...] = self.sample(tuple(arr.shape))
+
+    def __call__(self, arr: np.ndarray) -> None:
+        self._initialize(arr)
+
+    def fill(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        """The initial values of a tensor of ``shape`` and ``dtype``."""
+        if type(self)._initialize is not Initializer._initialize:  # MindSpore's protocol
+            arr = np.zeros(shape, dtype)
+            self._initialize(arr)
+            return arr
+        return np.asarray(self.sample(shape)).astype(dtype)
 
     def __repr__(self) -> str:
-        attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
         return f"{type(self).__name__}({attrs})"
 
 
@@ -153,6 +176,27 @@ _BY_NAME: dict[str, type[Initializer]] = {
 }
 
 
+def _assignment(arr: np.ndarray, values: Any) -> np.ndarray:
+    """``arr`` filled with ``values`` in place (MindSpore's helper of the same name, which
+    ``_initialize`` methods of the model zoo call); returns ``arr``."""
+    arr[...] = values
+    return arr
+
+
+# MindSpore's names of the fan and gain helpers that custom initializers use
+_calculate_fan_in_and_fan_out = _fans
+_calculate_gain = _gain
+
+
+def _calculate_correct_fan(shape: Sequence[int], mode: str) -> int:
+    """The fan of ``mode`` ('fan_in' or 'fan_out') of a weight of ``shape``."""
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan_in, fan_out = _fans(tuple(shape))
+    return fan_in if mode == "fan_in" else fan_out
+
+
 def _resolve(init: Any) -> Initializer:
     if isinstance(init, Initializer):
         return init
@@ -180,7 +224,7 @@ def initializer(init: Any, shape: Sequence[int] | int | None = None,
     if shape is None:
         raise ValueError("initializer: shape is required")
     shape = (shape,) if isinstance(shape, int) else tuple(int(d) for d in shape)
-    return Tensor._wrap(np.asarray(_resolve(init).sample(shape)).astype(np_dtype))
+    return Tensor._wrap(_resolve(init).fill(shape, np_dtype))
 
 
 __all__ = [

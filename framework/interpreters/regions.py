@@ -20,6 +20,7 @@ The tape is paused inside regions; the node as a whole is recorded on it, and it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -139,7 +140,7 @@ def _merge(then: Any, other: Any, index: int, zero_fill: bool) -> tuple[Any, Any
     a_t, b_t = isinstance(then, Tensor), isinstance(other, Tensor)
     if a_t and b_t:
         a, b = then._data, other._data
-        if tuple(a.shape) != tuple(b.shape) or np.dtype(a.dtype) != np.dtype(b.dtype):
+        if np.dtype(a.dtype) != np.dtype(b.dtype) or joined_shape(a.shape, b.shape) is None:
             raise RegionMismatch(index, a, b, "if/else")
         return then, other
     if a_t or b_t:
@@ -164,6 +165,22 @@ def _merge(then: Any, other: Any, index: int, zero_fill: bool) -> tuple[Any, Any
 
 
 NUMBERS = (bool, int, float, np.bool_, np.number)
+
+
+def joined_shape(a: tuple, b: tuple) -> tuple[int, ...] | None:
+    """The shape two branch results of shapes ``a`` and ``b`` join to: the same shape, or,
+    as MindSpore broadcasts a ``bool[]`` result against a ``bool[1]`` one, the larger of two
+    shapes holding the same entries (``()`` and ``(1,)``, ``(3,)`` and ``(1, 3)``: only
+    size-1 axes differ); None where they do not join."""
+    a, b = tuple(a), tuple(b)
+    if a == b:
+        return a
+    try:
+        both = tuple(np.broadcast_shapes(a, b))
+    except ValueError:
+        return None
+    same_count = math.prod(a) == math.prod(b)
+    return both if same_count and both in (a, b) else None
 
 
 def number_dtype(*values: Any) -> np.dtype:
@@ -207,9 +224,10 @@ def stage_if(cond: Any, then_fn: Callable[[], list], else_fn: Callable[[], list]
     for region in regions:
         for p in region.updated:
             params.setdefault(id(p), p)
+    shapes = [joined_shape(a.shape, b.shape) for a, b in pairs]
     for k, region in enumerate(regions):  # a Parameter assigned on one path keeps its value
         with _reenter(region):
-            region.finish([pair[k] for pair in pairs])
+            region.finish([_reshaped(pair[k], shape) for pair, shape in zip(pairs, shapes)])
             region.outputs += [region.scope.updates[key][1] if key in region.scope.updates
                                else interp.value_of(p) for key, p in params.items()]
         region.graph.outputs = region.outputs
@@ -222,6 +240,15 @@ def stage_if(cond: Any, then_fn: Callable[[], list], else_fn: Callable[[], list]
         interp.assign(p, t)
     staged = iter(outs[: len(pairs)])
     return [next(staged) if isinstance(j, tuple) else j for j in joined]
+
+
+def _reshaped(tensor: Any, shape: tuple[int, ...]) -> Any:
+    """A branch result given the joined shape (a reshape: only size-1 axes differ)."""
+    if tuple(tensor.shape) == shape:
+        return tensor
+    from ..ops.shape import reshape
+
+    return reshape(tensor, shape)
 
 
 class _reenter:

@@ -56,6 +56,7 @@ from .metrics import (
     names,
 )
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
+from .padding import Pad
 from .rnn import GRU, LSTM, RNN
 from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .sync_batchnorm import SyncBatchNorm
@@ -86,4 +87,5 @@ __all__ = [
     "GELU", "FastGelu", "LayerNorm", "SiLU", "Softplus",
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer",
+    "Pad",
 ]

@@ -73,6 +73,8 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if "_float_dtype" in self.__dict__:  # to_float: the inputs cast first
+            args, kwargs = _cast_floats(args, self._float_dtype), _cast_floats(kwargs, self._float_dtype)
         if is_tracing():  # graph mode, inside a traced function: trace through, remember self
             current().enter_cell(self)
             return convert(self.construct)(*args, **kwargs)
@@ -90,6 +92,21 @@ class Cell:
         return self
 
     def set_grad(self, requires_grad: bool = True) -> Cell:  # MindSpore compatibility
+        return self
+
+    def to_float(self, dst_type: Any) -> Cell:
+        """MindSpore's ``to_float(dst_type)``: from now on the floating-point Tensor inputs
+        of this cell and of every cell inside it are cast to ``dst_type`` (``ms.float16``
+        or ``ms.float32``) before ``construct``; integer inputs are left alone. Parameters
+        keep their dtype (MindSpore casts them too: here a float16 input meeting a float32
+        weight computes in float32). Returns the cell."""
+        from .. import dtype as mstype
+
+        if dst_type not in (mstype.float16, mstype.float32):
+            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be ms.float16 or "
+                             f"ms.float32, got {dst_type!r}")
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_float_dtype", dst_type)
         return self
 
     # -- traversal ---------------------------------------------------------------------------
@@ -210,3 +227,18 @@ class CellList(Cell):
 
     def append(self, cell: Cell) -> None:
         setattr(self, str(len(self._cells)), cell)
+
+
+def _cast_floats(values: Any, dtype: Any) -> Any:
+    """``values`` (args tuple, kwargs dict, nested lists/tuples) with every floating-point
+    Tensor cast to ``dtype``."""
+    from .. import ops
+
+    if isinstance(values, Tensor):
+        return ops.cast(values, dtype) if values.dtype.is_floating and values.dtype != dtype \
+            else values
+    if isinstance(values, dict):
+        return {k: _cast_floats(v, dtype) for k, v in values.items()}
+    if type(values) in (tuple, list):
+        return type(values)(_cast_floats(v, dtype) for v in values)
+    return values

@@ -100,26 +100,36 @@ class Pow(_Binary):
 
     def bprop(self, x, y, *, out, dout, needs):
         dx = sum_to(mul(dout, mul(y, pow(x, sub(y, 1)))), x.shape) if needs[0] else None
-        dy = sum_to(mul(dout, mul(out, log(x))), y.shape) if needs[1] else None
+        if needs[1]:  # log of an integer base: in float32 (the gradient is cast back)
+            base = x if x.dtype.is_floating else cast(x, mstype.float32)
+            dy = sum_to(mul(dout, mul(out, log(base))), y.shape)
+        else:
+            dy = None
         return dx, dy
+
+
+def _min_max_grads(x: Any, y: Any, x_wins: Any, dout: Any, needs: tuple) -> tuple:
+    """Maximum/Minimum's VJP as MindSpore's: the winner takes ``dout``; on a tie each side
+    gets half (an integer ``dout`` halves toward zero: -3 gives -1 each)."""
+    tie = equal(x, y)
+    half = select(tie, mul(dout, 0.5), 0.0)
+    dx = sum_to(select(x_wins, dout, half), x.shape) if needs[0] else None
+    dy = sum_to(select(x_wins, 0.0, select(tie, half, dout)), y.shape) if needs[1] else None
+    return dx, dy
 
 
 class Maximum(_Binary):
     fn = np.maximum
 
     def bprop(self, x, y, *, out, dout, needs):
-        take_x = greater_equal(x, y)
-        return (sum_to(select(take_x, dout, 0.0), x.shape),
-                sum_to(select(take_x, 0.0, dout), y.shape))
+        return _min_max_grads(x, y, greater(x, y), dout, needs)
 
 
 class Minimum(_Binary):
     fn = np.minimum
 
     def bprop(self, x, y, *, out, dout, needs):
-        take_x = less_equal(x, y)
-        return (sum_to(select(take_x, dout, 0.0), x.shape),
-                sum_to(select(take_x, 0.0, dout), y.shape))
+        return _min_max_grads(x, y, less(x, y), dout, needs)
 
 
 class _Floor(_Binary, abstract=True):
@@ -132,7 +142,7 @@ class _Floor(_Binary, abstract=True):
 
 
 class FloorDiv(_Floor):
-    """``x // y``: piecewise constant, so its gradient is zero (None for integers). An
+    """``x // y``: piecewise constant, so its gradient is zero (integers too). An
     integer divided by zero gives MindSpore's CPU result: the dtype's largest value for
     x > 0, its smallest for x < 0, 0 for 0 (floats: IEEE, +-inf or nan)."""
 
@@ -153,19 +163,16 @@ class FloorDiv(_Floor):
     def bprop(self, x, y, *, out, dout, needs):
         from .shape import zeros_like
 
-        if not out.dtype.is_floating:
-            return None, None
         return (zeros_like(x) if needs[0] else None), (zeros_like(y) if needs[1] else None)
 
 
 class FloorMod(_Floor):
-    """``x % y`` with the sign of ``y`` (``x - floor(x / y) * y``)."""
+    """``x % y`` with the sign of ``y`` (``x - floor(x / y) * y``); its VJP
+    (``dout``, ``-dout * (x // y)``) holds for integers too, as in MindSpore."""
 
     fn = np.mod
 
     def bprop(self, x, y, *, out, dout, needs):
-        if not out.dtype.is_floating:
-            return None, None
         dx = sum_to(dout, x.shape) if needs[0] else None
         dy = sum_to(neg(mul(dout, floor_div(x, y))), y.shape) if needs[1] else None
         return dx, dy
@@ -176,6 +183,9 @@ class _Compare(_Binary, abstract=True):
 
     def infer(self, x: Any, y: Any) -> Spec:
         return Spec(broadcast_shape(x.shape, y.shape), np.dtype(np.bool_))
+
+    def kernel(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return type(self).fn(x, y)  # bool, whatever the operands' dtypes
 
 
 class Equal(_Compare):
@@ -237,10 +247,9 @@ class Cast(Primitive):
         return Primitive.__call__(self, x)
 
     def bprop(self, x, *, out, dout, needs):
-        # casting to an integer type is piecewise constant: no gradient flows
-        if x.dtype.is_floating and out.dtype.is_floating:
-            return (cast(dout, x.dtype),)
-        return (None,)
+        # MindSpore's rule, to and from integers and bools too: the cotangent cast back
+        # (float -> int -> float passes ``trunc(dout)``; nothing makes it zero)
+        return (dout if dout.dtype == x.dtype else cast(dout, x.dtype),)
 
 
 class _Unary(Primitive, abstract=True):
@@ -268,8 +277,8 @@ class Abs(Primitive):
     def kernel(self, x):
         return np.abs(x)
 
-    def bprop(self, x, *, out, dout, needs):
-        return (select(greater_equal(x, 0.0), dout, neg(dout)),)
+    def bprop(self, x, *, out, dout, needs):  # dout * sign(x): zero at 0, as MindSpore's
+        return (select(greater(x, 0), dout, select(less(x, 0), neg(dout), 0)),)
 
 
 class Exp(_Unary):
@@ -297,11 +306,16 @@ class Sqrt(_Unary):
 
 
 class ReLU(_Unary):
+    def infer(self, x: Any) -> Spec:  # integers too (MindSpore's), in their dtype
+        if np.dtype(x.dtype) == np.bool_:
+            raise TypeError("needs a numeric input, got bool")
+        return Spec(tuple(x.shape), x.dtype)
+
     def kernel(self, x):
         return np.maximum(x, 0)
 
     def bprop(self, x, *, out, dout, needs):
-        return (select(greater(out, 0.0), dout, 0.0),)
+        return (select(greater(out, 0), dout, 0),)
 
 
 class Sigmoid(_Unary):

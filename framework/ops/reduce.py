@@ -44,14 +44,21 @@ class ReduceSum(_Reduce):
 
 
 class ReduceMean(_Reduce):
+    """The mean in the input's dtype; integers' rounds toward zero, as MindSpore's."""
+
     def infer(self, x: Any) -> Spec:
         spec = super().infer(x)
-        if x.dtype.kind != "f":
-            raise TypeError(f"needs a floating-point input, got {x.dtype}")
+        if x.dtype.kind not in "fiu":
+            raise TypeError(f"needs a numeric input, got {x.dtype}")
         return spec
 
     def kernel(self, x):
-        return np.mean(x, axis=self.axis, keepdims=self.keep_dims)
+        if x.dtype.kind == "f":
+            return np.mean(x, axis=self.axis, keepdims=self.keep_dims)
+        total = np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=np.int64)
+        count = math.prod(x.shape[a] for a in self.axis)
+        quotient = np.abs(total) // count  # exact integer division, toward zero
+        return (np.sign(total) * quotient).astype(x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
         from .elementwise import div

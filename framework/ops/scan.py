@@ -49,8 +49,6 @@ class CumSum(Primitive):
         return np.flip(out, axis) if self.reverse else out
 
     def bprop(self, x, *, out, dout, needs):
-        if not x.dtype.is_floating:
-            return (None,)
         # the transpose of a prefix sum is the suffix sum (same exclusiveness)
         return (CumSum(self.exclusive, not self.reverse, self.axis)(dout),)
 

@@ -93,7 +93,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Sigmoid: elementwise.unary(relax.op.sigmoid),
     _ew.Tanh: elementwise.lower_tanh,
     _reduce.ReduceSum: reduce.reduction(relax.op.sum),
-    _reduce.ReduceMean: reduce.reduction(relax.op.mean),
+    _reduce.ReduceMean: reduce.lower_reduce_mean,
     _reduce.ReduceMax: reduce.lower_reduce_max,
     _reduce.Argmax: reduce.lower_argmax,
     _reduce.ReduceAll: reduce.truth(any_=False),

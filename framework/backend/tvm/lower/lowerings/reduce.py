@@ -27,6 +27,22 @@ def reduction(op: Callable[..., relax.Expr]) -> Lowering:
     return lower
 
 
+def lower_reduce_mean(ctx: LowerContext, x):
+    """Floats: Relax's mean. Integers: the sum in int64, divided toward zero
+    (``sign(s) * (|s| // n)``, exact; Relax's integer mean returns int64)."""
+    spec = ctx.in_specs[0]
+    axes = normalize_axes(ctx.prim.axis, len(spec.shape))
+    if not axes or np.dtype(spec.dtype).kind == "f":
+        return reduction(relax.op.mean)(ctx, x)
+    count = int(np.prod([spec.shape[a] for a in axes], dtype=np.int64))
+    bb = ctx.bb
+    total = emit(bb, relax.op.sum(emit(bb, cast(x, spec.dtype, "int64")), list(axes),
+                                  ctx.prim.keep_dims))
+    quotient = relax.op.floor_divide(emit(bb, relax.op.abs(total)), const(count, "int64"))
+    out = relax.op.multiply(emit(bb, relax.op.sign(total)), emit(bb, quotient))
+    return cast(emit(bb, out), "int64", ctx.out_specs[0].dtype)
+
+
 def lower_reduce_max(ctx: LowerContext, x):
     """Floats: NumPy's NaN and all ``-inf`` answers (:func:`te_kernels.reduce_max`)."""
     spec = ctx.in_specs[0]
