@@ -34,6 +34,7 @@ from .dtype import (
     uint32,
     uint64,
 )
+from .exporter import export  # ms.export (ONNX)
 from .jit_api import JitConfig, jit, jit_class, ms_function, mutable
 from .parallel_context import (
     ParallelMode,
@@ -70,7 +71,7 @@ __all__ = [
     "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
     "ParameterTuple",
     "Tensor", "context", "jit_class", "pynative", "ms_function", "mutable",
-    "bool_", "dtype", "float16", "float32", "float64", "float_", "get_context", "get_seed",
+    "bool_", "dtype", "export", "float16", "float32", "float64", "float_", "get_context", "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
     "uint16", "uint32", "uint64",
