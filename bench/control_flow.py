@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
@@ -60,11 +61,11 @@ def check_losses(engines: dict, n: int = 3, rtol: float = 1e-4) -> bool:
     return ok
 
 
-def summary_line(label: str, summary: dict, first_call: float) -> str:
+def summary_line(label: str, report: Any, first_call: float) -> str:
     return (f"{label}: first call {first_call:.2f} s (TVM import "
-            f"{summary.get('backend_import_seconds', 0):.2f} s, trace "
-            f"{summary['trace_seconds']:.2f} s, compile {summary['compile_seconds']:.2f} s, "
-            f"nodes {summary['nodes_optimized']}, disk cache hit {summary['cache_hit']})")
+            f"{report.backend_import_seconds:.2f} s, trace "
+            f"{report.trace_seconds:.2f} s, compile {report.compile_seconds:.2f} s, "
+            f"nodes {report.nodes_optimized}, disk cache hit {report.cache_hit})")
 
 
 def compile_nested() -> None:
@@ -82,7 +83,7 @@ def compile_nested() -> None:
     eager = rnn_engines.nested_net()
     eager_loss = float(eager(x, n).asnumpy())
     rel = abs(graph_loss - eager_loss) / abs(eager_loss)
-    s = compiled.last_summary
+    s = compiled.last_report
     print(summary_line("nested while>if>while step (with grad)", s, first_call))
     print(f"  trace + compile {s['trace_seconds'] + s['compile_seconds']:.2f} s (target <= 10 s);"
           f" loss graph {graph_loss:.6f} vs pynative {eager_loss:.6f} (rel {rel:.1e})")
@@ -127,7 +128,7 @@ def main() -> None:
     start = time.perf_counter()
     graph()  # trace + compile (cold unless --warm-cache); this is graph's first step
     first_call = time.perf_counter() - start
-    print(summary_line("graph step", compiled.last_summary, first_call))
+    print(summary_line("graph step", compiled.last_report, first_call))
     # the first graph step already ran: give the others a fresh graph engine for the check
     graph, _ = rnn_engines.framework_step(ms.GRAPH_MODE, params, x, h0, args.seq)
     pynative, _ = rnn_engines.framework_step(ms.PYNATIVE_MODE, params, x, h0, args.seq)

@@ -124,7 +124,7 @@ def model_epochs(root: Path, args: argparse.Namespace) -> None:
     the figure is noisy on a shared machine (rerun, compare medians)."""
     import framework as ms
     from framework import nn
-    from trainer import Model
+    from framework.train import Model
     from trainer.models import LeNet5
 
     ms.set_seed(0)

@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from framework.serialization import CheckpointError, read_arrays  # noqa: E402
-from trainer.checkpoint import latest_valid, read_train_state  # noqa: E402
+from framework.train.checkpoint import latest_valid, read_train_state  # noqa: E402
 
 EXPERIMENT = """\
 name: faults

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from trainer.context import RunContext  # noqa: E402
+from framework.train.context import RunContext  # noqa: E402
 from trainer.mlflow_logger import MLflowLogger, MLflowRun  # noqa: E402
 
 

@@ -127,10 +127,10 @@ def bench_config(depth: int, batch: int, args) -> dict[str, float]:
     start, cpu = time.perf_counter(), time.process_time()
     first = graph(x, y)
     cold, cpu = time.perf_counter() - start, time.process_time() - cpu
-    s = compiled.last_summary
+    s = compiled.last_report
     print(f"\nResNet-{depth}, batch {batch}: graph first call {cold:.1f} s, {cpu:.1f} s CPU "
-          f"(trace {s['trace_seconds']:.1f} s, compile {s['compile_seconds']:.1f} s of which "
-          f"tuning {s.get('tune_seconds', 0.0):.1f} s, disk cache hit {s['cache_hit']})")
+          f"(trace {s.trace_seconds:.1f} s, compile {s.compile_seconds:.1f} s of which "
+          f"tuning {s.tune_seconds:.1f} s, disk cache hit {s.cache_hit})")
     runners = {"graph": graph, "pynative": build("pynative", depth)[0]}
     for name in ("torch", "torch-cl"):
         torch = build(name, depth)[0]

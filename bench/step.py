@@ -55,7 +55,7 @@ def bench_batch(batch: int, steps: int, rounds: int,
     graph, compiled, _ = engines.framework_step(ms.GRAPH_MODE)
     graph(x, y)  # trace + compile (or load from the disk cache)
     first_call = time.perf_counter() - start
-    summary = dict(compiled.last_summary, first_call_seconds=first_call)
+    summary = dict(compiled.last_report.as_dict(), first_call_seconds=first_call)
     candidates = {"graph": graph, "pynative": pynative, "numpy": engines.numpy_step(params),
                   "torch": engines.torch_step(params), "jax": engines.jax_step(params)}
     runners = {name: fn for name, fn in candidates.items() if fn is not None}

@@ -117,11 +117,11 @@ def bench_model(model: str, args) -> None:
     start, cpu = time.perf_counter(), time.process_time()
     first = graph(x, y)
     cold, cpu = time.perf_counter() - start, time.process_time() - cpu
-    s = compiled.last_summary
+    s = compiled.last_report
     cfg = se.CONFIGS[model]
     print(f"\n{model}: {cfg}\n  graph first call {cold:.1f} s, {cpu:.1f} s CPU (trace "
-          f"{s['trace_seconds']:.1f} s, compile {s['compile_seconds']:.1f} s, disk cache hit "
-          f"{s['cache_hit']}); target <= 20 s")
+          f"{s.trace_seconds:.1f} s, compile {s.compile_seconds:.1f} s, disk cache hit "
+          f"{s.cache_hit}); target <= 20 s")
     runners = {"graph": graph, "pynative": build("pynative", model)}
     for name in ("torch", "torch-math") if model == "gpt" else ("torch",):
         step = build(name, model)

@@ -129,6 +129,31 @@ class Rescale:
         return f"Rescale({self.rescale!r}, {self.shift!r})"
 
 
+def normalize(x: np.ndarray, mean: np.ndarray, std: np.ndarray, channel_axis: int | None) -> np.ndarray:
+    """``(x - mean) / std`` as float32 with one (mean, std) per channel along
+    ``channel_axis`` (None: the batch has no channel axis, one pair for all), computed as
+    ``x * (1 / std) + (-mean / std)`` in float32: the one kernel of both pipelines' Normalize."""
+    c = max(len(mean), len(std))
+    channels = 1 if channel_axis is None else x.shape[channel_axis]
+    if c not in (1, channels):
+        raise ValueError(f"normalize: {c} means for {channels} channels")
+    shape = [1] * x.ndim
+    if channel_axis is not None:
+        shape[channel_axis] = -1
+    scale = np.broadcast_to(1.0 / std, (c,)).astype(np.float32).reshape(shape)
+    shift = np.broadcast_to(-mean / std, (c,)).astype(np.float32).reshape(shape)
+    out = np.multiply(x, scale, dtype=np.float32)
+    out += shift
+    return out
+
+
+def hwc2chw(x: np.ndarray) -> np.ndarray:
+    """``N x H x W x C`` -> ``N x C x H x W``; ``N x H x W`` (grayscale) -> ``N x 1 x H x W``."""
+    if x.ndim == 3:
+        return x[:, np.newaxis]
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
 class Normalize:
     """``(x - mean) / std`` as float32, per channel (axis 1 of N x C x H x W)."""
 
@@ -145,15 +170,7 @@ class Normalize:
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         _check_batch(x, "normalize")
-        channels = 1 if x.ndim == 3 else x.shape[1]
-        if max(len(self.mean), len(self.std)) not in (1, channels):
-            raise ValueError(f"normalize: {len(self.mean)} means for {channels} channels")
-        shape = (-1, 1, 1) if x.ndim == 4 else (-1, 1)
-        scale = (1.0 / self.std).astype(np.float32).reshape(shape)
-        shift = (-self.mean / self.std).astype(np.float32).reshape(shape)
-        out = np.multiply(x, scale if x.ndim == 4 else scale[0], dtype=np.float32)
-        out += shift if x.ndim == 4 else shift[0]
-        return out
+        return normalize(x, self.mean, self.std, 1 if x.ndim == 4 else None)
 
     def __repr__(self) -> str:
         return f"Normalize({self.mean.tolist()}, {self.std.tolist()})"
@@ -164,9 +181,7 @@ class HWC2CHW:
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         _check_batch(x, "hwc2chw")
-        if x.ndim == 3:
-            return x[:, np.newaxis]
-        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+        return hwc2chw(x)
 
     def __repr__(self) -> str:
         return "HWC2CHW()"

@@ -14,12 +14,13 @@ import functools
 import inspect
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from . import staging
+from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert
 from .interpreters import is_tracing
@@ -43,8 +44,8 @@ class CompiledGraph:
 
     program: Program
     executable: Any
+    report: CompileReport
     guard: tuple = ()
-    summary: dict[str, Any] = field(default_factory=dict)
 
     @property
     def graph(self) -> Any:
@@ -86,6 +87,9 @@ class JitFunction:
     def __init__(self, fn: Callable[..., Any], name: str | None = None,
                  ir_dir: str | None = None, cell: Any = None) -> None:
         self.fn = fn
+        owner = getattr(fn, "__self__", None)
+        if name is None and owner is not None and getattr(fn, "__name__", "") == "construct":
+            name = type(owner).__name__  # a Cell's construct is named after its class
         self.name = name or getattr(fn, "__qualname__", "function").replace(".", "_")
         self.ir_dir = ir_dir
         self.cell = cell if cell is not None else getattr(fn, "__self__", None)
@@ -145,8 +149,8 @@ class JitFunction:
         leaves, structure, rebuild = flatten(list(args))
         return self._find(leaves, structure, rebuild).run(tensors(leaves))
 
-    def compile(self, *args: Any, load: bool = True) -> dict[str, Any]:
-        """Trace and compile for these arguments' signature without running; the summary.
+    def compile(self, *args: Any, load: bool = True) -> CompileReport:
+        """Trace and compile for these arguments' signature without running; its report.
 
         ``load=False`` only builds (and writes IR artifacts): CUDA code can be generated
         on a machine without a GPU.
@@ -154,8 +158,8 @@ class JitFunction:
         if not load:
             leaves, _, rebuild = flatten(list(args))
             self._latest = self._compile(leaves, rebuild, load=False)
-            return self._latest.summary
-        return self._lookup(args).summary
+            return self._latest.report
+        return self._lookup(args).report
 
     def trace(self, args: tuple) -> staging.Traced:
         """Only the first stage: the graph as traced for these arguments."""
@@ -197,18 +201,17 @@ class JitFunction:
         executable = staging.compile_program(program, get_context("device_target"), ir_dir, load)
         hit = executable.cache_hit
         cache_stats["disk_hits" if hit else "compiles"] += 1
-        summary = {"function": self.name, "nodes_traced": program.nodes_traced,
-                   "nodes_optimized": len(program.graph.nodes), "passes": program.stats,
-                   "trace_seconds": round(trace_s, 4), "optimize_seconds": round(optimize_s, 4),
-                   "compile_seconds": round(executable.compile_seconds, 4),
-                   "backend_import_seconds": round(import_s, 4),
-                   "tune_seconds": round(executable.tune_seconds, 4), "cache_hit": hit,
-                   "target": executable.target_name,
-                   "params": len(program.params), "updates": len(program.updated)}
-        dump.compiled(summary)
-        return CompiledGraph(program, executable, _guard(program.cells), summary)
+        report = CompileReport(
+            function=self.name, target=executable.target_name, nodes_traced=program.nodes_traced,
+            nodes_optimized=len(program.graph.nodes), params=len(program.params),
+            updates=len(program.updated), backend_import_seconds=import_s,
+            trace_seconds=max(trace_s - optimize_s, 0.0), optimize_seconds=optimize_s,
+            compile_seconds=executable.compile_seconds, tune_seconds=executable.tune_seconds,
+            cache_hit=bool(hit), passes=program.stats)
+        dump.compiled(report.as_dict())
+        return CompiledGraph(program, executable, report, _guard(program.cells))
 
     @property
-    def last_summary(self) -> dict[str, Any] | None:
-        """The summary of the most recent compilation (None before the first)."""
-        return self._latest.summary if self._latest else None
+    def last_report(self) -> CompileReport | None:
+        """The report of the most recent compilation (None before the first)."""
+        return self._latest.report if self._latest else None

@@ -86,10 +86,11 @@ def _guarded(action):
     from datasets import DatasetError
     from framework.communication import MissingDependency, RankMismatch
     from framework.errors import LabelError
+    from framework.exporter import ExportError
     from framework.serialization import CheckpointError
+    from framework.train.loop import TrainingInterrupted
 
     from .config import ConfigError
-    from .loop import TrainingInterrupted
     from .preflight import InputError
     from .user_code import UserCodeError
 
@@ -101,7 +102,8 @@ def _guarded(action):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise
     except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
-            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError) as error:
+            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError,
+            ExportError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:  # before or after training (inside, trainer/loop.py's guard)
         import signal
@@ -162,7 +164,7 @@ def run(
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
         return
-    typer.echo(summary(config.name, result))
+    typer.echo(summary(config, result))
     if is_initialized():
         from framework.communication import get_group_size
 
@@ -171,13 +173,13 @@ def run(
                    "dist/samples_per_second)")
 
 
-def summary(name: str, result) -> str:
-    """The lines a finished run ends with: results, then where everything is."""
+def summary(config, result) -> str:
+    """The lines a finished run ends with: results (the task's figures), then where
+    everything is."""
+    from .tasks import task_of
+
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    lines = [f"{name} [{result.mode}]: test accuracy {result.metrics.get('accuracy', 0):.4f}, "
-             f"test loss {result.metrics.get('loss', float('nan')):.4f}, "
-             f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
-             f"(wall clock){compile_s}",
+    lines = [f"{config.name} [{result.mode}]: {task_of(config).result_line(config, result)}{compile_s}",
              f"  checkpoint: {result.checkpoint}"]
     if result.best_checkpoint:
         lines.append(f"  best:       {result.best_checkpoint}")
@@ -257,23 +259,40 @@ def sweep(
         help="Write the best trial's config here as YAML (train run accepts it).")] = None,
 ) -> None:
     """Search hyper-parameters with Optuna: trials as nested MLflow runs under one parent run."""
+    _require_sweep_extra()
+    from .sweep import SweepOptions
+
+    options = SweepOptions(trials, sampler.value if sampler else None, metric, direction, pruner, workers,
+                           storage, study, seed, best_out)
+    _report_sweep(_run_sweep(file, list(overrides or []), options))
+
+
+def _require_sweep_extra() -> None:
+    """Exit 2 with the install line when Optuna or matplotlib (the ``sweep`` extra) is missing."""
     try:
         import matplotlib  # noqa: F401
         import optuna  # noqa: F401
     except ImportError as error:
         _fail(f"train sweep needs {error.name}: pip install -e '.[sweep]' (Optuna + matplotlib)", 2)
+
+
+def _run_sweep(file: Path, overrides: list[str], options):
+    """Run the sweep to its outcome: bad input exits 2, a Ctrl-C outside the workers 130."""
     from .config import ConfigError
-    from .sweep import SweepOptions, run_sweep
+    from .sweep import run_sweep
     from .sweep.study import StudyError
 
-    options = SweepOptions(trials, sampler.value if sampler else None, metric, direction, pruner, workers,
-                           storage, study, seed, best_out)
     try:
-        outcome = run_sweep(file, list(overrides or []), options, echo=typer.echo)
+        return run_sweep(file, overrides, options, echo=typer.echo)
     except (ConfigError, StudyError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:
         _fail("interrupted; run the same command again to continue the sweep", 130)
+
+
+def _report_sweep(outcome) -> None:
+    """The sweep's one-line summary (its best trial); exit 130 when interrupted, 1 (2 for bad
+    input) when no trial completed, 2 when a trial had bad input."""
     if outcome.exit_code == 130:
         _fail(f"interrupted after {outcome.counted} of {outcome.target} trials; run the same command "
               "again to continue the sweep", 130)
@@ -308,6 +327,52 @@ def eval_(
 
 
 @app.command(cls=_Command)
+def sample(
+    file: FileArg,
+    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' (the newest of the "
+                                            "experiment's runs).")] = "last",
+    prompt: Annotated[str, typer.Option(help="Text to continue (default: a newline).")] = "",
+    tokens: Annotated[int, typer.Option(min=1, max=100_000, help="Tokens to generate.")] = 500,
+    temperature: Annotated[float, typer.Option(min=1e-6, help="Softmax temperature.")] = 0.8,
+    top_k: Annotated[int, typer.Option(min=0, help="Sample among the k likeliest tokens (0: all).")] = 200,
+    seed: Annotated[int, typer.Option(help="Seed of the sampling generator.")] = 0,
+    overrides: Overrides = None,
+    mode: Annotated[Mode | None, typer.Option(help="Execution mode (graph compiles one function).")] = None,
+) -> None:
+    """Generate text from a language model's checkpoint, printed as it is generated."""
+    import sys
+
+    config = _load(file, overrides)
+    from .sample import sample as generate
+
+    def write(text: str) -> None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+    _guarded(lambda: generate(config, checkpoint, prompt, tokens, temperature, top_k or None, seed,
+                              mode.value if mode else None, write))
+    sys.stdout.write("\n")
+
+
+@app.command(cls=_Command)
+def export(
+    file: FileArg,
+    checkpoint: Annotated[Path, typer.Option(help="Checkpoint file to export.")],
+    out: Annotated[Path | None, typer.Option(help="The .onnx file (default: <checkpoint>.onnx).")] = None,
+    format: Annotated[str, typer.Option("--format", help="onnx (MindSpore's MINDIR is not written).")]
+    = "onnx",
+    overrides: Overrides = None,
+) -> None:
+    """Export a checkpoint's network for inference runtimes (ONNX, opset 18, batch symbolic)."""
+    config = _load(file, overrides)
+    from .export import export_checkpoint
+
+    target = out or checkpoint.with_suffix(".onnx")
+    written = _guarded(lambda: export_checkpoint(config, checkpoint, target, format.lower()))
+    typer.echo(f"wrote {written}")
+
+
+@app.command(cls=_Command)
 def ir(
     file: FileArg,
     overrides: Overrides = None,
@@ -321,9 +386,9 @@ def ir(
     from .experiment import dump_ir
 
     target = str(out or config.ir_dir)
-    summary = _guarded(lambda: dump_ir(config, target))
-    typer.echo(f"IR artifacts in {target}/{summary['function']}: {summary['nodes_optimized']} nodes, "
-               f"compiled in {summary['compile_seconds']:.1f} s")
+    report = _guarded(lambda: dump_ir(config, target))
+    typer.echo(f"IR artifacts in {target}/{report.function}: {report.nodes_optimized} nodes, "
+               f"compiled in {report.compile_seconds:.1f} s")
 
 
 @app.command(cls=_Command)

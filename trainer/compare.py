@@ -32,9 +32,14 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from framework.train.loop import iterate
+
+from .build import build_model_for
 from .config import ExperimentConfig
-from .experiment import RunResult, build_model_for, loaders, run_experiment
-from .loop import iterate
+from .distributed import Rank
+from .executor import RunResult
+from .experiment import run_experiment
+from .tasks import task_of
 
 RTOL, ATOL, PARITY_STEPS = 1e-3, 1e-5, 50
 
@@ -106,14 +111,14 @@ def time_steps(config: ExperimentConfig, modes: list[str], rounds: int = 5, step
     import framework as ms
 
     ms.set_context(save_graphs=False, device_target="GPU" if config.device == "cuda" else "CPU")
-    train, _, _ = loaders(config)
+    data = task_of(config).data(config, Rank())
     runners = {}
     for mode in modes:
-        model, _ = build_model_for(config)
+        model, _ = build_model_for(config, data)
         model.mode = mode
         step = model._step_for(model.train_network, mode)
         model.train_network.set_train(True)
-        runners[mode] = (step, itertools.cycle(iterate(train)))  # a pipeline too
+        runners[mode] = (step, itertools.cycle(iterate(data.train)))  # a pipeline too
     out = {mode: Timing(mode, []) for mode in modes}
     total = len(modes) * (warmup + rounds * steps)
     with tqdm(total=total, desc="compare: timing steps", unit="step", leave=False, file=sys.stderr,

@@ -1,31 +1,37 @@
 """Experiment configuration: a strict, typed YAML schema with defaults.
 
-Unknown keys and wrong types are errors naming the file, the line, the key and, for a
-misspelt key or a common alias (``lr``), the valid one. Duplicate keys, empty and non-text
-files are errors too. Numbers follow YAML 1.2 (``1e-3`` is a float). ``KEY=VALUE``
-overrides (``train.epochs=1``) are validated exactly like the file; a section override
-(``dataset={name: fashion-mnist}``) merges into the section.
+The schema is the dataclasses below, read by pydantic (``build_config``): leaves are strict
+(``Int`` takes no ``3.0``, ``"3"`` nor ``true``; a ``Float`` takes an integer, as YAML's
+``1`` for ``1.0``), sections are mappings whose unknown keys are errors. An error names the
+file, the line, the key and, for a misspelt key or a common alias (``lr``), the valid one
+(trainer/config_errors.py). Duplicate keys, empty and non-text files are errors too.
+Numbers follow YAML 1.2 (``1e-3`` is a float). ``KEY=VALUE`` overrides (``train.epochs=1``)
+are validated exactly like the file; a section override (``dataset={name: fashion-mnist}``)
+merges into the section. Range checks (trainer/config_checks.py) read the typed config and
+change nothing; defaults that depend on other keys are filled by ``resolve_defaults``.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-import difflib
-import hashlib
-import json
+import functools
 import re
-import types
-import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
+from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError
+
+from framework.train import config_hash
+from framework.train.dotted import flatten
 
 from .config_checks import check_values
-from .config_errors import ConfigError
-from .config_errors import type_name as _type_name
-from .dotted import flatten
+from .config_errors import ConfigError, Where, schema_error
+
+__all__ = ["ConfigError", "ExperimentConfig", "build_config", "load_config", "parse_override",
+           "read_yaml", "resolve_defaults"]
 
 
 class _Loader(yaml.SafeLoader):
@@ -37,18 +43,22 @@ _Loader.add_implicit_resolver(
     re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)$"),
     list("-+.0123456789"))
 
-# Names users reach for, by section-independent key: the schema's name for them.
-_ALIASES = {"lr": "learning_rate", "learningrate": "learning_rate", "wd": "weight_decay",
-            "decay": "weight_decay", "bs": "batch_size", "batch": "batch_size",
-            "batchsize": "batch_size", "epoch": "epochs", "num_epochs": "epochs",
-            "n_epochs": "epochs", "classes": "num_classes", "n_classes": "num_classes",
-            "nclasses": "num_classes", "channels": "num_channel", "num_channels": "num_channel",
-            "in_channels": "num_channel", "path": "root", "data_dir": "root", "dataset_dir": "root",
-            "keep": "keep_max", "max_keep": "keep_max", "keep_checkpoint_max": "keep_max",
-            "save_checkpoint_steps": "save_steps", "every": "save_steps", "uri": "tracking_uri",
-            "beta": "momentum", "optimizer": "name", "type": "name", "random_seed": "seed"}
+# The YAML types, exact (pydantic's strict mode per leaf: a section is a plain mapping).
+Int = Annotated[int, Strict()]
+Float = Annotated[float, Strict()]  # an integer too, stored as a float
+Str = Annotated[str, Strict()]
+Bool = Annotated[bool, Strict()]
+ClassKey = Annotated[Str | None, Field(alias="class")]  # the YAML key `class` is the field `class_`
+_T = TypeVar("_T")
 
 
+def _section(cls: type[_T]) -> type[_T]:
+    """A schema dataclass: an unknown key is an error (``did you mean``), not dropped."""
+    cls.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
+    return cls
+
+
+@_section
 @dataclass
 class ModelConfig:
     """A built-in model (``name``, see trainer/models) or the user's own class
@@ -57,120 +67,143 @@ class ModelConfig:
     ``args.num_classes`` when given (for the record; labels are checked against the
     network's outputs, trainer/data.py)."""
 
-    name: str = "lenet5"
-    num_classes: int = 10
-    num_channel: int = 1
-    class_: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
+    name: Str = "lenet5"
+    num_classes: Int = 10
+    num_channel: Int = 1
+    class_: ClassKey = None
+    args: dict[Str, Any] = field(default_factory=dict)
 
 
+@_section
 @dataclass
 class DatasetConfig:
     """A named dataset (``name``, datasets/; ``npz``: ``root`` is the ``.npz`` file) or the
     user's own function (``class: FILE.py:make_dataset`` with ``args``; the return contract
     is in trainer/data.py). The YAML key ``class`` is the field ``class_``."""
 
-    name: str = "mnist"
-    root: str | None = None
-    class_: str | None = None
-    args: dict[str, Any] = field(default_factory=dict)
-    batch_size: int = 32
-    resize: int | None = 32
+    name: Str = "mnist"
+    root: Str | None = None
+    class_: ClassKey = None
+    args: dict[Str, Any] = field(default_factory=dict)
+    batch_size: Int = 32
+    resize: Int | None = 32
     # [mean, std] of all channels, or per channel: [[0.49, 0.48, 0.45], [0.25, 0.24, 0.26]]
-    normalize: list[float | list[float]] | None = field(default_factory=lambda: [0.1307, 0.3081])
-    shuffle: bool = True
-    limit: int | None = None
-    test_limit: int | None = None
+    normalize: list[Float | list[Float]] | None = field(default_factory=lambda: [0.1307, 0.3081])
+    shuffle: Bool = True
+    limit: Int | None = None
+    test_limit: Int | None = None
+    # task: language_model (trainer/tasks/language_model.py)
+    tokenizer: Literal["char", "bpe"] = "char"
+    vocab_size: Int | None = None  # bpe: the vocabulary to train
+    block_size: Int = 64  # tokens per window
+    val_fraction: Float = 0.1  # the last 10% of the text validates
 
 
+@_section
 @dataclass
 class ScheduleConfig:
     """Per-step learning rates with ``optimizer.learning_rate`` as the peak (trainer/schedule.py)."""
 
     name: Literal["constant", "cosine", "exponential", "piecewise"] = "constant"
-    warmup_epochs: int = 0
-    min_lr: float = 0.0  # cosine
-    decay_rate: float = 0.1  # exponential
-    decay_epochs: int = 1  # exponential
-    is_stair: bool = False  # exponential
-    milestones: list[int] | None = None  # piecewise: epochs where the LR changes
-    values: list[float] | None = None  # piecewise: one more than milestones
+    warmup_epochs: Int = 0
+    min_lr: Float = 0.0  # cosine
+    decay_rate: Float = 0.1  # exponential
+    decay_epochs: Int = 1  # exponential
+    is_stair: Bool = False  # exponential
+    milestones: list[Int] | None = None  # piecewise: epochs where the LR changes
+    values: list[Float] | None = None  # piecewise: one more than milestones
+    warmup_steps: Int = 0  # in steps (a language model): linear warm-up, then ``name`` over
+    lr_decay_steps: Int | None = None  # ... this many steps from the start (then min_lr)
 
 
+@_section
 @dataclass
 class OptimizerConfig:
     # adamw: nn.AdamWeightDecay; rmsprop: nn.RMSProp (momentum, decay, centered); lamb: nn.Lamb
     name: Literal["momentum", "sgd", "adam", "adamw", "rmsprop", "lamb"] = "momentum"
-    learning_rate: float = 0.01
-    momentum: float | None = None  # momentum, sgd, rmsprop; null: 0.9 (rmsprop: 0, MindSpore's)
-    weight_decay: float = 0.0
-    decay: float = 0.9  # rmsprop: moving-average factor of the squared gradients
-    centered: bool = False  # rmsprop: divide by the gradients' variance, not their mean square
+    learning_rate: Float = 0.01
+    momentum: Float | None = None  # momentum, sgd, rmsprop; null: 0.9 (rmsprop: 0, MindSpore's)
+    weight_decay: Float = 0.0
+    decay: Float = 0.9  # rmsprop: moving-average factor of the squared gradients
+    centered: Bool = False  # rmsprop: divide by the gradients' variance, not their mean square
+    beta1: Float = 0.9  # adam, adamw, lamb: moment decay rates
+    beta2: Float = 0.999
+    eps: Float | None = None  # adam, adamw, lamb; null: the optimizer's own (MindSpore's defaults)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
-    clip_grad_norm: float | None = None  # scale gradients to this global L2 norm at most
-    exclude_bias_and_norm: bool = False  # weight_decay not on biases nor BatchNorm gamma/beta
+    clip_grad_norm: Float | None = None  # scale gradients to this global L2 norm at most
+    exclude_bias_and_norm: Bool = False  # weight_decay not on biases nor BatchNorm gamma/beta
 
 
+@_section
 @dataclass
 class LossConfig:
     name: Literal["softmax_cross_entropy", "cross_entropy"] = "softmax_cross_entropy"
     reduction: Literal["mean", "sum"] = "mean"
-    label_smoothing: float = 0.0  # in [0, 1): targets (1 - e) * one_hot + e / classes
+    label_smoothing: Float = 0.0  # in [0, 1): targets (1 - e) * one_hot + e / classes
 
 
-
-
+@_section
 @dataclass
 class EarlyStoppingConfig:
-    """``trainer.callbacks.EarlyStopping`` from YAML; off while ``monitor`` is null.
+    """``framework.train.callbacks.EarlyStopping`` from YAML; off while ``monitor`` is null.
     ``loss`` is the epoch's mean training loss; ``eval_*`` need an evaluated epoch."""
 
-    monitor: str | None = None
-    patience: int = 3
-    min_delta: float = 0.0
+    monitor: Str | None = None
+    patience: Int = 3
+    min_delta: Float = 0.0
     mode: Literal["auto", "min", "max"] = "auto"
-    restore_best_weights: bool = False
+    restore_best_weights: Bool = False
 
 
+@_section
 @dataclass
 class TrainConfig:
-    epochs: int = 3
-    eval_every: int = 1
-    log_every: int = 50
+    epochs: Int = 3
+    eval_every: Int = 1
+    log_every: Int = 50
     early_stopping: EarlyStoppingConfig = field(default_factory=EarlyStoppingConfig)
-    accumulate_grad_batches: int = 1  # apply the mean gradient of N batches every N steps
+    accumulate_grad_batches: Int = 1  # apply the mean gradient of N batches every N steps
+    # task: language_model trains by steps, evaluating every eval_every_steps on eval_batches
+    max_steps: Int | None = None
+    eval_every_steps: Int = 250
+    eval_batches: Int = 20
 
 
+@_section
 @dataclass
 class CheckpointSection:
-    dir: str | None = None  # default: checkpoints/<name>
-    save_steps: int | None = 500
-    save_seconds: float | None = None
-    keep_max: int = 5
-    keep_best: str | None = None  # also keep <prefix>-best.ckpt: the best epoch by this metric
+    dir: Str | None = None  # default: checkpoints/<name>
+    save_steps: Int | None = 500
+    save_seconds: Float | None = None
+    keep_max: Int = 5
+    keep_best: Str | None = None  # also keep <prefix>-best.ckpt: the best epoch by this metric
 
 
+@_section
 @dataclass
 class MlflowConfig:
-    tracking_uri: str | None = None  # default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db
-    experiment: str = "twinmode"
-    run_name: str | None = None
-    system_metrics: bool = True  # MLflow's system/* metrics (CPU, memory, disk) while training
-    log_model: bool = True  # the trained network as an MLflow pyfunc model (runs:/<id>/model)
-    register: str | None = None  # also register that model under this name in the model registry
+    tracking_uri: Str | None = None  # default: $MLFLOW_TRACKING_URI, else sqlite:///mlflow.db
+    experiment: Str = "twinmode"
+    run_name: Str | None = None
+    system_metrics: Bool = True  # MLflow's system/* metrics (CPU, memory, disk) while training
+    log_model: Bool = True  # the trained network as an MLflow pyfunc model (runs:/<id>/model)
+    register: Str | None = None  # also register that model under this name in the model registry
 
 
+@_section
 @dataclass
 class IrConfig:
-    save: bool = False
-    dir: str | None = None  # default: ir/<name>
+    save: Bool = False
+    dir: Str | None = None  # default: ir/<name>
 
 
+@_section
 @dataclass
 class GraphConfig:
-    tuning: str | int = "off"  # graph-mode kernel tuning: off, trials per task, or "60s"
+    tuning: Str | Int = "off"  # graph-mode kernel tuning: off, trials per task, or "60s"
 
 
+@_section
 @dataclass
 class DistConfig:
     """Data parallelism on MPI: ``nproc`` ranks (``train run`` starts them with the dist
@@ -178,15 +211,17 @@ class DistConfig:
     ``timeout``: seconds a rank waits in a collective for the others before the job ends
     naming the rank that did not arrive (null: ``TWINMODE_COLLECTIVE_TIMEOUT``, else 300)."""
 
-    nproc: int = 1
-    hosts: list[str] | None = None
-    timeout: float | None = None
+    nproc: Int = 1
+    hosts: list[Str] | None = None
+    timeout: Float | None = None
 
 
+@_section
 @dataclass
 class ExperimentConfig:
-    name: str = "experiment"
-    seed: int = 0
+    name: Str = "experiment"
+    task: Literal["classification", "language_model"] = "classification"  # trainer/tasks/
+    seed: Int = 0
     mode: Literal["graph", "pynative"] = "graph"
     device: Literal["cpu", "cuda"] = "cpu"
     model: ModelConfig = field(default_factory=ModelConfig)
@@ -211,11 +246,10 @@ class ExperimentConfig:
         return flatten(self.to_dict())
 
     def hash(self) -> str:
-        """Digest of what the training computes; not ``dist`` (how it is launched: a resume
-        under another world size is caught by the data loader's ``num_shards``)."""
-        data = self.to_dict()
-        data.pop("dist")
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        """The one config digest: ``framework.train.config_hash`` of ``to_dict()``, what a
+        checkpoint stores (``Model(config=config.to_dict())``) and a resume compares, the
+        run's ``config_hash`` tag and what the ranks of a job agree on."""
+        return config_hash(self.to_dict())
 
     @property
     def checkpoint_dir(self) -> str:
@@ -224,6 +258,32 @@ class ExperimentConfig:
     @property
     def ir_dir(self) -> str:
         return self.ir.dir or str(Path("ir") / self.name)
+
+
+# -- the schema engine ------------------------------------------------------------------------
+@functools.cache
+def _adapter() -> TypeAdapter:
+    return TypeAdapter(ExperimentConfig)
+
+
+def build_config(data: Any, where: Where = lambda path: "config") -> ExperimentConfig:
+    """``data`` (parsed YAML) as an :class:`ExperimentConfig`, typed by pydantic over the
+    dataclasses; the first error in file order is a one-line :class:`ConfigError` naming
+    ``where(key path)``. Types only: see ``check_values`` and ``resolve_defaults``."""
+    try:
+        return _adapter().validate_python(data)
+    except ValidationError as error:
+        raise schema_error(error.errors(), ExperimentConfig, data, where) from None
+
+
+def resolve_defaults(config: ExperimentConfig) -> ExperimentConfig:
+    """``config`` with the defaults that depend on other keys filled in, as a new config (the
+    record shows the value used): ``optimizer.momentum`` null is 0.9, rmsprop's 0."""
+    o = config.optimizer
+    if o.momentum is not None:
+        return config
+    momentum = 0.0 if o.name == "rmsprop" else 0.9
+    return dataclasses.replace(config, optimizer=dataclasses.replace(o, momentum=momentum))
 
 
 # -- YAML with line numbers ------------------------------------------------------------------
@@ -241,70 +301,6 @@ def _lines(node: yaml.Node, source: Path, path: tuple = (), out: dict | None = N
             out[sub] = line
             _lines(value, source, sub, out)
     return out
-
-
-def _coerce(value: Any, tp: Any) -> tuple[bool, Any]:
-    """(ok, value) for ``value`` against the annotation ``tp``."""
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        for arg in typing.get_args(tp):
-            ok, out = _coerce(value, arg)
-            if ok:
-                return True, out
-        return False, value
-    if origin is Literal:
-        return value in typing.get_args(tp), value
-    if tp is Any:
-        return True, value
-    if origin is dict:
-        return isinstance(value, dict) and all(isinstance(k, str) for k in value), value
-    if origin is list:
-        if not isinstance(value, list):
-            return False, value
-        items = [_coerce(v, typing.get_args(tp)[0]) for v in value]
-        return all(ok for ok, _ in items), [v for _, v in items]
-    if tp is type(None):
-        return value is None, value
-    if tp is bool:
-        return isinstance(value, bool), value
-    if tp is int:
-        return isinstance(value, int) and not isinstance(value, bool), value
-    if tp is float:
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return ok, float(value) if ok else value
-    if tp is str:
-        return isinstance(value, str), value
-    return False, value
-
-
-def _build(cls: type, data: Any, path: tuple, where: Any) -> Any:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{where(path)}: {'.'.join(path) or 'the file'} must be a mapping of keys, "
-                          f"got {data!r}")
-    hints = typing.get_type_hints(cls)
-    known = [f.name.rstrip("_") for f in dataclasses.fields(cls)]  # class_ is the key `class`
-    kwargs = {}
-    for key, value in data.items():
-        dotted = ".".join(path + (str(key),))
-        if key not in known:
-            alias = _ALIASES.get(str(key).lower().replace("-", "_"))
-            close = [alias] if alias in known else difflib.get_close_matches(str(key), known, n=1)
-            hint = f" (did you mean '{'.'.join(path + (close[0],))}'?)" if close else (
-                f"; valid keys: {', '.join(known)}")
-            raise ConfigError(f"{where(path + (key,))}: unknown key '{dotted}'{hint}")
-        attr = key if key in hints else f"{key}_"
-        tp = hints[attr]
-        if dataclasses.is_dataclass(tp):
-            kwargs[key] = _build(tp, value, path + (key,), where)
-            continue
-        ok, coerced = _coerce(value, tp)
-        if not ok:
-            sweep = isinstance(value, str) and re.match(r"\s*(choice|uniform|loguniform|int)\(", value)
-            raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_type_name(tp)}, "
-                              f"got {value!r}" + ("; a search space is for `train sweep`, or give "
-                                                  f"one value: {dotted}=VALUE" if sweep else ""))
-        kwargs[attr] = coerced
-    return cls(**kwargs)
 
 
 MAX_FILE_BYTES = 1 << 20  # an experiment file is a few KiB
@@ -331,22 +327,26 @@ def _merge(into: dict, update: dict) -> None:
             into[key] = value
 
 
-def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
-    """The parsed YAML of an experiment file and the line of every dotted key (errors with
-    ``file:line`` for unreadable, non-text, invalid or empty files)."""
-    path = Path(path)
+def _read_text(path: Path) -> str:
     if not path.is_file():
         raise ConfigError(f"{path}: experiment file not found")
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is not an experiment file (those "
                               f"are a few KiB; at most {MAX_FILE_BYTES:,} bytes are read)")
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: not a text file (byte {error.start} is not UTF-8); an experiment "
                           "is a YAML text file such as experiments/smoke.yaml") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
+
+
+def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
+    """The parsed YAML of an experiment file and the line of every dotted key (errors with
+    ``file:line`` for unreadable, non-text, invalid or empty files)."""
+    path = Path(path)
+    text = _read_text(path)
     try:
         node = yaml.compose(text, Loader=_Loader)
         data = yaml.load(text, Loader=_Loader)
@@ -384,13 +384,8 @@ def _switch_source(keys: tuple, section: Any) -> None:
             section.pop("args", None)
 
 
-def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
-    """Read, merge overrides into, and validate an experiment file."""
-    path = Path(path)
-    data, lines = read_yaml(path)
-    if isinstance(data, dict):
-        for section in OTHER_COMMANDS_SECTIONS:
-            data.pop(section, None)
+def _apply_overrides(data: Any, overrides: list[str]) -> dict[tuple, str]:
+    """Merge ``KEY=VALUE`` overrides into the parsed file ``data``; their key paths -> text."""
     overridden: dict[tuple, str] = {}
     for text_override in overrides:
         keys, value = parse_override(text_override)
@@ -405,17 +400,65 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
             cursor[keys[-1]] = value
         _switch_source(keys, cursor)
         overridden[keys] = text_override
+    return overridden
 
+
+def _locator(path: Path, lines: dict[tuple, int], overridden: dict[tuple, str]) -> Where:
+    """Key path -> where it was given: the override that set it (or its section), else
+    ``file:line``, else the file."""
     def where(key_path: tuple) -> str:
         for keys, text_override in overridden.items() if key_path else ():
             if keys[:len(key_path)] == tuple(key_path) or tuple(key_path)[:len(keys)] == keys:
                 return f"override '{text_override}'"
         line = lines.get(tuple(key_path))
         return f"{path}:{line}" if line else str(path)
+    return where
 
-    config = _build(ExperimentConfig, data, (), where)
-    check_values(config, where, ConfigError)
+
+def _other_tasks_keys(task: str) -> dict[tuple[str, ...], str]:
+    """The YAML keys only other tasks take -> that task (trainer/tasks/ registers them)."""
+    from .config_checks import TASK_SCHEMAS
+
+    return {key: name for name, schema in TASK_SCHEMAS.items() if name != task for key in schema.keys}
+
+
+def task_view(data: dict[str, Any], task: str) -> dict[str, Any]:
+    """``data`` (a config's ``to_dict()``) without the keys of other tasks: what a resolved
+    config file of this task holds (it loads again)."""
+    out = copy.deepcopy(data)
+    for key in _other_tasks_keys(task):
+        section = out
+        for part in key[:-1]:
+            section = section.get(part, {}) if isinstance(section, dict) else {}
+        if isinstance(section, dict):
+            section.pop(key[-1], None)
+    return out
+
+
+def _check_task_keys(task: str, data: Any, where: Where) -> None:
+    """A key another task takes (``dataset.block_size`` in a classification, ``dataset.resize``
+    in a language model) is an error naming it and where it was given."""
+    for key, owner in _other_tasks_keys(task).items():
+        cursor = data
+        for part in key:
+            cursor = cursor.get(part) if isinstance(cursor, dict) else None
+        if cursor is not None:
+            raise ConfigError(f"{where(key)}: '{'.'.join(key)}' is a key of task: {owner}, not of "
+                              f"task: {task}; remove it or set task: {owner}")
+
+
+def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
+    """Read, merge overrides into, type and check an experiment file."""
+    path = Path(path)
+    data, lines = read_yaml(path)
+    if isinstance(data, dict):
+        for section in OTHER_COMMANDS_SECTIONS:
+            data.pop(section, None)
+    where = _locator(path, lines, _apply_overrides(data, list(overrides)))
+    config = resolve_defaults(build_config(data, where))
+    _check_task_keys(config.task, data, where)
+    check_values(config, where)
     from .user_code import check_targets
 
-    check_targets(config, data, path.resolve().parent, where)
+    check_targets(config, data, path.resolve().parent, where)  # resolves class paths, dataset.root
     return config

@@ -1,5 +1,6 @@
-"""Value checks of an experiment config that go beyond types (``check_values``, called by
-trainer/config.py's ``load_config``): every key's range, and
+"""Value checks of an experiment config beyond its types (``check_values``, called by
+trainer/config.py's ``load_config`` once the schema has typed it). Pure: they read the
+config and raise, never change it nor the framework's context. Every key's range, and
 
 - every number of the schema is finite: YAML's ``.nan`` and ``.inf`` pass a type check and
   every ``< 0`` comparison (``model.args`` and ``dataset.args`` are the user's, unchecked);
@@ -8,7 +9,8 @@ trainer/config.py's ``load_config``): every key's range, and
   characters;
 - ``model.name`` is a registered model (without ``model.class``).
 
-Errors are :class:`trainer.config.ConfigError` naming the key and ``file:line``.
+Each check returns ``None`` or a problem ``(key path, message)``; the first problem, in the
+order of ``CHECKS``, is the :class:`ConfigError` naming the key and ``file:line``.
 """
 
 from __future__ import annotations
@@ -17,15 +19,34 @@ import dataclasses
 import difflib
 import math
 import re
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 
+from .config_errors import ConfigError, Where
+
 MAX_COUNT = 10**6  # epochs, batch size, classes ... beyond any real run
 EARLY_STOPPING_MONITORS = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
+# a language model's validation results are val/*: the same metrics under the task's name
+LM_MONITORS = ("val_loss", "val_perplexity", "eval_loss", "loss", "train_loss_estimate")
+
+
+def monitor_key(name: str) -> str:
+    """The ``run_context.metrics`` key of a monitored metric as the YAML names it:
+    ``eval/accuracy`` and ``val/loss`` -> ``eval_accuracy``, ``eval_loss``."""
+    key = name.replace("/", "_")
+    return "eval_" + key[4:] if key.startswith("val_") else key
 MAX_NAME = 150  # checkpoint files are <name>-<epoch>_<step>.ckpt: within a 255-byte file name
 _USER_ARGS = ("args",)  # the user's own keyword arguments (model.args, dataset.args)
+COUNTS = (("dataset", "batch_size"), ("train", "epochs"), ("train", "eval_every"),
+          ("train", "log_every"), ("train", "accumulate_grad_batches"), ("checkpoint", "keep_max"),
+          ("model", "num_classes"), ("model", "num_channel"), ("dist", "nproc"),
+          ("dataset", "block_size"), ("train", "eval_every_steps"), ("train", "eval_batches"))
+
+Problem = tuple[tuple[str, ...], str]  # (key path, "'key' must be ..., got ...")
+Check = Callable[[Any], Problem | None]
 
 
 def _numbers(value: Any) -> list[float]:
@@ -53,7 +74,7 @@ def non_finite(section: Any, path: tuple = ()) -> tuple[tuple, Any] | None:
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot name the run's folders, or None (an empty or all-dots name is
-    config.py's own error: "a non-empty run name")."""
+    the rule "a non-empty run name" below)."""
     if not name.strip() or not name.strip("."):
         return None
     if re.search(r"[\x00-\x1f\x7f]", name):
@@ -73,113 +94,172 @@ def safe_component(text: str, limit: int = 100) -> str:
     return cleaned or "run"
 
 
-def check_config(cfg: Any, where: Any, error: type[Exception]) -> None:
-    """The checks above on a built ``ExperimentConfig``."""
-    found = non_finite(cfg)
-    if found is not None:
-        key, value = found
-        what = "finite numbers" if isinstance(value, list) else "a finite number"
-        raise error(f"{where(key)}: '{'.'.join(key)}' must be {what}, got {value!r}")
-    problem = name_problem(cfg.name)
-    if problem:
-        shown = cfg.name if len(cfg.name) <= 60 else f"{cfg.name[:40]}... ({len(cfg.name)} characters)"
-        raise error(f"{where(('name',))}: 'name' must be {problem}, got {shown!r}")
-    if cfg.model.class_ is None:
-        from .models import MODELS
+def tuning_ok(value: Any) -> bool:
+    """``graph.tuning`` as ``ms.set_context(tuning=)`` takes it: 'off', a number of trials
+    per task, or a time budget '<N>s' (checked without setting the context)."""
+    from framework.context import check_context
 
-        if cfg.model.name not in MODELS:
-            import difflib
-
-            close = difflib.get_close_matches(cfg.model.name, MODELS, n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise error(f"{where(('model', 'name'))}: 'model.name' must be one of "
-                        f"{', '.join(sorted(MODELS))}{hint}, or use model.class for your own network; "
-                        f"got {cfg.model.name!r}")
+    try:
+        check_context(tuning=value)
+    except ValueError:
+        return False
+    return True
 
 
-def check_values(cfg: Any, where: Any, ConfigError: type) -> None:  # noqa: N803 - the class
-    """Every key's range (``ConfigError`` naming it and ``file:line``); resolves
-    ``optimizer.momentum``'s default, so the record shows the value used."""
+def normalize_ok(norm: Any) -> bool:
+    """``[mean, std]`` numbers, or one list per channel each, with every std > 0 (or null)."""
+    return norm is None or len(norm) == 2 and all(
+        np.all(np.asarray(norm[1]) > 0) and np.shape(v) in ((), np.shape(norm[1])) for v in norm)
 
-    def bad(path: tuple, rule: str, value: Any) -> Exception:
-        return ConfigError(f"{where(path)}: '{'.'.join(path)}' must be {rule}, got {value!r}")
 
-    check_config(cfg, where, ConfigError)  # finite numbers, a name below checkpoints/, model.name
+# -- the checks ---------------------------------------------------------------------------------
+def _get(cfg: Any, path: tuple) -> Any:
+    for key in path:
+        cfg = getattr(cfg, key)
+    return cfg
 
-    positive = {("dataset", "batch_size"): cfg.dataset.batch_size, ("train", "epochs"): cfg.train.epochs,
-                ("train", "eval_every"): cfg.train.eval_every, ("train", "log_every"): cfg.train.log_every,
-                ("train", "accumulate_grad_batches"): cfg.train.accumulate_grad_batches,
-                ("checkpoint", "keep_max"): cfg.checkpoint.keep_max,
-                ("model", "num_classes"): cfg.model.num_classes,
-                ("model", "num_channel"): cfg.model.num_channel, ("dist", "nproc"): cfg.dist.nproc}
-    for path, value in positive.items():
+
+def _must(path: tuple, rule: str, value: Any) -> Problem:
+    return path, f"'{'.'.join(path)}' must be {rule}, got {value!r}"
+
+
+def _rule(path: tuple, ok: Callable[[Any], bool], rule: str) -> Check:
+    """The check that the value at ``path`` is ``ok``, else "must be ``rule``"."""
+    def check(cfg: Any) -> Problem | None:
+        value = _get(cfg, path)
+        return None if ok(value) else _must(path, rule, value)
+    return check
+
+
+def _optional(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda value: value is None or ok(value)
+
+
+def _count(path: tuple) -> Check:
+    def check(cfg: Any) -> Problem | None:
+        value = _get(cfg, path)
         if value < 1:
-            raise bad(path, ">= 1", value)
+            return _must(path, ">= 1", value)
         if value > MAX_COUNT:  # a typo: no run takes it, and per-step tables would not fit
-            raise bad(path, f"at most {MAX_COUNT:,}", value)
-    if cfg.dist.timeout is not None and not cfg.dist.timeout > 0:
-        raise bad(("dist", "timeout"), "> 0 seconds (or null)", cfg.dist.timeout)
-    if not cfg.name.strip() or cfg.name.strip(".") == "" or "\0" in cfg.name:
-        raise bad(("name",), "a non-empty run name (it names folders: checkpoints/<name>)", cfg.name)
-    if not 0 <= cfg.seed < 2**32:
-        raise bad(("seed",), "in [0, 2**32)", cfg.seed)
-    if cfg.checkpoint.save_steps is not None and cfg.checkpoint.save_steps < 0:
-        raise bad(("checkpoint", "save_steps"), ">= 0 (0: save at the end only) or null",
-                  cfg.checkpoint.save_steps)
-    if cfg.checkpoint.save_seconds is not None and cfg.checkpoint.save_seconds <= 0:
-        raise bad(("checkpoint", "save_seconds"), "> 0 or null", cfg.checkpoint.save_seconds)
-    if cfg.dataset.resize is not None and cfg.dataset.resize < 1:
-        raise bad(("dataset", "resize"), ">= 1 (pixels) or null for no resizing", cfg.dataset.resize)
-    if cfg.optimizer.momentum is None:  # resolved here, so the record shows the value used
-        cfg.optimizer.momentum = 0.0 if cfg.optimizer.name == "rmsprop" else 0.9
-    if not 0 <= cfg.optimizer.decay < 1:
-        raise bad(("optimizer", "decay"), "in [0, 1)", cfg.optimizer.decay)
-    for path, value in ((("optimizer", "momentum"), cfg.optimizer.momentum),
-                        (("optimizer", "weight_decay"), cfg.optimizer.weight_decay)):
-        if value < 0:
-            raise bad(path, ">= 0", value)
-    for path, value in ((("checkpoint", "dir"), cfg.checkpoint.dir), (("ir", "dir"), cfg.ir.dir)):
+            return _must(path, f"at most {MAX_COUNT:,}", value)
+        return None
+    return check
+
+
+def _monitor(path: tuple) -> Check:
+    def check(cfg: Any) -> Problem | None:
+        value = _get(cfg, path)
+        names = LM_MONITORS if cfg.task == "language_model" else EARLY_STOPPING_MONITORS
+        if value is None or value.replace("/", "_") in names:
+            return None
+        close = difflib.get_close_matches(value, names, n=1)
+        return _must(path, " or ".join(names) + (f" (did you mean '{close[0]}'?)" if close else ""), value)
+    return check
+
+
+def _finite(cfg: Any) -> Problem | None:
+    found = non_finite(cfg)
+    if found is None:
+        return None
+    key, value = found
+    return _must(key, "finite numbers" if isinstance(value, list) else "a finite number", value)
+
+
+def _folder_name(cfg: Any) -> Problem | None:
+    problem = name_problem(cfg.name)
+    if problem is None:
+        return None
+    shown = cfg.name if len(cfg.name) <= 60 else f"{cfg.name[:40]}... ({len(cfg.name)} characters)"
+    return ("name",), f"'name' must be {problem}, got {shown!r}"
+
+
+# The tasks' schema facts, registered by trainer/tasks/ when it is imported (trainer/__init__.py
+# imports it first; the schema layer never imports the tasks): task name -> an object with
+# ``keys`` (the YAML keys only that task takes), ``check(config)`` and ``models`` (its zoo).
+TASK_SCHEMAS: dict[str, Any] = {}
+
+
+def _model_name(cfg: Any) -> Problem | None:
+    models = TASK_SCHEMAS[cfg.task].models
+    if cfg.model.class_ is not None or cfg.model.name in models:
+        return None
+    close = difflib.get_close_matches(cfg.model.name, models, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return ("model", "name"), (f"'model.name' must be one of {', '.join(sorted(models))}{hint}, or use "
+                               f"model.class for your own network; got {cfg.model.name!r}")
+
+
+def _task(cfg: Any) -> Problem | None:
+    return TASK_SCHEMAS[cfg.task].check(cfg)
+
+
+def _folders(cfg: Any) -> Problem | None:
+    for path in (("checkpoint", "dir"), ("ir", "dir")):
+        value = _get(cfg, path)
         if value is not None and (not value.strip() or Path(value).expanduser().is_file()):
-            raise bad(path, "a folder (it is a file)" if value.strip() else "a folder path", value)
-    if cfg.optimizer.learning_rate <= 0:
-        raise ConfigError(f"{where(('optimizer', 'learning_rate'))}: 'optimizer.learning_rate' must be "
-                          f"> 0, got {cfg.optimizer.learning_rate}")
-    for path, value in ((("dataset", "limit"), cfg.dataset.limit),
-                        (("dataset", "test_limit"), cfg.dataset.test_limit)):
-        if value is not None and value < 1:
-            raise ConfigError(f"{where(path)}: '{'.'.join(path)}' must be >= 1 or null, got {value}")
-    norm = cfg.dataset.normalize
-    if norm is not None and (len(norm) != 2 or not all(
-            np.all(np.asarray(norm[1]) > 0) and np.shape(v) in ((), np.shape(norm[1])) for v in norm)):
-        raise bad(("dataset", "normalize"), "[mean, std] with std > 0 (numbers, or one list per "
-                  "channel each: [[m1, m2, m3], [s1, s2, s3]])", norm)
-    if cfg.optimizer.clip_grad_norm is not None and not cfg.optimizer.clip_grad_norm > 0:
-        raise bad(("optimizer", "clip_grad_norm"), "> 0 or null", cfg.optimizer.clip_grad_norm)
-    if not 0 <= cfg.loss.label_smoothing < 1:
-        raise bad(("loss", "label_smoothing"), "in [0, 1)", cfg.loss.label_smoothing)
-    stop = cfg.train.early_stopping
-    best = cfg.checkpoint.keep_best
-    if best is not None and best.replace("/", "_") not in EARLY_STOPPING_MONITORS:
-        close = difflib.get_close_matches(best, EARLY_STOPPING_MONITORS, n=1)
-        raise bad(("checkpoint", "keep_best"), " or ".join(EARLY_STOPPING_MONITORS)
-                  + (f" (did you mean '{close[0]}'?)" if close else ""), best)
-    if stop.monitor is not None and stop.monitor.replace("/", "_") not in EARLY_STOPPING_MONITORS:
-        close = difflib.get_close_matches(stop.monitor, EARLY_STOPPING_MONITORS, n=1)
-        raise bad(("train", "early_stopping", "monitor"), " or ".join(EARLY_STOPPING_MONITORS)
-                  + (f" (did you mean '{close[0]}'?)" if close else ""), stop.monitor)
-    if stop.patience < 0:
-        raise bad(("train", "early_stopping", "patience"), ">= 0", stop.patience)
+            return _must(path, "a folder (it is a file)" if value.strip() else "a folder path", value)
+    return None
+
+
+def _schedule(cfg: Any) -> Problem | None:
     from .schedule import check_schedule
 
     try:
-        check_schedule(cfg.optimizer.schedule, cfg.optimizer.learning_rate, cfg.train.epochs)
-    except (ValueError, TypeError) as error:
-        raise ConfigError(f"{where(('optimizer', 'schedule'))}: 'optimizer.schedule' "
-                          f"({cfg.optimizer.schedule.name}): {error}") from None
-    try:
-        import framework as ms
+        if cfg.task == "language_model":  # a schedule in steps
+            from .schedule import step_lrs
 
-        ms.set_context(tuning=cfg.graph.tuning)
-        ms.set_context(tuning="off")
-    except ValueError as error:
-        raise ConfigError(f"{where(('graph', 'tuning'))}: 'graph.tuning': {error}") from None
+            step_lrs(cfg.optimizer.schedule, cfg.optimizer.learning_rate, cfg.train.max_steps or 1)
+        else:
+            check_schedule(cfg.optimizer.schedule, cfg.optimizer.learning_rate, cfg.train.epochs)
+    except (ValueError, TypeError) as error:
+        return ("optimizer", "schedule"), f"'optimizer.schedule' ({cfg.optimizer.schedule.name}): {error}"
+    return None
+
+
+CHECKS: tuple[Check, ...] = (
+    _finite, _folder_name, _model_name, *(_count(path) for path in COUNTS),
+    _rule(("dist", "timeout"), _optional(lambda v: v > 0), "> 0 seconds (or null)"),
+    _rule(("name",), lambda v: bool(v.strip() and v.strip(".")) and "\0" not in v,
+          "a non-empty run name (it names folders: checkpoints/<name>)"),
+    _rule(("seed",), lambda v: 0 <= v < 2**32, "in [0, 2**32)"),
+    _rule(("checkpoint", "save_steps"), _optional(lambda v: v >= 0),
+          ">= 0 (0: save at the end only) or null"),
+    _rule(("checkpoint", "save_seconds"), _optional(lambda v: v > 0), "> 0 or null"),
+    _rule(("dataset", "resize"), _optional(lambda v: v >= 1), ">= 1 (pixels) or null for no resizing"),
+    _rule(("optimizer", "decay"), lambda v: 0 <= v < 1, "in [0, 1)"),
+    _rule(("optimizer", "momentum"), _optional(lambda v: v >= 0), ">= 0"),  # null: resolved later
+    _rule(("optimizer", "weight_decay"), lambda v: v >= 0, ">= 0"),
+    _folders,
+    _rule(("optimizer", "learning_rate"), lambda v: v > 0, "> 0"),
+    _rule(("dataset", "limit"), _optional(lambda v: v >= 1), ">= 1 or null"),
+    _rule(("dataset", "test_limit"), _optional(lambda v: v >= 1), ">= 1 or null"),
+    _rule(("dataset", "normalize"), normalize_ok, "[mean, std] with std > 0 (numbers, or one list per "
+          "channel each: [[m1, m2, m3], [s1, s2, s3]])"),
+    _rule(("optimizer", "clip_grad_norm"), _optional(lambda v: v > 0), "> 0 or null"),
+    _rule(("loss", "label_smoothing"), lambda v: 0 <= v < 1, "in [0, 1)"),
+    _monitor(("checkpoint", "keep_best")),
+    _monitor(("train", "early_stopping", "monitor")),
+    _rule(("train", "early_stopping", "patience"), lambda v: v >= 0, ">= 0"),
+    _rule(("train", "max_steps"), _optional(lambda v: 1 <= v <= 10**9), ">= 1 or null"),
+    _rule(("optimizer", "beta1"), lambda v: 0 < v < 1, "in (0, 1)"),
+    _rule(("optimizer", "beta2"), lambda v: 0 < v < 1, "in (0, 1)"),
+    _rule(("optimizer", "eps"), _optional(lambda v: v > 0), "> 0 or null"),
+    _task,
+    _schedule,
+    _rule(("graph", "tuning"), tuning_ok, "'off', a number of trials per task (e.g. 16) or a time "
+          "budget like '60s'"),
+)
+
+
+def first_problem(cfg: Any) -> Problem | None:
+    """The first problem of a typed ``ExperimentConfig`` in the order of ``CHECKS``, or None."""
+    return next((found for check in CHECKS if (found := check(cfg)) is not None), None)
+
+
+def check_values(cfg: Any, where: Where) -> None:
+    """Raise :class:`ConfigError` naming the key and ``where`` it was given for the first value
+    out of its range; change nothing."""
+    found = first_problem(cfg)
+    if found is not None:
+        path, message = found
+        raise ConfigError(f"{where(path)}: {message}")

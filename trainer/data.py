@@ -167,19 +167,17 @@ def check_model_takes_data(net: Any, loaders: dict[str, Any], model_name: str) -
 
     x, _ = first_batch(loaders["train"])
     x = np.ascontiguousarray(x[:2], dtype=np.float32)
-    mode = ms.get_context("mode")
     was_training = net.training
-    ms.set_context(mode=ms.PYNATIVE_MODE)
     try:
         net.set_train(False)
-        out = net(ms.Tensor(x))
+        with ms.pynative():
+            out = net(ms.Tensor(x))
     except Exception as error:  # noqa: BLE001 - the network refuses the data's shape
         raise InputError(f"the model ({model_name}) cannot take the data's batches shaped "
                          f"{tuple(x.shape[1:])} per sample (N x C x H x W after preprocessing): "
                          f"{type(error).__name__}: {error}") from None
     finally:
         net.set_train(was_training)
-        ms.set_context(mode=mode)
     shape = tuple(getattr(out, "shape", ()))
     dtype = (out.asnumpy() if hasattr(out, "asnumpy") else np.asarray(out)).dtype
     if not np.issubdtype(dtype, np.floating):

@@ -90,46 +90,69 @@ def launch(nproc: int, hosts: list[str] | None, argv: list[str]) -> int:
     """Run the job to its end; its exit code (the failing rank named in one line)."""
     cmd = command(nproc, hosts, argv)
     ranks_dir = tempfile.mkdtemp(prefix="twinmode-ranks-")
-    env = dict(os.environ, **{RANKS_DIR_ENV: ranks_dir})
-    threads = str(max(1, (os.cpu_count() or 1) // nproc)) if not hosts else "1"
-    for var in THREAD_VARS:  # N ranks share the cores: no oversubscription (unless asked for)
-        env.setdefault(var, threads)
+    env = _job_env(nproc, hosts, ranks_dir)
     seen: dict[str, str] = {}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             process_group=0,  # a terminal's Ctrl-C is the launcher's to pass on
                             preexec_fn=_end_with_parent)
-    def forward(signum: int, _: object) -> None:
-        seen["signal"] = signal.Signals(signum).name
-        proc.send_signal(signum)
-
-    forwarded = {sig: signal.signal(sig, forward)
-                 for sig in (signal.SIGTERM, signal.SIGHUP)
-                 if threading.current_thread() is threading.main_thread()}
+    forwarded = _forward_signals(proc, seen)
     pumps = [threading.Thread(target=_pump, args=(src, dst, seen), daemon=True)
              for src, dst in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
     for pump in pumps:
         pump.start()
-    code = None
-    while code is None:
-        try:
-            code = proc.wait()
-        except KeyboardInterrupt:  # hydra passes the interrupt on to the ranks
-            proc.send_signal(signal.SIGINT)
+    code = _wait(proc)
     for sig, previous in forwarded.items():
         signal.signal(sig, previous)
     for pump in pumps:
         pump.join(timeout=5)
     try:
-        if code != 0 and "signal" in seen:  # the ranks were told to stop: not their failure
-            sys.stderr.write(f"error: the job was stopped ({seen['signal']}); the last checkpoint is kept\n")
-            sys.stderr.flush()
-            return 128 + signal.Signals[seen["signal"]].value
-        if code != 0 and "pid" in seen and "reported" not in seen:
-            sys.stderr.write(f"error: {_who(seen, ranks_dir, nproc)} ended ({seen.get('why', 'exit code')}"
-                             f"); the other ranks were stopped\n")
-            sys.stderr.flush()
+        return _outcome(code, seen, ranks_dir, nproc)
     finally:
         shutil.rmtree(ranks_dir, ignore_errors=True)
+
+
+def _job_env(nproc: int, hosts: list[str] | None, ranks_dir: str) -> dict[str, str]:
+    """The ranks' environment: where they leave ``<pid>.rank``, and ``cores // nproc``
+    threads per rank (1 with ``hosts``) unless the environment sets them."""
+    env = dict(os.environ, **{RANKS_DIR_ENV: ranks_dir})
+    threads = str(max(1, (os.cpu_count() or 1) // nproc)) if not hosts else "1"
+    for var in THREAD_VARS:  # N ranks share the cores: no oversubscription (unless asked for)
+        env.setdefault(var, threads)
+    return env
+
+
+def _forward_signals(proc: subprocess.Popen, seen: dict[str, str]) -> dict[int, object]:
+    """Pass SIGTERM and SIGHUP on to ``mpiexec`` (noting the signal in ``seen``); the
+    handlers replaced, to put back (none off the main thread, where signals cannot be set)."""
+    def forward(signum: int, _: object) -> None:
+        seen["signal"] = signal.Signals(signum).name
+        proc.send_signal(signum)
+
+    return {sig: signal.signal(sig, forward)
+            for sig in (signal.SIGTERM, signal.SIGHUP)
+            if threading.current_thread() is threading.main_thread()}
+
+
+def _wait(proc: subprocess.Popen) -> int:
+    """``mpiexec``'s exit code; each Ctrl-C meanwhile is passed on to it as one SIGINT."""
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:  # hydra passes the interrupt on to the ranks
+            proc.send_signal(signal.SIGINT)
+
+
+def _outcome(code: int, seen: dict[str, str], ranks_dir: str, nproc: int) -> int:
+    """The launcher's exit code, after one line on stderr saying why the job failed (unless
+    a rank said so itself)."""
+    if code != 0 and "signal" in seen:  # the ranks were told to stop: not their failure
+        sys.stderr.write(f"error: the job was stopped ({seen['signal']}); the last checkpoint is kept\n")
+        sys.stderr.flush()
+        return 128 + signal.Signals[seen["signal"]].value
+    if code != 0 and "pid" in seen and "reported" not in seen:
+        sys.stderr.write(f"error: {_who(seen, ranks_dir, nproc)} ended ({seen.get('why', 'exit code')}"
+                         f"); the other ranks were stopped\n")
+        sys.stderr.flush()
     return code if 0 <= code < 256 else 1
 
 

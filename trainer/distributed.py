@@ -1,6 +1,6 @@
 """A run as one rank of a data-parallel job (``mpirun -n N train run ...``, ``--nproc N``).
 
-Contract with :func:`trainer.experiment.run_experiment`: when :func:`join` returns a
+Contract with the executor (:func:`trainer.executor.execute`): when :func:`join` returns a
 :class:`Rank` with ``size > 1``, the experiment
 
 - has MindSpore's data-parallel context set (``framework.communication.init()``,
@@ -32,9 +32,8 @@ from typing import Any
 import numpy as np
 
 import framework as ms
-
-from .callbacks import Callback
-from .context import RunContext
+from framework.train.callbacks import Callback
+from framework.train.context import RunContext
 
 # set by the --nproc launcher: a folder where each rank writes its pid (to name a dead rank)
 RANKS_DIR_ENV = "TWINMODE_DIST_RANKS_DIR"
@@ -125,7 +124,7 @@ class DistStats(Callback):
     compilation) and ``dist/samples_per_second`` (summed over ranks), which the MLflow
     logger records. Collective: every rank runs it at the same epochs."""
 
-    order = 45  # before the MLflow logger (50) reads the epoch's metrics
+    phase = "metrics"  # the epoch's figures of all ranks, before they are logged
 
     def __init__(self, rank: Rank) -> None:
         self.rank = rank

@@ -31,8 +31,16 @@ def classes_of(root: Path) -> list[str]:
 
 
 def image_folder_split(root: str, split: str, resize: int | None) -> tuple[np.ndarray, np.ndarray]:
-    from PIL import Image, UnidentifiedImageError
+    """The images of ``<root>/<split>/<class>/`` as ``(N x H x W[ x 3]) uint8`` and their
+    labels (the class's index among ``train/``'s classes) as ``int32``."""
+    files = _listing(root, split)
+    arrays = _to_arrays(_read_images([path for path, _ in files]), resize)
+    _check_one_size(arrays, [path for path, _ in files])
+    return np.stack(arrays), np.array([label for _, label in files], np.int32)
 
+
+def _listing(root: str, split: str) -> list[tuple[Path, int]]:
+    """Every image file of ``<root>/<split>`` with its label, class by class (sorted)."""
     base = Path(root)
     classes = classes_of(base)
     folder = base / split
@@ -49,14 +57,29 @@ def image_folder_split(root: str, split: str, resize: int | None) -> tuple[np.nd
         files += [(p, classes.index(sub.name)) for p in found]
     if not files:
         raise InputError(f"{folder}: no class folders with images")
+    return files
+
+
+def _read_images(paths: list[Path]) -> list:
+    """Each file read with Pillow (fully loaded, the file closed again)."""
+    from PIL import Image, UnidentifiedImageError
+
     images = []
-    for path, _ in files:
+    for path in paths:
         try:
             with Image.open(path) as image:
                 image.load()
                 images.append(image.copy())
         except (UnidentifiedImageError, OSError) as error:
             raise InputError(f"{path}: not a readable image ({error})") from None
+    return images
+
+
+def _to_arrays(images: list, resize: int | None) -> list[np.ndarray]:
+    """Grayscale arrays when every image is grayscale, else RGB; each resized (bilinear) to
+    ``resize x resize`` when asked."""
+    from PIL import Image
+
     gray = all(im.mode in ("L", "1", "I;16", "I") for im in images)
     arrays = []
     for image in images:
@@ -64,11 +87,14 @@ def image_folder_split(root: str, split: str, resize: int | None) -> tuple[np.nd
         if resize:
             image = image.resize((resize, resize), Image.BILINEAR)
         arrays.append(np.asarray(image, dtype=np.uint8))
-    sizes = {a.shape[:2] for a in arrays}
-    if len(sizes) > 1:
-        first = arrays[0].shape[:2]
-        other = next(i for i, a in enumerate(arrays) if a.shape[:2] != first)
-        raise InputError(f"{files[other][0]} is {arrays[other].shape[1]}x{arrays[other].shape[0]} but "
-                         f"{files[0][0]} is {first[1]}x{first[0]}; set dataset.resize to load them "
+    return arrays
+
+
+def _check_one_size(arrays: list[np.ndarray], paths: list[Path]) -> None:
+    """An ``InputError`` naming the first image whose size differs from the first one's."""
+    first = arrays[0].shape[:2]
+    other = next((i for i, a in enumerate(arrays) if a.shape[:2] != first), None)
+    if other is not None:
+        raise InputError(f"{paths[other]} is {arrays[other].shape[1]}x{arrays[other].shape[0]} but "
+                         f"{paths[0]} is {first[1]}x{first[0]}; set dataset.resize to load them "
                          "at one size")
-    return np.stack(arrays), np.array([label for _, label in files], np.int32)

@@ -44,9 +44,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .callbacks.base import Callback
-from .context import RunContext
-from .run_lock import RunLock, shared_lock_path
+from framework.train.callbacks.base import Callback
+from framework.train.context import RunContext
+from framework.train.run_lock import RunLock, shared_lock_path
 
 log = logging.getLogger(__name__)
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
@@ -98,6 +98,25 @@ def _store_lock(uri: str) -> RunLock:
     return RunLock(shared_lock_path(f"mlflow-{key}"))
 
 
+def _offline_name(run_name: str | None, unique: str) -> str:
+    """The offline file's name: the run's, a time stamp, the pid and a unique suffix."""
+    from .config_checks import safe_component  # a run name such as ../x stays in offline_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return f"{safe_component(run_name or 'run')}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
+
+
+def _experiment_id(client: Any, name: str) -> str:
+    """The experiment called ``name``, created with MLflow 3's ``mlflow.experimentKind`` tag
+    (an older one without it is tagged now)."""
+    exp = client.get_experiment_by_name(name)
+    if exp is None:
+        return client.create_experiment(name, tags={"mlflow.experimentKind": EXPERIMENT_KIND})
+    if "mlflow.experimentKind" not in exp.tags:  # made before the kind was set
+        client.set_experiment_tag(exp.experiment_id, "mlflow.experimentKind", EXPERIMENT_KIND)
+    return exp.experiment_id
+
+
 class MLflowRun:
     """One MLflow run (optionally nested), with an offline fallback file.
 
@@ -112,11 +131,7 @@ class MLflowRun:
         self.uri, self.experiment, self.run_name = uri, experiment, run_name
         self.parent_run_id, self.fallback = parent_run_id, fallback
         unique = uuid.uuid4().hex
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        from .config_checks import safe_component  # a run name such as ../x stays in offline_dir
-
-        name = f"{safe_component(run_name or 'run')}-{stamp}-{os.getpid()}-{unique[:8]}.jsonl"
-        self.offline_path = Path(offline_dir) / name
+        self.offline_path = Path(offline_dir) / _offline_name(run_name, unique)
         self.offline_id = f"offline-{unique}"  # names the run in offline records until it has one
         self.run_id: str | None = None
         self.experiment_id: str | None = None
@@ -130,46 +145,57 @@ class MLflowRun:
         os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")
         os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
         try:
-            import mlflow
-
-            from .mlflow_store import open_client
-
-            lock = _store_lock(uri)
-            lock.acquire(block=True)  # schema creation and migration are not safe concurrently
-            try:
-                self.client = open_client(uri)  # a SQLite store made atomically
-                exp = self.client.get_experiment_by_name(experiment)
-                if exp is None:
-                    exp_id = self.client.create_experiment(
-                        experiment, tags={"mlflow.experimentKind": EXPERIMENT_KIND})
-                else:
-                    exp_id = exp.experiment_id
-                    if "mlflow.experimentKind" not in exp.tags:  # made before the kind was set
-                        self.client.set_experiment_tag(exp_id, "mlflow.experimentKind", EXPERIMENT_KIND)
-                self.experiment_id = exp_id
-                if run_id is not None:
-                    run = self.client.get_run(run_id)
-                    self.run_id = run.info.run_id
-                    if run.info.status != "RUNNING":
-                        self.client.update_run(self.run_id, status="RUNNING")
-                else:
-                    tags = {"mlflow.runName": run_name} if run_name else {}
-                    if parent_run_id:
-                        tags["mlflow.parentRunId"] = parent_run_id
-                    self.run_id = self.client.create_run(exp_id, tags=tags, run_name=run_name).info.run_id
-            finally:
-                lock.release()
-            self._mlflow = mlflow
+            self._connect(run_id)
         except Exception as error:  # noqa: BLE001 - any store failure: keep training
-            self.client = None
-            if not fallback:
-                raise StoreUnreachable(f"MLflow tracking store {uri}: {type(error).__name__}: "
-                                       f"{str(error).splitlines()[0] if str(error) else ''}") from None
-            warnings.warn(f"MLflow tracking store {uri} unreachable ({type(error).__name__}: "
-                          f"{str(error).splitlines()[0] if str(error) else ''}); metrics are kept "
-                          f"in {self.offline_path}", stacklevel=2)
+            self._go_offline(error)
         if system_metrics and self.online:
             self._start_system_metrics(resumed=run_id is not None)
+
+    def _connect(self, run_id: str | None) -> None:
+        """Open the store (under its lock: schema creation and migration are not safe
+        concurrently), then the experiment and the run (``run_id``'s, else a new one)."""
+        import mlflow
+
+        from .mlflow_store import open_client
+
+        lock = _store_lock(self.uri)
+        lock.acquire(block=True)
+        try:
+            self.client = open_client(self.uri)  # a SQLite store made atomically
+            self.experiment_id = _experiment_id(self.client, self.experiment)
+            if run_id is not None:
+                self._continue_run(run_id)
+            else:
+                self.run_id = self._create_run(self.experiment_id)
+        finally:
+            lock.release()
+        self._mlflow = mlflow
+
+    def _continue_run(self, run_id: str) -> None:
+        """Continue an existing run, marked RUNNING again."""
+        run = self.client.get_run(run_id)
+        self.run_id = run.info.run_id
+        if run.info.status != "RUNNING":
+            self.client.update_run(self.run_id, status="RUNNING")
+
+    def _create_run(self, experiment_id: str) -> str:
+        """A new run (nested under ``parent_run_id`` when given)."""
+        tags = {"mlflow.runName": self.run_name} if self.run_name else {}
+        if self.parent_run_id:
+            tags["mlflow.parentRunId"] = self.parent_run_id
+        return self.client.create_run(experiment_id, tags=tags, run_name=self.run_name).info.run_id
+
+    def _go_offline(self, error: Exception) -> None:
+        """The store failed: keep records in the offline file with a warning (the warning
+        names the caller of ``MLflowRun(...)``), or raise :class:`StoreUnreachable` when
+        this run may not fall back."""
+        self.client = None
+        first_line = str(error).splitlines()[0] if str(error) else ""
+        if not self.fallback:
+            raise StoreUnreachable(f"MLflow tracking store {self.uri}: {type(error).__name__}: "
+                                   f"{first_line}") from None
+        warnings.warn(f"MLflow tracking store {self.uri} unreachable ({type(error).__name__}: "
+                      f"{first_line}); metrics are kept in {self.offline_path}", stacklevel=3)
 
     def _start_system_metrics(self, resumed: bool) -> None:
         """MLflow's own monitor (psutil): ``system/cpu_utilization_percentage``,
@@ -332,13 +358,15 @@ class MLflowRun:
         self._safely("end", status, lambda: self.client.set_terminated(self.run_id, status))
 
 
-def metric_name(key: str) -> str | None:
+def metric_name(key: str, valid: str = "eval") -> str | None:
     """The MLflow name of a ``run_context.metrics`` key (None: not logged, see the module
-    docstring): ``eval_accuracy`` -> ``eval/accuracy``, ``train_accuracy`` -> ``train/accuracy``."""
+    docstring): ``eval_accuracy`` -> ``eval/accuracy`` (``valid``: the task's name of its
+    validation results, ``val/loss`` for a language model), ``train_accuracy`` ->
+    ``train/accuracy``."""
     if key == "loss":
         return None  # the epoch's running mean: train/loss is the one training loss
     if key.startswith("eval_"):
-        return "eval/" + key[len("eval_"):]
+        return f"{valid}/" + key[len("eval_"):]
     if key.startswith("train_"):
         return "train/" + key[len("train_"):]
     return key
@@ -355,16 +383,20 @@ def _step_lr(optimizer: Any) -> float | None:
 class MLflowLogger(Callback):
     """Training callback that records a run's metrics (see the module docstring)."""
 
-    order = 50  # after the monitors
+    phase = "log"  # after the metrics and the monitors
+    state_key = "mlflow"
 
-    def __init__(self, run: MLflowRun, log_every: int = 50) -> None:
+    def __init__(self, run: MLflowRun, log_every: int = 50, valid: str = "eval") -> None:
         self.run = run
         self.log_every = max(1, log_every)
+        self.valid = valid  # the prefix of validation results (the task's)
         self._last_lr: float | None = None
 
     def on_train_begin(self, ctx: RunContext) -> None:
-        # the LR the optimizer was built with: a step logs ``lr`` when it used another one
-        self._last_lr = _step_lr(ctx.optimizer)
+        # a schedule: every step whose LR differs from the previous one's (the first too);
+        # one learning rate: with the loss, every ``log_every`` steps
+        dynamic = getattr(ctx.optimizer, "dynamic_lr", False)
+        self._last_lr = None if dynamic else _step_lr(ctx.optimizer)
 
     def on_train_step_end(self, ctx: RunContext) -> None:
         if ctx.timings.compile_seconds:
@@ -387,9 +419,12 @@ class MLflowLogger(Callback):
             self.run.log_metric("perf/samples_per_second", t.epoch_samples / t.epoch_wall_seconds,
                                 ctx.global_step)
         for key, value in ctx.metrics.items():
-            name = metric_name(key)
+            name = metric_name(key, self.valid)
             if name is not None:
                 self.run.log_metric(name, value, ctx.global_step)
+        for path, text in ctx.texts.items():
+            self.run.log_text(text, path)
+        ctx.texts.clear()
         self.run.flush()
 
     def state_dict(self) -> dict[str, Any]:
@@ -397,4 +432,4 @@ class MLflowLogger(Callback):
         return {"run_id": self.run.run_id, "tracking_uri": self.run.uri}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        pass  # read before the run is opened (trainer.experiment.previous_run_id)
+        pass  # read before the run is opened (trainer.tracking.previous_run_id)

@@ -41,20 +41,20 @@ class TwinmodePyfunc(mlflow.pyfunc.PythonModel):
         import framework as ms
         from framework.serialization import read_arrays
 
-        from .config import ExperimentConfig, _build
+        from .config import build_config
         from .data import transforms_for
         from .models import network_for
 
         data = yaml.safe_load(Path(context.artifacts["config"]).read_text())
-        self.config = _build(ExperimentConfig, data, (), lambda path: "config.yaml")
+        self.config = build_config(data, lambda path: "config.yaml")
         m = self.config.model
-        ms.set_context(mode=ms.GRAPH_MODE, save_graphs=False)
+        ms.set_context(save_graphs=False)  # the mode is the Model's (below)
         self.network = network_for(m)
         arrays, _ = read_arrays(context.artifacts["weights"])
         ms.load_param_into_net(self.network, dict(arrays), strict_load=True)
         self.network.set_train(False)
         self.transforms = transforms_for(self.config)
-        from .model import Model
+        from framework.train.model import Model
 
         self.model = Model(self.network, mode="graph")
 
@@ -82,11 +82,20 @@ def log_model(run: Any, config: dict[str, Any], weights: str | Path, example: np
     from mlflow.models import ModelSignature
     from mlflow.types.schema import Schema, TensorSpec
 
-    if not run.online:
-        return None
     signature = ModelSignature(
         inputs=Schema([TensorSpec(np.dtype(np.uint8), (-1, *example.shape[1:]))]),
         outputs=Schema([TensorSpec(np.dtype(np.float32), (-1, num_classes))]))
+    return save_pyfunc(run, "pyfunc_entry.py", config, {"weights": str(weights)}, signature, example,
+                       register)
+
+
+def save_pyfunc(run: Any, entry: str, config: dict[str, Any], artifacts: dict[str, str],
+                signature: Any, example: Any, register: str | None) -> str | None:
+    """Save a models-from-code pyfunc (``entry``: its file in trainer/) with ``config.yaml``
+    and ``artifacts``, log it under ``model/`` of ``run`` and register it as ``register``
+    when given. Returns the model URI (None offline)."""
+    if not run.online:
+        return None
     quiet = logging.getLogger("mlflow")
     level = quiet.level
     quiet.setLevel(logging.WARNING)  # no INFO lines about validating the example
@@ -97,8 +106,8 @@ def log_model(run: Any, config: dict[str, Any], weights: str | Path, example: np
             config_file.write_text(yaml.safe_dump(config, sort_keys=False))
             folder = Path(tmp) / ARTIFACT_PATH
             mlflow.pyfunc.save_model(
-                str(folder), python_model=str(Path(__file__).with_name("pyfunc_entry.py")),
-                artifacts={"weights": str(weights), "config": str(config_file)},
+                str(folder), python_model=str(Path(__file__).with_name(entry)),
+                artifacts={**artifacts, "config": str(config_file)},
                 signature=signature, input_example=example,
                 pip_requirements=["twinmode", f"mlflow=={mlflow.__version__}"])
             run.log_artifact(folder, ARTIFACT_PATH)
@@ -106,12 +115,16 @@ def log_model(run: Any, config: dict[str, Any], weights: str | Path, example: np
         quiet.setLevel(level)
     uri = f"runs:/{run.run_id}/{ARTIFACT_PATH}"
     if register:
-        client = run.client
-        try:
-            client.get_registered_model(register)
-        except Exception:  # noqa: BLE001 - not registered yet
-            client.create_registered_model(register)
-        source = f"{client.get_run(run.run_id).info.artifact_uri}/{ARTIFACT_PATH}"
-        version = client.create_model_version(register, source, run_id=run.run_id)
-        run.set_tags({"registered_model": f"{register} version {version.version}"})
+        _register(run, register)
     return uri
+
+
+def _register(run: Any, name: str) -> None:
+    client = run.client
+    try:
+        client.get_registered_model(name)
+    except Exception:  # noqa: BLE001 - not registered yet
+        client.create_registered_model(name)
+    source = f"{client.get_run(run.run_id).info.artifact_uri}/{ARTIFACT_PATH}"
+    version = client.create_model_version(name, source, run_id=run.run_id)
+    run.set_tags({"registered_model": f"{name} version {version.version}"})

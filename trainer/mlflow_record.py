@@ -56,10 +56,11 @@ def data_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
 def resolved_config(config: ExperimentConfig, *, mode: str | None = None, checkpoint_dir: str | None = None,
                     tracking_uri: str | None = None, run_name: str | None = None) -> dict[str, Any]:
     """``config.to_dict()`` with the values this run resolves instead of nulls."""
+    from .config import task_view
     from .mlflow_logger import tracking_uri as default_uri
 
     mode = mode or config.mode
-    out = config.to_dict()
+    out = task_view(config.to_dict(), config.task)  # the keys of its task: the file loads again
     out["mode"] = mode
     out["checkpoint"]["dir"] = str(Path(checkpoint_dir or config.checkpoint_dir).resolve())
     out["ir"]["dir"] = str(Path(config.ir_dir).resolve())

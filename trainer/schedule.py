@@ -1,5 +1,6 @@
 """Learning-rate schedules from YAML (``optimizer.schedule``) on MindSpore's dynamic-LR
-functions (framework.nn.dynamic_lr), applied per step by :class:`LRSchedule`.
+functions (framework.nn.dynamic_lr), given to the optimizer as its per-step learning rate
+(:func:`optimizer_lr`).
 
 Contract: :func:`schedule_lrs` gives one learning rate per training step (``epochs *
 steps_per_epoch``). ``optimizer.learning_rate`` is the peak. ``warmup_epochs`` first
@@ -13,8 +14,12 @@ rise linearly per step to it (``lr * (i + 1) / warmup_steps``); the rest follows
 - ``piecewise``: ``values[k]`` from epoch ``milestones[k-1]`` (``nn.piecewise_constant_lr``
   on step milestones), the last value to the end; ``values[0]`` replaces the peak.
 
-The LR is the optimizer's ``learning_rate`` Parameter, set before each step: an input of
-the compiled step, so graph mode does not recompile when it changes.
+One road: the list is MindSpore's dynamic learning rate of the optimizer (``lr[i]`` for
+its update ``i``, computed inside the compiled step from its ``global_step``; the last
+value after the end), in both modes. With ``train.accumulate_grad_batches: N`` the
+optimizer updates once per N training steps and the schedule counts updates, epochs of
+``steps_per_epoch // N`` of them: N accumulated batches of B train as batches of N * B
+would, schedule included.
 """
 
 from __future__ import annotations
@@ -23,8 +28,6 @@ import math
 from typing import Any
 
 from framework import nn
-
-from .callbacks import Callback
 
 
 def schedule_lrs(schedule: Any, peak: float, epochs: int, steps_per_epoch: int) -> list[float]:
@@ -69,19 +72,40 @@ def check_schedule(schedule: Any, peak: float, epochs: int) -> None:
     schedule_lrs(schedule, peak, epochs, 2)
 
 
-class LRSchedule(Callback):
-    """Sets the optimizer's learning rate from ``lrs[global_step]`` before every step (the
-    last value after the end), so a resumed run continues on the same schedule."""
+def step_lrs(schedule: Any, peak: float, total: int) -> list[float]:
+    """A schedule in steps (a language model's, nanoGPT's ``get_lr``): ``warmup_steps`` of
+    ``peak * (i + 1) / (warmup_steps + 1)``, then ``constant`` the peak, or ``cosine`` from
+    the peak to ``min_lr`` at step ``lr_decay_steps`` (default: the last step) and
+    ``min_lr`` after it."""
+    if schedule.name not in ("constant", "cosine"):
+        raise ValueError(f"a schedule in steps (warmup_steps, lr_decay_steps) is constant or "
+                         f"cosine, got {schedule.name}")
+    warm, low = schedule.warmup_steps, float(schedule.min_lr)
+    decay = schedule.lr_decay_steps if schedule.lr_decay_steps is not None else total
+    if warm < 0 or decay <= warm:
+        raise ValueError(f"warmup_steps must be >= 0 and below lr_decay_steps, got {warm} and {decay}")
+    lrs = []
+    for i in range(total):
+        if i < warm:
+            lrs.append(peak * (i + 1) / (warm + 1))
+        elif schedule.name == "constant":
+            lrs.append(peak)
+        elif i > decay:
+            lrs.append(low)
+        else:
+            lrs.append(low + 0.5 * (1.0 + math.cos(math.pi * (i - warm) / (decay - warm))) * (peak - low))
+    return lrs
 
-    order = -10  # before anything that reads the LR
 
-    def __init__(self, lrs: list[float]) -> None:
-        self.lrs = lrs
-
-    def on_train_step_begin(self, ctx: Any) -> None:
-        import numpy as np
-
-        from framework import Tensor
-
-        lr = self.lrs[min(ctx.global_step, len(self.lrs) - 1)]
-        ctx.optimizer.learning_rate.set_data(Tensor(np.array(lr, np.float32)))
+def optimizer_lr(schedule: Any, peak: float, epochs: int, steps_per_epoch: int,
+                 accumulate: int = 1, by_steps: bool = False) -> float | list[float]:
+    """The optimizer's ``learning_rate``: ``peak`` without a schedule, else one value per
+    optimizer update (see the module doc). ``by_steps``: the task counts steps (a language
+    model), the schedule is :func:`step_lrs`'s."""
+    if by_steps:
+        if schedule.name == "constant" and not schedule.warmup_steps:
+            return peak
+        return step_lrs(schedule, peak, max(epochs * steps_per_epoch // accumulate, 1))
+    if schedule.name == "constant" and not schedule.warmup_epochs:
+        return peak
+    return schedule_lrs(schedule, peak, epochs, max(steps_per_epoch // accumulate, 1))

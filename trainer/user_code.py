@@ -5,13 +5,9 @@ experiment file, then in the current folder) or ``package.module:NAME`` (importe
 ``sys.path``, the current folder first). ``NAME`` may be dotted (``Outer.Inner``).
 
 Arguments (``model.args``) are checked against the callable's ``__init__`` signature
-before anything runs: unknown names (with "did you mean"), missing required ones, and
-values against the type hints. Type checks use pydantic (already installed with MLflow and
-typer) in strict JSON mode, so hints such as ``tuple[int, int]``, ``Literal[...]``,
-``list[float] | None`` work as they read and YAML's lists fill tuples, while ``"32"`` is not
-an ``int`` — the same strictness as the rest of the schema. Parameters without a hint take
-any value. A failure is a :class:`~trainer.config.ConfigError` naming the file:line of the
-key (the ``where`` callback of the config loader).
+before anything runs (:mod:`trainer.user_args`): unknown names, missing required ones, and
+values against the type hints, each a :class:`~trainer.config.ConfigError` naming the
+file:line of the key.
 
 Errors raised by the user's code itself (at import or inside ``__init__``) are
 :class:`UserCodeError` naming the user's file and line, never a traceback.
@@ -23,13 +19,14 @@ import difflib
 import importlib
 import importlib.util
 import inspect
-import json
 import sys
 import traceback
 import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from .user_args import check_args, signature, takes_kwargs
 
 
 class UserCodeError(ValueError):
@@ -69,40 +66,61 @@ def _load_file(file: Path) -> Any:
     return module
 
 
-def resolve(target: str, base: Path | None, what: str) -> tuple[Any, str]:
-    """The object named by ``target`` and a description of where it came from.
-
-    Raises ``LookupError`` (not found: a plain message) or :class:`UserCodeError` (the
-    module raised while being imported)."""
+def _check_target_form(target: Any, what: str) -> None:
+    """A ``LookupError`` unless ``target`` reads ``MODULE:NAME`` with exactly one colon."""
     if not isinstance(target, str) or ":" not in target.strip(":") or target.count(":") != 1:
         raise LookupError(f"{what} must be 'FILE.py:NAME' or 'package.module:NAME', got {target!r}")
-    module_part, name = target.split(":")
+
+
+def _places(path: str, base: Path | None) -> list[Path]:
+    """Where a user's path is looked for: itself when absolute, else next to the experiment
+    file (``base``, when known), then in the current folder."""
+    candidate = Path(path).expanduser()
+    if candidate.is_absolute():
+        return [candidate]
+    return ([base / candidate] if base else []) + [Path.cwd() / candidate]
+
+
+def _looked_in(candidates: list[Path]) -> str:
+    """The folders of ``candidates``, once each, for a "not found" message."""
+    return ", ".join(dict.fromkeys(str(c.parent) for c in candidates))
+
+
+def _module_loader(module_part: str, base: Path | None, what: str) -> tuple[Callable[[], Any], str]:
+    """A function importing the module part of a target, and its source (a resolved file
+    path, or the dotted module name); a ``LookupError`` for a file that does not exist."""
     if module_part.endswith(".py"):
-        candidates = [Path(module_part).expanduser()]
-        if not candidates[0].is_absolute():
-            candidates = ([base / candidates[0]] if base else []) + [Path.cwd() / candidates[0]]
+        candidates = _places(module_part, base)
         file = next((c for c in candidates if c.is_file()), None)
         if file is None:
-            places = dict.fromkeys(str(c.parent) for c in candidates)
-            raise LookupError(f"{what}: file {module_part} not found (looked in {', '.join(places)})")
+            raise LookupError(f"{what}: file {module_part} not found (looked in {_looked_in(candidates)})")
         file = file.resolve()
-        loader = lambda: _load_file(file)  # noqa: E731
-        source = str(file)
-    else:
-        if str(Path.cwd()) not in sys.path:
-            sys.path.insert(0, str(Path.cwd()))
-        loader = lambda: importlib.import_module(module_part)  # noqa: E731
-        source = module_part
+        return (lambda: _load_file(file)), str(file)
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    return (lambda: importlib.import_module(module_part)), module_part
+
+
+def _import_user_module(loader: Callable[[], Any], module_part: str, source: str, what: str) -> Any:
+    """``loader()``: a module that is not there is a ``LookupError``; anything the module
+    raises while importing (a missing module of its own included) is a :class:`UserCodeError`."""
     try:
-        obj = loader()
+        return loader()
     except ModuleNotFoundError as error:
         if error.name and module_part.startswith(error.name):
             raise LookupError(f"{what}: no module named {module_part!r} (is it on the path?)") from None
-        raise UserCodeError(f"{_user_line(error, _files(source))}: importing {source} failed: "
-                            f"{type(error).__name__}: {error}") from None
+        raise UserCodeError(_import_failure(error, source)) from None
     except Exception as error:  # noqa: BLE001 - anything the user's module raises
-        raise UserCodeError(f"{_user_line(error, _files(source))}: importing {source} failed: "
-                            f"{type(error).__name__}: {error}") from None
+        raise UserCodeError(_import_failure(error, source)) from None
+
+
+def _import_failure(error: BaseException, source: str) -> str:
+    return (f"{_user_line(error, _files(source))}: importing {source} failed: "
+            f"{type(error).__name__}: {error}")
+
+
+def _attribute(obj: Any, name: str, source: str, what: str) -> Any:
+    """``obj.<name>`` for a dotted ``name``; a ``LookupError`` with a "did you mean"."""
     for part in name.split("."):
         if not hasattr(obj, part):
             names = [n for n in dir(obj) if not n.startswith("_")]
@@ -110,6 +128,18 @@ def resolve(target: str, base: Path | None, what: str) -> tuple[Any, str]:
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise LookupError(f"{what}: {source} has no {part!r}{hint}")
         obj = getattr(obj, part)
+    return obj
+
+
+def resolve(target: str, base: Path | None, what: str) -> tuple[Any, str]:
+    """The object named by ``target`` and a description of where it came from.
+
+    Raises ``LookupError`` (not found: a plain message) or :class:`UserCodeError` (the
+    module raised while being imported)."""
+    _check_target_form(target, what)
+    module_part, name = target.split(":")
+    loader, source = _module_loader(module_part, base, what)
+    obj = _attribute(_import_user_module(loader, module_part, source, what), name, source, what)
     if not callable(obj):
         raise LookupError(f"{what}: {target} is not a class or function")
     return obj, source
@@ -117,70 +147,6 @@ def resolve(target: str, base: Path | None, what: str) -> tuple[Any, str]:
 
 def _files(source: str) -> set[str]:
     return {str(Path(source).resolve())} if source.endswith(".py") else set()
-
-
-def _signature(obj: Any) -> inspect.Signature:
-    try:
-        return inspect.signature(obj)
-    except (TypeError, ValueError):
-        return inspect.Signature([inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
-
-
-def check_args(obj: Any, args: dict[str, Any], path: tuple, where: Callable[[tuple], str],
-               display: str, anchor: tuple | None = None) -> None:
-    """Raise ``ConfigError`` (from trainer.config) for args that ``obj(**args)`` would refuse
-    or that break its type hints. ``path`` is the dotted path of the args mapping;
-    ``anchor`` the key a missing argument is reported at (default ``path``)."""
-    from pydantic import ConfigDict, TypeAdapter, ValidationError
-
-    from .config_errors import ConfigError
-
-    sig = _signature(obj)
-    params = {n: p for n, p in sig.parameters.items()
-              if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-    takes_any = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-    try:
-        hints = typing.get_type_hints(obj.__init__ if inspect.isclass(obj) else obj)
-    except Exception:  # noqa: BLE001 - unresolvable hints: check names only
-        hints = {}
-    for key, value in args.items():
-        dotted = ".".join(path + (str(key),))
-        if key not in params:
-            if takes_any:
-                continue
-            close = difflib.get_close_matches(str(key), list(params), n=1)
-            hint = (f" (did you mean '{'.'.join(path + (close[0],))}'?)" if close
-                    else f"; {display} takes: {', '.join(params) or 'no arguments'}")
-            raise ConfigError(f"{where(path + (key,))}: unknown key '{dotted}': {display} has no "
-                              f"parameter {key!r}{hint}")
-        tp = hints.get(key)
-        if tp is None or tp is Any:
-            continue
-        try:
-            adapter = TypeAdapter(tp, config=ConfigDict(strict=True, arbitrary_types_allowed=True))
-            adapter.validate_json(json.dumps(value))
-        except ValidationError as error:
-            first = error.errors()[0]
-            inner = ".".join(str(p) for p in first["loc"])
-            at = f" (at {inner})" if inner else ""
-            raise ConfigError(f"{where(path + (key,))}: '{dotted}' must be {_hint_name(tp)}, got "
-                              f"{value!r}{at}: {first['msg']}") from None
-        except Exception:  # noqa: BLE001 - a hint pydantic cannot check, a non-JSON value
-            continue
-    missing = [n for n, p in params.items() if p.default is p.empty and n not in args
-               and n != "self"]
-    if missing:
-        raise ConfigError(f"{where(anchor or path)}: {display} needs {', '.join(repr(m) for m in missing)}; "
-                          f"add it under {'.'.join(path)}: {{{missing[0]}: ...}}")
-
-
-def _hint_name(tp: Any) -> str:
-    from .config_errors import type_name as _type_name
-
-    if tp in (int, float, str, bool):
-        return _type_name(tp)
-    text = getattr(tp, "__name__", None) if not typing.get_args(tp) else None
-    return text or str(tp).replace("typing.", "")
 
 
 def call(obj: Any, args: dict[str, Any], display: str) -> Any:
@@ -197,84 +163,126 @@ def call(obj: Any, args: dict[str, Any], display: str) -> Any:
                             f"{type(error).__name__}: {error}") from None
 
 
+class _RootRule(typing.NamedTuple):
+    """What a built-in dataset reading ``dataset.root`` needs there."""
+
+    exists: Callable[[Path], bool]  # the test a found path passes
+    needs: str  # what dataset.root must be, when it is missing
+    noun: str  # names the path in "not found"
+    looked: Callable[[list[Path]], str]  # where it was looked for, in "not found"
+
+
+_ROOT_RULES = {
+    "image_folder": _RootRule(Path.is_dir, "a folder with train/<class>/ and test/<class>/", "folder",
+                              lambda _: "next to the experiment file and in the cwd"),
+    "npz": _RootRule(Path.is_file, "the .npz file (with x_train, y_train, x_test, y_test)", "npz file",
+                     lambda candidates: f"in {_looked_in(candidates)}"),
+}
+
+
 def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], str]) -> None:
     """The ``class``/``args`` of the ``model`` and ``dataset`` sections (trainer/config.py):
     the target imports, its signature takes the args (a dataset function also ``split``);
     a relative file path is stored resolved (absolute), so runs and MLflow's copy of the
     config find it from any folder; ``dataset.name: npz`` has an existing ``root`` file."""
-    from .config_errors import ConfigError
-
     for section in ("model", "dataset"):
         part = getattr(config, section)
         given = data.get(section, {}) if isinstance(data, dict) else {}
         given = given if isinstance(given, dict) else {}
         if part.class_ is None:
-            if section == "dataset" and part.name == "synthetic":  # its settings are args
-                from datasets import make_synthetic
-
-                check_args(make_synthetic, {"split": "train", **part.args}, (section, "args"),
-                           where, "synthetic")
-                _check_synthetic(part.args, where)
-                continue
-            if part.args:
-                builtin = ("a built-in model.name takes num_classes and num_channel"
-                           if section == "model" else "of the dataset.names only synthetic takes args")
-                raise ConfigError(f"{where((section, 'args'))}: '{section}.args' is for "
-                                  f"{section}.class (your own code); {builtin}")
-            continue
-        if "name" in given:
-            raise ConfigError(f"{where((section, 'name'))}: give {section}.name (built in) or "
-                              f"{section}.class (your own), not both")
-        try:
-            obj, source = resolve(part.class_, base, f"'{section}.class'")
-        except LookupError as error:
-            raise ConfigError(f"{where((section, 'class'))}: {error}") from None
-        except UserCodeError as error:
-            raise ConfigError(str(error)) from None
-        display = part.class_.split(":")[1]
-        anchor = None if "args" in given else (section, "class")
-        if section == "dataset":
-            if "split" in part.args:
-                raise ConfigError(f"{where((section, 'args', 'split'))}: 'dataset.args.split' is "
-                                  f"set by the trainer ('train', then 'test'); remove it")
-            sig = _signature(obj)
-            if "split" not in sig.parameters and not any(
-                    p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
-                raise ConfigError(f"{where((section, 'class'))}: {display} must take a `split` "
-                                  f"argument (it is called with split='train' and split='test')")
-            check_args(obj, {"split": "train", **part.args}, (section, "args"), where, display,
-                       anchor)
+            if not (section == "model" and config.task == "language_model"):
+                _check_builtin_args(section, part, where)  # (a language model's zoo takes args:
+                # trainer/tasks/language_model.py checks them)
         else:
-            check_args(obj, part.args, (section, "args"), where, display, anchor)
-        if source.endswith(".py"):
-            part.class_ = f"{source}:{display}"
-    m = config.model
-    if m.class_ and isinstance(m.args.get("num_classes"), int) and not isinstance(
-            m.args["num_classes"], bool):
-        m.num_classes = m.args["num_classes"]
+            _check_user_target(section, part, given, base, where)
+    _adopt_num_classes(config.model)
     d = config.dataset
-    if d.class_ is None and d.name == "image_folder":
-        if not d.root:
-            raise ConfigError(f"{where(('dataset', 'name'))}: dataset.name image_folder needs "
-                              f"dataset.root: a folder with train/<class>/ and test/<class>/")
-        found = _existing(d.root, base, Path.is_dir)
-        if found is None:
-            raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': folder {d.root} not "
-                              f"found (looked next to the experiment file and in the cwd)")
-        d.root = str(found.resolve())
-    if d.class_ is None and d.name == "npz":
-        if not d.root:
-            raise ConfigError(f"{where(('dataset', 'name'))}: dataset.name npz needs dataset.root: "
-                              f"the .npz file (with x_train, y_train, x_test, y_test)")
-        candidates = [Path(d.root).expanduser()]
-        if not candidates[0].is_absolute():
-            candidates = [base / candidates[0], Path.cwd() / candidates[0]]
-        found = next((c for c in candidates if c.is_file()), None)
-        if found is None:
-            places = ", ".join(dict.fromkeys(str(c.parent) for c in candidates))
-            raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': npz file {d.root} not "
-                              f"found (looked in {places})")
-        d.root = str(found.resolve())
+    rule = _ROOT_RULES.get(d.name) if d.class_ is None else None
+    if rule is not None:
+        _check_root(d, rule, base, where)
+
+
+def _check_builtin_args(section: str, part: Any, where: Callable[[tuple], str]) -> None:
+    """A built-in ``name`` takes no ``args``, except ``dataset.name: synthetic`` (its
+    settings are the args of ``make_synthetic``)."""
+    from .config_errors import ConfigError
+
+    if section == "dataset" and part.name == "synthetic":
+        from datasets import make_synthetic
+
+        check_args(make_synthetic, {"split": "train", **part.args}, (section, "args"), where,
+                   "synthetic")
+        _check_synthetic(part.args, where)
+    elif part.args:
+        builtin = ("a built-in model.name takes num_classes and num_channel"
+                   if section == "model" else "of the dataset.names only synthetic takes args")
+        raise ConfigError(f"{where((section, 'args'))}: '{section}.args' is for "
+                          f"{section}.class (your own code); {builtin}")
+
+
+def _check_user_target(section: str, part: Any, given: dict, base: Path,
+                       where: Callable[[tuple], str]) -> None:
+    """``<section>.class`` (not with ``name``) imports and takes ``<section>.args``; a file
+    target is stored with its resolved path."""
+    from .config_errors import ConfigError
+
+    if "name" in given:
+        raise ConfigError(f"{where((section, 'name'))}: give {section}.name (built in) or "
+                          f"{section}.class (your own), not both")
+    try:
+        obj, source = resolve(part.class_, base, f"'{section}.class'")
+    except LookupError as error:
+        raise ConfigError(f"{where((section, 'class'))}: {error}") from None
+    except UserCodeError as error:
+        raise ConfigError(str(error)) from None
+    display = part.class_.split(":")[1]
+    anchor = None if "args" in given else (section, "class")
+    if section == "dataset":
+        _check_dataset_function(obj, part.args, display, anchor, where)
+    else:
+        check_args(obj, part.args, (section, "args"), where, display, anchor)
+    if source.endswith(".py"):
+        part.class_ = f"{source}:{display}"
+
+
+def _check_dataset_function(obj: Any, args: dict[str, Any], display: str, anchor: tuple | None,
+                            where: Callable[[tuple], str]) -> None:
+    """A dataset function takes ``split`` (set by the trainer, never in ``args``) and
+    ``args``."""
+    from .config_errors import ConfigError
+
+    if "split" in args:
+        raise ConfigError(f"{where(('dataset', 'args', 'split'))}: 'dataset.args.split' is "
+                          f"set by the trainer ('train', then 'test'); remove it")
+    sig = signature(obj)
+    if "split" not in sig.parameters and not takes_kwargs(sig):
+        raise ConfigError(f"{where(('dataset', 'class'))}: {display} must take a `split` "
+                          f"argument (it is called with split='train' and split='test')")
+    check_args(obj, {"split": "train", **args}, ("dataset", "args"), where, display, anchor)
+
+
+def _adopt_num_classes(model: Any) -> None:
+    """A user's model given an int ``num_classes`` in its args: the run's ``num_classes``."""
+    if not model.class_:
+        return
+    value = model.args.get("num_classes")
+    if isinstance(value, int) and not isinstance(value, bool):
+        model.num_classes = value
+
+
+def _check_root(d: Any, rule: _RootRule, base: Path, where: Callable[[tuple], str]) -> None:
+    """``dataset.root`` is given and found; it is stored resolved (absolute)."""
+    from .config_errors import ConfigError
+
+    if not d.root:
+        raise ConfigError(f"{where(('dataset', 'name'))}: dataset.name {d.name} needs dataset.root: "
+                          f"{rule.needs}")
+    candidates = _places(d.root, base)
+    found = next((c for c in candidates if rule.exists(c)), None)
+    if found is None:
+        raise ConfigError(f"{where(('dataset', 'root'))}: 'dataset.root': {rule.noun} {d.root} not "
+                          f"found (looked {rule.looked(candidates)})")
+    d.root = str(found.resolve())
 
 
 def _check_synthetic(args: dict[str, Any], where: Callable[[tuple], str]) -> None:
@@ -294,10 +302,3 @@ def _check_synthetic(args: dict[str, Any], where: Callable[[tuple], str]) -> Non
         if key in args and args[key] < 1:
             raise ConfigError(f"{where(('dataset', 'args', key))}: 'dataset.args.{key}' must be "
                               f">= 1, got {args[key]}")
-
-
-def _existing(path: str, base: Path, test: Callable[[Path], bool]) -> Path | None:
-    """``path`` itself when absolute, else next to the experiment file, then in the cwd."""
-    candidate = Path(path).expanduser()
-    places = [candidate] if candidate.is_absolute() else [base / candidate, Path.cwd() / candidate]
-    return next((p for p in places if test(p)), None)

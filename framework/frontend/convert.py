@@ -8,6 +8,8 @@ with its closure values; the result behaves as ``fn`` wherever conditions are Py
 values. Conversions are cached per code object. Functions of the framework itself,
 of installed packages and of the standard library are left alone, and so is a function
 whose source cannot be read (a lambda, code typed at a prompt): it is traced as it is.
+A framework module written as graph-mode source, as a user's would be (the train cells
+of framework/train, with ``if`` on tensors), says so with ``GRAPH_MODE_SOURCE = True``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
         return fn
     code = fn.__code__
-    if not is_user_code(code.co_filename):
+    if not is_user_code(code.co_filename) and fn.__globals__.get("GRAPH_MODE_SOURCE") is not True:
         return fn
     factory = _cache.get(code)
     if factory is None:

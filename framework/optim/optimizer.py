@@ -223,12 +223,8 @@ def _learning_rate(owner: str, value: Any) -> tuple[np.ndarray, Any]:
 
 def _eager(fn: Any) -> Any:
     """``fn()`` in PyNative mode, whatever the context (a value for the host, not a graph)."""
-    from .. import context
+    from ..context import pynative
 
-    mode = context.get_context("mode")
-    context.set_context(mode=context.PYNATIVE_MODE)
-    try:
+    with pynative():
         out = fn()
-    finally:
-        context.set_context(mode=mode)
     return out.asnumpy() if hasattr(out, "asnumpy") else out

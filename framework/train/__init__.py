@@ -1,22 +1,13 @@
-"""``mindspore.train``: ``Model``, callbacks and metrics (``from framework.train import Model``).
+"""``mindspore.train``: the generic training core (``from framework.train import Model``).
 
-The training layer lives in the ``trainer`` package; this module re-exports it under
-MindSpore's names. It is imported only when asked for (``import framework`` does not load
-the trainer): ``framework.Model`` and friends are lazy attributes of ``framework``.
+``Model`` (model.py) runs the loop (loop.py) over a step (step.py: the one place that knows
+the execution modes), calling callbacks (callbacks/) with a :class:`RunContext`
+(context.py); checkpoint.py keeps the resumable train state, metrics.py the metric
+registry, train_cells.py the clipping/accumulating train cells. The application on top
+(``trainer``: YAML, CLI, MLflow, sweeps, the model zoo) imports this package, never the
+reverse. ``import framework`` does not load it: ``framework.Model`` and friends are lazy
+attributes of ``framework``.
 """
-
-from trainer.callbacks import (
-    Callback,
-    CheckpointConfig,
-    EarlyStopping,
-    History,
-    LambdaCallback,
-    LossMonitor,
-    ModelCheckpoint,
-    TimeMonitor,
-)
-from trainer.context import RunContext
-from trainer.model import Model
 
 from ..nn.metrics import (
     F1,
@@ -34,8 +25,41 @@ from ..nn.metrics import (
     get_metric_fn,
     names,
 )
+from .callbacks import (
+    Callback,
+    CallbackList,
+    CheckpointConfig,
+    EarlyStopping,
+    History,
+    InvalidLossError,
+    LambdaCallback,
+    LossMonitor,
+    ModelCheckpoint,
+    ProgressBar,
+    TimeMonitor,
+)
+from .checkpoint import (
+    CheckpointError,
+    ConfigMismatchWarning,
+    CorruptCheckpointWarning,
+    TrainState,
+    config_hash,
+    latest_checkpoint,
+    load_train_state,
+    read_train_state,
+)
+from .context import RunContext, Timings
+from .loop import TrainingInterrupted
+from .metrics import register_metric
+from .model import Model
+from .step import CompiledStep, EagerStep, Step, make_step
 
-__all__ = ["F1", "MAE", "MSE", "Accuracy", "Callback", "CheckpointConfig", "EarlyStopping", "Fbeta",
-           "History", "LambdaCallback", "Loss", "LossMonitor", "Metric", "Model", "ModelCheckpoint",
-           "Precision", "Recall", "RunContext", "TimeMonitor", "Top1CategoricalAccuracy",
-           "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn", "names"]
+__all__ = [
+    "F1", "MAE", "MSE", "Accuracy", "Callback", "CallbackList", "CheckpointConfig", "CheckpointError",
+    "CompiledStep", "ConfigMismatchWarning", "CorruptCheckpointWarning", "EagerStep", "EarlyStopping",
+    "Fbeta", "History", "InvalidLossError", "LambdaCallback", "Loss", "LossMonitor", "Metric", "Model",
+    "ModelCheckpoint", "Precision", "ProgressBar", "Recall", "RunContext", "Step", "TimeMonitor",
+    "Timings", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy",
+    "TrainState", "TrainingInterrupted", "config_hash", "get_metric_fn", "latest_checkpoint",
+    "load_train_state", "make_step", "names", "read_train_state", "register_metric",
+]

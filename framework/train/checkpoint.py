@@ -41,8 +41,8 @@ FORMAT = 1
 POINTER = "latest"
 _NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
-__all__ = ["CheckpointError", "ConfigMismatchWarning", "CorruptCheckpointWarning", "TrainState",
-           "checkpoint_name", "config_hash", "find_checkpoints", "latest_checkpoint",
+__all__ = ["CheckpointError", "CheckpointRead", "ConfigMismatchWarning", "CorruptCheckpointWarning",
+           "TrainState", "checkpoint_name", "config_hash", "find_checkpoints", "latest_checkpoint",
            "load_train_state", "read_train_state", "save_train_state", "write_pointer"]
 
 
@@ -78,6 +78,22 @@ class TrainState:
         if self.steps_per_epoch is not None and self.step_in_epoch >= self.steps_per_epoch:
             return self.epoch, 0
         return self.epoch - 1, self.step_in_epoch
+
+
+@dataclass(frozen=True)
+class CheckpointRead:
+    """A training checkpoint read and verified once: its arrays and train state. Whoever
+    resolves a resume (``latest_valid``, a run's plan) hands it on (``load_train_state``,
+    ``Model.fit(resume_from=...)``) instead of the path, so the file is read once."""
+
+    path: Path
+    arrays: dict[str, np.ndarray]
+    state: TrainState
+
+
+def read_checkpoint(path: str | os.PathLike) -> CheckpointRead:
+    arrays, state = read_train_state(path)
+    return CheckpointRead(Path(path), arrays, state)
 
 
 # -- config -------------------------------------------------------------------------------
@@ -138,12 +154,14 @@ def named_parameters(train_network: Any) -> dict[str, Any]:
 
 
 def _check_fits(path: Path, arrays: Mapping[str, np.ndarray], params: Mapping[str, Any],
-                saved_from: str, network: str) -> None:
-    missing = [n for n in params if n not in arrays]
+                saved_from: str, network: str, settings: set[str] = frozenset()) -> None:
+    """``settings`` (the optimizer's hyper-parameters, kept from the resuming run) may be
+    absent or shaped otherwise (a schedule's length)."""
+    missing = [n for n in params if n not in arrays and n not in settings]
     unexpected = [n for n in arrays if n not in params]
     wrong = []
     for name, param in params.items():
-        if name in arrays:
+        if name in arrays and name not in settings:
             have, want = arrays[name], param.asnumpy()
             if have.shape != want.shape or have.dtype != want.dtype:
                 wrong.append(f"{name} {have.dtype}{list(have.shape)} vs {want.dtype}{list(want.shape)}")
@@ -200,11 +218,12 @@ def read_train_state(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], Tr
     return arrays, state
 
 
-def load_train_state(path: str | os.PathLike, train_network: Any, *,
+def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: Any, *,
                      config: Mapping[str, Any] | None = None, expected_hash: str | None = None,
                      restore_random: bool = True, network_name: str | None = None,
-                     keep: Any = (), _read: tuple | None = None) -> TrainState:
-    """Load a training checkpoint into ``train_network`` (and the random generators).
+                     keep: Any = ()) -> TrainState:
+    """Load a training checkpoint (a path, or one already read) into ``train_network`` (and
+    the random generators).
 
     ``network_name`` describes the network in error messages (default: its class name).
     Parameters in ``keep`` (the optimizer's hyper-parameters, e.g. the learning rate) keep
@@ -214,10 +233,14 @@ def load_train_state(path: str | os.PathLike, train_network: Any, *,
     Raises ``CheckpointError`` when the file is corrupt or was saved from another network;
     warns (``ConfigMismatchWarning``) listing what changed when the config differs.
     """
-    arrays, state = _read if _read is not None else read_train_state(path)
+    read = source if isinstance(source, CheckpointRead) else read_checkpoint(source)
+    path, arrays, state = read.path, read.arrays, read.state
     params = named_parameters(train_network)
-    _check_fits(Path(path), arrays, params, state.network, network_name or type(train_network).__name__)
     kept = {name for name, param in params.items() if any(param is k for k in keep)}
+    # settings are not checked against the file: a longer LR schedule, a schedule where the
+    # run that wrote it had one learning rate
+    _check_fits(Path(path), arrays, params, state.network, network_name or type(train_network).__name__,
+                settings=kept)
     current_hash = config_hash(config) if config is not None else expected_hash
     if current_hash is not None and state.config_hash is not None and current_hash != state.config_hash:
         changes = config_changes(state.config, config) if state.config is not None and config else []
@@ -269,7 +292,7 @@ def read_pointer(directory: str | os.PathLike) -> Path | None:
 
 
 def latest_valid(directory: str | os.PathLike, prefix: str | None = None, runs: bool = False
-                 ) -> tuple[Path, dict[str, np.ndarray], TrainState] | None:
+                 ) -> CheckpointRead | None:
     """The newest readable checkpoint, read; corrupt newer ones are skipped with a warning.
     ``runs``: of any run of ``prefix`` (``prefix``, ``prefix_1`` ...), the newest."""
     candidates = find_checkpoints(directory, prefix, runs)
@@ -278,17 +301,16 @@ def latest_valid(directory: str | os.PathLike, prefix: str | None = None, runs: 
         candidates.append(pointed)
     for path in candidates:
         try:
-            arrays, state = read_train_state(path)
+            return read_checkpoint(path)
         except (CheckpointError, OSError) as error:
             reason = str(error) if str(path) in str(error) else f"{path}: {error}"
             warnings.warn(f"skipping a checkpoint that cannot be used: {reason}; trying the previous one",
                           CorruptCheckpointWarning, stacklevel=2)
             continue
-        return path, arrays, state
     return None
 
 
 def latest_checkpoint(directory: str | os.PathLike, prefix: str | None = None) -> Path | None:
     """Path of the newest valid training checkpoint in ``directory`` (None if there is none)."""
     found = latest_valid(directory, prefix)
-    return found[0] if found else None
+    return found.path if found else None

@@ -80,6 +80,9 @@ class RunContext:
     batch_size: int = 0
     loss: float | None = None
     metrics: dict[str, float] = field(default_factory=dict)
+    # texts a callback made this epoch (artifact path -> text, e.g. a language model's sample
+    # ``samples/step_250.txt``): a logger records them at the epoch's end and clears them
+    texts: dict[str, str] = field(default_factory=dict)
     timings: Timings = field(default_factory=Timings)
     latest_checkpoint: str | None = None
     latest_checkpoint_step: int | None = None  # the global step latest_checkpoint holds

@@ -28,7 +28,7 @@ from framework.serialization import CheckpointError
 
 from .callbacks.base import Callback, CallbackList
 from .callbacks.model_checkpoint import ModelCheckpoint, describe
-from .checkpoint import TrainState, latest_valid, load_train_state
+from .checkpoint import CheckpointRead, TrainState, latest_valid, load_train_state
 from .checkpoint import config_hash as hash_config
 from .context import RunContext, mode_name
 from .loop import TrainingInterrupted, dataset_size, iterate, run_training
@@ -130,7 +130,7 @@ class Model:
     def train(self, epoch: int, train_dataset: Iterable[Any],
               callbacks: Callback | list[Callback] | None = None, dataset_sink_mode: bool = False,
               sink_size: int = -1, initial_epoch: int = 0,
-              resume_from: str | Path | None = None) -> RunContext:
+              resume_from: str | Path | CheckpointRead | None = None) -> RunContext:
         """Train for ``epoch`` epochs in all (MindSpore's argument order; ``dataset_sink_mode``/
         ``sink_size`` are accepted and ignored: batches always go step by step). Returns the
         final run context."""
@@ -139,14 +139,15 @@ class Model:
     def fit(self, epoch: int, train_dataset: Iterable[Any], valid_dataset: Iterable[Any] | None = None,
             valid_frequency: int | list[int] = 1, callbacks: Callback | list[Callback] | None = None,
             dataset_sink_mode: bool = False, valid_dataset_sink_mode: bool = False, sink_size: int = -1,
-            initial_epoch: int = 0, resume_from: str | Path | None = None) -> RunContext:
+            initial_epoch: int = 0, resume_from: str | Path | CheckpointRead | None = None) -> RunContext:
         """``train`` plus evaluation on ``valid_dataset`` every ``valid_frequency`` epochs (an int,
         or a list of epoch numbers); results appear as ``eval_<metric>`` in ``run_context.metrics``."""
         return self._train(epoch, train_dataset, callbacks, initial_epoch, resume_from, valid_dataset,
                            valid_frequency)
 
     def _train(self, epochs: int, dataset: Iterable[Any], callbacks: Any, initial_epoch: int,
-               resume_from: str | Path | None, valid_dataset: Any, valid_frequency: Any) -> RunContext:
+               resume_from: str | Path | CheckpointRead | None, valid_dataset: Any,
+               valid_frequency: Any) -> RunContext:
         if self.train_network is None:
             raise ValueError("Model.train needs an optimizer: Model(network, loss_fn, optimizer)")
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
@@ -188,11 +189,13 @@ class Model:
             self.interrupted = True
             raise
 
-    def _resume(self, resume_from: str | Path | None, cbs: CallbackList, dataset: Any) -> TrainState | None:
+    def _resume(self, resume_from: str | Path | CheckpointRead | None, cbs: CallbackList,
+                dataset: Any) -> TrainState | None:
         if resume_from is None:
             return None
-        read = None
-        if str(resume_from) in ("last", "latest"):
+        if isinstance(resume_from, CheckpointRead):
+            source = resume_from
+        elif str(resume_from) in ("last", "latest"):
             savers = cbs.of_type(ModelCheckpoint)
             if not savers:
                 raise ValueError("resume_from='last' looks in the ModelCheckpoint directory, but no "
@@ -202,11 +205,12 @@ class Model:
                 warnings.warn(f"resume_from='last': no valid {savers[0].base_prefix}-*.ckpt in "
                               f"{savers[0].directory}; starting from the beginning", stacklevel=4)
                 return None
-            path, *read = found
+            source = found
         else:
-            path = Path(resume_from)
-        state = load_train_state(path, self.train_network, config=self.config,
-                                 expected_hash=self.config_hash, _read=tuple(read) if read else None,
+            source = Path(resume_from)
+        path = source.path if isinstance(source, CheckpointRead) else source
+        state = load_train_state(source, self.train_network, config=self.config,
+                                 expected_hash=self.config_hash,
                                  network_name=describe(self.network, self.optimizer),
                                  keep=getattr(self.optimizer, "hyper_params", tuple)())
         if state.data_state and hasattr(dataset, "load_state_dict"):

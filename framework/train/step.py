@@ -1,16 +1,17 @@
-"""Step objects: how one Cell runs on one batch in each execution mode.
+"""Step objects: how one Cell runs on one batch in each execution mode, the one place of
+the training core that knows modes (``Model`` holds the mode as a value and asks
+:func:`make_step` for the step of it; nothing reads or writes the global context's mode).
 
-``EagerStep`` calls it op by op (PyNative); ``CompiledStep`` traces and compiles it once
-per input signature (graph mode's ``JitFunction``) and then runs the compiled function.
-Both report the call's wall time with any tracing + compilation time split off, so
-callbacks can show the first graph-mode step's compile time on its own.
+``EagerStep`` calls it op by op (``with ms.pynative()``); ``CompiledStep`` compiles it
+with the public ``ms.jit`` once per input signature and then runs the compiled function.
+Both report the call's wall time with the compilation split off (from the typed
+:class:`~framework.compile_report.CompileReport`), so callbacks can show the first
+graph-mode step's compile time on its own.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 
 import framework as ms
 from framework import Tensor
-from framework.graph_mode import JitFunction
+from framework.compile_report import CompileReport
 
 from .context import mode_name
 
@@ -35,19 +36,6 @@ def _to_tensor(value: Any) -> Any:
     if isinstance(value, Tensor) or not isinstance(value, np.ndarray | np.generic | list):
         return value
     return Tensor(np.asarray(value))
-
-
-@contextmanager
-def _context_mode(mode: int) -> Iterator[None]:
-    previous = ms.get_context("mode")
-    if previous == mode:
-        yield
-        return
-    ms.set_context(mode=mode)
-    try:
-        yield
-    finally:
-        ms.set_context(mode=previous)
 
 
 class Step:
@@ -73,7 +61,7 @@ class EagerStep(Step):
     def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
         args = [_to_tensor(a) for a in inputs]
         start = time.perf_counter()
-        with _context_mode(ms.PYNATIVE_MODE):
+        with ms.pynative():
             out = self.cell(*args)
             _sync(out)
         return out, StepTiming(time.perf_counter() - start)
@@ -90,7 +78,7 @@ class CompiledStep(Step):
 
     def __init__(self, cell: Any) -> None:
         super().__init__(cell)
-        self.function = JitFunction(cell.construct, name=type(cell).__name__, cell=cell)
+        self.function = ms.jit(cell.construct)
 
     def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
         args = [_to_tensor(a) for a in inputs]
@@ -100,20 +88,14 @@ class CompiledStep(Step):
         total = time.perf_counter() - start
         if not self.function.last_call_compiled:
             return out, StepTiming(total)
-        summary = self.function.last_summary or {}
-        compile_s = sum(float(summary.get(k, 0.0)) for k in
-                        ("backend_import_seconds", "trace_seconds", "compile_seconds"))
-        compile_s = min(compile_s, total)
-        optimize = float(summary.get("optimize_seconds", 0.0))  # included in trace_seconds
-        stages = {"load backend": float(summary.get("backend_import_seconds", 0.0)),
-                  "trace": max(float(summary.get("trace_seconds", 0.0)) - optimize, 0.0),
-                  "optimize": optimize, "lower + build": float(summary.get("compile_seconds", 0.0))}
-        return out, StepTiming(total - compile_s, compile_s, summary.get("cache_hit"), stages)
+        report = self.function.last_report
+        compile_s = min(report.total_seconds, total)
+        return out, StepTiming(total - compile_s, compile_s, report.cache_hit, report.stages)
 
     @property
-    def summary(self) -> dict[str, Any] | None:
-        """The JitFunction summary of the latest compilation (nodes, passes, seconds)."""
-        return self.function.last_summary
+    def report(self) -> CompileReport | None:
+        """The report of the latest compilation (stages, nodes, seconds)."""
+        return self.function.last_report
 
 
 def _sync(out: Any) -> None:

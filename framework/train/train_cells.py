@@ -12,6 +12,8 @@ import numpy as np
 
 from framework import Parameter, nn, ops
 
+GRAPH_MODE_SOURCE = True  # compiled from source like user code (frontend/convert.py)
+
 
 class ClipGradTrainOneStepCell(nn.TrainOneStepCell):
     """``TrainOneStepCell(network, optimizer)`` whose gradients are scaled together so that

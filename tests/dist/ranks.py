@@ -22,9 +22,9 @@ import datasets
 import framework as ms
 from framework import Tensor, nn
 from framework.communication import broadcast_object, get_group_size, get_rank, init
-from trainer import Model
-from trainer.callbacks import Callback, CheckpointConfig, ModelCheckpoint
-from trainer.checkpoint import latest_valid
+from framework.train import Model
+from framework.train.callbacks import Callback, CheckpointConfig, ModelCheckpoint
+from framework.train.checkpoint import latest_valid
 from trainer.models.lenet import LeNet5
 
 
@@ -124,7 +124,7 @@ def train(directory: str, steps: int, sleep: float) -> None:
         callbacks.append(ModelCheckpoint("dp", directory, CheckpointConfig(save_checkpoint_steps=3)))
     model = Model(net, loss, opt, mode="pynative")
     found = latest_valid(directory, "dp") if rank == 0 else None
-    resume = broadcast_object(str(found[0]) if found else None)  # rank 0's choice, for every rank
+    resume = broadcast_object(str(found.path) if found else None)  # rank 0's choice, for every rank
     model.train(2, loader, callbacks=callbacks, resume_from=resume)
     if rank == 0:
         final = {p.name: p.asnumpy() for p in net.trainable_params()}

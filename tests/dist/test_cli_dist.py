@@ -74,7 +74,7 @@ def test_two_ranks_log_one_mlflow_run_from_rank_0(workdir):
     per_rank = [metrics["dist/rank0_ms_per_step"], metrics["dist/rank1_ms_per_step"]]
     assert metrics["dist/samples_per_second"] == pytest.approx(sum(32000 / ms for ms in per_rank))
     # 640 samples in 2 shards of 320: 10 steps of 32 per rank, one checkpoint at the end
-    from trainer import read_train_state
+    from framework.train import read_train_state
 
     (ckpt,) = (workdir / "checkpoints" / "smoke").glob("smoke-1_10.ckpt")
     state = read_train_state(ckpt)[1]

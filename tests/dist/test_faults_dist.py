@@ -85,14 +85,14 @@ def _job_lines(err: str) -> list[str]:
 @needs_mpi
 @needs_data
 def test_a_frozen_rank_ends_the_job_at_the_collective_timeout_naming_it(workdir, frozen):
-    from trainer.checkpoint import latest_valid, read_pointer, read_train_state
+    from framework.train.checkpoint import latest_valid, read_pointer, read_train_state
 
     ckpt_dir = workdir / "checkpoints" / "smoke"
     proc = _start(workdir, "dist.timeout=3")
     family = []
     try:
         ranks, family = _ranks_when_training(proc, ckpt_dir)
-        before = latest_valid(ckpt_dir, "smoke")[2].global_step
+        before = latest_valid(ckpt_dir, "smoke").state.global_step
         ranks[frozen].send_signal(signal.SIGSTOP)
         stopped = time.monotonic()
         out, err = proc.communicate(timeout=60)
@@ -106,7 +106,7 @@ def test_a_frozen_rank_ends_the_job_at_the_collective_timeout_naming_it(workdir,
     assert len(lines) == 1 and re.fullmatch(
         rf"collective timeout: rank {frozen} of 2 did not reach all-reduce #\d+ within 3 s "
         rf"\(dist\.timeout\); rank {1 - frozen} waited; stopping the job", lines[0]), err[-2000:]
-    path, _, state = latest_valid(ckpt_dir, "smoke")  # what rank 0 wrote is complete, verified
+    state = latest_valid(ckpt_dir, "smoke").state  # what rank 0 wrote is complete, verified
     assert state.global_step >= before
     assert read_train_state(read_pointer(ckpt_dir))[1].global_step == state.global_step  # `latest` too
 
@@ -116,7 +116,7 @@ def test_a_frozen_rank_ends_the_job_at_the_collective_timeout_naming_it(workdir,
 @needs_data
 def test_ctrl_c_saves_and_exits_130_with_one_line(workdir, target):
     """``terminal``: SIGINT to the launcher's process group, as a terminal's Ctrl-C."""
-    from trainer.checkpoint import read_train_state
+    from framework.train.checkpoint import read_train_state
 
     ckpt_dir = workdir / "checkpoints" / "smoke"
     proc = _start(workdir, new_session=True)

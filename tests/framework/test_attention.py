@@ -83,7 +83,7 @@ def test_tril_triu_gradients_finite_differences_and_graph_mode(op):
 def test_tril_compiles_to_one_select():
     fn = ms.jit(lambda t: ops.tril(t, -1))
     fn(Tensor(np.ones((2, 5, 5), np.float32)))
-    assert fn.last_summary["nodes_traced"] == 1
+    assert fn.last_report.nodes_traced == 1
 
 
 def test_tril_triu_errors_name_the_argument():

@@ -257,10 +257,10 @@ def test_cuda_code_generation_for_control_flow_without_running(tmp_path):
     ms.set_context(device_target="GPU", save_graphs=True, save_graphs_path=str(tmp_path))
     try:
         jf = ms.jit(nested)
-        summary = jf.compile(f32([1.0, 2.0]), i32(3), load=False)
+        report = jf.compile(f32([1.0, 2.0]), i32(3), load=False)
     finally:
         ms.set_context(device_target="CPU")
-    assert summary["target"] != "llvm"
+    assert report.target != "llvm"
     assert "__global__" in (tmp_path / "nested" / "20_kernels.cu").read_text()
     text = (tmp_path / "nested" / "02_opt.ir").read_text()
     assert " While(" in text and " If(" in text

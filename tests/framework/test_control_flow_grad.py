@@ -327,9 +327,9 @@ def test_cuda_code_for_a_loop_gradient_without_running(tmp_path):
         rng = np.random.default_rng(0)
         args = (f32(rng.standard_normal((4, 3, 5))), f32(np.zeros((3, 6))),
                 f32(rng.standard_normal((5, 6))), f32(rng.standard_normal((6, 6))), f32(np.zeros(6)), i32(4))
-        summary = grad.compile(*args, load=False)
+        report = grad.compile(*args, load=False)
     finally:
         ms.set_context(device_target="CPU", save_graphs=False)
-    assert summary["target"] == "cuda"
+    assert report.target == "cuda"
     kernels = next(tmp_path.rglob("20_kernels.cu")).read_text()
     assert "__global__" in kernels and "read_row" in kernels and "write_row" in kernels

@@ -228,9 +228,9 @@ def test_lenet_train_step_matches_pynative_for_50_steps():
     assert np.ptp(e_losses) > 0.01  # the parameters really moved
     for (name, pe), (_, pg) in zip(e_net.parameters_and_names(), g_net.parameters_and_names()):
         np.testing.assert_allclose(pg.asnumpy(), pe.asnumpy(), rtol=1e-3, atol=1e-5, err_msg=name)
-    summary = g_step._graph_runner.last_summary
+    report = g_step._graph_runner.last_report
     # updated state: 8 weights + 8 moments + the step counter (the learning rate is read-only)
-    assert summary["updates"] == 17 and summary["params"] == 18
+    assert report.updates == 17 and report.params == 18
     x = Tensor(np.random.default_rng(5).standard_normal((16, 1, 32, 32)).astype(np.float32))
     pe = run_in(ms.PYNATIVE_MODE, lambda: e_net(x).asnumpy().argmax(1))
     pg = run_in(ms.GRAPH_MODE, lambda: g_net(x).asnumpy().argmax(1))

@@ -125,7 +125,7 @@ def test_ms_function_and_jit_config():
     assert fn.jit_config is config and config.jit_level == "O1"
     np.testing.assert_allclose(fn(x).asnumpy(), x.asnumpy() ** 2 + 1)
     np.testing.assert_allclose(old(x).asnumpy(), x.asnumpy() ** 2 + 1)
-    assert fn.last_summary is not None and old.last_summary is not None  # both compiled
+    assert fn.last_report is not None and old.last_report is not None  # both compiled
     with pytest.raises(ValueError, match="jit_level"):
         ms.JitConfig(jit_level="O9")
     with pytest.raises(TypeError, match="jit_config must be a JitConfig"):

@@ -251,7 +251,7 @@ net = nn.SequentialCell(nn.Conv2d(1, 4, 3, pad_mode="valid"), nn.ReLU(), nn.Flat
 loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
 step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.SGD(net.trainable_params(), 0.1))
 value = step(Tensor(np.ones((4, 1, 8, 8), np.float32)), Tensor(np.arange(4, dtype=np.int32) % 3))
-print(float(value.asnumpy()), step._graph_runner.last_summary["tune_seconds"])
+print(float(value.asnumpy()), step._graph_runner.last_report.tune_seconds)
 """
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from framework import nn
-from trainer import CheckpointConfig, ModelCheckpoint
+from framework.train import CheckpointConfig, ModelCheckpoint
 
-from ..trainer import tiny
+from ..framework.train import tiny
 from .helpers import DATA, TINY, experiment, train
 
 

@@ -18,9 +18,9 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn
-from trainer import Callback, CheckpointConfig, ModelCheckpoint, RunContext, read_train_state
+from framework.train import Callback, CheckpointConfig, ModelCheckpoint, RunContext, read_train_state
 
-from ..trainer import tiny
+from ..framework.train import tiny
 from .helpers import DATA, TINY, experiment, train
 
 needs_data = pytest.mark.skipif(not DATA, reason="TRAIN_DATA_DIR is not set")

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trainer import Callback, CheckpointConfig, ConfigMismatchWarning, ModelCheckpoint, RunContext
+from framework.train import Callback, CheckpointConfig, ConfigMismatchWarning, ModelCheckpoint, RunContext
 
-from ..trainer import tiny
+from ..framework.train import tiny
 
 OLD_LR, NEW_LR = 0.1, 0.02
 

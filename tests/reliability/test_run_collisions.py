@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from trainer import CheckpointConfig, ModelCheckpoint, read_train_state
-from trainer.run_lock import claim_prefix
+from framework.train import CheckpointConfig, ModelCheckpoint, read_train_state
+from framework.train.run_lock import claim_prefix
 
-from ..trainer import tiny
+from ..framework.train import tiny
 from .helpers import DATA, ROOT, TINY, env, experiment
 
 KEEP = 2

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .helpers import ROOT, env
 
-SCRIPT = ROOT / "tests" / "trainer" / "train_script.py"
+SCRIPT = ROOT / "tests" / "framework" / "train" / "train_script.py"
 
 
 def _two_ctrl_c(proc: subprocess.Popen, gap: float = 0.05) -> tuple[int, str, float]:
@@ -35,7 +35,7 @@ COMPILE = """
 import numpy as np
 import framework as ms
 from framework import Tensor, nn
-from trainer.loop import InterruptGuard
+from framework.train.loop import InterruptGuard
 from trainer.models import resnet8
 
 net = resnet8(num_classes=10)

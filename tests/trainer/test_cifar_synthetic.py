@@ -15,7 +15,8 @@ from tests.datasets.test_cifar import cifar10_members, write_tar
 from tests.trainer.cli_env import ROOT
 from trainer.cli import app
 from trainer.config import ConfigError, load_config
-from trainer.experiment import loaders, run_experiment
+from trainer.experiment import run_experiment
+from trainer.tasks.classification import loaders
 
 SYNTHETIC = """\
 name: synth
@@ -152,7 +153,7 @@ def test_missing_cifar_without_download_says_where_it_looked(cifar_dir, workdir,
 
 def test_rmsprop_and_lamb_from_yaml_build_mindspores_optimizers(workdir):
     from framework import nn
-    from trainer.experiment import build_model_for
+    from trainer.build import build_model_for
 
     (workdir / "exp.yaml").write_text(SYNTHETIC)
     config = load_config(workdir / "exp.yaml", ["optimizer={name: rmsprop, learning_rate: 0.01, "
@@ -195,8 +196,8 @@ def test_every_shipped_experiment_loads(name):
 
 @pytest.mark.parametrize("name", ["resnet8_cifar10.yaml", "resnet20_cifar100.yaml"])
 def test_cifar_experiment_with_the_synthetic_override_fits_the_model(name):
+    from trainer.build import build_model_for
     from trainer.data import check_model_takes_data
-    from trainer.experiment import build_model_for
 
     config = load_config(ROOT / "experiments" / name, [
         "dataset={name: synthetic, args: {train_size: 8, test_size: 4, classes: 10}}",

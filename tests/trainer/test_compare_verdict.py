@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from trainer.compare import Timing, parity
-from trainer.experiment import RunResult
+from trainer.executor import RunResult
 
 
 def result(mode: str, losses: list[float]) -> RunResult:

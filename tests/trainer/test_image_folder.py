@@ -107,7 +107,7 @@ def test_bad_folders_exit_2_naming_the_file(project):
 
 
 def test_rgb_images_become_n_c_h_w_before_resizing(project):
-    from trainer.experiment import loaders
+    from trainer.tasks.classification import loaders
 
     arrays = write_folder(project / "imgs", rgb=True)
     (project / "exp.yaml").write_text(YAML.format(source="name: image_folder, root: imgs"))

@@ -19,7 +19,7 @@ import pytest
 import datasets
 import framework as ms
 from framework import nn
-from trainer import History, Model
+from framework.train import History, Model
 from trainer.models import LeNet5
 
 DATA_DIR = os.environ.get("TRAIN_DATA_DIR")

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from trainer.callbacks import Callback
+from framework.train.callbacks import Callback
 from trainer.config import ConfigError, load_config
 from trainer.experiment import run_experiment
 from trainer.schedule import schedule_lrs
@@ -85,7 +85,7 @@ class LRs(Callback):
         self.lrs = []
 
     def on_train_step_end(self, ctx):
-        self.lrs.append(ctx.optimizer.get_lr())
+        self.lrs.append(ctx.optimizer.last_lr())  # the LR this step used
 
 
 def run(path, *overrides):
@@ -156,7 +156,7 @@ def test_bad_early_stopping_monitor(experiment):
 
 def test_label_smoothing_loss_matches_the_formula(experiment):
     from framework import Tensor
-    from trainer.experiment import build_model_for
+    from trainer.build import build_model_for
 
     config = load_config(experiment, ["loss.label_smoothing=0.1"])
     model, _ = build_model_for(config)
@@ -223,7 +223,7 @@ class EpochMetric(Callback):
 
 @pytest.mark.parametrize("monitor, pick", [("eval_accuracy", max), ("eval_loss", min)])
 def test_keep_best_keeps_the_best_epoch(experiment, monitor, pick):
-    from trainer.checkpoint import read_train_state
+    from framework.train.checkpoint import read_train_state
 
     seen = EpochMetric(monitor)
     config = load_config(experiment, ["mode=pynative", "train.epochs=4",
@@ -244,7 +244,7 @@ def test_keep_best_keeps_the_best_epoch(experiment, monitor, pick):
 
 
 def test_exclude_bias_and_norm_groups_the_weight_decay(experiment):
-    from trainer.experiment import build_model_for
+    from trainer.build import build_model_for
 
     overrides = ["optimizer.weight_decay=0.01", "optimizer.exclude_bias_and_norm=true"]
     model, net = build_model_for(load_config(experiment, overrides))
@@ -298,3 +298,22 @@ def test_accumulating_2_batches_of_16_equals_batches_of_32(experiment, clip):
             np.testing.assert_allclose(got[key], reference[key], rtol=1e-5, atol=1e-6, err_msg=key)
     plain, _ = final_weights(experiment, "mode=pynative", "dataset.batch_size=16", *extra)
     assert any(not np.allclose(plain[k], reference[k], atol=1e-6) for k in reference)
+
+
+def test_accumulation_counts_the_schedule_in_updates_as_the_large_batch_does(experiment):
+    """One LR road: the schedule is the optimizer's, indexed by its updates; 2 accumulated
+    batches of 16 equal batches of 32 under warm-up + cosine, in both modes."""
+    from framework.serialization import read_arrays
+
+    def weights(*overrides):
+        config = load_config(experiment, ["train.epochs=2", *overrides])
+        result = run_experiment(config, quiet=True, log=False, checkpoint_dir=str(experiment.parent / "ck"))
+        return {k: v for k, v in read_arrays(result.checkpoint)[0].items() if k.startswith("net.")}
+
+    reference = weights("mode=pynative", "dataset.batch_size=32")
+    for mode in ("pynative", "graph"):
+        got = weights(f"mode={mode}", "dataset.batch_size=16", "train.accumulate_grad_batches=2")
+        for key in reference:
+            np.testing.assert_allclose(got[key], reference[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    assert schedule_lrs(sched(name="cosine", warmup_epochs=1), 0.2, 2, 3) != \
+        schedule_lrs(sched(name="cosine", warmup_epochs=1), 0.2, 2, 6)[1::2]  # the index matters

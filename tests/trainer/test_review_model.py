@@ -39,7 +39,7 @@ def reference_logits(workdir: Path, images: np.ndarray) -> np.ndarray:
     import framework as ms
     from framework.serialization import read_arrays
     from trainer.config import load_config
-    from trainer.experiment import transforms_for
+    from trainer.data import transforms_for
     from trainer.models import build_model
 
     config = load_config(SMOKE, SMALL)

@@ -82,41 +82,62 @@ def _fail_running(study: SweepStudy, token: str, reason: str) -> None:
 
 def run_workers(job: WorkerJob, workers: int, study: SweepStudy) -> int:
     """Run ``workers`` processes until the study is done; returns 0, 130 (interrupted) or 2."""
-    threads = thread_share(workers)
-    pool = [Worker(dataclasses.replace(job, index=i, workers=workers), threads) for i in range(workers)]
-    interrupted = False
-    bad_input = False
+    pool = _Pool(job, workers, study)
     try:
-        while pool:
+        pool.supervise()
+    except KeyboardInterrupt:
+        pool.interrupt()
+        return 130
+    return 2 if pool.bad_input else 0
+
+
+class _Pool:
+    """The worker processes of one sweep: ``workers`` of them, each replaced when it dies on
+    its own while the study still lacks trials."""
+
+    def __init__(self, job: WorkerJob, workers: int, study: SweepStudy) -> None:
+        self.job, self.workers, self.study = job, workers, study
+        self.threads = thread_share(workers)
+        self.running = [Worker(dataclasses.replace(job, index=i, workers=workers), self.threads)
+                        for i in range(workers)]
+        self.bad_input = False  # a worker exited with status 2
+
+    def supervise(self) -> None:
+        """Poll the workers until every one has exited."""
+        while self.running:
             time.sleep(0.5)
-            for worker in list(pool):
+            for worker in list(self.running):
                 code = worker.process.poll()
                 if code is None:
                     continue
-                pool.remove(worker)
+                self.running.remove(worker)
                 if code == 2:
-                    bad_input = True
-                elif code not in (0, 130) and not interrupted:
-                    how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-                    _fail_running(study, worker.token, f"its worker process died ({how})")
-                    if study.census().counted < job.trials:
-                        pool.append(Worker(dataclasses.replace(job, index=worker.job.index + workers),
-                                           threads))
-    except KeyboardInterrupt:
-        interrupted = True
-        for worker in pool:
+                    self.bad_input = True
+                elif code not in (0, 130):
+                    self._after_death(worker, code)
+
+    def _after_death(self, worker: Worker, code: int) -> None:
+        """Fail the dead worker's running trial with the reason, and start a worker in its
+        place (the next index of its slot) while the study still lacks trials."""
+        how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+        _fail_running(self.study, worker.token, f"its worker process died ({how})")
+        if self.study.census().counted < self.job.trials:
+            replacement = dataclasses.replace(worker.job, index=worker.job.index + self.workers)
+            self.running.append(Worker(replacement, self.threads))  # (its job keeps the worker count)
+
+    def interrupt(self) -> None:
+        """Ctrl-C: one SIGINT to each running worker, then wait for them to save and exit; a
+        second Ctrl-C kills them."""
+        for worker in self.running:
             if worker.process.poll() is None:
                 worker.process.send_signal(signal.SIGINT)
         print("interrupt: each worker finishes its step and saves; press Ctrl-C again to abort",
               file=sys.stderr, flush=True)
         try:
-            for worker in pool:
+            for worker in self.running:
                 worker.process.wait()
         except KeyboardInterrupt:
-            for worker in pool:
+            for worker in self.running:
                 worker.process.kill()
-            for worker in pool:
+            for worker in self.running:
                 worker.process.wait()
-    if interrupted:
-        return 130
-    return 2 if bad_input else 0

@@ -129,7 +129,9 @@ def best_config_yaml(spec: SweepSpec, best: Any) -> str:
     config = spec.config_for(dict(best.params))
     head = (f"# best trial {best.number} of sweep over {spec.file}: "
             + ", ".join(f"{k}={v}" for k, v in best.params.items()) + "\n")
-    return head + yaml.safe_dump(config.to_dict(), sort_keys=False)
+    from ..config import task_view
+
+    return head + yaml.safe_dump(task_view(config.to_dict(), config.task), sort_keys=False)
 
 
 def summarize(study: SweepStudy, spec: SweepSpec, metric: Metric, run: Any, target: int,

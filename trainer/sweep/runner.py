@@ -60,29 +60,49 @@ class SweepOutcome:
     best_out: Path | None = None
 
 
+_FILE_SETTINGS = ("trials", "sampler", "metric", "direction", "pruner", "storage", "study")
+
+
+def _merged(spec: SweepSpec, options: SweepOptions) -> SweepOptions:
+    """A copy of ``options`` with each option not given filled from the file's ``sweep:``."""
+    merged = dataclasses.replace(options)
+    for key in _FILE_SETTINGS:
+        if getattr(merged, key) is None and spec.settings.get(key) is not None:
+            setattr(merged, key, spec.settings[key])
+    return merged
+
+
+def _checked_sampler(spec: SweepSpec, sampler: Any) -> str:
+    """The sampler's name (default ``grid`` for an all-lists space, else ``tpe``), checked."""
+    name = str(sampler or ("grid" if spec.is_grid else "tpe")).lower()
+    if name not in SAMPLERS:
+        raise StudyError(f"--sampler: unknown sampler '{name}'; use {', '.join(SAMPLERS)}")
+    if name == "grid":
+        make_sampler("grid", spec, None, False)  # says which key is a range, if one is
+    return name
+
+
+def _checked_trials(spec: SweepSpec, sampler: str, trials: Any) -> int:
+    """The trial count (default: the grid's size for ``grid``, else 20), checked against it."""
+    grid = len(spec.grid()) if spec.is_grid else None
+    if trials is None:
+        trials = grid if sampler == "grid" else DEFAULT_TRIALS
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 1:
+        raise StudyError(f"--trials must be an integer >= 1, got {trials!r}")
+    if sampler == "grid" and grid is not None and trials > grid:
+        raise StudyError(f"--trials {trials}: the grid has only {grid} points; ask for at most "
+                         f"{grid} or use --sampler tpe/random")
+    return trials
+
+
 def _settings(spec: SweepSpec, options: SweepOptions) -> SweepOptions:
     """CLI options over the file's ``sweep:`` section over defaults, checked."""
-    s = spec.settings
-    merged = dataclasses.replace(options)
-    for key in ("trials", "sampler", "metric", "direction", "pruner", "storage", "study"):
-        if getattr(merged, key) is None and s.get(key) is not None:
-            setattr(merged, key, s[key])
+    merged = _merged(spec, options)
     if not spec.dims:
         raise StudyError("nothing to sweep: give KEY=V1,V2 (a grid), KEY=loguniform(LOW,HIGH), "
                          "KEY=choice(A,B), or a sweep.params section in the file")
-    merged.sampler = str(merged.sampler or ("grid" if spec.is_grid else "tpe")).lower()
-    if merged.sampler not in SAMPLERS:
-        raise StudyError(f"--sampler: unknown sampler '{merged.sampler}'; use {', '.join(SAMPLERS)}")
-    if merged.sampler == "grid":
-        make_sampler("grid", spec, None, False)  # says which key is a range, if one is
-    grid = len(spec.grid()) if spec.is_grid else None
-    if merged.trials is None:
-        merged.trials = grid if merged.sampler == "grid" else DEFAULT_TRIALS
-    if not isinstance(merged.trials, int) or isinstance(merged.trials, bool) or merged.trials < 1:
-        raise StudyError(f"--trials must be an integer >= 1, got {merged.trials!r}")
-    if merged.sampler == "grid" and grid is not None and merged.trials > grid:
-        raise StudyError(f"--trials {merged.trials}: the grid has only {grid} points; ask for at most "
-                         f"{grid} or use --sampler tpe/random")
+    merged.sampler = _checked_sampler(spec, merged.sampler)
+    merged.trials = _checked_trials(spec, merged.sampler, merged.trials)
     if merged.workers < 1:
         raise StudyError(f"--workers must be >= 1, got {merged.workers}")
     merged.metric = str(merged.metric or "eval/accuracy")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,18 +125,20 @@ def _number(value: Any, what: str, integer: bool = False) -> Any:
     return value
 
 
-def parse(text: str) -> Dimension:
-    """The dimension written as ``text`` (see the module docstring for the forms)."""
-    call = _CALL.match(text)
-    if not (call and call.group(1) in FUNCTIONS):
-        if call and "," in call.group(2) and len(split_top_level(text)) == 1:
-            raise SpaceError(f"unknown search space '{call.group(1)}(...)'; use one of "
-                             f"{', '.join(f + '(...)' for f in FUNCTIONS)} or a comma list a,b,c")
-        values = [_scalar(v) for v in split_top_level(text)]
-        if any(v is None for v in values):
-            raise SpaceError(f"empty value in the list '{text}'")
-        return Choice(tuple(values), grid=True)
-    name, inner = call.group(1), call.group(2)
+def _parse_list(text: str, call: re.Match[str] | None) -> Choice:
+    """A comma list ``a,b,c`` (a grid :class:`Choice`); a call-like ``name(a, b)`` whose
+    ``name`` is no known form is refused rather than read as a list."""
+    if call and "," in call.group(2) and len(split_top_level(text)) == 1:
+        raise SpaceError(f"unknown search space '{call.group(1)}(...)'; use one of "
+                         f"{', '.join(f + '(...)' for f in FUNCTIONS)} or a comma list a,b,c")
+    values = [_scalar(v) for v in split_top_level(text)]
+    if any(v is None for v in values):
+        raise SpaceError(f"empty value in the list '{text}'")
+    return Choice(tuple(values), grid=True)
+
+
+def _arguments(name: str, inner: str, text: str) -> tuple[list[Any], dict[str, Any]]:
+    """The positional and keyword values inside ``name(inner)`` (keywords last)."""
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
     for part in split_top_level(inner) if inner.strip() else []:
@@ -146,35 +149,51 @@ def parse(text: str) -> Dimension:
             raise SpaceError(f"{name}(...): a positional value follows a keyword one in '{text}'")
         else:
             args.append(_scalar(part))
-    usage = {"choice": "choice(a, b, ...)", "uniform": "uniform(low, high[, step=S])",
-             "loguniform": "loguniform(low, high)", "int": "int(low, high[, step=S][, log=true])"}[name]
-    allowed = {"choice": set(), "uniform": {"step"}, "loguniform": set(), "int": {"step", "log"}}[name]
-    unknown = set(kwargs) - allowed
-    if unknown:
-        raise SpaceError(f"{name}(...) has no option {', '.join(sorted(unknown))}; write {usage}")
-    if name == "choice":
-        if not args:
-            raise SpaceError(f"choice() needs at least one value; write {usage}")
-        if any(v is None or isinstance(v, dict | list) for v in args):
-            raise SpaceError(f"choice(...) values must be numbers, strings or true/false; got {text}")
-        return Choice(tuple(args))
+    return args, kwargs
+
+
+def _low_high(name: str, args: list[Any], text: str) -> tuple[Any, Any]:
+    """The checked ``low, high`` pair of a range form (two numbers, low below high)."""
     if len(args) != 2:
         raise SpaceError(f"{name}(...) needs a low and a high value, got {len(args)} in '{text}'; "
-                         f"write {usage}")
+                         f"write {_FORMS[name].usage}")
     integer = name == "int"
     low = _number(args[0], f"{name}: low", integer)
     high = _number(args[1], f"{name}: high", integer)
     if not low < high:
         raise SpaceError(f"{name}({_show(low)}, {_show(high)}): low must be below high")
-    if name == "loguniform":
-        if low <= 0:
-            raise SpaceError(f"loguniform({_show(low)}, {_show(high)}): low must be > 0 (a log scale)")
-        return Float(float(low), float(high), log=True)
-    if name == "uniform":
-        step = kwargs.get("step")
-        if step is not None and _number(step, "uniform: step") <= 0:
-            raise SpaceError(f"uniform: step must be > 0, got {step}")
-        return Float(float(low), float(high), step=None if step is None else float(step))
+    return low, high
+
+
+def _choice(name: str, args: list[Any], kwargs: dict[str, Any], text: str) -> Choice:
+    """``choice(a, b, ...)``: one or more scalar values."""
+    if not args:
+        raise SpaceError(f"choice() needs at least one value; write {_FORMS[name].usage}")
+    if any(v is None or isinstance(v, dict | list) for v in args):
+        raise SpaceError(f"choice(...) values must be numbers, strings or true/false; got {text}")
+    return Choice(tuple(args))
+
+
+def _uniform(name: str, args: list[Any], kwargs: dict[str, Any], text: str) -> Float:
+    """``uniform(low, high[, step=S])``: a float range, optionally stepped."""
+    low, high = _low_high(name, args, text)
+    step = kwargs.get("step")
+    if step is not None and _number(step, "uniform: step") <= 0:
+        raise SpaceError(f"uniform: step must be > 0, got {step}")
+    return Float(float(low), float(high), step=None if step is None else float(step))
+
+
+def _loguniform(name: str, args: list[Any], kwargs: dict[str, Any], text: str) -> Float:
+    """``loguniform(low, high)``: a float range on a log scale (low > 0)."""
+    low, high = _low_high(name, args, text)
+    if low <= 0:
+        raise SpaceError(f"loguniform({_show(low)}, {_show(high)}): low must be > 0 (a log scale)")
+    return Float(float(low), float(high), log=True)
+
+
+def _int(name: str, args: list[Any], kwargs: dict[str, Any], text: str) -> Int:
+    """``int(low, high[, step=S][, log=true])``: an integer range (log needs low >= 1, no step)."""
+    low, high = _low_high(name, args, text)
     log = kwargs.get("log", False)
     if not isinstance(log, bool):
         raise SpaceError(f"int: log must be true or false, got {log!r}")
@@ -184,6 +203,37 @@ def parse(text: str) -> Dimension:
     if log and (low < 1 or step != 1):
         raise SpaceError("int(..., log=true) needs low >= 1 and no step")
     return Int(low, high, log=log, step=step)
+
+
+@dataclass(frozen=True)
+class _Form:
+    """One function form: how to write it, its keyword options, and its builder."""
+
+    usage: str
+    options: frozenset[str]
+    build: Callable[[str, list[Any], dict[str, Any], str], Dimension]
+
+
+_FORMS: dict[str, _Form] = {
+    "choice": _Form("choice(a, b, ...)", frozenset(), _choice),
+    "uniform": _Form("uniform(low, high[, step=S])", frozenset({"step"}), _uniform),
+    "loguniform": _Form("loguniform(low, high)", frozenset(), _loguniform),
+    "int": _Form("int(low, high[, step=S][, log=true])", frozenset({"step", "log"}), _int),
+}
+
+
+def parse(text: str) -> Dimension:
+    """The dimension written as ``text`` (see the module docstring for the forms)."""
+    call = _CALL.match(text)
+    if not (call and call.group(1) in FUNCTIONS):
+        return _parse_list(text, call)
+    name = call.group(1)
+    form = _FORMS[name]
+    args, kwargs = _arguments(name, call.group(2), text)
+    unknown = set(kwargs) - form.options
+    if unknown:
+        raise SpaceError(f"{name}(...) has no option {', '.join(sorted(unknown))}; write {form.usage}")
+    return form.build(name, args, kwargs, text)
 
 
 def bounds(dim: Dimension) -> list[Any]:

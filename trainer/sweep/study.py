@@ -25,7 +25,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..run_lock import RunLock, shared_lock_path
+from framework.train.run_lock import RunLock, shared_lock_path
+
 from . import space
 from .spec import SweepSpec
 

@@ -26,8 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..callbacks.base import Callback
-from ..context import RunContext
+from framework.train.callbacks.base import Callback
+from framework.train.context import RunContext
+
 from .metric import Metric, resolve
 from .spec import SweepSpec, build_spec
 from .study import HEARTBEAT_S, SweepStudy, make_sampler, parse_pruner
@@ -56,7 +57,7 @@ class WorkerJob:
 class PruningReporter(Callback):
     """Reports the metric at each evaluation epoch; requests a stop when the trial should be pruned."""
 
-    order = 45  # after TrainAccuracy (40) has filled the epoch's metrics, before MLflowLogger (50)
+    phase = "monitor"  # after the epoch's metrics are filled in, before they are logged
 
     def __init__(self, trial: Any, metric: Metric) -> None:
         self.trial, self.metric = trial, metric
@@ -108,8 +109,9 @@ def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, me
     """Train one trial and tell the study its outcome; returns its state name."""
     from optuna.trial import TrialState
 
+    from framework.train.loop import TrainingInterrupted
+
     from ..experiment import run_experiment
-    from ..loop import TrainingInterrupted
 
     params = dict(trial.params)
     start = time.perf_counter()
@@ -171,8 +173,9 @@ def work(job: WorkerJob) -> int:
 
 
 def main(argv: list[str]) -> int:
+    from framework.train.loop import TrainingInterrupted
+
     from ..config import ConfigError
-    from ..loop import TrainingInterrupted
     from .study import StudyError
 
     job = WorkerJob(**json.loads(argv[0]))

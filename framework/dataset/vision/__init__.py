@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from datasets.transforms import Rescale as _Rescale
-from datasets.transforms import bilinear_resize
+from datasets.transforms import bilinear_resize, hwc2chw, normalize
 
 from ..ops_base import DataOp
 
@@ -124,21 +124,11 @@ class Normalize(DataOp):
 
     def apply_batch(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
         x = _image_batch(x, "Normalize")
-        c = len(self.mean)
-        if x.ndim == 3:  # H x W samples: one channel
-            shape: tuple[int, ...] = (1, 1, 1)
-            channels = 1
-        elif self.is_hwc:
-            shape, channels = (1, 1, 1, c), x.shape[3]
-        else:
-            shape, channels = (1, c, 1, 1), x.shape[1]
-        if c not in (1, channels):
-            raise ValueError(f"Normalize: {c} means for images with {channels} channels")
-        scale = (1.0 / self.std).astype(np.float32).reshape(shape)
-        shift = (-self.mean / self.std).astype(np.float32).reshape(shape)
-        out = np.multiply(x, scale, dtype=np.float32)
-        out += shift
-        return out
+        axis = None if x.ndim == 3 else 3 if self.is_hwc else 1  # H x W samples: no channel axis
+        try:
+            return normalize(x, self.mean, self.std, axis)
+        except ValueError as error:
+            raise ValueError(str(error).replace("normalize:", "Normalize:")) from None
 
     def __repr__(self) -> str:
         return f"Normalize({self.mean.tolist()}, {self.std.tolist()})"
@@ -148,10 +138,7 @@ class HWC2CHW(DataOp):
     """``H x W x C`` -> ``C x H x W`` (an ``H x W`` image gets a channel axis: ``1 x H x W``)."""
 
     def apply_batch(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
-        x = _image_batch(x, "HWC2CHW")
-        if x.ndim == 3:
-            return x[:, np.newaxis]
-        return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+        return hwc2chw(_image_batch(x, "HWC2CHW"))
 
 
 class ToTensor(DataOp):

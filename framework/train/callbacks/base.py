@@ -1,6 +1,6 @@
 """Callback protocol (MindSpore's ``Callback``) and the list that dispatches to callbacks.
 
-Override any of these; each receives the :class:`~trainer.context.RunContext`:
+Override any of these; each receives the :class:`~framework.train.context.RunContext`:
 
 - training: ``on_train_begin``, ``on_train_epoch_begin``, ``on_train_step_begin``,
   ``on_train_step_end``, ``on_train_epoch_end``, ``on_train_end``
@@ -13,10 +13,14 @@ matching short one, so callbacks written either way work. The ``on_eval_*`` hook
 nothing by default (in MindSpore they also call the short names, which makes a
 training callback run during ``fit``'s validation; here it does not).
 
-Callbacks run in list order, except that ``order`` (default 0) sorts them first:
-ModelCheckpoint runs last so that each file holds the other callbacks' state.
-A callback whose progress must survive a resume defines ``state_dict()`` and
-``load_state_dict(state)`` (JSON data); ModelCheckpoint stores them in each checkpoint.
+Callbacks run by named phase (:data:`PHASES`), in list order within a phase: ``lr`` (set
+the learning rate before the step), ``default`` (user callbacks, recorders), ``metrics``
+(fill in the epoch's metrics), ``monitor`` (watch a metric: early stopping, keep-best, a
+sweep's pruning), ``log`` (progress, MLflow), ``save`` (ModelCheckpoint: last, so each file
+holds the other callbacks' state of the same step). A callback whose progress must survive
+a resume defines ``state_dict()`` and ``load_state_dict(state)`` (JSON data), stored in each
+checkpoint under its ``state_key`` (default: the class name; a second callback of the same
+key gets ``#2``).
 """
 
 from __future__ import annotations
@@ -30,16 +34,18 @@ TRAIN_HOOKS = ("on_train_begin", "on_train_epoch_begin", "on_train_step_begin",
                "on_train_step_end", "on_train_epoch_end", "on_train_end")
 EVAL_HOOKS = ("on_eval_begin", "on_eval_epoch_begin", "on_eval_step_begin",
               "on_eval_step_end", "on_eval_epoch_end", "on_eval_end")
+PHASES = ("lr", "default", "metrics", "monitor", "log", "save")
 
 
 class Callback:
     """Base class: override the hooks you need (all default to doing nothing).
 
-    ``order`` sorts callbacks (stable, lowest first): ModelCheckpoint uses 100 so that
-    it runs after the others and its files hold their state of the same step.
+    ``phase`` (one of :data:`PHASES`) places the callback among the others; ``state_key``
+    names its state in checkpoints (default: the class name).
     """
 
-    order: int = 0
+    phase: str = "default"
+    state_key: str | None = None
 
     # -- MindSpore's short names (training) ------------------------------------------------
     def begin(self, run_context: RunContext) -> None:
@@ -121,8 +127,11 @@ class CallbackList(Callback):
         for cb in items:
             if not isinstance(cb, Callback):
                 raise TypeError(f"callbacks must be Callback instances, got a {type(cb).__name__}; "
-                                "subclass trainer.Callback (or use LambdaCallback)")
-        self.callbacks = sorted(items, key=lambda cb: cb.order)
+                                "subclass framework.train.Callback (or use LambdaCallback)")
+            if cb.phase not in PHASES:
+                raise ValueError(f"{type(cb).__name__}.phase must be one of {', '.join(PHASES)}, "
+                                 f"got {cb.phase!r}")
+        self.callbacks = sorted(items, key=lambda cb: PHASES.index(cb.phase))
 
     def __iter__(self) -> Iterator[Callback]:
         return iter(self.callbacks)
@@ -138,20 +147,28 @@ class CallbackList(Callback):
             getattr(cb, hook)(run_context)
 
     # -- state for checkpoints ---------------------------------------------------------------
-    def _keys(self) -> Iterator[tuple[str, Callback]]:
+    def _keys(self) -> Iterator[tuple[str, str, Callback]]:
+        """``(state_key, legacy key, callback)``: checkpoints written before state keys
+        existed named states ``<class>#<n>``."""
         seen: dict[str, int] = {}
+        by_class: dict[str, int] = {}
         for cb in self.callbacks:
+            if not hasattr(cb, "state_dict"):
+                continue
             name = type(cb).__name__
-            seen[name] = seen.get(name, 0) + 1
-            yield f"{name}#{seen[name]}", cb
+            key = cb.state_key or name
+            seen[key] = seen.get(key, 0) + 1
+            by_class[name] = by_class.get(name, 0) + 1
+            yield (key if seen[key] == 1 else f"{key}#{seen[key]}"), f"{name}#{by_class[name]}", cb
 
     def state_dict(self) -> dict[str, Any]:
-        return {key: cb.state_dict() for key, cb in self._keys() if hasattr(cb, "state_dict")}
+        return {key: cb.state_dict() for key, _, cb in self._keys()}
 
     def load_state_dict(self, states: dict[str, Any]) -> None:
-        for key, cb in self._keys():
-            if key in states and hasattr(cb, "load_state_dict"):
-                cb.load_state_dict(states[key])
+        for key, legacy, cb in self._keys():
+            state = states.get(key, states.get(legacy))
+            if state is not None and hasattr(cb, "load_state_dict"):
+                cb.load_state_dict(state)
 
 
 def _make_dispatch(hook: str) -> Any:

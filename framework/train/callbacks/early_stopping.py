@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import sys
 import warnings
 from typing import Any
@@ -10,10 +9,10 @@ from typing import Any
 import numpy as np
 
 from ..context import RunContext
-from .base import Callback
+from .monitor import Monitor
 
 
-class EarlyStopping(Callback):
+class EarlyStopping(Monitor):
     """``EarlyStopping(monitor="eval_loss", patience=0, min_delta=0, mode="auto")``.
 
     After each epoch, reads ``run_context.metrics[monitor]``: ``"loss"`` is the epoch's
@@ -25,47 +24,33 @@ class EarlyStopping(Callback):
     from the start. ``restore_best_weights`` puts the best epoch's weights back on stop.
     """
 
+    state_key = "early_stopping"
+
     def __init__(self, monitor: str = "eval_loss", patience: int = 0, min_delta: float = 0.0,
                  mode: str = "auto", baseline: float | None = None, restore_best_weights: bool = False,
                  verbose: bool = False) -> None:
-        if mode not in ("auto", "min", "max"):
-            raise ValueError(f"EarlyStopping: mode must be 'auto', 'min' or 'max', got {mode!r}")
+        super().__init__(monitor, mode, min_delta, baseline)
         if isinstance(patience, bool) or not isinstance(patience, int) or patience < 0:
             raise ValueError(f"EarlyStopping: patience must be an int >= 0, got {patience!r}")
-        self.monitor = monitor
         self.patience = patience
-        self.min_delta = abs(float(min_delta))
-        if mode == "auto":
-            mode = "max" if "acc" in monitor.lower() else "min"
-        self.mode = mode
-        self.baseline = baseline
         self.restore_best_weights = restore_best_weights
         self.verbose = verbose
-        self.best: float | None = baseline
-        self.best_epoch = 0
         self.wait = 0
         self.stopped_epoch = 0
         self._best_weights: dict[str, np.ndarray] | None = None
         self._warned = False
 
-    def _improved(self, value: float) -> bool:
-        if self.best is None:
-            return True
-        if self.mode == "min":
-            return value < self.best - self.min_delta
-        return value > self.best + self.min_delta
-
     def _value(self, run_context: RunContext) -> float | None:
         metrics = run_context.metrics
-        for key in (self.monitor, f"eval_{self.monitor}"):
-            if key in metrics:
-                return float(metrics[key])
-        if not self._warned:
-            self._warned = True
-            warnings.warn(f"EarlyStopping: {self.monitor!r} is not among the epoch's metrics "
-                          f"({', '.join(sorted(metrics)) or 'none'}); use fit(..., valid_dataset=...) "
-                          "for eval_* values", stacklevel=2)
-        return None
+        if self.monitor not in metrics and f"eval_{self.monitor}" not in metrics:
+            if not self._warned:
+                self._warned = True
+                warnings.warn(f"EarlyStopping: {self.monitor!r} is not among the epoch's metrics "
+                              f"({', '.join(sorted(metrics)) or 'none'}); use fit(..., valid_dataset=...) "
+                              "for eval_* values", stacklevel=3)
+            return None
+        value = self.value(run_context)
+        return float("nan") if value is None else value  # NaN: no improvement
 
     def on_train_begin(self, run_context: RunContext) -> None:
         self.stopped_epoch = 0
@@ -74,8 +59,9 @@ class EarlyStopping(Callback):
         value = self._value(run_context)
         if value is None:
             return
-        if not math.isnan(value) and self._improved(value):
-            self.best, self.best_epoch, self.wait = value, run_context.epoch, 0
+        if value == value and self.improves(value):
+            self.record(value, run_context.epoch)
+            self.wait = 0
             if self.restore_best_weights and run_context.network is not None:
                 self._best_weights = {name: p.asnumpy().copy()
                                       for name, p in run_context.network.parameters_and_names()}
@@ -85,17 +71,17 @@ class EarlyStopping(Callback):
             self.stopped_epoch = run_context.epoch
             run_context.request_stop()
             if self.verbose:
-                print(f"EarlyStopping: {self.monitor} has not improved on {self.best:.6g} (epoch "
-                      f"{self.best_epoch}) for {self.wait} epoch(s); stopping after epoch "
+                best = "any value" if self.best is None else f"{self.best:.6g} (epoch {self.best_epoch})"
+                print(f"EarlyStopping: {self.monitor} has not improved on {best} "
+                      f"for {self.wait} epoch(s); stopping after epoch "
                       f"{run_context.epoch}", file=sys.stderr, flush=True)
             if self._best_weights is not None:
                 for name, p in run_context.network.parameters_and_names():
                     p.set_data(self._best_weights[name])
 
     def state_dict(self) -> dict[str, Any]:
-        return {"best": self.best, "best_epoch": self.best_epoch, "wait": self.wait}
+        return {**super().state_dict(), "wait": self.wait}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.best = state.get("best", self.best)
-        self.best_epoch = int(state.get("best_epoch", 0))
+        super().load_state_dict(state)
         self.wait = int(state.get("wait", 0))

@@ -17,6 +17,8 @@ class History(Callback):
     (``step_numbers`` gives their global step numbers).
     """
 
+    state_key = "history"
+
     def __init__(self) -> None:
         self.history: dict[str, list[float]] = {}
         self.epochs: list[int] = []

@@ -55,7 +55,7 @@ class ModelCheckpoint(Callback):
     Each file holds the network and optimizer Parameters and the whole training state,
     so ``Model.train(..., resume_from="last")`` continues exactly where it stopped.
     ``latest`` (also ``run_context.latest_checkpoint``) is the newest file written.
-    It runs after the other callbacks (``order = 100``).
+    It runs after the other callbacks (phase ``save``).
 
     Each run writes under a prefix of its own, held with a lock while it trains: a new run
     whose prefix already has files (or is held by a running process) takes ``<prefix>_1``,
@@ -65,7 +65,8 @@ class ModelCheckpoint(Callback):
     the system's temporary directory, with a warning naming it.
     """
 
-    order = 100
+    phase = "save"
+    state_key = "checkpoint"
 
     def __init__(self, prefix: str = "CKP", directory: str | os.PathLike | None = None,
                  config: CheckpointConfig | None = None) -> None:

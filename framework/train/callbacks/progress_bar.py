@@ -27,10 +27,19 @@ class ProgressBar(Callback):
     postfix as ``val_<name>`` (the training ``loss`` keeps its meaning). ``label``
     prefixes every description (``train compare`` shows ``graph`` and ``pynative``).
     ``disable=None`` hides the bars when the output is not a terminal (tqdm's rule).
+
+    ``whole_run=True`` shows one bar over all the run's steps instead (a run counted in
+    steps, such as a language model's, whose "epochs" are evaluation intervals);
+    ``unit``/``unit_per_sample`` name the speed (``tokens``, ``block_size`` per sample);
+    ``show_lr`` adds the learning rate the step used.
     """
 
     def __init__(self, leave: bool = True, file: TextIO | None = None, disable: bool | None = None,
-                 eval: bool = True, mininterval: float = 0.1, label: str = "") -> None:
+                 eval: bool = True, mininterval: float = 0.1, label: str = "", *,
+                 whole_run: bool = False, unit: str = "samples", unit_per_sample: int = 1,
+                 show_lr: bool = False) -> None:
+        self.whole_run, self.show_lr = whole_run, show_lr
+        self.unit, self.unit_per_sample = unit, unit_per_sample
         self.leave = leave
         self.file = file
         self.disable = disable
@@ -52,19 +61,29 @@ class ProgressBar(Callback):
                     disable=self.disable, mininterval=self.mininterval, dynamic_ncols=True, **kw)
 
     def _desc(self, ctx: RunContext) -> str:
+        if self.whole_run:
+            return self.label + "step"
         epoch = f"epoch {ctx.epoch}/{ctx.epoch_num}" if ctx.epoch_num else f"epoch {ctx.epoch}"
         return self.label + epoch
+
+    def _new_bar(self, ctx: RunContext, done: int) -> Any:
+        """The bar from ``done`` steps (of the epoch, or of the run with ``whole_run``)."""
+        if self.whole_run:
+            total = ctx.steps_per_epoch * ctx.epoch_num if ctx.steps_per_epoch else None
+            return self._make(total, ctx.global_step - (ctx.step - done), self._desc(ctx), self.leave)
+        return self._make(ctx.steps_per_epoch, done, self._desc(ctx), self.leave)
 
     def _compiling(self, ctx: RunContext) -> bool:
         return ctx.mode == "graph" and not self._compiled_once
 
     # -- training ------------------------------------------------------------------------------
     def on_train_epoch_begin(self, run_context: RunContext) -> None:
+        if self.whole_run and self.bar is not None:
+            return
         self._close()
         self._samples, self._seconds = 0, 0.0
         if not self._compiling(run_context):  # else the bar starts once the graph is compiled
-            self.bar = self._make(run_context.steps_per_epoch, run_context.step,
-                                  self._desc(run_context), self.leave)
+            self.bar = self._new_bar(run_context, run_context.step)
 
     def on_train_step_begin(self, run_context: RunContext) -> None:
         if self._compiling(run_context) and self._spinner is None:
@@ -93,8 +112,7 @@ class ProgressBar(Callback):
                 cached = " (kernels from the compile cache)" if t.compile_cache_hit else ""
                 tqdm.write(f"{self.label}graph compiled in {t.compile_seconds:.2f} s{cached}: {stages}",
                            file=self.file)
-        self.bar = self._make(run_context.steps_per_epoch, run_context.step - 1,
-                              self._desc(run_context), self.leave)
+        self.bar = self._new_bar(run_context, run_context.step - 1)
 
     def on_train_step_end(self, run_context: RunContext) -> None:
         if self._compiling(run_context):
@@ -105,8 +123,10 @@ class ProgressBar(Callback):
         self._samples += run_context.batch_size
         self._seconds += t.step_wall_seconds
         postfix = {"loss": f"{run_context.loss:.4f}" if run_context.loss is not None else "-"}
+        if self.show_lr and hasattr(run_context.optimizer, "last_lr"):
+            postfix["lr"] = f"{run_context.optimizer.last_lr():.3g}"
         if self._seconds > 0:
-            postfix["samples/s"] = f"{self._samples / self._seconds:.0f}"
+            postfix[f"{self.unit}/s"] = f"{self._samples * self.unit_per_sample / self._seconds:.0f}"
         self._postfix = postfix
         self.bar.set_postfix(postfix, refresh=False)
         self.bar.update(1)
@@ -118,7 +138,8 @@ class ProgressBar(Callback):
                      if k.startswith("eval_")}
             if evals:
                 self.bar.set_postfix({**self._postfix, **evals}, refresh=True)
-        self._close()
+        if not self.whole_run:
+            self._close()
 
     def on_train_end(self, run_context: RunContext) -> None:
         self._stop_spin.set()

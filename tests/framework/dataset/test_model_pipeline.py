@@ -14,7 +14,7 @@ import pytest
 import framework as ms
 from framework import nn
 from framework.dataset import NumpySlicesDataset, vision
-from tests.trainer import tiny
+from tests.framework.train import tiny
 
 
 def _pipeline(shuffle=True, augment=False, batch=tiny.BATCH):
@@ -45,7 +45,7 @@ def test_lazy_imports_do_not_load_the_trainer():
 
 
 def test_same_losses_as_the_batch_iterator():
-    from trainer import History
+    from framework.train import History
 
     a, b = History(), History()
     tiny.model(seed=3).train(2, _pipeline(shuffle=False), callbacks=[a])
@@ -56,7 +56,7 @@ def test_same_losses_as_the_batch_iterator():
 
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_resume_mid_epoch_matches_an_uninterrupted_run(tmp_path, mode):
-    from trainer import History
+    from framework.train import History
 
     whole = tiny.model(seed=5, mode=mode)
     reference = History()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from framework.serialization import read_arrays
-from trainer import (
+from framework.train import (
     Callback,
     CheckpointConfig,
     EarlyStopping,
@@ -24,7 +24,7 @@ from trainer import (
     RunContext,
     TimeMonitor,
 )
-from trainer.callbacks import model_checkpoint
+from framework.train.callbacks import model_checkpoint
 
 from . import tiny
 
@@ -127,8 +127,8 @@ def test_time_monitor_reports_compilation_apart(tmp_path: Path, monkeypatch) -> 
     first, second = monitor.records
     assert first["compile_s"] > 0 and second["compile_s"] == 0
     assert first["compile_s"] == pytest.approx(ctx.timings.first_compile_seconds)
-    summary = model._step_for(model.train_network, "graph").summary
-    assert ctx.timings.first_compile_seconds >= summary["compile_seconds"] + summary["trace_seconds"]
+    report = model._step_for(model.train_network, "graph").report
+    assert ctx.timings.first_compile_seconds >= report.compile_seconds + report.trace_seconds
     assert first["epoch_ms"] / 1000 > first["compile_s"]  # the epoch includes it ...
     assert first["step_ms"] * STEPS < first["epoch_ms"] - first["compile_s"] * 1000 + 1e-6  # ... steps do not
     assert out.getvalue().count("graph compiled in") == 1

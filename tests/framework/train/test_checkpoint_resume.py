@@ -11,7 +11,7 @@ import pytest
 
 import framework as ms
 from framework.serialization import read_arrays
-from trainer import (
+from framework.train import (
     Callback,
     CheckpointConfig,
     CheckpointError,
@@ -152,7 +152,7 @@ def test_checkpoint_from_another_network_or_optimizer(tmp_path) -> None:
     _first_part(tmp_path, 5)
     path = tmp_path / "tiny-1_5.ckpt"
     from framework import nn
-    from trainer import Model
+    from framework.train import Model
 
     ms.set_seed(0)
     wide = nn.SequentialCell(nn.Flatten(), nn.Dense(16, 20), nn.ReLU(), nn.Dense(20, 3))

@@ -1,6 +1,6 @@
 """A run SIGKILLed (or Ctrl-C'd) and resumed ends exactly like an uninterrupted one.
 
-Each test runs tests/trainer/train_script.py in subprocesses: a reference run, a run
+Each test runs tests/framework/train/train_script.py in subprocesses: a reference run, a run
 that dies at a given step, and a run resuming with ``resume_from="last"``.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trainer import read_train_state
+from framework.train import read_train_state
 
 SCRIPT = Path(__file__).with_name("train_script.py")
 ROOT = Path(__file__).resolve().parents[2]

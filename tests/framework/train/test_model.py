@@ -8,8 +8,8 @@ import pytest
 import framework as ms
 from framework import Tensor, nn
 from framework.graph_mode import cache_stats
-from trainer import Accuracy, History, Loss, Metric, Model, make_step
-from trainer.metrics import build_metrics
+from framework.train import Accuracy, History, Loss, Metric, Model, make_step
+from framework.train.metrics import build_metrics
 
 from . import tiny
 
@@ -184,7 +184,7 @@ def test_clear_errors_for_misuse() -> None:
 
 
 def test_initial_epoch_counts_the_skipped_epochs(tmp_path) -> None:
-    from trainer import CheckpointConfig, ModelCheckpoint
+    from framework.train import CheckpointConfig, ModelCheckpoint
 
     saver = ModelCheckpoint("ie", tmp_path, CheckpointConfig(save_checkpoint_steps=100))
     ctx = tiny.model().train(3, tiny.loader(), callbacks=[saver], initial_epoch=2)

@@ -9,7 +9,7 @@ import numpy as np
 import datasets
 import framework as ms
 from framework import Tensor, nn
-from trainer import Model
+from framework.train import Model
 
 N_SAMPLES, BATCH, FEATURES, CLASSES = 96, 8, 16, 3
 STEPS_PER_EPOCH = N_SAMPLES // BATCH

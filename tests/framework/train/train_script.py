@@ -1,6 +1,6 @@
 """Train the tiny model with checkpoints; used by test_kill_resume.py in subprocesses.
 
-    python tests/trainer/train_script.py --dir D --epochs 3 --save-steps 5 [--kill-at 17]
+    python tests/framework/train/train_script.py --dir D --epochs 3 --save-steps 5 [--kill-at 17]
         [--sigint-at 9] [--sleep 0.05] [--resume] [--mode graph] --out final.npz
 
 Each step appends ``<global step> <loss as float.hex>`` to ``<dir>/losses.txt`` (flushed,
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.trainer import tiny  # noqa: E402
-from trainer import Callback, CheckpointConfig, ModelCheckpoint, RunContext  # noqa: E402
+from framework.train import Callback, CheckpointConfig, ModelCheckpoint, RunContext  # noqa: E402
+from tests.framework.train import tiny  # noqa: E402
 
 
 class Probe(Callback):

@@ -15,6 +15,7 @@ import importlib
 from pathlib import Path
 
 import tvm
+from tvm import relax
 
 from ....context import get_context
 from ..lower.inlining import inline_marked
@@ -76,8 +77,12 @@ def _legalize_passes(target: tvm.target.Target) -> list:
     backend = _backend(target)
     # library dispatch first: sort/argsort/topk/cumsum (TopK, Sort, Multinomial) have no
     # LegalizeOps rule; DispatchSortScan turns them into TOPI kernels
-    passes = backend.library_dispatch_passes(target) + [
-        p for p in backend.legalize_passes(target) if p.info.name != "FoldConstant"]
+    passes = backend.library_dispatch_passes(target)
+    for p in backend.legalize_passes(target):
+        if p.info.name == "FuseOps":  # bindings nothing reads (an eval graph's) would stay unfused
+            passes.append(relax.transform.DeadCodeElimination())
+        if p.info.name != "FoldConstant":
+            passes.append(p)
     if target.kind.name != "cuda":
         return passes
     from tvm.s_tir import dlight as dl

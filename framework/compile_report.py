@@ -1,0 +1,44 @@
+"""What one graph-mode compilation did: :class:`CompileReport`, a typed value.
+
+Its stages follow JAX's (traced, lowered, compiled), in our words: load the backend (TVM
+is imported on first use), trace (the Python source to our IR), optimize (the IR passes),
+lower + build (IR to Relax, then the compiled library, or its load from the disk cache).
+``JitFunction.compile`` returns one and ``JitFunction.last_report`` keeps the latest;
+``summary.json`` in the IR artifacts is :meth:`CompileReport.as_dict`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CompileReport:
+    function: str  # the compiled function's name
+    target: str  # "llvm" or "cuda"
+    nodes_traced: int
+    nodes_optimized: int
+    params: int  # Parameters the compiled graph reads
+    updates: int  # Parameters it writes (optimizer state, weights)
+    backend_import_seconds: float
+    trace_seconds: float  # source -> IR, the optimization passes excluded
+    optimize_seconds: float
+    compile_seconds: float  # lower to Relax + build (or load)
+    tune_seconds: float = 0.0  # kernel tuning, part of compile_seconds
+    cache_hit: bool = False  # the library came from the disk cache
+    passes: dict[str, Any] = field(default_factory=dict)  # pass name -> what it changed
+
+    @property
+    def stages(self) -> dict[str, float]:
+        """Stage -> seconds, in the order they run."""
+        return {"load backend": self.backend_import_seconds, "trace": self.trace_seconds,
+                "optimize": self.optimize_seconds, "lower + build": self.compile_seconds}
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.stages.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON data (``summary.json``)."""
+        return {**asdict(self), "total_seconds": round(self.total_seconds, 4)}

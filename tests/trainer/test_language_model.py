@@ -1,0 +1,155 @@
+"""``task: language_model`` from YAML (trainer/tasks/language_model.py): the task's keys,
+training by steps in both modes, exact resume, the sample at each evaluation, sampling
+with one compiled function, the schedule in steps (nanoGPT's formula), ``train eval`` and
+the logged model that turns prompts into text."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from trainer.config import ConfigError, load_config
+from trainer.experiment import evaluate, run_experiment
+from trainer.schedule import step_lrs
+
+YAML = """\
+name: lm
+task: language_model
+seed: 0
+mode: pynative
+model:
+  name: gpt
+  args: {n_layer: 1, n_head: 2, n_embd: 16}
+dataset:
+  name: text
+  root: corpus.txt
+  block_size: 8
+  batch_size: 4
+optimizer:
+  name: adamw
+  learning_rate: 0.01
+train:
+  max_steps: 12
+  eval_every_steps: 6
+  eval_batches: 2
+  log_every: 3
+checkpoint:
+  save_steps: 0
+"""
+
+
+@pytest.fixture
+def lm(workdir):
+    rng = np.random.default_rng(0)
+    words = ["to be", "or not", "that is", "the question", "whether", "tis nobler"]
+    text = "\n".join(" ".join(rng.choice(words, 6)) for _ in range(400))
+    (workdir / "corpus.txt").write_text(text)
+    (workdir / "lm.yaml").write_text(YAML)
+    return workdir / "lm.yaml"
+
+
+def run(path, *overrides, **options):
+    options = {"quiet": True, "log": False, "checkpoint_dir": str(path.parent / "ck"), **options}
+    return run_experiment(load_config(path, list(overrides)), **options)
+
+
+@pytest.mark.parametrize("override, message", [
+    ("dataset.resize=32", r"override 'dataset.resize=32': 'dataset.resize' is a key of task: "
+                          r"classification, not of task: language_model"),
+    ("train.epochs=3", "'train.epochs' is a key of task: classification"),
+    ("train.max_steps=13", r"'train.max_steps' \(13\) must be a multiple of 'train.eval_every_steps'"),
+    ("dataset.tokenizer=bpe", "'dataset.vocab_size' must be >= 257 with tokenizer: bpe"),
+    ("model.args={n_layers: 2}", "'model.args' of GPT takes n_layer, n_head, n_embd, dropout, bias"),
+    ("dataset.name=mnist", "'dataset.name' of a language model must be one of tinyshakespeare, text"),
+])
+def test_the_schema_takes_the_keys_of_the_chosen_task_only(lm, override, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(lm, [override])
+
+
+def test_a_text_key_under_a_classification_names_its_line(workdir):
+    (workdir / "exp.yaml").write_text("name: c\ndataset:\n  name: mnist\n  block_size: 64\n")
+    with pytest.raises(ConfigError, match=r"exp.yaml:4: 'dataset.block_size' is a key of task: "
+                                          r"language_model, not of task: classification"):
+        load_config(workdir / "exp.yaml")
+
+
+def test_training_by_steps_learns_and_reports_per_token_figures(lm):
+    result = run(lm)
+    assert result.steps == list(range(1, 13)) and result.mode == "pynative"
+    assert np.mean(result.losses[-3:]) < np.mean(result.losses[:3]) - 0.15  # it learns
+    m = result.metrics
+    assert m["perplexity"] == pytest.approx(math.exp(m["loss"]))
+    assert m["bits_per_char"] == pytest.approx(m["loss"] / math.log(2))
+
+
+def test_both_modes_take_the_same_first_steps(lm):
+    eager = run(lm, "train.max_steps=6")
+    graph = run(lm, "train.max_steps=6", "mode=graph")
+    np.testing.assert_allclose(graph.losses, eager.losses, rtol=2e-4)
+    assert graph.metrics["loss"] == pytest.approx(eager.metrics["loss"], rel=2e-4)
+
+
+def test_a_resume_continues_bit_identically_in_pynative(lm):
+    whole = run(lm)
+    first = run(lm, "train.max_steps=6", checkpoint_dir=str(lm.parent / "part"))
+    rest = run(lm, checkpoint_dir=str(lm.parent / "part"), resume=first.checkpoint)
+    assert rest.steps == list(range(7, 13))
+    assert rest.losses == whole.losses[6:]  # same windows, same weights: bit for bit
+
+
+def test_each_evaluation_logs_a_sample_and_the_val_metrics(lm):
+    import mlflow
+
+    uri = f"sqlite:///{lm.parent / 'mlflow.db'}"
+    result = run(lm, f"mlflow.tracking_uri={uri}", "mlflow.system_metrics=false", log=True)
+    client = mlflow.MlflowClient(uri)
+    names = {a.path for a in client.list_artifacts(result.run_id, "samples")}
+    assert names == {"samples/step_6.txt", "samples/step_12.txt"}
+    metrics = client.get_run(result.run_id).data.metrics
+    assert {"val/loss", "val/perplexity", "val/bits_per_char", "train/loss_estimate",
+            "perf/tokens_per_second"} <= set(metrics)
+    tags = client.get_run(result.run_id).data.tags
+    assert (tags["task"], tags["model"], tags["dataset"]) == ("language_model", "gpt", "text")
+    model = mlflow.pyfunc.load_model(result.model_uri)
+    texts = model.predict(["to be", "whether"], params={"max_tokens": 20, "top_k": 5})
+    assert [t[:5] for t in texts] == ["to be", "wheth"] and all(len(t) > 20 for t in texts)
+
+
+def test_sampling_compiles_one_function_whatever_the_length(lm):
+    from datasets.tokenizer import CharTokenizer
+    from trainer.models import GPT
+    from trainer.tasks.sampling import Sampler
+
+    tok = CharTokenizer.train("abcdefgh\n")
+    sampler = Sampler(GPT(tok.vocab_size, 8, 1, 2, 16), tok, 8, "graph")
+    graph = sampler.text("ab", 30, seed=1)  # longer than the window: it slides
+    sampler.text("abcdefgh", 3)
+    assert sampler.compiled_functions == 1 and len(graph) == 30
+    eager = Sampler(sampler.net, tok, 8, "pynative").text("ab", 30, seed=1)
+    assert eager == graph  # the same logits choose the same tokens
+
+
+def test_train_eval_gives_the_validation_loss_of_a_checkpoint(lm):
+    result = run(lm)
+    metrics = evaluate(load_config(lm), result.checkpoint)
+    assert metrics["loss"] == pytest.approx(result.metrics["loss"], rel=0.2)  # other random windows
+
+
+def test_the_schedule_in_steps_is_nanogpts():
+    from types import SimpleNamespace
+
+    s = SimpleNamespace(name="cosine", warmup_steps=10, lr_decay_steps=100, min_lr=1e-4)
+    lrs = step_lrs(s, 1e-3, 120)
+
+    def nanogpt(it):  # nanoGPT train.py's get_lr, written out
+        if it < 10:
+            return 1e-3 * (it + 1) / (10 + 1)
+        if it > 100:
+            return 1e-4
+        ratio = (it - 10) / (100 - 10)
+        return 1e-4 + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (1e-3 - 1e-4)
+
+    assert lrs == pytest.approx([nanogpt(i) for i in range(120)], rel=1e-12)

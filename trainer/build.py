@@ -1,0 +1,48 @@
+"""The model an experiment trains, from its config: the network and loss of its task
+(trainer/tasks/) with the optimizer (trainer/registry.py) and the learning rate
+(trainer/schedule.py), in a ``Model`` of the config's mode."""
+
+from __future__ import annotations
+
+import framework as ms
+from framework import nn
+from framework.train.model import Model
+
+from .config import ExperimentConfig
+from .registry import build_optimizer
+from .schedule import optimizer_lr
+from .tasks import TaskData, task_of
+
+
+def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> tuple[Model, nn.Cell]:
+    """Network, loss and optimizer of the config's task (parameters drawn from ``seed``);
+    ``data`` (the task's, trainer/tasks/) gives what the network needs of it (a vocabulary)
+    and the steps of an epoch that size an ``optimizer.schedule`` (without: 1)."""
+    task = task_of(config)
+    ms.set_seed(config.seed)
+    net = task.network(config, data)
+    loss = task.loss(config)
+    o = config.optimizer
+    params = net.trainable_params()
+    if o.exclude_bias_and_norm and o.weight_decay:  # MindSpore's group params
+        plain = [p for p in params if p.name.endswith("bias") or "gamma" in p.name
+                 or "beta" in p.name]
+        decay = [p for p in params if all(p is not q for q in plain)]
+        params = [{"params": decay, "weight_decay": o.weight_decay}, {"params": plain,
+                  "weight_decay": 0.0}, {"order_params": net.trainable_params()}]
+    accumulate = config.train.accumulate_grad_batches
+    steps = (data.steps_per_epoch if data is not None else None) or 1
+    lr = optimizer_lr(o.schedule, o.learning_rate, task.epochs(config), steps, accumulate, task.by_steps)
+    opt = build_optimizer(params, o, lr)
+    model = Model(net, loss, opt, metrics=set(task.metrics), config=config.to_dict(), mode=config.mode)
+    if accumulate > 1:
+        from framework.train.train_cells import AccumulateTrainOneStepCell
+
+        model.train_network = AccumulateTrainOneStepCell(nn.WithLossCell(net, loss), opt,
+                                                         accumulate, o.clip_grad_norm)
+    elif o.clip_grad_norm is not None:
+        from framework.train.train_cells import ClipGradTrainOneStepCell
+
+        model.train_network = ClipGradTrainOneStepCell(nn.WithLossCell(net, loss), opt,
+                                                       o.clip_grad_norm)
+    return model, net

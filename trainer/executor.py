@@ -1,0 +1,187 @@
+"""The executor: carries out a :class:`~trainer.plan.RunPlan` and records it — the one way
+a run from YAML trains, shared by ``train run``, ``train compare``'s rounds and sweep
+trials. In order, each once: check the places the run writes to, set the device context,
+build (data, checks, model, callbacks), open the MLflow record, ``Model.fit`` (from the
+plan's resume point, read once), the final evaluation, close the record, log the model.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import framework as ms
+from framework.train.loop import TrainingInterrupted
+from framework.train.model import Model
+
+from .build import build_model_for
+from .config import ExperimentConfig
+from .distributed import check_shapes
+from .plan import RunPlan, output_places
+from .preflight import check_accumulation, check_outputs
+from .run_callbacks import RunCallbacks, callbacks_for
+from .tasks import Task, TaskData, task_of
+
+
+@dataclass
+class RunResult:
+    """What a run did. Speeds are wall-clock over the steps this process ran (compilation
+    excluded, data loading included): the same figures as the MLflow ``perf/*`` metrics."""
+
+    mode: str
+    steps: list[int] = field(default_factory=list)
+    losses: list[float] = field(default_factory=list)
+    step_seconds: list[float] = field(default_factory=list)  # wall clock per step
+    compile_seconds: float | None = None
+    metrics: dict[str, float] = field(default_factory=dict)  # the test set's, after training
+    seconds: float = 0.0
+    batch_size: int = 0
+    run_id: str | None = None
+    checkpoint: str | None = None
+    offline_log: str | None = None  # where the run was logged when the store was unreachable
+    nothing_to_train: str | None = None  # why a resumed run had no step left (no MLflow run made)
+    samples: int = 0
+    ir_dir: str | None = None
+    run_url: str | None = None
+    model_uri: str | None = None
+    best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
+
+    @property
+    def ms_per_step(self) -> float:
+        total = sum(self.step_seconds)
+        return total / len(self.step_seconds) * 1000 if self.step_seconds else float("nan")
+
+    @property
+    def samples_per_second(self) -> float:
+        total = sum(self.step_seconds)
+        return (self.samples or self.batch_size * len(self.step_seconds)) / total if total else float("nan")
+
+
+def set_device_context(config: ExperimentConfig, ir_dir: str | None) -> None:
+    """Device, kernel tuning and IR dumps (the mode is not global: ``Model(mode=...)``)."""
+    if config.device == "cuda" and config.mode == "pynative":
+        import warnings
+
+        warnings.warn("device cuda applies to graph mode; PyNative runs its NumPy kernels on the CPU",
+                      stacklevel=2)
+    ms.set_context(device_target="GPU" if config.device == "cuda" else "CPU",
+                   tuning=config.graph.tuning, save_graphs=bool(ir_dir),
+                   save_graphs_path=ir_dir or os.path.join(config.ir_dir, config.mode))
+
+
+@dataclass
+class Built:
+    """What a plan trains: the task, its data, the model, callbacks."""
+
+    task: Task
+    data: TaskData
+    model: Model
+    run: RunCallbacks = field(repr=False)
+
+    @property
+    def train(self) -> Any:
+        return self.data.train
+
+    @property
+    def test(self) -> Any:
+        return self.data.valid
+
+
+def build(plan: RunPlan) -> Built:
+    """The task's data, the checks that data and model fit, the model and the callbacks."""
+    config, rank, task = plan.config, plan.rank, task_of(plan.config)
+    data = task.data(config, rank)
+    check_accumulation(config.train.accumulate_grad_batches, task.epochs(config), data.steps_per_epoch)
+    model, net = build_model_for(config, data)
+    if rank.distributed:
+        check_shapes(net)
+    task.check_fit(config, net, data)
+    run = callbacks_for(plan, task.callbacks(plan, model, data), task.terminal(plan))
+    return Built(task, data, model, run)
+
+
+def execute(plan: RunPlan) -> RunResult:
+    """Train and evaluate the plan's config; record it in MLflow (rank 0, ``options.log``)."""
+    plan.rank.check("the config hash", plan.config.hash())
+    check_outputs(output_places(plan))
+    if plan.nothing_to_train:
+        return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
+    set_device_context(plan.config, plan.ir_dir)
+    built = build(plan)
+    record = _open_record(plan, built) if plan.options.log else None
+    status, result = "FAILED", None
+    try:
+        result = _fit(plan, built, record)
+        status = "FINISHED"
+    except (KeyboardInterrupt, TrainingInterrupted):
+        status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
+        raise
+    finally:
+        if record is not None:
+            _close_record(plan, built, record, status, result)
+    return result
+
+
+def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
+    config, model, recorder = plan.config, built.model, built.run.recorder
+    start = time.perf_counter()
+    every = config.train.eval_every if not built.task.by_steps else 1  # by steps: each interval
+    ctx = model.fit(built.task.epochs(config), built.train, built.test, valid_frequency=every,
+                    callbacks=built.run.callbacks, resume_from=plan.resume)
+    metrics = {k[5:]: v for k, v in ctx.metrics.items() if k.startswith("eval_")}
+    if not metrics:  # the last epoch was not validated
+        metrics = model.eval(built.test)
+        if record is not None:
+            for key, value in metrics.items():
+                record.log_metric(f"eval/{key}", value, ctx.global_step)
+    best = built.run.best
+    return RunResult(plan.mode, recorder.steps, recorder.losses, recorder.seconds,
+                     ctx.timings.first_compile_seconds, dict(metrics), time.perf_counter() - start,
+                     config.dataset.batch_size, record.run_id if record and record.online else None,
+                     ctx.latest_checkpoint,
+                     None if record is None or record.online else str(record.offline_path),
+                     samples=recorder.samples, ir_dir=plan.ir_dir,
+                     run_url=record.url if record is not None else None,
+                     best_checkpoint=str(best.path) if best is not None and best.path else None)
+
+
+def _open_record(plan: RunPlan, built: Built) -> Any:
+    """The MLflow run (continued for a resume), its inputs, and its logger callback."""
+    from .mlflow_logger import MLflowLogger, git_commit
+    from .tracking import open_run, record_inputs
+
+    config, options = plan.config, plan.options
+    resume = plan.resume if not isinstance(plan.resume, str) else None
+    run = open_run(config, plan.tracking_uri, plan.run_name, options.parent_run_id, resume)
+    model = config.model.class_.rsplit(":", 1)[-1] if config.model.class_ else config.model.name
+    dataset = config.dataset.class_.rsplit(":", 1)[-1] if config.dataset.class_ else config.dataset.name
+    tags = {"mode": plan.mode, "device": config.device, "experiment": config.name, "task": config.task,
+            "model": model, "dataset": dataset,
+            "config_hash": config.hash(), "world_size": str(plan.rank.size), **options.tags}
+    resumed = {"resumed_from": options.resume, "resumed_checkpoint": str(resume.path)} if resume else {}
+    record_inputs(run, config, _resolved(plan), built.task, built.data, options.source, git_commit(),
+                  tags, resumed)
+    built.run.callbacks.append(MLflowLogger(run, config.train.log_every, built.task.metric_prefix))
+    return run
+
+
+def _resolved(plan: RunPlan) -> dict[str, Any]:
+    from .mlflow_record import resolved_config
+
+    return resolved_config(plan.config, mode=plan.mode, checkpoint_dir=plan.checkpoint_dir,
+                           tracking_uri=plan.tracking_uri, run_name=plan.run_name)
+
+
+def _close_record(plan: RunPlan, built: Built, run: Any, status: str, result: RunResult | None) -> None:
+    """This run's checkpoint files and IR; the logged model (a finished run's); the run ends."""
+    from .tracking import finish_run
+
+    try:
+        finish_run(run, built.run.checkpoint, plan.ir_dir)
+        if status == "FINISHED" and plan.config.mlflow.log_model and result.checkpoint:
+            result.model_uri = built.task.log_model(run, plan.config, _resolved(plan), result.checkpoint,
+                                                    built.data)
+    finally:
+        run.end(status)

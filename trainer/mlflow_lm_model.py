@@ -1,0 +1,96 @@
+"""A trained language model as an MLflow model (``task: language_model``): prompts in,
+text out.
+
+The logged folder (``runs:/<run id>/model``) holds the weights (the run's final
+checkpoint), ``config.yaml`` (the resolved experiment config) and ``tokenizer.json`` (the
+run's tokenizer), so loading it needs neither the training text nor the run. ``predict``
+takes prompts (a list of strings, a ``prompt`` column, or ``{"prompt": ...}``) and the
+params ``max_tokens`` (200), ``temperature`` (1.0), ``top_k`` (0: all tokens) and ``seed``
+(0); it returns one generated text per prompt, in graph mode (one compiled function,
+trainer/tasks/sampling.py)::
+
+    model = mlflow.pyfunc.load_model(f"runs:/{run_id}/model")
+    model.predict(["ROMEO:"], params={"max_tokens": 100, "top_k": 40})
+
+``mlflow models serve -m runs:/<id>/model --env-manager local`` answers
+``POST /invocations`` with ``{"inputs": ["ROMEO:"], "params": {"max_tokens": 50}}``.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import mlflow.pyfunc
+import yaml
+
+PARAMS = {"max_tokens": 200, "temperature": 1.0, "top_k": 0, "seed": 0}
+
+
+class LanguageModelPyfunc(mlflow.pyfunc.PythonModel):
+    _skip_type_hint_validation = True  # the signature is given explicitly
+
+    def load_context(self, context):
+        import framework as ms
+        from datasets.tokenizer import tokenizer_from_dict
+        from framework.serialization import read_arrays
+
+        from .config import build_config
+        from .tasks.language_model import LanguageModelTask
+        from .tasks.sampling import Sampler
+
+        data = yaml.safe_load(Path(context.artifacts["config"]).read_text())
+        config = build_config(data, lambda path: "config.yaml")
+        tokenizer = tokenizer_from_dict(Path(context.artifacts["tokenizer"]).read_text())
+        ms.set_context(save_graphs=False)
+        from .models import network_for
+
+        sizes = {"vocab_size": tokenizer.vocab_size, "block_size": config.dataset.block_size}
+        net = network_for(config.model, LanguageModelTask().models, sizes)
+        arrays, _ = read_arrays(context.artifacts["weights"])
+        ms.load_param_into_net(net, dict(arrays), strict_load=True)
+        net.set_train(False)
+        self.sampler = Sampler(net, tokenizer, config.dataset.block_size, "graph")
+
+    def predict(self, context, model_input, params=None):
+        p = {**PARAMS, **(params or {})}
+        prompts = _prompts(model_input)
+        top_k = int(p["top_k"]) or None
+        return [prompt + self.sampler.text(prompt, int(p["max_tokens"]), temperature=float(p["temperature"]),
+                                           top_k=top_k, seed=int(p["seed"])) for prompt in prompts]
+
+
+def _prompts(model_input: Any) -> list[str]:
+    if isinstance(model_input, str):
+        return [model_input]
+    if isinstance(model_input, dict):
+        value = model_input.get("prompt", next(iter(model_input.values()), ""))
+        return [value] if isinstance(value, str) else [str(v) for v in value]
+    if hasattr(model_input, "columns"):  # a DataFrame: its prompt column (or the first)
+        column = "prompt" if "prompt" in model_input.columns else model_input.columns[0]
+        return [str(v) for v in model_input[column]]
+    return [str(v) for v in model_input]
+
+
+def log_language_model(run: Any, config: dict[str, Any], weights: str | Path, tokenizer: dict[str, Any],
+                       register: str | None = None) -> str | None:
+    """Save and log the pyfunc (prompts -> texts) under ``model/`` of ``run``."""
+    from mlflow.models import ModelSignature
+    from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
+
+    from .mlflow_model import save_pyfunc
+
+    signature = ModelSignature(
+        inputs=Schema([ColSpec("string")]), outputs=Schema([ColSpec("string")]),
+        params=ParamSchema([ParamSpec("max_tokens", "long", PARAMS["max_tokens"]),
+                            ParamSpec("temperature", "double", PARAMS["temperature"]),
+                            ParamSpec("top_k", "long", PARAMS["top_k"]),
+                            ParamSpec("seed", "long", PARAMS["seed"])]))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tokenizer.json"
+        path.write_text(json.dumps(tokenizer))
+        return save_pyfunc(run, "lm_pyfunc_entry.py", config, {"weights": str(weights),
+                                                                "tokenizer": str(path)},
+                           signature, (["ROMEO:"], {"max_tokens": 4}), register)

@@ -1,0 +1,139 @@
+"""A run as a plan: :func:`plan_run` resolves, without side effects, everything a run
+needs to know before it starts — its mode, where it writes (checkpoints, IR, the MLflow
+store), what this rank does (rank 0 alone writes), the run's name, and the resume point,
+read once into a :class:`~framework.train.checkpoint.CheckpointRead` that ``Model.fit``
+and the MLflow record both use. The executor (trainer/executor.py) carries a plan out.
+
+Contract: a :class:`RunPlan` is a frozen value; ``nothing_to_train`` says why a resumed
+run has no step left (the executor then trains nothing and opens no MLflow run).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from framework.train.checkpoint import CheckpointRead, latest_valid, read_checkpoint
+
+from .config import ExperimentConfig
+from .distributed import Rank
+from .preflight import sqlite_folder
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the caller wants the run: ``run`` from the CLI, a ``compare`` round, a sweep trial.
+
+    ``quiet`` drops the progress bar and loss lines; ``progress`` (a label) keeps only a
+    labelled bar. ``source`` is the command line recorded as ``mlflow.source.name``;
+    ``tags`` are added to the run's; ``callbacks`` run with the run's own (a sweep's
+    pruning reporter). ``resume``: ``"last"`` or a checkpoint path.
+    """
+
+    resume: str | None = None
+    quiet: bool = False
+    checkpoint_dir: str | None = None
+    parent_run_id: str | None = None
+    run_name: str | None = None
+    log: bool = True
+    progress: str | None = None
+    source: str | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+    callbacks: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    config: ExperimentConfig
+    rank: Rank
+    options: RunOptions  # as this rank runs it (ranks other than 0: quiet, no MLflow)
+    checkpoint_dir: str
+    ir_dir: str | None  # graph mode's IR artifacts (ir.save), rank 0 only
+    tracking_uri: str
+    run_name: str
+    # the checkpoint read, or "last" when none was found (Model.fit warns and starts over)
+    resume: CheckpointRead | str | None = None
+    nothing_to_train: str | None = None
+
+    @property
+    def mode(self) -> str:
+        return self.config.mode
+
+    @property
+    def prefix(self) -> str:
+        """The checkpoint file prefix of this experiment (``name`` with ``/`` as ``_``)."""
+        return self.config.name.replace("/", "_")
+
+
+def plan_run(config: ExperimentConfig, rank: Rank, options: RunOptions = RunOptions()) -> RunPlan:
+    """The plan of ``config`` on this ``rank`` (``ConfigError`` for a setting this launch
+    cannot run). Reads only: the newest checkpoint for a resume."""
+    from .config import ConfigError
+    from .mlflow_logger import tracking_uri
+
+    mode = config.mode
+    if rank.distributed and config.device == "cuda" and mode == "graph":
+        raise ConfigError("device: cuda with several ranks is not supported yet (graph mode's "
+                          "all-reduce reads host memory); use device: cpu")
+    if not rank.leader:  # rank 0 alone writes checkpoints, IR and the MLflow run
+        options = replace(options, quiet=True, log=False, progress=None)
+    ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
+    plan = RunPlan(config, rank, options, options.checkpoint_dir or config.checkpoint_dir,
+                   ir_dir if rank.leader else None, tracking_uri(config.mlflow.tracking_uri),
+                   options.run_name or config.mlflow.run_name or f"{config.name}-{mode}")
+    if options.resume is None:
+        return plan
+    return _with_resume(plan, options.resume)
+
+
+def _with_resume(plan: RunPlan, asked: str) -> RunPlan:
+    """The resume point, chosen by rank 0 (``last``: the newest of this experiment's runs)
+    and agreed by all ranks; each rank reads the file once."""
+    rank = plan.rank
+    chosen = _find(plan, asked) if rank.leader else None
+    path, finished = rank.agree(_describe(plan, chosen, asked) if rank.leader else None)
+    if finished:
+        return replace(plan, nothing_to_train=finished)
+    if path in ("last", "latest"):
+        return replace(plan, resume=path)
+    read = chosen if chosen is not None else read_checkpoint(path)
+    return replace(plan, resume=read)
+
+
+def _find(plan: RunPlan, asked: str) -> CheckpointRead | None:
+    if asked in ("last", "latest"):
+        return latest_valid(plan.checkpoint_dir, plan.prefix, runs=True)
+    return read_checkpoint(asked)
+
+
+def _describe(plan: RunPlan, chosen: CheckpointRead | None, asked: str) -> tuple[str, str | None]:
+    """``(path or "last", why nothing is left to train or None)``: what the ranks agree on."""
+    if chosen is None:
+        return asked, None
+    state, epochs = chosen.state, plan.config.train.epochs
+    if state.next_position()[0] >= epochs:
+        return str(chosen.path), (f"nothing to train: {chosen.path} is already at epoch {state.epoch} "
+                                  f"of train.epochs={epochs}; to continue, ask for more "
+                                  f"(train.epochs={state.epoch + 1} or more)")
+    return str(chosen.path), None
+
+
+def output_places(plan: RunPlan) -> list[tuple[str | None, str, str]]:
+    """Every folder a run writes to, with how to change it (checked before the first step)."""
+    places: list[tuple[str | None, str, str]] = [
+        (plan.checkpoint_dir, "checkpoint folder", "set checkpoint.dir to a writable folder")]
+    if plan.ir_dir:
+        places.append((plan.ir_dir, "IR folder", "set ir.dir to a writable folder or ir.save: false"))
+    if plan.mode == "graph":
+        from framework.backend.tvm.runtime.cache import cache_dir
+
+        places.append((str(cache_dir()), "compiled-kernel cache",
+                       "set TWINMODE_CACHE_DIR to a writable folder"))
+    if plan.options.log:
+        uri = plan.tracking_uri
+        folder = sqlite_folder(uri)
+        places.append((str(folder) if folder else None, f"MLflow store folder (of {uri})",
+                       "set mlflow.tracking_uri or MLFLOW_TRACKING_URI to a writable place"))
+    return places

@@ -1,0 +1,90 @@
+"""What a task is: the contract between the trainer and one kind of learning problem.
+
+The executor (trainer/executor.py) runs every task the same way; a task says what differs:
+
+- ``keys``: the YAML keys only this task takes (``dataset.block_size`` ...); the schema
+  refuses them under another task, with ``file:line`` (trainer/config.py);
+- ``check(config)``: its value checks, pure (a problem ``(key path, message)`` or None);
+- ``data(config, rank) -> TaskData``: the training and validation batches (``(x, y)``
+  pairs, re-iterable, with ``state_dict`` when they can resume mid-epoch), what the
+  network needs to know of the data (``info``: classes, vocabulary ...) and the steps of
+  one "epoch" of the loop;
+- ``network(config, data)``, ``loss(config)``, ``metrics``: the Model's parts;
+- ``epochs(config)``: the loop's epochs (classification: ``train.epochs``; a language
+  model: ``train.max_steps / train.eval_every_steps`` intervals);
+- ``callbacks(plan, model, data)``: the task's own (train accuracy, perplexity, samples);
+- ``terminal(plan)``: what the terminal shows (progress bar, loss lines);
+- ``metric_prefix``: how the validation results are logged (``eval/accuracy``,
+  ``val/loss``);
+- ``record_data(run, config, data)``: the data read, in the run's MLflow record;
+- ``log_model(run, config, resolved, checkpoint, data)``: the MLflow model a run leaves.
+
+A new task is a new module with a :class:`Task` subclass, registered in
+``trainer/tasks/__init__.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class TaskData:
+    train: Any  # the training batches
+    valid: Any  # the validation / test batches
+    steps_per_epoch: int | None
+    info: dict[str, Any] = field(default_factory=dict)  # what the network and the record need
+    extra: dict[str, Any] = field(default_factory=dict)  # task-private (a training subset ...)
+
+
+class Task:
+    name = ""
+    keys: frozenset[tuple[str, ...]] = frozenset()
+    metric_prefix = "eval"
+    metrics: Any = ("loss",)
+    by_steps = False  # the schedule counts steps (trainer/schedule.py: step_lrs)
+    models: dict[str, Any] = {}  # the zoo of ``model.name`` (trainer/models/)
+
+    def check(self, config: Any) -> tuple[tuple[str, ...], str] | None:
+        return None
+
+    def data(self, config: Any, rank: Any) -> TaskData:
+        raise NotImplementedError
+
+    def network(self, config: Any, data: TaskData) -> Any:
+        raise NotImplementedError
+
+    def loss(self, config: Any) -> Any:
+        raise NotImplementedError
+
+    def epochs(self, config: Any) -> int:
+        raise NotImplementedError
+
+    def example_batch(self, config: Any, data: TaskData | None) -> tuple[Any, Any]:
+        """Zero ``(x, y)`` arrays shaped as one training batch (``train ir``)."""
+        raise NotImplementedError
+
+    def check_fit(self, config: Any, net: Any, data: TaskData) -> None:
+        """Before training: the network takes the data (one-line errors otherwise)."""
+
+    def callbacks(self, plan: Any, model: Any, data: TaskData) -> list[Any]:
+        return []
+
+    def result_line(self, config: Any, result: Any) -> str:
+        """The figures of a finished run, for its summary line (trainer/cli.py)."""
+        return (f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
+                "(wall clock)")
+
+    def terminal(self, plan: Any) -> list[Any]:
+        """What the terminal shows while training (trainer/run_callbacks.py)."""
+        from ..run_callbacks import terminal_callbacks
+
+        return terminal_callbacks(plan)
+
+    def record_data(self, run: Any, config: Any, data: TaskData) -> None:
+        """The data read, in the run's MLflow record (params, dataset inputs)."""
+
+    def log_model(self, run: Any, config: Any, resolved: dict[str, Any], checkpoint: str,
+                  data: TaskData) -> str | None:
+        return None

@@ -1,0 +1,283 @@
+"""``task: language_model``: next-token prediction on text (nanoGPT's setting).
+
+Data contract: ``dataset.name: tinyshakespeare`` or ``text`` (``dataset.root``: a UTF-8
+file), split into the first ``1 - dataset.val_fraction`` for training and the rest for
+validation, encoded by ``dataset.tokenizer`` (``char``: the training text's characters;
+``bpe``: trained on it with ``dataset.vocab_size``) into token ids; batches are
+``(x, y)`` int32 ``B x T`` windows (``T = dataset.block_size``, ``y`` shifted by one),
+drawn at random from ``(seed, batch number)`` (datasets/windows.py). Training counts steps:
+``train.max_steps`` in evaluation intervals of ``train.eval_every_steps`` (one loop
+"epoch" each); each evaluation estimates the validation loss on ``train.eval_batches``
+random batches (and the training loss, as nanoGPT's ``estimate_loss``).
+
+Loss: the mean cross-entropy over every token (nats per token); metrics: ``val/loss``,
+``val/perplexity`` (``exp`` of it), ``val/bits_per_char`` for ``char`` (loss / ln 2),
+``train/loss_estimate``, ``perf/tokens_per_second``. The tokenizer is part of the run's
+record (``TaskData.info["tokenizer"]``: JSON data, kept in checkpoints and MLflow), so
+sampling and serving never need the training file.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from framework import nn, ops
+from framework.train.callbacks import Callback
+
+from .base import Task, TaskData
+
+TEXT_KEYS = frozenset({("dataset", "tokenizer"), ("dataset", "vocab_size"), ("dataset", "block_size"),
+                       ("dataset", "val_fraction"), ("train", "max_steps"), ("train", "eval_every_steps"),
+                       ("train", "eval_batches"), ("optimizer", "schedule", "warmup_steps"),
+                       ("optimizer", "schedule", "lr_decay_steps")})
+TEXT_DATASETS = ("tinyshakespeare", "text")
+SAMPLE_TOKENS = 200  # the sample written at each evaluation
+
+
+class TokenCrossEntropy(nn.Cell):
+    """Mean cross-entropy of ``(B, T, V)`` logits against ``(B, T)`` token ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ce = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+
+    def construct(self, logits, labels):
+        v = logits.shape[-1]
+        return self.ce(ops.reshape(logits, (-1, v)), ops.reshape(labels, (-1,)))
+
+
+class LanguageModelTask(Task):
+    name = "language_model"
+    keys = TEXT_KEYS
+    metric_prefix = "val"
+    metrics = ("loss",)
+    by_steps = True
+
+    @property
+    def models(self) -> dict[str, Any]:
+        from ..models import LANGUAGE_MODELS
+
+        return LANGUAGE_MODELS
+
+    def check(self, config: Any) -> tuple[tuple[str, ...], str] | None:
+        d, t = config.dataset, config.train
+        if d.class_ is None and d.name not in TEXT_DATASETS:
+            return ("dataset", "name"), (f"'dataset.name' of a language model must be one of "
+                                         f"{', '.join(TEXT_DATASETS)}, got {d.name!r}")
+        if t.max_steps is None:
+            return ("train", "max_steps"), ("a language model trains by steps: set 'train.max_steps' "
+                                            "(e.g. 2000)")
+        if t.max_steps % t.eval_every_steps:
+            return ("train", "max_steps"), (f"'train.max_steps' ({t.max_steps}) must be a multiple of "
+                                            f"'train.eval_every_steps' ({t.eval_every_steps})")
+        if not 0.0 < d.val_fraction < 1.0:
+            return ("dataset", "val_fraction"), (f"'dataset.val_fraction' must be in (0, 1), got "
+                                                 f"{d.val_fraction}")
+        if config.model.class_ is None and config.model.name in self.models:
+            unknown = _unknown_args(self.models[config.model.name], config.model.args)
+            if unknown:
+                return ("model", "args"), unknown
+        if d.tokenizer == "bpe" and (d.vocab_size is None or d.vocab_size < 257):
+            return ("dataset", "vocab_size"), ("'dataset.vocab_size' must be >= 257 with tokenizer: bpe "
+                                               f"(the 256 bytes and merges), got {d.vocab_size}")
+        return None
+
+    def data(self, config: Any, rank: Any) -> TaskData:
+        from datasets.text import corpus, split_text
+        from datasets.tokenizer import train_tokenizer
+        from datasets.windows import TokenWindows
+
+        d, t = config.dataset, config.train
+        text, path = corpus(d.name, d.root)
+        train_text, val_text = split_text(text, d.val_fraction)
+        tokenizer = train_tokenizer(d.tokenizer, train_text, d.vocab_size)
+        train_ids, val_ids = tokenizer.encode(train_text), tokenizer.encode(val_text)
+        shards = {"num_shards": rank.size, "shard_id": rank.rank}
+        train = TokenWindows(train_ids, d.block_size, d.batch_size, t.eval_every_steps, config.seed, **shards)
+        valid = TokenWindows(val_ids, d.block_size, d.batch_size, t.eval_batches, config.seed + 1)
+        estimate = TokenWindows(train_ids, d.block_size, d.batch_size, t.eval_batches, config.seed + 2)
+        info = {"tokenizer": tokenizer.to_dict(), "vocab_size": tokenizer.vocab_size,
+                "block_size": d.block_size, "source": str(path),
+                "tokens": {"train": int(len(train_ids)), "val": int(len(val_ids))}}
+        return TaskData(train, valid, len(train), info, {"train_estimate": estimate,
+                                                          "tokenizer": tokenizer})
+
+    def network(self, config: Any, data: TaskData) -> Any:
+        from ..models import network_for
+
+        sizes = {"vocab_size": data.info["vocab_size"], "block_size": data.info["block_size"]}
+        return network_for(config.model, self.models, sizes)
+
+    def loss(self, config: Any) -> Any:
+        return TokenCrossEntropy()
+
+    def epochs(self, config: Any) -> int:
+        return config.train.max_steps // config.train.eval_every_steps
+
+    def result_line(self, config: Any, result: Any) -> str:
+        m = result.metrics
+        bits = f", {m['bits_per_char']:.3f} bits/char" if "bits_per_char" in m else ""
+        tokens = result.samples_per_second * config.dataset.block_size
+        nan = float("nan")
+        return (f"val loss {m.get('loss', nan):.4f} (perplexity {m.get('perplexity', nan):.2f}{bits}), "
+                f"{result.ms_per_step:.2f} ms/step, {tokens:,.0f} tokens/s (wall clock)")
+
+    def terminal(self, plan: Any) -> list[Any]:
+        """One bar over all steps (loss, lr, tokens/s, ETA); nanoGPT-like lines: every
+        ``train.log_every`` steps the loss, lr and tokens/s, at each evaluation the losses."""
+        from ..run_callbacks import terminal_callbacks
+
+        config = plan.config
+        out = terminal_callbacks(plan, whole_run=True, unit="tokens",
+                                 unit_per_sample=config.dataset.block_size, show_lr=True)
+        if not plan.options.quiet:
+            out.append(StepLines(config.train.log_every, config.dataset.block_size))
+        return out
+
+    def record_data(self, run: Any, config: Any, data: TaskData) -> None:
+        """The text file (its SHA-256 digest), tokens per split, the tokenizer (params and
+        ``tokenizer.json``), and the text as an MLflow dataset input."""
+        import hashlib
+        import json
+
+        info = data.info
+        digest = hashlib.sha256(open(info["source"], "rb").read()).hexdigest()
+        run.log_params({"data.source": info["source"], "data.sha256": digest[:16],
+                        "data.vocab_size": info["vocab_size"], "data.tokens.train": info["tokens"]["train"],
+                        "data.tokens.val": info["tokens"]["val"]})
+        run.log_text(json.dumps(info["tokenizer"]), "tokenizer.json")
+        if run.online:
+            from mlflow.entities import Dataset, DatasetInput, InputTag
+
+            profile = json.dumps({"tokens": info["tokens"], "vocab_size": info["vocab_size"]})
+            inputs = [DatasetInput(Dataset(name=f"{config.dataset.name}-{split}", digest=digest[:16],
+                                           source_type="local", source=json.dumps({"uri": info["source"]}),
+                                           profile=profile),
+                                   tags=[InputTag("mlflow.data.context", context)])
+                      for split, context in (("train", "training"), ("val", "validation"))]
+            run.log_inputs(inputs, {"text": {"path": info["source"], "sha256": digest}})
+
+    def log_model(self, run: Any, config: Any, resolved: dict[str, Any], checkpoint: str,
+                  data: TaskData) -> str | None:
+        import warnings
+
+        from ..mlflow_lm_model import log_language_model
+
+        try:
+            return log_language_model(run, resolved, checkpoint, data.info["tokenizer"],
+                                      config.mlflow.register)
+        except Exception as error:  # noqa: BLE001 - the run and its checkpoints are already logged
+            warnings.warn(f"the trained model was not logged to MLflow ({type(error).__name__}: "
+                          f"{error})", stacklevel=2)
+            return None
+
+    def example_batch(self, config: Any, data: TaskData | None) -> tuple[Any, Any]:
+        shape = (config.dataset.batch_size, config.dataset.block_size)
+        return np.zeros(shape, np.int32), np.zeros(shape, np.int32)
+
+    def callbacks(self, plan: Any, model: Any, data: TaskData) -> list[Any]:
+        from .sampling import EvaluationSample, Sampler
+
+        config, tokenizer = plan.config, data.extra["tokenizer"]
+        sampler = Sampler(model.network, tokenizer, config.dataset.block_size, config.mode)
+        show = not plan.options.quiet
+        return [TokenizerRecord(data.info["tokenizer"]),
+                LanguageModelMetrics(model, data.extra["train_estimate"], tokenizer.kind,
+                                     config.dataset.block_size),
+                EvaluationSample(sampler, SAMPLE_TOKENS, show)]
+
+
+def _unknown_args(cls: Any, args: dict[str, Any]) -> str | None:
+    """Why ``args`` do not fit the zoo model ``cls`` (the data sets its sizes), or None."""
+    import inspect
+
+    named = [n for n in inspect.signature(cls).parameters if n not in ("vocab_size", "block_size")]
+    bad = [k for k in args if k not in named]
+    if bad:
+        return (f"'model.args' of {cls.__name__} takes {', '.join(named)} (vocab_size and block_size "
+                f"come from the data), got {', '.join(map(repr, bad))}")
+    return None
+
+
+class LanguageModelMetrics(Callback):
+    """At each evaluation: perplexity (and bits per character) of the validation loss, the
+    training loss estimated on fixed batches; tokens per second of the interval."""
+
+    phase = "metrics"
+
+    def __init__(self, model: Any, estimate: Any, kind: str, block_size: int) -> None:
+        self.model, self.estimate, self.kind, self.block_size = model, estimate, kind, block_size
+
+    def on_train_epoch_end(self, ctx: Any) -> None:
+        m = ctx.metrics
+        if "eval_loss" in m:
+            m["eval_perplexity"] = math.exp(min(m["eval_loss"], 700.0))
+            if self.kind == "char":
+                m["eval_bits_per_char"] = m["eval_loss"] / math.log(2.0)
+            m["train_loss_estimate"] = self.model.eval(self.estimate)["loss"]
+        t = ctx.timings
+        if t.epoch_wall_seconds > 0:
+            m["perf/tokens_per_second"] = t.epoch_samples * self.block_size / t.epoch_wall_seconds
+
+
+class TokenizerRecord(Callback):
+    """Keeps the tokenizer in every checkpoint (``state_key`` ``tokenizer``): sampling,
+    serving and ``train eval`` read it there; a resume refuses another tokenizer."""
+
+    state_key = "tokenizer"
+
+    def __init__(self, tokenizer: dict[str, Any]) -> None:
+        self.tokenizer = tokenizer
+
+    def state_dict(self) -> dict[str, Any]:
+        return dict(self.tokenizer)
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        if state != self.tokenizer:
+            from framework.serialization import CheckpointError
+
+            raise CheckpointError("the checkpoint's tokenizer differs from the one of this run's "
+                                  "training text (dataset.name/root/tokenizer changed); resume with "
+                                  "the same text and tokenizer")
+
+
+class StepLines(Callback):
+    """``step 50: loss 2.5123, lr 1.00e-03, 5,012 tokens/s`` every ``every`` steps and
+    ``step 250: train loss 2.0512, val loss 2.0843 (perplexity 8.04, 3.007 bits/char)`` at
+    each evaluation, above the progress bar."""
+
+    phase = "log"
+
+    def __init__(self, every: int, block_size: int) -> None:
+        self.every, self.block_size = max(1, every), block_size
+        self._tokens, self._seconds = 0, 0.0
+
+    def on_train_step_end(self, ctx: Any) -> None:
+        self._tokens += ctx.batch_size * self.block_size
+        self._seconds += ctx.timings.step_wall_seconds
+        if ctx.loss is None or ctx.global_step % self.every:
+            return
+        lr = ctx.optimizer.last_lr() if hasattr(ctx.optimizer, "last_lr") else float("nan")
+        speed = f", {self._tokens / self._seconds:,.0f} tokens/s" if self._seconds > 0 else ""
+        _write(f"step {ctx.global_step}: loss {ctx.loss:.4f}, lr {lr:.2e}{speed}")
+        self._tokens, self._seconds = 0, 0.0
+
+    def on_train_epoch_end(self, ctx: Any) -> None:
+        m = ctx.metrics
+        if "eval_loss" not in m:
+            return
+        train = f"train loss {m['train_loss_estimate']:.4f}, " if "train_loss_estimate" in m else ""
+        bits = f", {m['eval_bits_per_char']:.3f} bits/char" if "eval_bits_per_char" in m else ""
+        _write(f"step {ctx.global_step}: {train}val loss {m['eval_loss']:.4f} "
+               f"(perplexity {m.get('eval_perplexity', float('nan')):.2f}{bits})")
+
+
+def _write(text: str) -> None:
+    import sys
+
+    from tqdm.auto import tqdm
+
+    tqdm.write(text, file=sys.stdout)
