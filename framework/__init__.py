@@ -7,6 +7,7 @@
 from . import _malloc, context, dtype, nn, ops  # noqa: F401
 from .autograd import control as _control_bprops  # noqa: F401  (registers If/While bprops)
 from .autograd.grad import GradOperation, grad, value_and_grad
+from .autograd.vmap import vmap
 from .common import initializer
 from .context import (
     COMPATIBLE,
@@ -75,5 +76,5 @@ __all__ = [
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
     "uint16", "uint32", "uint64",
-    "value_and_grad",
+    "value_and_grad", "vmap",
 ]

@@ -6,6 +6,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from ..autograd.vmap import ENSEMBLES as _vmap_ensembles
 from ..context import GRAPH_MODE, get_context
 from ..frontend import convert
 from ..graph_mode import JitFunction
@@ -227,6 +228,9 @@ class CellList(Cell):
 
     def append(self, cell: Cell) -> None:
         setattr(self, str(len(self._cells)), cell)
+
+
+_vmap_ensembles.append(CellList)  # ops.vmap(CellList([...])): one cell per example
 
 
 def _cast_floats(values: Any, dtype: Any) -> Any:

@@ -43,6 +43,8 @@ class Conv2d(Cell):
             fan_in = in_channels // group * kh * kw
             binit = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
             self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
+        else:
+            self.bias = None  # as MindSpore's: ``cell.bias is None`` tells there is none
         self.conv2d = (ops.Conv2D(stride, dilation, pad_mode, padding) if group == 1 else
                        ops.GroupConv2D(stride, dilation, pad_mode, padding, group))
         self.bias_add = ops.BiasAdd()

@@ -131,6 +131,8 @@ class Dense(Cell):
         if has_bias:
             binit = Uniform(1 / math.sqrt(in_channels)) if bias_init is None else bias_init
             self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
+        else:
+            self.bias = None  # as MindSpore's: ``cell.bias is None`` tells there is none
         self.matmul = ops.MatMul(transpose_b=True)
         self.bias_add = ops.BiasAdd()
         self.activation = get_activation(activation)

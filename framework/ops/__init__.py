@@ -4,16 +4,32 @@ MindSpore's module paths are here too: ``ops.operations`` (``P``), ``ops.composi
 (``C``) and ``ops.functional`` (``F``).
 """
 
+import types as _types
+
 from ..autograd.grad import GradOperation, grad, value_and_grad
-from . import composite, functional, operations
+from ..autograd.vmap import vmap
+from . import composite, functional, operations, shape
+from . import tensor_info as _tensor_info
 from .functional import *  # noqa: F403
 from .functional import __all__ as _functional_all
 from .operations import *  # noqa: F403
 from .operations import __all__ as _operations_all
 
+
+class _ShapeModule(_types.ModuleType):
+    """``framework.ops.shape``, the module of the shape primitives, is also MindSpore's
+    function ``ops.shape(x)`` (the shape as a tuple of ints) when called: one name, both
+    uses (``from framework.ops.shape import Reshape`` and ``ops.shape(x)``)."""
+
+    def __call__(self, input_x):
+        return _tensor_info.shape(input_x)
+
+
+shape.__class__ = _ShapeModule
+
 # MindSpore's ``F.grad`` / ``F.value_and_grad``: set here, above both autograd and the
 # functional module (which sits below autograd and never imports it)
-functional.grad, functional.value_and_grad = grad, value_and_grad
+functional.grad, functional.value_and_grad, functional.vmap = grad, value_and_grad, vmap
 
-__all__ = ["GradOperation", "composite", "functional", "grad", "operations", "value_and_grad",
-           *_functional_all, *_operations_all]
+__all__ = ["GradOperation", "composite", "functional", "grad", "operations", "shape",
+           "value_and_grad", "vmap", *_functional_all, *_operations_all]

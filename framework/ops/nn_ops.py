@@ -101,14 +101,36 @@ class LogSoftmax(_AlongAxis):
 
 
 class OneHot(Primitive):
-    """``one_hot(indices, depth, on_value, off_value, axis)``; indices out of range give off."""
+    """Two forms. MindSpore's: ``OneHot(axis=-1)(indices, depth, on_value, off_value)``, depth
+    and values given at each call (the result takes ``on_value``'s dtype, see
+    :func:`one_hot`). Ours, what :func:`one_hot` builds and the IR holds:
+    ``OneHot(depth, on_value=1.0, off_value=0.0, axis=-1, dtype=float32)(indices)``.
+    ``OneHot()`` / ``OneHot(axis=k)`` / ``OneHot(k)`` (one argument) is MindSpore's form.
+    Indices out of range give ``off_value``."""
 
     differentiable = False
 
-    def __init__(self, depth: int, on_value: float = 1.0, off_value: float = 0.0,
-                 axis: int = -1, dtype: Any = mstype.float32) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) + len(kwargs) <= 1 and set(kwargs) <= {"axis"}:  # MindSpore's form
+            super().__init__(axis=int(args[0] if args else kwargs.get("axis", -1)))
+            return
+        self._configure(*args, **kwargs)
+
+    def _configure(self, depth: int, on_value: float = 1.0, off_value: float = 0.0,
+                   axis: int = -1, dtype: Any = mstype.float32) -> None:
         super().__init__(depth=int(depth), on_value=float(on_value), off_value=float(off_value),
                          axis=int(axis), dtype=mstype.to_np(dtype))
+
+    def __call__(self, indices: Any, *values: Any) -> Any:
+        if "depth" in self.attrs:
+            if values:
+                raise TypeError(f"OneHot(depth={self.depth}, ...) takes the indices only, got "
+                                f"{1 + len(values)} inputs")
+            return super().__call__(indices)
+        if len(values) != 3:
+            raise TypeError("OneHot(axis)(indices, depth, on_value, off_value): expected 4 "
+                            f"inputs, got {1 + len(values)}")
+        return one_hot(indices, *values, axis=self.axis)
 
     def infer(self, indices: Any) -> Spec:
         if indices.dtype.kind not in "iu":
@@ -265,8 +287,36 @@ def log_softmax(x, axis=-1):
     return LogSoftmax(axis)(x)
 
 
-def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=mstype.float32):
-    return OneHot(depth, float(on_value), float(off_value), axis, dtype)(indices)
+def _known(t: Any) -> bool:
+    """Whether tensor ``t``'s value is known now (not a traced value or Parameter)."""
+    from ..interpreters import is_tracing
+    from ..parameter import Parameter
+
+    return isinstance(t._data, np.ndarray) and not (is_tracing() and isinstance(t, Parameter))
+
+
+def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=None):
+    """``ops.one_hot(indices, depth, on_value=1, off_value=0, axis=-1)`` as MindSpore's: the
+    result's dtype is ``on_value``'s when it is a Tensor, else float32 if either value is a
+    Python float, else int64 (``dtype=`` overrides: our callers' form). ``depth`` is an int
+    or a 0-d tensor known while compiling."""
+    from ..tensor import Tensor
+
+    if isinstance(depth, Tensor):
+        depth = int(depth.asnumpy())
+    tensors = [v for v in (on_value, off_value) if isinstance(v, Tensor)]
+    if dtype is None:
+        if tensors:
+            dtype = tensors[0].dtype
+        elif any(isinstance(v, float) for v in (on_value, off_value)):
+            dtype = mstype.float32
+        else:
+            dtype = mstype.int64
+    if all(_known(t) for t in tensors):
+        on, off = (v.asnumpy().item() if isinstance(v, Tensor) else v for v in (on_value, off_value))
+        return OneHot(depth, float(on), float(off), axis, dtype)(indices)
+    hot = OneHot(depth, 1.0, 0.0, axis, dtype)(indices)  # values known at run time only
+    return add(mul(hot, on_value), mul(sub(1, hot), off_value))
 
 
 def dropout(x, p=0.5, training=True):

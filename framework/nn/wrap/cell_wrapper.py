@@ -1,14 +1,14 @@
-"""Training wrappers: WithLossCell, TrainOneStepCell, WithEvalCell."""
+"""``mindspore.nn.wrap.cell_wrapper``: WithLossCell, TrainOneStepCell, WithEvalCell."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..autograd.grad import value_and_grad
-from ..parallel_context import get_auto_parallel_context, is_data_parallel
-from ..parameter import ParameterTuple
-from .cell import Cell
+from ... import ops
+from ...autograd.grad import value_and_grad
+from ...parallel_context import get_auto_parallel_context, is_data_parallel
+from ...parameter import ParameterTuple
+from ..cell import Cell
 
 
 class WithLossCell(Cell):
@@ -46,7 +46,7 @@ class TrainOneStepCell(Cell):
         self.reducer_flag = is_data_parallel()
         self.grad_reducer = None
         if self.reducer_flag:
-            from .distributed import DistributedGradReducer
+            from ..distributed import DistributedGradReducer
 
             self.grad_reducer = DistributedGradReducer(self.weights,
                                                        get_auto_parallel_context("gradients_mean"))

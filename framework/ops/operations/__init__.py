@@ -1,14 +1,14 @@
 """``mindspore.ops.operations``: the primitive classes, as ``from framework.ops import
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
-from .activations import Erf, FastGeLU, GeLU, SiLU, Softplus
-from .array_ops import Split, Stack, Tile, Unstack
-from .batch_matmul import BatchMatMul
-from .comm import AllReduce, ReduceOp
-from .conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
-from .creation import Fill, Ones, Zeros
-from .debug import Print
-from .elementwise import (
+from ..activations import Erf, FastGeLU, GeLU, SiLU, Softplus
+from ..array_ops import Split, Stack, Tile, Unstack
+from ..batch_matmul import BatchMatMul
+from ..comm import AllReduce, ReduceOp
+from ..conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
+from ..creation import Fill, Ones, Zeros
+from ..debug import Print
+from ..elementwise import (
     Abs,
     Add,
     AddN,
@@ -39,15 +39,15 @@ from .elementwise import (
     Sub,
     Tanh,
 )
-from .group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
-from .layer_norm import LayerNorm, LayerNormGrad
-from .masking import MaskedFill, Tril, Triu
-from .nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
-from .pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
-from .reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
-from .scan import CumSum
-from .scatter_gather import Gather, IndexAdd, ScatterUpdate
-from .shape import (
+from ..group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
+from ..layer_norm import LayerNorm, LayerNormGrad
+from ..masking import MaskedFill, Tril, Triu
+from ..nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
+from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
+from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
+from ..scan import CumSum
+from ..scatter_gather import Gather, IndexAdd, ScatterUpdate
+from ..shape import (
     BroadcastTo,
     Concat,
     ExpandDims,
@@ -60,9 +60,9 @@ from .shape import (
     Transpose,
     ZerosLike,
 )
-from .sorting import Multinomial, Sort, TopK
-from .state import Assign, Depend
-from .tensor_info import DType, Rank, Shape, Size
+from ..sorting import Multinomial, Sort, TopK
+from ..state import Assign, Depend
+from ..tensor_info import DType, Rank, Shape, Size
 
 TensorAdd = Add  # MindSpore's old name of Add
 

@@ -1,0 +1,5 @@
+"""``mindspore.experimental``: ``optim`` (PyTorch-style optimizers)."""
+
+from . import optim
+
+__all__ = ["optim"]

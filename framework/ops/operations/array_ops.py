@@ -1,0 +1,42 @@
+"""``mindspore.ops.operations.array_ops``: the array primitive classes we have, under
+MindSpore's module path (``from mindspore.ops.operations.array_ops import Unstack``)."""
+
+from . import (
+    Argmax,
+    BroadcastTo,
+    Cast,
+    Concat,
+    CumSum,
+    DType,
+    ExpandDims,
+    Fill,
+    Gather,
+    GatherV2,
+    MaskedFill,
+    Ones,
+    OnesLike,
+    Rank,
+    Reshape,
+    ScatterUpdate,
+    Select,
+    Shape,
+    Size,
+    Slice,
+    Sort,
+    Split,
+    Squeeze,
+    Stack,
+    Tile,
+    TopK,
+    Transpose,
+    Tril,
+    Triu,
+    Unstack,
+    Zeros,
+    ZerosLike,
+)
+
+__all__ = ["Argmax", "BroadcastTo", "Cast", "Concat", "CumSum", "DType", "ExpandDims", "Fill",
+           "Gather", "GatherV2", "MaskedFill", "Ones", "OnesLike", "Rank", "Reshape",
+           "ScatterUpdate", "Select", "Shape", "Size", "Slice", "Sort", "Split", "Squeeze",
+           "Stack", "Tile", "TopK", "Transpose", "Tril", "Triu", "Unstack", "Zeros", "ZerosLike"]
