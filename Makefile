@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 # Tests read real data from here when it exists (see ../shared/datasets/README.md).
 export TRAIN_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 
-.PHONY: install run test test-fast bench bench-quick bench-avx2 lint clean
+.PHONY: install run test test-fast bench bench-quick bench-avx2 api-coverage lint clean
 
 install: $(STAMP)
 
@@ -41,6 +41,12 @@ bench-quick: install
 # the quick benches again on the AVX2 code path (TWINMODE_CPU=haswell), on any x86 machine
 bench-avx2: install
 	TWINMODE_CPU=haswell $(MAKE) bench-quick
+
+# docs/api_coverage.md: MindSpore's public names (docs/mindspore_names.json) looked up here;
+# with MINDSPORE_PYTHON set (a venv with mindspore 2.10), the names are read from it again first
+api-coverage: install
+	$(if $(MINDSPORE_PYTHON),$(PY) tests/mindspore_ref/api_coverage.py names --mindspore-python $(MINDSPORE_PYTHON))
+	$(PY) tests/mindspore_ref/api_coverage.py table
 
 lint: install
 	$(VENV)/bin/ruff check framework trainer datasets tests bench

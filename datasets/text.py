@@ -65,7 +65,8 @@ def find_shakespeare(root: str | os.PathLike[str] | None = None, *, download: bo
                          SHAKESPEARE_MD5, progress=progress)
 
 
-def corpus(name: str, root: str | os.PathLike[str] | None = None, *, download: bool = True) -> tuple[str, Path]:
+def corpus(name: str, root: str | os.PathLike[str] | None = None, *,
+           download: bool = True) -> tuple[str, Path]:
     """``(text, path)`` of ``dataset.name: tinyshakespeare`` or ``text`` (``root``: the file)."""
     if name == SHAKESPEARE:
         path = find_shakespeare(root, download=download)

@@ -34,7 +34,8 @@ def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> t
     steps = (data.steps_per_epoch if data is not None else None) or 1
     lr = optimizer_lr(o.schedule, o.learning_rate, task.epochs(config), steps, accumulate, task.by_steps)
     opt = build_optimizer(params, o, lr)
-    model = Model(net, loss, opt, metrics=set(task.metrics), config=config.to_dict(), mode=config.mode)
+    model = Model(net, loss, opt, metrics=set(task.metrics), config=config.to_dict(), mode=config.mode,
+                  config_defaults=type(config)().to_dict())
     if accumulate > 1:
         from framework.train.train_cells import AccumulateTrainOneStepCell
 

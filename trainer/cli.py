@@ -42,6 +42,11 @@ class Device(StrEnum):
     cuda = "cuda"
 
 
+class Task(StrEnum):
+    classification = "classification"
+    language_model = "language_model"
+
+
 def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"warning: {message}\n"
 
@@ -395,12 +400,14 @@ def ir(
 def init(
     folder: Annotated[Path, typer.Argument(help="Folder for the starter files (created).")] = Path("."),
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing starter files.")] = False,
+    task: Annotated[Task, typer.Option(help="classification (images) or language_model (text).")]
+    = Task.classification,
 ) -> None:
     """Write a commented starter experiment.yaml and a model.py to edit (your own network)."""
     from .starter import StarterExists, write_starter
 
     try:
-        written = write_starter(folder, force)
+        written = write_starter(folder, force, task.value)
     except StarterExists as error:
         _fail(str(error), 2)
     except OSError as error:

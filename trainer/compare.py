@@ -145,40 +145,51 @@ def _run(runner: tuple[Any, Any], steps: int, into: list[float] | None, bar: Any
         bar.update(1)
 
 
-def table(results: list[RunResult], timings: dict[str, Timing], batch_size: int) -> dict[str, list[Any]]:
+# the final figures a task is judged by: (RunResult.metrics key, table row, header)
+FINAL = {"classification": (("loss", "test_loss", "test loss"), ("accuracy", "test_accuracy", "test acc")),
+         "language_model": (("loss", "val_loss", "val loss"), ("perplexity", "val_perplexity", "val ppl"))}
+
+
+def table(results: list[RunResult], timings: dict[str, Timing], batch_size: int,
+          task: str = "classification") -> dict[str, list[Any]]:
     slowest = max(t.median_ms for t in timings.values())
+    final = FINAL[task]
     rows: dict[str, list[Any]] = {k: [] for k in (
         "mode", "compile_s", "ms_per_step", "ms_per_step_spread", "timed_steps", "samples_per_second",
-        "test_loss", "test_accuracy", "speed_up")}
+        final[0][1], final[1][1], "speed_up")}
     for r in results:
         t = timings[r.mode]
         for key, value in (("mode", r.mode), ("compile_s", r.compile_seconds),
                            ("ms_per_step", t.median_ms), ("ms_per_step_spread", t.spread_ms),
                            ("timed_steps", len(t.seconds)),
                            ("samples_per_second", batch_size / t.median_ms * 1000),
-                           ("test_loss", r.metrics.get("loss")), ("test_accuracy", r.metrics.get("accuracy")),
+                           (final[0][1], r.metrics.get(final[0][0])),
+                           (final[1][1], r.metrics.get(final[1][0])),
                            ("speed_up", slowest / t.median_ms)):
             rows[key].append(value)
     return rows
 
 
-def text_table(rows: dict[str, list[Any]]) -> str:
+def text_table(rows: dict[str, list[Any]], task: str = "classification") -> str:
+    (_, loss_row, loss_head), (_, other_row, other_head) = FINAL[task]
     lines = [f"{'mode':<9} {'compile s':>9} {'ms/step (median ± IQR/2)':>25} {'samples/s':>10} "
-             f"{'test loss':>9} {'test acc':>8} {'speed-up':>8}"]
+             f"{loss_head:>9} {other_head:>8} {'speed-up':>8}"]
     for i, mode in enumerate(rows["mode"]):
         compile_s = f"{rows['compile_s'][i]:.2f}" if rows["compile_s"][i] is not None else "-"
         speed = f"{rows['ms_per_step'][i]:.2f} ms ± {rows['ms_per_step_spread'][i]:.2f}"
         lines.append(f"{mode:<9} {compile_s:>9} {speed:>25} {rows['samples_per_second'][i]:>10.0f} "
-                     f"{rows['test_loss'][i]:>9.4f} {rows['test_accuracy'][i]:>8.4f} "
+                     f"{rows[loss_row][i]:>9.4f} {rows[other_row][i]:>8.4f} "
                      f"{rows['speed_up'][i]:>7.2f}x")
     n = rows["timed_steps"][0] if rows["timed_steps"] else 0
+    after = ("the test set after training" if task == "classification"
+             else "the validation text after training")
     lines.append(f"ms/step: wall clock of {n} training steps per mode after warm-up, modes interleaved; "
-                 "test loss/acc: the test set after training")
+                 f"{loss_head}, {other_head}: {after}")
     return "\n".join(lines)
 
 
 def figure(results: list[RunResult], timings: dict[str, Timing], check: Parity, title: str,
-           path: Path) -> None:
+           path: Path, task: str = "classification") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -208,10 +219,13 @@ def figure(results: list[RunResult], timings: dict[str, Timing], check: Parity, 
                 title=f"parity: {'PASS' if check.passed else 'FAIL'}")
     ax_time.set(xlabel="step", ylabel="ms", yscale="log", title="step time (wall clock, no compile)")
     modes = [r.mode for r in results]
-    accs = [r.metrics.get("accuracy", float("nan")) for r in results]
-    bars = ax_acc.bar(modes, accs, color=["C0", "C1", "C2"][:len(modes)])
+    key = FINAL[task][1][0]
+    finals = [r.metrics.get(key, float("nan")) for r in results]
+    bars = ax_acc.bar(modes, finals, color=["C0", "C1", "C2"][:len(modes)])
     ax_acc.bar_label(bars, fmt="%.4f")
-    ax_acc.set(ylim=(0, 1.05), ylabel="test accuracy", title="test accuracy after training")
+    label = "test accuracy" if task == "classification" else "validation perplexity"
+    ax_acc.set(ylim=(0, 1.05) if task == "classification" else None, ylabel=label,
+               title=f"{label} after training")
     for ax in (ax_loss, ax_diff, ax_time):
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
@@ -226,6 +240,10 @@ def describe(config: ExperimentConfig) -> str:
     from .data import describe_source
 
     model = config.model.class_ or config.model.name
+    if config.task == "language_model":
+        return (f"{config.name}: {model} on {d.name} (block {d.block_size}), batch {d.batch_size}, "
+                f"{o.name} lr {o.learning_rate:g}, {config.train.max_steps} steps, seed {config.seed}, "
+                f"{config.device}")
     return (f"{config.name}: {model} on {describe_source(config)} (limit {d.limit or 'all'}), batch "
             f"{d.batch_size}, {o.name} lr {o.learning_rate:g}, {config.train.epochs} epoch(s), "
             f"seed {config.seed}, {config.device}")
@@ -253,12 +271,12 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
                 checkpoint_dir=str(Path(config.checkpoint_dir) / f"compare-{mode}")))
         tqdm.write(f"compare: timing {rounds} x {steps} steps per mode, interleaved", file=sys.stderr)
         timings = time_steps(config, modes, rounds, steps)
-        rows = table(results, timings, config.dataset.batch_size)
-        report = text_table(rows)
+        rows = table(results, timings, config.dataset.batch_size, config.task)
+        report = text_table(rows, config.task)
         check = parity(results, rtol, atol, parity_steps) if len(results) > 1 else None
         if check is not None:
             report += "\n" + check.text(modes)
-        log_parent(parent, results, timings, check, rows, report, describe(config))
+        log_parent(parent, results, timings, check, rows, report, describe(config), config.task)
         status = "FINISHED"
     finally:
         parent.end(status)
@@ -266,11 +284,14 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
 
 
 def log_parent(parent: Any, results: list[RunResult], timings: dict[str, Timing], check: Parity | None,
-               rows: dict[str, list[Any]], report: str, title: str) -> None:
+               rows: dict[str, list[Any]], report: str, title: str, task: str = "classification") -> None:
     step = max((r.steps[-1] for r in results if r.steps), default=0)
     for r in results:
         t = timings[r.mode]
-        for key, value in (("eval/accuracy", r.metrics.get("accuracy")), ("eval/loss", r.metrics.get("loss")),
+        valid = "eval" if task == "classification" else "val"
+        (loss_key, _, _), (other_key, _, _) = FINAL[task]
+        for key, value in ((f"{valid}/{other_key}", r.metrics.get(other_key)),
+                           (f"{valid}/{loss_key}", r.metrics.get(loss_key)),
                            ("perf/ms_per_step", t.median_ms), ("perf/ms_per_step_spread", t.spread_ms),
                            ("perf/compile_s", r.compile_seconds)):
             if value is not None:
@@ -287,6 +308,6 @@ def log_parent(parent: Any, results: list[RunResult], timings: dict[str, Timing]
     parent.log_table(rows, "compare_table.json")
     with tempfile.TemporaryDirectory() as tmp:
         plot = Path(tmp) / "compare.png"
-        figure(results, timings, check or Parity(0, RTOL, ATOL, 0.0, None, None, 0), title, plot)
+        figure(results, timings, check or Parity(0, RTOL, ATOL, 0.0, None, None, 0), title, plot, task)
         parent.log_artifact(plot)
     parent.log_text(report + "\n", "compare.txt")

@@ -129,6 +129,9 @@ class OptimizerConfig:
     beta1: Float = 0.9  # adam, adamw, lamb: moment decay rates
     beta2: Float = 0.999
     eps: Float | None = None  # adam, adamw, lamb; null: the optimizer's own (MindSpore's defaults)
+    # adamw: false is MindSpore's nn.AdamWeightDecay (no bias correction); true is PyTorch's
+    # AdamW (mindspore.experimental.optim.AdamW: bias-corrected moments, eps 1e-8 by default)
+    bias_correction: Bool = False
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     clip_grad_norm: Float | None = None  # scale gradients to this global L2 norm at most
     exclude_bias_and_norm: Bool = False  # weight_decay not on biases nor BatchNorm gamma/beta

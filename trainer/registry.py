@@ -25,12 +25,22 @@ def _moments(o: Any) -> dict[str, float]:
     return {"beta1": o.beta1, "beta2": o.beta2, **({"eps": o.eps} if o.eps is not None else {})}
 
 
+def _adamw(params: Any, o: Any, lr: Any) -> nn.Optimizer:
+    if not o.bias_correction:
+        return nn.AdamWeightDecay(params, lr, weight_decay=o.weight_decay, **_moments(o))
+    from framework.experimental.optim import AdamW
+
+    groups = [g for g in params if not (isinstance(g, dict) and "order_params" in g)]
+    return AdamW(groups, lr, betas=(o.beta1, o.beta2), eps=1e-8 if o.eps is None else o.eps,
+                 weight_decay=o.weight_decay)
+
+
 OPTIMIZERS: dict[str, Callable[[Any, Any, Any], nn.Optimizer]] = {
     "momentum": lambda p, o, lr: nn.Momentum(p, lr, _momentum(o), weight_decay=o.weight_decay),
     "sgd": lambda p, o, lr: nn.SGD(p, lr, momentum=_momentum(o), weight_decay=o.weight_decay),
     "adam": lambda p, o, lr: nn.Adam(p, lr, weight_decay=o.weight_decay, **_moments(o)),
-    # decoupled weight decay: MindSpore's AdamWeightDecay
-    "adamw": lambda p, o, lr: nn.AdamWeightDecay(p, lr, weight_decay=o.weight_decay, **_moments(o)),
+    # decoupled weight decay: MindSpore's AdamWeightDecay, or PyTorch's AdamW (bias_correction)
+    "adamw": lambda p, o, lr: _adamw(p, o, lr),
     "rmsprop": lambda p, o, lr: nn.RMSProp(p, lr, decay=o.decay, momentum=_momentum(o, 0.0),
                                        centered=o.centered, weight_decay=o.weight_decay),
     "lamb": lambda p, o, lr: nn.Lamb(p, lr, weight_decay=o.weight_decay, **_moments(o)),

@@ -87,6 +87,69 @@ mlflow:
   experiment: {name}             # runs are logged to sqlite:///mlflow.db here; see `train ui`
 '''
 
+MODEL_LM = '''\
+"""Your language model. Edit freely: experiment.yaml names it (model.class: model.py:CharLSTM)
+and passes model.args to __init__; vocab_size and block_size come from the data."""
+
+from framework import nn  # (MindSpore: from mindspore import nn)
+
+
+class CharLSTM(nn.Cell):
+    def __init__(self, vocab_size: int, block_size: int, embedding: int = 64, hidden: int = 256,
+                 num_layers: int = 1) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embedding)
+        self.rnn = nn.LSTM(embedding, hidden, num_layers, batch_first=True)
+        self.head = nn.Dense(hidden, vocab_size)
+
+    def construct(self, idx):
+        # idx: B x T token ids -> B x T x vocab_size logits (position t sees tokens 0..t only)
+        out, _ = self.rnn(self.embedding(idx))
+        return self.head(out)
+'''
+
+EXPERIMENT_LM = '''\
+# A starter language model: `train run {folder}/experiment.yaml`, then
+# `train sample {folder}/experiment.yaml --prompt "ROMEO:"`. The README lists every key.
+name: {name}
+task: language_model
+seed: 0
+mode: graph                      # graph (compiled) or pynative (eager)
+
+model:
+  class: model.py:CharLSTM       # your nn.Cell of token ids -> logits
+  args: {embedding: 64, hidden: 256, num_layers: 1}
+  # or a built-in one:  name: gpt   args: {n_layer: 4, n_head: 4, n_embd: 128}
+
+dataset:
+  name: tinyshakespeare          # or name: text with root: your.txt (UTF-8)
+  tokenizer: char                # or bpe with vocab_size: 1024 (the `text` extra)
+  block_size: 64                 # tokens per window
+  batch_size: 32
+
+optimizer:
+  name: adamw
+  learning_rate: 2.0e-3
+  weight_decay: 0.1
+  clip_grad_norm: 1.0
+  schedule: {name: cosine, warmup_steps: 50, min_lr: 2.0e-4}
+
+train:
+  max_steps: 1000
+  eval_every_steps: 250          # evaluation, sample and checkpoint interval
+  eval_batches: 20
+  log_every: 50
+
+checkpoint:
+  save_steps: 250
+  keep_best: val/loss
+
+mlflow:
+  experiment: {name}
+'''
+
+STARTERS = {"classification": (EXPERIMENT, MODEL), "language_model": (EXPERIMENT_LM, MODEL_LM)}
+
 
 class StarterExists(FileExistsError):
     """A starter file is already there (the CLI exits with status 2)."""
@@ -103,19 +166,20 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_starter(folder: str | os.PathLike, force: bool = False) -> list[Path]:
-    """Write ``experiment.yaml`` and ``model.py`` into ``folder`` (created if needed);
-    returns their paths. Existing files raise :class:`StarterExists` unless ``force``."""
+def write_starter(folder: str | os.PathLike, force: bool = False, task: str = "classification") -> list[Path]:
+    """Write ``experiment.yaml`` and ``model.py`` of ``task`` into ``folder`` (created if
+    needed); returns their paths. Existing files raise :class:`StarterExists` unless ``force``."""
+    experiment, model = STARTERS[task]
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise StarterExists(f"{folder} is a file; give a folder for the starter files")
-    files = {folder / EXPERIMENT_FILE: None, folder / MODEL_FILE: MODEL}
+    files = {folder / EXPERIMENT_FILE: None, folder / MODEL_FILE: model}
     there = [str(p) for p in files if p.exists()]
     if there and not force:
         raise StarterExists(f"{', '.join(there)} already exist(s); keep your files, choose another "
                             "folder, or pass --force to overwrite")
     name = folder.resolve().name or "experiment"
-    text = EXPERIMENT.replace("{name}", json.dumps(name)).replace("{folder}", str(folder))
+    text = experiment.replace("{name}", json.dumps(name)).replace("{folder}", str(folder))
     files[folder / EXPERIMENT_FILE] = text
     folder.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():

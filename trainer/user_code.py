@@ -194,7 +194,7 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
                 _check_builtin_args(section, part, where)  # (a language model's zoo takes args:
                 # trainer/tasks/language_model.py checks them)
         else:
-            _check_user_target(section, part, given, base, where)
+            _check_user_target(section, part, given, base, where, config.task)
     _adopt_num_classes(config.model)
     d = config.dataset
     rule = _ROOT_RULES.get(d.name) if d.class_ is None else None
@@ -220,10 +220,16 @@ def _check_builtin_args(section: str, part: Any, where: Callable[[tuple], str]) 
                           f"{section}.class (your own code); {builtin}")
 
 
+# what the data gives a language model's network (trainer/models/__init__.py: network_for),
+# stand-ins of the right type for checking the signature
+_DATA_SIZES = {"language_model": {"vocab_size": 2, "block_size": 1}}
+
+
 def _check_user_target(section: str, part: Any, given: dict, base: Path,
-                       where: Callable[[tuple], str]) -> None:
-    """``<section>.class`` (not with ``name``) imports and takes ``<section>.args``; a file
-    target is stored with its resolved path."""
+                       where: Callable[[tuple], str], task: str = "classification") -> None:
+    """``<section>.class`` (not with ``name``) imports and takes ``<section>.args`` (a
+    language model's network also the data's sizes it names); a file target is stored
+    with its resolved path."""
     from .config_errors import ConfigError
 
     if "name" in given:
@@ -240,7 +246,9 @@ def _check_user_target(section: str, part: Any, given: dict, base: Path,
     if section == "dataset":
         _check_dataset_function(obj, part.args, display, anchor, where)
     else:
-        check_args(obj, part.args, (section, "args"), where, display, anchor)
+        named = signature(obj).parameters
+        sizes = {k: v for k, v in _DATA_SIZES.get(task, {}).items() if k in named and k not in part.args}
+        check_args(obj, {**sizes, **part.args}, (section, "args"), where, display, anchor)
     if source.endswith(".py"):
         part.class_ = f"{source}:{display}"
 

@@ -16,7 +16,7 @@ is the raw little-endian data. A scalar has no dims. A tensor over 512 MiB is wr
 consecutive values with the same tag, whose contents join. ``save_checkpoint(...,
 crc_check=True)`` appends ``b"crc_num"`` and the CRC32 of the messages as 10 big-endian
 bytes; when that trailer is there it is always checked. Field numbers, dtype names and the
-trailer were checked against MindSpore 2.10's own files (tests/framework/test_ckpt_mindspore.py).
+trailer were checked against MindSpore 2.10's own files (tests/mindspore_ref/test_ckpt_mindspore.py).
 
 Why a hand-written codec and not the ``protobuf`` package: the message is three levels and six
 fields, and the wire format is a stable, public specification; with ``protobuf`` we would

@@ -103,15 +103,19 @@ def config_hash(config: Mapping[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def config_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """``["optimizer.lr: 0.01 -> 0.02", "seed: added (1)", ...]``."""
+def config_changes(old: Mapping[str, Any], new: Mapping[str, Any],
+                   defaults: Mapping[str, Any] | None = None) -> list[str]:
+    """``["optimizer.lr: 0.01 -> 0.02", "seed: added (1)", ...]``; a key ``old`` lacks that
+    ``new`` holds at its value in ``defaults`` is no change (the schema grew)."""
     a, b = flatten(old), flatten(new)
+    known = flatten(defaults) if defaults is not None else {}
     changes = []
     for key in sorted(set(a) | set(b)):
         if key not in b:
             changes.append(f"{key}: removed (was {a[key]!r})")
         elif key not in a:
-            changes.append(f"{key}: added ({b[key]!r})")
+            if key not in known or json.dumps(known[key], default=str) != json.dumps(b[key], default=str):
+                changes.append(f"{key}: added ({b[key]!r})")
         elif json.dumps(a[key], default=str) != json.dumps(b[key], default=str):
             changes.append(f"{key}: {a[key]!r} -> {b[key]!r}")
     return changes
@@ -221,7 +225,7 @@ def read_train_state(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], Tr
 def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: Any, *,
                      config: Mapping[str, Any] | None = None, expected_hash: str | None = None,
                      restore_random: bool = True, network_name: str | None = None,
-                     keep: Any = ()) -> TrainState:
+                     keep: Any = (), defaults: Mapping[str, Any] | None = None) -> TrainState:
     """Load a training checkpoint (a path, or one already read) into ``train_network`` (and
     the random generators).
 
@@ -241,12 +245,10 @@ def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: 
     # run that wrote it had one learning rate
     _check_fits(Path(path), arrays, params, state.network, network_name or type(train_network).__name__,
                 settings=kept)
-    current_hash = config_hash(config) if config is not None else expected_hash
-    if current_hash is not None and state.config_hash is not None and current_hash != state.config_hash:
-        changes = config_changes(state.config, config) if state.config is not None and config else []
-        detail = "; ".join(changes) if changes else f"hash {state.config_hash} -> {current_hash}"
+    changed = _config_changed(state, config, expected_hash, defaults)
+    if changed is not None:
         warnings.warn(f"resuming from {path}, which was written with a different experiment config: "
-                      f"{detail}. The new settings apply (learning rate and other hyper-parameters); "
+                      f"{changed}. The new settings apply (learning rate and other hyper-parameters); "
                       "weights, optimizer moments, step count and data position come from the "
                       "checkpoint", ConfigMismatchWarning, stacklevel=2)
     for name, param in params.items():
@@ -255,6 +257,21 @@ def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: 
     if restore_random and state.rng:
         restore_rng(state.rng)
     return state
+
+
+def _config_changed(state: TrainState, config: Mapping[str, Any] | None, expected_hash: str | None,
+                    defaults: Mapping[str, Any] | None) -> str | None:
+    """What differs between the checkpoint's config and this run's (None: nothing that
+    counts; keys added to the schema since, at their defaults, do not)."""
+    current = config_hash(config) if config is not None else expected_hash
+    if current is None or state.config_hash is None or current == state.config_hash:
+        return None
+    if state.config is None or not config:
+        return f"hash {state.config_hash} -> {current}"
+    changes = config_changes(state.config, config, defaults)
+    if not changes:
+        return None if defaults is not None else f"hash {state.config_hash} -> {current}"
+    return "; ".join(changes)
 
 
 # -- finding checkpoints --------------------------------------------------------------------------

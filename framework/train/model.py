@@ -78,13 +78,15 @@ class Model:
     - ``mode``: ``ms.GRAPH_MODE``/``ms.PYNATIVE_MODE`` (or ``"graph"``/``"pynative"``) to
       fix the mode instead of reading the context at each call.
     - ``config`` (a dict) or ``config_hash``: the experiment config stored in checkpoints;
-      resuming under another config warns with the keys that changed.
+      resuming under another config warns with the keys that changed; ``config_defaults``
+      (the schema's defaults): a key the checkpoint's config lacks and this one holds at
+      its default is no change (a key added to the schema since).
     """
 
     def __init__(self, network: nn.Cell, loss_fn: nn.Cell | None = None, optimizer: Any = None,
                  metrics: Any = None, eval_network: nn.Cell | None = None, *, mode: int | str | None = None,
                  config: Mapping[str, Any] | None = None, config_hash: str | None = None,
-                 **mindspore_options: Any) -> None:
+                 config_defaults: Mapping[str, Any] | None = None, **mindspore_options: Any) -> None:
         if not isinstance(network, nn.Cell):
             raise TypeError(f"Model: network must be an nn.Cell, got {type(network).__name__}")
         unknown = set(mindspore_options) - {"amp_level", "boost_level", "eval_indexes", "loss_scale_manager"}
@@ -97,6 +99,7 @@ class Model:
         self.mode = mode_name(mode) if mode is not None else None
         self.config = dict(config) if config is not None else None
         self.config_hash = hash_config(self.config) if self.config is not None else config_hash
+        self.config_defaults = config_defaults
         self.train_network = None
         if optimizer is not None:
             inner = nn.WithLossCell(network, loss_fn) if loss_fn is not None else network
@@ -210,7 +213,7 @@ class Model:
             source = Path(resume_from)
         path = source.path if isinstance(source, CheckpointRead) else source
         state = load_train_state(source, self.train_network, config=self.config,
-                                 expected_hash=self.config_hash,
+                                 expected_hash=self.config_hash, defaults=self.config_defaults,
                                  network_name=describe(self.network, self.optimizer),
                                  keep=getattr(self.optimizer, "hyper_params", tuple)())
         if state.data_state and hasattr(dataset, "load_state_dict"):

@@ -12,7 +12,7 @@ import pytest
 import framework as ms
 from framework import nn
 from framework.common import initializer as init
-from tests.framework.mindspore_ref import Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.reference import Differential, assert_same, needs_mindspore
 
 
 class Ramp(init.Initializer):

@@ -10,7 +10,7 @@ import pytest
 
 import framework as ms
 from framework import Tensor, context, ops
-from tests.framework.mindspore_ref import Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.reference import Differential, assert_same, needs_mindspore
 
 KEYS = ("jit_syntax_level", "jit_config", "jit_level")
 

@@ -9,7 +9,7 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
-from tests.framework.mindspore_ref import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
 
 CASES = [((1, 2), (2, 1)), ((0, 0), (3, 0)), ((2, 2), (0, 3))]
 PAD_MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")

@@ -9,7 +9,7 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
-from tests.framework.mindspore_ref import Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.reference import Differential, assert_same, needs_mindspore
 
 
 class Echo(nn.Cell):

@@ -6,6 +6,9 @@ the logged model that turns prompts into text."""
 from __future__ import annotations
 
 import math
+import os
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,6 +116,7 @@ def test_each_evaluation_logs_a_sample_and_the_val_metrics(lm):
             "perf/tokens_per_second"} <= set(metrics)
     tags = client.get_run(result.run_id).data.tags
     assert (tags["task"], tags["model"], tags["dataset"]) == ("language_model", "gpt", "text")
+    mlflow.set_tracking_uri(uri)  # runs:/ resolves in the global store
     model = mlflow.pyfunc.load_model(result.model_uri)
     texts = model.predict(["to be", "whether"], params={"max_tokens": 20, "top_k": 5})
     assert [t[:5] for t in texts] == ["to be", "wheth"] and all(len(t) > 20 for t in texts)
@@ -153,3 +157,33 @@ def test_the_schedule_in_steps_is_nanogpts():
         return 1e-4 + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (1e-3 - 1e-4)
 
     assert lrs == pytest.approx([nanogpt(i) for i in range(120)], rel=1e-12)
+
+
+SHAKESPEARE = pytest.mark.skipif(
+    not (Path(os.environ.get("TRAIN_DATA_DIR", "/nonexistent")) / "tinyshakespeare" / "input.txt").is_file(),
+    reason="TRAIN_DATA_DIR with tinyshakespeare/ is not set (point it at shared/datasets)")
+
+
+@pytest.mark.slow
+@SHAKESPEARE
+@pytest.mark.parametrize("experiment", ["gpt_shakespeare_smoke.yaml", "lstm_shakespeare_smoke.yaml"])
+def test_the_smoke_experiments_learn_and_sample_from_the_command_line(workdir, experiment):
+    """`train run` then `train sample`, as a user types them (graph mode, Tiny Shakespeare)."""
+    import mlflow
+    from typer.testing import CliRunner
+
+    from trainer.cli import app
+
+    path = Path(__file__).resolve().parents[2] / "experiments" / experiment
+    done = CliRunner().invoke(app, ["run", str(path), "mlflow.system_metrics=false"], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert "--- sample at step 30 ---" in done.output and "val loss" in done.output
+    losses = [float(x) for x in re.findall(r"step \d+: loss ([\d.]+)", done.output)]
+    assert losses[-1] < math.log(65) - 0.5  # below a uniform guess over the 65 characters
+    run_id = re.search(r"runs:/(\w+)/model", done.output).group(1)
+    client = mlflow.MlflowClient(f"sqlite:///{workdir / 'mlflow.db'}")
+    assert {a.path for a in client.list_artifacts(run_id, "samples")} == {
+        "samples/step_30.txt", "samples/step_60.txt"}
+    sample = CliRunner().invoke(app, ["sample", str(path), "--prompt", "ROMEO:", "--tokens", "40"],
+                                catch_exceptions=False)
+    assert sample.exit_code == 0 and sample.output.startswith("ROMEO:") and len(sample.output) > 40

@@ -48,3 +48,13 @@ def test_label_smoothing_takes_the_cross_entropy_that_has_it():
     logp = z - np.log(np.exp(z).sum())
     assert np.isclose(plain, -logp[0], rtol=1e-5)
     assert np.isclose(smooth, -(0.7 * logp[0] + 0.1 * logp.sum()), rtol=1e-5)
+
+
+def test_adamw_with_bias_correction_is_pytorchs():
+    from framework.experimental.optim import AdamW
+
+    w = Parameter(Tensor(np.ones(3, np.float32)), name="w")
+    opt = build_optimizer([w], OptimizerConfig(name="adamw", bias_correction=True, beta2=0.99,
+                                               weight_decay=0.1), [1e-3, 5e-4])
+    assert type(opt) is AdamW and opt.eps == 1e-8 and opt.beta2 == 0.99 and opt.dynamic_lr
+    assert type(build_optimizer([w], OptimizerConfig(name="adamw"))) is nn.AdamWeightDecay

@@ -3,9 +3,9 @@ summarize. The CLI (trainer/cli.py) is a thin layer over :func:`run_sweep`.
 
 Options come from the command line, else the file's ``sweep:`` section, else defaults:
 sampler ``grid`` when every dimension is a list of values (else ``tpe``); trials = the
-grid's size (else 20); metric ``eval/accuracy``; direction from the metric; pruner
-``none``; storage ``sqlite:///sweeps.db``; study ``<name>-sweep-<hash of the search>``,
-so running the same command again continues the same study.
+grid's size (else 20); metric ``eval/accuracy`` (a language model's ``val/loss``);
+direction from the metric; pruner ``none``; storage ``sqlite:///sweeps.db``; study
+``<name>-sweep-<hash of the search>``, so running the same command again continues the same study.
 """
 
 from __future__ import annotations
@@ -95,6 +95,16 @@ def _checked_trials(spec: SweepSpec, sampler: str, trials: Any) -> int:
     return trials
 
 
+def _default_metric(spec: SweepSpec) -> str:
+    """``eval/accuracy``; a language model's ``val/loss`` (it has no accuracy)."""
+    from ..config import read_yaml
+
+    data, _ = read_yaml(spec.file)
+    task = data.get("task") if isinstance(data, dict) else None
+    overridden = [o.split("=", 1)[1] for o in spec.fixed if o.startswith("task=")]
+    return "val/loss" if (overridden[-1] if overridden else task) == "language_model" else "eval/accuracy"
+
+
 def _settings(spec: SweepSpec, options: SweepOptions) -> SweepOptions:
     """CLI options over the file's ``sweep:`` section over defaults, checked."""
     merged = _merged(spec, options)
@@ -105,7 +115,7 @@ def _settings(spec: SweepSpec, options: SweepOptions) -> SweepOptions:
     merged.trials = _checked_trials(spec, merged.sampler, merged.trials)
     if merged.workers < 1:
         raise StudyError(f"--workers must be >= 1, got {merged.workers}")
-    merged.metric = str(merged.metric or "eval/accuracy")
+    merged.metric = str(merged.metric or _default_metric(spec))
     merged.pruner = str(merged.pruner or "none")
     return merged
 

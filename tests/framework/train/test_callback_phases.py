@@ -63,3 +63,15 @@ def test_monitor_reads_the_metric_or_its_eval_name_and_improves_by_min_delta():
     assert Monitor("loss").value(RunContext(metrics={"loss": float("nan")})) is None
     assert isinstance(EarlyStopping(), Monitor) and issubclass(BestCheckpoint, Monitor)
     assert EarlyStopping().phase == BestCheckpoint.phase == "monitor"
+
+
+def test_keys_added_to_the_schema_at_their_defaults_are_no_config_change():
+    from framework.train.checkpoint import config_changes
+
+    old = {"train": {"epochs": 1}, "seed": 0}
+    new = {"train": {"epochs": 2, "max_steps": None}, "seed": 0, "task": "classification"}
+    defaults = {"train": {"epochs": 3, "max_steps": None}, "seed": 0, "task": "classification"}
+    assert config_changes(old, new, defaults) == ["train.epochs: 1 -> 2"]
+    assert config_changes(old, {**new, "task": "language_model"}, defaults) == [
+        "task: added ('language_model')", "train.epochs: 1 -> 2"]
+    assert "task: added ('classification')" in config_changes(old, new)  # without defaults: listed

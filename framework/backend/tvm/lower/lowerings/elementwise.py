@@ -31,10 +31,20 @@ def binary(op: Callable[..., relax.Expr], float_only: bool = False) -> Lowering:
     return lower
 
 
+# A float compared with itself: TVM's arithmetic simplifier folds ``e == e`` to true (and
+# ``e != e`` to false) once FuseOps inlines both sides into one kernel, which is wrong for
+# NaN; written through isnan instead (``x == x`` is the usual NaN test, ``out == out``).
+_SELF = {"equal": False, "not_equal": True, "less_equal": False, "greater_equal": False}
+
+
 def compare(op: Callable[..., relax.Expr]) -> Lowering:
     def lower(ctx: LowerContext, x, y):
         xs, ys = ctx.in_specs
         dtype = np.result_type(xs.dtype, ys.dtype)
+        name = op.__name__
+        if x.same_as(y) and np.issubdtype(dtype, np.floating) and name in _SELF:
+            nan = relax.op.isnan(x)
+            return nan if _SELF[name] else relax.op.logical_not(nan)
         if dtype == np.bool_:  # no bool comparisons in TVM's codegen
             dtype = np.dtype(np.int8)
         return op(cast(x, xs.dtype, dtype), cast(y, ys.dtype, dtype))

@@ -1,4 +1,4 @@
-"""Run by MindSpore's own Python (``$MINDSPORE_PYTHON``) for tests/framework/test_ckpt_mindspore.py:
+"""Run by MindSpore's own Python (``$MINDSPORE_PYTHON``) for tests/mindspore_ref/test_ckpt_mindspore.py:
 ``python mindspore_ckpt_script.py FOLDER``. It reads the files twinmode wrote in FOLDER (``ours_*``)
 with MindSpore and records what it found in ``ms_read.npz``, then writes MindSpore's own
 checkpoints (``ms_*``) of a LeNet-5 with set weights for twinmode to load. Independent of twinmode.

@@ -4,7 +4,7 @@ MindSpore lives in a venv of its own (``numpy<2``), never in this process: the t
 its Python through ``MINDSPORE_PYTHON`` (e.g. ``~/.cache/mindspore-ref-venv/bin/python``)
 and skip, with one line saying so, where it is unset or absent (CI). One subprocess runs
 every program of a test module in every mode (MindSpore's import takes seconds), through
-:mod:`tests.framework.mindspore_driver`; ours run in this process through the same
+:mod:`tests.mindspore_ref.driver`; ours run in this process through the same
 driver code, so both results are encoded alike and compared with :func:`assert_same`:
 the structure, each tensor's dtype and shape exactly, integer and bool values exactly,
 floats to ``rtol``/``atol``, and errors by kind.
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.framework import mindspore_driver
+from tests.mindspore_ref import driver
 
 MINDSPORE_PYTHON = os.environ.get("MINDSPORE_PYTHON", "")
 have_mindspore = bool(MINDSPORE_PYTHON) and Path(MINDSPORE_PYTHON).is_file()
@@ -54,7 +54,7 @@ def mindspore_results(programs: Mapping[str, str], folder: Path,
     out = folder / "mindspore.json"
     jobs = [f"{mode}:{p}" for mode in modes for p in paths]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOG_v": "3"}
-    done = subprocess.run([MINDSPORE_PYTHON, mindspore_driver.__file__, str(out), *jobs],
+    done = subprocess.run([MINDSPORE_PYTHON, driver.__file__, str(out), *jobs],
                           env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text())
@@ -66,7 +66,7 @@ def framework_result(name: str, source: str, mode: str, folder: Path) -> Any:
 
     path = write_program(folder / f"framework_{mode}", name, source, "framework")
     try:
-        return mindspore_driver.run_program(framework, mode, path)
+        return driver.run_program(framework, mode, path)
     finally:
         framework.set_context(mode=framework.PYNATIVE_MODE)
 
@@ -102,7 +102,7 @@ class Differential:
 def tensor(value: Any, dtype: str) -> dict[str, Any]:
     """An expected tensor result, encoded (``tensor([1, 2], "int32")``)."""
     array = np.asarray(value, dtype=dtype)
-    return mindspore_driver.encode(array)
+    return driver.encode(array)
 
 
 def assert_same(ours: Any, ref: Any, where: str = "result", rtol: float = 1e-5,

@@ -12,8 +12,8 @@ import pytest
 
 from framework import Parameter, Tensor
 from framework.experimental import optim
-from tests.framework.experimental_optim_programs import PROGRAMS
-from tests.framework.mindspore_ref import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.experimental_optim_programs import PROGRAMS
+from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
 
 EXPECTED = json.loads((Path(__file__).parent / "experimental_optim_expected.json").read_text())
 NAMES = sorted(PROGRAMS)

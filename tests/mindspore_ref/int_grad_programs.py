@@ -24,7 +24,7 @@ without MindSpore, and against MindSpore itself where it is installed.
 
 from __future__ import annotations
 
-from tests.framework.mindspore_ref import tensor
+from tests.mindspore_ref.reference import tensor
 
 _GRAD_ALL = "ops.GradOperation(get_all=True)"
 

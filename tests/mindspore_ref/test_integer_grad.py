@@ -1,6 +1,6 @@
 """Gradients of integer tensors, as MindSpore computes them, in both modes.
 
-Three checks per program of :mod:`tests.framework.int_grad_programs`: ours against
+Three checks per program of :mod:`tests.mindspore_ref.int_grad_programs`: ours against
 MindSpore's recorded answers (no MindSpore needed: CI), our two modes against each other,
 and, where ``MINDSPORE_PYTHON`` names a MindSpore venv, ours against MindSpore run now
 (one subprocess for every program, in both of its modes).
@@ -13,8 +13,8 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
-from tests.framework.int_grad_programs import EXPECTED, PROGRAMS
-from tests.framework.mindspore_ref import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.int_grad_programs import EXPECTED, PROGRAMS
+from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
 
 NAMES = sorted(PROGRAMS)
 RUN = Differential(PROGRAMS)

@@ -1,6 +1,6 @@
 """``ops.vmap`` programs, and what MindSpore 2.10 returns for them (CPU, both modes alike).
 
-Each program defines ``main()`` (see :mod:`tests.framework.mindspore_driver`); functions
+Each program defines ``main()`` (see :mod:`tests.mindspore_ref.driver`); functions
 given to ``vmap`` are named ``def``s at module level, as MindSpore's graph compiler needs.
 ``EXPECTED`` holds MindSpore's answers: results as recorded from MindSpore 2.10, errors by
 kind (``{"error": "RuntimeError"}``; the messages are ours).
@@ -8,7 +8,7 @@ kind (``{"error": "RuntimeError"}``; the messages are ours).
 
 from __future__ import annotations
 
-from tests.framework.mindspore_ref import tensor
+from tests.mindspore_ref.reference import tensor
 
 _DATA = '''
 X = np.arange(6, dtype=np.float32).reshape(2, 3)

@@ -21,7 +21,8 @@ import framework as ms
 from framework import Parameter, Tensor
 from framework.checkpoint_formats import mindspore_ckpt
 from framework.serialization import CheckpointError
-from tests.framework import ckpt_proto_ref as ref
+from tests.mindspore_ref import ckpt_proto_ref as ref
+from tests.mindspore_ref.reference import MINDSPORE_PYTHON, needs_mindspore
 from trainer.models import LeNet5
 
 # MindSpore's tensor_type names (as MindSpore 2.10 writes them) and the NumPy dtype of each
@@ -217,12 +218,6 @@ def test_unsupported_save_requests(tmp_path):
 
 
 # -- against MindSpore itself -------------------------------------------------------------------
-
-MINDSPORE_PYTHON = os.environ.get("MINDSPORE_PYTHON", "")
-needs_mindspore = pytest.mark.skipif(
-    not (MINDSPORE_PYTHON and Path(MINDSPORE_PYTHON).is_file()),
-    reason="set MINDSPORE_PYTHON to the python of a venv with MindSpore 2.x to compare with it")
-
 
 @needs_mindspore
 def test_mindspore_reads_ours_and_we_read_its(tmp_path):

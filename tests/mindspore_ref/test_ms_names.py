@@ -1,6 +1,6 @@
 """MindSpore's names and call conventions (``P.OneHot()`` with depth at call time, ``ops.shape``,
 ``P.Tile``, ``ops.matmul`` on vectors and batches, ``bias = None``, ``_grad_ops`` and the module
-paths of :mod:`tests.framework.ms_names_programs`) in both modes: against MindSpore's
+paths of :mod:`tests.mindspore_ref.ms_names_programs`) in both modes: against MindSpore's
 recorded answers (``ms_names_expected.json``, CI), our two modes against each other, and
 MindSpore itself where ``MINDSPORE_PYTHON`` names its venv."""
 
@@ -15,8 +15,8 @@ import pytest
 import framework as ms
 from framework import Parameter, Tensor, nn, ops
 from framework.ops import operations as P
-from tests.framework.mindspore_ref import MODES, Differential, assert_same, needs_mindspore
-from tests.framework.ms_names_programs import PROGRAMS
+from tests.mindspore_ref.ms_names_programs import PROGRAMS
+from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
 
 EXPECTED = json.loads((Path(__file__).parent / "ms_names_expected.json").read_text())
 NAMES = sorted(PROGRAMS)

@@ -1,7 +1,7 @@
 """Runs small programs with one engine and writes what they returned as JSON.
 
-Used two ways by :mod:`tests.framework.mindspore_ref`: as a script, by the Python of the
-venv holding MindSpore (``python mindspore_driver.py OUT.json MODE:FILE ...``), and
+Used two ways by :mod:`tests.mindspore_ref.reference`: as a script, by the Python of the
+venv holding MindSpore (``python driver.py OUT.json MODE:FILE ...``), and
 imported here for :func:`run_program` and :func:`encode`, so both engines' results go
 through the same code. It imports nothing from this project at module level (MindSpore's
 venv has neither ``framework`` nor pytest).

@@ -1,6 +1,6 @@
 """``ops.vmap`` / ``F.vmap`` / ``ms.vmap`` in both modes, checked against MindSpore's recorded
 answers (CI), our two modes against each other, and MindSpore itself where
-``MINDSPORE_PYTHON`` names its venv (see :mod:`tests.framework.vmap_programs`)."""
+``MINDSPORE_PYTHON`` names its venv (see :mod:`tests.mindspore_ref.vmap_programs`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
-from tests.framework.mindspore_ref import MODES, Differential, assert_same, needs_mindspore
-from tests.framework.vmap_programs import EXPECTED, PROGRAMS
+from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.vmap_programs import EXPECTED, PROGRAMS
 
 NAMES = sorted(PROGRAMS)
 RUN = Differential(PROGRAMS)

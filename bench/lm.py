@@ -1,0 +1,200 @@
+"""Language-model figures (issue 24), measured side by side on this machine:
+
+1. ``whole run``: ``train run experiments/gpt_shakespeare.yaml`` (2000 steps, evaluations
+   every 250 on 20 batches, compile, checkpoints and MLflow included) in a fresh process,
+   against nanoGPT's training loop for the same configuration in PyTorch eager (its model
+   from bench/seq_engines.py, fused AdamW with bias correction, nanoGPT's ``get_lr`` and
+   ``estimate_loss``, the same text and split) in a fresh process; wall time from process
+   start to exit for both, and each one's final validation loss.
+2. ``sampling``: tokens per second generating 500 tokens after a one-character prompt,
+   ours (trainer/tasks/sampling.py: one window, one compiled function) against nanoGPT's
+   ``generate`` in PyTorch (crop to block_size, forward the whole context for each token),
+   same network sizes.
+
+Threads: ``--threads N`` for both engines (TVM/OpenMP pools and ``torch.set_num_threads``).
+Run: ``python bench/lm.py --torch-path /tmp/torchlib --threads 1 [--only run|sample]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPERIMENT = ROOT / "experiments" / "gpt_shakespeare.yaml"
+
+TORCH_RUN = r"""
+import json, math, sys, time
+start = time.perf_counter()
+import numpy as np, torch
+from torch.nn import functional as F
+sys.path.insert(0, sys.argv[1])
+from bench import seq_engines as se
+cfg = json.loads(sys.argv[2])
+torch.set_num_threads(cfg["threads"]); torch.manual_seed(1337)
+text = open(cfg["text"], encoding="utf-8").read()
+chars = sorted(set(text[:int(len(text) * 0.9)]))
+index = {c: i for i, c in enumerate(chars)}
+data = torch.tensor([index[c] for c in text], dtype=torch.long)
+n = int(0.9 * len(data)); splits = {"train": data[:n], "val": data[n:]}
+block, batch = 64, 12
+model = se.torch_model("gpt", "sdpa", {**se.CONFIGS["gpt"], "vocab": len(chars)})
+params = list(model.parameters())
+groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
+          {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+opt = torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.99), fused=True)
+def get_batch(split):
+    d = splits[split]; ix = torch.randint(len(d) - block, (batch,))
+    return torch.stack([d[i:i + block] for i in ix]), torch.stack([d[i + 1:i + 1 + block] for i in ix])
+def get_lr(it, warm=100, decay=2000, lr=1e-3, low=1e-4):
+    if it < warm: return lr * (it + 1) / (warm + 1)
+    if it > decay: return low
+    return low + 0.5 * (1.0 + math.cos(math.pi * (it - warm) / (decay - warm))) * (lr - low)
+@torch.no_grad()
+def estimate_loss():
+    model.eval(); out = {}
+    for split in ("train", "val"):
+        out[split] = float(np.mean([F.cross_entropy(model(x).view(-1, len(chars)), y.view(-1)).item()
+                                    for x, y in (get_batch(split) for _ in range(20))]))
+    model.train(); return out
+val = None
+for it in range(2001):
+    if it % 250 == 0:
+        val = estimate_loss()["val"]
+    if it == 2000: break
+    for g in opt.param_groups: g["lr"] = get_lr(it)
+    x, y = get_batch("train")
+    loss = F.cross_entropy(model(x).view(-1, len(chars)), y.view(-1))
+    opt.zero_grad(set_to_none=True); loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0); opt.step()
+print(json.dumps({"val_loss": val, "seconds": time.perf_counter() - start}))
+"""
+
+TORCH_SAMPLE = r"""
+import json, sys, time
+import torch
+from torch.nn import functional as F
+sys.path.insert(0, sys.argv[1])
+from bench import seq_engines as se
+cfg = json.loads(sys.argv[2])
+torch.set_num_threads(cfg["threads"]); torch.manual_seed(0)
+model = se.torch_model("gpt", "sdpa", {**se.CONFIGS["gpt"], "vocab": 65}).eval()
+@torch.no_grad()
+def generate(idx, n, temperature=0.8, top_k=200):  # nanoGPT's model.generate
+    for _ in range(n):
+        cond = idx if idx.size(1) <= 64 else idx[:, -64:]
+        logits = model(cond)[:, -1, :] / temperature
+        v, _ = torch.topk(logits, min(top_k, logits.size(-1)))
+        logits[logits < v[:, [-1]]] = -float("inf")
+        idx = torch.cat((idx, torch.multinomial(F.softmax(logits, dim=-1), 1)), dim=1)
+    return idx
+generate(torch.zeros((1, 1), dtype=torch.long), 20)  # warm-up
+start = time.perf_counter()
+generate(torch.zeros((1, 1), dtype=torch.long), cfg["tokens"])
+print(json.dumps({"tokens_per_second": cfg["tokens"] / (time.perf_counter() - start)}))
+"""
+
+
+def _env(threads: int, torch_path: str | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    for var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = str(threads)
+    if torch_path:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [torch_path, env.get("PYTHONPATH")]))
+    return env
+
+
+def our_run(threads: int, mode: str, work: Path) -> dict[str, float]:
+    start = time.perf_counter()
+    done = subprocess.run([str(Path(sys.executable).with_name("train")), "run", str(EXPERIMENT),
+                           "--mode", mode, "--quiet", "mlflow.system_metrics=false"],
+                          cwd=work, env=_env(threads), capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"train run failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+    line = next(x for x in done.stdout.splitlines() if "val loss" in x)
+    return {"seconds": seconds, "val_loss": float(line.split("val loss ")[1].split()[0]), "line": line}
+
+
+def torch_run(threads: int, torch_path: str, text: str) -> dict[str, float]:
+    cfg = json.dumps({"threads": threads, "text": text})
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", TORCH_RUN, str(ROOT), cfg], env=_env(threads, torch_path),
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"PyTorch run failed:\n{done.stderr[-2000:]}")
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    out["seconds"] = time.perf_counter() - start  # process start to exit, as ours
+    return out
+
+
+def our_sampling(tokens: int) -> dict[str, float]:
+    import framework as ms
+    from datasets.tokenizer import CharTokenizer
+    from trainer.models import GPT
+    from trainer.tasks.sampling import Sampler
+
+    ms.set_seed(0)
+    tok = CharTokenizer("".join(chr(32 + i) for i in range(65)))
+    sampler = Sampler(GPT(65, 64, 4, 4, 128), tok, 64, "graph")
+    start = time.perf_counter()
+    sampler.text(" ", 20, temperature=0.8, top_k=200)  # warm-up (compiles)
+    warm = time.perf_counter() - start
+    start = time.perf_counter()
+    sampler.text(" ", tokens, temperature=0.8, top_k=200)
+    return {"tokens_per_second": tokens / (time.perf_counter() - start), "first_20_seconds": warm,
+            "compiled_functions": sampler.compiled_functions}
+
+
+def torch_sampling(threads: int, torch_path: str, tokens: int) -> dict[str, float]:
+    cfg = json.dumps({"threads": threads, "tokens": tokens})
+    done = subprocess.run([sys.executable, "-c", TORCH_SAMPLE, str(ROOT), cfg],
+                          env=_env(threads, torch_path), capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"PyTorch sampling failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--torch-path", default=os.environ.get("TORCH_PATH"))
+    parser.add_argument("--only", choices=("run", "sample"))
+    parser.add_argument("--modes", default="graph", help="our modes for the whole run (graph,pynative)")
+    parser.add_argument("--tokens", type=int, default=500)
+    args = parser.parse_args()
+    if not args.torch_path:
+        raise SystemExit("give --torch-path (a folder with torch, kept out of the venv) or TORCH_PATH")
+    for var in ("TVM_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ[var] = str(args.threads)
+    from datasets.text import find_shakespeare
+
+    text = str(find_shakespeare(download=False))
+    print(f"threads {args.threads}; text {text}")
+    if args.only in (None, "sample"):
+        ours, theirs = our_sampling(args.tokens), torch_sampling(args.threads, args.torch_path, args.tokens)
+        print(f"sampling {args.tokens} tokens: ours (graph, {ours['compiled_functions']} compiled function, "
+              f"first 20 tokens incl. compile {ours['first_20_seconds']:.1f} s) "
+              f"{ours['tokens_per_second']:.0f} tokens/s, PyTorch generate {theirs['tokens_per_second']:.0f} "
+              f"tokens/s: {ours['tokens_per_second'] / theirs['tokens_per_second']:.2f}x")
+    if args.only in (None, "run"):
+        theirs = torch_run(args.threads, args.torch_path, text)
+        print(f"PyTorch eager, 2000 iterations + 9 evaluations: {theirs['seconds']:.1f} s, "
+              f"val loss {theirs['val_loss']:.4f}")
+        for mode in args.modes.split(","):
+            with tempfile.TemporaryDirectory() as work:
+                ours = our_run(args.threads, mode, Path(work))
+            print(f"train run gpt_shakespeare.yaml --mode {mode}: {ours['seconds']:.1f} s "
+                  f"({theirs['seconds'] / ours['seconds']:.2f}x PyTorch's speed), "
+                  f"val loss {ours['val_loss']:.4f}"
+                  f"\n  {ours['line']}")
+
+
+if __name__ == "__main__":
+    main()
