@@ -163,25 +163,39 @@ def _check_fits(path: Path, arrays: Mapping[str, np.ndarray], params: Mapping[st
     absent or shaped otherwise (a schedule's length)."""
     missing = [n for n in params if n not in arrays and n not in settings]
     unexpected = [n for n in arrays if n not in params]
+    wrong = _misshapen(arrays, params, settings)
+    if not (missing or unexpected or wrong):
+        return
+    raise CheckpointError(
+        f"{path} does not fit this network: it was saved from {saved_from or 'another network'} "
+        f"and this is {network}; " + _misfit(missing, unexpected, wrong)
+        + ". Resume with the same network and optimizer, or start without resume_from")
+
+
+def _misshapen(arrays: Mapping[str, np.ndarray], params: Mapping[str, Any],
+               settings: set[str]) -> list[str]:
+    """``"name dtype[shape] vs dtype[shape]"`` for each parameter whose saved array differs
+    in shape or dtype (``settings`` excepted)."""
     wrong = []
     for name, param in params.items():
         if name in arrays and name not in settings:
             have, want = arrays[name], param.asnumpy()
             if have.shape != want.shape or have.dtype != want.dtype:
                 wrong.append(f"{name} {have.dtype}{list(have.shape)} vs {want.dtype}{list(want.shape)}")
-    if not (missing or unexpected or wrong):
-        return
+    return wrong
 
-    def some(names: list[str]) -> str:
-        return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
-    parts = [f"{len(missing)} parameter(s) missing from the checkpoint ({some(missing)})" if missing else "",
-             f"{len(unexpected)} unknown to the network ({some(unexpected)})" if unexpected else "",
-             f"shape/dtype differ: {some(wrong)}" if wrong else ""]
-    raise CheckpointError(
-        f"{path} does not fit this network: it was saved from {saved_from or 'another network'} "
-        f"and this is {network}; " + "; ".join(p for p in parts if p)
-        + ". Resume with the same network and optimizer, or start without resume_from")
+def _some(names: list[str]) -> str:
+    """The first five names, and how many more."""
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _misfit(missing: list[str], unexpected: list[str], wrong: list[str]) -> str:
+    """What differs between a checkpoint and the network, in ``; ``-separated parts."""
+    parts = [f"{len(missing)} parameter(s) missing from the checkpoint ({_some(missing)})" if missing else "",
+             f"{len(unexpected)} unknown to the network ({_some(unexpected)})" if unexpected else "",
+             f"shape/dtype differ: {_some(wrong)}" if wrong else ""]
+    return "; ".join(p for p in parts if p)
 
 
 # -- save / load ---------------------------------------------------------------------------------

@@ -192,84 +192,146 @@ def run_training(model: Any, ctx: RunContext, cbs: CallbackList, epochs: int, da
     step_fn = model._step_for(model.train_network, ctx.mode)
     timings = ctx.timings
     train_start = time.perf_counter()
-    in_step = False
     with InterruptGuard() as guard:
-        try:
-            cbs.on_train_begin(ctx)
-            epoch_index, skip = start
-            while epoch_index < epochs and not guard.stop() and not ctx.stop_requested:
-                ctx.epoch, ctx.step = epoch_index + 1, skip
-                if skip == 0:
-                    ctx.epoch_loss_sum, ctx.epoch_loss_count = 0.0, 0
-                ctx.metrics = {}
-                timings.epoch_step_seconds = timings.epoch_compile_seconds = 0.0
-                timings.epoch_steps_run = timings.epoch_samples = 0
-                timings.epoch_wall_seconds = 0.0
-                epoch_start = time.perf_counter()
-                cbs.on_train_epoch_begin(ctx)
-                last_end = time.perf_counter()
-                complete = False
-                for x, y in epoch_batches(dataset, skip):
-                    ctx.batch_size = len(y)
-                    cbs.on_train_step_begin(ctx)
-                    in_step = True
-                    out, timing = step_fn(x, y)
-                    loss = float(out.asnumpy())
-                    in_step = False
-                    ctx.step += 1
-                    ctx.global_step += 1
-                    ctx.loss = loss
-                    ctx.data_state = data_position(dataset, epoch_index, ctx.step)
-                    ctx.epoch_loss_sum += loss
-                    ctx.epoch_loss_count += 1
-                    ctx.metrics["loss"] = ctx.epoch_loss_sum / ctx.epoch_loss_count
-                    timings.step_seconds = timing.seconds
-                    timings.compile_seconds = timing.compile_seconds
-                    timings.compile_cache_hit = timing.cache_hit
-                    timings.compile_stages = timing.stages
-                    if timing.compile_seconds and timings.first_compile_seconds is None:
-                        timings.first_compile_seconds = timing.compile_seconds
-                    timings.epoch_step_seconds += timing.seconds
-                    timings.epoch_steps_run += 1
-                    timings.epoch_compile_seconds += timing.compile_seconds
-                    now = time.perf_counter()  # wall clock since the previous step ended
-                    timings.step_wall_seconds = max(now - last_end - timing.compile_seconds, 0.0)
-                    timings.epoch_wall_seconds += timings.step_wall_seconds
-                    timings.epoch_samples += ctx.batch_size
-                    last_end = now
-                    cbs.on_train_step_end(ctx)
-                    if guard.stop() or ctx.stop_requested:
-                        break
-                else:  # the data ran out: the epoch is complete
-                    complete = True
-                skip = 0
-                if ctx.steps_per_epoch is not None and ctx.step >= ctx.steps_per_epoch:
-                    complete = True
-                if not complete:  # stopped or interrupted mid-epoch: no epoch end (a resume redoes it)
-                    break
-                if ctx.steps_per_epoch is None:
-                    ctx.steps_per_epoch = ctx.step
-                if valid_dataset is not None and _valid_due(valid_frequency, ctx.epoch):
-                    results = model._evaluate(valid_dataset, cbs, ctx)
-                    ctx.metrics.update({f"eval_{k}": v for k, v in results.items()})
-                timings.epoch_seconds = time.perf_counter() - epoch_start
-                cbs.on_train_epoch_end(ctx)
-                epoch_index += 1
-        except KeyboardInterrupt:
-            if in_step or guard.installed:  # mid-step (state half-updated) or a second Ctrl-C
-                raise
-            guard.requested = True  # no handler (not the main thread): interrupted between steps
+        run = _TrainingRun(model, ctx, cbs, step_fn, guard, dataset, valid_dataset, valid_frequency)
+        run.run_epochs(epochs, start)
         timings.train_seconds = time.perf_counter() - train_start
         # several ranks: a Ctrl-C after the last agreement came too late for all to see it
         ctx.interrupted = guard.agreed if guard.ranks > 1 else guard.requested
         cbs.on_train_end(ctx)
     if ctx.interrupted:
-        where = f"epoch {ctx.epoch}, step {ctx.step} (global step {ctx.global_step})"
-        saved = ctx.latest_checkpoint if ctx.latest_checkpoint_step == ctx.global_step else None
-        note = (f"checkpoint saved to {saved}; continue with resume_from='last'" if saved
-                else "nothing was saved (no ModelCheckpoint callback)")
-        message = f"training interrupted at {where}; {note}"
-        if guard.leader:  # rank 0 saved; the job's one line
-            print(message, file=sys.stderr, flush=True)
-        raise TrainingInterrupted(message, saved, ctx.global_step)
+        raise _interruption(ctx, guard.leader)
     return ctx
+
+
+def _interruption(ctx: RunContext, leader: bool) -> TrainingInterrupted:
+    """The :class:`TrainingInterrupted` of a run stopped by Ctrl-C (rank 0 prints its line)."""
+    where = f"epoch {ctx.epoch}, step {ctx.step} (global step {ctx.global_step})"
+    saved = ctx.latest_checkpoint if ctx.latest_checkpoint_step == ctx.global_step else None
+    note = (f"checkpoint saved to {saved}; continue with resume_from='last'" if saved
+            else "nothing was saved (no ModelCheckpoint callback)")
+    message = f"training interrupted at {where}; {note}"
+    if leader:  # rank 0 saved; the job's one line
+        print(message, file=sys.stderr, flush=True)
+    return TrainingInterrupted(message, saved, ctx.global_step)
+
+
+class _TrainingRun:
+    """The epochs and steps of one :func:`run_training` call, from ``on_train_begin`` up
+    to (not including) ``on_train_end``: the state its helpers share."""
+
+    def __init__(self, model: Any, ctx: RunContext, cbs: CallbackList, step_fn: Any,
+                 guard: InterruptGuard, dataset: Any, valid_dataset: Any,
+                 valid_frequency: int | Iterable[int]) -> None:
+        self.model, self.ctx, self.cbs, self.step_fn, self.guard = model, ctx, cbs, step_fn, guard
+        self.dataset, self.valid_dataset, self.valid_frequency = dataset, valid_dataset, valid_frequency
+        self.timings = ctx.timings
+        self.in_step = False  # inside the step function: a KeyboardInterrupt there re-raises
+        self.epoch_start = self.last_end = 0.0
+
+    def stopping(self) -> bool:
+        """Whether to stop here: Ctrl-C (collective: every rank asks at the same points) or
+        ``request_stop``."""
+        return self.guard.stop() or self.ctx.stop_requested
+
+    def run_epochs(self, epochs: int, start: tuple[int, int]) -> None:
+        """``on_train_begin``, then the epochs until the last, a stop or a Ctrl-C. A
+        KeyboardInterrupt between steps without a handler (not the main thread) counts as
+        the first Ctrl-C; one mid-step (state half-updated) or a second one propagates."""
+        try:
+            self.cbs.on_train_begin(self.ctx)
+            epoch_index, skip = start
+            while epoch_index < epochs and not self.stopping():
+                if not self.run_epoch(epoch_index, skip):
+                    break  # stopped or interrupted mid-epoch: no epoch end (a resume redoes it)
+                epoch_index, skip = epoch_index + 1, 0
+        except KeyboardInterrupt:
+            if self.in_step or self.guard.installed:
+                raise
+            self.guard.requested = True
+
+    def run_epoch(self, epoch_index: int, skip: int) -> bool:
+        """One epoch from step ``skip``; whether it completed (and so got its epoch end)."""
+        self.begin_epoch(epoch_index, skip)
+        complete = self.run_steps(epoch_index, skip)
+        ctx = self.ctx
+        if ctx.steps_per_epoch is not None and ctx.step >= ctx.steps_per_epoch:
+            complete = True
+        if complete:
+            self.end_epoch()
+        return complete
+
+    def begin_epoch(self, epoch_index: int, skip: int) -> None:
+        """Position the context, reset the epoch's figures, call ``on_train_epoch_begin``."""
+        ctx, timings = self.ctx, self.timings
+        ctx.epoch, ctx.step = epoch_index + 1, skip
+        if skip == 0:
+            ctx.epoch_loss_sum, ctx.epoch_loss_count = 0.0, 0
+        ctx.metrics = {}
+        timings.epoch_step_seconds = timings.epoch_compile_seconds = 0.0
+        timings.epoch_steps_run = timings.epoch_samples = 0
+        timings.epoch_wall_seconds = 0.0
+        self.epoch_start = time.perf_counter()
+        self.cbs.on_train_epoch_begin(ctx)
+        self.last_end = time.perf_counter()
+
+    def run_steps(self, epoch_index: int, skip: int) -> bool:
+        """The epoch's steps; False when a stop or Ctrl-C ended them before the data ran out."""
+        for x, y in epoch_batches(self.dataset, skip):
+            self.run_step(x, y, epoch_index)
+            if self.stopping():
+                return False
+        return True  # the data ran out: the epoch is complete
+
+    def run_step(self, x: Any, y: Any, epoch_index: int) -> None:
+        """One training step between ``on_train_step_begin`` and ``on_train_step_end``."""
+        ctx = self.ctx
+        ctx.batch_size = len(y)
+        self.cbs.on_train_step_begin(ctx)
+        self.in_step = True
+        out, timing = self.step_fn(x, y)
+        loss = float(out.asnumpy())
+        self.in_step = False
+        self.record_step(loss, epoch_index)
+        self.record_timing(timing)
+        self.cbs.on_train_step_end(ctx)
+
+    def record_step(self, loss: float, epoch_index: int) -> None:
+        """Count the step and its loss; note the data's position after it."""
+        ctx = self.ctx
+        ctx.step += 1
+        ctx.global_step += 1
+        ctx.loss = loss
+        ctx.data_state = data_position(self.dataset, epoch_index, ctx.step)
+        ctx.epoch_loss_sum += loss
+        ctx.epoch_loss_count += 1
+        ctx.metrics["loss"] = ctx.epoch_loss_sum / ctx.epoch_loss_count
+
+    def record_timing(self, timing: Any) -> None:
+        """The step's timings, and its wall clock since the previous step ended."""
+        timings = self.timings
+        timings.step_seconds = timing.seconds
+        timings.compile_seconds = timing.compile_seconds
+        timings.compile_cache_hit = timing.cache_hit
+        timings.compile_stages = timing.stages
+        if timing.compile_seconds and timings.first_compile_seconds is None:
+            timings.first_compile_seconds = timing.compile_seconds
+        timings.epoch_step_seconds += timing.seconds
+        timings.epoch_steps_run += 1
+        timings.epoch_compile_seconds += timing.compile_seconds
+        now = time.perf_counter()
+        timings.step_wall_seconds = max(now - self.last_end - timing.compile_seconds, 0.0)
+        timings.epoch_wall_seconds += timings.step_wall_seconds
+        timings.epoch_samples += self.ctx.batch_size
+        self.last_end = now
+
+    def end_epoch(self) -> None:
+        """A completed epoch: its length, the validation when due, ``on_train_epoch_end``."""
+        ctx = self.ctx
+        if ctx.steps_per_epoch is None:
+            ctx.steps_per_epoch = ctx.step
+        if self.valid_dataset is not None and _valid_due(self.valid_frequency, ctx.epoch):
+            results = self.model._evaluate(self.valid_dataset, self.cbs, ctx)
+            ctx.metrics.update({f"eval_{k}": v for k, v in results.items()})
+        self.timings.epoch_seconds = time.perf_counter() - self.epoch_start
+        self.cbs.on_train_epoch_end(ctx)

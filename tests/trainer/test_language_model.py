@@ -122,18 +122,48 @@ def test_each_evaluation_logs_a_sample_and_the_val_metrics(lm):
     assert [t[:5] for t in texts] == ["to be", "wheth"] and all(len(t) > 20 for t in texts)
 
 
-def test_sampling_compiles_one_function_whatever_the_length(lm):
+def test_sampling_compiles_at_most_two_functions_whatever_the_length(lm):
     from datasets.tokenizer import CharTokenizer
     from trainer.models import GPT
     from trainer.tasks.sampling import Sampler
 
     tok = CharTokenizer.train("abcdefgh\n")
     sampler = Sampler(GPT(tok.vocab_size, 8, 1, 2, 16), tok, 8, "graph")
-    graph = sampler.text("ab", 30, seed=1)  # longer than the window: it slides
+    graph = sampler.text("ab", 30, seed=1)  # past the window: the cache restarts from half of it
     sampler.text("abcdefgh", 3)
-    assert sampler.compiled_functions == 1 and len(graph) == 30
+    assert sampler.compiled_functions == 2 and len(graph) == 30  # the step and the prefill
     eager = Sampler(sampler.net, tok, 8, "pynative").text("ab", 30, seed=1)
     assert eager == graph  # the same logits choose the same tokens
+
+
+@pytest.mark.parametrize("model", ["gpt", "lstm_lm"])
+def test_generation_state_gives_the_forward_passs_logits(model):
+    """The cached step (GPT: keys and values; LSTM: its state) and the GPT's prefill give
+    the logits the whole-sequence forward gives, position by position, in both modes."""
+    import framework as ms
+    from framework import Tensor
+    from trainer.models import LANGUAGE_MODELS
+
+    ms.set_seed(0)
+    net = LANGUAGE_MODELS[model](vocab_size=11, block_size=8, **(
+        {"n_layer": 2, "n_head": 2, "n_embd": 16} if model == "gpt" else {"embedding": 8, "hidden": 16}))
+    net.set_train(False)
+    ids = np.random.default_rng(0).integers(0, 11, 8).astype(np.int32)
+    full = net(Tensor(ids[None])).asnumpy()[0]
+    for step in (net.decode, ms.jit(net.decode)):
+        state, rows = net.init_state(), []
+        for pos, token in enumerate(ids):
+            args = Tensor(np.array([[token]], np.int32)), Tensor(np.array(pos, np.int32))
+            logits, *state = step(*args, *state)
+            rows.append(logits.asnumpy()[0])
+        np.testing.assert_allclose(np.array(rows), full, rtol=1e-5, atol=1e-5)
+    if model == "gpt":
+        window = np.zeros((1, 8), np.int32)
+        window[0, :5] = ids[:5]
+        logits, k, v = ms.jit(net.prefill)(Tensor(window))
+        np.testing.assert_allclose(logits.asnumpy()[0, :5], full[:5], rtol=1e-5, atol=1e-5)
+        after, *_ = net.decode(Tensor(ids[5:6].reshape(1, 1)), Tensor(np.array(5, np.int32)), k, v)
+        np.testing.assert_allclose(after.asnumpy()[0], full[5], rtol=1e-5, atol=1e-5)
 
 
 def test_train_eval_gives_the_validation_loss_of_a_checkpoint(lm):

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from framework import Tensor, nn, ops
+from framework import float32 as ms_float32
 from framework.common.initializer import Normal
 
 
@@ -45,6 +46,10 @@ class CausalSelfAttention(nn.Cell):
         self.scale = 1.0 / math.sqrt(self.head_size)
 
     def construct(self, x):
+        return self.attend(x)[0]
+
+    def attend(self, x):
+        """``(y, k, v)``: the attention's output and its keys and values ``(B, nh, T, hs)``."""
         b, t, c = x.shape
         qkv = self.c_attn(x)  # (B, T, 3C)
         q = qkv[:, :, :c].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
@@ -53,7 +58,23 @@ class CausalSelfAttention(nn.Cell):
         att = self.scores(q, k) * self.scale + self.causal[:t, :t]  # (B, nh, T, T)
         att = self.attn_dropout(ops.softmax(att, axis=-1))
         y = self.mix(att, v).transpose(0, 2, 1, 3).reshape(b, t, c)
-        return self.resid_dropout(self.c_proj(y))
+        return self.resid_dropout(self.c_proj(y)), k, v
+
+
+    def decode(self, x, pos, k_cache, v_cache, causal):
+        """One new position ``x`` ``(1, 1, C)`` at ``pos``: its key and value written into the
+        caches ``(1, nh, T, hs)`` (a one-hot blend, static shapes), attention over the
+        positions up to ``pos`` (``causal``: 0 there, -inf after). Returns ``(y, k, v)``."""
+        b, t, c = x.shape
+        qkv = self.c_attn(x)
+        q = qkv[:, :, :c].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
+        k = qkv[:, :, c:2 * c].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
+        v = qkv[:, :, 2 * c:].reshape(b, t, self.n_head, self.head_size).transpose(0, 2, 1, 3)
+        k_cache = k_cache * (1.0 - pos) + k * pos  # pos: (1, 1, T, 1) one-hot
+        v_cache = v_cache * (1.0 - pos) + v * pos
+        att = ops.softmax(self.scores(q, k_cache) * self.scale + causal, axis=-1)  # (1, nh, 1, T)
+        y = self.mix(att, v_cache).transpose(0, 2, 1, 3).reshape(b, t, c)
+        return self.c_proj(y), k_cache, v_cache
 
 
 class MLP(nn.Cell):
@@ -102,6 +123,7 @@ class GPT(nn.Cell):
                  n_embd: int = 128, dropout: float = 0.0, bias: bool = False) -> None:
         super().__init__()
         self.block_size, self.vocab_size, self.n_embd = block_size, vocab_size, n_embd
+        self.context_limit = block_size  # generation: the positions it knows
         self.transformer = Transformer(vocab_size, block_size, n_layer, n_head, n_embd,
                                        dropout, bias)
         self.lm_head = ops.MatMul(transpose_b=True)  # weight tied to transformer.wte
@@ -118,6 +140,52 @@ class GPT(nn.Cell):
             x = block(x)
         x = tr.ln_f(x).reshape(b * t, self.n_embd)
         return self.lm_head(x, tr.wte.embedding_table).reshape(b, t, self.vocab_size)
+
+    # -- generation with a key/value cache (trainer/tasks/sampling.py) ------------------------
+    def init_state(self) -> tuple:
+        """Empty caches of one sequence: keys and values ``(n_layer, 1, nh, T, hs)``."""
+        attn = self.transformer.h[0].attn
+        shape = (len(self.transformer.h), 1, attn.n_head, self.block_size, attn.head_size)
+        zeros = np.zeros(shape, np.float32)
+        return Tensor(zeros), Tensor(zeros.copy())
+
+    def prefill(self, idx):
+        """The logits ``(1, T, vocab)`` of a whole window ``(1, block_size)`` and its keys and
+        values as caches (positions after the real tokens hold padding's, which ``decode``
+        masks until it overwrites them)."""
+        tr = self.transformer
+        x = tr.wte(idx) + tr.wpe(self.positions)
+        keys, values = [], []
+        for block in tr.h:
+            y, k, v = block.attn.attend(block.ln_1(x))
+            x = x + y
+            x = x + block.mlp(block.ln_2(x))
+            keys.append(k)
+            values.append(v)
+        x = tr.ln_f(x).reshape(self.block_size, self.n_embd)
+        logits = self.lm_head(x, tr.wte.embedding_table).reshape(1, self.block_size, self.vocab_size)
+        return logits, ops.stack(keys), ops.stack(values)
+
+    def decode(self, idx, pos, k_cache, v_cache):
+        """The logits ``(1, vocab)`` after token ``idx`` ``(1, 1)`` at position ``pos`` (an
+        int32 scalar below ``block_size``) and the updated caches: one position's work, the
+        earlier ones read from the caches. Static shapes: graph mode compiles it once."""
+        tr = self.transformer
+        t = self.block_size
+        hot = ops.cast(ops.equal(self.positions, pos), ms_float32)  # (T,)
+        seen = ops.select(ops.less_equal(self.positions, pos), ops.zeros_like(hot),
+                          ops.fill(ms_float32, (t,), -np.inf))
+        onehot, causal = hot.reshape(1, 1, t, 1), seen.reshape(1, 1, 1, t)
+        x = tr.wte(idx) + ops.matmul(hot.reshape(1, t), tr.wpe.embedding_table).reshape(1, 1, self.n_embd)
+        keys, values = [], []
+        for i, block in enumerate(tr.h):
+            y, k, v = block.attn.decode(block.ln_1(x), onehot, k_cache[i], v_cache[i], causal)
+            x = x + y
+            x = x + block.mlp(block.ln_2(x))
+            keys.append(k)
+            values.append(v)
+        x = tr.ln_f(x).reshape(1, self.n_embd)
+        return self.lm_head(x, tr.wte.embedding_table), ops.stack(keys), ops.stack(values)
 
     def flops_per_step(self, batch: int, t: int) -> float:
         """Training FLOPs of one step as nanoGPT's ``estimate_mfu`` counts them: 6 per

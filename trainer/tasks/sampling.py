@@ -1,12 +1,17 @@
 """Text from a trained language model: :class:`Sampler` and the per-evaluation sample.
 
-Generation runs the network on one fixed-size window of ``block_size`` tokens: while the
-text is shorter, it fills the window from the left and the rest is padding (a causal model's
-logits at position ``n - 1`` see only the tokens ``0 .. n - 1``, so padding after them
-changes nothing); once longer, the window holds the last ``block_size`` tokens. The logits
-of the last real position give the next token (``temperature``, ``top_k``, a seeded NumPy
-generator). One input shape for the whole generation: graph mode compiles one function,
-whatever the length (``Sampler.compiled_functions`` counts them).
+A network with a state for generation (``init_state()`` and ``decode(token, pos, *state) ->
+(logits, *state)``: the zoo's ``gpt`` keeps a key/value cache of ``block_size`` positions,
+``lstm_lm`` its recurrent state) is fed one token per step, so each new token costs one
+position's work. When the GPT's cache is full, it restarts from the last ``block_size // 2``
+tokens of the text (their keys and values recomputed), so its context is between half a
+window and a whole one (nanoGPT's ``generate`` re-runs the last ``block_size`` tokens for
+every token). Any other causal network runs on one fixed window of ``block_size`` tokens:
+while the text is shorter it fills the window from the left (the logits at the last real
+position ignore the padding after it), then the window slides. Either way one input shape
+for the whole generation: graph mode compiles one function, whatever the length
+(``Sampler.compiled_functions`` counts them). Tokens are drawn from the softmax of the
+logits over ``temperature`` (``top_k``: among the k likeliest) with a seeded generator.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 import numpy as np
 
 import framework as ms
+from framework.graph_mode import JitFunction
 from framework.train.callbacks import Callback
 
 
@@ -24,24 +30,26 @@ class Sampler:
     def __init__(self, net: Any, tokenizer: Any, block_size: int, mode: str = "graph") -> None:
         self.net, self.tokenizer, self.block_size, self.mode = net, tokenizer, block_size, mode
         self.window = np.zeros((1, block_size), np.int32)
-        self._fn = ms.jit(net.construct) if mode == "graph" else None
+        self.cached = hasattr(net, "decode") and hasattr(net, "init_state")
+        step = net.decode if self.cached else net.construct
+        self._fn = ms.jit(step) if mode == "graph" else None
+        self._prefill = None  # a whole window into the cache (the GPT's) in one call
+        if self.cached and hasattr(net, "prefill"):
+            self._prefill = ms.jit(net.prefill) if mode == "graph" else net.prefill
 
     @property
     def compiled_functions(self) -> int:
-        """Graph mode's compiled signatures so far (one, whatever was generated)."""
-        return sum(len(v) for v in self._fn._cache.values()) if self._fn is not None else 0
+        """Graph mode's compiled signatures so far (at most two, whatever was generated: the
+        step, and the GPT's window prefill)."""
+        fns = [f for f in (self._fn, self._prefill) if isinstance(f, JitFunction)]
+        return sum(len(v) for f in fns for v in f._cache.values())
 
     def _logits(self, n: int) -> np.ndarray:
-        was = self.net.training
-        self.net.set_train(False)
-        try:
-            if self._fn is not None:
-                out = self._fn(ms.Tensor(self.window))
-            else:
-                with ms.pynative():
-                    out = self.net(ms.Tensor(self.window))
-        finally:
-            self.net.set_train(was)
+        if self._fn is not None:
+            out = self._fn(ms.Tensor(self.window))
+        else:
+            with ms.pynative():
+                out = self.net(ms.Tensor(self.window))
         return out.asnumpy()[0, n - 1].astype(np.float64)
 
     def tokens(self, prompt: str, count: int, temperature: float = 1.0, top_k: int | None = None,
@@ -54,21 +62,82 @@ class Sampler:
         context = list(self.tokenizer.encode(prompt or "\n"))
         rng = np.random.default_rng(seed)
         t = self.block_size
+        was = self.net.training
+        self.net.set_train(False)  # (dropout off; restored when the generator ends)
+        try:
+            if self.cached:
+                yield from self._cached(context, count, temperature, top_k, rng)
+                return
+            for _ in range(count):
+                recent = context[-t:]
+                self.window[0, :len(recent)] = recent
+                self.window[0, len(recent):] = 0
+                token = _draw(self._logits(len(recent)) / temperature, top_k, rng)
+                context.append(token)
+                yield token
+        finally:
+            self.net.set_train(was)
+
+    def _step(self, token: int, pos: int, state: tuple) -> tuple:
+        args = (ms.Tensor(np.array([[token]], np.int32)), ms.Tensor(np.array(pos, np.int32)), *state)
+        if self._fn is not None:
+            out = self._fn(*args)
+        else:
+            with ms.pynative():
+                out = self.net.decode(*args)
+        return out[0].asnumpy()[0].astype(np.float64), tuple(out[1:])
+
+    def _cached(self, context: list[int], count: int, temperature: float, top_k: int | None,
+                rng: np.random.Generator) -> Iterator[int]:
+        limit = getattr(self.net, "context_limit", None)
+
+        def prime(tokens: list[int]) -> tuple:
+            if self._prefill is not None and len(tokens) > 1:
+                return self._prime_window(tokens)
+            state, logits = self.net.init_state(), None
+            for pos, token in enumerate(tokens):
+                logits, state = self._step(token, pos, state)
+            return logits, state, len(tokens)
+
+        logits, state, pos = prime(context[-limit:] if limit else context)
         for _ in range(count):
-            recent = context[-t:]
-            self.window[0, :len(recent)] = recent
-            self.window[0, len(recent):] = 0
-            logits = self._logits(len(recent)) / temperature
-            if top_k is not None and top_k < len(logits):
-                cut = np.partition(logits, -top_k)[-top_k]
-                logits = np.where(logits < cut, -np.inf, logits)
-            p = np.exp(logits - logits.max())
-            token = int(rng.choice(len(p), p=p / p.sum()))
+            token = _draw(logits / temperature, top_k, rng)
             context.append(token)
             yield token
+            if limit and pos == limit:  # the cache is full: from the last half window again
+                logits, state, pos = prime(context[-(limit // 2):])
+            else:
+                logits, state = self._step(token, pos, state)
+                pos += 1
 
     def text(self, prompt: str, count: int, **options: Any) -> str:
         return self.tokenizer.decode(list(self.tokens(prompt, count, **options)))
+
+
+def _window_state(sampler: Sampler, tokens: list[int]) -> tuple:
+    """``(logits after the last token, caches, position)`` from one prefill of ``tokens``."""
+    sampler.window[0, :len(tokens)] = tokens
+    sampler.window[0, len(tokens):] = 0
+    window = ms.Tensor(sampler.window)
+    if isinstance(sampler._prefill, JitFunction):
+        out = sampler._prefill(window)
+    else:
+        with ms.pynative():
+            out = sampler._prefill(window)
+    return out[0].asnumpy()[0, len(tokens) - 1].astype(np.float64), tuple(out[1:]), len(tokens)
+
+
+Sampler._prime_window = _window_state
+
+
+def _draw(logits: np.ndarray, top_k: int | None, rng: np.random.Generator) -> int:
+    """A token from the softmax of ``logits``, among the ``top_k`` likeliest (inverse CDF of
+    one uniform draw)."""
+    if top_k is not None and top_k < len(logits):
+        cut = np.partition(logits, -top_k)[-top_k]
+        logits = np.where(logits < cut, -np.inf, logits)
+    cdf = np.cumsum(np.exp(logits - logits.max()))
+    return int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"), len(cdf) - 1))
 
 
 class EvaluationSample(Callback):

@@ -16,6 +16,36 @@ def _check_count(name: str, value: Any, allow_none: bool = True) -> None:
         raise ValueError(f"CheckpointConfig: {name} must be a number >= 0, got {value!r}")
 
 
+_MINDSPORE_OPTIONS = frozenset({"integrated_save", "async_save", "saved_network", "enc_key", "enc_mode",
+                                "exception_save", "format"})
+
+
+def _check_options(save_checkpoint_steps: Any, save_checkpoint_seconds: Any, keep_checkpoint_max: Any,
+                   keep_checkpoint_per_n_minutes: Any, append_info: Any,
+                   mindspore_options: Mapping[str, Any]) -> None:
+    """Validate :class:`CheckpointConfig`'s arguments (the first error found is raised)."""
+    for name, value in (("save_checkpoint_steps", save_checkpoint_steps),
+                        ("save_checkpoint_seconds", save_checkpoint_seconds),
+                        ("keep_checkpoint_max", keep_checkpoint_max),
+                        ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
+        _check_count(name, value)
+    if save_checkpoint_steps is not None and not isinstance(save_checkpoint_steps, int):
+        raise ValueError(f"CheckpointConfig: save_checkpoint_steps must be an int, got "
+                         f"{save_checkpoint_steps!r}")
+    _check_append_info(append_info)
+    unknown = set(mindspore_options) - _MINDSPORE_OPTIONS
+    if unknown:
+        raise TypeError(f"CheckpointConfig: unknown option(s) {', '.join(sorted(unknown))}")
+
+
+def _check_append_info(append_info: Any) -> None:
+    """Each ``append_info`` item is ``"epoch_num"``, ``"step_num"`` or a dict."""
+    for item in append_info or []:
+        if not (item in _APPEND_NAMES or isinstance(item, Mapping)):
+            raise ValueError(f"CheckpointConfig: append_info items are {' or '.join(_APPEND_NAMES)} "
+                             f"or dicts, got {item!r}")
+
+
 @dataclass
 class CheckpointConfig:
     """``CheckpointConfig(save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
@@ -42,24 +72,10 @@ class CheckpointConfig:
     def __init__(self, save_checkpoint_steps: int | None = None, save_checkpoint_seconds: float = 0,
                  keep_checkpoint_max: int | None = 5, keep_checkpoint_per_n_minutes: float = 0,
                  append_info: list[Any] | None = None, **mindspore_options: Any) -> None:
-        for name, value in (("save_checkpoint_steps", save_checkpoint_steps),
-                            ("save_checkpoint_seconds", save_checkpoint_seconds),
-                            ("keep_checkpoint_max", keep_checkpoint_max),
-                            ("keep_checkpoint_per_n_minutes", keep_checkpoint_per_n_minutes)):
-            _check_count(name, value)
-        if save_checkpoint_steps is not None and not isinstance(save_checkpoint_steps, int):
-            raise ValueError(f"CheckpointConfig: save_checkpoint_steps must be an int, got "
-                             f"{save_checkpoint_steps!r}")
+        _check_options(save_checkpoint_steps, save_checkpoint_seconds, keep_checkpoint_max,
+                       keep_checkpoint_per_n_minutes, append_info, mindspore_options)
         if save_checkpoint_steps is None and not save_checkpoint_seconds:
             save_checkpoint_steps = 1
-        for item in append_info or []:
-            if not (item in _APPEND_NAMES or isinstance(item, Mapping)):
-                raise ValueError(f"CheckpointConfig: append_info items are {' or '.join(_APPEND_NAMES)} "
-                                 f"or dicts, got {item!r}")
-        unknown = set(mindspore_options) - {"integrated_save", "async_save", "saved_network",
-                                             "enc_key", "enc_mode", "exception_save", "format"}
-        if unknown:
-            raise TypeError(f"CheckpointConfig: unknown option(s) {', '.join(sorted(unknown))}")
         self.save_checkpoint_steps = save_checkpoint_steps or None
         self.save_checkpoint_seconds = float(save_checkpoint_seconds or 0)
         self.keep_checkpoint_max = keep_checkpoint_max or None
