@@ -88,6 +88,8 @@ def _load(file: Path, overrides: list[str] | None, **forced: str | None):
 
 def _guarded(action):
     """Run ``action`` mapping bad input to exit 2 and training failures to exit 1."""
+    import signal
+
     from datasets import DatasetError
     from framework.communication import MissingDependency, RankMismatch
     from framework.errors import LabelError
@@ -99,11 +101,18 @@ def _guarded(action):
     from .preflight import InputError
     from .user_code import UserCodeError
 
+    def first_ctrl_c(signum, frame) -> None:
+        # the first Ctrl-C outside the training loop ends the command; further ones while it
+        # is reported and the process exits are ignored from this instant (an exception
+        # handler that set SIG_IGN left a gap a second Ctrl-C could fall in, mid-cleanup)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, first_ctrl_c)  # (the training loop installs its own)
     try:
         return action()
     except TrainingInterrupted:  # saved; a further Ctrl-C while it exits: below
-        import signal
-
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise
     except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
@@ -111,8 +120,6 @@ def _guarded(action):
             ExportError) as error:
         _fail(str(error), 2)
     except KeyboardInterrupt:  # before or after training (inside, trainer/loop.py's guard)
-        import signal
-
         # further Ctrl-Cs while this one is reported and the process exits are ignored: at
         # exit Python puts back the default disposition of every signal it has a handler for,
         # and a second Ctrl-C then killed the process by the signal (status -2), not 130

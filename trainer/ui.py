@@ -69,8 +69,23 @@ def serve(uri: str, port: int, echo=print) -> int:
         [sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
         process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    interrupts = []
+
+    def on_interrupt(signum, frame) -> None:  # in the handler: no gap a second Ctrl-C can fall in
+        interrupts.append(signum)
+        if len(interrupts) == 1:
+            _signal_group(process, signal.SIGINT)
+            echo("stopping the MLflow UI (press Ctrl-C again to stop it at once)")
+        else:
+            _signal_group(process, signal.SIGKILL)
+
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, on_interrupt)
     try:
-        return process.wait()
+        code = process.wait()  # (a handler runs, then the wait goes on: PEP 475)
+        if not interrupts:
+            return code
+        _signal_group(process, signal.SIGKILL)  # leftovers of the group (workers, job runner)
+        return 130
     except _Stop as stop:
         _signal_group(process, signal.SIGTERM)
         try:
@@ -79,16 +94,6 @@ def serve(uri: str, port: int, echo=print) -> int:
             pass
         _signal_group(process, signal.SIGKILL)
         return 128 + stop.signum
-    except KeyboardInterrupt:
-        _signal_group(process, signal.SIGINT)
-        echo("stopping the MLflow UI (press Ctrl-C again to stop it at once)")
-        try:
-            process.wait()
-        except KeyboardInterrupt:
-            _signal_group(process, signal.SIGKILL)
-            process.wait()
-        _signal_group(process, signal.SIGKILL)  # leftovers of the group (workers, job runner)
-        return 130
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -12,6 +12,19 @@ HERE = Path(__file__).resolve().parent
 DATA = os.environ.get("TRAIN_DATA_DIR", "")
 
 
+def _default_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interruptible(args: list[str], **options) -> subprocess.Popen:
+    """``subprocess.Popen`` of a child a test sends Ctrl-C to, with SIGINT at its default as a
+    terminal's foreground job has it: a test run started in the background (``make test``
+    from a non-interactive shell) inherits SIGINT ignored, and so would every child."""
+    return subprocess.Popen(args, preexec_fn=_default_sigint, **options)  # noqa: PLW1509
+
+
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """A child environment with its own compile cache, MLflow store and no colour codes."""
     return {**os.environ, "TWINMODE_CACHE_DIR": str(tmp_path / "compiled"), "PYTHONUNBUFFERED": "1",

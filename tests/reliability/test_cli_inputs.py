@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .helpers import DATA, ROOT, TINY, env, experiment, train
+from .helpers import DATA, ROOT, TINY, env, experiment, interruptible, train
 
 needs_data = pytest.mark.skipif(not DATA, reason="TRAIN_DATA_DIR is not set")
 
@@ -71,7 +71,7 @@ def _group_alive(pgid: int) -> bool:
 @pytest.mark.slow
 def test_ui_second_ctrl_c_stops_the_server_at_once(tmp_path: Path) -> None:
     port = _free_port()
-    ui = subprocess.Popen([sys.executable, "-m", "trainer.cli", "ui", "--port", str(port)], cwd=tmp_path,
+    ui = interruptible([sys.executable, "-m", "trainer.cli", "ui", "--port", str(port)], cwd=tmp_path,
                           env=env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           start_new_session=True)
     server_groups: set[int] = set()

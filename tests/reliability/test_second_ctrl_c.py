@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from .helpers import ROOT, env
+from .helpers import ROOT, env, interruptible
 
 SCRIPT = ROOT / "tests" / "framework" / "train" / "train_script.py"
 
@@ -51,8 +51,8 @@ with InterruptGuard():  # as the training loop holds it around every step (train
 
 
 def test_second_ctrl_c_during_a_graph_compile_aborts_without_saving(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-c", COMPILE], cwd=tmp_path, env=env(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = interruptible([sys.executable, "-c", COMPILE], cwd=tmp_path, env=env(tmp_path),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for line in proc.stdout:
         if line.strip() == "compiling":
             break
@@ -65,9 +65,9 @@ def test_second_ctrl_c_during_a_graph_compile_aborts_without_saving(tmp_path):
 
 
 def test_second_ctrl_c_between_steps_aborts_with_one_line(tmp_path):
-    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--dir", str(tmp_path / "run"),
+    proc = interruptible([sys.executable, str(SCRIPT), "--dir", str(tmp_path / "run"),
                              "--save-steps", "100", "--sleep", "0.3"], cwd=ROOT, env=env(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for line in proc.stdout:
         if line.strip() == "step 3":
             break
@@ -83,7 +83,7 @@ def test_two_ctrl_c_before_training_end_with_130_and_one_line(tmp_path):
     (tmp_path / "slow.py").write_text("import time\n\ndef data(split):\n"
                                       "    print('loading', flush=True)\n    time.sleep(60)\n")
     (tmp_path / "exp.yaml").write_text("name: slow\nmode: pynative\ndataset:\n  class: slow.py:data\n")
-    proc = subprocess.Popen([sys.executable, "-m", "trainer.cli", "run", "exp.yaml", "--quiet"],
+    proc = interruptible([sys.executable, "-m", "trainer.cli", "run", "exp.yaml", "--quiet"],
                             cwd=tmp_path, env=env(tmp_path), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     for line in proc.stdout:
