@@ -285,8 +285,14 @@ def resolve_defaults(config: ExperimentConfig) -> ExperimentConfig:
     o = config.optimizer
     if o.momentum is not None:
         return config
-    momentum = 0.0 if o.name == "rmsprop" else 0.9
-    return dataclasses.replace(config, optimizer=dataclasses.replace(o, momentum=momentum))
+    return dataclasses.replace(config, optimizer=dataclasses.replace(o, momentum=momentum_of(o)))
+
+
+def momentum_of(o: OptimizerConfig) -> float:
+    """``optimizer.momentum``, its null resolved: 0.9, rmsprop's 0 (MindSpore's defaults)."""
+    if o.momentum is not None:
+        return o.momentum
+    return 0.0 if o.name == "rmsprop" else 0.9
 
 
 # -- YAML with line numbers ------------------------------------------------------------------

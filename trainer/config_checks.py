@@ -28,9 +28,6 @@ import numpy as np
 from .config_errors import ConfigError, Where
 
 MAX_COUNT = 10**6  # epochs, batch size, classes ... beyond any real run
-EARLY_STOPPING_MONITORS = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
-# a language model's validation results are val/*: the same metrics under the task's name
-LM_MONITORS = ("val_loss", "val_perplexity", "eval_loss", "loss", "train_loss_estimate")
 
 
 def monitor_key(name: str) -> str:
@@ -149,7 +146,7 @@ def _count(path: tuple) -> Check:
 def _monitor(path: tuple) -> Check:
     def check(cfg: Any) -> Problem | None:
         value = _get(cfg, path)
-        names = LM_MONITORS if cfg.task == "language_model" else EARLY_STOPPING_MONITORS
+        names = TASK_SCHEMAS[cfg.task].monitors
         if value is None or value.replace("/", "_") in names:
             return None
         close = difflib.get_close_matches(value, names, n=1)
@@ -205,7 +202,7 @@ def _schedule(cfg: Any) -> Problem | None:
     from .schedule import check_schedule
 
     try:
-        if cfg.task == "language_model":  # a schedule in steps
+        if TASK_SCHEMAS[cfg.task].by_steps:  # a schedule in steps
             from .schedule import step_lrs
 
             step_lrs(cfg.optimizer.schedule, cfg.optimizer.learning_rate, cfg.train.max_steps or 1)

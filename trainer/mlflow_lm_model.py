@@ -38,20 +38,15 @@ class LanguageModelPyfunc(mlflow.pyfunc.PythonModel):
         from framework.serialization import read_arrays
 
         from .config import build_config
-        from .tasks.language_model import LanguageModelTask
+        from .tasks.language_model import trained_network
         from .tasks.sampling import Sampler
 
         data = yaml.safe_load(Path(context.artifacts["config"]).read_text())
         config = build_config(data, lambda path: "config.yaml")
         tokenizer = tokenizer_from_dict(Path(context.artifacts["tokenizer"]).read_text())
         ms.set_context(save_graphs=False)
-        from .models import network_for
-
-        sizes = {"vocab_size": tokenizer.vocab_size, "block_size": config.dataset.block_size}
-        net = network_for(config.model, LanguageModelTask().models, sizes)
         arrays, _ = read_arrays(context.artifacts["weights"])
-        ms.load_param_into_net(net, dict(arrays), strict_load=True)
-        net.set_train(False)
+        net = trained_network(config, tokenizer, arrays)
         self.sampler = Sampler(net, tokenizer, config.dataset.block_size, "graph")
 
     def predict(self, context, model_input, params=None):

@@ -15,9 +15,7 @@ from typing import Any
 
 from framework import nn
 
-
-def _momentum(o: Any, default: float = 0.9) -> float:
-    return default if o.momentum is None else o.momentum
+from .config import momentum_of
 
 
 def _moments(o: Any) -> dict[str, float]:
@@ -36,12 +34,12 @@ def _adamw(params: Any, o: Any, lr: Any) -> nn.Optimizer:
 
 
 OPTIMIZERS: dict[str, Callable[[Any, Any, Any], nn.Optimizer]] = {
-    "momentum": lambda p, o, lr: nn.Momentum(p, lr, _momentum(o), weight_decay=o.weight_decay),
-    "sgd": lambda p, o, lr: nn.SGD(p, lr, momentum=_momentum(o), weight_decay=o.weight_decay),
+    "momentum": lambda p, o, lr: nn.Momentum(p, lr, momentum_of(o), weight_decay=o.weight_decay),
+    "sgd": lambda p, o, lr: nn.SGD(p, lr, momentum=momentum_of(o), weight_decay=o.weight_decay),
     "adam": lambda p, o, lr: nn.Adam(p, lr, weight_decay=o.weight_decay, **_moments(o)),
     # decoupled weight decay: MindSpore's AdamWeightDecay, or PyTorch's AdamW (bias_correction)
     "adamw": lambda p, o, lr: _adamw(p, o, lr),
-    "rmsprop": lambda p, o, lr: nn.RMSProp(p, lr, decay=o.decay, momentum=_momentum(o, 0.0),
+    "rmsprop": lambda p, o, lr: nn.RMSProp(p, lr, decay=o.decay, momentum=momentum_of(o),
                                        centered=o.centered, weight_decay=o.weight_decay),
     "lamb": lambda p, o, lr: nn.Lamb(p, lr, weight_decay=o.weight_decay, **_moments(o)),
 }

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import framework as ms
 from framework.serialization import CheckpointError
 
 from .config import ConfigError, ExperimentConfig
@@ -35,8 +34,7 @@ def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | No
     """A :class:`~trainer.tasks.sampling.Sampler` of the checkpoint's network and tokenizer."""
     from datasets.tokenizer import tokenizer_from_dict
 
-    from .models import network_for
-    from .tasks import task_of
+    from .tasks.language_model import trained_network
     from .tasks.sampling import Sampler
 
     if config.task != "language_model":
@@ -48,11 +46,7 @@ def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | No
         raise CheckpointError(f"{read.path} holds no tokenizer (it was not written by a language-model "
                               "run)")
     tokenizer = tokenizer_from_dict(saved)
-    sizes = {"vocab_size": tokenizer.vocab_size, "block_size": config.dataset.block_size}
-    ms.set_seed(config.seed)
-    net = network_for(config.model, task_of(config).models, sizes)
-    ms.load_param_into_net(net, {k: v for k, v in read.arrays.items()}, strict_load=True)
-    net.set_train(False)
+    net = trained_network(config, tokenizer, read.arrays)
     return Sampler(net, tokenizer, config.dataset.block_size, mode or config.mode)
 
 

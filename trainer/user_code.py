@@ -190,9 +190,8 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
         given = data.get(section, {}) if isinstance(data, dict) else {}
         given = given if isinstance(given, dict) else {}
         if part.class_ is None:
-            if not (section == "model" and config.task == "language_model"):
-                _check_builtin_args(section, part, where)  # (a language model's zoo takes args:
-                # trainer/tasks/language_model.py checks them)
+            if not (section == "model" and _task(config.task).data_sizes):
+                _check_builtin_args(section, part, where)  # (a zoo that takes args: the task checks them)
         else:
             _check_user_target(section, part, given, base, where, config.task)
     _adopt_num_classes(config.model)
@@ -220,9 +219,10 @@ def _check_builtin_args(section: str, part: Any, where: Callable[[tuple], str]) 
                           f"{section}.class (your own code); {builtin}")
 
 
-# what the data gives a language model's network (trainer/models/__init__.py: network_for),
-# stand-ins of the right type for checking the signature
-_DATA_SIZES = {"language_model": {"vocab_size": 2, "block_size": 1}}
+def _task(name: str) -> Any:
+    from .config_checks import TASK_SCHEMAS
+
+    return TASK_SCHEMAS[name]
 
 
 def _check_user_target(section: str, part: Any, given: dict, base: Path,
@@ -247,7 +247,7 @@ def _check_user_target(section: str, part: Any, given: dict, base: Path,
         _check_dataset_function(obj, part.args, display, anchor, where)
     else:
         named = signature(obj).parameters
-        sizes = {k: v for k, v in _DATA_SIZES.get(task, {}).items() if k in named and k not in part.args}
+        sizes = {k: v for k, v in _task(task).data_sizes.items() if k in named and k not in part.args}
         check_args(obj, {**sizes, **part.args}, (section, "args"), where, display, anchor)
     if source.endswith(".py"):
         part.class_ = f"{source}:{display}"

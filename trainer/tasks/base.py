@@ -45,6 +45,10 @@ class Task:
     metrics: Any = ("loss",)
     by_steps = False  # the schedule counts steps (trainer/schedule.py: step_lrs)
     models: dict[str, Any] = {}  # the zoo of ``model.name`` (trainer/models/)
+    monitors: tuple[str, ...] = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
+    # what the data gives the network (stand-ins of the right type, for signature checks);
+    # a zoo model then takes ``model.args`` (checked by the task)
+    data_sizes: dict[str, Any] = {}
 
     def check(self, config: Any) -> tuple[tuple[str, ...], str] | None:
         return None

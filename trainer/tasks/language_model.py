@@ -19,6 +19,7 @@ sampling and serving never need the training file.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
@@ -55,6 +56,8 @@ class LanguageModelTask(Task):
     metric_prefix = "val"
     metrics = ("loss",)
     by_steps = True
+    monitors = ("val_loss", "val_perplexity", "eval_loss", "loss", "train_loss_estimate")
+    data_sizes = {"vocab_size": 2, "block_size": 1}
 
     @property
     def models(self) -> dict[str, Any]:
@@ -101,6 +104,7 @@ class LanguageModelTask(Task):
         estimate = TokenWindows(train_ids, d.block_size, d.batch_size, t.eval_batches, config.seed + 2)
         info = {"tokenizer": tokenizer.to_dict(), "vocab_size": tokenizer.vocab_size,
                 "block_size": d.block_size, "source": str(path),
+                "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),  # the file's bytes
                 "tokens": {"train": int(len(train_ids)), "val": int(len(val_ids))}}
         return TaskData(train, valid, len(train), info, {"train_estimate": estimate,
                                                           "tokenizer": tokenizer})
@@ -140,11 +144,10 @@ class LanguageModelTask(Task):
     def record_data(self, run: Any, config: Any, data: TaskData) -> None:
         """The text file (its SHA-256 digest), tokens per split, the tokenizer (params and
         ``tokenizer.json``), and the text as an MLflow dataset input."""
-        import hashlib
         import json
 
         info = data.info
-        digest = hashlib.sha256(open(info["source"], "rb").read()).hexdigest()
+        digest = info["sha256"]
         run.log_params({"data.source": info["source"], "data.sha256": digest[:16],
                         "data.vocab_size": info["vocab_size"], "data.tokens.train": info["tokens"]["train"],
                         "data.tokens.val": info["tokens"]["val"]})
@@ -188,6 +191,21 @@ class LanguageModelTask(Task):
                 LanguageModelMetrics(model, data.extra["train_estimate"], tokenizer.kind,
                                      config.dataset.block_size),
                 EvaluationSample(sampler, SAMPLE_TOKENS, show)]
+
+
+def trained_network(config: Any, tokenizer: Any, arrays: Any) -> Any:
+    """The language model of ``config`` sized by ``tokenizer``, with the weights ``arrays``
+    (a checkpoint's), in evaluation mode: what sampling and the served model run."""
+    import framework as ms
+
+    from ..models import network_for
+
+    sizes = {"vocab_size": tokenizer.vocab_size, "block_size": config.dataset.block_size}
+    ms.set_seed(config.seed)
+    net = network_for(config.model, LanguageModelTask().models, sizes)
+    ms.load_param_into_net(net, dict(arrays), strict_load=True)
+    net.set_train(False)
+    return net
 
 
 def _unknown_args(cls: Any, args: dict[str, Any]) -> str | None:

@@ -31,11 +31,19 @@ class Sampler:
         self.net, self.tokenizer, self.block_size, self.mode = net, tokenizer, block_size, mode
         self.window = np.zeros((1, block_size), np.int32)
         self.cached = hasattr(net, "decode") and hasattr(net, "init_state")
-        step = net.decode if self.cached else net.construct
-        self._fn = ms.jit(step) if mode == "graph" else None
-        self._prefill = None  # a whole window into the cache (the GPT's) in one call
-        if self.cached and hasattr(net, "prefill"):
-            self._prefill = ms.jit(net.prefill) if mode == "graph" else net.prefill
+        self._fn = self._compiled(net.decode if self.cached else net.construct)
+        # a whole window into the cache (the GPT's) in one call
+        self._prefill = self._compiled(net.prefill) if self.cached and hasattr(net, "prefill") else None
+
+    def _compiled(self, fn: Any) -> Any:
+        """``fn`` as this sampler runs it: compiled (graph) or eagerly whatever the mode."""
+        if self.mode == "graph":
+            return ms.jit(fn)
+
+        def eager(*args: Any) -> Any:
+            with ms.pynative():
+                return fn(*args)
+        return eager
 
     @property
     def compiled_functions(self) -> int:
@@ -44,13 +52,10 @@ class Sampler:
         fns = [f for f in (self._fn, self._prefill) if isinstance(f, JitFunction)]
         return sum(len(v) for f in fns for v in f._cache.values())
 
-    def _logits(self, n: int) -> np.ndarray:
-        if self._fn is not None:
-            out = self._fn(ms.Tensor(self.window))
-        else:
-            with ms.pynative():
-                out = self.net(ms.Tensor(self.window))
-        return out.asnumpy()[0, n - 1].astype(np.float64)
+    def _fill_window(self, tokens: list[int]) -> ms.Tensor:
+        self.window[0, :len(tokens)] = tokens
+        self.window[0, len(tokens):] = 0
+        return ms.Tensor(self.window)
 
     def tokens(self, prompt: str, count: int, temperature: float = 1.0, top_k: int | None = None,
                seed: int = 0) -> Iterator[int]:
@@ -70,22 +75,21 @@ class Sampler:
                 return
             for _ in range(count):
                 recent = context[-t:]
-                self.window[0, :len(recent)] = recent
-                self.window[0, len(recent):] = 0
-                token = _draw(self._logits(len(recent)) / temperature, top_k, rng)
+                logits = self._fn(self._fill_window(recent)).asnumpy()[0, len(recent) - 1]
+                token = _draw(logits.astype(np.float64) / temperature, top_k, rng)
                 context.append(token)
                 yield token
         finally:
             self.net.set_train(was)
 
     def _step(self, token: int, pos: int, state: tuple) -> tuple:
-        args = (ms.Tensor(np.array([[token]], np.int32)), ms.Tensor(np.array(pos, np.int32)), *state)
-        if self._fn is not None:
-            out = self._fn(*args)
-        else:
-            with ms.pynative():
-                out = self.net.decode(*args)
+        out = self._fn(ms.Tensor(np.array([[token]], np.int32)), ms.Tensor(np.array(pos, np.int32)), *state)
         return out[0].asnumpy()[0].astype(np.float64), tuple(out[1:])
+
+    def _prime_window(self, tokens: list[int]) -> tuple:
+        """``(logits after the last token, caches, position)`` from one prefill of ``tokens``."""
+        out = self._prefill(self._fill_window(tokens))
+        return out[0].asnumpy()[0, len(tokens) - 1].astype(np.float64), tuple(out[1:]), len(tokens)
 
     def _cached(self, context: list[int], count: int, temperature: float, top_k: int | None,
                 rng: np.random.Generator) -> Iterator[int]:
@@ -112,22 +116,6 @@ class Sampler:
 
     def text(self, prompt: str, count: int, **options: Any) -> str:
         return self.tokenizer.decode(list(self.tokens(prompt, count, **options)))
-
-
-def _window_state(sampler: Sampler, tokens: list[int]) -> tuple:
-    """``(logits after the last token, caches, position)`` from one prefill of ``tokens``."""
-    sampler.window[0, :len(tokens)] = tokens
-    sampler.window[0, len(tokens):] = 0
-    window = ms.Tensor(sampler.window)
-    if isinstance(sampler._prefill, JitFunction):
-        out = sampler._prefill(window)
-    else:
-        with ms.pynative():
-            out = sampler._prefill(window)
-    return out[0].asnumpy()[0, len(tokens) - 1].astype(np.float64), tuple(out[1:]), len(tokens)
-
-
-Sampler._prime_window = _window_state
 
 
 def _draw(logits: np.ndarray, top_k: int | None, rng: np.random.Generator) -> int:
