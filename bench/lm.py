@@ -12,7 +12,9 @@
    same network sizes.
 
 Threads: ``--threads N`` for both engines (TVM/OpenMP pools and ``torch.set_num_threads``).
-Run: ``python bench/lm.py --torch-path /tmp/torchlib --threads 1 [--only run|sample]``.
+Run: ``python bench/lm.py --torch-path /tmp/torchlib --threads 1 [--only run|sample]``;
+``--seeds 1337,1,2,3 --jobs 2`` gives the validation losses' spread over seeds (timings
+measured with one job at a time only).
 """
 
 from __future__ import annotations
@@ -24,7 +26,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "experiments" / "gpt_shakespeare.yaml"
@@ -37,7 +42,7 @@ from torch.nn import functional as F
 sys.path.insert(0, sys.argv[1])
 from bench import seq_engines as se
 cfg = json.loads(sys.argv[2])
-torch.set_num_threads(cfg["threads"]); torch.manual_seed(1337)
+torch.set_num_threads(cfg["threads"]); torch.manual_seed(cfg["seed"])
 text = open(cfg["text"], encoding="utf-8").read()
 chars = sorted(set(text[:int(len(text) * 0.9)]))
 index = {c: i for i, c in enumerate(chars)}
@@ -114,10 +119,15 @@ def _env(threads: int, torch_path: str | None = None) -> dict[str, str]:
     return env
 
 
-def our_run(threads: int, mode: str, work: Path) -> dict[str, float]:
+def our_run(threads: int, mode: str, seed: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as work:
+        return _our_run(threads, mode, seed, Path(work))
+
+
+def _our_run(threads: int, mode: str, seed: int, work: Path) -> dict[str, float]:
     start = time.perf_counter()
     done = subprocess.run([str(Path(sys.executable).with_name("train")), "run", str(EXPERIMENT),
-                           "--mode", mode, "--quiet", "mlflow.system_metrics=false"],
+                           "--mode", mode, "--quiet", "mlflow.system_metrics=false", f"seed={seed}"],
                           cwd=work, env=_env(threads), capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode:
@@ -126,8 +136,8 @@ def our_run(threads: int, mode: str, work: Path) -> dict[str, float]:
     return {"seconds": seconds, "val_loss": float(line.split("val loss ")[1].split()[0]), "line": line}
 
 
-def torch_run(threads: int, torch_path: str, text: str) -> dict[str, float]:
-    cfg = json.dumps({"threads": threads, "text": text})
+def torch_run(threads: int, torch_path: str, text: str, seed: int) -> dict[str, float]:
+    cfg = json.dumps({"threads": threads, "text": text, "seed": seed})
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", TORCH_RUN, str(ROOT), cfg], env=_env(threads, torch_path),
                           capture_output=True, text=True)
@@ -172,6 +182,8 @@ def main() -> None:
     parser.add_argument("--only", choices=("run", "sample"))
     parser.add_argument("--modes", default="graph", help="our modes for the whole run (graph,pynative)")
     parser.add_argument("--tokens", type=int, default=500)
+    parser.add_argument("--seeds", default="1337", help="comma-separated seeds of the whole runs")
+    parser.add_argument("--jobs", type=int, default=1, help="whole runs at a time (>1: losses only)")
     args = parser.parse_args()
     if not args.torch_path:
         raise SystemExit("give --torch-path (a folder with torch, kept out of the venv) or TORCH_PATH")
@@ -188,17 +200,38 @@ def main() -> None:
               f"{ours['tokens_per_second']:.0f} tokens/s, PyTorch generate {theirs['tokens_per_second']:.0f} "
               f"tokens/s: {ours['tokens_per_second'] / theirs['tokens_per_second']:.2f}x")
     if args.only in (None, "run"):
-        theirs = torch_run(args.threads, args.torch_path, text)
-        print(f"PyTorch eager, 2000 iterations + 9 evaluations: {theirs['seconds']:.1f} s, "
-              f"val loss {theirs['val_loss']:.4f}")
-        for mode in args.modes.split(","):
-            with tempfile.TemporaryDirectory() as work:
-                ours = our_run(args.threads, mode, Path(work))
-            print(f"train run gpt_shakespeare.yaml --mode {mode}: {ours['seconds']:.1f} s "
-                  f"({theirs['seconds'] / ours['seconds']:.2f}x PyTorch's speed), "
-                  f"val loss {ours['val_loss']:.4f}"
-                  f"\n  {ours['line']}")
+        whole_runs(args, text)
 
+
+def whole_runs(args: argparse.Namespace, text: str) -> None:
+    """One PyTorch run and one run per mode for each seed (``--jobs`` of them at a time:
+    with more than one, the validation losses hold but the timings are not comparable)."""
+    seeds = [int(s) for s in args.seeds.split(",")]
+    modes = args.modes.split(",")
+    jobs = [("pytorch", seed) for seed in seeds] + [(mode, seed) for seed in seeds for mode in modes]
+
+    def one(job: tuple[str, int]) -> dict[str, float]:
+        engine, seed = job
+        if engine == "pytorch":
+            return torch_run(args.threads, args.torch_path, text, seed)
+        return our_run(args.threads, engine, seed)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        results = dict(zip(jobs, pool.map(one, jobs)))
+    for seed in seeds:
+        theirs = results[("pytorch", seed)]
+        print(f"seed {seed}: PyTorch eager, 2000 iterations + 9 evaluations: {theirs['seconds']:.1f} s, "
+              f"val loss {theirs['val_loss']:.4f}")
+        for mode in modes:
+            ours = results[(mode, seed)]
+            print(f"seed {seed}: train run gpt_shakespeare.yaml --mode {mode}: {ours['seconds']:.1f} s "
+                  f"({theirs['seconds'] / ours['seconds']:.2f}x PyTorch's speed), "
+                  f"val loss {ours['val_loss']:.4f}\n  {ours['line']}")
+    if len(seeds) > 1:
+        for engine in ["pytorch", *modes]:
+            losses = np.array([results[(engine, seed)]["val_loss"] for seed in seeds])
+            print(f"{engine}: val loss over {len(seeds)} seeds mean {losses.mean():.4f}, "
+                  f"sd {losses.std(ddof=1):.4f}, min {losses.min():.4f}, max {losses.max():.4f}")
 
 if __name__ == "__main__":
     main()

@@ -4,8 +4,8 @@ Two models, each built once by the framework (seed 0) and copied into PyTorch by
 every engine starts from the same weights:
 
 - ``gpt``: nanoGPT's character model in its small CPU configuration (``trainer/models/
-  gpt.py``: vocab 65, 4 layers, 4 heads, 128-dim, context 64, no Dense biases, weight
-  tying), batch 12;
+  gpt.py``: vocab 65, 4 layers, 4 heads, 128-dim, context 64, no biases (LayerNorms without
+  beta, as nanoGPT's ``bias=False``), weight tying), batch 12;
 - ``lstm``: a 2-layer LSTM language model (embedding 256 -> ``nn.LSTM(256, 256, 2,
   batch_first=True)`` -> ``Dense(256, 65)``), context 64, batch 32.
 
@@ -167,8 +167,8 @@ def torch_model(model: str, attention: str = "sdpa", cfg: dict | None = None):
     class Block(tnn.Module):
         def __init__(self):
             super().__init__()
-            self.ln_1, self.attn = tnn.LayerNorm(c), Attention()
-            self.ln_2 = tnn.LayerNorm(c)
+            self.ln_1, self.attn = tnn.LayerNorm(c, bias=False), Attention()
+            self.ln_2 = tnn.LayerNorm(c, bias=False)
             self.mlp = tnn.Sequential()
             self.mlp.add_module("c_fc", tnn.Linear(c, 4 * c, bias=False))
             self.mlp.add_module("gelu", tnn.GELU())
@@ -183,7 +183,7 @@ def torch_model(model: str, attention: str = "sdpa", cfg: dict | None = None):
             super().__init__()
             self.transformer = tnn.ModuleDict(dict(
                 wte=tnn.Embedding(cfg["vocab"], c), wpe=tnn.Embedding(cfg["block"], c),
-                h=tnn.ModuleList([Block() for _ in range(cfg["layers"])]), ln_f=tnn.LayerNorm(c)))
+                h=tnn.ModuleList([Block() for _ in range(cfg["layers"])]), ln_f=tnn.LayerNorm(c, bias=False)))
             self.lm_head = tnn.Linear(c, cfg["vocab"], bias=False)
             self.lm_head.weight = self.transformer.wte.weight  # weight tying
 

@@ -33,16 +33,17 @@ def run_experiment(config: ExperimentConfig, **options) -> RunResult:
 
 
 def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, float]:
-    """Validation metrics (a classification's test split, a language model's validation
-    loss) of the network in ``checkpoint`` (any mode's checkpoint)."""
+    """Validation metrics (a classification's test split, a language model's whole
+    validation split) of the network in ``checkpoint`` (any mode's checkpoint)."""
     from framework.serialization import read_arrays
 
     arrays, _ = read_arrays(checkpoint)  # a bad checkpoint is reported before any data is read
     set_device_context(config, None)
-    data = task_of(config).data(config, Rank())
+    task = task_of(config)
+    data = task.data(config, Rank())
     model, net = build_model_for(config, data)
     ms.load_param_into_net(net, {k: v for k, v in arrays.items()}, strict_load=True)
-    return model.eval(data.valid)
+    return task.evaluate(config, model, data)
 
 
 def dump_ir(config: ExperimentConfig, out: str) -> CompileReport:

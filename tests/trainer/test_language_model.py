@@ -8,6 +8,9 @@ from __future__ import annotations
 import math
 import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -166,10 +169,31 @@ def test_generation_state_gives_the_forward_passs_logits(model):
         np.testing.assert_allclose(after.asnumpy()[0], full[5], rtol=1e-5, atol=1e-5)
 
 
-def test_train_eval_gives_the_validation_loss_of_a_checkpoint(lm):
+def test_train_eval_gives_the_whole_validation_splits_loss(lm):
+    """``train eval``: the mean token cross-entropy over every non-overlapping window of the
+    validation split (whole batches), against NumPy's on the trained network's logits."""
+    from datasets.tokenizer import CharTokenizer
+    from framework import Tensor
+    from framework.serialization import read_arrays
+    from trainer.tasks.language_model import trained_network
+
     result = run(lm)
-    metrics = evaluate(load_config(lm), result.checkpoint)
-    assert metrics["loss"] == pytest.approx(result.metrics["loss"], rel=0.2)  # other random windows
+    config = load_config(lm)
+    metrics = evaluate(config, result.checkpoint)
+    text = (lm.parent / "corpus.txt").read_text()
+    cut = int(len(text) * 0.9)  # nanoGPT's split; its vocabulary: the training part's characters
+    chars = sorted(set(text[:cut]))
+    ids = np.array([chars.index(c) for c in text[cut:]])
+    windows = (len(ids) - 1) // 8 // 4 * 4  # block 8, whole batches of 4
+    x, y = ids[:windows * 8].reshape(-1, 8), ids[1:windows * 8 + 1].reshape(-1, 8)
+    net = trained_network(config, CharTokenizer("".join(chars)), read_arrays(result.checkpoint)[0])
+    logits = net(Tensor(x.astype(np.int32))).asnumpy().astype(np.float64)
+    top = logits.max(-1, keepdims=True)
+    logp = logits - top - np.log(np.exp(logits - top).sum(-1, keepdims=True))
+    expected = -np.take_along_axis(logp, y[..., None], -1).mean()
+    assert metrics["loss"] == pytest.approx(expected, rel=1e-5)
+    assert metrics["tokens"] == x.size and metrics["perplexity"] == pytest.approx(math.exp(expected), rel=1e-5)
+    assert metrics["loss"] == pytest.approx(result.metrics["loss"], rel=0.2)  # the run's estimate
 
 
 def test_the_schedule_in_steps_is_nanogpts():
@@ -217,3 +241,61 @@ def test_the_smoke_experiments_learn_and_sample_from_the_command_line(workdir, e
     sample = CliRunner().invoke(app, ["sample", str(path), "--prompt", "ROMEO:", "--tokens", "40"],
                                 catch_exceptions=False)
     assert sample.exit_code == 0 and sample.output.startswith("ROMEO:") and len(sample.output) > 40
+
+
+def _script(*args: str) -> subprocess.CompletedProcess:
+    script = Path(__file__).with_name("lm_run_script.py")
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+
+
+def _losses(folder: Path) -> list[tuple[int, str]]:
+    lines = (folder / "losses.txt").read_text().split()
+    return list(zip(map(int, lines[::2]), lines[1::2]))
+
+
+def test_a_run_sigkilled_then_resumed_ends_bit_identically_in_pynative(lm):
+    """Killed at step 9 (the last save at step 6), resumed with ``last``: the redone steps and
+    the rest have the uninterrupted run's losses and final weights, bit for bit (the window
+    generator's state comes back from the checkpoint)."""
+    from framework.serialization import read_arrays
+
+    lm.write_text(lm.read_text().replace("save_steps: 0", "save_steps: 6"))
+    whole = _script(str(lm), str(lm.parent / "whole"))
+    assert whole.returncode == 0, whole.stderr
+    killed = _script(str(lm), str(lm.parent / "part"), "--kill-at", "9")
+    assert killed.returncode == -signal.SIGKILL
+    resumed = _script(str(lm), str(lm.parent / "part"), "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    reference = dict(_losses(lm.parent / "whole"))
+    losses = _losses(lm.parent / "part")
+    assert [s for s, _ in losses] == list(range(1, 10)) + list(range(7, 13))  # 7..9 redone
+    assert all(value == reference[step] for step, value in losses)
+    final = [read_arrays(out.stdout.split("checkpoint ")[-1].strip())[0] for out in (whole, resumed)]
+    assert final[0].keys() == final[1].keys() and len(final[0]) > 5
+    for name in final[0]:
+        assert final[0][name].tobytes() == final[1][name].tobytes(), name
+
+
+def test_a_sweep_minimizes_the_validation_loss_under_its_name(lm):
+    """``train sweep`` of a language model: the trials' value is ``val/loss`` (what they log),
+    minimized, and the parent run's best is ``best/val/loss``."""
+    import mlflow
+    import optuna
+    from typer.testing import CliRunner
+
+    from trainer.cli import app
+
+    done = CliRunner().invoke(app, ["sweep", str(lm), "optimizer.learning_rate=0.01,0.001",
+                                    "train.max_steps=6", "mlflow.system_metrics=false"],
+                              catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert "minimize val/loss" in done.output
+    (summary,) = optuna.get_all_study_summaries(f"sqlite:///{lm.parent / 'sweeps.db'}")
+    assert summary.direction == optuna.study.StudyDirection.MINIMIZE
+    mlflow.set_tracking_uri(f"sqlite:///{lm.parent / 'mlflow.db'}")
+    found = mlflow.search_runs(search_all_experiments=True)
+    children = found[found["tags.mlflow.parentRunId"].notna()]
+    parent = found[found["tags.mlflow.parentRunId"].isna()].iloc[0]
+    assert len(children) == 2
+    assert parent["metrics.best/val/loss"] == pytest.approx(children["metrics.val/loss"].min())
+    assert summary.best_trial.value == pytest.approx(children["metrics.val/loss"].min())

@@ -9,8 +9,9 @@ a final LayerNorm, and the head's weight tied to the token embedding (``lm_head`
 matmul with ``wte.embedding_table`` transposed: one Parameter, gradients from both uses).
 
 Initialisation as nanoGPT: normal(0, 0.02) for every weight, ``c_proj`` weights scaled by
-``1/sqrt(2 * n_layer)``, zero biases, LayerNorm gamma 1 / beta 0 (``bias=False`` drops the
-Dense biases; LayerNorm keeps its beta, which starts at zero, so the function is the same).
+``1/sqrt(2 * n_layer)``, zero biases, LayerNorm gamma 1 / beta 0. ``bias=False`` drops the
+Dense biases and the LayerNorms' betas, as nanoGPT's ``LayerNorm(ndim, bias=False)``: the
+shift is then a constant zero, not a parameter.
 Parameter names follow nanoGPT's module names (``transformer.h.0.attn.c_attn.weight`` ...)
 so that ``bench/seq_engines.py`` and the tests can copy weights into PyTorch by name.
 """
@@ -21,9 +22,24 @@ import math
 
 import numpy as np
 
-from framework import Tensor, nn, ops
+from framework import Parameter, Tensor, nn, ops
 from framework import float32 as ms_float32
 from framework.common.initializer import Normal
+
+
+class LayerNorm(nn.Cell):
+    """nanoGPT's LayerNorm over the last axis (epsilon 1e-5): a ``gamma``, and a ``beta``
+    parameter only when ``bias`` (else a constant zero shift)."""
+
+    def __init__(self, n_embd: int, bias: bool) -> None:
+        super().__init__()
+        self.gamma = Parameter(Tensor(np.ones(n_embd, np.float32)), "gamma")
+        zeros = Tensor(np.zeros(n_embd, np.float32))
+        self.beta = Parameter(zeros, "beta") if bias else zeros
+        self.layer_norm = ops.LayerNorm(-1, -1, 1e-5)
+
+    def construct(self, x):
+        return self.layer_norm(x, self.gamma, self.beta)[0]
 
 
 class CausalSelfAttention(nn.Cell):
@@ -94,9 +110,9 @@ class Block(nn.Cell):
     def __init__(self, n_embd: int, n_head: int, block_size: int, n_layer: int,
                  dropout: float = 0.0, bias: bool = False) -> None:
         super().__init__()
-        self.ln_1 = nn.LayerNorm((n_embd,), epsilon=1e-5)
+        self.ln_1 = LayerNorm(n_embd, bias)
         self.attn = CausalSelfAttention(n_embd, n_head, block_size, n_layer, dropout, bias)
-        self.ln_2 = nn.LayerNorm((n_embd,), epsilon=1e-5)
+        self.ln_2 = LayerNorm(n_embd, bias)
         self.mlp = MLP(n_embd, n_layer, dropout, bias)
 
     def construct(self, x):
@@ -115,7 +131,7 @@ class Transformer(nn.Cell):
         self.drop = nn.Dropout(p=dropout)
         self.h = nn.CellList([Block(n_embd, n_head, block_size, n_layer, dropout, bias)
                               for _ in range(n_layer)])
-        self.ln_f = nn.LayerNorm((n_embd,), epsilon=1e-5)
+        self.ln_f = LayerNorm(n_embd, bias)
 
 
 class GPT(nn.Cell):

@@ -4,6 +4,11 @@ Each metric has its canonical name, the one runs log it under in MLflow (``eval/
 ``train/loss``), and is also accepted under older and common spellings (``test_accuracy``,
 ``val_loss``, ``train_epoch_loss``, ...).
 
+A task logs its validation figures under its own prefix (``eval/`` for classification,
+``val/`` for a language model: trainer/tasks/base.py ``metric_prefix``); :func:`resolve`
+names a validation metric with the prefix of the task swept, so that ``--metric val/loss``
+of a language model is ``val/loss`` in the trials, the parent run and the study.
+
 A trial reads a metric in two places:
 
 - ``epoch_key``: the key in ``RunContext.metrics`` at the end of an epoch (what is
@@ -33,6 +38,7 @@ class Metric:
 METRICS = {
     "eval/accuracy": Metric("eval/accuracy", "eval_accuracy", "accuracy", "maximize"),
     "eval/loss": Metric("eval/loss", "eval_loss", "loss", "minimize"),
+    "eval/perplexity": Metric("eval/perplexity", "eval_perplexity", "perplexity", "minimize"),
     "train/accuracy": Metric("train/accuracy", "train_accuracy", None, "maximize"),
     "train/loss": Metric("train/loss", "loss", None, "minimize"),
 }
@@ -44,6 +50,8 @@ ALIASES = {
     "val_accuracy": "eval/accuracy", "val/accuracy": "eval/accuracy",
     "test_loss": "eval/loss", "eval_loss": "eval/loss", "final_test_loss": "eval/loss",
     "test/loss": "eval/loss", "val_loss": "eval/loss", "val/loss": "eval/loss",
+    "perplexity": "eval/perplexity", "val/perplexity": "eval/perplexity",
+    "val_perplexity": "eval/perplexity",
     "train_accuracy": "train/accuracy",
     "train_epoch_loss": "train/loss", "train/epoch_loss": "train/loss", "train_loss": "train/loss",
 }
@@ -53,14 +61,17 @@ class MetricError(ValueError):
     """An unknown metric name or direction (the CLI exits with status 2)."""
 
 
-def resolve(name: str, direction: str | None = None) -> Metric:
-    """The metric called ``name`` (canonical or alias); ``direction`` overrides its default."""
+def resolve(name: str, direction: str | None = None, prefix: str = "eval") -> Metric:
+    """The metric called ``name`` (canonical or alias), its validation metrics named with the
+    task's ``prefix`` (``val/loss``); ``direction`` overrides its default."""
     key = name.strip()
     canonical = key if key in METRICS else ALIASES.get(key)
     if canonical is None:
         names = ", ".join(METRICS) + " (or today's names: " + ", ".join(ALIASES) + ")"
         raise MetricError(f"--metric: unknown metric '{name}'; use one of {names}")
     metric = METRICS[canonical]
+    if canonical.startswith("eval/") and prefix != "eval":
+        metric = Metric(f"{prefix}/{canonical[5:]}", metric.epoch_key, metric.final_key, metric.direction)
     if direction in (None, "", "auto"):
         return metric
     if direction not in ("maximize", "minimize"):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..tasks import task_of
 from .metric import MetricError, resolve
 from .spec import SweepSpec, build_spec
 from .study import (
@@ -130,11 +131,11 @@ def run_sweep(file: str | Path, overrides: list[str], options: SweepOptions,
     start = time.perf_counter()
     spec = build_spec(file, overrides)
     opts = _settings(spec, options)
+    base = spec.config_for({k: _first(d) for k, d in spec.dims.items()})
     try:
-        metric = resolve(opts.metric, opts.direction)
+        metric = resolve(opts.metric, opts.direction, task_of(base).metric_prefix)
     except MetricError as error:
         raise StudyError(str(error)) from None
-    base = spec.config_for({k: _first(d) for k, d in spec.dims.items()})
     pruner = parse_pruner(opts.pruner, base.train.epochs)
     url = storage_url(opts.storage)
     name = opts.study or default_study_name(spec, base.name, metric.name, metric.direction, opts.sampler)
@@ -162,7 +163,8 @@ def run_sweep(file: str | Path, overrides: list[str], options: SweepOptions,
          f"{opts.workers} worker(s) x {thread_share(opts.workers)} thread(s); MLflow parent run "
          f"{run.run_id or '(offline)'}")
     job = WorkerJob(str(spec.file), list(overrides), url, name, metric.name, metric.direction,
-                    opts.sampler, opts.pruner, opts.trials, base.train.epochs, run.run_id, opts.seed)
+                    opts.sampler, opts.pruner, opts.trials, base.train.epochs, run.run_id, opts.seed,
+                    prefix=task_of(base).metric_prefix)
     code = run_workers(job, opts.workers, study)
     best = summarize(study, spec, metric, run, opts.trials, opts.best_out)
     counted = study.census().counted

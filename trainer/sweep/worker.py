@@ -52,6 +52,7 @@ class WorkerJob:
     seed: int | None = None
     index: int = 0
     workers: int = 1
+    prefix: str = "eval"  # the task's validation-metric prefix (sweep/metric.py)
 
 
 class PruningReporter(Callback):
@@ -160,7 +161,7 @@ def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, me
 def work(job: WorkerJob) -> int:
     """Run trials until the study has ``job.trials`` counted; returns how many this worker ran."""
     spec = build_spec(job.file, job.overrides)
-    metric = resolve(job.metric, job.direction)
+    metric = resolve(job.metric, job.direction, job.prefix)
     seed = None if job.seed is None else job.seed + job.index
     study = SweepStudy(job.storage, job.study, metric.direction,
                        make_sampler(job.sampler, spec, seed, job.workers > 1),

@@ -13,6 +13,8 @@ The executor (trainer/executor.py) runs every task the same way; a task says wha
 - ``epochs(config)``: the loop's epochs (classification: ``train.epochs``; a language
   model: ``train.max_steps / train.eval_every_steps`` intervals);
 - ``callbacks(plan, model, data)``: the task's own (train accuracy, perplexity, samples);
+- ``evaluate(config, model, data)``: ``train eval``'s metrics of a trained model (the test
+  split; a language model's whole validation split, read in order);
 - ``terminal(plan)``: what the terminal shows (progress bar, loss lines);
 - ``metric_prefix``: how the validation results are logged (``eval/accuracy``,
   ``val/loss``);
@@ -74,6 +76,10 @@ class Task:
 
     def callbacks(self, plan: Any, model: Any, data: TaskData) -> list[Any]:
         return []
+
+    def evaluate(self, config: Any, model: Any, data: TaskData) -> dict[str, float]:
+        """``train eval``: the metrics of ``model`` (trained) on the validation/test data."""
+        return model.eval(data.valid)
 
     def result_line(self, config: Any, result: Any) -> str:
         """The figures of a finished run, for its summary line (trainer/cli.py)."""

@@ -121,6 +121,20 @@ class LanguageModelTask(Task):
     def epochs(self, config: Any) -> int:
         return config.train.max_steps // config.train.eval_every_steps
 
+    def evaluate(self, config: Any, model: Any, data: TaskData) -> dict[str, float]:
+        """The whole validation split in order (non-overlapping windows, not the training
+        run's random estimate): loss, perplexity, bits per character, tokens read."""
+        from datasets.windows import TokenWindows
+
+        d = config.dataset
+        passes = TokenWindows(data.valid.ids, d.block_size, d.batch_size, len(data.valid.ids), sequential=True)
+        m = dict(model.eval(passes))
+        m["perplexity"] = math.exp(min(m["loss"], 700.0))
+        if data.extra["tokenizer"].kind == "char":
+            m["bits_per_char"] = m["loss"] / math.log(2.0)
+        m["tokens"] = float(passes.num_samples * d.block_size)
+        return m
+
     def result_line(self, config: Any, result: Any) -> str:
         m = result.metrics
         bits = f", {m['bits_per_char']:.3f} bits/char" if "bits_per_char" in m else ""
