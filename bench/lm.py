@@ -132,8 +132,8 @@ def _our_run(threads: int, mode: str, seed: int, work: Path) -> dict[str, float]
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"train run failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    line = next(x for x in done.stdout.splitlines() if "val loss" in x)
-    return {"seconds": seconds, "val_loss": float(line.split("val loss ")[1].split()[0]), "line": line}
+    line = next(x for x in done.stdout.splitlines() if "val/loss " in x)  # the summary's first line
+    return {"seconds": seconds, "val_loss": float(line.split("val/loss ")[1].split(",")[0]), "line": line}
 
 
 def torch_run(threads: int, torch_path: str, text: str, seed: int) -> dict[str, float]:

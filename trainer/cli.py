@@ -190,8 +190,10 @@ def summary(config, result) -> str:
     everything is."""
     from .tasks import task_of
 
+    task = task_of(config)
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    lines = [f"{config.name} [{result.mode}]: {task_of(config).result_line(config, result)}{compile_s}",
+    lines = [f"{config.name} [{result.mode}]: {task.result_line(config, result)}",
+             f"  speed:      {task.speed_line(config, result)}{compile_s}",
              f"  checkpoint: {result.checkpoint}"]
     if result.best_checkpoint:
         lines.append(f"  best:       {result.best_checkpoint}")

@@ -7,7 +7,6 @@ by its phase (framework.train.callbacks).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from framework.train.callbacks import (
     BestCheckpoint,
@@ -50,16 +49,25 @@ class RunCallbacks:
     best: BestCheckpoint | None = None
 
 
-def terminal_callbacks(plan: RunPlan, whole_run: bool = False, **bar: Any) -> list[Callback]:
-    """What the terminal shows: the progress bar (``quiet``: none, or only a labelled one)
-    and the loss lines; the NaN/Inf loss check runs whatever the verbosity. ``whole_run``:
-    one bar over the run's steps and no per-step lines here (a task counted in steps
-    prints its own, trainer/tasks/)."""
+def terminal_callbacks(plan: RunPlan, valid: str = "eval", *, by_steps: bool = False,
+                       unit: str = "samples", unit_per_sample: int = 1) -> list[Callback]:
+    """What the terminal shows (trainer/terminal.py): the progress bar (``quiet``: none, or
+    only a labelled one), the step and evaluation lines in MLflow's names (``valid``: the
+    task's validation prefix); the NaN/Inf loss check runs whatever the verbosity.
+    ``by_steps``: a run counted in steps (one bar over the run, lines with the learning
+    rate and the speed in ``unit``)."""
+    from .terminal import StepLines, metrics_view
+
     quiet, label = plan.options.quiet, plan.options.progress
     out: list[Callback] = []
     if not quiet or label:
-        out.append(ProgressBar(label=label or "", whole_run=whole_run, **bar))
-    out.append(LossMonitor(0 if quiet or whole_run else plan.config.train.log_every))
+        out.append(ProgressBar(label=label or "", whole_run=by_steps, unit=unit,
+                               unit_per_sample=unit_per_sample, show_lr=by_steps, loss_name="train/loss",
+                               metrics_view=metrics_view(valid)))
+    out.append(LossMonitor(0))  # prints nothing: the NaN/Inf check
+    if not quiet:
+        out.append(StepLines(plan.config.train.log_every, valid, by_steps=by_steps, unit=unit,
+                             unit_per_sample=unit_per_sample))
     return out
 
 

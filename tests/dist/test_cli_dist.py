@@ -63,7 +63,7 @@ def test_two_ranks_log_one_mlflow_run_from_rank_0(workdir):
                            "mlflow.log_model=false", "mlflow.system_metrics=false"],
                           cwd=workdir, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.count("smoke [pynative]: test accuracy") == 1  # rank 0 reports
+    assert done.stdout.count("smoke [pynative]: eval/accuracy") == 1  # rank 0 reports
     assert "ranks:      2 (data parallel, 32 samples per rank and step" in done.stdout
     client = mlflow.MlflowClient(f"sqlite:///{workdir / 'mlflow.db'}")
     runs = client.search_runs([client.get_experiment_by_name("twinmode-smoke").experiment_id])

@@ -131,7 +131,7 @@ def test_cifar10_trains_from_the_cli(cifar_dir, workdir):
     result = CliRunner().invoke(app, ["run", str(workdir / "exp.yaml"), "--mode", "pynative",
                                       "mlflow.tracking_uri=sqlite:///" + str(workdir / "m.db")])
     assert result.exit_code == 0, result.output
-    assert "cifar [pynative]: test accuracy" in result.output
+    assert "cifar [pynative]: eval/accuracy" in result.output
 
 
 def test_damaged_cifar_archive_exits_2_with_one_line(cifar_dir, workdir):

@@ -39,7 +39,7 @@ def search(experiment: str = "twinmode-smoke"):
 def test_run_logs_params_metrics_and_artifacts(workdir, mode):
     result = invoke("run", SMOKE, "--mode", mode, "--quiet", *SMALL)
     assert result.exit_code == 0, result.output
-    assert f"smoke [{mode}]: test accuracy" in result.output
+    assert f"smoke [{mode}]: eval/accuracy" in result.output
     runs = search()
     assert len(runs) == 1
     run = runs.iloc[0]

@@ -231,8 +231,8 @@ def test_the_smoke_experiments_learn_and_sample_from_the_command_line(workdir, e
     path = Path(__file__).resolve().parents[2] / "experiments" / experiment
     done = CliRunner().invoke(app, ["run", str(path), "mlflow.system_metrics=false"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
-    assert "--- sample at step 30 ---" in done.output and "val loss" in done.output
-    losses = [float(x) for x in re.findall(r"step \d+: loss ([\d.]+)", done.output)]
+    assert "--- sample at step 30 ---" in done.output and "val/loss" in done.output
+    losses = [float(x) for x in re.findall(r"step \d+/\d+: train/loss ([\d.]+)", done.output)]
     assert losses[-1] < math.log(65) - 0.5  # below a uniform guess over the 65 characters
     run_id = re.search(r"runs:/(\w+)/model", done.output).group(1)
     client = mlflow.MlflowClient(f"sqlite:///{workdir / 'mlflow.db'}")

@@ -25,15 +25,16 @@ TRAIN = Path(sys.executable).with_name("train")
 COLS, ROWS = 140, 300
 SMALL = ["dataset.limit=320", "dataset.test_limit=200", "train.log_every=5", "train.epochs=2",
          "checkpoint.save_steps=0", "mlflow.system_metrics=false", "mlflow.log_model=false"]
-LOSS_LINE = re.compile(r"^epoch: (\d+) step: (\d+), loss is ([\d.e+-]+)$")
+LOSS_LINE = re.compile(r"^epoch (\d+) step (\d+)/10: train/loss (\d+\.\d{4})$")
+EVAL_LINE = re.compile(r"^epoch (\d+): eval/accuracy \d\.\d{4}, eval/loss \d+\.\d{4}, train/accuracy \d\.\d{4}$")
 
 
-def in_terminal(args: list[str], cwd: Path, timeout: float = 300) -> tuple[str, list[str]]:
-    """Run ``train ARGS`` on a pseudo-terminal; (raw output, the screen's lines)."""
+def in_terminal(args: list[str], cwd: Path, timeout: float = 300, cols: int = COLS) -> tuple[str, list[str]]:
+    """Run ``train ARGS`` on a pseudo-terminal ``cols`` wide; (raw output, the screen's lines)."""
     master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, cols, 0, 0))
     proc = subprocess.Popen([str(TRAIN), *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave,
-                            env={**os.environ, "COLUMNS": str(COLS), "LINES": str(ROWS)})
+                            env={**os.environ, "COLUMNS": str(cols), "LINES": str(ROWS)})
     os.close(slave)
     chunks, deadline = [], time.time() + timeout
     while time.time() < deadline:
@@ -51,7 +52,7 @@ def in_terminal(args: list[str], cwd: Path, timeout: float = 300) -> tuple[str, 
     proc.wait(timeout=30)
     os.close(master)
     raw = b"".join(chunks).decode("utf-8", "replace")
-    screen = pyte.Screen(COLS, ROWS)
+    screen = pyte.Screen(cols, ROWS)
     stream = pyte.Stream(screen)
     stream.feed(raw.replace("\n", "\r\n") if "\r\n" not in raw else raw)
     lines = [line.rstrip() for line in screen.display]
@@ -64,10 +65,11 @@ def test_train_run_in_a_terminal(workdir):  # noqa: F811
     raw, lines = in_terminal(["run", str(SMOKE), "--mode", "graph", "ir.save=true", *SMALL], workdir)
     text = "\n".join(lines)
     # 9. loss and validation lines are whole lines, never torn by a bar
-    losses = [LOSS_LINE.match(line) for line in lines if "loss is" in line]
+    losses = [LOSS_LINE.match(line) for line in lines if " step " in line]
     assert all(losses), text
     assert [(int(m[1]), int(m[2])) for m in losses] == [(1, 5), (1, 10), (2, 5), (2, 10)], text
-    assert all(re.fullmatch(r"epoch: \d validation: .*", line) for line in lines if "validation" in line)
+    evals = [line for line in lines if re.match(r"^epoch \d: ", line)]
+    assert len(evals) == 2 and all(EVAL_LINE.match(line) for line in evals), text
     # 10. compilation is its own phase, named with its stages, before the first bar (and ETA)
     assert "compiling graph" in raw
     compiled = [line for line in lines if line.startswith("graph compiled in")]
@@ -78,8 +80,8 @@ def test_train_run_in_a_terminal(workdir):  # noqa: F811
     bars = [line for line in lines if re.match(r"^epoch \d/2: 100%", line)]
     assert len(bars) == 2, text
     for bar, last in zip(bars, (losses[1], losses[3])):  # the bar's loss is the last step's loss
-        shown = float(re.search(r"loss=([\d.]+)", bar)[1])
-        assert shown == pytest.approx(float(last[3]), abs=1e-4) and "val_loss=" in bar
+        shown = float(re.search(r"train/loss=([\d.]+)", bar)[1])
+        assert shown == pytest.approx(float(last[3]), abs=1e-4) and "eval/accuracy=" in bar
     # 12. the summary says where everything is
     run = search().iloc[0]
     where = {line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip() for line in lines
@@ -100,9 +102,10 @@ def test_train_compare_shows_progress_speed_and_verdict(workdir):  # noqa: F811
         assert f"compare: training {mode}" in raw and f"{mode} epoch 1/1:" in raw
     assert "compare: timing steps" in raw
     # 14. medians with a spread, after warm-up, N said
-    assert re.search(r"^graph .* \d+\.\d+ ms ± \d+\.\d+", text, re.M), text
-    assert re.search(r"^pynative .* \d+\.\d+ ms ± \d+\.\d+", text, re.M)
-    assert "wall clock of 6 training steps per mode after warm-up, modes interleaved" in text
+    assert re.search(r"^graph .* \d+\.\d+ ± \d+\.\d+ .* \d\.\d{4} +\d\.\d{4} +\d+\.\d\dx$", text, re.M), text
+    assert re.search(r"^pynative .* \d+\.\d+ ± \d+\.\d+", text, re.M)
+    assert "wall clock of 6 training steps per mode after warm-up" in text
+    assert "eval/accuracy" in text and "graph graph" not in raw
     # 15. a verdict with N and the tolerance (10 steps from one seed)
     assert "parity graph vs pynative: PASS - first N=10 steps within |diff| <= 1e-05 + 0.001*|loss|" in text
     runs = search()
@@ -128,8 +131,17 @@ def test_train_compare_shows_progress_speed_and_verdict(workdir):  # noqa: F811
     assert {"compare.png", "compare.txt", "compare_table.json"} <= artifacts
     table = json.loads(Path(client.download_artifacts(parent["run_id"], "compare_table.json")).read_text())
     rows = {row[0]: dict(zip(table["columns"], row)) for row in table["data"]}
-    assert rows["graph"]["test_accuracy"] == parent["metrics.graph/eval/accuracy"]
+    assert rows["graph"]["eval/accuracy"] == parent["metrics.graph/eval/accuracy"]
     assert rows["graph"]["timed_steps"] == 6 and rows["pynative"]["ms_per_step_spread"] >= 0
+    for mode in ("graph", "pynative"):
+        assert parent[f"metrics.{mode}/speed_up"] == pytest.approx(rows[mode]["speed_up"], rel=1e-9)
+    series = client.get_metric_history(parent["run_id"], "parity/abs_loss_diff")
+    assert [m.step for m in series] == list(range(1, 11)) and max(m.value for m in series) < 1e-3
+    # the report ends with where to look
+    where = {line.split(":", 1)[0].strip(): line.split(":", 1)[1].strip() for line in lines
+             if line.startswith("  ")}
+    assert where["MLflow"].split()[0].endswith(f"/runs/{parent['run_id']}?workflowType=machine_learning")
+    assert Path(where["figure"]).is_file() and Path(where["figure"]).name == "compare.png"
 
 
 def test_print_config_resolves_defaults_and_usage_line(workdir, monkeypatch):  # noqa: F811

@@ -40,7 +40,7 @@ def test_written_pair_runs_as_written(workdir):
     code, output = cli("run", "mynet/experiment.yaml", "dataset.name=mnist-10k", "dataset.limit=96",
                        "dataset.test_limit=64", "train.epochs=1", "mlflow.log_model=false", "--quiet")
     assert code == 0, output
-    assert "mynet [graph]: test accuracy" in output
+    assert "mynet [graph]: eval/accuracy" in output
 
 
 @pytest.mark.parametrize("mode", ["graph", "pynative"])
@@ -53,7 +53,7 @@ def test_written_model_trains_on_own_arrays_in_both_modes(workdir, mode):
     code, output = cli("run", "experiment.yaml", "--mode", mode, "dataset={name: npz, root: data.npz}",
                        "model.args.num_classes=2", "train.epochs=1", "mlflow.log_model=false", "--quiet")
     assert code == 0, output
-    assert f"{workdir.name} [{mode}]: test accuracy" in output
+    assert f"{workdir.name} [{mode}]: eval/accuracy" in output
 
 
 def test_existing_files_are_kept_unless_force(workdir):

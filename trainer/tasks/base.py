@@ -16,6 +16,7 @@ The executor (trainer/executor.py) runs every task the same way; a task says wha
 - ``evaluate(config, model, data)``: ``train eval``'s metrics of a trained model (the test
   split; a language model's whole validation split, read in order);
 - ``terminal(plan)``: what the terminal shows (progress bar, loss lines);
+- ``result_line``, ``speed_line``: a finished run's figures, for its summary;
 - ``metric_prefix``: how the validation results are logged (``eval/accuracy``,
   ``val/loss``);
 - ``record_data(run, config, data)``: the data read, in the run's MLflow record;
@@ -82,9 +83,16 @@ class Task:
         return model.eval(data.valid)
 
     def result_line(self, config: Any, result: Any) -> str:
-        """The figures of a finished run, for its summary line (trainer/cli.py)."""
-        return (f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:.0f} samples/s "
-                "(wall clock)")
+        """A finished run's validation figures, as MLflow names them (trainer/terminal.py):
+        ``eval/accuracy 0.9812, eval/loss 0.0611``."""
+        from ..terminal import named_metrics
+
+        named = named_metrics({f"eval_{k}": v for k, v in result.metrics.items()}, self.metric_prefix)
+        return ", ".join(f"{name} {text}" for name, text in named)
+
+    def speed_line(self, config: Any, result: Any) -> str:
+        """A finished run's speed, for the summary's ``speed:`` line."""
+        return f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:,.0f} samples/s (wall clock)"
 
     def terminal(self, plan: Any) -> list[Any]:
         """What the terminal shows while training (trainer/run_callbacks.py)."""

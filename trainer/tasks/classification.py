@@ -74,11 +74,6 @@ class ClassificationTask(Task):
             return []
         return [TrainAccuracy(model, subset, plan.config.train.eval_every)]
 
-    def result_line(self, config: Any, result: Any) -> str:
-        m = result.metrics
-        return (f"test accuracy {m.get('accuracy', 0):.4f}, test loss {m.get('loss', float('nan')):.4f}, "
-                + super().result_line(config, result))
-
     def record_data(self, run: Any, config: Any, data: TaskData) -> None:
         from ..mlflow_record import log_data
 

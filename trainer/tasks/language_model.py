@@ -127,7 +127,8 @@ class LanguageModelTask(Task):
         from datasets.windows import TokenWindows
 
         d = config.dataset
-        passes = TokenWindows(data.valid.ids, d.block_size, d.batch_size, len(data.valid.ids), sequential=True)
+        ids = data.valid.ids
+        passes = TokenWindows(ids, d.block_size, d.batch_size, len(ids), sequential=True)
         m = dict(model.eval(passes))
         m["perplexity"] = math.exp(min(m["loss"], 700.0))
         if data.extra["tokenizer"].kind == "char":
@@ -135,25 +136,17 @@ class LanguageModelTask(Task):
         m["tokens"] = float(passes.num_samples * d.block_size)
         return m
 
-    def result_line(self, config: Any, result: Any) -> str:
-        m = result.metrics
-        bits = f", {m['bits_per_char']:.3f} bits/char" if "bits_per_char" in m else ""
+    def speed_line(self, config: Any, result: Any) -> str:
         tokens = result.samples_per_second * config.dataset.block_size
-        nan = float("nan")
-        return (f"val loss {m.get('loss', nan):.4f} (perplexity {m.get('perplexity', nan):.2f}{bits}), "
-                f"{result.ms_per_step:.2f} ms/step, {tokens:,.0f} tokens/s (wall clock)")
+        return f"{result.ms_per_step:.2f} ms/step, {tokens:,.0f} tokens/s (wall clock)"
 
     def terminal(self, plan: Any) -> list[Any]:
         """One bar over all steps (loss, lr, tokens/s, ETA); nanoGPT-like lines: every
         ``train.log_every`` steps the loss, lr and tokens/s, at each evaluation the losses."""
         from ..run_callbacks import terminal_callbacks
 
-        config = plan.config
-        out = terminal_callbacks(plan, whole_run=True, unit="tokens",
-                                 unit_per_sample=config.dataset.block_size, show_lr=True)
-        if not plan.options.quiet:
-            out.append(StepLines(config.train.log_every, config.dataset.block_size))
-        return out
+        return terminal_callbacks(plan, self.metric_prefix, by_steps=True, unit="tokens",
+                                  unit_per_sample=plan.config.dataset.block_size)
 
     def record_data(self, run: Any, config: Any, data: TaskData) -> None:
         """The text file (its SHA-256 digest), tokens per split, the tokenizer (params and
@@ -274,42 +267,3 @@ class TokenizerRecord(Callback):
             raise CheckpointError("the checkpoint's tokenizer differs from the one of this run's "
                                   "training text (dataset.name/root/tokenizer changed); resume with "
                                   "the same text and tokenizer")
-
-
-class StepLines(Callback):
-    """``step 50: loss 2.5123, lr 1.00e-03, 5,012 tokens/s`` every ``every`` steps and
-    ``step 250: train loss 2.0512, val loss 2.0843 (perplexity 8.04, 3.007 bits/char)`` at
-    each evaluation, above the progress bar."""
-
-    phase = "log"
-
-    def __init__(self, every: int, block_size: int) -> None:
-        self.every, self.block_size = max(1, every), block_size
-        self._tokens, self._seconds = 0, 0.0
-
-    def on_train_step_end(self, ctx: Any) -> None:
-        self._tokens += ctx.batch_size * self.block_size
-        self._seconds += ctx.timings.step_wall_seconds
-        if ctx.loss is None or ctx.global_step % self.every:
-            return
-        lr = ctx.optimizer.last_lr() if hasattr(ctx.optimizer, "last_lr") else float("nan")
-        speed = f", {self._tokens / self._seconds:,.0f} tokens/s" if self._seconds > 0 else ""
-        _write(f"step {ctx.global_step}: loss {ctx.loss:.4f}, lr {lr:.2e}{speed}")
-        self._tokens, self._seconds = 0, 0.0
-
-    def on_train_epoch_end(self, ctx: Any) -> None:
-        m = ctx.metrics
-        if "eval_loss" not in m:
-            return
-        train = f"train loss {m['train_loss_estimate']:.4f}, " if "train_loss_estimate" in m else ""
-        bits = f", {m['eval_bits_per_char']:.3f} bits/char" if "eval_bits_per_char" in m else ""
-        _write(f"step {ctx.global_step}: {train}val loss {m['eval_loss']:.4f} "
-               f"(perplexity {m.get('eval_perplexity', float('nan')):.2f}{bits})")
-
-
-def _write(text: str) -> None:
-    import sys
-
-    from tqdm.auto import tqdm
-
-    tqdm.write(text, file=sys.stdout)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from tqdm.auto import tqdm
@@ -13,6 +14,13 @@ from .base import Callback
 # tqdm's own rate (step/s) is left out: the speed shown is samples/s from the wall clock of
 # the steps (Timings.step_wall_seconds), the same figure as MLflow's and the summary's.
 BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}{postfix}]"
+DONE_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"  # a finished bar: no ETA
+MIN_BAR = 4  # columns the bar itself keeps when the line is fitted to the terminal
+
+
+def validation_view(metrics: dict[str, float]) -> list[tuple[str, str]]:
+    """The default names of the validation results on the bar: ``val_<name>``, sorted."""
+    return sorted((f"val_{k[5:]}", f"{v:.4g}") for k, v in metrics.items() if k.startswith("eval_"))
 
 
 class ProgressBar(Callback):
@@ -24,7 +32,10 @@ class ProgressBar(Callback):
     train step: that is its own phase, a ``compiling graph`` spinner with the elapsed
     seconds, then one line naming the stages and their seconds; the epoch bar (and so its
     ETA) starts after it. At the epoch's end the validation results are added to the
-    postfix as ``val_<name>`` (the training ``loss`` keeps its meaning). ``label``
+    postfix as ``val_<name>`` (the training ``loss`` keeps its meaning; ``metrics_view``
+    maps ``run_context.metrics`` to the ``(name, text)`` pairs shown, in order, and
+    ``loss_name`` names the loss). The postfix is fitted to the terminal's width: items
+    are dropped from its end (speed and learning rate go first) rather than cut. ``label``
     prefixes every description (``train compare`` shows ``graph`` and ``pynative``).
     ``disable=None`` hides the bars when the output is not a terminal (tqdm's rule).
 
@@ -37,8 +48,10 @@ class ProgressBar(Callback):
     def __init__(self, leave: bool = True, file: TextIO | None = None, disable: bool | None = None,
                  eval: bool = True, mininterval: float = 0.1, label: str = "", *,
                  whole_run: bool = False, unit: str = "samples", unit_per_sample: int = 1,
-                 show_lr: bool = False) -> None:
+                 show_lr: bool = False, loss_name: str = "loss",
+                 metrics_view: Callable[[dict[str, float]], list[tuple[str, str]]] = validation_view) -> None:
         self.whole_run, self.show_lr = whole_run, show_lr
+        self.loss_name, self.metrics_view = loss_name, metrics_view
         self.unit, self.unit_per_sample = unit, unit_per_sample
         self.leave = leave
         self.file = file
@@ -53,7 +66,7 @@ class ProgressBar(Callback):
         self._compiled_once = False
         self._samples = 0
         self._seconds = 0.0
-        self._postfix: dict[str, str] = {}
+        self._postfix: list[tuple[str, str]] = []
 
     def _make(self, total: int | None, initial: int, desc: str, leave: bool, **kw: Any) -> Any:
         kw.setdefault("bar_format", BAR_FORMAT)
@@ -110,8 +123,8 @@ class ProgressBar(Callback):
             if shown and t.compile_seconds > 0:
                 stages = ", ".join(f"{k} {v:.2f} s" for k, v in (t.compile_stages or {}).items())
                 cached = " (kernels from the compile cache)" if t.compile_cache_hit else ""
-                tqdm.write(f"{self.label}graph compiled in {t.compile_seconds:.2f} s{cached}: {stages}",
-                           file=self.file)
+                who = self.label or "graph "  # train compare labels the graph run "graph"
+                tqdm.write(f"{who}compiled in {t.compile_seconds:.2f} s{cached}: {stages}", file=self.file)
         self.bar = self._new_bar(run_context, run_context.step - 1)
 
     def on_train_step_end(self, run_context: RunContext) -> None:
@@ -122,24 +135,44 @@ class ProgressBar(Callback):
         t = run_context.timings
         self._samples += run_context.batch_size
         self._seconds += t.step_wall_seconds
-        postfix = {"loss": f"{run_context.loss:.4f}" if run_context.loss is not None else "-"}
-        if self.show_lr and hasattr(run_context.optimizer, "last_lr"):
-            postfix["lr"] = f"{run_context.optimizer.last_lr():.3g}"
+        loss = f"{run_context.loss:.4f}" if run_context.loss is not None else "-"
+        speed = []
         if self._seconds > 0:
-            postfix[f"{self.unit}/s"] = f"{self._samples * self.unit_per_sample / self._seconds:.0f}"
-        self._postfix = postfix
-        self.bar.set_postfix(postfix, refresh=False)
+            speed = [(f"{self.unit}/s", f"{self._samples * self.unit_per_sample / self._seconds:.0f}")]
+        lr = []
+        if self.show_lr and hasattr(run_context.optimizer, "last_lr"):
+            lr = [("lr", f"{run_context.optimizer.last_lr():.3g}")]
+        self._postfix = [(self.loss_name, loss), *speed, *lr]
         self.bar.update(1)
+        self.bar.set_postfix_str(self._fit(self._postfix), refresh=False)
 
     def on_train_epoch_end(self, run_context: RunContext) -> None:
         if self.bar is not None:
             self.bar.unpause()  # its rate and elapsed time count training steps, not validation
-            evals = {f"val_{k[5:]}": f"{v:.4g}" for k, v in run_context.metrics.items()
-                     if k.startswith("eval_")}
+            evals = self.metrics_view(run_context.metrics)
             if evals:
-                self.bar.set_postfix({**self._postfix, **evals}, refresh=True)
+                if self.bar.total and self.bar.n >= self.bar.total:
+                    self.bar.bar_format = DONE_FORMAT
+                self.bar.set_postfix_str(self._fit([*self._postfix[:1], *evals, *self._postfix[1:]]),
+                                         refresh=True)
         if not self.whole_run:
             self._close()
+
+    def _fit(self, items: list[tuple[str, str]]) -> str:
+        """``name=value`` items joined, as many (from the start) as the terminal's width
+        leaves room for beside the rest of the line and a bar of ``MIN_BAR`` columns."""
+        texts = [f"{name}={value}" for name, value in items]
+        if self.bar.disable:
+            return ", ".join(texts)
+        meter = dict(self.bar.format_dict)
+        width = meter.pop("ncols")
+        if not width:
+            return ", ".join(texts)
+        for keep in range(len(texts), 1, -1):
+            line = tqdm.format_meter(**{**meter, "ncols": None, "postfix": ", ".join(texts[:keep])})
+            if len(line) - (10 - MIN_BAR) <= width:  # format_meter draws a 10-column bar
+                return ", ".join(texts[:keep])
+        return texts[0] if texts else ""
 
     def on_train_end(self, run_context: RunContext) -> None:
         self._stop_spin.set()
