@@ -93,6 +93,20 @@ def test_train_run_in_a_terminal(workdir):  # noqa: F811
 
 
 @needs_data
+def test_an_80_column_terminal_gets_whole_lines(workdir):  # noqa: F811
+    """At 80 columns: the finished bars keep the validation accuracy (items dropped from the
+    end, none cut), and the step, evaluation and summary lines are whole, in MLflow's names."""
+    _, lines = in_terminal(["run", str(SMOKE), "--mode", "pynative", *SMALL], workdir, cols=80)
+    text = "\n".join(lines)
+    bars = [line for line in lines if re.match(r"^epoch \d/2: 100%", line)]
+    assert len(bars) == 2 and all(re.search(r"eval/accuracy=\d\.\d{4}\]$", bar) for bar in bars), text
+    assert sum(bool(LOSS_LINE.match(line)) for line in lines) == 4
+    assert sum(bool(EVAL_LINE.match(line)) for line in lines) == 2
+    assert re.search(r"^smoke \[pynative\]: eval/accuracy \d\.\d{4}, eval/loss \d+\.\d{4}$", text, re.M), text
+    assert re.search(r"^  speed: +\d+\.\d\d ms/step, [\d,]+ samples/s \(wall clock\)$", text, re.M), text
+
+
+@needs_data
 def test_train_compare_shows_progress_speed_and_verdict(workdir):  # noqa: F811
     raw, lines = in_terminal(["compare", str(SMOKE), "--rounds", "2", "--steps", "3",
                               *SMALL[:-3], "train.epochs=1", "mlflow.system_metrics=false"], workdir)
