@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -196,7 +197,8 @@ def summary(config, result) -> str:
              f"  speed:      {task.speed_line(config, result)}{compile_s}",
              f"  checkpoint: {result.checkpoint}"]
     if result.best_checkpoint:
-        lines.append(f"  best:       {result.best_checkpoint}")
+        score = f" ({result.best_score})" if result.best_score else ""
+        lines.append(f"  best:       {result.best_checkpoint}{score}")
     if result.ir_dir:
         lines.append(f"  IR:         {result.ir_dir}")
     if result.run_url:
@@ -328,16 +330,18 @@ def _report_sweep(outcome) -> None:
 @app.command("eval", cls=_Command)
 def eval_(
     file: FileArg,
-    checkpoint: Annotated[Path, typer.Option(help="Checkpoint file to evaluate.")],
+    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' / 'best' (the newest / "
+                                            "the keep-best checkpoint of this config's runs).")] = "last",
     overrides: Overrides = None,
     mode: Annotated[Mode | None, typer.Option(help="Execution mode for evaluation.")] = None,
 ) -> None:
-    """Evaluate a checkpoint on the experiment's test set."""
+    """Evaluate a checkpoint on the experiment's test set (a language model: validation text)."""
     config = _load(file, overrides, mode=mode.value if mode else None)
     from .experiment import evaluate
+    from .tasks import task_of
 
     metrics = _guarded(lambda: evaluate(config, checkpoint))
-    typer.echo("  ".join(f"{k} {v:.4f}" for k, v in sorted(metrics.items())))
+    typer.echo(task_of(config).result_line(config, SimpleNamespace(metrics=metrics)))
 
 
 @app.command(cls=_Command)

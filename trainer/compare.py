@@ -24,7 +24,6 @@ import itertools
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -176,8 +175,7 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
             run_config = dataclasses.replace(config, mode=mode)
             results.append(run_experiment(
                 run_config, quiet=True, progress=mode, parent_run_id=parent.run_id,
-                run_name=f"{config.name}-{mode}",
-                checkpoint_dir=str(Path(config.checkpoint_dir) / f"compare-{mode}")))
+                run_name=f"{config.name}-{mode}"))
         tqdm.write(f"compare: timing {rounds} x {steps} steps per mode, interleaved", file=sys.stderr)
         timings = time_steps(config, modes, rounds, steps)
         rows = table(results, timings, config.dataset.batch_size, config.task)

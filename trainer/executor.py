@@ -47,6 +47,7 @@ class RunResult:
     run_url: str | None = None
     model_uri: str | None = None
     best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
+    best_score: str | None = None  # its figure: "eval/accuracy 0.9812 at epoch 3"
 
     @property
     def ms_per_step(self) -> float:
@@ -144,7 +145,21 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
                      None if record is None or record.online else str(record.offline_path),
                      samples=recorder.samples, ir_dir=plan.ir_dir,
                      run_url=record.url if record is not None else None,
-                     best_checkpoint=str(best.path) if best is not None and best.path else None)
+                     best_checkpoint=str(best.path) if best is not None and best.path else None,
+                     best_score=_best_score(plan, built.task, best))
+
+
+def _best_score(plan: RunPlan, task: Any, best: Any) -> str | None:
+    """The kept checkpoint's figure in MLflow's name, and where in the run it was reached."""
+    if best is None or best.path is None or best.best is None:
+        return None
+    from .mlflow_logger import metric_name
+    from .terminal import value_text
+
+    name = metric_name(best.monitor, task.metric_prefix) or best.monitor
+    when = (f"step {best.best_epoch * plan.config.train.eval_every_steps}" if task.by_steps
+            else f"epoch {best.best_epoch}")
+    return f"{name} {value_text(name, best.best)} at {when}"
 
 
 def _open_record(plan: RunPlan, built: Built) -> Any:

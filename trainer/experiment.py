@@ -34,9 +34,14 @@ def run_experiment(config: ExperimentConfig, **options) -> RunResult:
 
 def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, float]:
     """Validation metrics (a classification's test split, a language model's whole
-    validation split) of the network in ``checkpoint`` (any mode's checkpoint)."""
+    validation split) of the network in ``checkpoint`` (any mode's checkpoint; ``last`` or
+    ``best``: this config's, trainer/run_folders.py)."""
     from framework.serialization import read_arrays
 
+    from .run_folders import checkpoint_of
+
+    if str(checkpoint) in ("last", "latest", "best"):
+        checkpoint = checkpoint_of(config, checkpoint).path
     arrays, _ = read_arrays(checkpoint)  # a bad checkpoint is reported before any data is read
     set_device_context(config, None)
     task = task_of(config)

@@ -5,7 +5,11 @@ read once into a :class:`~framework.train.checkpoint.CheckpointRead` that ``Mode
 and the MLflow record both use. The executor (trainer/executor.py) carries a plan out.
 
 Contract: a :class:`RunPlan` is a frozen value; ``nothing_to_train`` says why a resumed
-run has no step left (the executor then trains nothing and opens no MLflow run).
+run has no step left (the executor then trains nothing and opens no MLflow run). Its
+``checkpoint_dir`` is the run's own folder (trainer/run_folders.py): a new one under the
+config's ``checkpoint.dir`` (the one thing planning makes: an empty folder, so that runs
+started together never share one), the resumed checkpoint's, or the caller's
+``RunOptions.checkpoint_dir`` as given.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from framework.train.checkpoint import CheckpointRead, latest_valid, read_checkpoint
+from framework.train.checkpoint import CheckpointRead, read_checkpoint
 
 from .config import ExperimentConfig
 from .distributed import Rank
 from .preflight import sqlite_folder
+from .run_folders import ResumeMismatch, find_last, new_run_folder
 
 
 @dataclass(frozen=True)
@@ -29,7 +34,8 @@ class RunOptions:
     ``quiet`` drops the progress bar and loss lines; ``progress`` (a label) keeps only a
     labelled bar. ``source`` is the command line recorded as ``mlflow.source.name``;
     ``tags`` are added to the run's; ``callbacks`` run with the run's own (a sweep's
-    pruning reporter). ``resume``: ``"last"`` or a checkpoint path.
+    pruning reporter). ``resume``: ``"last"`` or a checkpoint path. ``checkpoint_dir``:
+    the folder to write into as is (else a run folder of its own, trainer/run_folders.py).
     """
 
     resume: str | None = None
@@ -49,7 +55,7 @@ class RunPlan:
     config: ExperimentConfig
     rank: Rank
     options: RunOptions  # as this rank runs it (ranks other than 0: quiet, no MLflow)
-    checkpoint_dir: str
+    checkpoint_dir: str  # this run's folder (module docstring)
     ir_dir: str | None  # graph mode's IR artifacts (ir.save), rank 0 only
     tracking_uri: str
     run_name: str
@@ -69,7 +75,7 @@ class RunPlan:
 
 def plan_run(config: ExperimentConfig, rank: Rank, options: RunOptions = RunOptions()) -> RunPlan:
     """The plan of ``config`` on this ``rank`` (``ConfigError`` for a setting this launch
-    cannot run). Reads only: the newest checkpoint for a resume."""
+    cannot run). Reads the newest checkpoint for a resume; makes a new run's folder."""
     from .config import ConfigError
     from .mlflow_logger import tracking_uri
 
@@ -83,9 +89,21 @@ def plan_run(config: ExperimentConfig, rank: Rank, options: RunOptions = RunOpti
     plan = RunPlan(config, rank, options, options.checkpoint_dir or config.checkpoint_dir,
                    ir_dir if rank.leader else None, tracking_uri(config.mlflow.tracking_uri),
                    options.run_name or config.mlflow.run_name or f"{config.name}-{mode}")
-    if options.resume is None:
+    if options.resume is not None:
+        try:
+            plan = _with_resume(plan, options.resume)
+        except ResumeMismatch as error:
+            raise ConfigError(f"--resume {error}") from None
+        if plan.nothing_to_train or options.checkpoint_dir:
+            return plan
+        if isinstance(plan.resume, CheckpointRead):  # the same run goes on, in its folder
+            return replace(plan, checkpoint_dir=str(plan.resume.path.parent))
+    if options.checkpoint_dir:
         return plan
-    return _with_resume(plan, options.resume)
+    # a new run: rank 0 makes its folder (now, so that runs started together never share
+    # one) and every rank knows it
+    fresh = str(new_run_folder(config.checkpoint_dir, mode, create=True)) if rank.leader else None
+    return replace(plan, checkpoint_dir=rank.agree(fresh))
 
 
 def _with_resume(plan: RunPlan, asked: str) -> RunPlan:
@@ -103,8 +121,12 @@ def _with_resume(plan: RunPlan, asked: str) -> RunPlan:
 
 
 def _find(plan: RunPlan, asked: str) -> CheckpointRead | None:
+    """``last``: the newest checkpoint of this config (trainer/run_folders.py), in the
+    caller's folder or under the config's ``checkpoint.dir``."""
     if asked in ("last", "latest"):
-        return latest_valid(plan.checkpoint_dir, plan.prefix, runs=True)
+        config = plan.config
+        base = plan.options.checkpoint_dir or config.checkpoint_dir
+        return find_last(base, plan.prefix, config.to_dict(), type(config)().to_dict())
     return read_checkpoint(asked)
 
 

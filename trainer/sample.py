@@ -3,7 +3,7 @@
 The network is rebuilt from the experiment file, the tokenizer read from the checkpoint
 (kept there by every language-model run: ``callbacks["tokenizer"]``), so sampling needs
 neither the training text nor the run. ``checkpoint="last"`` takes the newest checkpoint
-of the experiment's runs.
+of the experiment's runs of this config (trainer/run_folders.py).
 """
 
 from __future__ import annotations
@@ -15,19 +15,7 @@ from typing import Any
 from framework.serialization import CheckpointError
 
 from .config import ConfigError, ExperimentConfig
-
-
-def find_checkpoint(config: ExperimentConfig, checkpoint: str | Path) -> Any:
-    """The checkpoint read (``last``: the newest of this experiment's runs)."""
-    from framework.train.checkpoint import latest_valid, read_checkpoint
-
-    if str(checkpoint) in ("last", "latest"):
-        found = latest_valid(config.checkpoint_dir, config.name.replace("/", "_"), runs=True)
-        if found is None:
-            raise CheckpointError(f"no checkpoint of {config.name} in {config.checkpoint_dir}; train "
-                                  "first, or give --checkpoint PATH")
-        return found
-    return read_checkpoint(checkpoint)
+from .run_folders import checkpoint_of
 
 
 def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | None = None) -> Any:
@@ -40,7 +28,7 @@ def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | No
     if config.task != "language_model":
         raise ConfigError(f"train sample needs a language model (task: language_model); "
                           f"{config.name} is task: {config.task}")
-    read = find_checkpoint(config, checkpoint)
+    read = checkpoint_of(config, checkpoint)
     saved = read.state.callbacks.get("tokenizer")
     if saved is None:
         raise CheckpointError(f"{read.path} holds no tokenizer (it was not written by a language-model "

@@ -24,7 +24,7 @@ from .mlflow_logger import metric_name
 
 # display order of a metric's last path part; unknown names follow, alphabetically
 ORDER = ("accuracy", "loss", "perplexity", "bits_per_char", "loss_estimate")
-DIGITS = {"perplexity": 2, "bits_per_char": 3}
+DIGITS = {"perplexity": 2, "bits_per_char": 3, "tokens": 0}
 
 
 def value_text(name: str, value: float) -> str:

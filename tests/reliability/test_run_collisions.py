@@ -77,11 +77,9 @@ def test_concurrent_cli_runs_with_one_name_keep_their_own_checkpoints(tmp_path: 
             for seed in (1, 2)]
     outputs = [run.communicate(timeout=300) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], outputs
-    folder = tmp_path / "checkpoints" / "tiny"
-    seeds = {}
-    for path in folder.glob("*.ckpt"):
-        prefix = path.name.split("-")[0]
-        seeds.setdefault(prefix, set()).add(read_train_state(path)[1].config["seed"])
-    assert sorted(seeds) == ["tiny", "tiny_1"]
-    assert sorted(next(iter(s)) for s in seeds.values()) == [1, 2]  # one seed per prefix
+    folders = [p for p in (tmp_path / "checkpoints" / "tiny").iterdir() if p.is_dir()]
+    assert len(folders) == 2  # started in the same second: still a folder each
+    seeds = {folder: {read_train_state(path)[1].config["seed"] for path in folder.glob("tiny-*.ckpt")}
+             for folder in folders}
+    assert sorted(next(iter(s)) for s in seeds.values()) == [1, 2]  # one run's seed per folder
     assert all(len(s) == 1 for s in seeds.values())
