@@ -20,6 +20,7 @@ from .context import (
     set_context,
 )
 from .dtype import (
+    bfloat16,
     bool_,
     float16,
     float32,
@@ -53,8 +54,9 @@ __version__ = "0.1.0"
 # MindSpore's training API (``from mindspore import Model, LossMonitor``) and its dataset
 # package, loaded on first use so that ``import framework`` does not load the trainer.
 _LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback",
-               "RunContext", "EarlyStopping", "History", "LambdaCallback")
-_LAZY_MODULES = ("train", "dataset", "communication")
+               "RunContext", "EarlyStopping", "History", "LambdaCallback", "FixedLossScaleManager",
+               "DynamicLossScaleManager", "LossScaleManager")
+_LAZY_MODULES = ("train", "dataset", "communication", "amp")
 
 
 def __getattr__(name: str):
@@ -72,7 +74,8 @@ __all__ = [
     "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
     "ParameterTuple",
     "Tensor", "context", "jit_class", "pynative", "ms_function", "mutable",
-    "bool_", "dtype", "export", "float16", "float32", "float64", "float_", "get_context", "get_seed",
+    "bfloat16", "bool_", "dtype", "export", "float16", "float32", "float64", "float_", "get_context",
+    "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
     "uint16", "uint32", "uint64",

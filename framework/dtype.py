@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
+
+# NumPy has no bfloat16: ml_dtypes (Google's, also TVM's and JAX's) registers one whose
+# arrays and ufuncs work like float16's; its ``np.dtype(...).kind`` is "V", not "f", so
+# code asks :func:`is_float` instead of ``kind == "f"``.
+BFLOAT16_NP = np.dtype(ml_dtypes.bfloat16)
 
 
 class DType:
@@ -15,6 +21,8 @@ class DType:
         self.np = np.dtype(np_dtype)
 
     def __repr__(self) -> str:
+        if self.name == "bfloat16":
+            return "BFloat16"  # MindSpore's spelling
         return self.name[0].upper() + self.name[1:].rstrip("_")
 
     __str__ = __repr__
@@ -24,10 +32,42 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
-        return self.np.kind == "f"
+        return is_float(self.np)
+
+
+def is_float(np_dtype: np.dtype) -> bool:
+    """Whether a NumPy dtype is floating point (float16/32/64 and ml_dtypes' bfloat16)."""
+    return np_dtype.kind == "f" or np_dtype == BFLOAT16_NP
+
+
+def kind(np_dtype: np.dtype) -> str:
+    """NumPy's ``dtype.kind`` ("f", "i", "u", "b" ...), with "f" for bfloat16 too."""
+    return "f" if np_dtype == BFLOAT16_NP else np_dtype.kind
+
+
+def is_low_float(np_dtype: np.dtype) -> bool:
+    """float16 or bfloat16: stored in 16 bits, computed with float32 accumulation."""
+    return np_dtype == _F16 or np_dtype == BFLOAT16_NP
+
+
+def float_result(*np_dtypes: np.dtype) -> np.dtype:
+    """The float type of mixed float operands, as MindSpore promotes them: the widest,
+    where float16 with bfloat16 (neither holds the other) gives float32."""
+    kinds = set(np_dtypes)
+    if BFLOAT16_NP in kinds:
+        if len(kinds) == 1:
+            return BFLOAT16_NP
+        kinds.discard(BFLOAT16_NP)
+        kinds.discard(_F16)
+        kinds.add(np.dtype(np.float32))
+    return np.result_type(*kinds)
+
+
+_F16 = np.dtype(np.float16)
 
 
 float16 = DType("float16", np.float16)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16)
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
 int8 = DType("int8", np.int8)
@@ -42,7 +82,7 @@ bool_ = DType("bool_", np.bool_)
 float_ = float32
 int_ = int64
 
-_ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
+_ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
 _BY_NP = {d.np: d for d in _ALL}
 _BY_NAME = {d.name: d for d in _ALL} | {"bool": bool_, "float": float32, "int": int64}
 
@@ -75,7 +115,7 @@ def to_np(value: DType | str | type | np.dtype) -> np.dtype:
 def default_for_python(value: object) -> DType:
     """MindSpore's defaults for Python data: float -> float32, int -> int64, bool -> bool_."""
     arr = np.asarray(value)
-    if arr.dtype.kind == "f":
+    if is_float(arr.dtype):
         return float32
     if arr.dtype.kind in "iu":
         return int64

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dtype as mstype
 from ._io import atomic_write  # also importable from here, its former home
 from .checkpoint_formats import (
     MINDSPORE,
@@ -196,7 +197,7 @@ def load_checkpoint(ckpt_file_name: str | os.PathLike, net: Any = None, strict_l
 def _same_family(a: np.dtype, b: np.dtype) -> bool:
     """Dtypes MindSpore converts between when ``strict_load`` is off: float to float, and
     signed integer to signed integer."""
-    return a.kind == b.kind and a.kind in "fi"
+    return mstype.kind(a) == mstype.kind(b) and mstype.kind(a) in "fi"
 
 
 def _match(params: Mapping[str, Any], tensors: Mapping[str, Any], strict: bool) -> dict[str, str]:

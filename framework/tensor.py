@@ -311,7 +311,7 @@ def _scalar_like(value: Any, ref: Tensor | None) -> Tensor:
 
 def _convert_scalar(value: Any, ref_dtype: np.dtype) -> Tensor:
     array = np.asarray(value)
-    if array.dtype.kind == "f" and ref_dtype.kind != "f":
+    if array.dtype.kind == "f" and not mstype.is_float(ref_dtype):
         return Tensor._wrap(array.astype(np.float32))
     if array.dtype.kind not in "fiub":
         raise TypeError(f"cannot use {type(value).__name__} as a tensor operand")

@@ -227,6 +227,8 @@ class ExperimentConfig:
     seed: Int = 0
     mode: Literal["graph", "pynative"] = "graph"
     device: Literal["cpu", "cuda"] = "cpu"
+    # fp32, or mixed precision: amp O2 in bfloat16/float16 with dynamic loss scaling (trainer/build.py)
+    precision: Literal["fp32", "bf16", "fp16"] = "fp32"
     model: ModelConfig = field(default_factory=ModelConfig)
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..ir.control import BPROP_RULES, ControlFlow, If, While, strip_side_effects
 from ..ir.graph import Graph
 from . import tape as _tape
@@ -35,7 +36,7 @@ from .grad import _as_tuple
 def _numeric(t: Any) -> bool:
     """Whether a region's value carries a cotangent: every number, integers included (as
     MindSpore differentiates them); bools (conditions, masks) carry none."""
-    return np.dtype(t._data.dtype).kind in "fiu"
+    return mstype.kind(np.dtype(t._data.dtype)) in "fiu"
 
 
 def replay(graph: Graph, inputs: list[Any]) -> list[Any]:

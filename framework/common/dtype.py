@@ -3,6 +3,7 @@
 from ..dtype import *  # noqa: F403
 from ..dtype import (
     DType,
+    bfloat16,
     bool_,
     float16,
     float32,
@@ -21,6 +22,6 @@ from ..dtype import (
     uint64,
 )
 
-__all__ = ["DType", "bool_", "float16", "float32", "float64", "float_", "from_numpy", "int16",
+__all__ = ["DType", "bfloat16", "bool_", "float16", "float32", "float64", "float_", "from_numpy", "int16",
            "int32", "int64", "int8", "int_", "to_dtype", "uint8", "uint16", "uint32",
            "uint64"]

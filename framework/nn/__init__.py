@@ -67,7 +67,14 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
-from .wrap import TrainOneStepCell, WithEvalCell, WithLossCell
+from .wrap import (
+    DynamicLossScaleUpdateCell,
+    FixedLossScaleUpdateCell,
+    TrainOneStepCell,
+    TrainOneStepWithLossScaleCell,
+    WithEvalCell,
+    WithLossCell,
+)
 
 __all__ = [
     "F1", "MAE", "MSE", "Accuracy", "Fbeta", "Loss", "Metric", "Precision", "Recall",
@@ -88,4 +95,6 @@ __all__ = [
     "MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
     "TransformerEncoder", "TransformerEncoderLayer",
     "Pad",
+    # mixed precision (issue 26)
+    "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
 ]

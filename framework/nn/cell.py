@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ..autograd.vmap import ENSEMBLES as _vmap_ensembles
@@ -74,18 +75,32 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must define construct()")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if "_float_dtype" in self.__dict__:  # to_float: the inputs cast first
-            args, kwargs = _cast_floats(args, self._float_dtype), _cast_floats(kwargs, self._float_dtype)
+        low = self.__dict__.get("_float_dtype")
+        if low is not None:  # to_float: the inputs cast first, the parameters at use
+            args, kwargs = _cast_floats(args, low), _cast_floats(kwargs, low)
         if is_tracing():  # graph mode, inside a traced function: trace through, remember self
             current().enter_cell(self)
-            return convert(self.construct)(*args, **kwargs)
+            if low is None:
+                return convert(self.construct)(*args, **kwargs)
+            with _params_cast(self, low):
+                return convert(self.construct)(*args, **kwargs)
         if get_context("mode") == GRAPH_MODE:
             runner = self.__dict__.get("_graph_runner")
             if runner is None:
-                runner = JitFunction(self.construct, name=type(self).__name__, cell=self)
+                fn = self.construct if low is None else self._construct_cast
+                runner = JitFunction(fn, name=type(self).__name__, cell=self)
                 object.__setattr__(self, "_graph_runner", runner)
             return runner(*args, **kwargs)
-        return self.construct(*args, **kwargs)
+        if low is None:
+            return self.construct(*args, **kwargs)
+        with _params_cast(self, low):
+            return self.construct(*args, **kwargs)
+
+    def _construct_cast(self, *args: Any, **kwargs: Any) -> Any:
+        """``construct`` with this cell's parameters cast to its ``to_float`` dtype (what a
+        compiled top-level call traces)."""
+        with _params_cast(self, self._float_dtype):
+            return convert(self.construct)(*args, **kwargs)
 
     def set_train(self, mode: bool = True) -> Cell:
         for _, cell in self.cells_and_names():
@@ -96,18 +111,21 @@ class Cell:
         return self
 
     def to_float(self, dst_type: Any) -> Cell:
-        """MindSpore's ``to_float(dst_type)``: from now on the floating-point Tensor inputs
-        of this cell and of every cell inside it are cast to ``dst_type`` (``ms.float16``
-        or ``ms.float32``) before ``construct``; integer inputs are left alone. Parameters
-        keep their dtype (MindSpore casts them too: here a float16 input meeting a float32
-        weight computes in float32). Returns the cell."""
+        """MindSpore's ``to_float(dst_type)``: from now on this cell and every cell inside it
+        compute in ``dst_type`` (``ms.float16``, ``ms.bfloat16`` or ``ms.float32``): their
+        floating-point Tensor inputs are cast before ``construct`` (integers are left alone)
+        and their trainable floating-point parameters are cast where ``construct`` reads them;
+        the parameters themselves keep their dtype (float32 master weights: gradients flow
+        back through the cast). A cell inside may be set apart afterwards (``bn.to_float(
+        ms.float32)``). Returns the cell."""
         from .. import dtype as mstype
 
-        if dst_type not in (mstype.float16, mstype.float32):
-            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be ms.float16 or "
-                             f"ms.float32, got {dst_type!r}")
+        if dst_type not in (mstype.float16, mstype.bfloat16, mstype.float32):
+            raise ValueError(f"{type(self).__name__}.to_float: dst_type must be ms.float16, "
+                             f"ms.bfloat16 or ms.float32, got {dst_type!r}")
         for _, cell in self.cells_and_names():
             object.__setattr__(cell, "_float_dtype", dst_type)
+            cell.__dict__.pop("_graph_runner", None)  # compiled with the former dtype
         return self
 
     # -- traversal ---------------------------------------------------------------------------
@@ -246,3 +264,21 @@ def _cast_floats(values: Any, dtype: Any) -> Any:
     if type(values) in (tuple, list):
         return type(values)(_cast_floats(v, dtype) for v in values)
     return values
+
+
+@contextmanager
+def _params_cast(cell: Cell, dtype: Any) -> Iterator[None]:
+    """While ``construct`` runs: the cell's trainable floating-point parameters read as their
+    casts to ``dtype`` (one cast per call, recorded: the gradient reaches the parameter)."""
+    from .. import ops
+
+    swapped = [(name, p) for name, p in cell._params.items()
+               if p.requires_grad and p.dtype.is_floating and p.dtype != dtype
+               and cell.__dict__.get(name) is p]
+    for name, param in swapped:
+        object.__setattr__(cell, name, ops.cast(param, dtype))
+    try:
+        yield
+    finally:
+        for name, param in swapped:
+            object.__setattr__(cell, name, param)

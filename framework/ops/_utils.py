@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..dtype import float_result, is_float, is_low_float
 from ..errors import user_location, with_location
 from ..primitive import shape_str
 
@@ -56,7 +58,7 @@ def reduced_shape(shape: Sequence[int], axes: tuple[int, ...], keep_dims: bool) 
 
 
 def float_dtype(dtype: np.dtype) -> np.dtype:
-    if dtype.kind != "f":
+    if not is_float(dtype):
         raise TypeError(f"needs a floating-point input, got {dtype}")
     return dtype
 
@@ -76,7 +78,26 @@ def result_dtype(*dtypes: np.dtype) -> np.dtype:
             and dtypes[0].isnative:
         return dtypes[0]  # the common case: one dtype
     dtypes = tuple(np.dtype(d) for d in dtypes)
-    floats = [d for d in dtypes if d.kind == "f"]
-    if floats and len(floats) < len(dtypes):
-        return np.result_type(*floats)
+    floats = [d for d in dtypes if is_float(d)]
+    if floats:  # bfloat16 (ml_dtypes) promotes with no integer, nor with float16, in NumPy
+        return float_result(*floats)
     return np.result_type(*dtypes)
+
+
+def float32_accumulation(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorates a NumPy kernel (GEMM, convolution, reduction, normalization): float16 and
+    bfloat16 inputs are computed in float32 (BLAS, float32 sums) and the outputs rounded to
+    the dtypes of the shape rule: low-precision storage, float32 accumulation."""
+
+    @functools.wraps(kernel)
+    def run(self: Any, *arrays: np.ndarray) -> Any:
+        if not any(is_low_float(a.dtype) for a in arrays):
+            return kernel(self, *arrays)
+        specs = self.out_specs(*arrays)
+        with np.errstate(over="ignore", invalid="ignore"):  # float16 overflow is inf, silently
+            out = kernel(self, *(a.astype(np.float32) if is_low_float(a.dtype) else a for a in arrays))
+            if self.num_outputs == 1:
+                return np.asarray(out).astype(specs[0].dtype, copy=False)
+            return tuple(np.asarray(o).astype(s.dtype, copy=False) for o, s in zip(out, specs))
+
+    return run

@@ -21,7 +21,7 @@ from scipy import special
 
 from ..primitive import Primitive, Spec
 from ._erf32 import erf_float32, erfc_float32
-from ._utils import float_dtype
+from ._utils import float32_accumulation, float_dtype
 from .elementwise import add, exp, mul, sigmoid, stable_sigmoid, sub
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -45,6 +45,7 @@ class _Activation(Primitive, abstract=True):
 class Erf(_Activation):
     """``erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt``."""
 
+    @float32_accumulation
     def kernel(self, x):
         return erf_numpy(x).astype(x.dtype, copy=False)
 
@@ -60,6 +61,7 @@ class GeLU(_Activation):
             raise ValueError(f"GeLU: approximate must be 'tanh' or 'none', got {approximate!r}")
         super().__init__(approximate=approximate)
 
+    @float32_accumulation
     def kernel(self, x):
         if self.approximate == "tanh":
             # 0.5 (1 + tanh(u)) as sigmoid(2u): no cancellation where x is very negative

@@ -194,7 +194,7 @@ def arange(start=0, end=None, step=1, *, dtype=None):
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = mstype.int64 if ints else mstype.float32
     dtype = mstype.to_dtype(dtype)
-    if dtype.np.kind == "f":  # start + i * step, as PyTorch and MindSpore compute it
+    if dtype.is_floating:  # start + i * step, as PyTorch and MindSpore compute it
         count = max(int(np.ceil((end - start) / step)), 0)
         values = start + step * np.arange(count, dtype=np.float64)
     else:

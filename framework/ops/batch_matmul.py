@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import broadcast_shape, result_dtype
+from ._utils import broadcast_shape, float32_accumulation, result_dtype
 from .elementwise import sum_to
 
 
@@ -47,6 +47,7 @@ class BatchMatMul(Primitive):
                              f"{shape_str(sb[:-2])} do not broadcast") from None
         return Spec(batch + (m, n), result_dtype(a.dtype, b.dtype))
 
+    @float32_accumulation
     def kernel(self, a, b):
         a = np.swapaxes(a, -1, -2) if self.transpose_a else a
         b = np.swapaxes(b, -1, -2) if self.transpose_b else b

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 
 
@@ -41,7 +42,7 @@ class AllReduce(Primitive):
         super().__init__(op=op)
 
     def infer(self, x: Any) -> Spec:
-        if np.dtype(x.dtype).kind not in "fiu":
+        if mstype.kind(np.dtype(x.dtype)) not in "fiu":
             raise TypeError(f"AllReduce: x must be a numeric tensor, got {x.dtype}")
         return Spec(tuple(x.shape), x.dtype)
 

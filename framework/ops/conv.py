@@ -15,7 +15,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import float_dtype
+from ._utils import float32_accumulation, float_dtype
 
 PAD_MODES = ("valid", "same", "pad")
 
@@ -140,6 +140,7 @@ class Conv2D(_Conv):
         _, ho, wo = self.check(x.shape, w.shape)
         return Spec((x.shape[0], w.shape[0], ho, wo), float_dtype(x.dtype))
 
+    @float32_accumulation
     def kernel(self, x, w):
         pads, ho, wo = self.geometry(x.shape, w.shape)
         o, n = w.shape[0], x.shape[0]
@@ -161,6 +162,7 @@ class Conv2DBackpropInput(_Conv):
         self.check_dout(dy, self.input_shape, w.shape)
         return Spec(tuple(self.input_shape), dy.dtype)
 
+    @float32_accumulation
     def kernel(self, dy, w):
         pads, ho, wo = self.geometry(self.input_shape, w.shape)
         o, c, kh, kw = w.shape
@@ -183,6 +185,7 @@ class Conv2DBackpropFilter(_Conv):
         self.check_dout(dy, x.shape, self.filter_shape)
         return Spec(tuple(self.filter_shape), dy.dtype)
 
+    @float32_accumulation
     def kernel(self, x, dy):
         pads, ho, wo = self.geometry(x.shape, self.filter_shape)
         o, c, kh, kw = self.filter_shape

@@ -78,11 +78,12 @@ class Div(_Binary):
 
     def infer(self, x: Any, y: Any) -> Spec:
         dtype = result_dtype(x.dtype, y.dtype)
-        return Spec(broadcast_shape(x.shape, y.shape), dtype if dtype.kind == "f" else np.dtype(np.float32))
+        out = dtype if mstype.is_float(dtype) else np.dtype(np.float32)
+        return Spec(broadcast_shape(x.shape, y.shape), out)
 
     def kernel(self, x, y):
         out = np.true_divide(x, y)
-        if x.dtype == y.dtype and x.dtype.kind == "f":
+        if x.dtype == y.dtype and mstype.is_float(x.dtype):
             return out
         return out.astype(self.infer(x, y).dtype, copy=False)
 
@@ -238,6 +239,9 @@ class Cast(Primitive):
         return Spec(tuple(x.shape), self.dtype)
 
     def kernel(self, x):
+        if mstype.is_low_float(self.dtype):  # a float32 value beyond float16's range is inf
+            with np.errstate(over="ignore"):
+                return x.astype(self.dtype, copy=False)
         return x.astype(self.dtype, copy=False)
 
     def __call__(self, x: Any, dtype: Any = None) -> Any:

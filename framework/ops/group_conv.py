@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Spec, shape_str
-from ._utils import float_dtype
+from ._utils import float32_accumulation, float_dtype
 from .conv import _Conv
 
 
@@ -74,6 +74,7 @@ class GroupConv2D(_GroupConv):
         _, ho, wo = self.check(x.shape, w.shape)
         return Spec((x.shape[0], w.shape[0], ho, wo), float_dtype(x.dtype))
 
+    @float32_accumulation
     def kernel(self, x, w):
         pads, ho, wo = self.geometry(x.shape, w.shape)
         g, (o, cg, kh, kw), n = self.group, w.shape, x.shape[0]
@@ -99,6 +100,7 @@ class GroupConv2DBackpropInput(_GroupConv):
         self.check_dout(dy, self.input_shape, w.shape)
         return Spec(tuple(self.input_shape), dy.dtype)
 
+    @float32_accumulation
     def kernel(self, dy, w):
         pads, ho, wo = self.geometry(self.input_shape, w.shape)
         g, (o, cg, kh, kw) = self.group, w.shape
@@ -123,6 +125,7 @@ class GroupConv2DBackpropFilter(_GroupConv):
         self.check_dout(dy, x.shape, self.filter_shape)
         return Spec(tuple(self.filter_shape), dy.dtype)
 
+    @float32_accumulation
     def kernel(self, x, dy):
         pads, ho, wo = self.geometry(x.shape, self.filter_shape)
         g, (o, cg, kh, kw) = self.group, self.filter_shape

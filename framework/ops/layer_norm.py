@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import float_dtype, normalize_axis
+from ._utils import float32_accumulation, float_dtype, normalize_axis
 from .elementwise import add, div, mul, neg, sqrt, sub
 from .reduce import reduce_sum
 from .shape import ones_like, zeros_like
@@ -50,6 +50,7 @@ class LayerNorm(Primitive):
         stat = Spec(tuple(x.shape[:norm_axis]) + (1,) * (ndim - norm_axis), dtype)
         return Spec(tuple(x.shape), dtype), stat, stat
 
+    @float32_accumulation
     def kernel(self, x, gamma, beta):
         norm_axis, _ = self.axes(x.ndim)
         axes = tuple(range(norm_axis, x.ndim))
@@ -114,6 +115,7 @@ class LayerNormGrad(Primitive):
         params = Spec(want["gamma"], dtype)
         return Spec(tuple(x.shape), dtype), params, params
 
+    @float32_accumulation
     def kernel(self, x, dy, variance, mean, gamma):
         norm_axis, params_axis = self.axes(x.ndim)
         axes, lead = tuple(range(norm_axis, x.ndim)), tuple(range(params_axis))

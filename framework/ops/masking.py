@@ -98,7 +98,7 @@ def masked_fill(input_x: Any, mask: Any, value: Any) -> Any:
             value = cast(value, dtype)
     elif isinstance(value, bool | int | float | np.number | np.bool_):
         kind = np.asarray(value).dtype.kind
-        if _KIND_RANK[kind] > _KIND_RANK[dtype.np.kind]:
+        if _KIND_RANK[kind] > _KIND_RANK[mstype.kind(dtype.np)]:
             raise argument_error("masked_fill", TypeError(
                 f"value {value!r} ({type(value).__name__}) does not fit input_x's dtype {dtype}"))
         value = _constant(np.asarray(value).astype(dtype.np))
@@ -113,7 +113,7 @@ def _scalar_operand(value: Any, like: Any) -> Any:
     kind = np.asarray(value).dtype.kind
     if kind not in _KIND_RANK:
         raise TypeError(f"cannot use {type(value).__name__} as a where operand")
-    if like is not None and _KIND_RANK[kind] <= _KIND_RANK[like.dtype.np.kind]:
+    if like is not None and _KIND_RANK[kind] <= _KIND_RANK[mstype.kind(like.dtype.np)]:
         return _constant(np.asarray(value).astype(like.dtype.np))
     return _constant(np.asarray(value).astype(mstype.default_for_python(value).np))
 

@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtype as mstype
 from .. import seed as _seed
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import float_dtype, normalize_axis, result_dtype
+from ._utils import float32_accumulation, float_dtype, normalize_axis, result_dtype
 from .elementwise import add, div, mul, sqrt, sub
 from .reduce import reduce_sum
 from .shape import reshape
@@ -34,6 +34,7 @@ class MatMul(Primitive):
             )
         return Spec((m, n), result_dtype(a.dtype, b.dtype))
 
+    @float32_accumulation
     def kernel(self, a, b):
         out = np.matmul(a.T if self.transpose_a else a, b.T if self.transpose_b else b)
         return out if a.dtype == b.dtype else out.astype(result_dtype(a.dtype, b.dtype))
@@ -80,6 +81,7 @@ class _AlongAxis(Primitive, abstract=True):
 
 
 class Softmax(_AlongAxis):
+    @float32_accumulation
     def kernel(self, x):
         e = np.exp(x - np.max(x, axis=self.axis, keepdims=True))
         return e / np.sum(e, axis=self.axis, keepdims=True)
@@ -90,6 +92,7 @@ class Softmax(_AlongAxis):
 
 
 class LogSoftmax(_AlongAxis):
+    @float32_accumulation
     def kernel(self, x):
         shifted = x - np.max(x, axis=self.axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
@@ -181,7 +184,8 @@ class BatchNorm(Primitive):
     """``BatchNorm(is_training, epsilon)(x, scale, bias, mean, variance)``.
 
     Returns ``(y, batch_mean, batch_variance)`` (biased variance) in training and
-    ``(y, mean, variance)`` in inference; statistics are per channel (axis 1).
+    ``(y, mean, variance)`` in inference; statistics are per channel (axis 1). A float16 or
+    bfloat16 ``x`` is normalized in float32 and its statistics are float32.
     """
 
     num_outputs = 3
@@ -199,9 +203,11 @@ class BatchNorm(Primitive):
             if tuple(p.shape) != (c,):
                 raise ValueError(f"{name} has shape {shape_str(p.shape)}, expected ({c},)")
         dtype = float_dtype(x.dtype)
-        stat = Spec((c,), dtype)
+        # float16/bfloat16 input: statistics in float32, as MindSpore's (computed in float32)
+        stat = Spec((c,), np.dtype(np.float32) if mstype.is_low_float(dtype) else dtype)
         return Spec(tuple(x.shape), dtype), stat, stat
 
+    @float32_accumulation
     def kernel(self, x, scale, bias, mean, variance):
         axes = (0,) + tuple(range(2, x.ndim))
         shape = (1, -1) + (1,) * (x.ndim - 2)

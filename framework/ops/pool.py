@@ -8,7 +8,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..primitive import Primitive, Spec, shape_str
-from ._utils import float_dtype
+from ._utils import float32_accumulation, float_dtype
 from .conv import out_size, pair, resolve_padding
 
 
@@ -120,6 +120,7 @@ class AvgPool(_Pool):
     def infer(self, x):
         return self.out_spec(x)
 
+    @float32_accumulation
     def kernel(self, x):
         tiles = self.tiled(x)
         if tiles is not None:
@@ -143,6 +144,7 @@ class AvgPoolGrad(_Pool):
             raise ValueError(f"dout must have shape {self.input_shape[:2] + (ho, wo)}")
         return Spec(tuple(self.input_shape), dout.dtype)
 
+    @float32_accumulation
     def kernel(self, dout):
         pads, ho, wo = self.geometry(self.input_shape)
         n, c, h, w = self.input_shape

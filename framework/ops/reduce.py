@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
-from ._utils import argument_error, normalize_axes, normalize_axis, reduced_shape
+from ._utils import argument_error, float32_accumulation, normalize_axes, normalize_axis, reduced_shape
 
 
 class _Reduce(Primitive, abstract=True):
@@ -34,6 +34,7 @@ class _Reduce(Primitive, abstract=True):
 
 
 class ReduceSum(_Reduce):
+    @float32_accumulation
     def kernel(self, x):
         return np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
 
@@ -48,12 +49,13 @@ class ReduceMean(_Reduce):
 
     def infer(self, x: Any) -> Spec:
         spec = super().infer(x)
-        if x.dtype.kind not in "fiu":
+        if mstype.kind(x.dtype) not in "fiu":
             raise TypeError(f"needs a numeric input, got {x.dtype}")
         return spec
 
+    @float32_accumulation
     def kernel(self, x):
-        if x.dtype.kind == "f":
+        if mstype.is_float(x.dtype):
             return np.mean(x, axis=self.axis, keepdims=self.keep_dims)
         total = np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=np.int64)
         count = math.prod(x.shape[a] for a in self.axis)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec
-from ._utils import normalize_axis
+from ._utils import float32_accumulation, normalize_axis
 
 
 class CumSum(Primitive):
@@ -39,6 +39,7 @@ class CumSum(Primitive):
         normalize_axis(self.axis, len(x.shape))
         return Spec(tuple(x.shape), np.dtype(x.dtype))
 
+    @float32_accumulation
     def kernel(self, x):
         axis = normalize_axis(self.axis, x.ndim)
         data = np.flip(x, axis) if self.reverse else x

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from .. import seed as _seed
 from ..primitive import Primitive, Spec
 from ._utils import float_dtype, normalize_axis
@@ -151,7 +152,7 @@ class Multinomial(Primitive):
                          seed=None if seed is None else int(seed))
 
     def infer(self, x: Any) -> Spec:
-        if len(x.shape) not in (1, 2) or np.dtype(x.dtype).kind != "f":
+        if len(x.shape) not in (1, 2) or not mstype.is_float(np.dtype(x.dtype)):
             raise TypeError(f"input must be a 1-D or 2-D float tensor, got {x.dtype} of shape "
                             f"{tuple(x.shape)}")
         if self.num_samples < 1:

@@ -9,6 +9,7 @@ reverse. ``import framework`` does not load it: ``framework.Model`` and friends 
 attributes of ``framework``.
 """
 
+from ..amp.loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 from ..nn.metrics import (
     F1,
     MAE,
@@ -55,6 +56,7 @@ from .model import Model
 from .step import CompiledStep, EagerStep, Step, make_step
 
 __all__ = [
+    "DynamicLossScaleManager", "FixedLossScaleManager", "LossScaleManager",
     "F1", "MAE", "MSE", "Accuracy", "Callback", "CallbackList", "CheckpointConfig", "CheckpointError",
     "CompiledStep", "ConfigMismatchWarning", "CorruptCheckpointWarning", "EagerStep", "EarlyStopping",
     "Fbeta", "History", "InvalidLossError", "LambdaCallback", "Loss", "LossMonitor", "Metric", "Model",

@@ -290,7 +290,7 @@ class _TrainingRun:
         self.cbs.on_train_step_begin(ctx)
         self.in_step = True
         out, timing = self.step_fn(x, y)
-        loss = float(out.asnumpy())
+        loss = float(self.model.train_loss(out).asnumpy())  # (loss, overflow, scale): amp
         self.in_step = False
         self.record_step(loss, epoch_index)
         self.record_timing(timing)

@@ -23,7 +23,9 @@ from typing import Any
 import numpy as np
 
 import framework as ms
-from framework import nn
+from framework import amp, nn
+from framework.amp.build import level_config
+from framework.amp.levels import cast_floats
 from framework.serialization import CheckpointError
 
 from .callbacks.base import Callback, CallbackList
@@ -41,13 +43,16 @@ log = logging.getLogger(__name__)
 class _EvalCell(nn.Cell):
     """``(loss, logits)`` of a batch; traced as one function in graph mode."""
 
-    def __init__(self, network: nn.Cell, loss_fn: nn.Cell) -> None:
+    def __init__(self, network: nn.Cell, loss_fn: nn.Cell, float32_outputs: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self._network = network
         self._loss_fn = loss_fn
+        self._float32 = float32_outputs  # a low-precision network's logits in float32 (amp O2/O3)
 
     def construct(self, data, label):
         logits = self._network(data)
+        if self._float32:
+            logits = cast_floats(logits, ms.float32)
         return self._loss_fn(logits, label), logits
 
 
@@ -77,6 +82,12 @@ class Model:
       ``(loss, logits)`` or ``logits``; by default it is ``network`` plus ``loss_fn``.
     - ``mode``: ``ms.GRAPH_MODE``/``ms.PYNATIVE_MODE`` (or ``"graph"``/``"pynative"``) to
       fix the mode instead of reading the context at each call.
+    - ``amp_level`` (``"O0"``..``"O3"``), ``keep_batchnorm_fp32``, ``loss_scale_manager``
+      (``ms.amp.FixedLossScaleManager``/``DynamicLossScaleManager``): mixed precision with
+      MindSpore's meanings (``framework.amp.build``; O2 converts the network in place and
+      defaults to dynamic loss scaling). With loss scaling the train step returns
+      ``(loss, overflow, scale)``: an overflowing step changes no weight; the manager's
+      ``update_loss_scale`` is told each step's overflow.
     - ``config`` (a dict) or ``config_hash``: the experiment config stored in checkpoints;
       resuming under another config warns with the keys that changed; ``config_defaults``
       (the schema's defaults): a key the checkpoint's config lacks and this one holds at
@@ -89,9 +100,19 @@ class Model:
                  config_defaults: Mapping[str, Any] | None = None, **mindspore_options: Any) -> None:
         if not isinstance(network, nn.Cell):
             raise TypeError(f"Model: network must be an nn.Cell, got {type(network).__name__}")
-        unknown = set(mindspore_options) - {"amp_level", "boost_level", "eval_indexes", "loss_scale_manager"}
+        unknown = set(mindspore_options) - {"amp_level", "boost_level", "eval_indexes", "loss_scale_manager",
+                                            "keep_batchnorm_fp32"}
         if unknown:
             raise TypeError(f"Model: unknown argument(s) {', '.join(sorted(unknown))}")
+        if mindspore_options.get("boost_level", "O0") != "O0":
+            raise ValueError(f"Model: boost_level={mindspore_options['boost_level']!r} is not supported; "
+                             "leave it at 'O0'")
+        amp_level = mindspore_options.get("amp_level", "O0")
+        amp_options = {k: mindspore_options[k] for k in ("keep_batchnorm_fp32", "loss_scale_manager")
+                       if k in mindspore_options}
+        if optimizer is None and (amp_level != "O0" or amp_options.get("loss_scale_manager")):
+            raise ValueError("Model: amp_level and loss_scale_manager need an optimizer: "
+                             "Model(network, loss_fn, optimizer, amp_level=...)")
         self.network = network
         self.loss_fn = loss_fn
         self.optimizer = optimizer
@@ -101,19 +122,35 @@ class Model:
         self.config_hash = hash_config(self.config) if self.config is not None else config_hash
         self.config_defaults = config_defaults
         self.train_network = None
+        self.amp_level = amp_level
+        self.loss_scale_manager = None
+        config = level_config(amp_level, **amp_options)  # checks them
         if optimizer is not None:
-            inner = nn.WithLossCell(network, loss_fn) if loss_fn is not None else network
-            self.train_network = nn.TrainOneStepCell(inner, optimizer)
+            self.loss_scale_manager = config["loss_scale_manager"]  # the one the step's scale follows
+            amp_options["loss_scale_manager"] = self.loss_scale_manager
+            self.train_network = amp.build_train_network(network, optimizer, loss_fn, amp_level,
+                                                         **amp_options)
+        low_precision = amp_level in ("O2", "O3") or getattr(network, "_amp_level", "O0") in ("O2", "O3")
         if eval_network is not None:
             self.eval_network = eval_network
         elif loss_fn is not None:
-            self.eval_network = _EvalCell(network, loss_fn)
+            self.eval_network = _EvalCell(network, loss_fn, float32_outputs=low_precision)
         else:
             self.eval_network = _Forward(network)
         self._steps: dict[tuple[int, str], Step] = {}
         self.interrupted = False
 
     # -- helpers -------------------------------------------------------------------------------
+    def train_loss(self, out: Any) -> Any:
+        """The loss of a train step's output; a loss-scaled step's ``(loss, overflow, scale)``
+        also tells the manager whether the step overflowed (MindSpore's ``Model`` does)."""
+        if not isinstance(out, tuple | list):
+            return out
+        manager = self.loss_scale_manager
+        if manager is not None and manager.get_drop_overflow_update() and len(out) == 3:
+            manager.update_loss_scale(bool(np.all(out[1].asnumpy())))
+        return out[0]
+
     def current_mode(self) -> str:
         """``"graph"`` or ``"pynative"``: the fixed mode or the context's."""
         return self.mode or mode_name(ms.get_context("mode"))

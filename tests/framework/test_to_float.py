@@ -58,8 +58,11 @@ def test_gradient_comes_back_in_the_inputs_dtype(mode):
     x = Tensor(np.array([[0.5, -1.0, 2.0]]), ms.float32)
     grad = ops.GradOperation()(dense)(x)
     assert grad.dtype == ms.float32
-    # the float16 input's gradient, in float16 (our weights stay float32), cast back
-    expected = dense.weight.asnumpy().sum(0, keepdims=True).astype(np.float16)
+    # the float16 input's gradient, in float16 (the weights read as float16, as MindSpore's:
+    # float32 master weights, float32 accumulation), cast back
+    w16 = dense.weight.asnumpy().astype(np.float16).astype(np.float32)
+    expected = w16.sum(0, keepdims=True).astype(np.float16)
+    assert dense.weight.dtype == ms.float32
     np.testing.assert_array_equal(grad.asnumpy(), expected.astype(np.float32))
 
 

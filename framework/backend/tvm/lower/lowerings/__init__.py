@@ -40,6 +40,7 @@ from typing import Any
 
 from tvm import relax
 
+from .....dtype import BFLOAT16_NP
 from .....ops import activations as _act
 from .....ops import batch_matmul as _bmm
 from .....ops import comm as _comm
@@ -60,7 +61,7 @@ from .....ops.scan import CumSum as _CumSum
 from .....ops.split_rows import SplitRows as _SplitRows
 from .....primitive import Primitive
 from . import comm, conv, elementwise, group_conv, index, lstm_cell, nn, pool, reduce, seq, shape, sorting
-from .base import LowerContext, Lowering, spec_of
+from .base import LowerContext, Lowering, float32_compute, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Add: elementwise.binary(relax.op.add),
@@ -150,6 +151,16 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
 }
 
 
+# float16/bfloat16 inputs computed in float32, outputs rounded back (base.float32_compute):
+# the ops whose NumPy kernels carry ops._utils.float32_accumulation
+for _prim in (_reduce.ReduceSum, _reduce.ReduceMean, _nn.MatMul, _bmm.BatchMatMul, _nn.Softmax,
+              _nn.LogSoftmax, _nn.BatchNorm, _conv.Conv2D, _conv.Conv2DBackpropInput,
+              _conv.Conv2DBackpropFilter, _gconv.GroupConv2D, _gconv.GroupConv2DBackpropInput,
+              _gconv.GroupConv2DBackpropFilter, _pool.AvgPool, _pool.AvgPoolGrad, _LayerNorm,
+              _LayerNormGrad, _act.Erf, _act.GeLU, _CumSum):
+    LOWERINGS[_prim] = float32_compute(LOWERINGS[_prim])
+
+
 def lowering_for(prim: Primitive) -> Lowering:
     """The TVM lowering of ``prim``'s class; a clear error when there is none."""
     try:
@@ -166,9 +177,21 @@ def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
                         tuple(v.spec for v in node.outputs))
 
 
+# bfloat16 operands of anything but data movement compute in float32 (TVM's TIR lacks
+# bfloat16 forms of some intrinsics, e.g. isnan); each result is rounded to bfloat16 as
+# ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels
+_MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDims, _shape.Squeeze,
+          _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _ew.Cast,
+          _shape.ZerosLike, _shape.OnesLike, _index.Gather)
+
+
 def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) -> Any:
     """Lower one IR node whose inputs are the Relax values ``args``."""
-    return lowering_for(node.prim)(node_context(bb, node), *args)
+    ctx = node_context(bb, node)
+    lower = lowering_for(node.prim)
+    if type(node.prim) not in _MOVES and any(s.dtype == BFLOAT16_NP for s in ctx.in_specs):
+        lower = float32_compute(lower)
+    return lower(ctx, *args)
 
 
 __all__ = ["LOWERINGS", "LowerContext", "Lowering", "lower_node", "lowering_for",

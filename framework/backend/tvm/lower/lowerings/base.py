@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 import tvm
-from tvm import relax
+from tvm import relax, te, tirx
 
+from .....dtype import BFLOAT16_NP, is_float, is_low_float
 from .....primitive import Primitive, Spec
 from ..lower_target import on_cpu  # noqa: F401 - for the lowerings
 
@@ -64,6 +65,59 @@ def cast(x: relax.Expr, src: Any, dst: Any) -> relax.Expr:
     if np.dtype(src) == dst:
         return x
     return relax.op.astype(x, dst.name)
+
+
+def _round_to_bfloat16(x: te.Tensor) -> te.Tensor:
+    """float32 -> bfloat16, rounded to nearest even in the float32 bits first: TVM keeps
+    bfloat16 values of a fused kernel in float32 and drops a cast to bfloat16 and back, which
+    would skip the rounding PyNative (ml_dtypes) does; a rounded value survives that."""
+
+    def at(*i):
+        v = x(*i)
+        bits = tirx.reinterpret("uint32", v)
+        odd = tirx.bitwise_and(tirx.shift_right(bits, tirx.const(16, "uint32")), tirx.const(1, "uint32"))
+        up = bits + tirx.const(0x7FFF, "uint32") + odd
+        kept = tirx.reinterpret("float32", tirx.bitwise_and(up, tirx.const(0xFFFF0000, "uint32")))
+        return tirx.Cast("bfloat16", tirx.Select(tirx.isnan(v), v, kept))
+
+    return te.compute(x.shape, at, name="round_bf16")
+
+
+def cast_emit(bb: relax.BlockBuilder, x: relax.Expr, src: Any, dst: Any) -> relax.Expr:
+    """:func:`cast` where a builder is at hand: a cast to bfloat16 rounds explicitly
+    (:func:`_round_to_bfloat16`)."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if dst != BFLOAT16_NP or src == dst or not is_float(src):
+        return cast(x, src, dst)
+    wide = emit(bb, cast(x, src, np.float32))
+    return bb.call_te(_round_to_bfloat16, wide)
+
+
+def float32_compute(lower: Lowering) -> Lowering:
+    """A lowering whose float16/bfloat16 inputs are computed in float32 (a GEMM, convolution,
+    reduction or normalization: float32 accumulation) and whose low-precision outputs are
+    rounded back: ``lower`` sees float32 Specs; the casts fuse into the neighbouring kernels.
+    The NumPy kernels do the same (``ops._utils.float32_accumulation``)."""
+
+    def wrapped(ctx: LowerContext, *args):
+        if not any(is_low_float(np.dtype(s.dtype)) for s in ctx.in_specs):
+            return lower(ctx, *args)
+        f32 = np.dtype(np.float32)
+
+        def wide(spec: Spec) -> Spec:
+            return Spec(spec.shape, f32) if is_low_float(np.dtype(spec.dtype)) else spec
+
+        args = [emit(ctx.bb, cast(a, s.dtype, wide(s).dtype)) for a, s in zip(args, ctx.in_specs)]
+        inner = LowerContext(ctx.prim, ctx.bb, tuple(map(wide, ctx.in_specs)),
+                             tuple(map(wide, ctx.out_specs)))
+        out = lower(inner, *args)
+        outs = out if isinstance(out, tuple) else (out,)
+        back = tuple(cast_emit(ctx.bb, emit(ctx.bb, o), w.dtype, s.dtype) if w.dtype != s.dtype else o
+                     for o, w, s in zip(outs, inner.out_specs, ctx.out_specs))
+        return back if isinstance(out, tuple) else back[0]
+
+    wrapped.__name__ = getattr(lower, "__name__", "lower")
+    return wrapped
 
 
 def emit(bb: relax.BlockBuilder, expr: relax.Expr | AtUse) -> relax.Expr:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import numpy as np
 from tvm import relax, te, tirx, topi
 
-from .base import LowerContext, Lowering, cast, emit
+from .base import LowerContext, Lowering, cast, cast_emit, emit
 
 
 def binary(op: Callable[..., relax.Expr], float_only: bool = False) -> Lowering:
@@ -77,7 +77,7 @@ def lower_select(ctx: LowerContext, cond, x, y):
 
 def lower_cast(ctx: LowerContext, x):
     # float -> int truncates toward zero in both NumPy and LLVM (fptosi)
-    return cast(x, ctx.in_specs[0].dtype, ctx.out_specs[0].dtype)
+    return cast_emit(ctx.bb, x, ctx.in_specs[0].dtype, ctx.out_specs[0].dtype)
 
 
 # -- division: no input may abort the process ---------------------------------------------
