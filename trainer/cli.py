@@ -235,7 +235,8 @@ def compare(
     from .compare import compare_modes
 
     report = _guarded(lambda: compare_modes(config, names, rounds=rounds, steps=steps, rtol=rtol,
-                                            atol=atol, parity_steps=parity_steps))
+                                            atol=atol, parity_steps=parity_steps,
+                                            source=str(file.resolve())))
     typer.echo(report)
 
 
@@ -466,7 +467,6 @@ def ui(
         check_port(port)
     except PortError as error:
         _fail(str(error), 2)
-    typer.echo(f"MLflow UI for {uri} on http://127.0.0.1:{port}/#/experiments?workflowType=machine_learning")
     raise typer.Exit(serve(uri, port, echo=lambda text: typer.echo(text, err=True)))
 
 

@@ -158,7 +158,10 @@ def describe(config: ExperimentConfig) -> str:
 
 
 def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5, steps: int = 20,
-                  rtol: float = RTOL, atol: float = ATOL, parity_steps: int = PARITY_STEPS) -> str:
+                  rtol: float = RTOL, atol: float = ATOL, parity_steps: int = PARITY_STEPS,
+                  source: str | None = None) -> str:
+    """Train and time ``modes`` of ``config``; the report (``source``: the experiment file,
+    the runs' ``mlflow.source.name``)."""
     from .mlflow_logger import MLflowRun, git_commit, tracking_uri, versions
 
     parent = MLflowRun(tracking_uri(config.mlflow.tracking_uri), config.mlflow.experiment,
@@ -175,7 +178,7 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
             run_config = dataclasses.replace(config, mode=mode)
             results.append(run_experiment(
                 run_config, quiet=True, progress=mode, parent_run_id=parent.run_id,
-                run_name=f"{config.name}-{mode}"))
+                run_name=f"{config.name}-{mode}", source=source))
         tqdm.write(f"compare: timing {rounds} x {steps} steps per mode, interleaved", file=sys.stderr)
         timings = time_steps(config, modes, rounds, steps)
         rows = table(results, timings, config.dataset.batch_size, config.task)

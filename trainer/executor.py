@@ -112,17 +112,45 @@ def execute(plan: RunPlan) -> RunResult:
     set_device_context(plan.config, plan.ir_dir)
     built = build(plan)
     record = _open_record(plan, built) if plan.options.log else None
+    _announce(plan, built, record)
     status, result = "FAILED", None
     try:
         result = _fit(plan, built, record)
         status = "FINISHED"
-    except (KeyboardInterrupt, TrainingInterrupted):
-        status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
+    except BaseException as error:
+        if isinstance(error, (KeyboardInterrupt, TrainingInterrupted)):
+            status = "KILLED"  # Ctrl-C: a checkpoint was saved, the run stopped on purpose
+        _close_bars(built)  # the error's line then starts a line of its own, not the bar's
         raise
     finally:
         if record is not None:
             _close_record(plan, built, record, status, result)
     return result
+
+
+def _announce(plan: RunPlan, built: Built, record: Any) -> None:
+    """Before the first step: the model summary (also logged as ``model_summary.txt``) and
+    the run's MLflow page, so it can be watched while it trains."""
+    from .model_summary import model_summary
+
+    x = built.task.summary_input(plan.config, built.data)
+    text = model_summary(built.model.network, x) if x is not None else None
+    if text and record is not None:
+        record.log_text(text + "\n", "model_summary.txt")
+    if plan.options.quiet:
+        return
+    if text:
+        print(text, flush=True)
+    if record is not None and record.url:
+        print(f"MLflow: {record.url}", flush=True)
+
+
+def _close_bars(built: Built) -> None:
+    from framework.train.callbacks import ProgressBar
+
+    for callback in built.run.callbacks:
+        if isinstance(callback, ProgressBar):
+            callback.on_train_end(None)
 
 
 def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:

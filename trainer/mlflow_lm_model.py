@@ -1,9 +1,12 @@
-"""A trained language model as an MLflow model (``task: language_model``): prompts in,
-text out.
+"""A trained language model as an MLflow 3 ``LoggedModel`` (``task: language_model``):
+prompts in, text out.
 
-The logged folder (``runs:/<run id>/model``) holds the weights (the run's final
-checkpoint), ``config.yaml`` (the resolved experiment config) and ``tokenizer.json`` (the
-run's tokenizer), so loading it needs neither the training text nor the run. ``predict``
+It is logged like the classifier (:func:`trainer.mlflow_model.log_pyfunc`: the Models
+tab lists it, linked to the run and the metrics of its last step, ``val/loss`` ...;
+``runs:/<run id>/model`` or ``models:/<model id>``) and holds the weights (the run's
+final checkpoint), ``config.yaml`` (the resolved experiment config), ``tokenizer.json``
+(the run's tokenizer) and a ``model.class`` file with the modules it imports, so loading
+it needs neither the training text nor the run. ``predict``
 takes prompts (a list of strings, a ``prompt`` column, or ``{"prompt": ...}``) and the
 params ``max_tokens`` (200), ``temperature`` (1.0), ``top_k`` (0: all tokens) and ``seed``
 (0); it returns one generated text per prompt, in graph mode (one compiled function,
@@ -38,10 +41,12 @@ class LanguageModelPyfunc(mlflow.pyfunc.PythonModel):
         from framework.serialization import read_arrays
 
         from .config import build_config
+        from .mlflow_model import packaged_code
         from .tasks.language_model import trained_network
         from .tasks.sampling import Sampler
 
-        data = yaml.safe_load(Path(context.artifacts["config"]).read_text())
+        data = packaged_code(yaml.safe_load(Path(context.artifacts["config"]).read_text()),
+                             Path(context.artifacts["config"]).parents[1] / "code")
         config = build_config(data, lambda path: "config.yaml")
         tokenizer = tokenizer_from_dict(Path(context.artifacts["tokenizer"]).read_text())
         ms.set_context(save_graphs=False)
@@ -75,7 +80,7 @@ def log_language_model(run: Any, config: dict[str, Any], weights: str | Path, to
     from mlflow.models import ModelSignature
     from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
 
-    from .mlflow_model import save_pyfunc
+    from .mlflow_model import log_pyfunc, user_code_paths
 
     signature = ModelSignature(
         inputs=Schema([ColSpec("string")]), outputs=Schema([ColSpec("string")]),
@@ -86,6 +91,7 @@ def log_language_model(run: Any, config: dict[str, Any], weights: str | Path, to
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tokenizer.json"
         path.write_text(json.dumps(tokenizer))
-        return save_pyfunc(run, "lm_pyfunc_entry.py", config, {"weights": str(weights),
-                                                                "tokenizer": str(path)},
-                           signature, (["ROMEO:"], {"max_tokens": 4}), register)
+        artifacts = {"weights": str(weights), "tokenizer": str(path)}
+        return log_pyfunc(run, "lm_pyfunc_entry.py", config, artifacts, signature,
+                          (["ROMEO:"], {"max_tokens": 4}), register, model_type="language_model",
+                          code_paths=user_code_paths(config))

@@ -121,15 +121,18 @@ class MLflowRun:
     """One MLflow run (optionally nested), with an offline fallback file.
 
     ``run_id`` continues an existing run of the store (``train sync-offline`` uses it);
-    ``fallback=False`` raises :class:`StoreUnreachable` instead of writing offline.
+    ``fallback=False`` raises :class:`StoreUnreachable` instead of writing offline;
+    ``unique_name`` names a new run ``<run_name>-<first 8 characters of its id>``, so runs
+    of one experiment file tell apart in the runs table.
     """
 
     def __init__(self, uri: str, experiment: str, run_name: str | None, *,
                  parent_run_id: str | None = None, offline_dir: str | Path = "mlruns-offline",
                  run_id: str | None = None, fallback: bool = True,
-                 system_metrics: bool = False) -> None:
+                 system_metrics: bool = False, unique_name: bool = False) -> None:
         self.uri, self.experiment, self.run_name = uri, experiment, run_name
-        self.parent_run_id, self.fallback = parent_run_id, fallback
+        self.parent_run_id, self.fallback, self.unique_name = parent_run_id, fallback, unique_name
+        self.last_step = 0  # the largest step of a metric logged through this object
         unique = uuid.uuid4().hex
         self.offline_path = Path(offline_dir) / _offline_name(run_name, unique)
         self.offline_id = f"offline-{unique}"  # names the run in offline records until it has one
@@ -183,13 +186,19 @@ class MLflowRun:
         tags = {"mlflow.runName": self.run_name} if self.run_name else {}
         if self.parent_run_id:
             tags["mlflow.parentRunId"] = self.parent_run_id
-        return self.client.create_run(experiment_id, tags=tags, run_name=self.run_name).info.run_id
+        run_id = self.client.create_run(experiment_id, tags=tags, run_name=self.run_name).info.run_id
+        if self.unique_name and self.run_name:
+            self.run_name = f"{self.run_name}-{run_id[:8]}"
+            self.client.update_run(run_id, name=self.run_name)
+        return run_id
 
     def _go_offline(self, error: Exception) -> None:
         """The store failed: keep records in the offline file with a warning (the warning
         names the caller of ``MLflowRun(...)``), or raise :class:`StoreUnreachable` when
         this run may not fall back."""
         self.client = None
+        if self.unique_name and self.run_name and self.run_id is None:  # named in the offline records
+            self.run_name = f"{self.run_name}-{self.offline_id[len('offline-'):][:8]}"
         first_line = str(error).splitlines()[0] if str(error) else ""
         if not self.fallback:
             raise StoreUnreachable(f"MLflow tracking store {self.uri}: {type(error).__name__}: "
@@ -232,11 +241,14 @@ class MLflowRun:
 
     @property
     def url(self) -> str | None:
-        """The run's page in ``train ui`` (default port; MLflow's model-training views), or
-        None offline."""
+        """The run's page in the UI (MLflow's model-training views): the tracking server's
+        for an ``http(s)://`` store, else a running ``train ui``'s for this store, else
+        ``train ui``'s default port; None offline."""
         if not self.online:
             return None
-        return (f"http://127.0.0.1:5000/#/experiments/{self.experiment_id}/runs/{self.run_id}"
+        from .ui import ui_base_url
+
+        return (f"{ui_base_url(self.uri)}/#/experiments/{self.experiment_id}/runs/{self.run_id}"
                 "?workflowType=machine_learning")
 
     @property
@@ -283,6 +295,7 @@ class MLflowRun:
     def log_metric(self, key: str, value: float, step: int, timestamp_ms: int | None = None) -> None:
         stamp = int(time.time() * 1000) if timestamp_ms is None else int(timestamp_ms)
         self._buffer.append((key, float(value), stamp, int(step)))
+        self.last_step = max(self.last_step, int(step))
         if len(self._buffer) >= FLUSH_EVERY:
             self.flush()
 

@@ -122,10 +122,15 @@ def log_data(run: Any, config: ExperimentConfig, train: Any, test: Any) -> dict[
 def source_tags(entry_point: str | None, commit: str) -> dict[str, str]:
     """MLflow's ``mlflow.source.*`` and ``mlflow.user`` tags (as its fluent API sets them):
     the source is ``entry_point`` (the experiment file) or the script; ``command`` is the
-    command line that ran."""
-    command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])
-    tags = {"mlflow.source.type": "LOCAL", "mlflow.source.name": entry_point or sys.argv[0],
-            "mlflow.source.git.commit": commit, "command": command}
+    command line that ran. A process started as ``python -c ...`` (a sweep's worker) has
+    neither script nor a command line worth showing: no source name (unless given) and no
+    ``command``."""
+    script = sys.argv[0] if sys.argv and sys.argv[0] not in ("-c", "") else None
+    tags = {"mlflow.source.type": "LOCAL", "mlflow.source.git.commit": commit}
+    if entry_point or script:
+        tags["mlflow.source.name"] = entry_point or script
+    if script:
+        tags["command"] = " ".join([Path(script).name, *sys.argv[1:]])
     try:
         tags["mlflow.user"] = getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name in some containers

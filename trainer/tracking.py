@@ -1,9 +1,18 @@
 """A run's MLflow record: the run opened (or continued, for a resume), its inputs (params,
 data, tags, config.yaml), its files at the end, the trained model. The executor
-(trainer/executor.py) calls these; MLflow itself is reached through mlflow_logger."""
+(trainer/executor.py) calls these; MLflow itself is reached through mlflow_logger.
+
+A new run with the default name (no ``mlflow.run_name``) is named
+``<name>-<mode>-<first 8 characters of its id>``. Its experiment gets a saved runs-table
+view, ``twinmode`` (MLflow 3's saved views: the experiment tag
+``mlflow.sharedViewState.twinmode``, listed in the runs page's view menu and opened by
+``#/experiments/<id>/runs?viewStateShareKey=twinmode``), whose columns are the key
+metrics (``eval/accuracy``, ``val/loss``, ``perf/ms_per_step``) and the tags ``mode``,
+``task``, ``model``, ``dataset``; a view of that name edited in the UI is kept."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -15,6 +24,12 @@ from framework.train.callbacks import ModelCheckpoint
 from framework.train.checkpoint import CheckpointRead
 
 from .config import ExperimentConfig
+
+VIEW_ID = "twinmode"
+VIEW_TAG = f"mlflow.sharedViewState.{VIEW_ID}"
+VIEW_COLUMNS = [("attributes", "Source"), ("attributes", "Models"), ("metrics", "eval/accuracy"),
+                ("metrics", "val/loss"), ("metrics", "perf/ms_per_step"), ("tags", "mode"),
+                ("tags", "task"), ("tags", "model"), ("tags", "dataset")]
 
 
 def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
@@ -34,8 +49,10 @@ def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, An
         raw = getattr(test, "raw_examples", None)
         if raw is None:
             raw = datasets.load(d.name, "test", d.root, download=False)[0][:2]  # as the files hold them
-        return log_model(run, resolved, checkpoint, np.asarray(raw), classes,
-                         config.mlflow.register)
+        from .mlflow_model import class_names
+
+        return log_model(run, resolved, checkpoint, np.asarray(raw), classes, config.mlflow.register,
+                         class_names(config, classes))
     except Exception as error:  # noqa: BLE001 - the run and its checkpoints are already logged
         warnings.warn(f"the trained model was not logged to MLflow ({type(error).__name__}: {error})",
                       stacklevel=2)
@@ -57,10 +74,46 @@ def open_run(config: ExperimentConfig, uri: str, name: str, parent_run_id: str |
             earlier = run.client.get_run(previous).data.tags.get("resumes", "")
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             run.set_tags({"resumes": "; ".join(filter(None, [earlier, f"{stamp} from {resume.path}"]))})
+            add_runs_view(run.client, run.experiment_id)
             return run
         except StoreUnreachable:
             pass  # the run is gone (or the store is): a new run, or the offline file
-    return MLflowRun(uri, config.mlflow.experiment, name, **common)
+    # the default name (not mlflow.run_name, nor a sweep trial's): made unique
+    unique = config.mlflow.run_name is None and name == f"{config.name}-{config.mode}"
+    run = MLflowRun(uri, config.mlflow.experiment, name, unique_name=unique, **common)
+    if run.online:
+        add_runs_view(run.client, run.experiment_id)
+    return run
+
+
+def runs_view() -> str:
+    """The ``twinmode`` saved view as MLflow's UI stores one: an envelope whose ``state``
+    is the runs table's state (columns as ``<type>.`<name>```)."""
+    state = {"selectedColumns": [f"{kind}.`{name}`" for kind, name in VIEW_COLUMNS],
+             "orderByKey": "attributes.start_time", "orderByAsc": False}
+    stamp = int(time.time() * 1000)
+    return json.dumps({"name": "twinmode: key metrics", "createdAt": stamp, "updatedAt": stamp,
+                       "state": json.dumps(state)})
+
+
+def view_url(run: Any) -> str | None:
+    """The experiment's runs table in the ``twinmode`` view (None offline)."""
+    if not run.online:
+        return None
+    from .ui import ui_base_url
+
+    return f"{ui_base_url(run.uri)}/#/experiments/{run.experiment_id}/runs?viewStateShareKey={VIEW_ID}"
+
+
+def add_runs_view(client: Any, experiment_id: str) -> None:
+    """The experiment's ``twinmode`` view, unless it has one; a failure only warns."""
+    try:
+        if VIEW_TAG not in client.get_experiment(experiment_id).tags:
+            client.set_experiment_tag(experiment_id, VIEW_TAG, runs_view())
+    except Exception as error:  # noqa: BLE001 - a UI convenience: the run goes on
+        import warnings
+
+        warnings.warn(f"the runs-table view was not saved ({type(error).__name__}: {error})", stacklevel=2)
 
 
 def previous_run_id(resume: CheckpointRead, uri: str) -> str | None:

@@ -1,23 +1,42 @@
-"""``train ui``: MLflow's UI server as a child process that Ctrl-C stops, twice at once.
+"""``train ui``: MLflow's UI server as a child process group that Ctrl-C stops, twice at once.
 
 - ``--port`` outside 1..65535, or a port already in use, is bad input (one line, exit 2),
-  checked before the server starts (MLflow printed a traceback and exited 0).
-- The server (``python -m mlflow ui``: uvicorn and its workers, MLflow's job runner) runs
-  in its own process group, so the terminal's Ctrl-C reaches only this process. The first
-  Ctrl-C forwards one SIGINT to the group (a graceful stop, which waits for open browser
-  connections); a second kills the group at once, as the message says. Exit 130 then.
-- SIGTERM or SIGHUP stop the group too; a killed ``train ui`` takes the server's main
-  process with it (``PR_SET_PDEATHSIG``). A server that exits by itself passes its exit
-  status on.
+  checked before the server starts (MLflow printed a traceback and exited 0); a port
+  taken while the server starts is reported the same way.
+- The server is a process group of its own led by this module (``python -m trainer.ui
+  URI PORT``), which runs ``python -m mlflow ui`` with one uvicorn worker and without
+  MLflow's job runner (``MLFLOW_SERVER_ENABLE_JOB_EXECUTION`` set by the user wins): three
+  processes where MLflow's defaults start sixteen. The group leader stops the whole group
+  when it gets SIGTERM or SIGHUP, and gets SIGTERM itself when ``train ui`` dies, even by
+  SIGKILL (``PR_SET_PDEATHSIG``): a closed terminal leaves no MLflow process behind.
+- :func:`serve` prints the UI's address once the server answers (``/health``), not
+  before. The first Ctrl-C forwards one SIGINT to the group (a graceful stop, which waits
+  for open browser connections); a second kills the group at once, as the message says.
+  Exit 130 then; SIGTERM or SIGHUP stop the group too (exit 128 + the signal). A server
+  that exits by itself passes its exit status on; one that exits before it answered is an
+  error (exit 2 for a port taken meanwhile, else its status or 1).
+- While it runs, the port is recorded for its store (:func:`running_port`), so a run's
+  summary links to this UI (:func:`ui_base_url`) rather than to port 5000.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+DEFAULT_PORT = 5000
+STOP_SECONDS = 5  # a graceful stop's wait before SIGKILL
 
 
 class PortError(ValueError):
@@ -35,21 +54,59 @@ def check_port(port: int, host: str = "127.0.0.1") -> None:
                             "choose another port, e.g. --port 5001") from None
 
 
-def _signal_group(process: subprocess.Popen, sig: int) -> None:
+def ui_url(port: int, host: str = "127.0.0.1") -> str:
+    return f"http://{host}:{port}/#/experiments?workflowType=machine_learning"
+
+
+# -- which port serves a store -------------------------------------------------------------------
+def _state_file(uri: str) -> Path:
+    folder = Path(tempfile.gettempdir()) / "twinmode-ui"
+    if not folder.is_dir():
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o1777)  # shared by every user's runs, as /tmp itself
+    return folder / f"{hashlib.sha256(uri.encode()).hexdigest()[:16]}.json"
+
+
+def running_port(uri: str) -> int | None:
+    """The port of a ``train ui`` serving store ``uri`` now (its process alive, its port
+    open), else None (a record left by a killed ``train ui`` is removed)."""
+    path = _state_file(uri)
     try:
-        os.killpg(process.pid, sig)
-    except ProcessLookupError:
+        state = json.loads(path.read_text())
+        port = int(state["port"])
+        if state["uri"] != uri:
+            return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        try:
+            os.kill(int(state["pid"]), 0)
+        except PermissionError:
+            pass  # another user's train ui: alive
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return port
+    except (OSError, ValueError, TypeError):
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return None
+
+
+def ui_base_url(uri: str) -> str:
+    """Where the UI of store ``uri`` is: the server itself for ``http(s)://``, else a running
+    ``train ui``'s port, else ``train ui``'s default port."""
+    if uri.startswith(("http://", "https://")):
+        return uri.rstrip("/")
+    return f"http://127.0.0.1:{running_port(uri) or DEFAULT_PORT}"
+
+
+# -- the server's process group ------------------------------------------------------------------
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
         pass
-
-
-class _Stop(Exception):
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_stop(signum: int, frame: object) -> None:
-    raise _Stop(signum)
 
 
 def _die_with_parent() -> None:
@@ -61,39 +118,118 @@ def _die_with_parent() -> None:
         pass
 
 
-def serve(uri: str, port: int, echo=print) -> int:
+def _lead_group(uri: str, port: int) -> int:
+    """The group leader (``python -m trainer.ui``): runs MLflow's server in this process
+    group; SIGTERM or SIGHUP stop the group (SIGTERM, then SIGKILL after STOP_SECONDS);
+    SIGINT reaches the server from ``train ui`` and is the server's to handle."""
+    os.environ.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")
+    stopping = threading.Event()
+
+    def stop(signum: int, frame: object) -> None:
+        # no wait in here: the main thread's server.wait() holds Popen's lock (a wait in the
+        # handler would time out); it returns once the server stopped, or the timer kills all
+        if not stopping.is_set():
+            stopping.set()
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            _signal_group(0, signal.SIGTERM)
+            threading.Timer(STOP_SECONDS, _signal_group, (0, signal.SIGKILL)).start()
+
+    # handlers, not SIG_IGN, before the server starts: an ignored signal stays ignored in
+    # the server (exec keeps it), a handler does not
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
+    server = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri,
+                               "--port", str(port), "--workers", "1"])
+    code = server.wait()
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _signal_group(0, signal.SIGKILL if stopping.is_set() else signal.SIGTERM)  # what outlived it
+    return code
+
+
+# -- train ui -----------------------------------------------------------------------------------
+class _Stop(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stop(signum: int, frame: object) -> None:
+    raise _Stop(signum)
+
+
+def _answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
+            return reply.status == 200
+    except (OSError, ValueError):
+        return False
+
+
+def _record(uri: str, port: int) -> Path | None:
+    try:
+        path = _state_file(uri)
+        path.write_text(json.dumps({"uri": uri, "port": port, "pid": os.getpid()}))
+        return path
+    except OSError:
+        return None
+
+
+def serve(uri: str, port: int, echo: Callable[[str], object] = print,
+          ready: Callable[[str], object] | None = None) -> int:
     """Run the UI for store ``uri`` on ``port`` (:func:`check_port` first) until it ends or
-    Ctrl-C; its exit status. SIGTERM or SIGHUP (the terminal closed) stop the server's group
-    too, as they stopped the server when it was this process."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
-        process_group=0, preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+    Ctrl-C; its exit status. ``ready(url)`` is called once the server answers (default:
+    ``echo`` a line with the URL)."""
+    ready = ready or (lambda url: echo(f"MLflow UI for {uri}: {url}  (Ctrl-C stops it)"))
+    process = subprocess.Popen([sys.executable, "-m", "trainer.ui", uri, str(port)], process_group=0,
+                               preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    interrupts = []
+    interrupts, recorded = [], None
 
     def on_interrupt(signum, frame) -> None:  # in the handler: no gap a second Ctrl-C can fall in
         interrupts.append(signum)
         if len(interrupts) == 1:
-            _signal_group(process, signal.SIGINT)
+            _signal_group(process.pid, signal.SIGINT)
             echo("stopping the MLflow UI (press Ctrl-C again to stop it at once)")
         else:
-            _signal_group(process, signal.SIGKILL)
+            _signal_group(process.pid, signal.SIGKILL)
 
     previous[signal.SIGINT] = signal.signal(signal.SIGINT, on_interrupt)
     try:
+        while process.poll() is None and not interrupts:
+            if _answers(port):
+                recorded = _record(uri, port)
+                ready(ui_url(port))
+                break
+            time.sleep(0.25)
         code = process.wait()  # (a handler runs, then the wait goes on: PEP 475)
-        if not interrupts:
-            return code
-        _signal_group(process, signal.SIGKILL)  # leftovers of the group (workers, job runner)
-        return 130
+        if interrupts:
+            _signal_group(process.pid, signal.SIGKILL)  # leftovers of the group
+            return 130
+        if recorded is None:  # it never answered (MLflow's `ui` exits 0 when uvicorn fails)
+            try:
+                check_port(port)
+            except PortError as error:  # taken while the server started
+                echo(f"error: {error}")
+                return 2
+            echo(f"error: the MLflow UI stopped before it answered (exit status {code}; its messages "
+                 "are above)")
+            return code or 1
+        return code
     except _Stop as stop:
-        _signal_group(process, signal.SIGTERM)
+        _signal_group(process.pid, signal.SIGTERM)
         try:
-            process.wait(timeout=5)
+            process.wait(timeout=STOP_SECONDS + 2)
         except subprocess.TimeoutExpired:
             pass
-        _signal_group(process, signal.SIGKILL)
+        _signal_group(process.pid, signal.SIGKILL)
         return 128 + stop.signum
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        if recorded is not None:
+            recorded.unlink(missing_ok=True)
+
+
+if __name__ == "__main__":
+    sys.exit(_lead_group(sys.argv[1], int(sys.argv[2])))

@@ -16,6 +16,20 @@ from ..parameter import Parameter, ParameterTuple
 from ..tensor import Tensor
 
 
+class HookHandle:
+    """What ``register_forward_hook`` returns: ``remove()`` takes the hook off."""
+
+    _next = 0
+
+    def __init__(self, hooks: OrderedDict, hook_fn: Any) -> None:
+        HookHandle._next += 1
+        self.hooks, self.key = hooks, HookHandle._next
+        hooks[self.key] = hook_fn
+
+    def remove(self) -> None:
+        self.hooks.pop(self.key, None)
+
+
 class Cell:
     """Define ``construct``; calling the cell runs it.
 
@@ -92,9 +106,25 @@ class Cell:
                 object.__setattr__(self, "_graph_runner", runner)
             return runner(*args, **kwargs)
         if low is None:
-            return self.construct(*args, **kwargs)
-        with _params_cast(self, low):
-            return self.construct(*args, **kwargs)
+            out = self.construct(*args, **kwargs)
+        else:
+            with _params_cast(self, low):
+                out = self.construct(*args, **kwargs)
+        for hook in list(self.__dict__.get("_forward_hooks", {}).values()):
+            result = hook(self, args, out)
+            out = out if result is None else result
+        return out
+
+    def register_forward_hook(self, hook_fn: Any) -> HookHandle:
+        """MindSpore's ``register_forward_hook``: ``hook_fn(cell, inputs, output)`` runs
+        after each eager (PyNative) call of this cell; a value it returns replaces the
+        output. As in MindSpore, compiled (graph-mode) calls run without hooks. Returns a
+        handle whose ``remove()`` takes the hook off."""
+        if not callable(hook_fn):
+            raise TypeError(f"{type(self).__name__}.register_forward_hook: hook_fn must be callable, "
+                            f"got {type(hook_fn).__name__}")
+        hooks = self.__dict__.setdefault("_forward_hooks", OrderedDict())
+        return HookHandle(hooks, hook_fn)
 
     def _construct_cast(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's parameters cast to its ``to_float`` dtype (what a

@@ -76,7 +76,7 @@ def test_two_ranks_log_one_mlflow_run_from_rank_0(workdir):
     # 640 samples in 2 shards of 320: 10 steps of 32 per rank, one checkpoint at the end
     from framework.train import read_train_state
 
-    (ckpt,) = (workdir / "checkpoints" / "smoke").glob("smoke-1_10.ckpt")
+    (ckpt,) = (workdir / "checkpoints" / "smoke").glob("*/smoke-1_10.ckpt")  # the run's folder
     state = read_train_state(ckpt)[1]
     assert state.data_state["num_shards"] == 2 and state.data_state["shard_id"] == 0
 

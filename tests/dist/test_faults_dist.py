@@ -46,10 +46,17 @@ def _start(workdir: Path, *overrides: str, new_session: bool = False) -> subproc
                             start_new_session=new_session)
 
 
+def _run_folder(base: Path) -> Path:
+    """The run's checkpoint folder under ``checkpoints/<name>`` (trainer/run_folders.py)."""
+    (folder,) = [p for p in base.iterdir() if p.is_dir()]
+    return folder
+
+
 def _ranks_when_training(proc: subprocess.Popen, ckpt_dir: Path) -> tuple[list[psutil.Process], list]:
-    """(the two rank processes by rank, the whole family) once a checkpoint exists."""
+    """(the two rank processes by rank, the whole family) once a checkpoint exists in the
+    run's folder under ``ckpt_dir``."""
     deadline = time.monotonic() + 120
-    while not list(ckpt_dir.glob("*.ckpt")):
+    while not list(ckpt_dir.glob("*/*.ckpt")):
         assert time.monotonic() < deadline and proc.poll() is None, "the job did not start training"
         time.sleep(0.2)
     family = psutil.Process(proc.pid).children(recursive=True)
@@ -92,6 +99,7 @@ def test_a_frozen_rank_ends_the_job_at_the_collective_timeout_naming_it(workdir,
     family = []
     try:
         ranks, family = _ranks_when_training(proc, ckpt_dir)
+        ckpt_dir = _run_folder(ckpt_dir)
         before = latest_valid(ckpt_dir, "smoke").state.global_step
         ranks[frozen].send_signal(signal.SIGSTOP)
         stopped = time.monotonic()
@@ -135,7 +143,8 @@ def test_ctrl_c_saves_and_exits_130_with_one_line(workdir, target):
     lines = _job_lines(err)
     assert len(lines) == 2 and lines[0] == NOTICE, err[-2000:]  # the notice, then the one line
     done = re.fullmatch(r"training interrupted at epoch \d+, step \d+ \(global step (\d+)\); checkpoint "
-                        r"saved to (checkpoints/smoke/smoke-\d+_\d+\.ckpt); continue with resume_from='last'",
+                        r"saved to (checkpoints/smoke/\d{8}-\d{6}-pynative/smoke-\d+_\d+\.ckpt); continue with "
+                        r"resume_from='last'",
                         lines[1])
     assert done, lines[1]
     assert read_train_state(workdir / done.group(2))[1].global_step == int(done.group(1))

@@ -8,7 +8,6 @@ to train printed ``nan ms/step`` and logged an empty MLflow run, ``Dense(-4, 2)`
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import pytest

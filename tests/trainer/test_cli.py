@@ -54,7 +54,9 @@ def test_run_logs_params_metrics_and_artifacts(workdir, mode):
 
     client = mlflow.MlflowClient(uri())
     artifacts = {a.path for a in client.list_artifacts(run["run_id"])}
-    assert {"config.yaml", "checkpoints", "model"} <= artifacts
+    assert {"config.yaml", "checkpoints"} <= artifacts
+    models = mlflow.search_logged_models(experiment_ids=[run["experiment_id"]], output_format="list")
+    assert [(m.name, m.source_run_id) for m in models] == [("model", run["run_id"])]  # MLflow 3's
     history = client.get_metric_history(run["run_id"], "train/loss")
     assert [m.step for m in history] == sorted(m.step for m in history) and len(history) >= 2
 
@@ -78,7 +80,7 @@ def test_resume_last_continues_the_latest_run_in_the_same_mlflow_run(workdir):
 @needs_data
 def test_eval_and_ir_commands(workdir):
     assert invoke("run", SMOKE, "--quiet", "--mode", "pynative", *SMALL).exit_code == 0
-    ckpt = sorted((workdir / "checkpoints" / "smoke").glob("*.ckpt"))[-1]
+    ckpt = sorted((workdir / "checkpoints" / "smoke").rglob("*.ckpt"))[-1]
     result = invoke("eval", SMOKE, "--checkpoint", ckpt, *SMALL)
     assert result.exit_code == 0 and "accuracy" in result.output
     result = invoke("ir", SMOKE, "--out", workdir / "irdump")
@@ -161,7 +163,7 @@ def test_resumed_epoch_reports_its_real_step_time(workdir):
 
     first = ["dataset.limit=640", "dataset.test_limit=200", "train.epochs=1", "checkpoint.save_steps=15"]
     assert invoke("run", SMOKE, "--quiet", "--mode", "pynative", *first).exit_code == 0
-    ckpt = workdir / "checkpoints" / "smoke" / "smoke-1_15.ckpt"
+    (ckpt,) = (workdir / "checkpoints" / "smoke").glob("*/smoke-1_15.ckpt")  # the run's folder
     result = run_experiment(load_config(SMOKE, [*first, "mode=pynative"]), resume=str(ckpt), quiet=True)
     assert result.steps == [16, 17, 18, 19, 20]
     run = search().iloc[0]  # the resume continued the same MLflow run
@@ -189,7 +191,7 @@ def test_ctrl_c_saves_exits_130_and_marks_the_run_killed(workdir):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert list((workdir / "checkpoints" / "smoke").glob("smoke-*.ckpt"))  # saved on the way out
+    assert list((workdir / "checkpoints" / "smoke").glob("*/smoke-*.ckpt"))  # saved on the way out
     assert search().iloc[0]["status"] == "KILLED"
 
 

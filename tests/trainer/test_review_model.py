@@ -28,7 +28,7 @@ import sys, json, numpy as np, mlflow
 import framework.graph_mode as gm
 model = mlflow.pyfunc.load_model(sys.argv[1])
 images = np.load(sys.argv[2])
-np.save(sys.argv[3], model.predict(images))
+np.save(sys.argv[3], np.stack(model.predict(images)["logits"]))
 print(json.dumps(gm.cache_stats))
 """
 
@@ -44,7 +44,8 @@ def reference_logits(workdir: Path, images: np.ndarray) -> np.ndarray:
 
     config = load_config(SMOKE, SMALL)
     net = build_model("lenet5", num_classes=10, num_channel=1)
-    ckpt = sorted((workdir / "checkpoints" / "smoke").glob("smoke-*.ckpt"))[-1]
+    # (the newest: a run may write into a folder of its own below checkpoints/smoke)
+    ckpt = max((workdir / "checkpoints" / "smoke").rglob("smoke-*.ckpt"), key=lambda p: p.stat().st_mtime)
     ms.load_param_into_net(net, dict(read_arrays(ckpt)[0]), strict_load=True)
     net.set_train(False)
     loader = datasets.make_loader((images, np.zeros(len(images), np.int32)), batch_size=len(images),
@@ -96,12 +97,13 @@ def test_model_predicts_in_a_fresh_process_in_graph_mode_and_is_registered(train
     np.testing.assert_allclose(logits, reference_logits(Path.cwd(), images), rtol=1e-4, atol=1e-4)
     import mlflow
 
-    artifacts = mlflow.MlflowClient(uri()).get_run(trained).info.artifact_uri
-    info = mlflow.models.get_model_info(f"{artifacts}/model")
-    assert info.signature.inputs.inputs[0].shape == (-1, 28, 28)
+    mlflow.set_tracking_uri(uri())
+    info = mlflow.models.get_model_info(f"runs:/{trained}/model")
+    assert info.signature.inputs is None  # any dtype and layout the preprocessing takes
+    assert info.signature.outputs.input_names() == ["label", "class", "probabilities", "logits"]
     assert info.saved_input_example_info["artifact_path"] == "input_example.json"
     versions = mlflow.MlflowClient(uri()).search_model_versions("name='smoke-lenet'")
-    assert [v.run_id for v in versions] == [trained]
+    assert [(v.run_id, v.source) for v in versions] == [(trained, f"models:/{info.model_id}")]
 
 
 @needs_data
@@ -156,7 +158,9 @@ def test_mlflow_models_serve_answers_over_http(trained):  # noqa: F811
             f"http://127.0.0.1:{port}/invocations", data=json.dumps({"inputs": images.tolist()}).encode(),
             headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=120) as r:
-            answer = np.asarray(json.loads(r.read())["predictions"], np.float32)
+            rows = json.loads(r.read())["predictions"]
+        answer = np.asarray([row["logits"] for row in rows], np.float32)
+        assert [row["label"] for row in rows] == answer.argmax(axis=1).tolist()
         np.testing.assert_allclose(answer, reference_logits(Path.cwd(), images), rtol=1e-4, atol=1e-4)
     finally:
         if server.poll() is None:

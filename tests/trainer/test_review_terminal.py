@@ -26,7 +26,8 @@ COLS, ROWS = 140, 300
 SMALL = ["dataset.limit=320", "dataset.test_limit=200", "train.log_every=5", "train.epochs=2",
          "checkpoint.save_steps=0", "mlflow.system_metrics=false", "mlflow.log_model=false"]
 LOSS_LINE = re.compile(r"^epoch (\d+) step (\d+)/10: train/loss (\d+\.\d{4})$")
-EVAL_LINE = re.compile(r"^epoch (\d+): eval/accuracy \d\.\d{4}, eval/loss \d+\.\d{4}, train/accuracy \d\.\d{4}$")
+EVAL_LINE = re.compile(r"^epoch (\d+): eval/accuracy \d\.\d{4}, eval/loss \d+\.\d{4}, "
+                       r"train/accuracy \d\.\d{4}$")
 
 
 def in_terminal(args: list[str], cwd: Path, timeout: float = 300, cols: int = COLS) -> tuple[str, list[str]]:

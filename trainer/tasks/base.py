@@ -12,6 +12,7 @@ The executor (trainer/executor.py) runs every task the same way; a task says wha
 - ``network(config, data)``, ``loss(config)``, ``metrics``: the Model's parts;
 - ``epochs(config)``: the loop's epochs (classification: ``train.epochs``; a language
   model: ``train.max_steps / train.eval_every_steps`` intervals);
+- ``summary_input(config, data)``: two samples for the model summary a run prints;
 - ``callbacks(plan, model, data)``: the task's own (train accuracy, perplexity, samples);
 - ``evaluate(config, model, data)``: ``train eval``'s metrics of a trained model (the test
   split; a language model's whole validation split, read in order);
@@ -71,6 +72,11 @@ class Task:
     def example_batch(self, config: Any, data: TaskData | None) -> tuple[Any, Any]:
         """Zero ``(x, y)`` arrays shaped as one training batch (``train ir``)."""
         raise NotImplementedError
+
+    def summary_input(self, config: Any, data: TaskData) -> Any:
+        """Two samples the network takes (an array), for the model summary at start
+        (trainer/model_summary.py); None: no summary. Reading them changes no data state."""
+        return None
 
     def check_fit(self, config: Any, net: Any, data: TaskData) -> None:
         """Before training: the network takes the data (one-line errors otherwise)."""

@@ -62,6 +62,11 @@ class ClassificationTask(Task):
         return (np.zeros((d.batch_size, m.num_channel, size, size), np.float32),
                 np.zeros((d.batch_size,), np.int32))
 
+    def summary_input(self, config: Any, data: TaskData) -> Any:
+        from ..data import first_batch
+
+        return np.ascontiguousarray(first_batch(data.train)[0][:2], dtype=np.float32)
+
     def check_fit(self, config: Any, net: Any, data: TaskData) -> None:
         from ..data import check_model_takes_data
 

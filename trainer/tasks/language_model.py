@@ -184,6 +184,9 @@ class LanguageModelTask(Task):
                           f"{error})", stacklevel=2)
             return None
 
+    def summary_input(self, config: Any, data: TaskData) -> Any:
+        return data.train.batch(0)[0][:2]  # a pure function of (seed, batch number)
+
     def example_batch(self, config: Any, data: TaskData | None) -> tuple[Any, Any]:
         shape = (config.dataset.batch_size, config.dataset.block_size)
         return np.zeros(shape, np.int32), np.zeros(shape, np.int32)
