@@ -322,7 +322,7 @@ def _report_sweep(outcome) -> None:
     params = describe(best.params)
     typer.echo(f"sweep '{outcome.study}': {outcome.counted}/{outcome.target} trials in "
                f"{outcome.seconds:.1f} s; best trial {best.number}: {outcome.metric} {best.value:.4f} "
-               f"[{params}]; MLflow parent run {outcome.parent_run_id}"
+               f"[{params}]"
                + (f"; best config in {outcome.best_out}" if outcome.best_out else ""))
     if outcome.exit_code == 2:
         raise typer.Exit(2)

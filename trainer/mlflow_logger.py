@@ -351,7 +351,8 @@ class MLflowRun:
 
             with tempfile.TemporaryDirectory() as tmp:
                 path = Path(tmp) / Path(artifact_file).name
-                pd.DataFrame(columns).to_json(path, orient="split", index=False, date_format="iso")
+                pd.DataFrame(columns).to_json(path, orient="split", index=False, date_format="iso",
+                                               double_precision=15)
                 folder = str(Path(artifact_file).parent) if Path(artifact_file).parent != Path(".") else None
                 self.client.log_artifact(self.run_id, str(path), folder)
             tag = "mlflow.loggedArtifacts"

@@ -77,6 +77,22 @@ def test_space_values_are_checked_against_the_schema():
         build_spec(SMOKE, ["optimizer.name=choice(momentum, adagrad)"])
 
 
+@pytest.mark.parametrize("order", [1, -1])
+def test_with_two_spaces_the_error_names_the_one_whose_value_is_bad(order, tmp_path):
+    """Each key is checked with the others at their first value: a bad first value of one key
+    used to be blamed on the key checked before it."""
+    lr, bad = "optimizer.learning_rate=loguniform(1e-3,1e-1)", "dataset.batch_size=choice(0,64)"
+    with pytest.raises(ConfigError) as error:
+        build_spec(SMOKE, [lr, bad][::order])
+    assert str(error.value).startswith(f"override '{bad}': search space dataset.batch_size=choice(0,64): "
+                                       "value 0 is not valid: 'dataset.batch_size' must be >= 1")
+    exp = tmp_path / "exp.yaml"  # the same in a file: the bad key's own line
+    exp.write_text("name: t\nsweep:\n  params:\n    optimizer.learning_rate: loguniform(1e-3, 1e-1)\n"
+                   "    dataset.batch_size: [0, 64]\n")
+    with pytest.raises(ConfigError, match=rf"^{exp}:5: search space dataset.batch_size=0,64: value 0"):
+        build_spec(exp)
+
+
 def test_spaces_in_the_yaml_with_file_and_line(tmp_path):
     exp = tmp_path / "exp.yaml"
     exp.write_text("name: t\noptimizer:\n  learning_rate: loguniform(1e-4, 1e-1)\n"

@@ -3,8 +3,10 @@
 Modules, one concept each: ``space`` (search-space forms), ``spec`` (file + overrides ->
 fixed keys and dimensions), ``metric`` (metric names and directions), ``study`` (the
 Optuna study and the rules for counting, retrying and owning trials), ``worker`` (one
-process training trials), ``pool`` (local worker processes), ``report`` (the parent run,
-table, figures, best.yaml), ``runner`` (``train sweep``). Optuna is an optional extra
+process training trials), ``pool`` (local worker processes), ``progress`` (what the parent
+reads of the trials from the study while they run), ``live`` (the terminal's live table or
+a line per change, and the final table), ``report`` (the parent run, table, figures,
+best.yaml), ``runner`` (``train sweep``). Optuna is an optional extra
 (``pip install -e '.[sweep]'``), imported inside functions only. Nothing is imported
 here eagerly, so ``python -m trainer.sweep.worker`` starts cleanly.
 """

@@ -9,8 +9,11 @@ trials under the same parent). The parent gets:
 - tags ``best.<key>``, ``best_trial``, ``best_run_id`` (updated whenever the best changes:
   MLflow params cannot change once written), and trial counts;
 - metric ``best/<metric>`` (e.g. ``best/eval/accuracy``) with the number of counted trials as step;
-- ``trials.json`` (an MLflow table of all trials: number, state, value, params, seconds,
-  child run id, error) and ``trials.csv``;
+- ``trials.json``, an MLflow table of all trials (trial, state, the metric, one column per
+  swept key, seconds, child run id, note), shown as a table in the run's Artifacts tab,
+  and ``trials.csv``, the same with the keys as written (``optimizer.learning_rate``). The
+  table's key columns are named with ``/`` (``optimizer/learning_rate``): MLflow's table
+  view reads a column named ``a.b`` as the path ``row.a.b`` and shows it empty;
 - figures drawn with matplotlib by Optuna: ``optimization_history.png``,
   ``param_importances.png``, ``parallel_coordinate.png`` (each skipped with a warning when
   the study cannot draw it yet, e.g. fewer than two finished trials);
@@ -65,17 +68,18 @@ def best_trial(study: SweepStudy) -> Any | None:
         return None
 
 
-def trial_table(study: SweepStudy) -> dict[str, list[Any]]:
+def trial_table(study: SweepStudy, metric: Metric) -> dict[str, list[Any]]:
+    """Every trial asked (not those waiting): column name -> values, the keys as written."""
     from optuna.trial import TrialState
 
     trials = [t for t in study.study.get_trials(deepcopy=False) if t.state != TrialState.WAITING]
-    keys = sorted({k for t in trials for k in t.params})
+    keys = list(dict.fromkeys(k for t in trials for k in t.params))
     columns: dict[str, list[Any]] = {name: [] for name in (
-        "number", "state", "value", *keys, "seconds", "mlflow_run_id", "note")}
+        "trial", "state", metric.name, *keys, "seconds", "mlflow_run_id", "note")}
     for t in trials:
-        columns["number"].append(t.number)
+        columns["trial"].append(t.number)
         columns["state"].append(t.state.name)
-        columns["value"].append(t.value)
+        columns[metric.name].append(t.value)
         for key in keys:
             columns[key].append(t.params.get(key))
         seconds = (t.datetime_complete - t.datetime_start).total_seconds() if (
@@ -87,6 +91,12 @@ def trial_table(study: SweepStudy) -> dict[str, list[Any]]:
             note = f"retry of trial {t.user_attrs['retry_of']}" + (f"; {note}" if note else "")
         columns["note"].append(note)
     return columns
+
+
+def mlflow_table(columns: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    """The columns as MLflow's table view shows them: no ``.`` in a name (it would be read as
+    a path into the row, and the column shown empty); ``a.b`` becomes ``a/b``."""
+    return {name.replace(".", "/"): values for name, values in columns.items()}
 
 
 def _csv(columns: dict[str, list[Any]]) -> str:
@@ -141,7 +151,7 @@ def summarize(study: SweepStudy, spec: SweepSpec, metric: Metric, run: Any, targ
 
     census = study.census()
     best = best_trial(study)
-    columns = trial_table(study)
+    columns = trial_table(study, metric)
     states = columns["state"]
     run.set_tags({"trials_counted": census.counted, "trials_requested": target,
                   "trials_complete": states.count("COMPLETE"), "trials_pruned": states.count("PRUNED"),
@@ -158,7 +168,7 @@ def summarize(study: SweepStudy, spec: SweepSpec, metric: Metric, run: Any, targ
         if best_out is not None:
             atomic_write(best_out, text.encode())
     if states:
-        run.log_table(columns, "trials.json")
+        run.log_table(mlflow_table(columns), "trials.json")
         run.log_text(_csv(columns), "trials.csv")
         with tempfile.TemporaryDirectory() as tmp:
             for path in figures(study, Path(tmp)):

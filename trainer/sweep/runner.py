@@ -6,6 +6,10 @@ sampler ``grid`` when every dimension is a list of values (else ``tpe``); trials
 grid's size (else 20); metric ``eval/accuracy`` (a language model's ``val/loss``);
 direction from the metric; pruner ``none``; storage ``sqlite:///sweeps.db``; study
 ``<name>-sweep-<hash of the search>``, so running the same command again continues the same study.
+
+While workers run, :class:`~trainer.sweep.live.SweepView` shows the trials (a table redrawn
+in place on a terminal, a line per change otherwise); the sweep ends with the trials table
+and the parent run's MLflow address (the CLI then prints the best trial).
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class SweepOutcome:
     seconds: float
     exit_code: int
     best_out: Path | None = None
+    parent_url: str | None = None  # the parent run's page in the MLflow UI (None offline)
 
 
 _FILE_SETTINGS = ("trials", "sampler", "metric", "direction", "pruner", "storage", "study")
@@ -125,6 +130,7 @@ def run_sweep(file: str | Path, overrides: list[str], options: SweepOptions,
               echo: Any = print) -> SweepOutcome:
     """Run (or continue) the sweep; ConfigError/StudyError/MetricError are bad input."""
     from ..mlflow_logger import git_commit, tracking_uri
+    from .live import SweepView
     from .pool import run_workers, thread_share
     from .report import parent_run, summarize
 
@@ -150,7 +156,8 @@ def run_sweep(file: str | Path, overrides: list[str], options: SweepOptions,
     with_recover = study.recover()
     uri = tracking_uri(base.mlflow.tracking_uri)
     run = parent_run(
-        study, uri, base.mlflow.experiment, f"{base.name}-sweep-{name}",
+        study, uri, base.mlflow.experiment, name if name.startswith(f"{base.name}-sweep-") else
+        f"{base.name}-sweep-{name}",
         params={**{f"space.{k}": t for k, t in spec.space_texts().items()}, "sweep.sampler": opts.sampler,
                 "sweep.metric": metric.name, "sweep.direction": metric.direction,
                 "sweep.pruner": opts.pruner, "sweep.file": str(spec.file)},
@@ -165,13 +172,17 @@ def run_sweep(file: str | Path, overrides: list[str], options: SweepOptions,
     job = WorkerJob(str(spec.file), list(overrides), url, name, metric.name, metric.direction,
                     opts.sampler, opts.pruner, opts.trials, base.train.epochs, run.run_id, opts.seed,
                     prefix=task_of(base).metric_prefix)
-    code = run_workers(job, opts.workers, study)
+    view = SweepView(study, metric, list(spec.dims), opts.trials, echo)
+    with view:
+        code = run_workers(job, opts.workers, study, view)
     best = summarize(study, spec, metric, run, opts.trials, opts.best_out)
     counted = study.census().counted
     status = "KILLED" if code == 130 else ("FINISHED" if counted >= opts.trials else "FAILED")
     run.end(status)
+    view.final(run.url)
     return SweepOutcome(name, url, counted, opts.trials, best, metric.name, run.run_id,
-                        time.perf_counter() - start, code, opts.best_out if best is not None else None)
+                        time.perf_counter() - start, code, opts.best_out if best is not None else None,
+                        run.url)
 
 
 def _first(dim: Any) -> Any:

@@ -154,8 +154,18 @@ def build_spec(file: str | Path, overrides: list[str] = ()) -> SweepSpec:
     return spec
 
 
+def _culprit(spec: SweepSpec, params: dict[str, Any], error: ConfigError, default: str) -> str:
+    """The swept key whose value the error is about: the config names the override it refused
+    (``override 'KEY=VALUE': ...``), else ``default`` (the key being checked)."""
+    for key in params:
+        if str(error).startswith(f"override '{key}="):
+            return key
+    return default
+
+
 def check(spec: SweepSpec) -> None:
-    """Load the config at each bound of each dimension; errors name where the space was written."""
+    """Load the config at each bound of each dimension (the others at their first value);
+    errors name where the space of the value refused was written."""
     base = {key: space.bounds(dim)[0] for key, dim in spec.dims.items()}
     try:
         load_config(spec.file, spec.overrides(base))
@@ -164,9 +174,11 @@ def check(spec: SweepSpec) -> None:
             raise
     for key, dim in spec.dims.items():
         for value in space.bounds(dim):
+            params = {**base, key: value}
             try:
-                load_config(spec.file, spec.overrides({**base, key: value}))
+                load_config(spec.file, spec.overrides(params))
             except ConfigError as error:
-                raise ConfigError(f"{spec.where[key]}: search space {key}={dim.text()}: value "
-                                  f"{json.dumps(value)} is not valid: {_strip_location(str(error))}"
+                bad = _culprit(spec, params, error, key)
+                raise ConfigError(f"{spec.where[bad]}: search space {bad}={spec.dims[bad].text()}: value "
+                                  f"{json.dumps(params[bad])} is not valid: {_strip_location(str(error))}"
                                   ) from None

@@ -13,7 +13,12 @@ epoch and stops the trial when the pruner says so. Outcomes (the study's rules a
 - Ctrl-C: ``FAIL`` marked ``interrupted``; the worker stops (exit 130) and a later
   sweep retries those params.
 
-One line per trial goes to stdout. Exit status: 0 done, 130 interrupted, 2 bad input.
+While a trial trains, its user attr ``progress`` says where it is (``epoch``, ``epochs``,
+``step``, ``steps``, ``done``: epochs finished), written when training begins, at most every
+:data:`PROGRESS_EVERY_S` seconds between steps and at each epoch's end, after the epoch's
+metric is reported: the sweep's parent reads it, with the reported values, for its live
+view (:mod:`trainer.sweep.progress`). The worker prints nothing about its trials; the
+parent tells them from the study. Exit status: 0 done, 130 interrupted, 2 bad input.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from framework.train.context import RunContext
 from .metric import Metric, resolve
 from .spec import SweepSpec, build_spec
 from .study import HEARTBEAT_S, SweepStudy, make_sampler, parse_pruner
+
+PROGRESS_EVERY_S = 2.0  # between steps: a write to the study's database at most this often
 
 
 @dataclasses.dataclass
@@ -56,7 +63,8 @@ class WorkerJob:
 
 
 class PruningReporter(Callback):
-    """Reports the metric at each evaluation epoch; requests a stop when the trial should be pruned."""
+    """Reports the metric at each evaluation epoch; requests a stop when the trial should be
+    pruned; records the trial's ``progress`` for the sweep's live view."""
 
     phase = "monitor"  # after the epoch's metrics are filled in, before they are logged
 
@@ -64,14 +72,31 @@ class PruningReporter(Callback):
         self.trial, self.metric = trial, metric
         self.last: float | None = None
         self.pruned_at: int | None = None
+        self._written = 0.0
+
+    def _progress(self, ctx: RunContext, done: int) -> None:
+        self._written = time.monotonic()
+        try:
+            self.trial.set_user_attr("progress", {
+                "epoch": max(ctx.epoch, 1), "epochs": ctx.epoch_num, "step": ctx.step,
+                "steps": ctx.steps_per_epoch, "done": done})
+        except Exception:  # noqa: BLE001 - only the live view reads it: a missed write is no error
+            pass
+
+    def on_train_begin(self, ctx: RunContext) -> None:
+        self._progress(ctx, max(ctx.epoch - 1, 0))
+
+    def on_train_step_end(self, ctx: RunContext) -> None:
+        if time.monotonic() - self._written >= PROGRESS_EVERY_S:
+            self._progress(ctx, ctx.epoch - 1)
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         value = ctx.metrics.get(self.metric.epoch_key, ctx.metrics.get(self.metric.name))
-        if value is None:
-            return
-        self.last = float(value)
-        self.trial.report(self.last, ctx.epoch)
-        if ctx.epoch < ctx.epoch_num and self.trial.should_prune():
+        if value is not None:
+            self.last = float(value)
+            self.trial.report(self.last, ctx.epoch)
+        self._progress(ctx, ctx.epoch)
+        if value is not None and ctx.epoch < ctx.epoch_num and self.trial.should_prune():
             self.pruned_at = ctx.epoch
             ctx.metrics["sweep/pruned"] = 1.0
             ctx.request_stop()
@@ -115,8 +140,6 @@ def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, me
     from ..experiment import run_experiment
 
     params = dict(trial.params)
-    start = time.perf_counter()
-    label = f"trial {trial.number} [{describe(params)}]"
     try:
         config = spec.config_for(params)
         from ..config_checks import safe_component  # --study ../x stays below the checkpoint folder
@@ -128,6 +151,7 @@ def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, me
             result = run_experiment(
                 config, quiet=True, checkpoint_dir=str(ckpt_dir), parent_run_id=job.parent_run_id,
                 run_name=f"{config.name}-trial-{trial.number}", callbacks=[reporter],
+                source=str(Path(job.file).resolve()),
                 tags={"sweep.study": job.study, "sweep.trial": str(trial.number),
                       "sweep.params": json.dumps(params)})
         if result.run_id:
@@ -135,26 +159,21 @@ def run_trial(job: WorkerJob, spec: SweepSpec, study: SweepStudy, trial: Any, me
         trial.set_user_attr("train_seconds", round(result.seconds, 3))
         if reporter.pruned_at is not None:
             study.study.tell(trial, state=TrialState.PRUNED)
-            print(f"{label}: pruned after epoch {reporter.pruned_at} ({metric.name} "
-                  f"{reporter.last:.4f}, {time.perf_counter() - start:.1f} s)", flush=True)
             return "PRUNED"
         value = result.metrics.get(metric.final_key) if metric.final_key else reporter.last
         if value is None:
             raise RuntimeError(f"the run gave no {metric.name} (is train.eval_every > train.epochs?)")
         study.study.tell(trial, float(value))
-        print(f"{label}: {metric.name} {value:.4f} ({time.perf_counter() - start:.1f} s)", flush=True)
         return "COMPLETE"
     except (KeyboardInterrupt, TrainingInterrupted):
         trial.set_user_attr("interrupted", "Ctrl-C")
         study.study.tell(trial, state=TrialState.FAIL)
-        print(f"{label}: interrupted; the same command continues the sweep", file=sys.stderr, flush=True)
         raise
     except Exception as error:  # noqa: BLE001 - a crashed trial fails alone; the sweep goes on
         first = str(error).splitlines()[0] if str(error) else ""
         message = f"{type(error).__name__}: {first}"
         trial.set_user_attr("error", message[:2000])
         study.study.tell(trial, state=TrialState.FAIL)
-        print(f"{label}: failed: {message}", file=sys.stderr, flush=True)
         return "FAIL"
 
 
