@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ._io import atomic_write
+from ._io import atomic_write, disk_full, skip_optional
 from .frontend import convert
 from .interpreters import using
 from .interpreters.trace import TraceInterpreter
-from .ir import Graph, Value, ValueKind, to_dot, to_text
+from .ir import Graph, Value, ValueKind, ValueNames, to_dot, to_text
 from .ir import optimize as run_passes
 from .signature import flatten
 from .tensor import Tensor
@@ -169,23 +169,40 @@ def compile_program(program: Program, device_target: str, ir_dir: str | None, lo
 
 class IRDump:
     """Writes the IR artifacts of one compilation as the stages produce them (or nothing
-    when ``folder`` is None)."""
+    when ``folder`` is None). Its files share one value numbering (a value keeps its
+    ``%n`` from ``00_trace.ir`` to ``02_opt.ir``) and label the outputs that are new
+    parameter values with the parameter's name."""
 
     def __init__(self, folder: str | None) -> None:
         self.folder = folder
         self.texts: dict[str, str] = {}
+        self.names = ValueNames()
+
+    @staticmethod
+    def output_labels(program: Program) -> list[str | None]:
+        """``new <parameter>`` for the outputs that update one (the last ones), ``range check``
+        for the checks' flags, the user's outputs by position."""
+        graph, updated = program.graph, program.updated
+        flags = 2 * len(program.checks)
+        user = len(graph.outputs) - len(updated) - flags
+        return ([f"output {i}" for i in range(user)] + ["range check"] * flags
+                + [f"new {getattr(p, 'name', '?')}" for p in updated])
 
     def assembled(self, program: Program) -> None:
         if self.folder:
-            graph = program.graph
+            graph, labels = program.graph, self.output_labels(program)
             self.texts["00_trace.ir"] = to_text(graph, "traced program, without gradient nodes",
-                                                phases=("forward",))
-            self.texts["01_grad.ir"] = to_text(graph, "with gradient nodes")
+                                                phases=("forward",), names=self.names,
+                                                output_labels=labels)
+            self.texts["01_grad.ir"] = to_text(graph, "with gradient nodes", names=self.names,
+                                               output_labels=labels)
 
     def optimized(self, program: Program) -> None:
         if self.folder:
-            self.texts["02_opt.ir"] = to_text(program.graph, f"after passes {program.stats}")
-            self.texts["graph.dot"] = to_dot(program.graph)
+            labels = self.output_labels(program)
+            self.texts["02_opt.ir"] = to_text(program.graph, f"after passes {program.stats}",
+                                              names=self.names, output_labels=labels)
+            self.texts["graph.dot"] = to_dot(program.graph, labels)
             self._write(self.texts)
 
     def compiled(self, summary: dict[str, Any]) -> None:
@@ -193,8 +210,19 @@ class IRDump:
             self._write({"summary.json": json.dumps(summary, indent=2) + "\n"})
 
     def _write(self, files: dict[str, str]) -> None:
+        """Write ``files``; a full disk gives one warning and ends this dump (IR artifacts are
+        optional: the compilation goes on)."""
         for name, text in files.items():
-            atomic_write(os.path.join(self.folder, name), text.encode())
+            try:
+                atomic_write(os.path.join(self.folder, name), text.encode())
+            except OSError as error:
+                reason = disk_full(error)
+                if reason is None:
+                    raise
+                skip_optional("IR artifacts in", self.folder, reason,
+                              "the IR dump is skipped and the run goes on")
+                self.folder = None
+                return
 
 
 def timed(fn: Callable[[], Any]) -> tuple[Any, float]:

@@ -2,7 +2,7 @@
 
 from .graph import Graph, GraphModeError, Node, Value, ValueKind
 from .passes import cse, dce, fold_constants, optimize
-from .printer import to_dot, to_text
+from .printer import ValueNames, to_dot, to_text
 
 __all__ = ["Graph", "GraphModeError", "Node", "Value", "ValueKind", "cse", "dce", "fold_constants",
-           "optimize", "to_dot", "to_text"]
+           "optimize", "to_dot", "to_text", "ValueNames"]

@@ -3,6 +3,12 @@
 Regions (the branches of an ``If``, the condition and body of a ``While``) are printed
 nested under their node, indented, with their own inputs and ``return``; in ``.dot``
 they are clusters.
+
+Values are numbered ``%0, %1, ...`` in order of appearance; a :class:`ValueNames` shared
+by the files of one compilation (``00_trace``, ``01_grad``, ``02_opt``) keeps a value's
+number from file to file (values made by the passes get new numbers). ``output_labels``
+name the outputs in ``return``: the outputs that are a parameter's new value say which
+(``%612  # new conv1.weight``).
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ def _ty(v: Value) -> str:
     return f"{v.dtype}[{', '.join(str(d) for d in v.shape)}]"
 
 
-class _Names:
-    """Local value numbering (%0, %1, ...) in order of appearance: stable across runs."""
+class ValueNames:
+    """Value numbering (%0, %1, ...) in order of appearance: stable across runs, and across
+    the files of one compilation when they share one."""
 
     def __init__(self) -> None:
         self.ids: dict[int, int] = {}
@@ -47,7 +54,7 @@ def _location(node: Node) -> str:
     return f"  # {os.path.basename(loc.filename)}:{loc.lineno} {loc.function}"
 
 
-def _lines(graph: Graph, name: _Names, indent: str, phases: tuple[str, ...] | None,
+def _lines(graph: Graph, name: ValueNames, indent: str, phases: tuple[str, ...] | None,
            locations: bool, failed: Node | None) -> list[str]:
     lines = []
     nodes = [n for n in graph.nodes if phases is None or n.phase in phases]
@@ -74,12 +81,14 @@ def _lines(graph: Graph, name: _Names, indent: str, phases: tuple[str, ...] | No
 
 
 def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None,
-            locations: bool = True, failed: Node | None = None) -> str:
+            locations: bool = True, failed: Node | None = None, names: ValueNames | None = None,
+            output_labels: list[str | None] | None = None) -> str:
     """One line per input, constant and node: op, attributes, shapes, source line.
 
-    ``failed`` (a node whose shape rule raised) is printed last, marked ``>>>``.
+    ``failed`` (a node whose shape rule raised) is printed last, marked ``>>>``. ``names``:
+    the numbering to continue; ``output_labels``: one per output (None: unlabelled).
     """
-    name = _Names()
+    name = names if names is not None else ValueNames()
     count = sum(1 for n in graph.nodes if phases is None or n.phase in phases) + (failed is not None)
     lines = [f"# graph {graph.name}{': ' + title if title else ''} ({count} nodes)"]
     for v in graph.inputs:
@@ -89,7 +98,12 @@ def to_text(graph: Graph, title: str = "", phases: tuple[str, ...] | None = None
             data = np.asarray(v.data)
             lines.append(f"const {name(v)}: {_ty(v)}  (min {data.min():.4g}, max {data.max():.4g})")
     lines += _lines(graph, name, "", phases, locations, failed)
-    if graph.outputs:
+    if graph.outputs and output_labels and any(output_labels):
+        lines.append("return (")
+        for v, label in zip(graph.outputs, output_labels):
+            lines.append(f"  {name(v)},{'  # ' + label if label else ''}")
+        lines.append(")")
+    elif graph.outputs:
         lines.append("return (" + ", ".join(name(v) for v in graph.outputs) + ")")
     return "\n".join(lines) + "\n"
 
@@ -128,14 +142,16 @@ class _Dot:
                 self.source[o.id] = f"n{k}"
 
 
-def to_dot(graph: Graph) -> str:
+def to_dot(graph: Graph, output_labels: list[str | None] | None = None) -> str:
     """Graphviz digraph: inputs as boxes, nodes as ellipses labelled op + shapes, regions
-    as clusters whose results flow (dashed) into their node."""
+    as clusters whose results flow (dashed) into their node; outputs labelled as in
+    :func:`to_text`."""
     dot = _Dot()
     dot.lines = [f'digraph "{graph.name}" {{', "  rankdir=TB;", "  node [fontsize=10];"]
     dot.graph(graph, "  ")
-    for k, v in enumerate(graph.outputs):
-        dot.lines.append(f'  out{k} [shape=doublecircle, label="out {k}"];')
+    labels = output_labels or [None] * len(graph.outputs)
+    for k, (v, label) in enumerate(zip(graph.outputs, labels)):
+        dot.lines.append(f'  out{k} [shape=doublecircle, label="{label or f"out {k}"}"];')
         if v.id in dot.source:
             dot.lines.append(f"  {dot.source[v.id]} -> out{k};")
     dot.lines.append("}")

@@ -265,6 +265,15 @@ def test_ir_artifacts_are_written_in_order(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["nodes_traced"] >= summary["nodes_optimized"] > 50
     assert summary["target"] == "llvm" and summary["compile_seconds"] > 0
+    # one numbering for the files of one function: a value's line reads the same in each
+    conv = {name: next(line for line in (out / name).read_text().splitlines() if "= Conv2D{" in line)
+            for name in ("00_trace.ir", "01_grad.ir", "02_opt.ir")}
+    assert len(set(conv.values())) == 1, conv
+    # the outputs that update a parameter say which, one per trainable parameter
+    returned = (out / "02_opt.ir").read_text().split("return (\n", 1)[1]
+    names = [line.split("# new ", 1)[1] for line in returned.splitlines() if "# new " in line]
+    assert "fc1.weight" in names and "conv1.weight" in names and "moments.fc1.weight" in names
+    assert 'label="new fc1.weight"' in (out / "graph.dot").read_text()
 
 
 CACHE_SCRIPT = """
