@@ -16,12 +16,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-import yaml
 from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError
 
 from framework.train import config_hash
@@ -29,19 +27,11 @@ from framework.train.dotted import flatten
 
 from .config_checks import check_values
 from .config_errors import ConfigError, Where, schema_error
+from .config_yaml import _Loader, parse_override, read_yaml  # noqa: F401 - _Loader: trainer/sweep
 
 __all__ = ["ConfigError", "ExperimentConfig", "build_config", "load_config", "parse_override",
            "read_yaml", "resolve_defaults"]
 
-
-class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader with YAML 1.2 floats: ``1e-3`` and ``5E+2`` need no dot."""
-
-
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)$"),
-    list("-+.0123456789"))
 
 # The YAML types, exact (pydantic's strict mode per leaf: a section is a plain mapping).
 Int = Annotated[int, Strict()]
@@ -180,6 +170,8 @@ class CheckpointSection:
     save_seconds: Float | None = None
     keep_max: Int = 5
     keep_best: Str | None = None  # also keep <prefix>-best.ckpt: the best epoch by this metric
+    # the trained weights also as <prefix>-weights.ckpt (MindSpore's) or .safetensors (trainer/export.py)
+    format: Literal["twinmode", "mindspore", "safetensors"] = "twinmode"
 
 
 @_section
@@ -297,39 +289,6 @@ def momentum_of(o: OptimizerConfig) -> float:
     return 0.0 if o.name == "rmsprop" else 0.9
 
 
-# -- YAML with line numbers ------------------------------------------------------------------
-def _lines(node: yaml.Node, source: Path, path: tuple = (), out: dict | None = None
-           ) -> dict[tuple, int]:
-    """Line of every dotted key; a key given twice in one mapping is an error."""
-    out = {} if out is None else out
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            sub = path + (key.value,)
-            line = key.start_mark.line + 1
-            if sub in out:
-                raise ConfigError(f"{source}:{line}: key '{'.'.join(map(str, sub))}' is given twice "
-                                  f"(lines {out[sub]} and {line}); keep one")
-            out[sub] = line
-            _lines(value, source, sub, out)
-    return out
-
-
-MAX_FILE_BYTES = 1 << 20  # an experiment file is a few KiB
-
-
-def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
-    if "=" not in text or text.startswith("="):
-        raise ConfigError(f"override '{text}': expected KEY=VALUE, e.g. train.epochs=1")
-    key, raw = text.split("=", 1)
-    try:
-        value = yaml.load(raw, Loader=_Loader) if raw.strip() else None
-    except yaml.YAMLError:
-        value = raw
-    except RecursionError:
-        raise ConfigError(f"override '{key}=...': its value is nested too deeply") from None
-    return tuple(key.strip().split(".")), value
-
-
 def _merge(into: dict, update: dict) -> None:
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(into.get(key), dict):
@@ -338,60 +297,30 @@ def _merge(into: dict, update: dict) -> None:
             into[key] = value
 
 
-def _read_text(path: Path) -> str:
-    if not path.is_file():
-        raise ConfigError(f"{path}: experiment file not found")
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes is not an experiment file (those "
-                              f"are a few KiB; at most {MAX_FILE_BYTES:,} bytes are read)")
-        return path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: not a text file (byte {error.start} is not UTF-8); an experiment "
-                          "is a YAML text file such as experiments/smoke.yaml") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot be read ({error.strerror or error})") from None
-
-
-def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
-    """The parsed YAML of an experiment file and the line of every dotted key (errors with
-    ``file:line`` for unreadable, non-text, invalid or empty files)."""
-    path = Path(path)
-    text = _read_text(path)
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-        data = yaml.load(text, Loader=_Loader)
-    except RecursionError:
-        raise ConfigError(f"{path}: invalid YAML: nested too deeply (an experiment file has a "
-                          "few levels of sections)") from None
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ConfigError(f"{path}{line}: invalid YAML: {problem}") from None
-    if data is None:
-        raise ConfigError(f"{path}: the file is empty (no keys); write at least `name: <run name>` "
-                          "(every other key has a default), or start from experiments/smoke.yaml")
-    return data, (_lines(node, path) if node is not None else {})
-
-
 # Top-level sections read by other commands, not by a run: `sweep:` (search space and
 # settings of `train sweep`, trainer/sweep/) is skipped, so the same file still runs.
 OTHER_COMMANDS_SECTIONS = ("sweep",)
 
 
-def _switch_source(keys: tuple, section: Any) -> None:
+def _switch_source(keys: tuple, section: Any, before: Any) -> None:
     """An override of ``model.class``/``dataset.class`` replaces the file's ``name`` there,
-    and one of ``name`` the file's ``class`` (and its ``args``, which were the class's): a
-    run can move between a built-in network or dataset and the user's own from the command
-    line (of two such overrides, the later wins)."""
+    and one of ``name`` the file's ``class`` (and its ``args``, which were the class's);
+    ``class=null`` drops the file's class and its args: the section's ``name`` (the file's,
+    else the default) is used. A run can move between a built-in network or dataset and the
+    user's own from the command line (of two such overrides, the later wins). ``before``:
+    the key's value before the override."""
     if len(keys) != 2 or keys[0] not in ("model", "dataset") or not isinstance(section, dict):
         return
+    args_were_the_class = keys[0] == "model" or section.get("name") != "synthetic"
     if keys[1] == "class" and section.get("class") is not None:
         section.pop("name", None)
+    elif keys[1] == "class":
+        section.pop("class")
+        if before is not None and args_were_the_class:
+            section.pop("args", None)
     elif keys[1] == "name" and section.get("name") is not None and "class" in section:
         section.pop("class")
-        if keys[0] == "model" or section.get("name") != "synthetic":
+        if args_were_the_class:
             section.pop("args", None)
 
 
@@ -405,11 +334,12 @@ def _apply_overrides(data: Any, overrides: list[str]) -> dict[tuple, str]:
             if not isinstance(cursor, dict) or not isinstance(cursor.get(k, {}), dict):
                 raise ConfigError(f"override '{text_override}': '{k}' is not a section")
             cursor = cursor.setdefault(k, {})
-        if isinstance(value, dict) and isinstance(cursor.get(keys[-1]), dict):
+        before = cursor.get(keys[-1])
+        if isinstance(value, dict) and isinstance(before, dict):
             _merge(cursor[keys[-1]], value)  # a section override changes only the keys it names
         else:
             cursor[keys[-1]] = value
-        _switch_source(keys, cursor)
+        _switch_source(keys, cursor, before)
         overridden[keys] = text_override
     return overridden
 

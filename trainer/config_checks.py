@@ -35,6 +35,7 @@ def monitor_key(name: str) -> str:
     ``eval/accuracy`` and ``val/loss`` -> ``eval_accuracy``, ``eval_loss``."""
     key = name.replace("/", "_")
     return "eval_" + key[4:] if key.startswith("val_") else key
+MAX_RESIZE = 4096  # pixels a side: 4096 x 4096 images are 64 MiB each as float32
 MAX_NAME = 150  # checkpoint files are <name>-<epoch>_<step>.ckpt: within a 255-byte file name
 _USER_ARGS = ("args",)  # the user's own keyword arguments (model.args, dataset.args)
 COUNTS = (("dataset", "batch_size"), ("train", "epochs"), ("train", "eval_every"),
@@ -96,6 +97,8 @@ def tuning_ok(value: Any) -> bool:
     per task, or a time budget '<N>s' (checked without setting the context)."""
     from framework.context import check_context
 
+    if isinstance(value, int) and value > MAX_COUNT:  # trials per task
+        return False
     try:
         check_context(tuning=value)
     except ValueError:
@@ -223,6 +226,8 @@ CHECKS: tuple[Check, ...] = (
           ">= 0 (0: save at the end only) or null"),
     _rule(("checkpoint", "save_seconds"), _optional(lambda v: v > 0), "> 0 or null"),
     _rule(("dataset", "resize"), _optional(lambda v: v >= 1), ">= 1 (pixels) or null for no resizing"),
+    _rule(("dataset", "resize"), _optional(lambda v: v <= MAX_RESIZE),
+          f"at most {MAX_RESIZE} (pixels a side) or null for no resizing"),
     _rule(("optimizer", "decay"), lambda v: 0 <= v < 1, "in [0, 1)"),
     _rule(("optimizer", "momentum"), _optional(lambda v: v >= 0), ">= 0"),  # null: resolved later
     _rule(("optimizer", "weight_decay"), lambda v: v >= 0, ">= 0"),
@@ -243,8 +248,8 @@ CHECKS: tuple[Check, ...] = (
     _rule(("optimizer", "eps"), _optional(lambda v: v > 0), "> 0 or null"),
     _task,
     _schedule,
-    _rule(("graph", "tuning"), tuning_ok, "'off', a number of trials per task (e.g. 16) or a time "
-          "budget like '60s'"),
+    _rule(("graph", "tuning"), tuning_ok, f"'off', a number of trials per task (e.g. 16, at most "
+          f"{MAX_COUNT:,}) or a time budget like '60s'"),
 )
 
 

@@ -135,6 +135,10 @@ def schema_error(errors: list[dict[str, Any]], root: type, data: Any, where: Whe
     if kind == "mapping":
         return ConfigError(f"{where(path)}: {dotted or 'the file'} must be a mapping of keys, got {value!r}")
     sweep = isinstance(value, str) and re.match(r"\s*(choice|uniform|loguniform|int)\(", value)
-    return ConfigError(f"{where(path)}: '{dotted}' must be {type_name(info)}, got {value!r}"
-                       + ("; a search space is for `train sweep`, or give one value: "
-                          f"{dotted}=VALUE" if sweep else ""))
+    hint = ("; a search space is for `train sweep`, or give one value: "
+            f"{dotted}=VALUE" if sweep else "")
+    if value is None and len(path) == 2 and path[1] == "args":  # model.args=null
+        hint = (f" ({path[0]}.args={{}} changes no arguments); to use a built-in {path[0]}.name "
+                f"instead of {path[0]}.class, override {path[0]}.class=null: the class's args go "
+                "with it")
+    return ConfigError(f"{where(path)}: '{dotted}' must be {type_name(info)}, got {value!r}{hint}")

@@ -7,10 +7,12 @@ The CLI is a thin layer over ``run_experiment``, ``compare_modes`` and ``evaluat
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
 import framework as ms
+from framework._io import OptionalWriteWarning
 from framework.compile_report import CompileReport
 
 from .build import build_model_for
@@ -18,6 +20,7 @@ from .config import ExperimentConfig
 from .distributed import Rank, join
 from .executor import RunResult, execute, set_device_context
 from .plan import RunOptions, plan_run
+from .preflight import InputError
 from .tasks import task_of
 
 __all__ = ["RunResult", "dump_ir", "evaluate", "run_experiment"]
@@ -63,6 +66,13 @@ def dump_ir(config: ExperimentConfig, out: str) -> CompileReport:
     x, y = task.example_batch(config, data)
     model.train_network.set_train(True)  # the flags a training run compiles with
     step = CompiledStep(model.train_network)
-    report = step.function.compile(ms.Tensor(x), ms.Tensor(y), load=False)
-    ms.set_context(save_graphs=False)
+    with warnings.catch_warnings():  # the IR is what this command makes: not written is an error
+        warnings.filterwarnings("error", "IR artifacts", OptionalWriteWarning)
+        try:
+            report = step.function.compile(ms.Tensor(x), ms.Tensor(y), load=False)
+        except OptionalWriteWarning as error:
+            raise InputError(f"the IR cannot be written: {error.place}: {error.reason}; free space "
+                             "there or write it elsewhere (--out, TWINMODE_CACHE_DIR)") from None
+        finally:
+            ms.set_context(save_graphs=False)
     return report

@@ -15,14 +15,23 @@ from typing import Any
 
 import numpy as np
 
+from framework._io import disk_full
+
 
 class InputError(ValueError):
     """Bad input found before training: a location that cannot be written, labels that do
     not fit the model."""
 
 
-def check_writable(path: str | os.PathLike, what: str, fix: str) -> Path:
-    """Create ``path`` (a folder) if needed and prove that a file can be written in it."""
+# Places a run can do without (trainer/plan.py's output_places names them so): their disk
+# being full is no error; the file not written is warned about once when it happens (the
+# kernels are then compiled in memory, the IR dump is skipped).
+OPTIONAL_PLACES = ("compiled-kernel cache", "IR folder")
+
+
+def check_writable(path: str | os.PathLike, what: str, fix: str, optional: bool = False) -> Path:
+    """Create ``path`` (a folder) if needed and prove that a file can be written in it
+    (``optional``: a full disk there is no error)."""
     folder = Path(path).expanduser()
     for parent in (folder, *folder.parents):
         if parent.exists():
@@ -35,6 +44,8 @@ def check_writable(path: str | os.PathLike, what: str, fix: str) -> Path:
         os.close(fd)
         os.unlink(probe)
     except OSError as error:
+        if optional and disk_full(error):
+            return folder
         reason = error.strerror or type(error).__name__
         raise InputError(f"{what} {folder} is not writable ({reason}); {fix}") from None
     return folder
@@ -55,7 +66,7 @@ def check_outputs(places: Iterable[tuple[str | os.PathLike | None, str, str]]) -
     """``places``: (folder or None to skip, what it is, how to change it)."""
     for folder, what, fix in places:
         if folder is not None:
-            check_writable(folder, what, fix)
+            check_writable(folder, what, fix, optional=what in OPTIONAL_PLACES)
 
 
 def label_range(loader: Any) -> tuple[int, int] | None:

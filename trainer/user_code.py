@@ -238,7 +238,8 @@ def _check_user_target(section: str, part: Any, given: dict, base: Path,
     try:
         obj, source = resolve(part.class_, base, f"'{section}.class'")
     except LookupError as error:
-        raise ConfigError(f"{where((section, 'class'))}: {error}") from None
+        raise ConfigError(f"{where((section, 'class'))}: {error}{_builtin_hint(section, part.class_, task)}"
+                          ) from None
     except UserCodeError as error:
         raise ConfigError(str(error)) from None
     display = part.class_.split(":")[1]
@@ -251,6 +252,20 @@ def _check_user_target(section: str, part: Any, given: dict, base: Path,
         check_args(obj, {**sizes, **part.args}, (section, "args"), where, display, anchor)
     if source.endswith(".py"):
         part.class_ = f"{source}:{display}"
+
+
+def _builtin_hint(section: str, target: str, task: str) -> str:
+    """For ``model.class=lenet5``: the built-in of that name is ``model.name``."""
+    if ":" in target:
+        return ""
+    if section == "model":
+        builtin = target in _task(task).models
+    else:
+        from datasets import names
+
+        builtin = target in (*names(), *_ROOT_RULES, "synthetic")
+    return (f"; {target} is a built-in {section}: give {section}.name={target} (it replaces "
+            f"{section}.class and its args)" if builtin else "")
 
 
 def _check_dataset_function(obj: Any, args: dict[str, Any], display: str, anchor: tuple | None,
@@ -294,19 +309,15 @@ def _check_root(d: Any, rule: _RootRule, base: Path, where: Callable[[tuple], st
 
 
 def _check_synthetic(args: dict[str, Any], where: Callable[[tuple], str]) -> None:
-    """The values ``make_synthetic`` refuses, at config load (file:line of the key)."""
-    from datasets import make_synthetic
+    """The values ``make_synthetic`` refuses, at config load (file:line of the key), without
+    generating anything."""
+    from datasets.synthetic import check_synthetic
 
     from .config_errors import ConfigError
 
-    for split in ("train", "test"):
-        try:
-            make_synthetic(split, **{**args, "train_size": 1, "test_size": 1})
-        except ValueError as error:
-            key = next((k for k in args if f" {k} " in f" {error} ".replace(":", " ")), None)
-            raise ConfigError(f"{where(('dataset', 'args', key) if key else ('dataset', 'args'))}: "
-                              f"dataset.args: {error}") from None
-    for key in ("train_size", "test_size"):
-        if key in args and args[key] < 1:
-            raise ConfigError(f"{where(('dataset', 'args', key))}: 'dataset.args.{key}' must be "
-                              f">= 1, got {args[key]}")
+    try:
+        check_synthetic(**args)
+    except ValueError as error:
+        key = next((k for k in args if f" {k} " in f" {error} ".replace(":", " ")), None)
+        raise ConfigError(f"{where(('dataset', 'args', key) if key else ('dataset', 'args'))}: "
+                          f"dataset.args: {error}") from None

@@ -154,8 +154,10 @@ def test_module_path_class_and_name_with_class_is_refused(experiment, monkeypatc
     both = experiment.parent / "both.yaml"  # the class and its args (issue 27)
     both.write_text(experiment.read_text().replace("model:\n", "model:\n  name: lenet5\n", 1))
     assert "not both" in error_of(both)
+    back = load_config(experiment, ["model.class=null"])  # the file's class and its args go
+    assert back.model.name == "lenet5" and back.model.class_ is None and back.model.args == {}
     assert "'model.args' is for model.class" in error_of(
-        experiment.parent / "exp.yaml", "model.class=null")
+        experiment.parent / "exp.yaml", "model.class=null", "model.args.channels=4")
 
 
 def test_built_in_name_still_works(tmp_path):

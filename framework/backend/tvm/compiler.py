@@ -17,6 +17,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import tvm_ffi
 from tvm import relax
 from tvm.target import codegen
 
-from ..._io import atomic_write
+from ..._io import atomic_write, disk_full, skip_optional
 from ..._memory import ALIGNMENT, aligned_copy
 from ...ir import Graph
 from .lower.relax_builder import to_relax
@@ -129,7 +130,11 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
     tune_seconds = 0.0
-    cache.prepare(library.parent)
+    try:
+        cache.prepare(library.parent)
+    except OSError as error:  # a full disk: compiled in memory below (_build)
+        if disk_full(error) is None:
+            raise
     hit = cache.verified(library) and (not ir_dir or artifacts.is_dir())
     module = None
     if hit and run:
@@ -139,43 +144,80 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
         except Exception as error:  # verified yet unloadable (e.g. another TVM): rebuild it
             cache.discard(library, f"{type(error).__name__}: {str(error).splitlines()[0]}")
             hit = False
+    unsaved = None  # a build the cache could not keep (its disk is full): run from memory
     if not hit:
-        tune_seconds = _build(graph, target, library, artifacts if ir_dir else None)
-    if ir_dir:
-        shutil.copytree(artifacts, ir_dir, dirs_exist_ok=True)
+        tune_seconds, unsaved = _build(graph, target, library, artifacts if ir_dir else None)
+    if ir_dir and artifacts.is_dir():
+        _optional_ir(ir_dir, lambda: _copy_ir(artifacts, Path(ir_dir)))
     if run and module is None:
         _require_device(device_target)
-        module = tvm.runtime.load_module(str(library))
+        module = unsaved.jit() if unsaved is not None else tvm.runtime.load_module(str(library))
     executable = Executable(module if run else None, target, device_target, hit, tune_seconds)
     executable.library = library  # the exported build (bench/gpu_check.py ships it)
     executable.compile_seconds = time.perf_counter() - start  # VM creation included
     return executable
 
 
-def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None) -> float:
+def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None
+           ) -> tuple[float, Any]:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
-    ``artifacts`` when asked. Returns the tuning seconds."""
-    staging = cache.temp_path(artifacts) if artifacts else None
+    ``artifacts`` when asked. Returns the tuning seconds and, when the cache's disk is full
+    (one warning), the built executable to run from memory (else None: load ``library``)."""
+    staging = folder = cache.temp_path(artifacts) if artifacts else None
     if staging:
         shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
+        staging = _optional_ir(staging, lambda: staging.mkdir(parents=True))
     with target:  # lowerings choose CPU-only kernels by it (lowerings/base.py on_cpu)
         mod = to_relax(graph)
     if staging:
-        _write(staging, "10_relax.py", mod.script())
+        staging = _optional_ir(staging, lambda: _write(staging, "10_relax.py", mod.script()))
     mod, tune_seconds = apply_schedules(mod, target)
     if staging:
-        _write(staging, "11_relax_opt.py", mod.script())
+        staging = _optional_ir(staging, lambda: _write(staging, "11_relax_opt.py", mod.script()))
     if target.kind.name == "cuda":
         _register_cuda_compiler()
     with _without_known_noise():
         executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
     if staging:
-        _write_kernels(executable, target, staging)
-        shutil.rmtree(artifacts, ignore_errors=True)
-        os.replace(staging, artifacts)
-    cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
-    return tune_seconds
+        def publish() -> None:
+            _write_kernels(executable, target, staging)
+            shutil.rmtree(artifacts, ignore_errors=True)
+            os.replace(staging, artifacts)
+        _optional_ir(staging, publish)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)  # (left by a full disk only)
+    try:
+        cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
+    except Exception as error:
+        reason = disk_full(error)
+        if reason is None:
+            raise
+        skip_optional("compiled-kernel cache", library.parent, reason,
+                      "compiling in memory: kernels are not kept for the next run (free space "
+                      "there or set TWINMODE_CACHE_DIR to another folder)")
+        return tune_seconds, executable
+    return tune_seconds, None
+
+
+def _copy_ir(artifacts: Path, ir_dir: Path) -> None:
+    """The build's IR files into ``ir_dir``, each whole or not at all (a full disk)."""
+    for source in sorted(artifacts.iterdir()):
+        atomic_write(ir_dir / source.name, source.read_bytes())
+
+
+def _optional_ir(folder: str | Path, write: Callable[[], Any]) -> str | Path | None:
+    """``write()`` an IR artifact into ``folder``; on a full disk warn once and give None
+    (no more IR for this build: the run goes on)."""
+    try:
+        write()
+    except OSError as error:
+        reason = disk_full(error)
+        if reason is None:
+            raise
+        place = cache_dir() if Path(folder).parent == cache_dir() else folder
+        skip_optional("IR artifacts in", place, reason, "the IR dump is skipped and the run goes on")
+        return None
+    return folder
 
 
 # TVM's own kernels mark a region ``pragma_scope`` that its LLVM code generator then warns

@@ -17,6 +17,7 @@ from pathlib import Path
 import tvm
 from tvm import relax
 
+from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
 from . import cpu_rules, vector_math
@@ -52,7 +53,14 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target) -> tuple[tvm.I
     if tuning != "off":
         from . import tuning as _tuning
 
-        mod, tune_seconds = _tuning.tune_and_apply(mod, target, tuning)
+        try:
+            mod, tune_seconds = _tuning.tune_and_apply(mod, target, tuning)
+        except Exception as error:  # its database is kept in the kernel cache
+            reason = disk_full(error)
+            if reason is None:
+                raise
+            skip_optional("kernel tuning database in", _tuning.cache_dir(), reason,
+                          "tuning is skipped: the kernels keep their default schedules")
     return cpu_rules.schedule_module(mod, target), tune_seconds
 
 
