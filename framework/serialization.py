@@ -8,6 +8,9 @@ Three file formats (framework/checkpoint_formats, one module each):
 - ``"safetensors"``: the safetensors format (needs the ``interop`` extra).
 
 ``load_checkpoint`` tells the three apart by their first bytes, whatever the file's name.
+A Cell saved in MindSpore's format gets MindSpore's parameter names (``bn.moving_mean`` where
+ours is ``bn.mean``: ``checkpoint_formats.mindspore_name``); ``load_param_into_net`` takes a
+parameter's value under either name, so both ways work with MindSpore's own files.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from .checkpoint_formats import (
     TWINMODE,
     CheckpointError,
     mindspore_ckpt,
+    mindspore_name,
     read_file,
     safetensors_io,
     sniff,
@@ -52,9 +56,13 @@ def _format(value: str | None, api: str) -> str:
     return _FORMATS[value]
 
 
-def _named_tensors(save_obj: Any, choice_func: Callable[[str], bool] | None) -> dict[str, np.ndarray]:
+def _named_tensors(save_obj: Any, choice_func: Callable[[str], bool] | None,
+                   fmt: str) -> dict[str, np.ndarray]:
     if hasattr(save_obj, "parameters_and_names"):  # a Cell (duck-typed: no nn import here)
         pairs = [(p.name or n, p) for n, p in save_obj.parameters_and_names()]
+        if fmt == MINDSPORE:  # MindSpore's own names, as MindSpore would write this Cell
+            pairs = [(mindspore_name(n, name), p) for (name, p), (n, _)
+                     in zip(pairs, save_obj.parameters_and_names(), strict=True)]
     elif isinstance(save_obj, Mapping):
         pairs = list(save_obj.items())
     elif isinstance(save_obj, list | tuple):
@@ -118,7 +126,7 @@ def save_checkpoint(save_obj: Any, ckpt_file_name: str | os.PathLike, integrated
     if enc_key is not None:
         raise ValueError("save_checkpoint: encrypted checkpoints (enc_key) are not supported")
     fmt = _format(format, "save_checkpoint")
-    arrays = _named_tensors(save_obj, choice_func)
+    arrays = _named_tensors(save_obj, choice_func, fmt)
     plain = _appended(append_dict, arrays, fmt)
     if fmt == TWINMODE:
         write_arrays(ckpt_file_name, arrays, plain)
@@ -200,24 +208,35 @@ def _same_family(a: np.dtype, b: np.dtype) -> bool:
     return mstype.kind(a) == mstype.kind(b) and mstype.kind(a) in "fi"
 
 
-def _match(params: Mapping[str, Any], tensors: Mapping[str, Any], strict: bool) -> dict[str, str]:
-    """``{network name: checkpoint name}``: equal names; without ``strict``, as MindSpore, a
+def _match(params: Mapping[str, Any], tensors: Mapping[str, Any], strict: bool,
+           aliases: Mapping[str, str]) -> dict[str, str]:
+    """``{network name: checkpoint name}``: equal names, or the parameter's MindSpore name
+    (``aliases``: ``bn.mean`` is ``bn.moving_mean`` there); without ``strict``, as MindSpore, a
     network name also matches ``prefix + name`` for one prefix ending in ``.`` (a checkpoint
     of a network that held this one)."""
-    found = {name: name for name in params if name in tensors}
+    def names(name: str) -> tuple[str, ...]:
+        return (name, aliases[name]) if name in aliases else (name,)
+
+    found = {}
+    for name in params:
+        key = next((key for key in names(name) if key in tensors), None)
+        if key is not None:
+            found[name] = key
     missing = [name for name in params if name not in found]
     if strict or not missing:
         return found
+    prefix = None
     for name in missing:
-        prefix = next((key[:-len(name)] for key in tensors
-                       if key.endswith("." + name)), None)
+        prefix = next((key[:-len(alias)] for key in tensors for alias in names(name)
+                       if key.endswith("." + alias)), None)
         if prefix is not None:
             break
     else:
         return found
     for name in missing:
-        if prefix + name in tensors:
-            found[name] = prefix + name
+        key = next((prefix + alias for alias in names(name) if prefix + alias in tensors), None)
+        if key is not None:
+            found[name] = key
     warnings.warn(f"load_param_into_net: loading checkpoint names {prefix!r} + the network's "
                   "names", stacklevel=3)
     return found
@@ -229,15 +248,18 @@ def load_param_into_net(net: Any, parameter_dict: Mapping[str, Any],
     ckpt_not_load)``: the network's parameters left unchanged, and the dict's entries (plain
     values included) that went nowhere.
 
-    As MindSpore, without ``strict_load`` a float (or signed integer) value of another width
-    is converted to the parameter's dtype with a warning, and names may match under one
-    prefix (``_match``). Other dtype or shape mismatches raise one error listing all of them,
+    A parameter takes the value under its name or its MindSpore name (``bn.moving_mean`` for
+    our ``bn.mean``). As MindSpore, without ``strict_load`` a float (or signed integer) value
+    of another width is converted to the parameter's dtype with a warning, and names may
+    match under one prefix (``_match``). Other dtype or shape mismatches raise one error listing all of them,
     before anything is loaded. Unlike MindSpore (which only warns), parameters the dict lacks
     are an error with ``strict_load``; without it they are a warning.
     """
     params = net.parameters_dict()
     tensors = {k: v for k, v in parameter_dict.items() if isinstance(v, Tensor | np.ndarray)}
-    found = _match(params, tensors, bool(strict_load))
+    aliases = {p.name: mindspore_name(path, p.name) for path, p in net.parameters_and_names()
+               if p.name and mindspore_name(path, p.name) != p.name}
+    found = _match(params, tensors, bool(strict_load), aliases)
     mismatched, converted, values = [], [], {}
     for name, key in found.items():
         value = tensors[key]

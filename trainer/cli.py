@@ -376,19 +376,25 @@ def sample(
 @app.command(cls=_Command)
 def export(
     file: FileArg,
-    checkpoint: Annotated[Path, typer.Option(help="Checkpoint file to export.")],
+    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' / 'best' (this config's "
+                                            "newest / keep-best checkpoint).")] = "last",
     out: Annotated[Path | None, typer.Option(help="The .onnx file (default: <checkpoint>.onnx).")] = None,
-    format: Annotated[str, typer.Option("--format", help="onnx (MindSpore's MINDIR is not written).")]
+    format: Annotated[str, typer.Option("--format", help=(
+        "onnx (MindSpore's MINDIR is not written); the file is also logged to the "
+        "checkpoint's MLflow run as model 'onnx'."))]
     = "onnx",
     overrides: Overrides = None,
 ) -> None:
     """Export a checkpoint's network for inference runtimes (ONNX, opset 18, batch symbolic)."""
     config = _load(file, overrides)
     from .export import export_checkpoint
+    from .run_folders import checkpoint_of
 
-    target = out or checkpoint.with_suffix(".onnx")
-    written = _guarded(lambda: export_checkpoint(config, checkpoint, target, format.lower()))
-    typer.echo(f"wrote {written}")
+    def run() -> Path:
+        path = checkpoint_of(config, checkpoint).path if checkpoint in ("last", "best") else Path(checkpoint)
+        return export_checkpoint(config, path, out or path.with_suffix(".onnx"), format.lower())
+
+    typer.echo(f"wrote {_guarded(run)}")
 
 
 @app.command(cls=_Command)

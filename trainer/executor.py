@@ -19,6 +19,7 @@ from framework.train.model import Model
 from .build import build_model_for
 from .config import ExperimentConfig
 from .distributed import check_shapes
+from .export import export_weights
 from .plan import RunPlan, output_places
 from .preflight import check_accumulation, check_outputs
 from .run_callbacks import RunCallbacks, callbacks_for
@@ -48,6 +49,7 @@ class RunResult:
     model_uri: str | None = None
     best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
     best_score: str | None = None  # its figure: "eval/accuracy 0.9812 at epoch 3"
+    weights: str | None = None  # checkpoint.format mindspore|safetensors: the weights in it
 
     @property
     def ms_per_step(self) -> float:
@@ -166,6 +168,7 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
             for key, value in metrics.items():
                 record.log_metric(f"eval/{key}", value, ctx.global_step)
     best = built.run.best
+    weights = export_weights(config, model.network, ctx.latest_checkpoint) if plan.rank.leader else None
     return RunResult(plan.mode, recorder.steps, recorder.losses, recorder.seconds,
                      ctx.timings.first_compile_seconds, dict(metrics), time.perf_counter() - start,
                      config.dataset.batch_size, record.run_id if record and record.online else None,
@@ -174,7 +177,8 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
                      samples=recorder.samples, ir_dir=plan.ir_dir,
                      run_url=record.url if record is not None else None,
                      best_checkpoint=str(best.path) if best is not None and best.path else None,
-                     best_score=_best_score(plan, built.task, best))
+                     best_score=_best_score(plan, built.task, best),
+                     weights=str(weights) if weights else None)
 
 
 def _best_score(plan: RunPlan, task: Any, best: Any) -> str | None:
@@ -223,6 +227,8 @@ def _close_record(plan: RunPlan, built: Built, run: Any, status: str, result: Ru
 
     try:
         finish_run(run, built.run.checkpoint, plan.ir_dir)
+        if result is not None and result.weights:
+            run.log_artifact(result.weights, "checkpoints")
         if status == "FINISHED" and plan.config.mlflow.log_model and result.checkpoint:
             result.model_uri = built.task.log_model(run, plan.config, _resolved(plan), result.checkpoint,
                                                     built.data)

@@ -1,15 +1,28 @@
-"""A trained checkpoint out to a deployment format: the network the experiment describes,
-its weights from the checkpoint, written by ``ms.export`` (ONNX, batch axis symbolic).
+"""A trained network out of the trainer: to ONNX (``train export``), and its weights in
+MindSpore's or the safetensors format at the end of a run (``checkpoint.format``).
 
 ``export_checkpoint(config, checkpoint, out)`` is what ``train export FILE --checkpoint PATH
 --format onnx`` runs. The network is built as ``train eval`` builds it (the task's data
 first: a language model's vocabulary sizes its network), and the sample input is the first
 validation batch, so the file takes what the data loaders give (resized, normalized
-images; token ids).
+images; token ids). When the checkpoint is a training checkpoint of a run logged to this
+config's MLflow store (``mlflow.tracking_uri``) and ``mlflow.log_model`` is on, the ONNX file
+is also logged to that run as the LoggedModel ``onnx``, next to the run's pyfunc ``model``:
+``mlflow.pyfunc.load_model("runs:/<run id>/onnx")`` runs it in ONNX Runtime (MLflow's
+``onnx`` flavor, CPU provider). The run itself is left as it was (status, end time).
+
+``export_weights`` writes, for ``checkpoint.format: mindspore`` or ``safetensors``, the trained
+network's parameters (no optimizer state) as ``<prefix>-weights.ckpt`` (MindSpore's protobuf
+``.ckpt``: ``mindspore.load_checkpoint`` reads it, MindSpore's parameter names) or
+``<prefix>-weights.safetensors`` (our parameter names) in the run's checkpoint folder, once
+the run has finished; the executor logs it under ``checkpoints/``. Training checkpoints
+(resume, ``train eval``) stay in our checksummed format whatever ``checkpoint.format``.
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +37,8 @@ from .distributed import Rank
 from .tasks import TaskData, task_of
 
 FORMATS = ("onnx",)
+WEIGHTS_SUFFIX = {"mindspore": ".ckpt", "safetensors": ".safetensors"}
+ONNX_MODEL = "onnx"  # the LoggedModel's name: runs:/<run id>/onnx
 
 
 def sample_input(config: ExperimentConfig, data: TaskData | None = None) -> np.ndarray:
@@ -37,10 +52,12 @@ def sample_input(config: ExperimentConfig, data: TaskData | None = None) -> np.n
 
 
 def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: str | Path,
-                      out_path: str | Path, fmt: str = "onnx") -> Path:
+                      out_path: str | Path, fmt: str = "onnx", log: bool = True) -> Path:
     """Rebuild the network of ``config`` (an experiment or its YAML file), load
     ``checkpoint_path`` into it (strictly: every parameter must be there) and export it to
-    ``out_path`` (``.onnx`` appended when missing); returns the written file."""
+    ``out_path`` (``.onnx`` appended when missing); returns the written file. With ``log``,
+    also logs it to the checkpoint's MLflow run (module docstring) and prints one line
+    saying where, or why not."""
     if fmt.lower() not in FORMATS and fmt.upper() not in ("MINDIR", "AIR"):
         # (MINDIR/AIR: ms.export words their refusal)
         raise ValueError(f"export: unknown format {fmt!r}; supported: {', '.join(FORMATS)}")
@@ -50,6 +67,103 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
     data = task_of(config).data(config, Rank())
     _, net = build_model_for(config, data)
     ms.load_param_into_net(net, values, strict_load=True)
-    written = ms.export(net, ms.Tensor(sample_input(config, data)), file_name=str(out_path),
-                        file_format=fmt.upper())
-    return Path(written)
+    example = sample_input(config, data)
+    written = Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
+    if log:
+        where, why = log_onnx(config, checkpoint_path, written, example)
+        print(f"MLflow: logged as {where}" if where else f"MLflow: not logged ({why})", flush=True)
+    return written
+
+
+def checkpoint_run(config: ExperimentConfig, checkpoint_path: str | Path) -> tuple[str | None, str]:
+    """``(the MLflow run id a training checkpoint was logged to, the store's URI)``; the id is
+    None for a weights-only file or a run of another store."""
+    from framework.serialization import CheckpointError
+    from framework.train.checkpoint import read_checkpoint
+
+    from .mlflow_logger import tracking_uri
+    from .tracking import previous_run_id
+
+    uri = tracking_uri(config.mlflow.tracking_uri)
+    try:
+        read = read_checkpoint(checkpoint_path)
+    except CheckpointError:  # weights only (ms.save_checkpoint), or another format
+        return None, uri
+    return previous_run_id(read, uri), uri
+
+
+def log_onnx(config: ExperimentConfig, checkpoint_path: str | Path, onnx_file: Path,
+             example: np.ndarray) -> tuple[str | None, str]:
+    """Log ``onnx_file`` as the LoggedModel ``onnx`` of the checkpoint's run: ``("runs:/<id>/onnx
+    (model <model id>)", "")``, or ``(None, why not)``. A store that fails only warns."""
+    if not config.mlflow.log_model:
+        return None, "mlflow.log_model is off"
+    run_id, uri = checkpoint_run(config, checkpoint_path)
+    if run_id is None:
+        return None, (f"{checkpoint_path} names no MLflow run of {uri} (not a training checkpoint "
+                      "of a run logged there)")
+    try:
+        model_id = _log_onnx_model(uri, run_id, onnx_file, example, checkpoint_path)
+    except Exception as error:  # noqa: BLE001 - the file is written; the store is a convenience
+        why = f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+        warnings.warn(f"the ONNX model was not logged to MLflow run {run_id} ({why})", stacklevel=2)
+        return None, why
+    return f"runs:/{run_id}/{ONNX_MODEL} (model {model_id})", ""
+
+
+def _log_onnx_model(uri: str, run_id: str, onnx_file: Path, example: np.ndarray,
+                    checkpoint_path: str | Path) -> str:
+    import logging
+
+    import mlflow
+    import mlflow.onnx
+    import onnx
+
+    from framework.exporter.onnx_model import OPSET
+
+    from .mlflow_model import RUN_TAGS, _in_store
+
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")  # as training: fail fast
+    os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
+    client = mlflow.MlflowClient(uri)
+    run = client.get_run(run_id)
+    tags = {k: v for k, v in run.data.tags.items() if k in RUN_TAGS}
+    tags.update({"format": f"onnx (opset {OPSET})", "checkpoint": str(Path(checkpoint_path).resolve())})
+    quiet = logging.getLogger("mlflow")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)  # no INFO/WARNING lines about providers and the example
+    try:
+        with _in_store(uri):
+            model = mlflow.initialize_logged_model(name=ONNX_MODEL, source_run_id=run_id,
+                                                   experiment_id=run.info.experiment_id, tags=tags)
+            mlflow.onnx.log_model(onnx.load(str(onnx_file)), name=ONNX_MODEL, model_id=model.model_id,
+                                  input_example=example, pip_requirements=["onnxruntime"],
+                                  onnx_execution_providers=["CPUExecutionProvider"])
+    finally:
+        quiet.setLevel(level)
+    client.set_tag(run_id, "onnx_model_id", model.model_id)
+    return model.model_id
+
+
+def weights_file(final_checkpoint: str | Path, fmt: str) -> Path:
+    """``<prefix>-weights.ckpt`` / ``.safetensors`` next to ``<prefix>-<epoch>_<step>.ckpt``."""
+    final = Path(final_checkpoint)
+    return final.with_name(f"{final.name.rsplit('-', 1)[0]}-weights{WEIGHTS_SUFFIX[fmt]}")
+
+
+def export_weights(config: ExperimentConfig, network: Any,
+                   final_checkpoint: str | Path | None) -> Path | None:
+    """For ``checkpoint.format`` mindspore or safetensors, ``network``'s parameters next to
+    the run's final checkpoint (module docstring); None for ``twinmode``, without a final
+    checkpoint (ranks other than 0), or when the write fails (a warning: the run stands)."""
+    fmt = config.checkpoint.format
+    if fmt not in WEIGHTS_SUFFIX or not final_checkpoint:
+        return None
+    path = weights_file(final_checkpoint, fmt)
+    try:
+        ms.save_checkpoint(network, str(path), format=fmt)
+    except (ImportError, OSError, TypeError, ValueError) as error:
+        warnings.warn(f"checkpoint.format {fmt}: the weights were not written to {path} "
+                      f"({type(error).__name__}: {error})", stacklevel=2)
+        return None
+    return path

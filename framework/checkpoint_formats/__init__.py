@@ -9,6 +9,11 @@
 Every reader returns one ordered ``{name: numpy array | plain value}`` dict and refuses a
 bad file with a one-line :class:`CheckpointError` that names the path. Nothing is executed
 (no pickle) while reading any of them. ``framework.serialization`` is the public API.
+
+Names: our files (and safetensors) keep our parameter names; MindSpore's ``.ckpt`` holds
+MindSpore's (:func:`mindspore_name`), which differ where a Cell gives a parameter a name other
+than its attribute's: BatchNorm's ``moving_mean``/``moving_variance`` (ours ``bn.mean``/
+``bn.variance``, MindSpore 2.10 ``bn.moving_mean``/``bn.moving_variance``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,18 @@ class CheckpointError(ValueError):
 
 TWINMODE, MINDSPORE, SAFETENSORS = "twinmode", "mindspore", "safetensors"
 TWINMODE_MAGIC = b"TWMCKPT1"
+
+
+def mindspore_name(path: str, name: str) -> str:
+    """MindSpore 2.x's name of the parameter we name ``name``, held at the attribute path
+    ``path`` (from ``Cell.parameters_and_names``). Both name a parameter of a nested Cell by its
+    Cell's path then the parameter's own name, but MindSpore renames a nested parameter after
+    its attribute (``self.moving_mean = Parameter(..., name="mean")`` in ``self.bn``:
+    ``bn.moving_mean``; ours ``bn.mean``), while a parameter of the outermost Cell (no dot)
+    keeps the name it was given, in both."""
+    if "." not in name or "." not in path:
+        return name
+    return f"{name.rsplit('.', 1)[0]}.{path.rsplit('.', 1)[1]}"
 
 
 def sniff(head: bytes, size: int) -> str | None:

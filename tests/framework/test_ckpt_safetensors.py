@@ -1,6 +1,7 @@
 """safetensors checkpoints (framework/checkpoint_formats/safetensors_io.py): round trips of
 every dtype, appended values, MindSpore's crc_num, bad files; and PyTorch (a subprocess,
-``torch_safetensors.py``) loading our LeNet-5 by name, strictly, to our logits, and we its.
+``torch_safetensors.py``, ``torch_safetensors_resnet.py``) loading our LeNet-5 and ResNet-20 by
+name (a BatchNorm's through the README's mapping) to our logits, and we its.
 Skipped without the ``safetensors`` package (the ``interop`` extra)."""
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import framework as ms
 from framework import Tensor
 from framework.serialization import CheckpointError
 from tests.torch_ref import needs_torch, reference
-from trainer.models import LeNet5
+from trainer.models import LeNet5, build_model
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
@@ -121,3 +122,28 @@ def test_pytorch_loads_our_lenet_and_we_load_its(tmp_path):
     assert ms.load_param_into_net(theirs, ms.load_checkpoint(tmp_path / "torch_lenet.safetensors"),
                                   strict_load=True) == ([], [])
     np.testing.assert_allclose(theirs(Tensor(x)).asnumpy(), out["theirs"], rtol=1e-5, atol=1e-6)
+
+
+@needs_torch
+def test_pytorch_loads_our_resnet20_and_we_load_its(tmp_path):
+    ms.set_seed(4)
+    net = build_model("resnet20", num_classes=10)
+    rng = np.random.default_rng(6)
+    for name, p in net.parameters_and_names():  # statistics and gammas off their 0s and 1s too
+        values = rng.uniform(0.5, 1.5, p.shape) if name.endswith(("variance", "gamma")) \
+            else p.asnumpy() + rng.normal(0, 0.2, p.shape)
+        p.set_data(values.astype(np.float32))
+    net.set_train(False)
+    ms.save_checkpoint(net, tmp_path / "ours_resnet.safetensors", format="safetensors")
+    assert "features.1.mean" in safetensors_numpy.load_file(str(tmp_path / "ours_resnet.safetensors"))
+    x = np.random.default_rng(7).standard_normal((3, 3, 32, 32)).astype(np.float32)
+    out = reference(Path(__file__).with_name("torch_safetensors_resnet.py"), tmp_path, x=x)
+    ours = net(Tensor(x)).asnumpy()
+    assert np.isfinite(ours).all() and np.abs(ours).max() > 0.1
+    np.testing.assert_allclose(out["logits"], ours, rtol=1e-5, atol=1e-5 * np.abs(ours).max())
+    theirs = build_model("resnet20", num_classes=10)
+    theirs.set_train(False)
+    assert ms.load_param_into_net(theirs, ms.load_checkpoint(tmp_path / "torch_resnet.safetensors"),
+                                  strict_load=True) == ([], [])
+    np.testing.assert_allclose(theirs(Tensor(x)).asnumpy(), out["theirs"], rtol=1e-5,
+                               atol=1e-5 * np.abs(out["theirs"]).max())

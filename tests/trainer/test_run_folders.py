@@ -72,3 +72,13 @@ def test_eval_last_and_best(workdir):
     best = train("eval", SMOKE, *TINY[2:], "train.epochs=2", "checkpoint.keep_best=eval/accuracy",
                  "--checkpoint", "best")
     assert best.exit_code == 0 and best.output.startswith("eval/accuracy "), best.output
+
+
+@needs_data
+def test_export_takes_last(workdir):
+    assert train("run", SMOKE, *TINY).exit_code == 0
+    done = train("export", SMOKE, *TINY[2:], "--checkpoint", "last")
+    assert done.exit_code == 0, done.output
+    (folder,) = folders(workdir)
+    assert (folder / "smoke-1_3.onnx").is_file()
+    assert f"wrote {folder.relative_to(workdir) / 'smoke-1_3.onnx'}" in done.output

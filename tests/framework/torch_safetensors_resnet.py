@@ -1,0 +1,106 @@
+"""PyTorch's side of tests/framework/test_ckpt_safetensors.py for ResNet-20: ``python
+torch_safetensors_resnet.py IN.npz OUT.npz``.
+
+A CIFAR ResNet-20 with the module names of twinmode's zoo ResNet (``features.0`` the stem
+convolution, ``features.1`` its BatchNorm, ``features.3.body.0`` ..., ``fc``). It loads
+``ours_resnet.safetensors`` (written by twinmode, next to IN.npz) with the mapping the
+README states: a twinmode BatchNorm's ``X.gamma``, ``X.beta``, ``X.mean``, ``X.variance``
+are PyTorch's ``X.weight``, ``X.bias``, ``X.running_mean``, ``X.running_var``; every other
+name is the same; ``X.num_batches_tracked`` is not in the file. It writes the evaluation
+logits of IN's ``x``, then a ResNet-20 of its own as ``torch_resnet.safetensors`` under
+twinmode's names (the mapping reversed) with that network's logits.
+
+MindSpore's ``pad_mode='same'`` pads ``total // 2`` before and the rest after, which
+``padding=1`` does not reproduce for a stride-2 convolution: the convolution pads itself.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+from torch import nn
+from torch.nn import functional as F
+
+TO_TORCH = {"gamma": "weight", "beta": "bias", "mean": "running_mean", "variance": "running_var"}
+
+
+class SameConv(nn.Conv2d):  # a Conv2d (its parameter is `weight`) padding as MindSpore's 'same'
+    def forward(self, x):
+        pads = []
+        for size, k, s in ((x.shape[3], self.kernel_size[1], self.stride[1]),
+                           (x.shape[2], self.kernel_size[0], self.stride[0])):
+            total = max((-(-size // s) - 1) * s + k - size, 0)
+            pads += [total // 2, total - total // 2]
+        return super().forward(F.pad(x, pads))
+
+
+def conv_bn(cin, cout, k, stride):
+    return [SameConv(cin, cout, k, stride=stride, bias=False), nn.BatchNorm2d(cout)]
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.body = nn.Sequential(*conv_bn(cin, cout, 3, stride), nn.ReLU(), *conv_bn(cout, cout, 3, 1))
+        self.shortcut = nn.Sequential(*conv_bn(cin, cout, 1, stride)) if stride != 1 or cin != cout else None
+
+    def forward(self, x):
+        return F.relu(self.body(x) + (x if self.shortcut is None else self.shortcut(x)))
+
+
+class ResNet20(nn.Module):
+    def __init__(self, num_classes=10):
+        super().__init__()
+        layers = [*conv_bn(3, 16, 3, 1), nn.ReLU()]
+        cin = 16
+        for stage, cout in enumerate((16, 32, 64)):
+            for i in range(3):
+                layers.append(Block(cin, cout, 2 if stage and i == 0 else 1))
+                cin = cout
+        self.features = nn.Sequential(*layers)
+        self.fc = nn.Linear(64, num_classes)
+
+    def forward(self, x):
+        return self.fc(self.features(x).mean(dim=(2, 3)))
+
+
+def torch_name(name: str) -> str:
+    head, _, last = name.rpartition(".")
+    return f"{head}.{TO_TORCH[last]}" if last in TO_TORCH else name
+
+
+def main(inputs: Path, outputs: Path) -> None:
+    torch.set_num_threads(1)
+    x = torch.from_numpy(np.load(inputs)["x"])
+    net = ResNet20().eval()
+    ours = {torch_name(k): v for k, v in load_file(str(inputs.parent / "ours_resnet.safetensors")).items()}
+    missing, unexpected = net.load_state_dict(ours, strict=False)
+    assert not unexpected, unexpected
+    assert all(m.endswith("num_batches_tracked") for m in missing), missing
+    torch.manual_seed(12)
+    theirs = ResNet20().eval()
+    with torch.no_grad():
+        for module in theirs.modules():  # statistics off their initial 0 and 1
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.normal_(0, 0.2)
+                module.running_var.uniform_(0.5, 1.5)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.normal_(0, 0.2)
+    back = {v: k for k, v in TO_TORCH.items()}
+    state = {}
+    for name, value in theirs.state_dict().items():
+        head, _, last = name.rpartition(".")
+        if last != "num_batches_tracked":
+            state[f"{head}.{back[last]}" if isinstance(dict(theirs.named_modules())[head], nn.BatchNorm2d)
+                  else name] = value
+    save_file(state, str(inputs.parent / "torch_resnet.safetensors"))
+    with torch.no_grad():
+        np.savez(outputs, logits=net(x).numpy(), theirs=theirs(x).numpy())
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), Path(sys.argv[2]))
