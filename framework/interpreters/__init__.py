@@ -68,21 +68,21 @@ def phase(name: str) -> Iterator[None]:
 
 @contextmanager
 def located_like(tensor: Any) -> Iterator[None]:
-    """While tracing, credit the IR nodes recorded inside to the source line of the node
-    that produced ``tensor`` (the backward pass: its nodes point at the forward line
-    they differentiate). Does nothing when not tracing."""
+    """While tracing, credit the IR nodes recorded inside to the source line and the cell of
+    the node that produced ``tensor`` (the backward pass: its nodes point at the forward
+    line they differentiate). Does nothing when not tracing."""
     interp = _current.get()
     first = tensor[0] if isinstance(tensor, tuple) and tensor else tensor
     producer = getattr(getattr(first, "_data", None), "producer", None)
     if not hasattr(interp, "location_override") or getattr(producer, "location", None) is None:
         yield
         return
-    previous = interp.location_override
-    interp.location_override = producer.location
+    previous = interp.location_override, interp.cell_override
+    interp.location_override, interp.cell_override = producer.location, producer.cell
     try:
         yield
     finally:
-        interp.location_override = previous
+        interp.location_override, interp.cell_override = previous
 
 
 __all__ = ["EagerInterpreter", "Interpreter", "apply", "current", "is_tracing", "located_like", "phase",

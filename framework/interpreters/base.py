@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -20,3 +22,10 @@ class Interpreter:
 
     def enter_cell(self, cell: Any) -> None:
         """A cell's construct is about to run; nothing to do unless tracing."""
+
+    @contextmanager
+    def in_cell(self, cell: Any) -> Iterator[None]:
+        """While ``cell``'s construct runs (a tracing interpreter credits the nodes made
+        meanwhile to the cell's path)."""
+        self.enter_cell(cell)
+        yield

@@ -14,6 +14,8 @@ it reads becomes one of the region's inputs (a capture), so regions are closed g
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -74,6 +76,9 @@ class TraceInterpreter(Interpreter):
         self.cells: dict[int, Any] = {}  # cells the trace went through (their state is baked in)
         self.reported = False
         self.location_override: Any = None  # set by located_like (backward nodes)
+        self.cell_override: str | None = None  # likewise: the forward node's cell path
+        self.cell_stack: list[str] = []  # paths of the cells whose construct is running
+        self._cell_paths: dict[int, str] = {}  # id(cell) -> path from the first cell entered
         self._consts: dict[int, tuple[np.ndarray, Value]] = {}
         self.checks: list[Any] = []  # RangeCheck of framework.ops.range_check, in trace order
 
@@ -140,6 +145,22 @@ class TraceInterpreter(Interpreter):
     def enter_cell(self, cell: Any) -> None:
         self.cells.setdefault(id(cell), cell)
 
+    @contextmanager
+    def in_cell(self, cell: Any) -> Iterator[None]:
+        """Nodes made while ``cell``'s construct runs carry its path (``network.conv1``:
+        attribute names from the first cell the trace entered, that cell itself ``""``)."""
+        self.enter_cell(cell)
+        if not self._cell_paths:
+            self._cell_paths = {id(c): name for name, c in cell.cells_and_names()}
+        path = self._cell_paths.get(id(cell))
+        if path is None:  # a cell outside the first one's tree: under its type's name
+            path = type(cell).__name__
+        self.cell_stack.append(path)
+        try:
+            yield
+        finally:
+            self.cell_stack.pop()
+
     # -- application -------------------------------------------------------------------------
     def apply(self, prim: Any, args: tuple) -> Any:
         from ..tensor import as_tensor_args
@@ -165,7 +186,9 @@ class TraceInterpreter(Interpreter):
         from ..tensor import Tensor
 
         where = self.location_override or graph_location()
-        node = self.graph.add_node(prim, values, specs, where, self.phase)
+        cell = self.cell_override if self.cell_override is not None else (
+            self.cell_stack[-1] if self.cell_stack else "")
+        node = self.graph.add_node(prim, values, specs, where, self.phase, cell)
         self.scope.defined.update(v.id for v in node.outputs)
         outs = tuple(Tensor._wrap(v) for v in node.outputs)
         result = outs if prim.num_outputs != 1 else outs[0]

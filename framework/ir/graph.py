@@ -83,6 +83,7 @@ class Node:
     outputs: tuple[Value, ...]
     location: SourceLocation | None = None
     phase: str = "forward"
+    cell: str = ""  # the path of the Cell whose construct made it (``backbone.conv1``); "" outside
 
 
 @dataclass(eq=False)
@@ -100,8 +101,8 @@ class Graph:
         return value
 
     def add_node(self, prim: Primitive, inputs: tuple[Value, ...], specs: tuple,
-                 location: SourceLocation | None, phase: str) -> Node:
-        node = Node(prim, inputs, (), location, phase)
+                 location: SourceLocation | None, phase: str, cell: str = "") -> Node:
+        node = Node(prim, inputs, (), location, phase, cell)
         node.outputs = tuple(Value(s.shape, s.dtype, producer=node) for s in specs)
         self.nodes.append(node)
         return node

@@ -93,11 +93,11 @@ class Cell:
         if low is not None:  # to_float: the inputs cast first, the parameters at use
             args, kwargs = _cast_floats(args, low), _cast_floats(kwargs, low)
         if is_tracing():  # graph mode, inside a traced function: trace through, remember self
-            current().enter_cell(self)
-            if low is None:
-                return convert(self.construct)(*args, **kwargs)
-            with _params_cast(self, low):
-                return convert(self.construct)(*args, **kwargs)
+            with current().in_cell(self):
+                if low is None:
+                    return convert(self.construct)(*args, **kwargs)
+                with _params_cast(self, low):
+                    return convert(self.construct)(*args, **kwargs)
         if get_context("mode") == GRAPH_MODE:
             runner = self.__dict__.get("_graph_runner")
             if runner is None:
