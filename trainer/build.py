@@ -34,14 +34,7 @@ def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> t
     steps = (data.steps_per_epoch if data is not None else None) or 1
     lr = optimizer_lr(o.schedule, o.learning_rate, task.epochs(config), steps, accumulate, task.by_steps)
     opt = build_optimizer(params, o, lr)
-    amp_options = {}
-    if config.precision != "fp32":  # MindSpore's O2 in the chosen dtype, float32 master weights
-        if config.precision == "fp16" and (accumulate > 1 or o.clip_grad_norm is not None):
-            raise ValueError("precision: fp16 needs loss scaling, which train.accumulate_grad_batches and "
-                             "optimizer.clip_grad_norm do not do; use precision: bf16 with them")
-        dtype = ms.bfloat16 if config.precision == "bf16" else ms.float16
-        net = ms.amp.auto_mixed_precision(net, "O2", dtype)  # same Parameters; float32 outputs
-        amp_options["loss_scale_manager"] = ms.amp.DynamicLossScaleManager()
+    net, amp_options = _precision(config, net)
     model = Model(net, loss, opt, metrics=set(task.metrics), config=config.to_dict(), mode=config.mode,
                   config_defaults=type(config)().to_dict(), **amp_options)
     if accumulate > 1:
@@ -55,3 +48,17 @@ def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> t
         model.train_network = ClipGradTrainOneStepCell(nn.WithLossCell(net, loss), opt,
                                                        o.clip_grad_norm)
     return model, net
+
+
+def _precision(config: ExperimentConfig, net: nn.Cell) -> tuple[nn.Cell, dict]:
+    """``precision: bf16|fp16``: MindSpore's O2 in that dtype (float32 master weights, the
+    same Parameters, float32 outputs) with dynamic loss scaling; fp32: as it is."""
+    if config.precision == "fp32":
+        return net, {}
+    unscaled = config.train.accumulate_grad_batches > 1 or config.optimizer.clip_grad_norm is not None
+    if config.precision == "fp16" and unscaled:
+        raise ValueError("precision: fp16 needs loss scaling, which train.accumulate_grad_batches and "
+                         "optimizer.clip_grad_norm do not do; use precision: bf16 with them")
+    dtype = ms.bfloat16 if config.precision == "bf16" else ms.float16
+    return (ms.amp.auto_mixed_precision(net, "O2", dtype),
+            {"loss_scale_manager": ms.amp.DynamicLossScaleManager()})

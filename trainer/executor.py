@@ -161,12 +161,7 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
     every = config.train.eval_every if not built.task.by_steps else 1  # by steps: each interval
     ctx = model.fit(built.task.epochs(config), built.train, built.test, valid_frequency=every,
                     callbacks=built.run.callbacks, resume_from=plan.resume)
-    metrics = {k[5:]: v for k, v in ctx.metrics.items() if k.startswith("eval_")}
-    if not metrics:  # the last epoch was not validated
-        metrics = model.eval(built.test)
-        if record is not None:
-            for key, value in metrics.items():
-                record.log_metric(f"eval/{key}", value, ctx.global_step)
+    metrics = _final_metrics(built, ctx, record)
     best = built.run.best
     weights = export_weights(config, model.network, ctx.latest_checkpoint) if plan.rank.leader else None
     return RunResult(plan.mode, recorder.steps, recorder.losses, recorder.seconds,
@@ -179,6 +174,18 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
                      best_checkpoint=str(best.path) if best is not None and best.path else None,
                      best_score=_best_score(plan, built.task, best),
                      weights=str(weights) if weights else None)
+
+
+def _final_metrics(built: Built, ctx: Any, record: Any) -> dict[str, float]:
+    """The last epoch's validation results; when it was not validated, an evaluation now
+    (logged under the task's validation prefix)."""
+    metrics = {k[5:]: v for k, v in ctx.metrics.items() if k.startswith("eval_")}
+    if not metrics:
+        metrics = built.model.eval(built.test)
+        if record is not None:
+            for key, value in metrics.items():
+                record.log_metric(f"{built.task.metric_prefix}/{key}", value, ctx.global_step)
+    return metrics
 
 
 def _best_score(plan: RunPlan, task: Any, best: Any) -> str | None:

@@ -159,18 +159,25 @@ def user_code_paths(config: dict[str, Any]) -> list[str]:
     todo, found = [Path(target.split(":")[0])], []
     while todo:
         file = todo.pop()
-        if file in found or not file.is_file():
-            continue
-        found.append(file)
-        try:
-            tree = ast.parse(file.read_text())
-        except (OSError, SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module and not node.level else [])
-            todo += [file.parent / f"{n.split('.')[0]}.py" for n in names]
+        if file not in found and file.is_file():
+            found.append(file)
+            todo += _imported_siblings(file)
     return [str(f) for f in found]
+
+
+def _imported_siblings(file: Path) -> list[Path]:
+    """The ``<module>.py`` files next to ``file`` that its absolute imports may name."""
+    try:
+        tree = ast.parse(file.read_text())
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module)
+    return [file.parent / f"{n.split('.')[0]}.py" for n in names]
 
 
 def expected(shape: tuple[int, ...], resize: int | None) -> str:
@@ -183,20 +190,25 @@ def expected(shape: tuple[int, ...], resize: int | None) -> str:
             "(or 0..1: an array whose values all lie in 0..1 is scaled by 255)")
 
 
-def as_images(model_input: Any, shape: tuple[int, ...], resize: int | None) -> np.ndarray:
-    """``model_input`` as the batch the training transforms take: ``(N, H, W)`` or ``(N,
-    H, W, C)`` as ``shape`` (any H, W with ``resize``), uint8 as given or float32 on the
-    0..255 scale; else a one-line ``ValueError`` saying what is expected."""
+def _as_array(model_input: Any) -> np.ndarray:
+    """An array of what ``predict`` got: a named input's array, a one-column DataFrame's
+    rows, nested lists (an object array when they are not numbers or ragged)."""
     if isinstance(model_input, dict):  # {"images": array} from a named input
         model_input = model_input.get("images", next(iter(model_input.values()), None))
     if hasattr(model_input, "columns") and len(model_input.columns) == 1:  # a one-column DataFrame
         model_input = model_input.iloc[:, 0].tolist()
     try:
         x = np.asarray(getattr(model_input, "values", model_input))
-        if x.dtype == object:
-            x = np.asarray(x.tolist(), dtype=np.float32)
+        return np.asarray(x.tolist(), dtype=np.float32) if x.dtype == object else x
     except (TypeError, ValueError):
-        x = np.asarray([], dtype=object)
+        return np.asarray([], dtype=object)
+
+
+def as_images(model_input: Any, shape: tuple[int, ...], resize: int | None) -> np.ndarray:
+    """``model_input`` as the batch the training transforms take: ``(N, H, W)`` or ``(N,
+    H, W, C)`` as ``shape`` (any H, W with ``resize``), uint8 as given or float32 on the
+    0..255 scale; else a one-line ``ValueError`` saying what is expected."""
+    x = _as_array(model_input)
 
     def bad(why: str) -> ValueError:
         return ValueError(f"predict: {why}; expected {expected(shape, resize)}")

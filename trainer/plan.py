@@ -76,6 +76,19 @@ class RunPlan:
 def plan_run(config: ExperimentConfig, rank: Rank, options: RunOptions = RunOptions()) -> RunPlan:
     """The plan of ``config`` on this ``rank`` (``ConfigError`` for a setting this launch
     cannot run). Reads the newest checkpoint for a resume; makes a new run's folder."""
+    plan = _base_plan(config, rank, options)
+    if options.resume is not None:
+        plan = _resumed(plan, options.resume)
+    settled = plan.options.checkpoint_dir or plan.nothing_to_train or isinstance(plan.resume, CheckpointRead)
+    if settled:
+        return plan
+    # a new run: rank 0 makes its folder (now, so that runs started together never share
+    # one) and every rank knows it
+    fresh = str(new_run_folder(config.checkpoint_dir, config.mode, create=True)) if rank.leader else None
+    return replace(plan, checkpoint_dir=rank.agree(fresh))
+
+
+def _base_plan(config: ExperimentConfig, rank: Rank, options: RunOptions) -> RunPlan:
     from .config import ConfigError
     from .mlflow_logger import tracking_uri
 
@@ -86,24 +99,22 @@ def plan_run(config: ExperimentConfig, rank: Rank, options: RunOptions = RunOpti
     if not rank.leader:  # rank 0 alone writes checkpoints, IR and the MLflow run
         options = replace(options, quiet=True, log=False, progress=None)
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
-    plan = RunPlan(config, rank, options, options.checkpoint_dir or config.checkpoint_dir,
+    return RunPlan(config, rank, options, options.checkpoint_dir or config.checkpoint_dir,
                    ir_dir if rank.leader else None, tracking_uri(config.mlflow.tracking_uri),
                    options.run_name or config.mlflow.run_name or f"{config.name}-{mode}")
-    if options.resume is not None:
-        try:
-            plan = _with_resume(plan, options.resume)
-        except ResumeMismatch as error:
-            raise ConfigError(f"--resume {error}") from None
-        if plan.nothing_to_train or options.checkpoint_dir:
-            return plan
-        if isinstance(plan.resume, CheckpointRead):  # the same run goes on, in its folder
-            return replace(plan, checkpoint_dir=str(plan.resume.path.parent))
-    if options.checkpoint_dir:
-        return plan
-    # a new run: rank 0 makes its folder (now, so that runs started together never share
-    # one) and every rank knows it
-    fresh = str(new_run_folder(config.checkpoint_dir, mode, create=True)) if rank.leader else None
-    return replace(plan, checkpoint_dir=rank.agree(fresh))
+
+
+def _resumed(plan: RunPlan, asked: str) -> RunPlan:
+    """The plan with its resume point; a resumed run goes on in its checkpoint's folder."""
+    from .config import ConfigError
+
+    try:
+        plan = _with_resume(plan, asked)
+    except ResumeMismatch as error:
+        raise ConfigError(f"--resume {error}") from None
+    if isinstance(plan.resume, CheckpointRead) and not plan.options.checkpoint_dir:
+        plan = replace(plan, checkpoint_dir=str(plan.resume.path.parent))
+    return plan
 
 
 def _with_resume(plan: RunPlan, asked: str) -> RunPlan:

@@ -354,30 +354,6 @@ class Sin(_Unary):
         return (mul(dout, cos(x)),)
 
 
-class AddN:
-    """``AddN()(inputs)``: the sum of a tuple/list of tensors of one shape (MindSpore's
-    ``ops.AddN``), built from ``Add`` so it runs, traces and differentiates like it."""
-
-    def __call__(self, inputs: Any) -> Any:
-        inputs = tuple(inputs)
-        if not inputs:
-            raise ValueError("AddN: needs at least one input")
-        shapes = {tuple(t.shape) for t in inputs}
-        if len(shapes) > 1:
-            from ._utils import argument_error
-
-            raise argument_error("AddN", ValueError(
-                "inputs must have one shape, got " + ", ".join(str(s) for s in shapes)))
-        total = inputs[0]
-        for t in inputs[1:]:
-            total = _ADD(total, t)
-        return total
-
-
-def addn(inputs):
-    return AddN()(inputs)
-
-
 # -- functional forms -----------------------------------------------------------------
 _ADD, _SUB, _MUL, _DIV, _POW = Add(), Sub(), Mul(), Div(), Pow()
 _MAXIMUM, _MINIMUM, _SELECT, _NEG, _ABS = Maximum(), Minimum(), Select(), Neg(), Abs()

@@ -4,6 +4,7 @@
 import functools
 
 from .activations import erf, fast_gelu, gelu, silu, softplus
+from .add_n import addn
 from .array_ops import arange, chunk, split, stack, tile, unstack
 from .clip import clip_by_global_norm
 from .comm import all_reduce
@@ -11,7 +12,6 @@ from .creation import fill, full, ones, ones_like, zeros, zeros_like
 from .elementwise import (
     abs,
     add,
-    addn,
     cast,
     cos,
     div,

@@ -100,19 +100,7 @@ class Model:
                  config_defaults: Mapping[str, Any] | None = None, **mindspore_options: Any) -> None:
         if not isinstance(network, nn.Cell):
             raise TypeError(f"Model: network must be an nn.Cell, got {type(network).__name__}")
-        unknown = set(mindspore_options) - {"amp_level", "boost_level", "eval_indexes", "loss_scale_manager",
-                                            "keep_batchnorm_fp32"}
-        if unknown:
-            raise TypeError(f"Model: unknown argument(s) {', '.join(sorted(unknown))}")
-        if mindspore_options.get("boost_level", "O0") != "O0":
-            raise ValueError(f"Model: boost_level={mindspore_options['boost_level']!r} is not supported; "
-                             "leave it at 'O0'")
-        amp_level = mindspore_options.get("amp_level", "O0")
-        amp_options = {k: mindspore_options[k] for k in ("keep_batchnorm_fp32", "loss_scale_manager")
-                       if k in mindspore_options}
-        if optimizer is None and (amp_level != "O0" or amp_options.get("loss_scale_manager")):
-            raise ValueError("Model: amp_level and loss_scale_manager need an optimizer: "
-                             "Model(network, loss_fn, optimizer, amp_level=...)")
+        amp_level, amp_options = _amp_arguments(mindspore_options, optimizer)
         self.network = network
         self.loss_fn = loss_fn
         self.optimizer = optimizer
@@ -121,24 +109,29 @@ class Model:
         self.config = dict(config) if config is not None else None
         self.config_hash = hash_config(self.config) if self.config is not None else config_hash
         self.config_defaults = config_defaults
-        self.train_network = None
         self.amp_level = amp_level
-        self.loss_scale_manager = None
-        config = level_config(amp_level, **amp_options)  # checks them
-        if optimizer is not None:
-            self.loss_scale_manager = config["loss_scale_manager"]  # the one the step's scale follows
-            amp_options["loss_scale_manager"] = self.loss_scale_manager
-            self.train_network = amp.build_train_network(network, optimizer, loss_fn, amp_level,
-                                                         **amp_options)
-        low_precision = amp_level in ("O2", "O3") or getattr(network, "_amp_level", "O0") in ("O2", "O3")
-        if eval_network is not None:
-            self.eval_network = eval_network
-        elif loss_fn is not None:
-            self.eval_network = _EvalCell(network, loss_fn, float32_outputs=low_precision)
-        else:
-            self.eval_network = _Forward(network)
+        self._build_train_network(amp_options)
+        self.eval_network = eval_network if eval_network is not None else self._eval_network()
         self._steps: dict[tuple[int, str], Step] = {}
         self.interrupted = False
+
+    def _build_train_network(self, amp_options: dict[str, Any]) -> None:
+        """The train step (none without an optimizer), in ``amp_level`` with its loss-scale
+        manager (``level_config`` checks the options)."""
+        self.train_network, self.loss_scale_manager = None, None
+        config = level_config(self.amp_level, **amp_options)
+        if self.optimizer is not None:
+            self.loss_scale_manager = config["loss_scale_manager"]  # the one the step's scale follows
+            amp_options["loss_scale_manager"] = self.loss_scale_manager
+            self.train_network = amp.build_train_network(self.network, self.optimizer, self.loss_fn,
+                                                         self.amp_level, **amp_options)
+
+    def _eval_network(self) -> nn.Cell:
+        low = ("O2", "O3")
+        low_precision = self.amp_level in low or getattr(self.network, "_amp_level", "O0") in low
+        if self.loss_fn is not None:
+            return _EvalCell(self.network, self.loss_fn, float32_outputs=low_precision)
+        return _Forward(self.network)
 
     # -- helpers -------------------------------------------------------------------------------
     def train_loss(self, out: Any) -> Any:
@@ -334,3 +327,20 @@ class Model:
         finally:
             self.network.set_train(was_training)
         return out
+
+
+def _amp_arguments(options: Mapping[str, Any], optimizer: Any) -> tuple[str, dict[str, Any]]:
+    """MindSpore's keyword arguments of ``Model``: ``(amp_level, its options)``; unknown ones
+    and a ``boost_level`` other than O0 are refused, amp without an optimizer too."""
+    unknown = set(options) - {"amp_level", "boost_level", "eval_indexes", "loss_scale_manager",
+                              "keep_batchnorm_fp32"}
+    if unknown:
+        raise TypeError(f"Model: unknown argument(s) {', '.join(sorted(unknown))}")
+    if options.get("boost_level", "O0") != "O0":
+        raise ValueError(f"Model: boost_level={options['boost_level']!r} is not supported; leave it at 'O0'")
+    amp_level = options.get("amp_level", "O0")
+    amp_options = {k: options[k] for k in ("keep_batchnorm_fp32", "loss_scale_manager") if k in options}
+    if optimizer is None and (amp_level != "O0" or amp_options.get("loss_scale_manager")):
+        raise ValueError("Model: amp_level and loss_scale_manager need an optimizer: "
+                         "Model(network, loss_fn, optimizer, amp_level=...)")
+    return amp_level, amp_options

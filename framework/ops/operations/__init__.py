@@ -2,6 +2,7 @@
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
 from ..activations import Erf, FastGeLU, GeLU, SiLU, Softplus
+from ..add_n import AddN
 from ..array_ops import Split, Stack, Tile, Unstack
 from ..batch_matmul import BatchMatMul
 from ..comm import AllReduce, ReduceOp
@@ -11,7 +12,6 @@ from ..debug import Print
 from ..elementwise import (
     Abs,
     Add,
-    AddN,
     Cast,
     Cos,
     Div,
