@@ -236,12 +236,12 @@ def test_ctrl_c_piped_says_which_trials_were_interrupted(workdir):
 
     train = Path(sys.executable).with_name("train")
     proc = subprocess.Popen([str(train), "sweep", str(SMOKE), "optimizer.learning_rate=0.05,0.01", *TINY,
-                             "train.epochs=100", "--workers", "2"], stdout=subprocess.PIPE,
+                             "train.epochs=5000", "--workers", "2"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     seen = []
     for line in proc.stdout:
         seen.append(line.rstrip("\n"))
-        if len({m.group(1) for text in seen if (m := re.match(r"trial (\d) epoch 1/100", text))}) == 2:
+        if len({m.group(1) for text in seen if (m := re.match(r"trial (\d) epoch 1/5000", text))}) == 2:
             break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
@@ -253,6 +253,6 @@ def test_ctrl_c_piped_says_which_trials_were_interrupted(workdir):
         assert f"trial {t.number} interrupted: Ctrl-C (" in err
         row = next(line for line in out.splitlines() if re.match(rf"^\|\s+{t.number} \|", line))
         cells = [cell.strip() for cell in row.strip("|").split("|")]  # trial, learning_rate, state, epoch
-        assert cells[2] == "interrupted" and re.fullmatch(r"[1-9]\d*/100", cells[3])
+        assert cells[2] == "interrupted" and re.fullmatch(r"[1-9]\d*/5000", cells[3])
     assert re.search(r"^MLflow parent run: http://\S+/runs/" + parent_run_id(), out, re.M)
     assert "error: interrupted after 0 of 2 trials" in err
