@@ -234,17 +234,23 @@ def test_ctrl_c_piped_says_which_trials_were_interrupted(workdir):
     import subprocess
     import sys
 
+    from ..reliability.helpers import interruptible
+
     train = Path(sys.executable).with_name("train")
-    proc = subprocess.Popen([str(train), "sweep", str(SMOKE), "optimizer.learning_rate=0.05,0.01", *TINY,
-                             "train.epochs=5000", "--workers", "2"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    seen = []
-    for line in proc.stdout:
-        seen.append(line.rstrip("\n"))
-        if len({m.group(1) for text in seen if (m := re.match(r"trial (\d) epoch 1/5000", text))}) == 2:
-            break
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    # SIGINT at its default in the child: a test run started in the background inherits it ignored
+    proc = interruptible([str(train), "sweep", str(SMOKE), "optimizer.learning_rate=0.05,0.01", *TINY,
+                          "train.epochs=5000", "--workers", "2"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        seen = []
+        for line in proc.stdout:
+            seen.append(line.rstrip("\n"))
+            if len({m.group(1) for text in seen if (m := re.match(r"trial (\d) epoch 1/5000", text))}) == 2:
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
     assert proc.returncode == 130, "\n".join(seen) + out + err
     trials = only_study().get_trials()
     assert [t.user_attrs.get("interrupted") for t in trials] == ["Ctrl-C", "Ctrl-C"]
