@@ -2,7 +2,7 @@
 accuracy of training with ``precision: bf16|fp16`` (amp O2, dynamic loss scaling).
 
     .venv/bin/python bench/amp.py time [--mode graph|pynative] [--batch 32] [--steps 40]
-    .venv/bin/python bench/amp.py accuracy [--experiment lenet_fashion] [--epochs 1]
+    .venv/bin/python bench/amp.py accuracy [--experiment lenet_fashion] [--epochs 1] [--set KEY=VALUE]
 
 ``time`` trains LeNet-5 on random 32x32 batches, one process, float32 and each low precision
 in turn (medians of ``--steps`` steps after warm-up; the machine is noisy, so compare within
@@ -96,6 +96,7 @@ def accuracy(args: argparse.Namespace) -> None:
                          f"mode={args.mode}"]
             if args.epochs:
                 overrides.append(f"train.epochs={args.epochs}")
+            overrides += args.set
             start = time.perf_counter()
             result = run_experiment(load_config(path, overrides), quiet=True, log=False)
             seconds = time.perf_counter() - start
@@ -123,6 +124,8 @@ def main() -> None:
     a.add_argument("--mode", default="graph", choices=["graph", "pynative"])
     a.add_argument("--epochs", type=int, default=None)
     a.add_argument("--precisions", default="fp32,bf16,fp16")
+    a.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="an override of the experiment (e.g. dataset.args.train_size=4096)")
     args = parser.parse_args()
     time_steps(args) if args.command == "time" else accuracy(args)
 
