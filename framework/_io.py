@@ -59,3 +59,13 @@ def atomic_write(path: str | os.PathLike, chunks: list[bytes] | bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def shared_temp_folder(name: str) -> Path:
+    """``<tmp>/<name>``, made writable by every user (sticky, as /tmp itself): a place every
+    process on this machine finds (run locks, ``train ui``'s ports)."""
+    folder = Path(tempfile.gettempdir()) / name
+    if not folder.is_dir():
+        folder.mkdir(exist_ok=True)
+        folder.chmod(0o1777)
+    return folder

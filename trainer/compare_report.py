@@ -25,13 +25,19 @@ GAP = {"accuracy": 0.005, "loss": 0.01, "perplexity": 0.01}  # a final figure's 
 
 # the final figures a task is judged by: RunResult.metrics keys, first the headline one
 FINAL = {"classification": ("accuracy", "loss"), "language_model": ("loss", "perplexity")}
-PREFIX = {"classification": "eval", "language_model": "val"}
+
+
+def _prefix(task: str) -> str:
+    """The task's validation-metric prefix (``eval``, ``val``: trainer/tasks ``metric_prefix``)."""
+    from .tasks import TASKS
+
+    return TASKS[task].metric_prefix
 
 
 def table(results: list[Any], timings: dict[str, Any], batch_size: int,
           task: str = "classification") -> dict[str, list[Any]]:
     slowest = max(t.median_ms for t in timings.values())
-    names = [f"{PREFIX[task]}/{key}" for key in FINAL[task]]
+    names = [f"{_prefix(task)}/{key}" for key in FINAL[task]]
     rows: dict[str, list[Any]] = {k: [] for k in (
         "mode", "compile_s", "ms_per_step", "ms_per_step_spread", "timed_steps", "samples_per_second",
         *names, "speed_up")}
@@ -53,7 +59,7 @@ def _number(value: Any, spec: str) -> str:
 
 def text_table(rows: dict[str, list[Any]], task: str = "classification") -> str:
     """The table, at most 80 columns wide."""
-    first, second = (f"{PREFIX[task]}/{key}" for key in FINAL[task])
+    first, second = (f"{_prefix(task)}/{key}" for key in FINAL[task])
     w1, w2 = max(9, len(first)), max(9, len(second))
     lines = [f"{'mode':<8} {'compile':>7} {'ms/step ± IQR/2':>17} {'samples/s':>9} "
              f"{first:>{w1}} {second:>{w2}} {'speed-up':>8}"]
@@ -90,7 +96,7 @@ def notes(results: list[Any], timings: dict[str, Any], check: Any, task: str) ->
             left = (f"they leave it at step {check.first_diff_step} of {check.shared}"
                     if check.first_diff_step else "they stay within it to the end")
             shown = " vs ".join(f"{v:.4f}" for v in values)
-            out.append(f"note: PASS, yet the final {PREFIX[task]}/{key} differs ({shown}): the verdict "
+            out.append(f"note: PASS, yet the final {_prefix(task)}/{key} differs ({shown}): the verdict "
                        f"covers the first {check.n} steps, and {left}; float rounding differs "
                        "between the modes' kernels and grows over a run (README: train compare)")
     return out
@@ -128,7 +134,7 @@ def figure(results: list[Any], timings: dict[str, Any], check: Any, title: str, 
                 title=f"parity: {'PASS' if check.passed else 'FAIL'}")
     ax_time.set(xlabel="step", ylabel="ms", yscale="log", title="step time (wall clock, no compile)")
     key = FINAL[task][0]
-    name = f"{PREFIX[task]}/{key}"
+    name = f"{_prefix(task)}/{key}"
     finals = [r.metrics.get(key, float("nan")) for r in results]
     bars = ax_final.bar([r.mode for r in results], finals, color=[f"C{i}" for i in range(len(results))])
     ax_final.bar_label(bars, fmt="%.4f")
@@ -147,7 +153,7 @@ def log_parent(parent: Any, results: list[Any], timings: dict[str, Any], check: 
     step = max((r.steps[-1] for r in results if r.steps), default=0)
     for i, r in enumerate(results):
         t = timings[r.mode]
-        figures = [(f"{PREFIX[task]}/{key}", r.metrics.get(key)) for key in FINAL[task]]
+        figures = [(f"{_prefix(task)}/{key}", r.metrics.get(key)) for key in FINAL[task]]
         for key, value in (*figures, ("perf/ms_per_step", t.median_ms),
                            ("perf/ms_per_step_spread", t.spread_ms), ("perf/compile_s", r.compile_seconds),
                            ("speed_up", rows["speed_up"][i])):

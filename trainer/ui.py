@@ -28,12 +28,13 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+
+from framework._io import shared_temp_folder
 
 DEFAULT_PORT = 5000
 STOP_SECONDS = 5  # a graceful stop's wait before SIGKILL
@@ -60,11 +61,7 @@ def ui_url(port: int, host: str = "127.0.0.1") -> str:
 
 # -- which port serves a store -------------------------------------------------------------------
 def _state_file(uri: str) -> Path:
-    folder = Path(tempfile.gettempdir()) / "twinmode-ui"
-    if not folder.is_dir():
-        folder.mkdir(exist_ok=True)
-        folder.chmod(0o1777)  # shared by every user's runs, as /tmp itself
-    return folder / f"{hashlib.sha256(uri.encode()).hexdigest()[:16]}.json"
+    return shared_temp_folder("twinmode-ui") / f"{hashlib.sha256(uri.encode()).hexdigest()[:16]}.json"
 
 
 def running_port(uri: str) -> int | None:

@@ -16,11 +16,12 @@ import fcntl
 import hashlib
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import chain, count
 from pathlib import Path
+
+from .._io import shared_temp_folder
 
 _NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
@@ -96,11 +97,7 @@ def clean_stale(directory: Path, prefix: str) -> None:
 
 def shared_lock_path(name: str) -> Path:
     """``<tmp>/twinmode-locks/<name>.lock``: a lock every process on this machine finds."""
-    folder = Path(tempfile.gettempdir()) / "twinmode-locks"
-    if not folder.is_dir():
-        folder.mkdir(exist_ok=True)
-        folder.chmod(0o1777)  # shared by every user's runs, as /tmp itself
-    return folder / f"{name}.lock"
+    return shared_temp_folder("twinmode-locks") / f"{name}.lock"
 
 
 def lock_path(directory: Path, prefix: str) -> Path:

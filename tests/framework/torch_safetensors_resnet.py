@@ -10,8 +10,7 @@ name is the same; ``X.num_batches_tracked`` is not in the file. It writes the ev
 logits of IN's ``x``, then a ResNet-20 of its own as ``torch_resnet.safetensors`` under
 twinmode's names (the mapping reversed) with that network's logits.
 
-MindSpore's ``pad_mode='same'`` pads ``total // 2`` before and the rest after, which
-``padding=1`` does not reproduce for a stride-2 convolution: the convolution pads itself.
+The network is tests/trainer/torch_resnet.py's (its convolutions pad as MindSpore's ``'same'``).
 """
 
 from __future__ import annotations
@@ -23,49 +22,11 @@ import numpy as np
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
-from torch.nn import functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
+from torch_resnet import ResNet  # noqa: E402  (the zoo's ResNet in PyTorch, its module names)
 
 TO_TORCH = {"gamma": "weight", "beta": "bias", "mean": "running_mean", "variance": "running_var"}
-
-
-class SameConv(nn.Conv2d):  # a Conv2d (its parameter is `weight`) padding as MindSpore's 'same'
-    def forward(self, x):
-        pads = []
-        for size, k, s in ((x.shape[3], self.kernel_size[1], self.stride[1]),
-                           (x.shape[2], self.kernel_size[0], self.stride[0])):
-            total = max((-(-size // s) - 1) * s + k - size, 0)
-            pads += [total // 2, total - total // 2]
-        return super().forward(F.pad(x, pads))
-
-
-def conv_bn(cin, cout, k, stride):
-    return [SameConv(cin, cout, k, stride=stride, bias=False), nn.BatchNorm2d(cout)]
-
-
-class Block(nn.Module):
-    def __init__(self, cin, cout, stride):
-        super().__init__()
-        self.body = nn.Sequential(*conv_bn(cin, cout, 3, stride), nn.ReLU(), *conv_bn(cout, cout, 3, 1))
-        self.shortcut = nn.Sequential(*conv_bn(cin, cout, 1, stride)) if stride != 1 or cin != cout else None
-
-    def forward(self, x):
-        return F.relu(self.body(x) + (x if self.shortcut is None else self.shortcut(x)))
-
-
-class ResNet20(nn.Module):
-    def __init__(self, num_classes=10):
-        super().__init__()
-        layers = [*conv_bn(3, 16, 3, 1), nn.ReLU()]
-        cin = 16
-        for stage, cout in enumerate((16, 32, 64)):
-            for i in range(3):
-                layers.append(Block(cin, cout, 2 if stage and i == 0 else 1))
-                cin = cout
-        self.features = nn.Sequential(*layers)
-        self.fc = nn.Linear(64, num_classes)
-
-    def forward(self, x):
-        return self.fc(self.features(x).mean(dim=(2, 3)))
 
 
 def torch_name(name: str) -> str:
@@ -76,13 +37,13 @@ def torch_name(name: str) -> str:
 def main(inputs: Path, outputs: Path) -> None:
     torch.set_num_threads(1)
     x = torch.from_numpy(np.load(inputs)["x"])
-    net = ResNet20().eval()
+    net = ResNet(20, 10).eval()
     ours = {torch_name(k): v for k, v in load_file(str(inputs.parent / "ours_resnet.safetensors")).items()}
     missing, unexpected = net.load_state_dict(ours, strict=False)
     assert not unexpected, unexpected
     assert all(m.endswith("num_batches_tracked") for m in missing), missing
     torch.manual_seed(12)
-    theirs = ResNet20().eval()
+    theirs = ResNet(20, 10).eval()
     with torch.no_grad():
         for module in theirs.modules():  # statistics off their initial 0 and 1
             if isinstance(module, nn.BatchNorm2d):

@@ -25,6 +25,15 @@ def interruptible(args: list[str], **options) -> subprocess.Popen:
     return subprocess.Popen(args, preexec_fn=_default_sigint, **options)  # noqa: PLW1509
 
 
+def one_error(done: subprocess.CompletedProcess) -> str:
+    """The one line a refused command printed: exit 2, no traceback, one stderr line."""
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    return lines[0]
+
+
 def env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """A child environment with its own compile cache, MLflow store and no colour codes."""
     return {**os.environ, "TWINMODE_CACHE_DIR": str(tmp_path / "compiled"), "PYTHONUNBUFFERED": "1",

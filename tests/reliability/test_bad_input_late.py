@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import DATA, HERE, ROOT, env, experiment, python, train
+from .helpers import DATA, HERE, ROOT, env, experiment, one_error, python, train
 
 SMOKE = str(ROOT / "experiments" / "smoke.yaml")
 TINY = ("dataset.limit=96", "dataset.test_limit=64", "train.epochs=1", "mlflow.log_model=false",
@@ -42,14 +42,6 @@ class Small(nn.Cell):
 '''
 
 
-def _one_error(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
-
-
 @pytest.mark.parametrize("override, message", [
     ("train.epochs=1e8", "'train.epochs' must be an integer, got 100000000.0"),
     ("optimizer.learning_rate=.nan", "'optimizer.learning_rate' must be a finite number, got nan"),
@@ -61,13 +53,13 @@ def _one_error(done: subprocess.CompletedProcess) -> str:
 ])
 def test_an_impossible_value_stops_the_run_before_it_starts(tmp_path: Path, override: str,
                                                             message: str) -> None:
-    line = _one_error(train(tmp_path, "run", SMOKE, *TINY, override, timeout=120))
+    line = one_error(train(tmp_path, "run", SMOKE, *TINY, override, timeout=120))
     assert line == f"error: override '{override}': {message}"
 
 
 def test_a_nan_learning_rate_in_the_file_names_its_line(tmp_path: Path) -> None:
     file = experiment(tmp_path, "name: nan\noptimizer:\n  learning_rate: .nan\n")
-    line = _one_error(train(tmp_path, "run", str(file), *TINY, timeout=120))
+    line = one_error(train(tmp_path, "run", str(file), *TINY, timeout=120))
     assert line == f"error: {file}:3: 'optimizer.learning_rate' must be a finite number, got nan"
 
 
@@ -79,7 +71,7 @@ def test_a_nan_learning_rate_in_the_file_names_its_line(tmp_path: Path) -> None:
     (f"dataset.args.train_size={HUGE}", f"synthetic: train_size must be at most 1,000,000, got {HUGE}"),
 ])
 def test_synthetic_data_too_big_to_make_is_bad_input(tmp_path: Path, override: str, message: str) -> None:
-    line = _one_error(train(tmp_path, "run", SMOKE, "dataset.name=synthetic", override, *TINY, timeout=120))
+    line = one_error(train(tmp_path, "run", SMOKE, "dataset.name=synthetic", override, *TINY, timeout=120))
     assert line == f"error: override '{override}': dataset.args: {message}"
 
 
@@ -87,24 +79,24 @@ def test_nesting_within_the_parsers_limit_is_refused_too(tmp_path: Path) -> None
     """libyaml stops at 1,000 levels; 900 passed it and overflowed Python's stack later."""
     nested = "{a: " * 900 + "1" + "}" * 900
     file = experiment(tmp_path, f"name: deep\nmodel:\n  args:\n    x: {nested}\n")
-    line = _one_error(train(tmp_path, "run", str(file), *TINY, timeout=120))
+    line = one_error(train(tmp_path, "run", str(file), *TINY, timeout=120))
     assert line == (f"error: {file}: invalid YAML: nested too deeply (an experiment file has a few "
                     "levels of sections)")
     override = "model.args.x=" + "[" * 900 + "]" * 900
-    line = _one_error(train(tmp_path, "run", SMOKE, *TINY, override, timeout=120))
+    line = one_error(train(tmp_path, "run", SMOKE, *TINY, override, timeout=120))
     assert line == "error: override 'model.args.x=...': its value is nested too deeply"
 
 
 def test_a_ten_megabyte_file_is_refused_at_once(tmp_path: Path) -> None:
     file = experiment(tmp_path, "name: huge\n" + "# padding\n" * 1_000_000)
-    line = _one_error(train(tmp_path, "run", str(file), *TINY, timeout=60))
+    line = one_error(train(tmp_path, "run", str(file), *TINY, timeout=60))
     assert line == (f"error: {file}: 10,000,011 bytes is not an experiment file (those are a few KiB; "
                     "at most 1,048,576 bytes are read)")
 
 
 def test_a_date_yaml_cannot_read_names_its_line(tmp_path: Path) -> None:
     file = experiment(tmp_path, "seed: 1\nname: 2024-13-01\n")
-    line = _one_error(train(tmp_path, "run", str(file), *TINY, timeout=120))
+    line = one_error(train(tmp_path, "run", str(file), *TINY, timeout=120))
     assert line == (f"error: {file}:2: invalid YAML: '2024-13-01' is not a valid timestamp (month must "
                     "be in 1..12); quote it to keep it as text")
     plain = experiment(tmp_path, "seed: 1\n", "plain.yaml")
@@ -120,12 +112,12 @@ def test_model_class_null_goes_back_to_a_built_in_model(tmp_path: Path) -> None:
     model = done.stdout.split("model:\n", 1)[1].split("\ndataset:", 1)[0]
     assert model.splitlines() == ["  name: lenet5", "  num_classes: 10", "  num_channel: 1", "  args: {}",
                                   "  class: null"]
-    line = _one_error(train(tmp_path, "run", str(own), "model.args=null", *TINY, timeout=120))
+    line = one_error(train(tmp_path, "run", str(own), "model.args=null", *TINY, timeout=120))
     assert line == ("error: override 'model.args=null': 'model.args' must be a mapping of names to "
                     "values, got None (model.args={} changes no arguments); to use a built-in "
                     "model.name instead of model.class, override model.class=null: the class's args "
                     "go with it")
-    line = _one_error(train(tmp_path, "run", str(own), "model.class=lenet5", *TINY, timeout=120))
+    line = one_error(train(tmp_path, "run", str(own), "model.class=lenet5", *TINY, timeout=120))
     assert line == ("error: override 'model.class=lenet5': 'model.class' must be 'FILE.py:NAME' or "
                     "'package.module:NAME', got 'lenet5'; lenet5 is a built-in model: give "
                     "model.name=lenet5 (it replaces model.class and its args)")
@@ -178,7 +170,7 @@ def test_train_ir_into_a_full_disk_is_an_error(tmp_path: Path) -> None:
     """For ``train ir`` the IR is the product, not an optional artifact."""
     full = tmp_path / "full"
     done = python(tmp_path, HERE / "full_disk_script.py", str(full), "ir", SMOKE, "--out", str(full / "ir"))
-    assert _one_error(done) == (f"error: the IR cannot be written: {full}/ir/TrainOneStepCell: No space "
+    assert one_error(done) == (f"error: the IR cannot be written: {full}/ir/TrainOneStepCell: No space "
                                 "left on device; free space there or write it elsewhere (--out, "
                                 "TWINMODE_CACHE_DIR)")
 

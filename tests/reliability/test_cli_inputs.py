@@ -24,23 +24,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .helpers import DATA, ROOT, TINY, env, experiment, interruptible, train
+from .helpers import DATA, ROOT, TINY, env, experiment, interruptible, one_error, train
 
 needs_data = pytest.mark.skipif(not DATA, reason="TRAIN_DATA_DIR is not set")
-
-
-def _one_error(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
 
 
 # -- train ui ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("port", ["99999", "0", "-1"])
 def test_ui_port_out_of_range_is_one_line_exit_2(tmp_path: Path, port: str) -> None:
-    line = _one_error(train(tmp_path, "ui", "--port", port, timeout=60))
+    line = one_error(train(tmp_path, "ui", "--port", port, timeout=60))
     assert line == f"error: --port must be in 1..65535, got {port}"
 
 
@@ -49,7 +41,7 @@ def test_ui_port_in_use_is_one_line_exit_2(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        line = _one_error(train(tmp_path, "ui", "--port", str(port), timeout=60))
+        line = one_error(train(tmp_path, "ui", "--port", str(port), timeout=60))
     assert line.startswith(f"error: --port {port}: cannot listen on 127.0.0.1:{port} (")
     assert line.endswith("choose another port, e.g. --port 5001")
 
@@ -113,7 +105,7 @@ def test_ui_second_ctrl_c_stops_the_server_at_once(tmp_path: Path) -> None:
 ])
 def test_a_name_that_escapes_checkpoints_is_rejected(tmp_path: Path, name: str, rule: str) -> None:
     file = experiment(tmp_path, f"seed: 0\nname: '{name}'\n")
-    line = _one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
+    line = one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
     assert line.startswith(f"error: {file}:2: {rule}")
     assert not (tmp_path / "checkpoints").exists()
 
@@ -163,14 +155,14 @@ dataset:
 ])
 def test_non_finite_numbers_are_rejected_with_file_and_line(tmp_path: Path, key, line, old, new) -> None:
     file = experiment(tmp_path, FILE.replace(old, new))
-    error = _one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
+    error = one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
     assert error.startswith(f"error: {file}:{line}: '{key}' must be ")
     assert "finite number" in error
 
 
 def test_a_non_finite_override_names_the_override(tmp_path: Path) -> None:
     file = experiment(tmp_path, FILE)
-    error = _one_error(train(tmp_path, "run", str(file), "optimizer.momentum=.nan", "--print-config",
+    error = one_error(train(tmp_path, "run", str(file), "optimizer.momentum=.nan", "--print-config",
                              timeout=120))
     assert error == ("error: override 'optimizer.momentum=.nan': 'optimizer.momentum' must be a finite "
                      "number, got nan")
@@ -178,7 +170,7 @@ def test_a_non_finite_override_names_the_override(tmp_path: Path) -> None:
 
 def test_an_unknown_model_name_is_bad_input(tmp_path: Path) -> None:
     file = experiment(tmp_path, FILE.replace("name: lenet5", "name: lenet6"))
-    error = _one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
+    error = one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
     assert error.startswith(f"error: {file}:3: 'model.name' must be one of lenet5, mlp, ")
     assert "(did you mean 'lenet5'?)" in error
 
@@ -191,7 +183,7 @@ def test_negative_labels_say_relabel_not_num_classes(tmp_path: Path) -> None:
     np.savez(tmp_path / "data.npz", x_train=x[:48], y_train=y[:48], x_test=x[48:], y_test=y[48:])
     file = experiment(tmp_path, "name: neg\nmode: pynative\nmodel:\n  num_classes: 5\ndataset:\n"
                                 "  name: npz\n  root: data.npz\n  batch_size: 16\n")
-    error = _one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
+    error = one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
     assert error == ("error: dataset 'npz' (train) has negative labels (smallest -1); labels must be class "
                      "indices 0..num_classes-1: relabel the data")
 
@@ -216,7 +208,7 @@ def test_the_missing_mpi_hint_installs_from_the_project_folder(tmp_path: Path) -
     file = experiment(tmp_path, "name: dist\n")
     done = train(tmp_path, "run", str(file), "--nproc", "2", timeout=120,
                  PYTHONPATH=f"{tmp_path / 'hide'}{os.pathsep}{ROOT}")
-    error = _one_error(done)
+    error = one_error(done)
     # without the dist extra, MPICH's mpiexec is missing too (it comes with the extra)
     assert re.fullmatch(r"error: --nproc 2 needs MPI \(mpi4py (and mpiexec )?not found\): pip install "
                         r"-e '\.\[dist\]' in the project's folder \(mpi4py \+ mpich\)", error), error

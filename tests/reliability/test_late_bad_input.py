@@ -11,13 +11,12 @@ its first use, a network with integer outputs in the loss, a truncated ``.npz`` 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .helpers import experiment, train
+from .helpers import experiment, one_error, train
 
 NPZ_FILE = ("name: late\nmode: pynative\nmodel:\n  num_classes: 5\ndataset:\n  name: npz\n"
             "  root: data.npz\n  batch_size: 16\ntrain:\n  epochs: 1\n")
@@ -40,14 +39,6 @@ class IntOut(nn.Cell):
 '''
 
 
-def _one_error(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "Traceback" not in done.stderr, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1, done.stderr
-    return lines[0]
-
-
 def _data(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     x = rng.integers(0, 256, (64, 28, 28)).astype(np.uint8)
@@ -57,12 +48,12 @@ def _data(tmp_path: Path) -> None:
 
 def test_a_deeply_nested_file_or_override_is_one_line(tmp_path: Path) -> None:
     file = experiment(tmp_path, "name: deep\nmodel: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n")
-    line = _one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
+    line = one_error(train(tmp_path, "run", str(file), "--print-config", timeout=120))
     assert line == (f"error: {file}: invalid YAML: nested too deeply (an experiment file has a few "
                     "levels of sections)")
     plain = experiment(tmp_path, "name: deep\n", "plain.yaml")
     nested = "[" * 3000 + "]" * 3000
-    line = _one_error(train(tmp_path, "run", str(plain), f"train.epochs={nested}", "--print-config",
+    line = one_error(train(tmp_path, "run", str(plain), f"train.epochs={nested}", "--print-config",
                             timeout=120))
     assert line == "error: override 'train.epochs=...': its value is nested too deeply"
 
@@ -70,7 +61,7 @@ def test_a_deeply_nested_file_or_override_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["99999999999999999999999999", "100000000"])
 def test_an_impossible_count_is_one_line(tmp_path: Path, value: str) -> None:
     file = experiment(tmp_path, "name: big\n")
-    line = _one_error(train(tmp_path, "run", str(file), f"train.epochs={value}", "--print-config",
+    line = one_error(train(tmp_path, "run", str(file), f"train.epochs={value}", "--print-config",
                             timeout=120))
     assert line == (f"error: override 'train.epochs={value}': 'train.epochs' must be at most "
                     f"1,000,000, got {value}")
@@ -78,7 +69,7 @@ def test_an_impossible_count_is_one_line(tmp_path: Path, value: str) -> None:
 
 def test_a_huge_file_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     file = experiment(tmp_path, "name: huge\n" + "# padding\n" * 300_000)
-    line = _one_error(train(tmp_path, "run", str(file), "--print-config", timeout=60))
+    line = one_error(train(tmp_path, "run", str(file), "--print-config", timeout=60))
     assert line.startswith(f"error: {file}: 3,000,011 bytes is not an experiment file")
 
 
@@ -86,7 +77,7 @@ def test_a_model_class_that_is_not_a_cell_is_bad_input(tmp_path: Path) -> None:
     _data(tmp_path)
     (tmp_path / "mymodels.py").write_text(MODELS)
     file = experiment(tmp_path, NPZ_FILE.replace("  num_classes: 5\n", "  class: mymodels.py:not_a_cell\n"))
-    line = _one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
+    line = one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
     assert line == (f"error: {tmp_path / 'mymodels.py'}: model.class not_a_cell(...) returned function, "
                     "not an nn.Cell; point model.class at a Cell subclass or a function returning one")
 
@@ -95,7 +86,7 @@ def test_integer_outputs_are_found_before_the_first_step(tmp_path: Path) -> None
     _data(tmp_path)
     (tmp_path / "mymodels.py").write_text(MODELS)
     file = experiment(tmp_path, NPZ_FILE.replace("  num_classes: 5\n", "  class: mymodels.py:IntOut\n"))
-    line = _one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
+    line = one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
     assert line == (f"error: the model ({tmp_path / 'mymodels.py'}:IntOut) gives int32 outputs; a "
                     "classifier's logits are floating point (a cast to an integer type has no gradient)")
 
@@ -105,7 +96,7 @@ def test_a_truncated_npz_is_bad_data(tmp_path: Path) -> None:
     whole = (tmp_path / "data.npz").read_bytes()
     (tmp_path / "data.npz").write_bytes(whole[: len(whole) // 2])
     file = experiment(tmp_path, NPZ_FILE)
-    line = _one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
+    line = one_error(train(tmp_path, "run", str(file), "--quiet", timeout=300))
     assert line.startswith(f"error: {tmp_path / 'data.npz'}: not a readable .npz file (BadZipFile")
 
 

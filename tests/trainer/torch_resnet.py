@@ -1,5 +1,6 @@
 """PyTorch reference of the zoo's CIFAR ResNet (He et al. 2016, section 4.2), written from
-the paper with PyTorch's own layers, for tests/trainer/test_zoo_torch.py.
+the paper with PyTorch's own layers, for tests/trainer/test_zoo_torch.py and (its module
+names are the zoo ResNet's) tests/framework/torch_safetensors_resnet.py.
 
 Run in a separate process (PyTorch stays out of the main venv and out of the test process;
 ``PYTHONPATH`` points at a folder with torch, e.g. ``pip install torch==2.13.0 --target
@@ -36,16 +37,18 @@ def same_pads(size: int, k: int, s: int) -> tuple[int, int]:
     return total // 2, total - total // 2
 
 
-class SameConv(nn.Module):
+class SameConv(nn.Conv2d):
+    """A bias-free ``Conv2d`` (its parameter is ``weight``, as twinmode's) padding as
+    MindSpore's ``'same'``."""
+
     def __init__(self, cin: int, cout: int, k: int, stride: int) -> None:
-        super().__init__()
-        self.conv = nn.Conv2d(cin, cout, k, stride=stride, bias=False)
-        self.k, self.stride = k, stride
+        super().__init__(cin, cout, k, stride=stride, bias=False)
 
     def forward(self, x):
-        top, bottom = same_pads(x.shape[2], self.k, self.stride)
-        left, right = same_pads(x.shape[3], self.k, self.stride)
-        return self.conv(F.pad(x, (left, right, top, bottom)))
+        k, stride = self.kernel_size[0], self.stride[0]
+        top, bottom = same_pads(x.shape[2], k, stride)
+        left, right = same_pads(x.shape[3], k, stride)
+        return super().forward(F.pad(x, (left, right, top, bottom)))
 
 
 def conv_bn(cin: int, cout: int, k: int, stride: int) -> list[nn.Module]:
