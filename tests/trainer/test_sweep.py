@@ -97,10 +97,9 @@ def test_killed_sweep_continues_to_the_requested_trials_without_duplicates(workd
     import optuna
     from optuna.trial import TrialState
 
-    # grid order: the slowest trial (batch 4: 48 steps an epoch, so the kill, however late the
-    # polling on a loaded machine, lands while it runs) comes right after the two the kill
-    # waits for (the crash, batch 1000, is instant)
-    args = [sys.executable, "-m", "trainer.cli", "sweep", str(SMOKE), "dataset.batch_size=32,16,4,1000",
+    # grid order: the slowest trial (batch 8) comes right after the two the kill waits for,
+    # so the kill lands while it runs (the crash, batch 1000, is instant)
+    args = [sys.executable, "-m", "trainer.cli", "sweep", str(SMOKE), "dataset.batch_size=32,16,8,1000",
             *TINY, "train.epochs=2"]
     first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     storage = f"sqlite:///{workdir / 'sweeps.db'}"
@@ -125,7 +124,7 @@ def test_killed_sweep_continues_to_the_requested_trials_without_duplicates(workd
     assert any(f"({n} done" in header for n in (2, 3)), header  # 2 complete (+ the crash, if it ran)
     trials = only_study().get_trials()
     counted = [t for t in trials if t.state == TrialState.COMPLETE or "error" in t.user_attrs]
-    assert sorted(t.params["dataset.batch_size"] for t in counted) == [4, 16, 32, 1000]
+    assert sorted(t.params["dataset.batch_size"] for t in counted) == [8, 16, 32, 1000]
     crashed = [t for t in trials if "error" in t.user_attrs]
     assert [t.params["dataset.batch_size"] for t in crashed] == [1000]
     assert "no batches" in crashed[0].user_attrs["error"]
