@@ -89,39 +89,70 @@ def test_four_trials_two_workers_nested_runs_and_best(workdir):
     assert run.exit_code == 0 and f"learning_rate: {best.params['optimizer.learning_rate']}" in run.output
 
 
+def _wait_for_study(db: Path, process: subprocess.Popen):
+    """The one study in ``db`` once the sweep ``process`` has created it (one storage, opened
+    once: a poll is then one quick query, so the kill below lands where it should)."""
+    import optuna
+
+    deadline = time.time() + 120
+    while time.time() < deadline and process.poll() is None:
+        time.sleep(0.05)
+        if not db.exists():
+            continue
+        try:
+            storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
+            (summary,) = optuna.get_all_study_summaries(storage)
+            return optuna.load_study(study_name=summary.study_name, storage=storage)
+        except Exception:  # noqa: BLE001 - the sweep is still creating its database and study
+            continue
+    raise AssertionError(f"no study in {db} (sweep exit status {process.poll()})")
+
+
+def _still_runs(token: str) -> bool:
+    """Whether the process a trial's ``proc`` token names runs (a zombie does not)."""
+    _, pid, start = token.split(":")
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] not in "ZX" and fields[19] == start
+
+
 @needs_data
 @pytest.mark.slow  # two `train sweep` processes (~30 s alone)
 def test_killed_sweep_continues_to_the_requested_trials_without_duplicates(workdir):
     """SIGKILL after two trials; the same command again ends with all four grid points once.
     One grid point crashes (no batch fits): it fails with its error, counts, and is not retried."""
-    import optuna
     from optuna.trial import TrialState
 
-    # grid order: the slowest trial (batch 8) comes right after the two the kill waits for,
-    # so the kill lands while it runs (the crash, batch 1000, is instant)
+    # grid order: the slowest trial (batch 8) comes right after the two that complete first;
+    # the kill lands as soon as it runs (the crash, batch 1000, is instant)
     args = [sys.executable, "-m", "trainer.cli", "sweep", str(SMOKE), "dataset.batch_size=32,16,8,1000",
             *TINY, "train.epochs=2"]
-    first = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    storage = f"sqlite:///{workdir / 'sweeps.db'}"
+    first = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    study = _wait_for_study(workdir / "sweeps.db", first)
     deadline = time.time() + 240
     while time.time() < deadline and first.poll() is None:
-        time.sleep(0.05)
-        try:
-            (summary,) = optuna.get_all_study_summaries(storage)
-            done = optuna.load_study(study_name=summary.study_name, storage=storage).get_trials(
-                states=(TrialState.COMPLETE,))
-        except Exception:  # noqa: BLE001 - the database is being created
-            continue
-        if len(done) >= 2:
+        running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if any(t.params.get("dataset.batch_size") == 8 for t in running):
             break
-    assert first.poll() is None, first.communicate()[0]
+        time.sleep(0.02)
+    assert first.poll() is None, "the first sweep ended before its third trial ran"
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
+    killed_at = time.time()
+    # its worker dies with it (PR_SET_PDEATHSIG), so its running trial is the one to redo
+    workers = {t.user_attrs["proc"] for t in study.get_trials(deepcopy=False) if "proc" in t.user_attrs}
+    while time.time() < killed_at + 10 and any(map(_still_runs, workers)):
+        time.sleep(0.05)
+    assert not any(map(_still_runs, workers)), f"a worker outlived its killed sweep: {workers}"
 
     result = subprocess.run(args, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     header = result.stdout.splitlines()[0]
-    assert any(f"({n} done" in header for n in (2, 3)), header  # 2 complete (+ the crash, if it ran)
+    when = [(t.number, t.params, t.state.name,
+             t.datetime_complete and t.datetime_complete.timestamp() - killed_at) for t in study.get_trials()]
+    assert any(f"({n} done" in header for n in (2, 3)), (header, when)  # 2 complete (+ the crash, if ran)
     trials = only_study().get_trials()
     counted = [t for t in trials if t.state == TrialState.COMPLETE or "error" in t.user_attrs]
     assert sorted(t.params["dataset.batch_size"] for t in counted) == [8, 16, 32, 1000]
