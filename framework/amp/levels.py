@@ -6,9 +6,13 @@ MindSpore's levels (``mindspore.amp.auto_mixed_precision``), with ``dtype`` ``ms
 - ``O0``: nothing changes.
 - ``O1``: the white-list cells (``get_white_list()``: ``nn.Conv2d``, ``nn.Dense``, the RNN
   cells, and ``nn.ReLU`` for MindSpore's ``P.ReLU``) compute in ``dtype``: inputs and
-  weights cast in, outputs cast back to float32. Everything else stays float32.
-  MindSpore also converts white-list *primitives* a construct calls directly
-  (``ops.matmul`` in your own cell); here only the cells are converted.
+  weights cast in, outputs cast back to float32. So do the white-list *primitives* a cell
+  holds and calls in its construct (``self.matmul = ops.MatMul()``; ``P.MatMul``,
+  ``P.BatchMatMul``, ``P.Conv2D``, ``P.Conv2DBackpropInput``, ``P.ReLU``): the attribute is
+  replaced by a cell that casts float inputs to ``dtype`` and the outputs back to float32
+  (:class:`_PrimitiveIn`). Functional calls (``ops.matmul(x, w)``) stay float32, as in
+  MindSpore, whose O1 rewrites calls of primitive *instances* only. Cells the user set with
+  ``to_float`` keep their precision. Everything else stays float32.
 - ``O2``: the whole network computes in ``dtype`` except the black-list cells
   (``get_black_list()``: BatchNorm, LayerNorm), which run in float32 between casts; the
   network's outputs are cast to float32 (so the loss is computed in float32).
@@ -27,6 +31,7 @@ from typing import Any
 
 from .. import dtype as mstype
 from .. import nn, ops
+from ..ops import operations as P
 
 log = logging.getLogger(__name__)
 
@@ -34,8 +39,9 @@ LEVELS = ("O0", "O1", "O2", "O3")
 
 
 def get_white_list() -> list[type]:
-    """The cells O1 converts (a copy)."""
-    return [nn.Conv2d, nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell, nn.ReLU]
+    """The cells and primitives O1 converts (a copy)."""
+    return [nn.Conv2d, nn.Dense, nn.LSTMCell, nn.RNNCell, nn.GRUCell, nn.ReLU,
+            P.Conv2D, P.Conv2DBackpropInput, P.MatMul, P.BatchMatMul, P.ReLU]
 
 
 def get_black_list() -> list[type]:
@@ -74,6 +80,19 @@ class _OutputTo16(nn.Cell):
 
     def construct(self, *args, **kwargs):
         return cast_floats(self._backbone(*args, **kwargs), self.dtype)
+
+
+class _PrimitiveIn(nn.Cell):
+    """A white-list primitive computing in ``dtype``: its float inputs cast to ``dtype``, its
+    float outputs cast back to float32 (MindSpore's O1 cast pair around the call)."""
+
+    def __init__(self, primitive: Any, dtype: Any) -> None:
+        super().__init__(auto_prefix=False)
+        self.primitive = primitive
+        self.dtype = dtype
+
+    def construct(self, *args):
+        return cast_floats(self.primitive(*cast_floats(args, self.dtype)), mstype.float32)
 
 
 def _replace(parent: nn.Cell, name: str, cell: nn.Cell) -> None:
@@ -116,6 +135,18 @@ def _white_list_cells(network: nn.Cell, cells: tuple[type, ...], dtype: Any) -> 
             _white_list_cells(sub, cells, dtype)
 
 
+def _white_list_primitives(network: nn.Cell, prims: tuple[type, ...], dtype: Any) -> None:
+    """Each white-list primitive a cell of ``network`` holds as an attribute, wrapped to
+    compute in ``dtype``; not inside converted cells nor cells the user set with ``to_float``."""
+    if isinstance(network, _OutputTo32 | _PrimitiveIn) or "_float_dtype" in network.__dict__:
+        return
+    for name, value in list(vars(network).items()):
+        if isinstance(value, prims):
+            object.__setattr__(network, name, _PrimitiveIn(value, dtype))
+    for sub in network._cells.values():
+        _white_list_primitives(sub, prims, dtype)
+
+
 def auto_mixed_precision(network: nn.Cell, amp_level: str = "O0", dtype: Any = mstype.float16) -> nn.Cell:
     """``auto_mixed_precision(network, amp_level='O0', dtype=ms.float16)``: the network to
     train (see the module doc for the levels)."""
@@ -129,11 +160,13 @@ def auto_mixed_precision(network: nn.Cell, amp_level: str = "O0", dtype: Any = m
         log.warning("the network's mixed-precision level changes from %s to %s; converting twice "
                     "casts twice", network._amp_level, amp_level)
     if amp_level == "O1":
-        white = tuple(get_white_list())
-        if isinstance(network, white):
+        white = get_white_list()
+        cells = tuple(c for c in white if isinstance(c, type) and issubclass(c, nn.Cell))
+        if isinstance(network, cells):
             network = _OutputTo32(network.to_float(dtype))
         else:
-            _white_list_cells(network, white, dtype)
+            _white_list_cells(network, cells, dtype)
+            _white_list_primitives(network, tuple(c for c in white if c not in cells), dtype)
     elif amp_level == "O2":
         network.to_float(dtype)
         keep_float32(network, tuple(get_black_list()), dtype)
