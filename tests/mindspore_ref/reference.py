@@ -54,7 +54,8 @@ def mindspore_results(programs: Mapping[str, str], folder: Path,
     out = folder / "mindspore.json"
     jobs = [f"{mode}:{p}" for mode in modes for p in paths]
     env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOG_v": "3"}
-    done = subprocess.run([MINDSPORE_PYTHON, driver.__file__, str(out), *jobs],
+    # in the folder: MindSpore's O1 rewrite writes a `rewritten_network` folder where it runs
+    done = subprocess.run([MINDSPORE_PYTHON, driver.__file__, str(out), *jobs], cwd=folder,
                           env=env, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text())
