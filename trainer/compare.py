@@ -14,7 +14,10 @@ Each mode trains from the same seed as a nested MLflow run under one parent run.
 
 The report, its notes (noisy timings, a PASS next to a gap) and the parent MLflow run's
 record are trainer/compare_report.py's; the report ends with the parent run's URL and the
-path of its figure.
+path of its figure. When the verdict is FAIL between graph and pynative, the parity bisect
+(trainer/parity_bisect.py) reruns both in lockstep to the first step out of tolerance and
+names the first IR node beyond float rounding there (lines under the parity verdict); a
+PASS costs nothing more.
 """
 
 from __future__ import annotations
@@ -183,15 +186,34 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
         timings = time_steps(config, modes, rounds, steps)
         rows = table(results, timings, config.dataset.batch_size, config.task)
         check = parity(results, rtol, atol, parity_steps) if len(results) > 1 else None
-        lines = [text_table(rows, config.task), *([check.text(modes)] if check else []),
+        found, found_lines = bisect(config, modes, check, rtol, atol)
+        lines = [text_table(rows, config.task), *([check.text(modes)] if check else []), *found_lines,
                  *notes(results, timings, check, config.task)]
         report = "\n".join(lines)
         log_parent(parent, results, timings, check or Parity(0, RTOL, ATOL, 0.0, None, None, 0), rows,
-                   report, describe(config), config.task)
+                   report, describe(config), config.task, bisect=found)
         status = "FINISHED"
     finally:
         parent.end(status)
     return "\n".join([report, *where(parent)])
+
+
+def bisect(config: ExperimentConfig, modes: list[str], check: Parity | None, rtol: float,
+           atol: float) -> tuple[Any, list[str]]:
+    """The parity bisect (trainer/parity_bisect.py) when the verdict is FAIL between graph and
+    pynative: it and its lines (one line saying why when it could not run); else nothing."""
+    if check is None or check.passed or sorted(modes) != ["graph", "pynative"]:
+        return None, []
+    from .parity_bisect import bisect_modes
+
+    tqdm.write("compare: parity FAIL - rerunning the modes in lockstep to find the first node "
+               "that differs", file=sys.stderr)
+    try:
+        found = bisect_modes(config, modes, check.first_diff_step, rtol, atol)
+    except Exception as error:  # a diagnosis that fails must not lose the report
+        first = str(error).splitlines()[0] if str(error) else ""
+        return None, [f"parity bisect: could not run ({type(error).__name__}: {first})"]
+    return found, found.text()
 
 
 def where(parent: Any) -> list[str]:

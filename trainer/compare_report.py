@@ -9,11 +9,14 @@ MLflow run's record (trainer/compare.py measures; this module says it).
   URL and the figure's path;
 - the parent run gets per-mode figures (``<mode>/eval/accuracy``, ``<mode>/perf/ms_per_step``,
   ``<mode>/speed_up``), the parity verdict (``parity/*``) and the per-step loss difference
-  as a series (``parity/abs_loss_diff``), the table, the text and ``compare.png``.
+  as a series (``parity/abs_loss_diff``), the table, the text and ``compare.png``; after a
+  parity bisect, its tags (``parity_bisect``: step, node, primitive, file:line;
+  ``parity_bisect_location``, ``_step``, ``_node``, ``_cell``) and ``parity_bisect.json``.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -149,7 +152,8 @@ def figure(results: list[Any], timings: dict[str, Any], check: Any, title: str, 
 
 
 def log_parent(parent: Any, results: list[Any], timings: dict[str, Any], check: Any,
-               rows: dict[str, list[Any]], report: str, title: str, task: str = "classification") -> None:
+               rows: dict[str, list[Any]], report: str, title: str, task: str = "classification",
+               bisect: Any = None) -> None:
     step = max((r.steps[-1] for r in results if r.steps), default=0)
     for i, r in enumerate(results):
         t = timings[r.mode]
@@ -161,6 +165,9 @@ def log_parent(parent: Any, results: list[Any], timings: dict[str, Any], check: 
                 parent.log_metric(f"{r.mode}/{key}", value, step)
     if check is not None:
         _log_parity(parent, results, check, step)
+    if bisect is not None:  # trainer/parity_bisect.py
+        parent.set_tags(bisect.tags())
+        parent.log_text(json.dumps(bisect.as_dict(), indent=2, default=float) + "\n", "parity_bisect.json")
     parent.log_table(rows, "compare_table.json")
     with tempfile.TemporaryDirectory() as tmp:
         plot = Path(tmp) / "compare.png"
