@@ -4,7 +4,7 @@
 """
 
 # _malloc first: it tunes the host allocator on import (framework/_malloc.py)
-from . import _malloc, context, dtype, nn, ops  # noqa: F401
+from . import _malloc, context, dtype, nn, ops, profiler  # noqa: F401
 from .autograd import control as _control_bprops  # noqa: F401  (registers If/While bprops)
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .autograd.vmap import vmap
@@ -45,6 +45,7 @@ from .parallel_context import (
     set_auto_parallel_context,
 )
 from .parameter import Parameter, ParameterTuple
+from .profiler import Profiler
 from .seed import get_seed, set_seed
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
 from .tensor import Tensor
@@ -79,5 +80,5 @@ __all__ = [
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
     "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
     "uint16", "uint32", "uint64",
-    "value_and_grad", "vmap",
+    "value_and_grad", "vmap", "profiler", "Profiler",
 ]

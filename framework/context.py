@@ -27,6 +27,7 @@ _context: dict[str, Any] = {
     "jit_syntax_level": LAX,
     "jit_config": {},
     "jit_level": "",
+    "profile": False,
 }
 
 
@@ -96,6 +97,15 @@ def _check_jit_config(value: Any) -> dict[str, str]:
     return dict(value)
 
 
+def _check_profile(value: Any) -> bool | int:
+    """Graph-mode profiling (framework.profiler): False, True, or the calls to time per
+    compiled function."""
+    if isinstance(value, bool) or (isinstance(value, int) and value >= 0):
+        return value
+    raise ValueError(f"set_context: profile must be True, False or a number of calls to time "
+                     f"(e.g. 20), got {value!r}")
+
+
 _CHECKS = {
     "mode": _check_mode,
     "device_target": _check_device,
@@ -105,13 +115,16 @@ _CHECKS = {
     "jit_syntax_level": _check_jit_syntax_level,
     "jit_config": _check_jit_config,
     "jit_level": _check_jit_level,
+    "profile": _check_profile,
 }
 
 
 def set_context(**kwargs: Any) -> None:
     """Set context keys: ``mode``, ``device_target``, ``save_graphs``, ``save_graphs_path``
     (IR dumps and ``analyze_fail.ir``; default ``rank_0/ir_dump``), ``tuning`` (graph-mode
-    kernel tuning budget); MindSpore's ``jit_syntax_level`` (``ms.STRICT``/``ms.COMPATIBLE``/
+    kernel tuning budget), ``profile`` (time graph mode's kernels by source line, see
+    :mod:`framework.profiler`; True or the calls to time per compiled function); MindSpore's
+    ``jit_syntax_level`` (``ms.STRICT``/``ms.COMPATIBLE``/
     ``ms.LAX``), ``jit_config`` (``{"jit_level": ..., "infer_boost": ...}``) and
     ``jit_level`` ('O0'/'O1'/'O2') are checked and kept, and change nothing: graph mode
     compiles one subset of Python through one TVM pipeline."""

@@ -141,6 +141,9 @@ def run(
     print_config: Annotated[bool, typer.Option(
         "--print-config", help="Show the resolved config and exit.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar or loss lines.")] = False,
+    profile: Annotated[bool, typer.Option(
+        "--profile", help="Time graph mode's compiled kernels by source line: a hot-lines table at "
+                          "the end, profile.json and a flame graph SVG in MLflow.")] = False,
     nproc: Annotated[int | None, typer.Option(
         min=1, help="Data-parallel ranks started with mpiexec (needs the dist extra; default: "
                     "the file's dist.nproc). Or launch yourself: mpirun -n N train run FILE.")] = None,
@@ -161,6 +164,9 @@ def run(
             raise typer.Exit(launch(config.dist.nproc, config.dist.hosts, sys.argv[1:]))
         except LaunchError as error:
             _fail(str(error), 2)
+    if profile and config.mode != "graph":
+        _fail(f"--profile times graph mode's compiled kernels; this run's mode is {config.mode} "
+              "(PyNative is not profiled): add --mode graph", 2)
     if print_config:
         from .mlflow_record import resolved_config
 
@@ -169,7 +175,8 @@ def run(
     from .experiment import run_experiment
 
     source = str(file.resolve())  # mlflow.source.name; the command line is the `command` tag
-    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source))
+    result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source,
+                                             profile=profile))
     from framework.communication import get_rank, is_initialized
 
     if is_initialized() and get_rank() != 0:
@@ -208,6 +215,8 @@ def summary(config, result) -> str:
                      "(import with `train sync-offline`)")
     if result.model_uri:
         lines.append(f"  model:      {result.model_uri}")
+    if getattr(result, "profile", None):
+        lines.append(result.profile)
     return "\n".join(lines)
 
 

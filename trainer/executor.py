@@ -50,6 +50,7 @@ class RunResult:
     best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
     best_score: str | None = None  # its figure: "eval/accuracy 0.9812 at epoch 3"
     weights: str | None = None  # checkpoint.format mindspore|safetensors: the weights in it
+    profile: str | None = None  # --profile: the train step's hot-lines table (trainer/profile_report.py)
 
     @property
     def ms_per_step(self) -> float:
@@ -112,12 +113,28 @@ def execute(plan: RunPlan) -> RunResult:
     if plan.nothing_to_train:
         return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
     set_device_context(plan.config, plan.ir_dir)
+    from . import profile_report
+
+    if plan.options.profile:
+        profile_report.start()
+    try:
+        return _execute(plan)
+    finally:
+        if plan.options.profile:
+            profile_report.stop()
+
+
+def _execute(plan: RunPlan) -> RunResult:
+    from . import profile_report
+
     built = build(plan)
     record = _open_record(plan, built) if plan.options.log else None
     _announce(plan, built, record)
     status, result = "FAILED", None
     try:
         result = _fit(plan, built, record)
+        if plan.options.profile:
+            result.profile = profile_report.finish(built.model, record)
         status = "FINISHED"
     except BaseException as error:
         if isinstance(error, (KeyboardInterrupt, TrainingInterrupted)):

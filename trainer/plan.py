@@ -48,6 +48,7 @@ class RunOptions:
     source: str | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
     callbacks: tuple[Any, ...] = ()
+    profile: bool = False  # time the graph-mode step's kernels by source line (trainer/profile_report.py)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 Built libraries are cached on disk (``$TWINMODE_CACHE_DIR`` or
 ``~/.cache/twinmode/compiled``) under a key of the graph fingerprint, the target and
-the TVM version, so a second process compiles nothing it has compiled before.
+the TVM version, so a second process compiles nothing it has compiled before. Beside each
+library, ``<key>.sites.json`` says which IR nodes (by number) each kernel runs, for the
+profiler (``profile.py``); it follows from the same graph text, so the key covers it.
 """
 
 from __future__ import annotations
@@ -27,9 +29,12 @@ import tvm_ffi
 from tvm import relax
 from tvm.target import codegen
 
+from ... import profiler
 from ..._io import atomic_write, disk_full, skip_optional
 from ..._memory import ALIGNMENT, aligned_copy
+from ...context import get_context
 from ...ir import Graph
+from . import profile
 from .lower.relax_builder import to_relax
 from .runtime import cache
 from .runtime.cache import cache_dir
@@ -84,6 +89,9 @@ class Executable:
         self.device = tvm.cuda(0) if device_target == "GPU" else tvm.cpu(0)
         self.vm = None if module is None else relax.VirtualMachine(module, self.device)
         self._main = None if module is None else self.vm["main"]
+        self.graph: Graph | None = None  # what was compiled (set by compile_graph)
+        self.sites_path: Path | None = None
+        self._sites: dict[str, Any] | None = None
 
     def to_device(self, array: np.ndarray) -> Any:
         """``array`` on the device. On the CPU it is borrowed through DLPack (the graph
@@ -116,7 +124,27 @@ class Executable:
         return array
 
     def __call__(self, *args: Any) -> list[Any]:
+        if get_context("profile"):  # graph-mode profiling: framework.profiler times some calls
+            return profiler.run(self, args)
         return list(self._main(*args))
+
+    def run(self, *args: Any) -> list[Any]:
+        """The call, never timed."""
+        return list(self._main(*args))
+
+    def timed_call(self, *args: Any) -> tuple[list[Any], list[tuple[str, float]], float]:
+        """The call with each VM call instruction timed (``profile.timed_call``)."""
+        return profile.timed_call(self._main, self.vm, self.device, args)
+
+    def sites(self) -> dict[str, Any] | None:
+        """Which nodes each kernel runs (``profile.Provenance.sites``), or None when the
+        cache entry has no record of it (the profile then lists its kernels unattributed)."""
+        if self._sites is None and self.sites_path is not None:
+            try:
+                self._sites = json.loads(self.sites_path.read_text())
+            except (OSError, ValueError):
+                return None
+        return self._sites
 
 
 def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerprint: str,
@@ -144,9 +172,9 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
         except Exception as error:  # verified yet unloadable (e.g. another TVM): rebuild it
             cache.discard(library, f"{type(error).__name__}: {str(error).splitlines()[0]}")
             hit = False
-    unsaved = None  # a build the cache could not keep (its disk is full): run from memory
+    unsaved = sites = None  # a build the cache could not keep (its disk is full): run from memory
     if not hit:
-        tune_seconds, unsaved = _build(graph, target, library, artifacts if ir_dir else None)
+        tune_seconds, unsaved, sites = _build(graph, target, library, artifacts if ir_dir else None)
     if ir_dir and artifacts.is_dir():
         _optional_ir(ir_dir, lambda: _copy_ir(artifacts, Path(ir_dir)))
     if run and module is None:
@@ -154,15 +182,21 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
         module = unsaved.jit() if unsaved is not None else tvm.runtime.load_module(str(library))
     executable = Executable(module if run else None, target, device_target, hit, tune_seconds)
     executable.library = library  # the exported build (bench/gpu_check.py ships it)
+    executable.graph, executable.sites_path, executable._sites = graph, _sites_path(library), sites
     executable.compile_seconds = time.perf_counter() - start  # VM creation included
     return executable
 
 
+def _sites_path(library: Path) -> Path:
+    return library.with_suffix(".sites.json")
+
+
 def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None
-           ) -> tuple[float, Any]:
+           ) -> tuple[float, Any, dict[str, Any]]:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
-    ``artifacts`` when asked. Returns the tuning seconds and, when the cache's disk is full
-    (one warning), the built executable to run from memory (else None: load ``library``)."""
+    ``artifacts`` when asked. Returns the tuning seconds, when the cache's disk is full
+    (one warning) the built executable to run from memory (else None: load ``library``),
+    and the kernels' node sites (also written beside the library)."""
     staging = folder = cache.temp_path(artifacts) if artifacts else None
     if staging:
         shutil.rmtree(staging, ignore_errors=True)
@@ -171,7 +205,9 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         mod = to_relax(graph)
     if staging:
         staging = _optional_ir(staging, lambda: _write(staging, "10_relax.py", mod.script()))
-    mod, tune_seconds = apply_schedules(mod, target)
+    provenance = profile.Provenance()
+    mod, tune_seconds = apply_schedules(mod, target, provenance)
+    sites = provenance.sites(mod)
     if staging:
         staging = _optional_ir(staging, lambda: _write(staging, "11_relax_opt.py", mod.script()))
     if target.kind.name == "cuda":
@@ -187,6 +223,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     if folder:
         shutil.rmtree(folder, ignore_errors=True)  # (left by a full disk only)
     try:
+        atomic_write(_sites_path(library), json.dumps(sites).encode())  # before the library
         cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
     except Exception as error:
         reason = disk_full(error)
@@ -195,8 +232,8 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         skip_optional("compiled-kernel cache", library.parent, reason,
                       "compiling in memory: kernels are not kept for the next run (free space "
                       "there or set TWINMODE_CACHE_DIR to another folder)")
-        return tune_seconds, executable
-    return tune_seconds, None
+        return tune_seconds, executable, sites
+    return tune_seconds, None, sites
 
 
 def _copy_ir(artifacts: Path, ir_dir: Path) -> None:

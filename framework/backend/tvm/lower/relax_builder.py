@@ -9,6 +9,9 @@ closes the block and is emitted outside it:
 - ``PrintOp``: ``relax.op.print`` (it formats tensors as NumPy does).
 
 Functions holding prints or loops are impure (the VM keeps their order).
+
+Every binding is named after the node it lowers (``n<k>_``, ``..profile``): the profiler
+finds a kernel's nodes, and so their source lines, by these names.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from tvm import relax
 from ....ir import Graph
 from ....ir.control import If, While, WhileGrad
 from ....ops.debug import PrintOp
+from ....profiler import numbered
+from ..profile import TaggingBuilder, tag_of
 from . import accumulate, segment
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
@@ -48,8 +53,9 @@ def _impure(graph: Graph) -> bool:
 
 
 class RelaxBuilder:
-    def __init__(self) -> None:
-        self.bb = relax.BlockBuilder()
+    def __init__(self, graph: Graph) -> None:
+        self.bb = TaggingBuilder()
+        self.index = {id(node): i for i, node in enumerate(numbered(graph))}  # node -> its number
         self.ids = itertools.count()
         self.stubs: list[str] = []
         self.row_writers: dict = {}  # the saved-state row kernels, one per kind and row (loop_grad.py)
@@ -73,6 +79,7 @@ class RelaxBuilder:
         bb = self.bb
         self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
         attrs = {INLINE: True} if inline else None
+        tag = bb.tag  # (a region's nodes retag what they emit; the caller's node goes on after)
         with bb.function(name, params, pure=not _impure(graph), private=private, attrs=attrs):
             self._body(graph, env)
             self.frames.pop()
@@ -80,7 +87,9 @@ class RelaxBuilder:
             if then_cond is not None:
                 outputs.append(self.inline(then_cond, [*outputs, *params[len(outputs):]])[0])
             # a function returning an empty tuple from an If branch crashes the VM
-            return bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
+            gv = bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
+        bb.tag = tag
+        return gv
 
     def inline(self, graph: Graph, args: list[relax.Expr]) -> list[relax.Expr]:
         """Lower ``graph`` into the function being built, on ``args``; its outputs (a
@@ -98,9 +107,15 @@ class RelaxBuilder:
             if v.kind != "const":
                 raise KeyError(f"value %{v.id} used before definition")
             env[v.id] = relax.const(np.asarray(v.data), _dtype(v))
-        if isinstance(env[v.id], AtUse):  # emitted here, at its first use
+        if isinstance(env[v.id], AtUse):  # emitted here, at its first use (named after its node)
+            tag, self.bb.tag = self.bb.tag, self._tag(v.producer) or self.bb.tag
             env[v.id] = self.bb.emit(env[v.id].expr)
+            self.bb.tag = tag
         return env[v.id]
+
+    def _tag(self, *nodes: Any) -> str:
+        numbers = [self.index[id(n)] for n in nodes if id(n) in self.index]
+        return tag_of(numbers) if numbers else ""
 
     def _body(self, graph: Graph, env: dict[int, relax.Expr]) -> None:
         last_use: dict[int, int] = {}
@@ -134,14 +149,17 @@ class RelaxBuilder:
                         continue
                     if k in sums:
                         terms, base, _ = sums[k]
+                        bb.tag = self._tag(*map(nodes.__getitem__, map(i.__add__, terms)))  # products
                         a, b = ([self._arg(env, nodes[i + m].inputs[n]) for m in terms] for n in (0, 1))
                         start = None if base is None else self._arg(env, base)
                         out = accumulate.lower_chain(bb, start, a, b)
                     elif k in fused:
                         m, side = fused[k]
+                        bb.tag = self._tag(nodes[i + m])  # the product's node (the work)
                         a, b = (self._arg(env, v) for v in nodes[i + m].inputs)
                         out = accumulate.lower(bb, self._arg(env, node.inputs[side]), a, b)
                     else:
+                        bb.tag = self._tag(node)
                         out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
                     for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
                         env[value.id] = expr if isinstance(expr, relax.Var | AtUse) else bb.emit(expr)
@@ -157,6 +175,7 @@ class RelaxBuilder:
         return node.prim.side_effect or bool(node.prim.regions)
 
     def _emit_special(self, node: Any, env: dict[int, relax.Expr]) -> None:
+        self.bb.tag = self._tag(node)
         args = [self._arg(env, v) for v in node.inputs]
         prim, bb = node.prim, self.bb
         if isinstance(prim, PrintOp):
@@ -200,6 +219,6 @@ class RelaxBuilder:
 def to_relax(graph: Graph) -> tvm.IRModule:
     """The graph as one Relax function ``main(*inputs) -> tuple(outputs)`` (plus private
     functions for its regions)."""
-    builder = RelaxBuilder()
+    builder = RelaxBuilder(graph)
     builder.function("main", graph, private=False)
     return builder.module()

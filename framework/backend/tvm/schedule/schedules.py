@@ -13,6 +13,7 @@ import functools
 import hashlib
 import importlib
 from pathlib import Path
+from typing import Any
 
 import tvm
 from tvm import relax
@@ -41,10 +42,18 @@ def schedule_key(target: tvm.target.Target) -> str:
     return f"{backend_digest()}/tuning={get_context('tuning')}"
 
 
-def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target) -> tuple[tvm.IRModule, float]:
-    """Legalize and fuse, then schedule the kernels; returns (module, tuning seconds)."""
+def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: Any = None
+                    ) -> tuple[tvm.IRModule, float]:
+    """Legalize and fuse, then schedule the kernels; returns (module, tuning seconds).
+    ``provenance`` (a ``..profile.Provenance``) records which nodes each kernel runs: its
+    two passes go just before and after FuseOps."""
+    passes = _legalize_passes(target)
+    if provenance is not None:
+        at = next(i for i, p in enumerate(passes) if p.info.name == "FuseOps")
+        before, after = provenance.passes()
+        passes = passes[:at] + [before, passes[at], after] + passes[at + 1:]
     with target:
-        mod = tvm.transform.Sequential(_legalize_passes(target))(mod)
+        mod = tvm.transform.Sequential(passes)(mod)
     if target.kind.name != "llvm":
         return mod, 0.0
     vector_math.install()  # vector exp/erf in every LLVM build from here on
