@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +40,7 @@ TOP = "(top)"
 class LineProfile:
     """One source line's share of a compiled function's call."""
 
-    line: str  # file:line (relative to the working directory when inside it)
+    line: str  # file:line (:func:`shown_path`)
     function: str = ""
     code: str = ""
     ms: float = 0.0
@@ -96,27 +98,40 @@ class ProfileReport:
             return next((f for f in self.functions if f.name == name), None)
         return self.functions[0] if self.functions else None
 
-    def table(self, name: str | None = None, top: int = 10) -> str:
-        """The hot lines of one function (:meth:`function`) as a text table."""
+    def table(self, name: str | None = None, top: int = 10, width: int | None = None) -> str:
+        """The hot lines of one function (:meth:`function`) as a text table fitted to
+        ``width`` columns (default: the terminal's): the code column narrows first, then goes."""
         profile = self.function(name)
         if profile is None:
             return ("profile: no graph-mode call was timed (profiling covers graph mode's compiled "
                     "functions; PyNative ops are not profiled)")
-        head = (f"hot lines of {profile.name} (graph mode, {profile.calls} calls timed): "
-                f"{profile.call_ms:.3f} ms per call; kernels {profile.kernel_ms:.3f} ms, VM runtime "
-                f"{profile.runtime_ms:.3f} ms, unattributed {profile.unattributed_ms:.3f} ms")
-        rows = [(r.line, _cut(r.code, 34), _cut(r.cell, 24), f"{r.ms:.3f}", f"{r.percent:.1f}%",
-                 str(len(r.kernels))) for r in profile.lines[:top]]
+        width = width or shutil.get_terminal_size((100, 24)).columns
+        other = max(profile.call_ms - profile.kernel_ms - profile.runtime_ms - profile.unattributed_ms, 0.0)
+        head = [f"hot lines of {profile.name} (graph mode, {profile.calls} calls timed): "
+                f"{profile.call_ms:.3f} ms per call",
+                f"  kernels {profile.kernel_ms:.3f} ms, VM runtime {profile.runtime_ms:.3f} ms, "
+                f"unattributed {profile.unattributed_ms:.3f} ms, timer and other {other:.3f} ms"]
+        rows = [(r.line, r.code, r.cell, f"{r.ms:.3f}", f"{r.percent:.1f}%", str(len(r.kernels)))
+                for r in profile.lines[:top]]
         titles = ("line", "code", "cell", "ms/call", "% call", "kernels")
         widths = [max(len(t), *(len(r[i]) for r in rows)) if rows else len(t) for i, t in enumerate(titles)]
+        widths[2] = min(widths[2], 24)
+        room = width - 2 - 2 * (len(titles) - 1) - sum(widths) + widths[1]  # what the code may take
+        keep = [0, 1, 2, 3, 4, 5]
+        if room >= 12:
+            widths[1] = min(widths[1], room)
+        else:  # too narrow for the code: drop it, then shorten the line's path from the left
+            keep.remove(1)
+            widths[0] = max(12, min(widths[0], widths[0] + room + 2))
 
         def fmt(cols: tuple[str, ...]) -> str:
-            parts = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in enumerate(zip(cols, widths))]
+            parts = [(_cut(cols[i], widths[i], left=i == 0).ljust(widths[i]) if i < 3
+                      else cols[i].rjust(widths[i])) for i in keep]
             return "  " + "  ".join(parts).rstrip()
 
         more = len(profile.lines) - top
         tail = [f"  ... {more} more lines in profile.json"] if more > 0 else []
-        return "\n".join([head, fmt(titles), *map(fmt, rows), *tail])
+        return "\n".join([*head, fmt(titles), *map(fmt, rows), *tail])
 
     def to_dict(self) -> dict[str, Any]:
         return {"version": 1, "rule": RULE, "functions": [f.as_dict() for f in self.functions]}
@@ -135,17 +150,30 @@ class ProfileReport:
         return paths
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _cut(text: str, width: int, left: bool = False) -> str:
+    """``text`` in ``width`` characters: its end cut off (``left``: its start) with an ellipsis."""
+    if len(text) <= width:
+        return text
+    return "…" + text[len(text) - width + 1:] if left else text[: width - 1] + "…"
 
 
 def _where(location: Any) -> tuple[str, str, str]:
     if location is None:
         return NO_LINE, "", ""
-    path = os.path.abspath(location.filename)
-    here = os.getcwd() + os.sep
-    shown = path[len(here):] if path.startswith(here) else location.filename
-    return f"{shown}:{location.lineno}", location.function, location.code
+    return f"{shown_path(location.filename)}:{location.lineno}", location.function, location.code
+
+
+def shown_path(filename: str) -> str:
+    """A source path as people read it: relative to the working directory when inside it,
+    else to the ``sys.path`` entry it is imported from (``framework/optim/momentum.py``)."""
+    path = os.path.abspath(filename)
+    roots = [os.getcwd(), *(os.path.abspath(p) for p in sys.path if p)]
+    inside = [r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)]
+    if not inside:
+        return filename
+    here = os.getcwd()
+    root = here if here in inside else max(inside, key=len)
+    return os.path.relpath(path, root)
 
 
 def _credit(record: Any) -> tuple[dict[int, float], dict[int, set[str]], float, float]:

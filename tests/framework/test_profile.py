@@ -167,3 +167,15 @@ def test_profiler_writes_json_and_svg(tmp_path, monkeypatch):
     titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
     assert any(function["lines"][0]["line"] in t for t in titles), titles[:5]
     profiler.reset()
+
+
+@pytest.mark.parametrize("width", [60, 80, 200])
+def test_the_table_fits_the_width_and_shows_paths_from_their_package(profiling, width):
+    f = ms.jit(_small_train_step().construct)
+    for _ in range(4):
+        f(*_batch())
+    table = profiler.report().table(width=width)
+    rows = table.splitlines()
+    assert all(len(row) <= width for row in rows[2:]), "\n" + table
+    assert ("code" in rows[2].split()) == (width == 200)  # the code column goes first when narrow
+    assert all(not row.split()[0].startswith(("/", "…/")) for row in rows[3:] if not row.startswith("  ..."))
