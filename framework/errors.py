@@ -20,10 +20,28 @@ class SourceLocation:
     def code(self) -> str:
         return linecache.getline(self.filename, self.lineno).strip()
 
+    @property
+    def shown(self) -> str:
+        """``file:line`` with the path as people read it (:func:`shown_path`)."""
+        return f"{shown_path(self.filename)}:{self.lineno}"
+
     def __str__(self) -> str:
         text = f"{self.filename}:{self.lineno} in {self.function}"
         code = self.code
         return f"{text}: `{code}`" if code else text
+
+
+def shown_path(filename: str) -> str:
+    """A source path as people read it: relative to the working directory when inside it,
+    else to the ``sys.path`` entry it is imported from (``framework/optim/momentum.py``)."""
+    path = os.path.abspath(filename)
+    roots = [os.getcwd(), *(os.path.abspath(p) for p in sys.path if p)]
+    inside = [r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)]
+    if not inside:
+        return filename
+    here = os.getcwd()
+    root = here if here in inside else max(inside, key=len)
+    return os.path.relpath(path, root)
 
 
 def user_location(skip: int = 1) -> SourceLocation | None:

@@ -47,6 +47,7 @@ import numpy as np
 
 from . import staging
 from .context import get_context
+from .errors import shown_path
 from .ir import Graph, Value
 from .ir.control import ControlFlow, While, WhileGrad, strip_side_effects
 
@@ -86,7 +87,9 @@ class NodeCheck:
 
     def lines(self) -> list[str]:
         """What it is, where it was written, how far apart (three lines)."""
-        where = f"{self.location}: `{self.code}`" if self.code else (self.location or "(no source line)")
+        path, _, line = self.location.rpartition(":")
+        shown = f"{shown_path(path)}:{line}" if path else self.location
+        where = f"{shown}: `{self.code}`" if self.code else (shown or "(no source line)")
         cell = f", cell {self.cell}" if self.cell else ""
         note = f"; {self.note}" if self.note else ""
         apart = (f"max |graph - pynative| {self.max_abs:.3g} (relative {self.max_rel:.3g}); error vs "

@@ -35,7 +35,7 @@ from tqdm.auto import tqdm
 from framework.train.loop import iterate
 
 from .build import build_model_for
-from .compare_report import log_parent, notes, table, text_table
+from .compare_report import fit, log_parent, notes, table, text_table
 from .config import ExperimentConfig
 from .distributed import Rank
 from .executor import RunResult
@@ -189,7 +189,7 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
         found, found_lines = bisect(config, modes, check, rtol, atol)
         lines = [text_table(rows, config.task), *([check.text(modes)] if check else []), *found_lines,
                  *notes(results, timings, check, config.task)]
-        report = "\n".join(lines)
+        report = "\n".join(fit(lines))
         log_parent(parent, results, timings, check or Parity(0, RTOL, ATOL, 0.0, None, None, 0), rows,
                    report, describe(config), config.task, bisect=found)
         status = "FINISHED"
@@ -206,8 +206,8 @@ def bisect(config: ExperimentConfig, modes: list[str], check: Parity | None, rto
         return None, []
     from .parity_bisect import bisect_modes
 
-    tqdm.write("compare: parity FAIL - rerunning the modes in lockstep to find the first node "
-               "that differs", file=sys.stderr)
+    tqdm.write("compare: parity FAIL - rerunning both modes in lockstep to find the node",
+               file=sys.stderr)
     try:
         found = bisect_modes(config, modes, check.first_diff_step, rtol, atol)
     except Exception as error:  # a diagnosis that fails must not lose the report

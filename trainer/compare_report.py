@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,9 @@ GAP = {"accuracy": 0.005, "loss": 0.01, "perplexity": 0.01}  # a final figure's 
 
 # the final figures a task is judged by: RunResult.metrics keys, first the headline one
 FINAL = {"classification": ("accuracy", "loss"), "language_model": ("loss", "perplexity")}
+
+
+WIDTH = 80  # the report's width: the table's, and every line wrapped to it
 
 
 def _prefix(task: str) -> str:
@@ -54,6 +58,20 @@ def table(results: list[Any], timings: dict[str, Any], batch_size: int,
                            ("speed_up", slowest / t.median_ms)):
             rows[key].append(value)
     return rows
+
+
+def fit(lines: list[str], width: int = WIDTH) -> list[str]:
+    """The report's lines wrapped to ``width`` columns (a wrapped line goes on indented two
+    more); table rows, which fit already, and lines holding a URL are left whole."""
+    out: list[str] = []
+    for line in "\n".join(lines).splitlines():
+        if len(line) <= width or "://" in line:
+            out.append(line)
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        out += textwrap.wrap(line.strip(), width, initial_indent=indent, subsequent_indent=indent + "  ",
+                             break_long_words=False, break_on_hyphens=False)
+    return out
 
 
 def _number(value: Any, spec: str) -> str:

@@ -74,12 +74,13 @@ class Bisect:
             lines += [f"    {line}" for line in self.first.lines()]
             beyond = len({c.index for c in n.beyond})
             lines.append(f"  ({beyond} of {compared} compared nodes beyond it; each "
-                         "node fed the compiled values of its inputs;\n   budget: the larger of "
+                         "node fed the compiled values of its inputs; budget: the larger of "
                          f"{NUMPY_FACTOR:g} x NumPy's own float error and {FLOOR_ULPS:g} ulps)")
         if n.skipped:
             kinds = sorted({p for _, p, _ in n.skipped})
             lines.append(f"  not compared: {len(n.skipped)} node(s) ({', '.join(kinds)}): host-random, "
-                         "prints, or kernels that refused the compiled inputs (parity_bisect.json)")
+                         "prints, fed a NaN, or kernels that refused the compiled inputs "
+                         "(parity_bisect.json)")
         return lines
 
     def tags(self) -> dict[str, str]:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._io import atomic_write
+from ..errors import shown_path
 from .flame import flame_svg
 
 RULE = ("each timed kernel call is split among the IR nodes it runs by their estimated work "
@@ -161,19 +161,6 @@ def _where(location: Any) -> tuple[str, str, str]:
     if location is None:
         return NO_LINE, "", ""
     return f"{shown_path(location.filename)}:{location.lineno}", location.function, location.code
-
-
-def shown_path(filename: str) -> str:
-    """A source path as people read it: relative to the working directory when inside it,
-    else to the ``sys.path`` entry it is imported from (``framework/optim/momentum.py``)."""
-    path = os.path.abspath(filename)
-    roots = [os.getcwd(), *(os.path.abspath(p) for p in sys.path if p)]
-    inside = [r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)]
-    if not inside:
-        return filename
-    here = os.getcwd()
-    root = here if here in inside else max(inside, key=len)
-    return os.path.relpath(path, root)
 
 
 def _credit(record: Any) -> tuple[dict[int, float], dict[int, set[str]], float, float]:
