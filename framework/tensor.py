@@ -319,3 +319,6 @@ def _convert_scalar(value: Any, ref_dtype: np.dtype) -> Tensor:
 
 
 from .ops import functional as F  # noqa: E402  (operators need the ops, ops need Tensor)
+from .ops.tensor_methods import install as _install_methods  # noqa: E402
+
+_install_methods(Tensor)  # x.acos(), x.clamp(...) ...: the functional ops, tensor first

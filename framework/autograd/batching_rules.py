@@ -31,7 +31,6 @@ convolution-like primitives are in :mod:`framework.autograd.batching_index`.
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +39,8 @@ from ..ops._utils import normalize_axes, normalize_axis
 from ..ops.activations import _Activation
 from ..ops.batch_matmul import BatchMatMul
 from ..ops.elementwise import Abs, Add, Cast, Neg, Select, _Binary, _Unary
+from ..ops.math_binary import Atan2, _Bitwise, _Logical
+from ..ops.math_unary import Invert, _FloatUnary, _Numeric, _Predicate
 from ..ops.nn_ops import BiasAdd, MatMul, OneHot, _AlongAxis
 from ..ops.reduce import Argmax, _Reduce
 from ..ops.scan import CumSum
@@ -271,19 +272,8 @@ def _bias_add(call: Call) -> Any:
     return emit(Add(), lift(x, rank) if call.batched[0] else x, per_channel)
 
 
-def _register_if_present(module: str, names: tuple[str, ...], fn: Callable[[Call], Any]) -> None:
-    """Register ``fn`` for the classes ``names`` of ``framework.ops.<module>`` where that
-    module and those classes exist (operator families being added alongside)."""
-    try:
-        found = importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.ops.{module}")
-    except ImportError:
-        return
-    classes = [getattr(found, n) for n in names if isinstance(getattr(found, n, None), type)]
-    register(*classes)(fn)
-
-
-_register_if_present("math_unary", ("_FloatUnary", "_Numeric", "_Predicate", "Invert"), _unary)
-_register_if_present("math_binary", ("_Logical", "_Bitwise", "Atan2"), _broadcasting)
+register(_FloatUnary, _Numeric, _Predicate, Invert)(_unary)
+register(_Logical, _Bitwise, Atan2)(_broadcasting)
 
 
 def count_rules() -> int:

@@ -1,6 +1,8 @@
 """``framework.nn``: cells, layers, losses, wrappers and optimizers (MindSpore names)."""
 
 from ..optim import SGD, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp
+from . import activation_extra as _activation_extra
+from .activation_extra import *  # noqa: F403  (issue 25: activation cells)
 from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
@@ -97,4 +99,5 @@ __all__ = [
     "Pad",
     # mixed precision (issue 26)
     "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
+    *_activation_extra.__all__,
 ]

@@ -4,7 +4,51 @@
 import functools
 
 from .activations import erf, fast_gelu, gelu, silu, softplus
+
+# issue 25: more of MindSpore's functional names (new primitives and compositions)
+from .activations_extra import (
+    celu,
+    elu,
+    hardshrink,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    prelu,
+    relu6,
+    selu,
+    softmin,
+    softshrink,
+    softsign,
+    tanhshrink,
+    threshold,
+)
 from .add_n import addn
+from .array_extra import (
+    diag,
+    diff,
+    eye,
+    flip,
+    fliplr,
+    flipud,
+    full_like,
+    meshgrid,
+    moveaxis,
+    movedim,
+    narrow,
+    outer,
+    ravel,
+    repeat_interleave,
+    roll,
+    swapaxes,
+    swapdims,
+    t,
+    trace,
+    unbind,
+    unsqueeze,
+)
 from .array_ops import arange, chunk, split, stack, tile, unstack
 from .clip import clip_by_global_norm
 from .comm import all_reduce
@@ -47,6 +91,73 @@ from .indexing import getitem, setitem
 from .layer_norm import layer_norm, layer_norm_grad
 from .loss_fns import binary_cross_entropy_with_logits, cross_entropy
 from .masking import masked_fill, tril, triu, where
+from .math_binary import (
+    arctan2,
+    atan2,
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    logical_and,
+    logical_or,
+    logical_xor,
+)
+from .math_composite import (
+    absolute,
+    clamp,
+    clip,
+    deg2rad,
+    divide,
+    exp2,
+    floor_divide,
+    fmod,
+    frac,
+    hypot,
+    lerp,
+    log2,
+    log10,
+    logaddexp,
+    logaddexp2,
+    multiply,
+    negative,
+    positive,
+    rad2deg,
+    remainder,
+    subtract,
+    true_divide,
+    xlogy,
+)
+from .math_unary import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    ceil,
+    cosh,
+    erfc,
+    expm1,
+    floor,
+    invert,
+    isfinite,
+    isinf,
+    isnan,
+    log1p,
+    logical_not,
+    reciprocal,
+    round,
+    rsqrt,
+    sign,
+    sinh,
+    tan,
+    trunc,
+)
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -67,6 +178,20 @@ from .reduce import (
     reduce_mean,
     reduce_sum,
     sum,
+)
+from .reduce_extra import (
+    amax,
+    amin,
+    argmin,
+    count_nonzero,
+    logsumexp,
+    max,
+    min,
+    norm,
+    prod,
+    reduce_min,
+    std,
+    var,
 )
 from .scan import cumsum
 from .scatter_gather import gather, index_add, scatter_update
@@ -151,4 +276,22 @@ __all__ = [
     "sin", "sum_to", "tanh", "tensor_add", "transpose", "where", "zeros", "zeros_like",
     "partial", "scalar_to_tensor", "tensor_div", "tensor_floordiv", "tensor_ge", "tensor_gt",
     "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_sub",
+    # issue 25: elementwise math, logical/bitwise, reductions, array ops, activations
+    "acos", "acosh", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
+    "asinh", "atan", "atanh", "ceil", "cosh", "erfc", "expm1", "floor", "invert", "isfinite",
+    "isinf", "isnan", "log1p", "logical_not", "reciprocal", "round", "rsqrt", "sign", "sinh",
+    "tan", "trunc",
+    "arctan2", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_and",
+    "logical_or", "logical_xor",
+    "absolute", "clamp", "clip", "deg2rad", "divide", "exp2", "floor_divide", "fmod", "frac",
+    "hypot", "lerp", "log2", "log10", "logaddexp", "logaddexp2", "multiply", "negative",
+    "positive", "rad2deg", "remainder", "subtract", "true_divide", "xlogy",
+    "amax", "amin", "argmin", "count_nonzero", "logsumexp", "max", "min", "norm", "prod",
+    "reduce_min", "std", "var",
+    "diag", "diff", "eye", "flip", "fliplr", "flipud", "full_like", "meshgrid", "moveaxis",
+    "movedim", "narrow", "outer", "ravel", "repeat_interleave", "roll", "swapaxes", "swapdims",
+    "t", "trace", "unbind", "unsqueeze",
+    "celu", "elu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
+    "logsigmoid", "mish", "prelu", "relu6", "selu", "softmin", "softshrink", "softsign",
+    "tanhshrink", "threshold",
 ]

@@ -436,3 +436,8 @@ def _check_dropout(x, outputs):
     assert set(np.unique(mask)) <= {0.0, 1.0}
     np.testing.assert_allclose(out, x * mask / keep, rtol=1e-12)
     assert abs(mask.mean() - keep) < 0.1
+
+# issue 25: the math primitives (their cases in a module of their own)
+from .primitive_cases_math import MATH_CASES  # noqa: E402
+
+CASES += MATH_CASES

@@ -2,7 +2,23 @@
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
 from ..activations import Erf, FastGeLU, GeLU, SiLU, Softplus
+
+# issue 25: more of MindSpore's primitive classes
+from ..activations_extra import (
+    CeLU,
+    Elu,
+    HShrink,
+    HSigmoid,
+    HSwish,
+    Mish,
+    PReLU,
+    ReLU6,
+    SeLU,
+    SoftShrink,
+    Softsign,
+)
 from ..add_n import AddN
+from ..array_extra import Diag, Eye, Meshgrid, ReverseV2, Roll, Trace
 from ..array_ops import Split, Stack, Tile, Unstack
 from ..batch_matmul import BatchMatMul
 from ..comm import AllReduce, ReduceOp
@@ -42,9 +58,40 @@ from ..elementwise import (
 from ..group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
 from ..layer_norm import LayerNorm, LayerNormGrad
 from ..masking import MaskedFill, Tril, Triu
+from ..math_binary import Atan2, BitwiseAnd, BitwiseOr, BitwiseXor, LogicalAnd, LogicalOr, LogicalXor
+from ..math_composite import DivNoNan, Hypot, Lerp, SquaredDifference, TruncateDiv, TruncateMod, Xlogy
+from ..math_unary import (
+    ACos,
+    Acosh,
+    Asin,
+    Asinh,
+    Atan,
+    Atanh,
+    Ceil,
+    Cosh,
+    Erfc,
+    Expm1,
+    Floor,
+    Invert,
+    IsFinite,
+    IsInf,
+    IsNan,
+    Log1p,
+    LogicalNot,
+    Reciprocal,
+    Rint,
+    Round,
+    Rsqrt,
+    Sign,
+    Sinh,
+    Square,
+    Tan,
+    Trunc,
+)
 from ..nn_ops import BatchNorm, BiasAdd, Dropout, LogSoftmax, MatMul, OneHot, Softmax
 from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
+from ..reduce_extra import ArgMaxWithValue, Argmin, ArgMinWithValue, ReduceMin, ReduceProd
 from ..scan import CumSum
 from ..scatter_gather import Gather, IndexAdd, ScatterUpdate
 from ..shape import (
@@ -82,6 +129,15 @@ __all__ = [
     "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceSum", "Reshape",
     "ScatterUpdate", "Select", "Shape", "Sigmoid", "Size", "Slice", "Softmax", "Sqrt",
     "Sin", "Squeeze", "StopGradient", "Sub", "Tanh", "TensorAdd", "Transpose", "Zeros", "ZerosLike",
+    # issue 25
+    "CeLU", "Elu", "HShrink", "HSigmoid", "HSwish", "Mish", "PReLU", "ReLU6", "SeLU", "Softsign",
+    "SoftShrink", "Diag", "Eye", "Meshgrid", "ReverseV2", "Roll", "Trace", "Atan2", "BitwiseAnd",
+    "BitwiseOr", "BitwiseXor", "LogicalAnd", "LogicalOr", "LogicalXor", "DivNoNan", "Hypot", "Lerp",
+    "SquaredDifference", "TruncateDiv", "TruncateMod", "Xlogy", "ACos", "Acosh", "Asin", "Asinh",
+    "Atan", "Atanh", "Ceil", "Cosh", "Erfc", "Expm1", "Floor", "Invert", "IsFinite", "IsInf",
+    "IsNan", "Log1p", "LogicalNot", "Reciprocal", "Rint", "Round", "Rsqrt", "Sign", "Sinh",
+    "Square", "Tan", "Trunc", "ArgMaxWithValue", "Argmin", "ArgMinWithValue", "ReduceMin",
+    "ReduceProd",
 ]
 
 GatherV2 = Gather  # MindSpore's older name of Gather: GatherV2()(params, indices, axis)

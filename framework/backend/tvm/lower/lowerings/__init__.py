@@ -47,6 +47,8 @@ from .....ops import comm as _comm
 from .....ops import conv as _conv
 from .....ops import elementwise as _ew
 from .....ops import group_conv as _gconv
+from .....ops import math_binary as _mb
+from .....ops import math_unary as _mu
 from .....ops import nn_ops as _nn
 from .....ops import pool as _pool
 from .....ops import reduce as _reduce
@@ -57,10 +59,25 @@ from .....ops.layer_norm import LayerNorm as _LayerNorm
 from .....ops.layer_norm import LayerNormGrad as _LayerNormGrad
 from .....ops.lstm_cell import LSTMPointwise as _LSTMPointwise
 from .....ops.lstm_cell import LSTMPointwiseGrad as _LSTMPointwiseGrad
+from .....ops.reduce_extra import ReduceProd as _ReduceProd
 from .....ops.scan import CumSum as _CumSum
 from .....ops.split_rows import SplitRows as _SplitRows
 from .....primitive import Primitive
-from . import comm, conv, elementwise, group_conv, index, lstm_cell, nn, pool, reduce, seq, shape, sorting
+from . import (
+    comm,
+    conv,
+    elementwise,
+    group_conv,
+    index,
+    lstm_cell,
+    math_extra,
+    nn,
+    pool,
+    reduce,
+    seq,
+    shape,
+    sorting,
+)
 from .base import LowerContext, Lowering, float32_compute, spec_of
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -148,6 +165,40 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _act.SiLU: seq.lower_silu,
     _act.Softplus: seq.lower_softplus,
     _CumSum: seq.lower_cumsum,
+    # unary and binary math (issue 25): ops/math_unary.py, ops/math_binary.py
+    _mu.ACos: math_extra.unary(relax.op.acos),
+    _mu.Asin: math_extra.unary(relax.op.asin),
+    _mu.Atan: math_extra.unary(relax.op.atan),
+    _mu.Acosh: math_extra.unary(relax.op.acosh),
+    _mu.Asinh: math_extra.te_lowering(math_extra.te_asinh),
+    _mu.Atanh: math_extra.te_lowering(math_extra.te_atanh),
+    _mu.Cosh: math_extra.te_lowering(math_extra.te_cosh),
+    _mu.Sinh: math_extra.te_lowering(math_extra.te_sinh),
+    _mu.Tan: math_extra.unary(relax.op.tan),
+    _mu.Rsqrt: math_extra.unary(relax.op.rsqrt),
+    _mu.Floor: math_extra.unary(relax.op.floor),
+    _mu.Ceil: math_extra.unary(relax.op.ceil),
+    _mu.Trunc: math_extra.unary(relax.op.trunc),
+    _mu.Round: float32_compute(math_extra.lower_round),
+    _mu.Expm1: math_extra.te_lowering(math_extra.te_expm1),
+    _mu.Log1p: math_extra.te_lowering(math_extra.te_log1p),
+    _mu.Erfc: float32_compute(math_extra.lower_erfc),
+    _mu.Reciprocal: float32_compute(math_extra.lower_reciprocal),
+    _mu.Square: math_extra.lower_square,
+    _mu.Sign: elementwise.unary(relax.op.sign),
+    _mu.IsNan: math_extra.predicate(relax.op.isnan, integer_answer=False),
+    _mu.IsInf: math_extra.predicate(relax.op.isinf, integer_answer=False),
+    _mu.IsFinite: math_extra.predicate(relax.op.isfinite, integer_answer=True),
+    _mu.LogicalNot: elementwise.unary(relax.op.logical_not),
+    _mu.Invert: math_extra.lower_invert,
+    _mb.Atan2: float32_compute(math_extra.lower_atan2),
+    _mb.LogicalAnd: math_extra.logical(relax.op.logical_and),
+    _mb.LogicalOr: math_extra.logical(relax.op.logical_or),
+    _mb.LogicalXor: math_extra.logical(relax.op.logical_xor),
+    _mb.BitwiseAnd: math_extra.bitwise(relax.op.bitwise_and),
+    _mb.BitwiseOr: math_extra.bitwise(relax.op.bitwise_or),
+    _mb.BitwiseXor: math_extra.bitwise(relax.op.bitwise_xor),
+    _ReduceProd: reduce.reduction(relax.op.prod),
 }
 
 

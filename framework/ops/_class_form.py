@@ -1,0 +1,35 @@
+"""Class forms (``P.Xlogy()(x, y)``) of functional ops that are compositions of primitives.
+
+``class_form(fn, *attrs)`` makes a class whose constructor takes the named attributes
+(MindSpore's primitive attributes, e.g. ``P.Elu(alpha=1.0)``) and whose call passes the
+tensors, then the attributes as keywords, to ``fn``. It holds no rule of its own: its
+graph, gradient and lowering are those of the primitives ``fn`` applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
+    """A callable class ``name``: ``name(**attrs)(*tensors)`` is ``fn(*tensors, **attrs)``
+    (attributes by position too, in the order of ``defaults``)."""
+    keys = tuple(defaults)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(keys):
+            raise TypeError(f"{name}() takes at most {len(keys)} attributes, got {len(args)}")
+        unknown = set(kwargs) - set(keys)
+        if unknown:
+            raise TypeError(f"{name}() got unknown attributes {sorted(unknown)}")
+        attrs = {**defaults, **dict(zip(keys, args)), **kwargs}
+        self.attrs = attrs
+        self.__dict__.update(attrs)
+
+    def __call__(self, *tensors: Any) -> Any:
+        return fn(*tensors, **self.attrs)
+
+    doc = f"``{name}({', '.join(f'{k}={v!r}' for k, v in defaults.items())})``: calls ``{fn.__name__}``."
+    return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": doc,
+                           "__module__": fn.__module__})

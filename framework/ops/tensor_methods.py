@@ -1,0 +1,115 @@
+"""Tensor methods that are the functional ops with the tensor first (``x.acos()`` is
+``ops.acos(x)``, ``x.clamp(0, 1)`` is ``ops.clamp(x, 0, 1)``), plus MindSpore's aliases
+and dtype shorthands. ``install(Tensor)`` adds each one the class does not define itself
+(``framework/tensor.py`` calls it once, after the ops are importable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import dtype as mstype
+from . import functional as F
+
+# methods that are ``F.<name>(self, *args, **kwargs)``
+DELEGATED = (
+    "absolute", "acos", "acosh", "add", "amax", "amin", "arccos", "arccosh", "arcsin",
+    "arcsinh", "arctan", "arctan2", "arctanh", "argmin", "asin", "asinh", "atan", "atan2",
+    "atanh", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_to", "ceil", "chunk",
+    "clamp", "clip", "cos", "cosh", "count_nonzero", "cumsum", "deg2rad", "diag", "diff",
+    "div", "divide", "equal", "erf", "erfc", "expm1", "flip", "fliplr", "flipud", "floor",
+    "floor_divide", "fmod", "frac", "gather", "greater", "greater_equal", "hardshrink",
+    "hypot", "invert", "isfinite", "isinf", "isnan", "lerp", "less", "less_equal", "log10",
+    "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logsumexp", "matmul", "maximum", "minimum", "moveaxis", "movedim",
+    "mul", "multiply", "narrow", "neg", "negative", "norm", "not_equal", "outer", "permute",
+    "positive", "pow", "prod", "rad2deg", "ravel", "reciprocal", "remainder",
+    "repeat_interleave", "roll", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
+    "softmax", "sort", "split", "square", "std", "sub", "subtract", "swapaxes", "swapdims",
+    "t", "tan", "tanh", "tile", "topk", "trace", "true_divide", "trunc", "unbind",
+    "unsqueeze", "var", "xlogy",
+)
+
+# MindSpore's other spellings of a functional op
+ALIASES = {"eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_equal",
+           "lt": "less", "le": "less_equal", "sgn": "sign", "inv": "reciprocal",
+           "top_k": "topk", "reverse": "flip"}
+
+# ``x.float()`` ...: a cast
+CASTS = {"float": mstype.float32, "half": mstype.float16, "double": mstype.float64,
+         "int": mstype.int32, "long": mstype.int64, "short": mstype.int16, "bool": mstype.bool_,
+         "byte": mstype.uint8, "bfloat16": mstype.bfloat16}
+
+
+def _delegate(name: str, target: str) -> Callable[..., Any]:
+    fn = getattr(F, target)
+
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = name
+    method.__doc__ = f"``ops.{target}(self, ...)``."
+    return method
+
+
+def _cast_method(name: str, dtype: Any) -> Callable[..., Any]:
+    def method(self, memory_format=None):
+        return F.cast(self, dtype)
+
+    method.__name__ = name
+    method.__doc__ = f"``ops.cast(self, {dtype})``."
+    return method
+
+
+def _where(self, condition, y):
+    """``x.where(condition, y)``: ``x`` where ``condition``, else ``y``."""
+    return F.where(condition, self, y)
+
+
+def _view(self, *shape):
+    return F.reshape(self, shape[0] if len(shape) == 1 and isinstance(shape[0], tuple | list) else shape)
+
+
+def _argmax_with_value(self, axis=0, keep_dims=False):
+    """``(values, int64 indices)`` (the order is the reverse of ``P.ArgMaxWithValue``'s)."""
+    return F.max(self, axis, keep_dims)
+
+
+def _argmin_with_value(self, axis=0, keep_dims=False):
+    return F.min(self, axis, keep_dims)
+
+
+def _extra() -> dict[str, Callable[..., Any]]:
+    return {
+        "where": _where,
+        "min": lambda self, axis=None, keepdims=False: F.amin(self, axis, keepdims),
+        "view": _view,
+        "expand_as": lambda self, other: F.broadcast_to(self, tuple(other.shape)),
+        "reshape_as": lambda self, other: F.reshape(self, tuple(other.shape)),
+        "type_as": lambda self, other: F.cast(self, other.dtype),
+        "numel": lambda self: int(np.prod(self.shape, dtype=np.int64)),
+        "nelement": lambda self: int(np.prod(self.shape, dtype=np.int64)),
+        "dim": lambda self: len(self.shape),
+        "ndimension": lambda self: len(self.shape),
+        "is_floating_point": lambda self: mstype.is_float(self.dtype.np),
+        "is_signed": lambda self: mstype.kind(self.dtype.np) in "fi",
+        "tolist": lambda self: self.asnumpy().tolist(),
+        "numpy": lambda self: self.asnumpy(),
+        "argmax_with_value": _argmax_with_value,
+        "argmin_with_value": _argmin_with_value,
+    }
+
+
+def install(tensor_class: type) -> None:
+    """Add every method above that ``tensor_class`` does not define itself."""
+    methods: dict[str, Callable[..., Any]] = {}
+    methods.update({n: _delegate(n, n) for n in DELEGATED})
+    methods.update({n: _delegate(n, t) for n, t in ALIASES.items()})
+    methods.update({n: _cast_method(n, d) for n, d in CASTS.items()})
+    methods.update(_extra())
+    for name, method in methods.items():
+        if name not in tensor_class.__dict__:
+            setattr(tensor_class, name, method)
