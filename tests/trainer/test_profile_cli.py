@@ -29,6 +29,7 @@ def test_profile_prints_hot_lines_and_logs_them(workdir):
     assert "hot lines of TrainOneStepCell (graph mode, " in result.output, result.output
     uri = f"sqlite:///{Path.cwd() / 'mlflow.db'}"
     client = mlflow.MlflowClient(uri)
+    mlflow.set_tracking_uri(uri)  # (another test may have pointed it elsewhere)
     run = mlflow.search_runs(experiment_names=["twinmode-smoke"], output_format="list")[0]
     names = {a.path for a in client.list_artifacts(run.info.run_id, "profile")}
     assert names == {"profile/profile.json", "profile/profile.svg"}
