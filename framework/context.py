@@ -66,13 +66,13 @@ def _check_tuning(value: Any) -> str | int:
 
 
 def _check_jit_syntax_level(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not isinstance(value, int):  # a bool passes, as in MindSpore (True is COMPATIBLE)
         raise TypeError(f"set_context: jit_syntax_level must be ms.STRICT, ms.COMPATIBLE or "
                         f"ms.LAX, got {value!r}")
     if value not in (STRICT, COMPATIBLE, LAX):
         raise ValueError(f"set_context: jit_syntax_level must be ms.STRICT ({STRICT}), "
                          f"ms.COMPATIBLE ({COMPATIBLE}) or ms.LAX ({LAX}), got {value!r}")
-    return value
+    return int(value)
 
 
 def _check_jit_level(value: Any, key: str = "jit_level") -> str:
@@ -94,6 +94,9 @@ def _check_jit_config(value: Any) -> dict[str, str]:
         if item not in allowed[key]:
             raise ValueError(f"set_context: jit_config[{key!r}] must be one of "
                              f"{', '.join(allowed[key])}, got {item!r}")
+    if value.get("infer_boost") == "on" and value.get("jit_level") in ("O1", "O2"):
+        raise ValueError("set_context: jit_config infer_boost='on' needs jit_level 'O0', got "
+                         f"{value['jit_level']!r}")
     return dict(value)
 
 
@@ -127,8 +130,12 @@ def set_context(**kwargs: Any) -> None:
     ``jit_syntax_level`` (``ms.STRICT``/``ms.COMPATIBLE``/
     ``ms.LAX``), ``jit_config`` (``{"jit_level": ..., "infer_boost": ...}``) and
     ``jit_level`` ('O0'/'O1'/'O2') are checked and kept, and change nothing: graph mode
-    compiles one subset of Python through one TVM pipeline."""
-    _context.update(check_context(**kwargs))
+    compiles one subset of Python through one TVM pipeline. As in MindSpore, a
+    ``jit_config`` with a ``jit_level`` sets ``get_context("jit_level")`` too."""
+    checked = check_context(**kwargs)
+    if "jit_level" in checked.get("jit_config", {}) and "jit_level" not in checked:
+        checked["jit_level"] = checked["jit_config"]["jit_level"]
+    _context.update(checked)
 
 
 def check_context(**kwargs: Any) -> dict[str, Any]:

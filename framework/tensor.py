@@ -16,7 +16,9 @@ class Tensor:
 
     Python floats become float32, ints int64 (MindSpore's defaults); NumPy arrays keep
     their dtype unless ``dtype`` is given. ``init``/``shape`` build an initialized tensor
-    the way ``Tensor(shape=..., dtype=..., init=Normal())`` does in MindSpore.
+    the way ``Tensor(shape=..., dtype=..., init=Normal())`` does in MindSpore; ``shape`` and
+    ``dtype`` alone make zeros, or with a None dimension a placeholder for input signatures
+    (:mod:`framework.placeholder`).
     """
 
     __slots__ = ("_data", "__weakref__")
@@ -30,6 +32,11 @@ class Tensor:
         init: Any = None,
     ) -> None:
         if input_data is None:
+            if init is None and shape is not None:
+                from .placeholder import placeholder_data
+
+                self._data = placeholder_data(shape, dtype)
+                return
             if init is None or shape is None:
                 raise ValueError("Tensor: give input_data, or both shape and init")
             from .common.initializer import initializer
@@ -82,7 +89,8 @@ class Tensor:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self._data.shape, dtype=np.int64))
+        shape = self._data.shape
+        return 0 if any(d < 0 for d in shape) else int(np.prod(shape, dtype=np.int64))
 
     def item(self) -> Any:
         return self._concrete("Tensor.item()").item()
@@ -226,7 +234,8 @@ class Tensor:
         return F.squeeze(self, axis)
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return F.reduce_sum(self, axis, keepdims)
+        x = F.cast(self, mstype.int64) if self.dtype == mstype.bool_ else self  # a count, as MindSpore
+        return F.reduce_sum(x, axis, keepdims)
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
         return F.reduce_mean(self, axis, keep_dims)

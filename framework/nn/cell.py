@@ -13,6 +13,7 @@ from ..frontend import convert
 from ..graph_mode import JitFunction
 from ..interpreters import current, is_tracing
 from ..parameter import Parameter, ParameterTuple
+from ..placeholder import check_inputs
 from ..tensor import Tensor
 
 
@@ -99,6 +100,9 @@ class Cell:
                 with _params_cast(self, low):
                     return convert(self.construct)(*args, **kwargs)
         if get_context("mode") == GRAPH_MODE:
+            signature = self.__dict__.get("_input_signature")
+            if signature is not None:
+                check_inputs(signature, args, type(self).__name__)
             runner = self.__dict__.get("_graph_runner")
             if runner is None:
                 fn = self.construct if low is None else self._construct_cast
@@ -114,6 +118,15 @@ class Cell:
             result = hook(self, args, out)
             out = out if result is None else result
         return out
+
+    def set_inputs(self, *inputs: Any) -> None:
+        """MindSpore's input signature (``Tensor(shape=[None, 3], dtype=...)`` placeholders):
+        graph-mode calls are checked against it (:func:`framework.placeholder.check_inputs`)
+        and compiled per concrete shape; PyNative calls ignore it, as MindSpore's do."""
+        object.__setattr__(self, "_input_signature", tuple(inputs))
+
+    def get_inputs(self) -> tuple[Any, ...] | None:
+        return self.__dict__.get("_input_signature")
 
     def register_forward_hook(self, hook_fn: Any) -> HookHandle:
         """MindSpore's ``register_forward_hook``: ``hook_fn(cell, inputs, output)`` runs

@@ -45,7 +45,8 @@ class Conv2d(Cell):
             self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
         else:
             self.bias = None  # as MindSpore's: ``cell.bias is None`` tells there is none
-        self.conv2d = (ops.Conv2D(stride, dilation, pad_mode, padding) if group == 1 else
+        self.conv2d = (ops.Conv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=padding)
+                       if group == 1 else
                        ops.GroupConv2D(stride, dilation, pad_mode, padding, group))
         self.bias_add = ops.BiasAdd()
 

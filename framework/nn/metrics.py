@@ -1,13 +1,16 @@
 """Evaluation metrics (MindSpore's ``nn.Metric``: ``clear`` / ``update`` / ``eval``).
 
-``update`` takes NumPy arrays or Tensors; ``eval`` raises ``RuntimeError`` before any
-``update``. In ``Model.eval`` a metric receives the values picked by ``indexes`` from
-``(loss, logits, labels, batch_size)`` (default ``[1, 2]``: logits and labels;
-:class:`Loss` uses ``[0, 3]``); ``set_indexes`` changes them. To add a metric::
+``update`` takes Tensors, NumPy arrays or lists; ``eval`` raises ``RuntimeError`` before
+any ``update``. In ``Model.eval`` a metric receives, as MindSpore's do, Tensors: the values
+picked by ``indexes`` from ``(loss, logits, labels, batch_size)`` (default ``[1, 2]``:
+logits and labels; :class:`Loss` uses ``[0, 3]``, the batch size an int); ``set_indexes``
+changes them. ``self._convert_data(x)`` (MindSpore's) gives a Tensor or list as NumPy.
+To add a metric::
 
     class TopKError(nn.Metric):
         def clear(self): self.wrong = self.total = 0
         def update(self, logits, labels):
+            logits, labels = self._convert_data(logits), self._convert_data(labels)
             top = np.argsort(logits, axis=1)[:, -5:]
             self.wrong += int((top != labels[:, None]).all(axis=1).sum()); self.total += len(labels)
         def eval(self): return self.wrong / self.total
@@ -72,6 +75,16 @@ class Metric:
 
     def eval(self) -> Any:
         raise NotImplementedError
+
+    def _convert_data(self, data: Any) -> np.ndarray:
+        """A Tensor, list or NumPy array as NumPy (MindSpore's helper for ``update``);
+        anything else is a TypeError."""
+        if hasattr(data, "asnumpy"):
+            return data.asnumpy()
+        if isinstance(data, list | np.ndarray):
+            return np.asarray(data)
+        raise TypeError(f"{type(self).__name__}: inputs must be Tensors, lists or NumPy arrays, "
+                        f"got {type(data).__name__}")
 
     def _check_inputs(self, inputs: tuple[Any, ...], n: int) -> list[np.ndarray]:
         if len(inputs) != n:

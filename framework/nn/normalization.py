@@ -16,7 +16,10 @@ class _BatchNorm(Cell):
 
     Training uses batch statistics and updates ``moving_mean``/``moving_variance`` as
     ``moving = momentum * moving + (1 - momentum) * batch`` (MindSpore's convention,
-    unbiased batch variance); evaluation uses the moving statistics.
+    unbiased batch variance); evaluation uses the moving statistics. ``dtype`` (MindSpore's,
+    default float32) is the parameters' dtype; a float16 input or float16 parameters are
+    normalized with float32 statistics (``ops.BatchNorm``), and the moving statistics are
+    updated in float32 and stored back in their own dtype.
     """
 
     expected_ndim = 4
@@ -24,19 +27,25 @@ class _BatchNorm(Cell):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9,
                  affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
                  moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
-                 use_batch_statistics: bool | None = None) -> None:
+                 use_batch_statistics: bool | None = None, data_format: str = "NCHW",
+                 dtype: Any = None) -> None:
         super().__init__()
+        from .. import dtype as mstype
+
+        if data_format != "NCHW":
+            raise ValueError(f"{type(self).__name__}: only data_format='NCHW' is supported, "
+                             f"got {data_format!r}")
         positive_ints(type(self).__name__, num_features=num_features)
         if not 0.0 <= momentum <= 1.0:
             raise ValueError(f"{type(self).__name__}: momentum must be in [0, 1], got {momentum}")
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.use_batch_statistics = use_batch_statistics
-        shape = (num_features,)
-        self.gamma = Parameter(initializer(gamma_init, shape), "gamma", requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, shape), "beta", requires_grad=affine)
-        self.moving_mean = Parameter(initializer(moving_mean_init, shape), "mean",
+        shape, dt = (num_features,), dtype or mstype.float32
+        self.gamma = Parameter(initializer(gamma_init, shape, dt), "gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape, dt), "beta", requires_grad=affine)
+        self.moving_mean = Parameter(initializer(moving_mean_init, shape, dt), "mean",
                                      requires_grad=False)
-        self.moving_variance = Parameter(initializer(moving_var_init, shape), "variance",
+        self.moving_variance = Parameter(initializer(moving_var_init, shape, dt), "variance",
                                          requires_grad=False)
 
     def construct(self, x):
@@ -51,9 +60,11 @@ class _BatchNorm(Cell):
         if use_batch and self.training:
             count = x.size // self.num_features
             unbiased = ops.stop_gradient(var) * (count / max(count - 1, 1))
-            m = self.momentum
-            self.moving_mean.set_data(self.moving_mean * m + ops.stop_gradient(mean) * (1 - m))
-            self.moving_variance.set_data(self.moving_variance * m + unbiased * (1 - m))
+            m, dt = self.momentum, self.moving_mean.dtype
+            new_mean = ops.cast(self.moving_mean, mean.dtype) * m + ops.stop_gradient(mean) * (1 - m)
+            new_var = ops.cast(self.moving_variance, var.dtype) * m + unbiased * (1 - m)
+            self.moving_mean.set_data(ops.cast(new_mean, dt))
+            self.moving_variance.set_data(ops.cast(new_var, dt))
         return y
 
 

@@ -60,7 +60,11 @@ def out_size(size: int, k: int, s: int, d: int, before: int, after: int) -> int:
 
 
 class _Conv(Primitive, abstract=True):
-    """Shared attributes: stride, dilation, pad_mode and explicit pad."""
+    """Shared attributes: stride, dilation, pad_mode and explicit pad; ``declared``: the
+    (out_channel, (kh, kw)) a MindSpore-style constructor named, checked against the weight
+    (None: not checked; kept out of the attributes, so the IR and its key do not change)."""
+
+    declared: tuple[int, tuple[int, int]] | None = None
 
     def __init__(self, stride: Any = 1, dilation: Any = 1, pad_mode: str = "valid",
                  pad: Any = 0, **extra: Any) -> None:
@@ -74,6 +78,8 @@ class _Conv(Primitive, abstract=True):
     def geometry(self, x_shape, w_shape) -> tuple[tuple[int, int, int, int], int, int]:
         """Padding and output height/width for input ``x_shape`` and kernel ``w_shape``."""
         kh, kw = w_shape[2], w_shape[3]
+        if self.declared is not None:
+            _check_declared(self.declared, tuple(w_shape))
         pads = resolve_padding(x_shape[2:], (kh, kw), self.stride, self.dilation,
                                self.pad_mode, self.pad)
         ho = out_size(x_shape[2], kh, self.stride[0], self.dilation[0], pads[0], pads[1])
@@ -133,8 +139,71 @@ class _Conv(Primitive, abstract=True):
                 "pad": self.pad}
 
 
+def _check_declared(declared: tuple[int, tuple[int, int]], w_shape: tuple) -> None:
+    out_channel, kernel = declared
+    if w_shape[0] != out_channel:
+        raise ValueError(f"weight {shape_str(w_shape)} has {w_shape[0]} output channels, "
+                         f"but out_channel={out_channel}")
+    if tuple(w_shape[2:]) != kernel:
+        raise ValueError(f"weight {shape_str(w_shape)} has a {w_shape[2]}x{w_shape[3]} "
+                         f"kernel, but kernel_size={kernel}")
+
+
+def _mindspore_args(out_channel: Any, kernel_size: Any, mode: Any, data_format: str
+                    ) -> tuple[int, tuple[int, int]] | None:
+    """MindSpore's leading ``Conv2D`` arguments checked: the declared weight shape, or None
+    when neither ``out_channel`` nor ``kernel_size`` is given (the keyword-only form)."""
+    if mode != 1 or isinstance(mode, bool):
+        raise ValueError(f"Conv2D: mode must be 1, got {mode!r}")
+    if data_format != "NCHW":
+        raise ValueError(f"Conv2D: only data_format='NCHW' is supported (on CPU), got {data_format!r}")
+    if out_channel is None and kernel_size is None:
+        return None
+    if isinstance(out_channel, bool) or not isinstance(out_channel, int | np.integer) or out_channel < 1:
+        raise ValueError(f"Conv2D: out_channel must be a positive int, got {out_channel!r}")
+    if kernel_size is None:
+        raise ValueError("Conv2D: kernel_size is required with out_channel")
+    return int(out_channel), pair(kernel_size, "kernel_size")
+
+
 class Conv2D(_Conv):
-    """``Conv2D(stride, dilation, pad_mode, pad)(x, weight)``: NCHW x, OIHW weight."""
+    """``Conv2D(out_channel, kernel_size, mode=1, pad_mode="valid", pad=0, stride=1,
+    dilation=1, group=1, data_format="NCHW")(x, weight)``: NCHW x, OIHW weight, MindSpore's
+    positional order. ``out_channel``/``kernel_size`` may be left out (the framework's own
+    keyword form ``Conv2D(stride=..., pad_mode=...)``); given, the weight must match them.
+    ``group`` > 1 makes a :class:`framework.ops.group_conv.GroupConv2D` (its own primitive,
+    lowered to a grouped convolution); ``pad`` is an int or (top, bottom, left, right) and
+    needs ``pad_mode="pad"``; ``stride``/``dilation`` an int, a pair or MindSpore's
+    (1, 1, h, w)."""
+
+    def __new__(cls, out_channel: Any = None, kernel_size: Any = None, mode: Any = 1,
+                pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                group: int = 1, data_format: str = "NCHW") -> Any:
+        if group == 1 or isinstance(group, bool):
+            return super().__new__(cls)
+        from .group_conv import GroupConv2D
+
+        declared = _mindspore_args(out_channel, kernel_size, mode, data_format)
+        conv = GroupConv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=pad, group=group)
+        conv.declared = declared
+        return conv
+
+    def __init__(self, out_channel: Any = None, kernel_size: Any = None, mode: Any = 1,
+                 pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                 group: int = 1, data_format: str = "NCHW") -> None:
+        if group != 1:
+            raise ValueError(f"Conv2D: group must be a positive int, got {group!r}")
+        declared = _mindspore_args(out_channel, kernel_size, mode, data_format)
+        super().__init__(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=pad)
+        self.declared = declared
+
+    @property
+    def out_channel(self) -> int | None:
+        return self.declared[0] if self.declared else None
+
+    @property
+    def kernel_size(self) -> tuple[int, int] | None:
+        return self.declared[1] if self.declared else None
 
     def infer(self, x: Any, w: Any) -> Spec:
         _, ho, wo = self.check(x.shape, w.shape)

@@ -148,7 +148,7 @@ def conv2d(x, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation
     from .nn_ops import bias_add
 
     if groups == 1:
-        out = Conv2D(stride, dilation, pad_mode, padding)(x, weight)
+        out = Conv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=padding)(x, weight)
     else:
         out = GroupConv2D(stride, dilation, pad_mode, padding, groups)(x, weight)
     return out if bias is None else bias_add(out, bias)

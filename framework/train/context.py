@@ -79,6 +79,10 @@ class RunContext:
     global_step: int = 0
     batch_size: int = 0
     loss: float | None = None
+    # the last step's outputs as MindSpore's ``cb_params.net_outputs``: the train network's
+    # (the loss Tensor; (loss, overflow, scale) with loss scaling), in evaluation the eval
+    # network's (``(loss, logits, labels)`` Tensors by default)
+    net_outputs: Any = field(default=None, repr=False)
     metrics: dict[str, float] = field(default_factory=dict)
     # texts a callback made this epoch (artifact path -> text, e.g. a language model's sample
     # ``samples/step_250.txt``): a logger records them at the epoch's end and clears them
@@ -117,6 +121,10 @@ class RunContext:
         """MindSpore's ``cb_params``: here the context itself."""
         return self
 
+    def get(self, key: str, default: Any = None) -> Any:
+        """``cb_params.get("cur_epoch_num", 1)``: an attribute by name, else ``default``."""
+        return getattr(self, key, default)
+
     # -- MindSpore attribute names ----------------------------------------------------------
     @property
     def cur_epoch_num(self) -> int:
@@ -129,10 +137,6 @@ class RunContext:
     @property
     def batch_num(self) -> int | None:
         return self.steps_per_epoch
-
-    @property
-    def net_outputs(self) -> float | None:
-        return self.loss
 
     @property
     def step_in_epoch(self) -> int:

@@ -290,6 +290,7 @@ class _TrainingRun:
         self.cbs.on_train_step_begin(ctx)
         self.in_step = True
         out, timing = self.step_fn(x, y)
+        ctx.net_outputs = out
         loss = float(self.model.train_loss(out).asnumpy())  # (loss, overflow, scale): amp
         self.in_step = False
         self.record_step(loss, epoch_index)

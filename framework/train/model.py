@@ -282,7 +282,7 @@ class Model:
                 ctx.batch_size = len(y)
                 cbs.on_eval_step_begin(ctx)
                 out, timing = step_fn(x, y)
-                self._update_metrics(out, y)
+                ctx.net_outputs = self._update_metrics(out, y)
                 ctx.step += 1
                 ctx.timings.step_seconds, ctx.timings.compile_seconds = timing.seconds, timing.compile_seconds
                 cbs.on_eval_step_end(ctx)
@@ -300,22 +300,30 @@ class Model:
             train_ctx.timings.eval_seconds = ctx.timings.eval_seconds
         return ctx.metrics
 
-    def _update_metrics(self, out: Any, labels: np.ndarray) -> None:
+    def _update_metrics(self, out: Any, labels: Any) -> Any:
+        """Each metric's ``update`` with the values its ``indexes`` pick from ``(loss, logits,
+        labels, batch_size)``: Tensors, as MindSpore's ``Model`` passes them (labels from the
+        network's outputs, else the batch's as a Tensor). Returns the eval network's outputs
+        as MindSpore's callbacks see them (``net_outputs``): the default eval network's are
+        ``(loss, logits, labels)``."""
         items = out if isinstance(out, tuple | list) else (out,)
-        outs = [o.asnumpy() if hasattr(o, "asnumpy") else o for o in items]
-        if len(outs) == 3:
-            loss, logits, labels = outs
-        elif len(outs) == 2:
-            loss, logits = outs
+        if len(items) == 3:
+            loss, logits, labels = items
+        elif len(items) == 2:
+            loss, logits = items
         else:
-            loss, logits = None, outs[0]
-        values = (loss, logits, np.asarray(labels), len(labels))
+            loss, logits = None, items[0]
+        size = len(labels)
+        if not isinstance(labels, ms.Tensor):
+            labels = ms.Tensor(np.asarray(labels))
+        values = (loss, logits, labels, size)
         for name, metric in self.metrics.items():
             picked = [values[i] for i in metric.indexes]
             if any(v is None for v in picked):
                 raise ValueError(f"metric {name!r} needs the loss: give Model a loss_fn (or an eval_network "
                                  "returning (loss, logits, labels))")
             metric.update(*picked)
+        return (loss, logits, labels) if isinstance(self.eval_network, _EvalCell) else out
 
     # -- inference ----------------------------------------------------------------------------------
     def predict(self, *predict_data: Any) -> Any:

@@ -12,8 +12,8 @@ from ..context import RunContext
 from .base import Callback
 
 
-class InvalidLossError(FloatingPointError):
-    """The training loss became NaN or infinite."""
+class InvalidLossError(FloatingPointError, ValueError):
+    """The training loss became NaN or infinite (a ValueError too, as MindSpore raises)."""
 
 
 class LossMonitor(Callback):
@@ -31,9 +31,15 @@ class LossMonitor(Callback):
         self.file = file
 
     def _print(self, text: str) -> None:
+        """One line, as MindSpore's ``print(..., flush=True)``: to the stream that is
+        ``sys.stdout`` now (pytest's capture, ``redirect_stdout``); through ``tqdm.write``
+        only while a progress bar is open, so the line goes above the bar."""
         out = self.file or sys.stdout
-        tqdm.write(text, file=out)  # above any progress bar, never through it
-        out.flush()
+        if getattr(tqdm, "_instances", None):
+            tqdm.write(text, file=out)
+            out.flush()
+        else:
+            print(text, file=out, flush=True)
 
     def on_train_step_end(self, run_context: RunContext) -> None:
         loss = run_context.loss

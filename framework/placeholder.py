@@ -1,0 +1,118 @@
+"""Tensors without values, MindSpore's ``Tensor(shape=[None, 3], dtype=ms.float32)``: input
+signatures for ``Cell.set_inputs`` and ``jit(input_signature=...)``.
+
+Contract:
+
+- ``Tensor(shape=..., dtype=...)`` with no ``input_data`` and no ``init``: a dimension that
+  is None or negative makes a *placeholder* (None is stored as -1, MindSpore's dynamic
+  dimension; ``[-2]`` is a tensor of any rank). It has ``shape``, ``dtype``, ``ndim`` and
+  ``size`` (0), ``repr`` as MindSpore prints it (``Tensor(shape=[-1, 3], dtype=Float32,
+  value=\\n)``); anything that needs values (``asnumpy``, ``str``, an op) raises ValueError.
+  A shape with every dimension known gives a Tensor of zeros (as MindSpore's does). The
+  dtype is required.
+- :func:`check_inputs` is ``set_inputs``'s check of a graph-mode call: as many arguments as
+  the signature holds (TypeError), each Tensor of the signature's dtype (TypeError), rank
+  and known dimensions (ValueError); a non-Tensor signature entry takes no Tensor
+  (TypeError). PyNative calls are not checked (MindSpore's PyNative ignores set_inputs).
+- Dynamic dimensions are not compiled symbolically: graph mode compiles one graph per
+  concrete input shape, as for any call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import dtype as mstype
+
+DYNAMIC_DIM = -1
+DYNAMIC_RANK = -2
+
+
+class Placeholder:
+    """A placeholder Tensor's data: a shape with -1 (or [-2]) and a dtype, no values."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.shape = shape
+        self.dtype = dtype
+
+    def concrete_error(self, what: str) -> None:
+        raise ValueError(f"{what}: {self!r} is a placeholder (an input signature for set_inputs or "
+                         "jit(input_signature=...)) and has no values; pass a Tensor with data")
+
+    def __repr__(self) -> str:
+        return (f"Tensor(shape={list(self.shape)}, dtype={mstype.from_numpy(self.dtype)}, "
+                "value=\n)")
+
+    def __str__(self) -> str:
+        self.concrete_error("str()")
+        return ""
+
+
+def _dims(shape: Sequence[Any] | int) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, int | np.integer) or shape is None else tuple(shape)
+    out = []
+    for d in dims:
+        if d is None:
+            out.append(DYNAMIC_DIM)
+        elif isinstance(d, bool) or not isinstance(d, int | np.integer):
+            raise TypeError(f"Tensor: shape entries must be ints or None, got {d!r} in {shape!r}")
+        else:
+            out.append(int(d))
+    return tuple(out)
+
+
+def placeholder_data(shape: Sequence[Any] | int, dtype: Any) -> Placeholder | np.ndarray:
+    """The data of ``Tensor(shape=shape, dtype=dtype)`` without ``init``: zeros for a known
+    shape, a :class:`Placeholder` for one with dynamic dimensions."""
+    if dtype is None:
+        raise ValueError(f"Tensor(shape={shape!r}): give a dtype (a tensor without data needs one)")
+    dims = _dims(shape)
+    np_dtype = np.dtype(mstype.to_np(dtype))
+    if any(d < 0 for d in dims):
+        return Placeholder(dims, np_dtype)
+    return np.zeros(dims, np_dtype)
+
+
+def is_placeholder(value: Any) -> bool:
+    return isinstance(getattr(value, "_data", None), Placeholder)
+
+
+def _check_one(i: int, expected: Any, given: Any) -> None:
+    from .tensor import Tensor
+
+    n = i + 1
+    if not isinstance(expected, Tensor):
+        if isinstance(given, Tensor):
+            raise TypeError(f"set_inputs: input {n} is declared {expected!r}, not a Tensor, but got "
+                            f"a Tensor of shape {given.shape}")
+        return
+    if not isinstance(given, Tensor):
+        raise TypeError(f"set_inputs: input {n} must be a Tensor {expected!r}, got "
+                        f"{type(given).__name__}")
+    if given.dtype != expected.dtype:
+        raise TypeError(f"set_inputs: input {n} must be a {expected.dtype} Tensor, got {given.dtype}")
+    want = expected.shape
+    if want == (DYNAMIC_RANK,):
+        return
+    if len(given.shape) != len(want):
+        raise ValueError(f"set_inputs: input {n} must have {len(want)} dimensions {list(want)}, got "
+                         f"shape {given.shape}")
+    for axis, (w, g) in enumerate(zip(want, given.shape)):
+        if w >= 0 and w != g:
+            raise ValueError(f"set_inputs: input {n} must have size {w} on axis {axis} "
+                             f"(declared {list(want)}), got shape {given.shape}")
+
+
+def check_inputs(signature: Sequence[Any], args: Sequence[Any], where: str) -> None:
+    """``args`` of a graph-mode call against a ``set_inputs`` signature (see the module
+    docstring); ``where`` names the Cell."""
+    if len(args) != len(signature):
+        raise TypeError(f"{where}: set_inputs declared {len(signature)} inputs, but the call gives "
+                        f"{len(args)}")
+    for i, (expected, given) in enumerate(zip(signature, args)):
+        _check_one(i, expected, given)
