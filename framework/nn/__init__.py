@@ -2,6 +2,8 @@
 
 from ..optim import SGD, Adam, AdamWeightDecay, Lamb, Momentum, Optimizer, RMSProp
 from . import activation_extra as _activation_extra
+from . import layers_extra as _layers_extra
+from . import loss_extra as _loss_extra
 from .activation_extra import *  # noqa: F403  (issue 25: activation cells)
 from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
@@ -24,6 +26,7 @@ from .layers import (
     Softplus,
     Tanh,
 )
+from .layers_extra import *  # noqa: F403  (issue 25: pooling, padding, shuffles, GroupNorm...)
 from .learning_rate_schedule import (
     CosineDecayLR,
     ExponentialDecayLR,
@@ -41,6 +44,7 @@ from .loss import (
     MSELoss,
     SoftmaxCrossEntropyWithLogits,
 )
+from .loss_extra import *  # noqa: F403  (issue 25: more losses)
 from .metrics import (
     F1,
     MAE,
@@ -100,4 +104,5 @@ __all__ = [
     # mixed precision (issue 26)
     "DynamicLossScaleUpdateCell", "FixedLossScaleUpdateCell", "TrainOneStepWithLossScaleCell",
     *_activation_extra.__all__,
+    *_layers_extra.__all__, *_loss_extra.__all__,
 ]

@@ -49,6 +49,32 @@ from .array_extra import (
     unbind,
     unsqueeze,
 )
+from .array_more import (  # issue 25: more MindSpore names
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    block_diag,
+    cartesian_prod,
+    column_stack,
+    diagflat,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    index_select,
+    ldexp,
+    linspace,
+    logspace,
+    matrix_power,
+    msort,
+    rot90,
+    row_stack,
+    tensor_split,
+    tril_indices,
+    triu_indices,
+    vsplit,
+    vstack,
+)
 from .array_ops import arange, chunk, split, stack, tile, unstack
 from .clip import clip_by_global_norm
 from .comm import all_reduce
@@ -89,6 +115,21 @@ from .elementwise import (
 from .group_conv import conv2d
 from .indexing import getitem, setitem
 from .layer_norm import layer_norm, layer_norm_grad
+from .loss_extra import (  # issue 25: more MindSpore names
+    binary_cross_entropy,
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    hinge_embedding_loss,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    margin_ranking_loss,
+    mse_loss,
+    multi_margin_loss,
+    multilabel_soft_margin_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
 from .loss_fns import binary_cross_entropy_with_logits, cross_entropy
 from .masking import masked_fill, tril, triu, where
 from .math_binary import (
@@ -126,6 +167,42 @@ from .math_composite import (
     true_divide,
     xlogy,
 )
+from .math_more import (  # issue 25: more MindSpore names
+    all,
+    aminmax,
+    any,
+    argsort,
+    clip_by_value,
+    copysign,
+    eq,
+    float_power,
+    fmax,
+    ge,
+    gt,
+    heaviside,
+    is_floating_point,
+    is_tensor,
+    isclose,
+    isneginf,
+    isposinf,
+    le,
+    logit,
+    nan_to_num,
+    nanmean,
+    nansum,
+    ne,
+    numel,
+    sgn,
+    signbit,
+    sinc,
+    std_mean,
+    trapz,
+    truncate_div,
+    truncate_mod,
+    var_mean,
+    vector_norm,
+    xdivy,
+)
 from .math_unary import (
     acos,
     acosh,
@@ -158,6 +235,20 @@ from .math_unary import (
     tan,
     trunc,
 )
+from .nn_extra import (  # issue 25: more MindSpore names
+    cdist,
+    channel_shuffle,
+    cosine_similarity,
+    dist,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    glu,
+    group_norm,
+    pdist,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 from .nn_ops import (
     batch_norm,
     bias_add,
@@ -169,6 +260,33 @@ from .nn_ops import (
     softmax,
 )
 from .pool import avg_pool2d, max_pool2d
+from .pool_extra import (  # issue 25: more MindSpore names
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    avg_pool1d,
+    max_pool1d,
+)
+from .products_extra import (  # issue 25: more MindSpore names
+    addbmm,
+    addcdiv,
+    addcmul,
+    addmm,
+    addmv,
+    addr,
+    baddbmm,
+    bmm,
+    cross,
+    dot,
+    ger,
+    inner,
+    kron,
+    mm,
+    mv,
+    tensor_dot,
+    vecdot,
+)
 from .reduce import (
     argmax,
     mean,
@@ -194,6 +312,12 @@ from .reduce_extra import (
     var,
 )
 from .scan import cumsum
+from .scan_extra import (  # issue 25: more MindSpore names
+    cummax,
+    cummin,
+    cumprod,
+    logcumsumexp,
+)
 from .scatter_gather import gather, index_add, scatter_update
 from .shape import (
     broadcast_to,
@@ -221,14 +345,16 @@ partial = functools.partial
 
 
 def tuple_to_array(input_x):
-    """MindSpore's ``F.tuple_to_array((1, 2, 3))``: a 1-D tensor of the tuple's numbers (int64
-    for ints, float32 for floats: the Tensor constructor's rule)."""
+    """MindSpore's ``F.tuple_to_array((1, 2, 3))``: a 1-D tensor of the tuple's numbers (int32
+    for ints, as MindSpore 2.10 gives; float32 for floats)."""
     from ..tensor import Tensor
 
     if not isinstance(input_x, tuple):
         raise TypeError(f"tuple_to_array: input_x must be a tuple, got {type(input_x).__name__}")
     if not input_x:
         raise ValueError("tuple_to_array: input_x must not be empty")
+    if not [v for v in input_x if not isinstance(v, int) or isinstance(v, bool)]:  # (ops.all shadows all)
+        return Tensor(input_x, "int32")
     return Tensor(input_x)
 
 
@@ -294,4 +420,24 @@ __all__ = [
     "celu", "elu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu",
     "logsigmoid", "mish", "prelu", "relu6", "selu", "softmin", "softshrink", "softsign",
     "tanhshrink", "threshold",
+]
+__all__ += [
+    "block_diag", "cartesian_prod", "ldexp", "linspace", "logspace", "matrix_power", "msort",
+    "tril_indices", "triu_indices", "tuple_to_array",
+    # issue 25: losses, pooling, distances, products, array and math functions
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr", "all", "aminmax", "any", "argsort",
+    "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "baddbmm", "binary_cross_entropy",
+    "bmm", "cdist", "channel_shuffle", "clip_by_value", "column_stack", "copysign",
+    "cosine_embedding_loss", "cosine_similarity", "cross", "cummax", "cummin", "cumprod",
+    "diagflat", "dist", "dot", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "eq",
+    "float_power", "fmax", "gaussian_nll_loss", "ge", "ger", "glu", "group_norm", "gt", "heaviside",
+    "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "index_select", "inner",
+    "is_floating_point", "is_tensor", "isclose", "isneginf", "isposinf", "kl_div", "kron",
+    "l1_loss", "le", "logcumsumexp", "logit", "margin_ranking_loss", "max_pool1d", "mm", "mse_loss",
+    "multi_margin_loss", "multilabel_soft_margin_loss", "mv", "nan_to_num", "nanmean", "nansum",
+    "ne", "nll_loss", "numel", "pdist", "pixel_shuffle", "pixel_unshuffle", "rot90", "row_stack",
+    "sgn", "signbit", "sinc", "smooth_l1_loss", "std_mean", "tensor_dot", "tensor_split", "trapz",
+    "truncate_div", "truncate_mod", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack",
+    "xdivy",
 ]

@@ -16,6 +16,11 @@ a callable, not one of our submodules or values that happens to share the name);
 looking it up raises an error other than ``AttributeError`` (a module ``__getattr__``
 refusing it with a message), or when what it names carries a ``__refused__`` string (a
 stub that refuses every call with that message); *missing* otherwise.
+
+Each name also carries MindSpore's CPU flag (stored with the names, read from the
+"Supported Platforms:" section of its docstring): ``yes`` where that section lists CPU,
+``no`` where it lists other platforms only, ``-`` where the docstring has no such section.
+The summary counts the CPU-supported names (flag ``yes``) and how many of them are present.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ NAMESPACES = {
     "Tensor": ("Tensor methods and properties", "mindspore.Tensor.<name>"),
 }
 STATUSES = ("present", "refused", "missing")
+CPU_MARKS = {True: "yes", False: "no", None: "-"}
 
 
 def read_mindspore_names(python: str) -> dict[str, Any]:
@@ -90,11 +96,29 @@ def classify(owner: Any, name: str, namespace: str) -> tuple[str, str]:
     return "present", ""
 
 
-def coverage(names: dict[str, Any]) -> dict[str, list[tuple[str, str, str]]]:
-    """``{namespace: [(name, status, note), ...]}`` for every stored name."""
+def coverage(names: dict[str, Any]) -> dict[str, list[tuple[str, str, str, bool | None]]]:
+    """``{namespace: [(name, status, note, cpu), ...]}`` for every stored name (``cpu``:
+    MindSpore's flag, see the module docstring)."""
     owners = _owners()
-    return {ns: [(n, *classify(owners[ns], n, ns)) for n in names["namespaces"][ns]]
+    flags = names.get("cpu", {})
+    return {ns: [(n, *classify(owners[ns], n, ns), flags.get(ns, {}).get(n))
+                 for n in names["namespaces"][ns]]
             for ns in NAMESPACES}
+
+
+def _counts(rows: list[tuple[str, str, str, bool | None]]) -> dict[str, int]:
+    """The summary's numbers for one namespace's rows."""
+    counts = {s: sum(1 for row in rows if row[1] == s) for s in STATUSES}
+    counts["all"] = len(rows)
+    counts["cpu"] = sum(1 for row in rows if row[3] is True)
+    counts["cpu present"] = sum(1 for row in rows if row[3] is True and row[1] == "present")
+    return counts
+
+
+def _summary_row(label: str, c: dict[str, int]) -> str:
+    return (f"| {label} | {c['all']} | {c['present']} | {c['refused']} | {c['missing']} | "
+            f"{_percent(c['present'], c['all'])} | {c['cpu']} | {c['cpu present']} | "
+            f"{_percent(c['cpu present'], c['cpu'])} |")
 
 
 def _cell(text: str) -> str:
@@ -115,23 +139,28 @@ def render(names: dict[str, Any]) -> str:
         "*missing* otherwise. Present means the name exists, not that every argument MindSpore",
         "accepts is; the differential tests in `tests/mindspore_ref/` check behaviour.",
         "",
-        "| namespace | MindSpore names | present | refused | missing | present % |",
-        "|---|---:|---:|---:|---:|---:|",
+        "*CPU* is MindSpore's own word on the name: `yes` where the \"Supported Platforms\" of its",
+        "docstring list CPU, `no` where they list other platforms only, `-` where the docstring",
+        "lists none. The last three columns count the CPU-supported names (`yes`) and how many",
+        "of them are present.",
+        "",
+        "| namespace | MindSpore names | present | refused | missing | present % "
+        "| CPU-supported | CPU present | CPU present % |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    totals = dict.fromkeys(("all", *STATUSES), 0)
+    totals = dict.fromkeys(("all", "cpu", "cpu present", *STATUSES), 0)
     for ns, rows in table.items():
-        counts = {s: sum(1 for _, status, _ in rows if status == s) for s in STATUSES}
-        for key, value in (("all", len(rows)), *counts.items()):
+        counts = _counts(rows)
+        for key, value in counts.items():
             totals[key] += value
-        out.append(f"| [`{ns}`](#{_anchor(ns)}) | {len(rows)} | {counts['present']} | "
-                   f"{counts['refused']} | {counts['missing']} | {_percent(counts['present'], len(rows))} |")
-    out.append(f"| **total** | {totals['all']} | {totals['present']} | {totals['refused']} | "
-               f"{totals['missing']} | {_percent(totals['present'], totals['all'])} |")
+        out.append(_summary_row(f"[`{ns}`](#{_anchor(ns)})", counts))
+    out.append(_summary_row("**total**", totals))
     for ns, rows in table.items():
         title, spelling = NAMESPACES[ns]
-        out += ["", f"## {ns}", "", f"{title}: `{spelling}`.", "", "| name | status | note |",
-                "|---|---|---|"]
-        out += [f"| `{name}` | {status} | {_cell(note)} |" for name, status, note in rows]
+        out += ["", f"## {ns}", "", f"{title}: `{spelling}`.", "", "| name | status | CPU | note |",
+                "|---|---|---|---|"]
+        out += [f"| `{name}` | {status} | {CPU_MARKS[cpu]} | {_cell(note)} |"
+                for name, status, note, cpu in rows]
     return "\n".join(out) + "\n"
 
 

@@ -8,6 +8,11 @@ through ``MINDSPORE_PYTHON``); it imports nothing from this project. The namespa
 - ``ops.operations``: the public classes of ``mindspore.ops.operations.__all__`` (``P.*``);
 - ``nn``: ``mindspore.nn.__all__``;
 - ``Tensor``: the public attributes of ``mindspore.Tensor`` (methods and properties).
+
+Besides the names, one flag per name (``cpu``): ``true`` where the "Supported Platforms:"
+section of its docstring names ``CPU``, ``false`` where the section names other platforms
+only, ``null`` where the docstring has no such section. The flag is read from the section
+alone (up to its "Examples:"); no text of the docstring is kept.
 """
 
 from __future__ import annotations
@@ -16,9 +21,29 @@ import inspect
 import json
 import sys
 
+SECTION = "Supported Platforms:"
+
 
 def _public(names) -> list[str]:
     return sorted({n for n in names if not n.startswith("_")})
+
+
+def cpu_flag(obj) -> bool | None:
+    """Whether ``obj``'s docstring lists CPU under "Supported Platforms:" (None: no section)."""
+    if isinstance(obj, property):
+        obj = obj.fget
+    doc = (inspect.getdoc(obj) if obj is not None else None) or ""
+    start = doc.find(SECTION)
+    if start < 0:
+        return None
+    section = doc[start + len(SECTION):]
+    end = section.find("Examples:")
+    return "CPU" in (section if end < 0 else section[:end])
+
+
+def _flags(owner, names: list[str], static: bool = False) -> dict[str, bool | None]:
+    look = inspect.getattr_static if static else getattr
+    return {n: cpu_flag(look(owner, n, None)) for n in names}
 
 
 def read_names() -> dict:
@@ -29,14 +54,18 @@ def read_names() -> dict:
     functional = [n for n in ops.__all__
                   if not inspect.isclass(getattr(ops, n)) and not inspect.ismodule(getattr(ops, n))]
     primitives = [n for n in P.__all__ if inspect.isclass(getattr(P, n, None))]
+    namespaces = {
+        "ops": _public(functional),
+        "ops.operations": _public(primitives),
+        "nn": _public(nn.__all__),
+        "Tensor": _public(dir(mindspore.Tensor)),
+    }
+    owners = {"ops": ops, "ops.operations": P, "nn": nn, "Tensor": mindspore.Tensor}
     return {
         "mindspore_version": mindspore.__version__,
-        "namespaces": {
-            "ops": _public(functional),
-            "ops.operations": _public(primitives),
-            "nn": _public(nn.__all__),
-            "Tensor": _public(dir(mindspore.Tensor)),
-        },
+        "namespaces": namespaces,
+        "cpu": {ns: _flags(owners[ns], listed, static=ns == "Tensor")
+                for ns, listed in namespaces.items()},
     }
 
 

@@ -33,6 +33,50 @@ def test_the_stored_names_are_names_only():
         assert all(isinstance(n, str) and n.isidentifier() for n in listed)
 
 
+def test_each_stored_name_has_a_cpu_flag_and_nothing_more():
+    names = _stored()
+    assert set(names["cpu"]) == set(names["namespaces"])
+    for ns, listed in names["namespaces"].items():
+        flags = names["cpu"][ns]
+        assert sorted(flags) == listed, ns
+        assert all(flag in (True, False, None) for flag in flags.values()), ns
+    # MindSpore documents its losses and pools for CPU; spot checks of the reader's work
+    assert names["cpu"]["nn"]["L1Loss"] is True and names["cpu"]["ops"]["l1_loss"] is True
+
+
+def test_the_summary_counts_cpu_supported_names():
+    from framework import nn, ops
+
+    names = {"mindspore_version": "x", "namespaces": {ns: [] for ns in api_coverage.NAMESPACES},
+             "cpu": {ns: {} for ns in api_coverage.NAMESPACES}}
+    names["namespaces"]["nn"] = ["Dense", "NoSuchCell", "ReLU", "ZZ"]
+    names["cpu"]["nn"] = {"Dense": True, "NoSuchCell": True, "ReLU": False, "ZZ": None}
+    assert hasattr(nn, "Dense") and hasattr(nn, "ReLU") and not hasattr(nn, "NoSuchCell")
+    assert not hasattr(ops, "ZZ")
+    text = api_coverage.render(names)
+    # 4 names, 2 present; 2 CPU-supported, 1 of them present
+    assert "| [`nn`](#nn) | 4 | 2 | 0 | 2 | 50.0 | 2 | 1 | 50.0 |" in text
+    assert "| **total** | 4 | 2 | 0 | 2 | 50.0 | 2 | 1 | 50.0 |" in text
+    assert "| `Dense` | present | yes |  |" in text and "| `ReLU` | present | no |  |" in text
+    assert "| `ZZ` | missing | - |  |" in text
+
+
+def test_the_cpu_flag_is_read_from_the_platforms_section_only():
+    from tests.mindspore_ref.mindspore_names import cpu_flag
+
+    def doc(text):
+        def f():
+            pass
+        f.__doc__ = text
+        return f
+
+    assert cpu_flag(doc("Sum.\n\nSupported Platforms:\n    ``Ascend`` ``GPU`` ``CPU``\n")) is True
+    assert cpu_flag(doc("Sum.\n\nSupported Platforms:\n    ``Ascend``\n\nExamples:\n    CPU\n")) is False
+    assert cpu_flag(doc("Runs on CPU.\n")) is None
+    assert cpu_flag(None) is None
+    assert cpu_flag(property(doc("Supported Platforms:\n    ``CPU``"))) is True
+
+
 def test_each_status_is_found():
     from framework import Tensor, nn, ops
 
