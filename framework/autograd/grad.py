@@ -94,7 +94,8 @@ def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:
         return (), False
     if isinstance(grad_position, int):
         return (grad_position,), True
-    return tuple(grad_position), False
+    positions = tuple(grad_position)
+    return positions, len(positions) == 1  # MindSpore: a 1-tuple gives its gradient, not a tuple
 
 
 def _mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
