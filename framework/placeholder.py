@@ -10,10 +10,8 @@ Contract:
   value=\\n)``); anything that needs values (``asnumpy``, ``str``, an op) raises ValueError.
   A shape with every dimension known gives a Tensor of zeros (as MindSpore's does). The
   dtype is required.
-- :func:`check_inputs` is ``set_inputs``'s check of a graph-mode call: as many arguments as
-  the signature holds (TypeError), each Tensor of the signature's dtype (TypeError), rank
-  and known dimensions (ValueError); a non-Tensor signature entry takes no Tensor
-  (TypeError). PyNative calls are not checked (MindSpore's PyNative ignores set_inputs).
+- ``Cell.set_inputs`` checks graph-mode calls against such a signature
+  (:mod:`framework.nn.inputs`).
 - Dynamic dimensions are not compiled symbolically: graph mode compiles one graph per
   concrete input shape, as for any call.
 """
@@ -80,39 +78,3 @@ def placeholder_data(shape: Sequence[Any] | int, dtype: Any) -> Placeholder | np
 
 def is_placeholder(value: Any) -> bool:
     return isinstance(getattr(value, "_data", None), Placeholder)
-
-
-def _check_one(i: int, expected: Any, given: Any) -> None:
-    from .tensor import Tensor
-
-    n = i + 1
-    if not isinstance(expected, Tensor):
-        if isinstance(given, Tensor):
-            raise TypeError(f"set_inputs: input {n} is declared {expected!r}, not a Tensor, but got "
-                            f"a Tensor of shape {given.shape}")
-        return
-    if not isinstance(given, Tensor):
-        raise TypeError(f"set_inputs: input {n} must be a Tensor {expected!r}, got "
-                        f"{type(given).__name__}")
-    if given.dtype != expected.dtype:
-        raise TypeError(f"set_inputs: input {n} must be a {expected.dtype} Tensor, got {given.dtype}")
-    want = expected.shape
-    if want == (DYNAMIC_RANK,):
-        return
-    if len(given.shape) != len(want):
-        raise ValueError(f"set_inputs: input {n} must have {len(want)} dimensions {list(want)}, got "
-                         f"shape {given.shape}")
-    for axis, (w, g) in enumerate(zip(want, given.shape)):
-        if w >= 0 and w != g:
-            raise ValueError(f"set_inputs: input {n} must have size {w} on axis {axis} "
-                             f"(declared {list(want)}), got shape {given.shape}")
-
-
-def check_inputs(signature: Sequence[Any], args: Sequence[Any], where: str) -> None:
-    """``args`` of a graph-mode call against a ``set_inputs`` signature (see the module
-    docstring); ``where`` names the Cell."""
-    if len(args) != len(signature):
-        raise TypeError(f"{where}: set_inputs declared {len(signature)} inputs, but the call gives "
-                        f"{len(args)}")
-    for i, (expected, given) in enumerate(zip(signature, args)):
-        _check_one(i, expected, given)

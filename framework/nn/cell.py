@@ -13,8 +13,8 @@ from ..frontend import convert
 from ..graph_mode import JitFunction
 from ..interpreters import current, is_tracing
 from ..parameter import Parameter, ParameterTuple
-from ..placeholder import check_inputs
 from ..tensor import Tensor
+from .inputs import check_inputs
 
 
 class HookHandle:
@@ -121,7 +121,7 @@ class Cell:
 
     def set_inputs(self, *inputs: Any) -> None:
         """MindSpore's input signature (``Tensor(shape=[None, 3], dtype=...)`` placeholders):
-        graph-mode calls are checked against it (:func:`framework.placeholder.check_inputs`)
+        graph-mode calls are checked against it (:func:`framework.nn.inputs.check_inputs`)
         and compiled per concrete shape; PyNative calls ignore it, as MindSpore's do."""
         object.__setattr__(self, "_input_signature", tuple(inputs))
 
@@ -151,6 +151,12 @@ class Cell:
         return self
 
     def set_grad(self, requires_grad: bool = True) -> Cell:  # MindSpore compatibility
+        return self
+
+    def add_flags(self, **flags: Any) -> Cell:
+        """MindSpore's compiler hints (``loop_can_unroll=True`` ...): recorded in
+        ``_func_graph_flags``, changing nothing here. Returns the cell."""
+        object.__setattr__(self, "_func_graph_flags", {**getattr(self, "_func_graph_flags", {}), **flags})
         return self
 
     def to_float(self, dst_type: Any) -> Cell:
@@ -232,11 +238,17 @@ class Cell:
         return ""
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__}<{self.extend_repr()}>"]
-        for name, cell in self._cells.items():
-            child = repr(cell).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {child}")
-        return "\n".join(lines) if len(lines) > 1 else lines[0]
+        """MindSpore 2.10's form: ``Name(extra)`` for a leaf with a one-line
+        ``extend_repr``, else ``Name(`` then the extra lines and ``(name): child`` lines
+        indented by two, then ``)``."""
+        extra = self.extend_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({name}): " + repr(cell).replace("\n", "\n  ")
+                    for name, cell in self._cells.items()]
+        if not children and len(lines) <= 1:
+            return f"{type(self).__name__}({extra})"
+        body = "".join(f"\n  {line}" for line in lines + children)
+        return f"{type(self).__name__}({body}\n)"
 
 
 class SequentialCell(Cell):

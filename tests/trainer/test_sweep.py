@@ -3,6 +3,7 @@ nested MLflow runs and the parent's best, a sweep killed and run again, pruning,
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -89,23 +90,28 @@ def test_four_trials_two_workers_nested_runs_and_best(workdir):
     assert run.exit_code == 0 and f"learning_rate: {best.params['optimizer.learning_rate']}" in run.output
 
 
-def _wait_for_study(db: Path, process: subprocess.Popen):
-    """The one study in ``db`` once the sweep ``process`` has created it (one storage, opened
-    once: a poll is then one quick query, so the kill below lands where it should)."""
+def _wait_for_study(db: Path, process: subprocess.Popen, log: Path):
+    """The one study in ``db`` once the sweep ``process`` has created it. The database is
+    read-only until its study exists (opening Optuna's storage on a half-created database
+    would create tables beside the sweep's own); then one storage, opened once: a poll is one
+    quick query, so the kill below lands where it should."""
+    import sqlite3
+
     import optuna
 
     deadline = time.time() + 120
     while time.time() < deadline and process.poll() is None:
         time.sleep(0.05)
-        if not db.exists():
-            continue
         try:
-            storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
-            (summary,) = optuna.get_all_study_summaries(storage)
-            return optuna.load_study(study_name=summary.study_name, storage=storage)
-        except Exception:  # noqa: BLE001 - the sweep is still creating its database and study
+            with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)) as read:
+                if not read.execute("select count(*) from studies").fetchone()[0]:
+                    continue
+        except sqlite3.Error:  # not there yet, or still being created
             continue
-    raise AssertionError(f"no study in {db} (sweep exit status {process.poll()})")
+        storage = optuna.storages.RDBStorage(f"sqlite:///{db}")
+        (summary,) = optuna.get_all_study_summaries(storage)
+        return optuna.load_study(study_name=summary.study_name, storage=storage)
+    raise AssertionError(f"no study in {db} (sweep exit status {process.poll()}): {log.read_text()[-2000:]}")
 
 
 def _still_runs(token: str) -> bool:
@@ -129,15 +135,17 @@ def test_killed_sweep_continues_to_the_requested_trials_without_duplicates(workd
     # the kill lands as soon as it runs (the crash, batch 1000, is instant)
     args = [sys.executable, "-m", "trainer.cli", "sweep", str(SMOKE), "dataset.batch_size=32,16,8,1000",
             *TINY, "train.epochs=2"]
-    first = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    study = _wait_for_study(workdir / "sweeps.db", first)
+    log = workdir / "first.log"
+    with log.open("w") as out:
+        first = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+    study = _wait_for_study(workdir / "sweeps.db", first, log)
     deadline = time.time() + 240
     while time.time() < deadline and first.poll() is None:
         running = study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
         if any(t.params.get("dataset.batch_size") == 8 for t in running):
             break
         time.sleep(0.02)
-    assert first.poll() is None, "the first sweep ended before its third trial ran"
+    assert first.poll() is None, f"the first sweep ended before its third trial ran: {log.read_text()}"
     os.kill(first.pid, signal.SIGKILL)
     first.wait()
     killed_at = time.time()
