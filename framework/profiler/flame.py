@@ -17,13 +17,16 @@ FONT = 11
 
 
 class _Box:
-    def __init__(self, name: str) -> None:
+    """A box: its full name (the tooltip), its label (a cell: the last part of its path)."""
+
+    def __init__(self, name: str, label: str | None = None) -> None:
         self.name = name
+        self.label = name if label is None else label
         self.ms = 0.0
         self.children: dict[str, _Box] = {}
 
-    def child(self, name: str) -> _Box:
-        return self.children.setdefault(name, _Box(name))
+    def child(self, name: str, label: str | None = None) -> _Box:
+        return self.children.setdefault(name, _Box(name, label))
 
     def depth(self) -> int:
         return 1 + max((c.depth() for c in self.children.values()), default=0)
@@ -37,7 +40,7 @@ def _tree(name: str, lines: list[tuple[str, dict[str, float]]]) -> _Box:
             box.ms += ms
             parts = cell.split(".") if not cell.startswith("(") else [cell]
             for i in range(len(parts)):
-                box = box.child(".".join(parts[: i + 1]))
+                box = box.child(".".join(parts[: i + 1]), parts[i])
                 box.ms += ms
             box = box.child(line)
             box.ms += ms
@@ -53,7 +56,7 @@ def _boxes(box: _Box, x: float, y: int, scale: float, out: list[str]) -> None:
     w = box.ms * scale
     if w < 0.5:
         return
-    label = box.name.rsplit(".", 1)[-1] if "/" not in box.name and ":" not in box.name else box.name
+    label = box.label
     fits = int((w - 4) / (FONT * 0.6))
     text = escape(label if len(label) <= fits else label[: max(fits - 1, 0)] + ("…" if fits > 1 else ""))
     out.append(f'<g><title>{escape(box.name)}: {box.ms:.3f} ms</title>'

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -179,3 +180,15 @@ def test_the_table_fits_the_width_and_shows_paths_from_their_package(profiling, 
     assert all(len(row) <= width for row in rows[2:]), "\n" + table
     assert ("code" in rows[2].split()) == (width == 200)  # the code column goes first when narrow
     assert all(not row.split()[0].startswith(("/", "…/")) for row in rows[3:] if not row.startswith("  ..."))
+
+
+def test_the_flame_graph_labels_cells_by_their_last_name_and_the_root_whole():
+    from framework.profiler.flame import flame_svg
+
+    lines = [("net.py:3", {"backbone.conv1": 1.5}), ("net.py:4", {"backbone.fc": 1.0})]
+    svg = flame_svg([("Step", 2.5, lines)])
+    labels = re.findall(r"<text x=\"[\d.]+\" y=\"\d+\">([^<]*)</text>", svg)
+    assert labels[:2] == ["Step (2.500 ms per call)", "backbone"]
+    assert {"conv1", "fc", "net.py:3", "net.py:4"} <= set(labels)
+    widths = [float(w) for w in re.findall(r'<rect x="[\d.]+" y="\d+" width="([\d.]+)"', svg)]
+    assert widths[0] == pytest.approx(1200) and sorted(widths)[-3] == pytest.approx(1200 * 1.5 / 2.5)
