@@ -271,6 +271,7 @@ def run_case(setup, name, mode):
     run = ms.jit(grad_fn) if mode == "graph" else grad_fn
     tensors = [Tensor(arrays[n]) for n in names] + [Tensor(arrays[m]) for m in mask_names]
     (_, out, weights), (input_grads, param_grads) = run(*tensors)
+    input_grads = input_grads if len(names) > 1 else (input_grads,)  # (one position: the gradient itself)
     return names, out, weights, input_grads, param_grads
 
 
