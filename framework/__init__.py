@@ -57,7 +57,7 @@ __version__ = "0.1.0"
 _LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback",
                "RunContext", "EarlyStopping", "History", "LambdaCallback", "FixedLossScaleManager",
                "DynamicLossScaleManager", "LossScaleManager")
-_LAZY_MODULES = ("train", "dataset", "communication", "amp")
+_LAZY_MODULES = ("train", "dataset", "communication", "amp", "numpy")
 
 
 def __getattr__(name: str):

@@ -21,8 +21,8 @@ class DType:
         self.np = np.dtype(np_dtype)
 
     def __repr__(self) -> str:
-        if self.name == "bfloat16":
-            return "BFloat16"  # MindSpore's spelling
+        if self.name == "bfloat16" or self.name.startswith("uint"):
+            return self.name[:2].upper() + self.name[2:]  # MindSpore's BFloat16, UInt8 ...
         return self.name[0].upper() + self.name[1:].rstrip("_")
 
     __str__ = __repr__
@@ -110,6 +110,12 @@ def to_dtype(value: DType | str | type | np.dtype) -> DType:
 
 def to_np(value: DType | str | type | np.dtype) -> np.dtype:
     return to_dtype(value).np
+
+
+def dtype_to_nptype(type_: DType | str | type | np.dtype) -> type:
+    """MindSpore's ``mstype.dtype_to_nptype``: the NumPy scalar type (``np.float16`` for
+    ``float16``)."""
+    return to_np(type_).type
 
 
 def default_for_python(value: object) -> DType:

@@ -51,6 +51,12 @@ class Parameter(Tensor):
         """MindSpore's ``Parameter.data``: the parameter itself (a Tensor)."""
         return self
 
+    def value(self) -> Tensor:
+        """MindSpore's ``Parameter.value()``: the current value as a Tensor (a copy; while
+        tracing, the parameter's traced value itself)."""
+        data = self._data
+        return Tensor(data.copy()) if isinstance(data, np.ndarray) else self
+
     @property
     def shape(self) -> tuple[int, ...]:
         if self._host_stale:  # answer from the device copy without downloading it

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
 from ..ops import nn_extra, pool_extra
@@ -282,8 +283,28 @@ class Linear(Dense):
         super().__init__(in_features, out_features, weight_init, bias_init, bias, dtype=dtype)
 
 
+class ClipByNorm(Cell):
+    """``nn.ClipByNorm(axis=None)(x, clip_norm)``: ``x * clip_norm / max(norm, clip_norm)``
+    with ``norm`` the L2 norm of ``x`` over ``axis`` (all axes when None), so a norm at or
+    under ``clip_norm`` leaves ``x`` as it is; float32, ``x``'s shape. A zero norm gives
+    zeros and finite gradients."""
+
+    def __init__(self, axis: Any = None) -> None:
+        super().__init__()
+        self.axis = () if axis is None else axis
+
+    def construct(self, x, clip_norm):
+        x32 = ops.cast(x, mstype.float32)
+        limit = ops.cast(clip_norm, mstype.float32)
+        squares = ops.reduce_sum(x32 * x32, self.axis, keep_dims=True)
+        positive = squares > 0
+        safe = ops.select(positive, squares, ops.ones_like(squares))
+        norm = ops.select(positive, ops.sqrt(safe), squares)
+        return ops.reshape(x32 * limit / ops.maximum(norm, limit), x.shape)
+
+
 __all__ = ["AvgPool1d", "MaxPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool2d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad2d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Dropout1d", "Dropout2d",
            "Dropout3d", "Unflatten", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle",
-           "Softmax2d", "GroupNorm", "Linear"]
+           "Softmax2d", "GroupNorm", "Linear", "ClipByNorm"]

@@ -10,6 +10,7 @@ from ..autograd.grad import GradOperation, grad, value_and_grad
 from ..autograd.vmap import vmap
 from . import composite, functional, operations, shape
 from . import tensor_info as _tensor_info
+from .composite import HyperMap, Map, MultitypeFuncGraph
 from .functional import *  # noqa: F403
 from .functional import __all__ as _functional_all
 from .operations import *  # noqa: F403
@@ -31,5 +32,5 @@ shape.__class__ = _ShapeModule
 # functional module (which sits below autograd and never imports it)
 functional.grad, functional.value_and_grad, functional.vmap = grad, value_and_grad, vmap
 
-__all__ = ["GradOperation", "composite", "functional", "grad", "operations", "shape",
-           "value_and_grad", "vmap", *_functional_all, *_operations_all]
+__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "composite", "functional",
+           "grad", "operations", "shape", "value_and_grad", "vmap", *_functional_all, *_operations_all]

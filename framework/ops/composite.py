@@ -8,10 +8,25 @@ from functools import partial
 from typing import Any
 
 from ..autograd.grad import GradOperation, grad, value_and_grad
+from .clip import clip_by_global_norm
 from .creation import ones_like, zeros_like
+from .math_more import clip_by_value
 
-__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "grad", "ones_like",
-           "partial", "value_and_grad", "zeros_like"]
+__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags",
+           "clip_by_global_norm", "clip_by_value", "grad", "ones_like", "partial",
+           "value_and_grad", "zeros_like"]
+
+
+def add_flags(fn: Callable[..., Any] | None = None, **flags: Any) -> Any:
+    """``@C.add_flags(has_effect=True)``: records compiler flags on a function (in its
+    ``_func_graph_flags`` dict) and returns it; the flags change nothing here."""
+    def deco(target: Callable[..., Any]) -> Callable[..., Any]:
+        if not hasattr(target, "_func_graph_flags"):
+            target._func_graph_flags = {}
+        target._func_graph_flags.update(flags)
+        return target
+
+    return deco if fn is None else deco(fn)
 
 
 def _type_matches(name: Any, value: Any) -> bool:

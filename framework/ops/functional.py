@@ -336,6 +336,7 @@ from .shape import (
 from .sorting import multinomial, sort, topk
 from .state import assign, depend
 from .tensor_info import dtype, rank, shape, size  # noqa: F401  (shape: not in __all__)
+from .zoo_extra import assign_add, gather_nd, identity, make_range, strided_slice
 
 # MindSpore's older ``F.tensor_*`` names and helpers optimizers are written with
 tensor_add, tensor_sub, tensor_mul, tensor_div, tensor_pow = add, sub, mul, div, pow
@@ -441,3 +442,5 @@ __all__ += [
     "truncate_div", "truncate_mod", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack",
     "xdivy",
 ]
+# issue 25: names the model zoo's networks use
+__all__ += ["assign_add", "gather_nd", "identity", "make_range", "strided_slice"]

@@ -110,6 +110,16 @@ from ..shape import (
 from ..sorting import Multinomial, Sort, TopK
 from ..state import Assign, Depend
 from ..tensor_info import DType, Rank, Shape, Size
+from ..zoo_extra import (
+    AssignAdd,
+    Flatten,
+    FloatStatus,
+    GatherNd,
+    NPUAllocFloatStatus,
+    NPUClearFloatStatus,
+    NPUGetFloatStatus,
+    StridedSlice,
+)
 
 TensorAdd = Add  # MindSpore's old name of Add
 
@@ -138,6 +148,9 @@ __all__ = [
     "IsNan", "Log1p", "LogicalNot", "Reciprocal", "Rint", "Round", "Rsqrt", "Sign", "Sinh",
     "Square", "Tan", "Trunc", "ArgMaxWithValue", "Argmin", "ArgMinWithValue", "ReduceMin",
     "ReduceProd",
+    # issue 25: the model zoo's networks
+    "AssignAdd", "Flatten", "FloatStatus", "GatherNd", "NPUAllocFloatStatus", "NPUClearFloatStatus",
+    "NPUGetFloatStatus", "StridedSlice",
 ]
 
 GatherV2 = Gather  # MindSpore's older name of Gather: GatherV2()(params, indices, axis)

@@ -1,0 +1,178 @@
+"""Networks of MindSpore's model zoo, their imports changed from ``mindspore`` to
+``framework`` and nothing else (:mod:`tests.mindspore_ref.zoo`), build and train one step
+alike in PyNative and graph mode from the same weights; with ``MINDSPORE_PYTHON``, MindSpore
+2.10 trains the same step from the same weights (a checkpoint written here in its format)
+to the same loss and weights.
+
+Needs ``MINDSPORE_MODELS_DIR``, a checkout of mindspore-ai/models (the zoo is never part of
+this project); skipped with one line where it is unset or absent.
+``MINDSPORE_MODELS_DIR=... MINDSPORE_PYTHON=... .venv/bin/python -m pytest
+tests/mindspore_ref/test_model_zoo.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import framework as ms
+from tests.mindspore_ref import zoo
+from tests.mindspore_ref.reference import MINDSPORE_PYTHON, needs_mindspore
+from tests.mindspore_ref.zoo_networks import NETWORKS
+
+MODELS_DIR = os.environ.get("MINDSPORE_MODELS_DIR", "")
+needs_zoo = pytest.mark.skipif(
+    not (MODELS_DIR and Path(MODELS_DIR).is_dir()),
+    reason="no model zoo: set MINDSPORE_MODELS_DIR to a checkout of mindspore-ai/models")
+FOLDER = Path(tempfile.mkdtemp(prefix="model-zoo-"))
+RESULTS: dict[tuple[str, str], dict] = {}
+# Open differences found by this harness (2026-11-27), each a strict xfail: it fails the
+# run once fixed, so the mark goes with the fix.
+OPEN = {
+    "modes": {
+        "vgg16": "one update 5.2e-6 apart against a float32 sensitivity of 3.4e-6",
+        "googlenet": "updates 0.0329 apart against a float32 sensitivity of 0.0323 (2% over)",
+        "transformer": "PyNative's update of the shared embedding table is 2.7e-3 off graph mode's "
+                       "(graph mode agrees with MindSpore): a PyNative gradient to investigate",
+    },
+    "mindspore": {
+        "vgg16": "classifier.0's update 1.3e-5 apart (bound 1e-6); the loss agrees",
+        "densenet121": "the loss differs by 8%",
+        "shufflenetv1": "the loss differs by 82%",
+        "lstm": "the loss agrees, the LSTM weights' updates do not",
+        "transformer": "PyNative's shared embedding table update (see modes)",
+    },
+}
+
+
+def params(kind: str) -> list:
+    return [pytest.param(name, marks=([pytest.mark.slow] if spec.slow else [])
+                         + ([pytest.mark.xfail(strict=True, reason=OPEN[kind][name])]
+                            if name in OPEN[kind] else []))
+            for name, spec in NETWORKS.items()]
+
+
+def ours(name: str, mode: str, perturb: float = 0.0) -> dict:
+    """One step in ``mode``; the first run of a network writes the shared initial weights."""
+    key = (name, mode if not perturb else f"{mode}*(1+{perturb:g})")
+    if key not in RESULTS:
+        if mode == "graph" or perturb:
+            ours(name, "pynative")
+        try:
+            RESULTS[key] = zoo.run(ms, MODELS_DIR, name, mode, FOLDER, FOLDER / f"{name}.ckpt",
+                                   perturb=perturb)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    return RESULTS[key]
+
+
+def update_gaps(a: dict, b: dict) -> list[float]:
+    """Per parameter, the largest difference of the two runs' one-step updates."""
+    return [float(np.max(np.abs((wa - ba) - (wb - bb)), initial=0.0))
+            for wa, ba, wb, bb in zip(a["weights"], a["before"], b["weights"], b["before"])]
+
+
+def mindspore(name: str) -> dict:
+    """MindSpore's step (PyNative, CPU) from our initial weights."""
+    ours(name, "pynative")
+    out = FOLDER / "mindspore"
+    out.mkdir(exist_ok=True)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOG_v": "3"}
+    done = subprocess.run([MINDSPORE_PYTHON, zoo.__file__, str(out), MODELS_DIR,
+                           f"{name}:{FOLDER / f'{name}.ckpt'}"], cwd=out, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with np.load(out / f"{name}.npz") as found:
+        return {k: found[k] for k in found.files}
+
+
+def assert_weights(got: list, want: list, where: str, rtol: float, atol: float) -> None:
+    assert len(got) == len(want), f"{where}: {len(got)} trainable parameters, expected {len(want)}"
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g.shape == w.shape, f"{where}: parameter {i} has shape {g.shape}, expected {w.shape}"
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{where}: parameter {i}")
+
+
+def assert_steps_agree(name: str, other: dict, where: str) -> None:
+    """``other``'s weights after the step against our PyNative's: to 1e-4, or, where the
+    network's one-step update is ill-conditioned (deep BatchNorm networks at initialisation:
+    a 1e-6 relative change of the input moves some updates by 10-35%, in MindSpore too), as
+    close as float32 can tell: each parameter's update differs by at most 4 times what it
+    moves when the input is perturbed by 1e-6 (plus 1e-6)."""
+    pynative = ours(name, "pynative")
+    try:
+        assert_weights(other["weights"], pynative["weights"], where, 1e-4, 1e-6)
+    except AssertionError:
+        noise = update_gaps(ours(name, "pynative", perturb=1e-6), pynative)
+        gaps = update_gaps(other, pynative)
+        worst = [(g, 4 * n + 1e-6, p) for g, n, p in zip(gaps, noise, pynative["names"])
+                 if g > 4 * n + 1e-6]
+        assert not worst, f"{where}: updates differ beyond float32's sensitivity: {worst[:5]}"
+
+
+@needs_zoo
+@pytest.mark.parametrize("name", params("modes"))
+def test_modes_agree(name):
+    pynative, graph = ours(name, "pynative"), ours(name, "graph")
+    assert np.isfinite(pynative["loss"]), f"{name}: loss {pynative['loss']}"
+    np.testing.assert_allclose(graph["loss"], pynative["loss"], rtol=1e-4, err_msg=f"{name}: loss")
+    assert graph["names"] == pynative["names"]
+    assert_steps_agree(name, graph, f"{name} graph vs pynative")
+
+
+@needs_zoo
+@needs_mindspore
+@pytest.mark.parametrize("name", params("mindspore"))
+def test_mindspore_agrees(name):
+    spec = NETWORKS[name]
+    if spec.mindspore_note:
+        pytest.skip(f"{name}: {spec.mindspore_note}")
+    theirs, mine = mindspore(name), ours(name, "pynative")
+    assert "error" not in theirs, f"{name}: MindSpore failed: {theirs.get('error')}"
+    np.testing.assert_allclose(mine["loss"], theirs["loss"], rtol=1e-4, err_msg=f"{name}: loss")
+    count = len([k for k in theirs if k.startswith("w")])
+    assert count == len(mine["weights"]), (
+        f"{name}: MindSpore trains {count} parameters, we {len(mine['weights'])}")
+    weights = [theirs[f"w{i}"] for i in range(count)]
+    assert_steps_agree(name, {"weights": weights, "before": mine["before"]}, f"{name} vs MindSpore")
+
+
+# -- the loader itself, without the zoo ---------------------------------------------------
+def test_rewrite_changes_the_imports_only():
+    source = ("import mindspore.nn as nn\nimport mindspore as ms\nimport mindspore\n"
+              "    from mindspore.ops import operations as P\nfrom mindspore import Tensor\n"
+              "import mindspore.ops.functional\nx = 'mindspore'  # import mindspore\n"
+              "import mindspore_hub\n")
+    assert zoo.rewrite(source).splitlines() == [
+        "import framework.nn as nn", "import framework as ms", "import framework as mindspore",
+        "    from framework.ops import operations as P", "from framework import Tensor",
+        "import framework.ops.functional; import framework as mindspore",
+        "x = 'mindspore'  # import mindspore", "import mindspore_hub"]
+    assert zoo.rewrite(source, "mindspore") == source
+
+
+def test_load_reads_a_project_folder_with_stubs(tmp_path):
+    """A made-up project: the definition imports a sibling and a stubbed config."""
+    project = tmp_path / "zoo" / "p"
+    (project / "src" / "utils").mkdir(parents=True)
+    (project / "src" / "__init__.py").write_text("raise ImportError('package inits are not run')\n")
+    (project / "src" / "utils" / "config.py").write_text("import argparse\nraise SystemExit(2)\n")
+    (project / "src" / "net.py").write_text(
+        "import mindspore.nn as nn\nfrom .helpers import width\nfrom src.utils.config import config\n"
+        "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Dense(width, config.classes)\n\n"
+        "    def construct(self, x):\n        return self.fc(x)\n")
+    (project / "src" / "helpers.py").write_text("width = 3\n")
+    spec = zoo.Spec("made_up", "p", "src/net.py", "src.net",
+                    lambda m, ms_: (m.Net(), [np.ones((2, 3), np.float32), np.array([0, 1], np.int32)]),
+                    stubs={"src/utils/config.py": "from types import SimpleNamespace\n"
+                                                  "config = SimpleNamespace(classes=2)\n"})
+    module = zoo.load(tmp_path / "zoo", spec, "framework", tmp_path / "mirror")
+    assert module.nn is ms.nn and module.Net().fc.weight.shape == (2, 3)
+    with pytest.raises(FileNotFoundError, match="made_up"):
+        zoo.load(tmp_path / "nowhere", spec, "framework", tmp_path / "mirror")
