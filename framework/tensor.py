@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from collections.abc import Sequence
 from typing import Any
 
@@ -92,6 +94,32 @@ class Tensor:
         shape = self._data.shape
         return 0 if any(d < 0 for d in shape) else int(np.prod(shape, dtype=np.int64))
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return int(self._data.dtype.itemsize)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of all elements."""
+        return self.size * self.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Bytes to step along each dimension, for the contiguous (C-order) layout."""
+        shape = self.shape
+        return tuple(self.itemsize * int(np.prod(shape[i + 1:], dtype=np.int64))
+                     for i in range(len(shape)))
+
+    @staticmethod
+    def from_numpy(array: np.ndarray) -> Tensor:
+        """A tensor sharing ``array``'s memory (changes to either show in both)."""
+        if not isinstance(array, np.ndarray):
+            raise TypeError("Tensor.from_numpy: expected a numpy.ndarray, "
+                            f"got {type(array).__name__}")
+        mstype.from_numpy(array.dtype)  # rejects unsupported dtypes
+        return Tensor._wrap(np.ascontiguousarray(array))
+
     def item(self) -> Any:
         return self._concrete("Tensor.item()").item()
 
@@ -116,7 +144,9 @@ class Tensor:
         data = self._data
         if not isinstance(data, np.ndarray):
             return repr(data)
-        return f"Tensor(shape={list(data.shape)}, dtype={self.dtype}, value=\n{data})"
+        from .tensor_repr import tensor_repr
+
+        return tensor_repr(data, str(self.dtype))
 
     def __str__(self) -> str:
         return str(self._data)
@@ -331,3 +361,16 @@ from .ops import functional as F  # noqa: E402  (operators need the ops, ops nee
 from .ops.tensor_methods import install as _install_methods  # noqa: E402
 
 _install_methods(Tensor)  # x.acos(), x.clamp(...) ...: the functional ops, tensor first
+
+
+class _TensorModule(types.ModuleType):
+    """This module, callable: ``framework.tensor(data, dtype)`` is MindSpore 2.x's
+    ``mindspore.tensor`` function (a Tensor), while ``framework.tensor.Tensor`` and
+    ``from framework.tensor import ...`` keep working."""
+
+    def __call__(self, input_data: Any = None, dtype: Any = None, shape: Any = None,
+                 init: Any = None, **_: Any) -> Tensor:
+        return Tensor(input_data, dtype, shape, init)
+
+
+sys.modules[__name__].__class__ = _TensorModule

@@ -155,8 +155,8 @@ class Dense(Cell):
         return self.activation(out) if self.activation is not None else out
 
     def extend_repr(self) -> str:
-        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
-                f"has_bias={self.has_bias}")
+        text = f"input_channels={self.in_channels}, output_channels={self.out_channels}"
+        return text + (", has_bias=True" if self.has_bias else "")  # MindSpore omits False
 
 
 class Dropout(Cell):
