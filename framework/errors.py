@@ -33,15 +33,21 @@ class SourceLocation:
 
 def shown_path(filename: str) -> str:
     """A source path as people read it: relative to the working directory when inside it,
-    else to the ``sys.path`` entry it is imported from (``framework/optim/momentum.py``)."""
+    else from its top package's folder (``trainer/models/lenet.py``, ``framework/optim/
+    momentum.py``), else from the ``sys.path`` entry holding it; else as given."""
     path = os.path.abspath(filename)
-    roots = [os.getcwd(), *(os.path.abspath(p) for p in sys.path if p)]
-    inside = [r for r in roots if path.startswith(r.rstrip(os.sep) + os.sep)]
-    if not inside:
-        return filename
-    here = os.getcwd()
-    root = here if here in inside else max(inside, key=len)
-    return os.path.relpath(path, root)
+    here = os.getcwd().rstrip(os.sep) + os.sep
+    if path.startswith(here):
+        return path[len(here):]
+    folder = os.path.dirname(path)
+    top = folder
+    while os.path.isfile(os.path.join(top, "__init__.py")):
+        top = os.path.dirname(top)
+    if top != folder:
+        return os.path.relpath(path, top)
+    roots = [os.path.abspath(p).rstrip(os.sep) + os.sep for p in sys.path if p]
+    inside = [r for r in roots if r != os.sep and path.startswith(r)]
+    return os.path.relpath(path, max(inside, key=len)) if inside else filename
 
 
 def user_location(skip: int = 1) -> SourceLocation | None:

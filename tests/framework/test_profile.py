@@ -192,3 +192,20 @@ def test_the_flame_graph_labels_cells_by_their_last_name_and_the_root_whole():
     assert {"conv1", "fc", "net.py:3", "net.py:4"} <= set(labels)
     widths = [float(w) for w in re.findall(r'<rect x="[\d.]+" y="\d+" width="([\d.]+)"', svg)]
     assert widths[0] == pytest.approx(1200) and sorted(widths)[-3] == pytest.approx(1200 * 1.5 / 2.5)
+
+
+def test_source_paths_are_shown_from_the_cwd_or_their_top_package(tmp_path, monkeypatch):
+    from framework.errors import shown_path
+
+    sub = tmp_path / "lib" / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    for folder in (sub.parent, sub):
+        (folder / "__init__.py").write_text("")
+    (sub / "m.py").write_text("")
+    (tmp_path / "work").mkdir()
+    (tmp_path / "loose.py").write_text("")
+    monkeypatch.chdir(tmp_path / "work")
+    assert shown_path(str(sub / "m.py")) == "pkg/sub/m.py"
+    assert shown_path(str(tmp_path / "loose.py")) == str(tmp_path / "loose.py")
+    monkeypatch.chdir(tmp_path)
+    assert shown_path(str(sub / "m.py")) == "lib/pkg/sub/m.py"
