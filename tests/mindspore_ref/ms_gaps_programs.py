@@ -15,6 +15,8 @@ re-records them (needs ``MINDSPORE_PYTHON``).
 
 from __future__ import annotations
 
+from tests.mindspore_ref.recorded import ERROR_KIND
+
 _PRELUDE = '''
 import contextlib
 import importlib
@@ -25,18 +27,6 @@ train = importlib.import_module(ms.__name__ + ".train")
 dataset = importlib.import_module(ms.__name__ + ".dataset")
 
 
-KINDS = (TypeError, ValueError, RuntimeError, IndexError, KeyError, AttributeError)
-
-
-def kind(fn):
-    """The builtin kind of error ``fn()`` raises (a subclass counts as its builtin base)."""
-    try:
-        fn()
-    except Exception as error:  # noqa: BLE001
-        return next((k.__name__ for k in KINDS if isinstance(error, k)), type(error).__name__)
-    return "no error"
-
-
 X = (np.arange(2 * 3 * 6 * 5, dtype=np.float32).reshape(2, 3, 6, 5) % 7 - 3) / 4
 '''
 
@@ -44,7 +34,7 @@ PROGRAMS: dict[str, str] = {}
 
 
 def _program(name: str, body: str) -> None:
-    PROGRAMS[name] = _PRELUDE + body
+    PROGRAMS[name] = _PRELUDE + ERROR_KIND + body
 
 
 _program("conv2d_positional", '''

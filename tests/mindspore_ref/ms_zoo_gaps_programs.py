@@ -17,21 +17,13 @@ entries than axes, a shrink mask or a negative stride ("input memory out of boun
 
 from __future__ import annotations
 
+from tests.mindspore_ref.recorded import ERROR_KIND
+
 _PRELUDE = '''
 P = ms.ops.operations
 C = ms.ops.composite
 F = ms.ops.functional
 mstype = ms.common.dtype
-KINDS = (TypeError, ValueError, RuntimeError, IndexError, KeyError, AttributeError)
-
-
-def kind(fn):
-    """The builtin kind of error ``fn()`` raises."""
-    try:
-        fn()
-    except Exception as error:  # noqa: BLE001
-        return next((k.__name__ for k in KINDS if isinstance(error, k)), type(error).__name__)
-    return "no error"
 
 
 X = (np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5) % 7 - 3) / 4
@@ -41,7 +33,7 @@ PROGRAMS: dict[str, str] = {}
 
 
 def _program(name: str, body: str) -> None:
-    PROGRAMS[name] = _PRELUDE + body
+    PROGRAMS[name] = _PRELUDE + ERROR_KIND + body
 
 
 _program("strided_slice", '''

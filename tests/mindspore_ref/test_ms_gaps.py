@@ -8,7 +8,6 @@ programs cannot show: ``LossMonitor`` under pytest's capture, placeholders' mess
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -18,45 +17,20 @@ import framework as ms
 from framework import Tensor, nn
 from framework.ops import operations as P
 from tests.mindspore_ref.ms_gaps_programs import PROGRAMS
-from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import MODES
 
-EXPECTED = json.loads((Path(__file__).parent / "ms_gaps_expected.json").read_text())
-NAMES = sorted(PROGRAMS)
-RUN = Differential(PROGRAMS)
 # float16 training: MindSpore's own two modes differ in the last bits
 TOLERANCE = {"batchnorm1d_float16": {"rtol": 2e-3, "atol": 2e-3},
              "conv2d_gradients": {"rtol": 1e-5, "atol": 1e-5},
              "conv2d_positional": {"rtol": 1e-5, "atol": 1e-6}}
 # set_inputs is checked in graph mode only (MindSpore's PyNative ignores it)
 MODE_DEPENDENT = {"set_inputs", "set_inputs_wrong_count"}
-
-
-def test_recorded_answers_cover_every_program():
-    assert set(EXPECTED) == set(PROGRAMS)
-    assert all(set(EXPECTED[name]) == set(MODES) for name in NAMES)
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", NAMES)
-def test_matches_mindspores_answer(name, mode):
-    assert_same(RUN.ours(mode, name), EXPECTED[name][mode], f"{name} ({mode})",
-                **TOLERANCE.get(name, {}))
-
-
-@pytest.mark.parametrize("name", sorted(set(NAMES) - MODE_DEPENDENT))
-def test_modes_agree(name):
-    assert_same(RUN.ours("graph", name), RUN.ours("pynative", name), f"{name}: graph vs pynative",
-                **TOLERANCE.get(name, {}))
-
-
-@needs_mindspore
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", NAMES)
-def test_against_mindspore(name, mode):
-    theirs = RUN.mindspore(mode, name)
-    assert_same(RUN.ours(mode, name), theirs, f"{name} ({mode} vs MindSpore)", **TOLERANCE.get(name, {}))
-    assert_same(theirs, EXPECTED[name][mode], f"{name} (MindSpore {mode} vs recorded)",
-                **TOLERANCE.get(name, {}))
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_gaps_expected.json", per_mode=True,
+                    tolerance=TOLERANCE, mode_dependent=MODE_DEPENDENT)
+RUN = RECORDED.run
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
 
 
 # -- ours only ----------------------------------------------------------------------------

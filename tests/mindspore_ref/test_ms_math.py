@@ -9,7 +9,6 @@ differences."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -19,37 +18,15 @@ import framework as ms
 from framework import Tensor, nn, ops
 from framework.ops import operations as P
 from tests.mindspore_ref.ms_math_programs import PROGRAMS
-from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.recorded import Recorded
 
-EXPECTED = json.loads((Path(__file__).parent / "ms_math_expected.json").read_text())
-NAMES = sorted(PROGRAMS)
-RUN = Differential(PROGRAMS)
 # float32 rounding: MindSpore's own two modes differ in the last bits (log2, logaddexp ...)
 TOL = {"rtol": 2e-5, "atol": 2e-6}
-
-
-def test_recorded_answers_cover_every_program():
-    assert set(EXPECTED) == set(PROGRAMS)
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", NAMES)
-def test_matches_mindspores_answer(name, mode):
-    assert_same(RUN.ours(mode, name), EXPECTED[name], f"{name} ({mode})", **TOL)
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_modes_agree(name):
-    assert_same(RUN.ours("graph", name), RUN.ours("pynative", name), f"{name}: graph vs pynative", **TOL)
-
-
-@needs_mindspore
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", NAMES)
-def test_against_mindspore(name, mode):
-    theirs = RUN.mindspore(mode, name)
-    assert_same(RUN.ours(mode, name), theirs, f"{name} ({mode} vs MindSpore)", **TOL)
-    assert_same(theirs, EXPECTED[name], f"{name} (MindSpore {mode} vs recorded)", **TOL)
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_math_expected.json", per_mode=False,
+                    tolerance={"*": TOL}, mode_dependent=())
+RUN = RECORDED.run
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
 
 
 # -- where MindSpore 2.10 gives no answer on CPU: NumPy and finite differences ------------

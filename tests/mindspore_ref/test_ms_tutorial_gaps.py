@@ -16,36 +16,13 @@ import pytest
 import framework as ms
 from framework import Tensor
 from tests.mindspore_ref.ms_tutorial_gaps_programs import PROGRAMS
-from tests.mindspore_ref.reference import MODES, Differential, assert_same, needs_mindspore
+from tests.mindspore_ref.recorded import Recorded
 
-EXPECTED = json.loads((Path(__file__).parent / "ms_tutorial_gaps_expected.json").read_text())
-NAMES = sorted(PROGRAMS)
-RUN = Differential(PROGRAMS)
-
-
-def test_recorded_answers_cover_every_program():
-    assert set(EXPECTED) == set(PROGRAMS)
-    assert all(set(EXPECTED[name]) == set(MODES) for name in NAMES)
-
-
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", NAMES)
-def test_matches_mindspores_answer(name, mode):
-    assert_same(RUN.ours(mode, name), EXPECTED[name][mode], f"{name} ({mode})")
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_modes_agree(name):
-    assert_same(RUN.ours("graph", name), RUN.ours("pynative", name), f"{name}: graph vs pynative")
-
-
-@needs_mindspore
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", NAMES)
-def test_against_mindspore(name, mode):
-    theirs = RUN.mindspore(mode, name)
-    assert_same(RUN.ours(mode, name), theirs, f"{name} ({mode} vs MindSpore)")
-    assert_same(theirs, EXPECTED[name][mode], f"{name} (MindSpore {mode} vs recorded)")
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_tutorial_gaps_expected.json", per_mode=True,
+                    tolerance=None, mode_dependent=())
+RUN = RECORDED.run
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
 
 
 # -- independent of the recording ---------------------------------------------------------

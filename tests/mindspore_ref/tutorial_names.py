@@ -25,18 +25,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from tests.mindspore_ref.tutorials import PAGES, load_page
+from tests.mindspore_ref.zoo_names import dotted
 
 NAMES = Path(__file__).resolve().parents[2] / "docs" / "mindspore_names.json"
-
-
-def _dotted(node: ast.AST) -> list[str] | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return [node.id, *reversed(parts)]
-    return None
 
 
 class _Collector(ast.NodeVisitor):
@@ -61,7 +52,7 @@ class _Collector(ast.NodeVisitor):
                 self.aliases[alias.asname or alias.name] = full
 
     def visit_Attribute(self, node: ast.Attribute) -> None:  # noqa: N802
-        chain = _dotted(node)
+        chain = dotted(node)
         if chain and chain[0] in self.aliases:
             self.modules.add(".".join([self.aliases[chain[0]], *chain[1:]]))
             return

@@ -40,7 +40,8 @@ def _aliases(tree: ast.Module) -> tuple[dict[str, str], set[str]]:
     return aliases, imported
 
 
-def _dotted(node: ast.AST) -> list[str] | None:
+def dotted(node: ast.AST) -> list[str] | None:
+    """``a.b.c`` as ``['a', 'b', 'c']``; None for what is not a dotted name."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
@@ -56,7 +57,7 @@ def names_used(source: str) -> set[str]:
     aliases, used = _aliases(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
-            parts = _dotted(node)
+            parts = dotted(node)
             if parts and parts[0] in aliases:
                 used.add(".".join([aliases[parts[0]], *parts[1:]]))
     return {n for n in used if not _is_prefix_only(n, used)}
