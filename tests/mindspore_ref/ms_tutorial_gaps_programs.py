@@ -12,8 +12,6 @@ re-records them (needs ``MINDSPORE_PYTHON``).
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 PROGRAMS: dict[str, str] = {}
@@ -114,19 +112,7 @@ def main():
 ''')
 
 
-def record() -> None:
-    """Re-record ``ms_tutorial_gaps_expected.json`` from MindSpore (both modes)."""
-    import tempfile
+if __name__ == "__main__":  # re-record ms_tutorial_gaps_expected.json (needs MINDSPORE_PYTHON)
+    from tests.mindspore_ref.recorded import record
 
-    from tests.mindspore_ref.reference import mindspore_results
-
-    results = mindspore_results(PROGRAMS, Path(tempfile.mkdtemp(prefix="ms-tutorial-gaps-")))
-    expected = {name: {mode: results[f"{mode}:{name}"] for mode in ("graph", "pynative")}
-                for name in sorted(PROGRAMS)}
-    out = Path(__file__).with_name("ms_tutorial_gaps_expected.json")
-    out.write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {out}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    record()
+    record(PROGRAMS, Path(__file__).with_name("ms_tutorial_gaps_expected.json"))

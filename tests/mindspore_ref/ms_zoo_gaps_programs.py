@@ -225,20 +225,9 @@ def main():
 ''')
 
 
-def record() -> None:
-    """Re-record ``ms_zoo_gaps_expected.json`` from MindSpore (``MINDSPORE_PYTHON``)."""
-    import json
-    import tempfile
+if __name__ == "__main__":  # re-record ms_zoo_gaps_expected.json (needs MINDSPORE_PYTHON)
     from pathlib import Path
 
-    from tests.mindspore_ref.reference import MODES, mindspore_results
+    from tests.mindspore_ref.recorded import record
 
-    results = mindspore_results(PROGRAMS, Path(tempfile.mkdtemp(prefix="ms-zoo-gaps-")))
-    answers = {name: {mode: results[f"{mode}:{name}"] for mode in MODES} for name in sorted(PROGRAMS)}
-    lines = ",\n".join(f" {json.dumps(name)}: {json.dumps(a, separators=(',', ':'))}"
-                       for name, a in answers.items())
-    (Path(__file__).parent / "ms_zoo_gaps_expected.json").write_text("{\n" + lines + "\n}\n")
-
-
-if __name__ == "__main__":
-    record()
+    record(PROGRAMS, Path(__file__).with_name("ms_zoo_gaps_expected.json"))

@@ -40,6 +40,20 @@ def kind(fn):
 '''
 
 
+def record(programs: Mapping[str, str], expected: Path) -> None:
+    """Re-record ``expected`` from MindSpore (``MINDSPORE_PYTHON``): each program's answer per
+    mode, one program per line."""
+    import tempfile
+
+    from tests.mindspore_ref.reference import mindspore_results
+
+    results = mindspore_results(programs, Path(tempfile.mkdtemp(prefix="ms-record-")))
+    answers = {name: {mode: results[f"{mode}:{name}"] for mode in MODES} for name in sorted(programs)}
+    lines = ",\n".join(f" {json.dumps(name)}: {json.dumps(a, separators=(',', ':'))}"
+                       for name, a in answers.items())
+    Path(expected).write_text("{\n" + lines + "\n}\n")
+
+
 class Recorded:
     """``programs`` and their recorded answers (``expected``: a JSON file; ``per_mode``: it
     holds ``{name: {mode: answer}}``, else ``{name: answer}``). ``tolerance``: per program

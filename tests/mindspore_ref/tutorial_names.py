@@ -18,14 +18,13 @@ It prints each missing name with the pages using it, and the counts per kind.
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 from tests.mindspore_ref.tutorials import PAGES, load_page
-from tests.mindspore_ref.zoo_names import dotted
+from tests.mindspore_ref.zoo_names import dotted, exists
 
 NAMES = Path(__file__).resolve().parents[2] / "docs" / "mindspore_names.json"
 
@@ -61,23 +60,6 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def resolves(name: str) -> bool:
-    """Whether ``mindspore.a.b.c`` exists as ``framework.a.b.c`` (module or attribute)."""
-    parts = ["framework", *name.split(".")[1:]]
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-        except ImportError:
-            continue
-        for attr in parts[cut:]:
-            try:
-                obj = getattr(obj, attr)
-            except Exception:  # noqa: BLE001  (a refusal or a missing name: absent)
-                return False
-        return True
-    return False
-
-
 def collect(pages: list[str]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """``(module names, Tensor methods)``, each name -> the pages using it."""
     stored = json.loads(NAMES.read_text())["namespaces"]
@@ -107,7 +89,7 @@ def main(argv: list[str]) -> None:
     pages = argv or list(PAGES)
     modules, methods = collect(pages)
     sample = framework.Tensor(np.zeros((2, 3), np.float32))
-    missing_modules = sorted(n for n in modules if not resolves(n))
+    missing_modules = sorted(n for n in modules if not exists(n))
     missing_methods = sorted(n for n in methods if not hasattr(sample, n))
     print(f"module names used: {len(modules)}, missing in framework: {len(missing_modules)}")
     for name in missing_modules:

@@ -106,7 +106,7 @@ def exists(name: str) -> bool:
         try:
             for attr in parts[cut:]:
                 obj = getattr(obj, attr)
-        except AttributeError:
+        except Exception:  # noqa: BLE001  (a refusal or a missing name: absent)
             return False
         return True
     return False
