@@ -9,11 +9,26 @@
 Deterministic operations run once over whole source arrays, random ones per batch with a
 generator seeded by (seed, epoch, batch); ``state_dict``/``load_state_dict`` save and
 restore the position, so ``Model.train`` resumes mid-epoch on the same batches.
-See :mod:`framework.dataset.engine` for the node contract.
+See :mod:`framework.dataset.engine` for the node contract; samplers (``sampler=`` of the
+sources) are in :mod:`framework.dataset.samplers`, ``filter``/``concat``/``zip`` in
+:mod:`framework.dataset.combine`, ``per_batch_map`` and Python-object (dict) columns in
+:mod:`framework.dataset.batching`.
 """
 
-from . import config, transforms, vision
+from . import config, text, transforms, vision
+from .batching import BatchInfo
+from .combine import zip_datasets as zip  # noqa: A001  (``ds.zip((ds1, ds2))``, as MindSpore names it)
 from .engine import Dataset, DictIterator, TupleIterator
+from .samplers import (
+    DistributedSampler,
+    PKSampler,
+    RandomSampler,
+    Sampler,
+    SequentialSampler,
+    SubsetRandomSampler,
+    SubsetSampler,
+    WeightedRandomSampler,
+)
 from .sources import (
     Cifar10Dataset,
     Cifar100Dataset,
@@ -23,6 +38,9 @@ from .sources import (
     NumpySlicesDataset,
 )
 
-__all__ = ["Cifar10Dataset", "Cifar100Dataset", "Dataset", "DictIterator", "FashionMnistDataset",
-           "GeneratorDataset", "MnistDataset", "NumpySlicesDataset", "TupleIterator", "config",
-           "transforms", "vision"]
+__all__ = ["BatchInfo", "Cifar10Dataset", "Cifar100Dataset", "Dataset", "DictIterator",
+           "DistributedSampler", "FashionMnistDataset", "GeneratorDataset", "MnistDataset",
+           "NumpySlicesDataset", "PKSampler", "RandomSampler", "Sampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler", "TupleIterator", "WeightedRandomSampler", "config",
+           "text", "transforms", "vision", "zip"]
+from .mindrecord_source import MindDataset as MindDataset  # noqa: E402  (MindRecord source)

@@ -180,13 +180,52 @@ class Dataset:
         mapped = MapDataset(self, operations, input_columns, output_columns)
         return mapped.project(list(column_order)) if column_order is not None else mapped
 
-    def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_workers: int | None = None,
-              **options: Any) -> Dataset:
-        """Stack ``batch_size`` consecutive rows; a short last batch is kept unless ``drop_remainder``."""
+    def batch(self, batch_size: Any, drop_remainder: bool = False, num_parallel_workers: int | None = None,
+              **kwargs: Any) -> Dataset:
+        """Stack ``batch_size`` consecutive rows (a short last batch is kept unless
+        ``drop_remainder``); ``per_batch_map``, ``input_columns``, ``output_columns`` as in
+        MindSpore (see :mod:`framework.dataset.batching`)."""
         from .nodes import BatchDataset, check_options
 
-        check_options("batch", options)
-        return BatchDataset(self, batch_size, drop_remainder)
+        mapping = {k: kwargs.pop(k, None) for k in ("per_batch_map", "input_columns", "output_columns")}
+        check_options("batch", kwargs)
+        return BatchDataset(self, batch_size, drop_remainder, **mapping)
+
+    def padded_batch(self, batch_size: Any, drop_remainder: bool = False,
+                     num_parallel_workers: int | None = None,
+                     pad_info: dict[str, Any] | None = None) -> Dataset:
+        """``batch`` padding the columns of ``pad_info`` (``{name: (shape or None, value)}``)."""
+        from .nodes import BatchDataset
+
+        return BatchDataset(self, batch_size, drop_remainder, pad_info=pad_info)
+
+    def filter(self, predicate: Any, input_columns: str | Sequence[str] | None = None,
+               num_parallel_workers: int | None = None) -> Dataset:
+        """The rows for which ``predicate(*values of input_columns)`` is True."""
+        from .combine import FilterDataset
+
+        return FilterDataset(self, predicate, input_columns)
+
+    def save(self, file_name: str, num_files: int = 1, file_type: str = "mindrecord") -> None:
+        """The rows written as MindRecord file(s) (:func:`framework.mindrecord.save_dataset`)."""
+        from ..mindrecord import save_dataset
+
+        save_dataset(self, file_name, num_files, file_type)
+
+    def concat(self, datasets: Any) -> Dataset:
+        """This dataset's rows, then each of ``datasets``' (``ds1 + ds2`` too)."""
+        from .combine import concat
+
+        return concat(self, datasets)
+
+    def __add__(self, datasets: Any) -> Dataset:
+        return self.concat(datasets)
+
+    def zip(self, datasets: Any) -> Dataset:
+        """The columns of this dataset and of ``datasets`` side by side."""
+        from .combine import zip_datasets
+
+        return zip_datasets(datasets, self)
 
     def shuffle(self, buffer_size: int) -> Dataset:
         """A new random order each epoch (a full permutation when the rows are indexable; a
@@ -280,11 +319,9 @@ class TupleIterator:
         return self._output(row)
 
     def _output(self, row: list[Any]) -> Any:
-        if self.output_numpy:
-            return row
-        from ..tensor import Tensor
+        from .batching import output_value
 
-        return [Tensor(np.asarray(v)) for v in row]
+        return [output_value(v, self.output_numpy) for v in row]
 
     def __len__(self) -> int:
         return self.dataset.get_dataset_size()

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .engine import Dataset
-from .ops_base import DataOp, flatten_ops, stack_rows
+from .ops_base import DataOp, flatten_ops
 from .stores import Store, apply_map, map_store, replace_columns
 
 IGNORED_OPTIONS = {"num_parallel_workers", "python_multiprocessing", "max_rowsize", "cache", "callbacks",
@@ -99,46 +99,99 @@ class MapDataset(Dataset):
 
 
 class BatchDataset(Dataset):
+    """``batch``/``padded_batch``: groups of ``batch_size`` rows (a callable ``batch_size``
+    gets a :class:`~framework.dataset.batching.BatchInfo` per batch); ``per_batch_map``,
+    dict columns and padding are in :mod:`framework.dataset.batching`."""
+
     batched = True
 
-    def __init__(self, parent: Dataset, batch_size: int, drop_remainder: bool) -> None:
+    def __init__(self, parent: Dataset, batch_size: Any, drop_remainder: bool, per_batch_map: Any = None,
+                 input_columns: Any = None, output_columns: Any = None, pad_info: Any = None) -> None:
         super().__init__([parent])
         if parent.batched:
             raise ValueError("batch: the dataset is already batched; call batch() once")
-        self.batch_size = _count(batch_size, "batch_size", 1)
+        self.size_fn = batch_size if callable(batch_size) else None
+        self.batch_size = 1 if self.size_fn else _count(batch_size, "batch_size", 1)
         self.drop_remainder = bool(drop_remainder)
+        names = parent.column_names
+        self.pad_info = dict(pad_info or {})
+        unknown = [c for c in self.pad_info if c not in names]
+        if unknown:
+            raise ValueError(f"padded_batch: pad_info names columns {unknown} not among {names}")
+        self.per_batch_map, self.inputs, self.outputs = per_batch_map, [], []
+        if per_batch_map is None and (input_columns is not None or output_columns is not None):
+            raise ValueError("batch: input_columns and output_columns need a per_batch_map")
+        if per_batch_map is not None:
+            self._set_map(per_batch_map, input_columns, output_columns)
+
+    def _set_map(self, fn: Any, input_columns: Any, output_columns: Any) -> None:
+        from .batching import column_names_after
+
+        if not callable(fn):
+            raise TypeError(f"batch: per_batch_map must be callable, got {type(fn).__name__}")
+        names = self.parents[0].column_names
+        wanted = [input_columns] if isinstance(input_columns, str) else list(input_columns or names)
+        missing = [c for c in wanted if c not in names]
+        if missing:
+            raise ValueError(f"batch: input_columns {missing} are not among the columns {names}")
+        outputs = [output_columns] if isinstance(output_columns, str) else list(output_columns or wanted)
+        self.inputs, self.outputs = [names.index(c) for c in wanted], outputs
+        self.column_names = column_names_after(names, self.inputs, outputs)
 
     def _num_rows(self) -> int | None:
         n = self.parents[0]._num_rows()
-        if n is None:
+        if n is None or self.size_fn is not None:
             return None
         return n // self.batch_size if self.drop_remainder else math.ceil(n / self.batch_size)
 
-    def _stack(self, cols: list[Any]) -> list[Any]:
-        for name, col in zip(self.column_names, cols, strict=True):
-            if isinstance(col, list):
-                shapes = sorted({tuple(np.shape(v)) for v in col})
-                raise ValueError(f"batch: column {name!r} has rows of different shapes {shapes[:3]}; "
-                                 "resize or pad them to one shape before batch()")
-        return cols
+    def _finish(self, cols: list[Any], epoch: int, index: int) -> list[Any]:
+        from .batching import BatchInfo, apply_per_batch_map, batch_column
 
-    def _rows(self, epoch: int, start: int) -> Iterator[list[Any]]:
+        names = self.parents[0].column_names
+        for c, name in enumerate(names):
+            if c in self.inputs:
+                continue
+            pad = self.pad_info.get(name)
+            if pad is not None and isinstance(cols[c], np.ndarray):
+                cols[c] = list(cols[c])
+            cols[c] = batch_column(cols[c], name, pad)
+        if self.per_batch_map is None:
+            return cols
+        info = BatchInfo(index, epoch)
+        return apply_per_batch_map(self.per_batch_map, cols, self.inputs, self.outputs, info)
+
+    def _groups(self, epoch: int, start: int) -> Iterator[list[Any]]:
+        """The columns of each batch from batch ``start`` on (stacked arrays or row lists)."""
         parent, size = self.parents[0], self.batch_size
         store = parent._store()
-        if store is not None:
-            ids = parent._ids(epoch)
-            count = len(ids) // size if self.drop_remainder else math.ceil(len(ids) / size)
-            for b in range(start, count):
-                yield self._stack(store.gather(ids[b * size:(b + 1) * size], (epoch, 0, b)))
+        if store is None or self.size_fn is not None:
+            yield from self._stream_groups(epoch, start)
             return
+        ids = parent._ids(epoch)
+        count = len(ids) // size if self.drop_remainder else math.ceil(len(ids) / size)
+        for b in range(start, count):
+            yield store.gather(ids[b * size:(b + 1) * size], (epoch, 0, b))
+
+    def _stream_groups(self, epoch: int, start: int) -> Iterator[list[Any]]:
+        from .batching import BatchInfo
+
+        first, size = (0 if self.size_fn else start), self.batch_size
         rows: list[list[Any]] = []
-        for row in parent._rows(epoch, start * size):
+        b = first
+        for row in self.parents[0]._rows(epoch, first * size):
+            if not rows and self.size_fn is not None:
+                size = _count(self.size_fn(BatchInfo(b, epoch)), "batch_size (from the callable)", 1)
             rows.append(row)
-            if len(rows) == size:
-                yield self._stack([stack_rows([r[c] for r in rows], "batch") for c in range(len(row))])
-                rows = []
-        if rows and not self.drop_remainder:
-            yield self._stack([stack_rows([r[c] for r in rows], "batch") for c in range(len(rows[0]))])
+            if len(rows) >= size:
+                if b >= start:
+                    yield [[r[c] for r in rows] for c in range(len(row))]
+                rows, b = [], b + 1
+        if rows and not self.drop_remainder and b >= start:
+            yield [[r[c] for r in rows] for c in range(len(rows[0]))]
+
+    def _rows(self, epoch: int, start: int) -> Iterator[list[Any]]:
+        for index, cols in enumerate(self._groups(epoch, start), start):
+            yield self._finish(list(cols), epoch, index)
 
 
 class _Passthrough(Dataset):

@@ -33,7 +33,7 @@ class DataOp:
     def __call__(self, sample: Any) -> np.ndarray:
         x = np.asarray(sample.asnumpy() if hasattr(sample, "asnumpy") else sample)
         rng = np.random.default_rng() if self.random else None
-        return self.apply_batch(x[np.newaxis], rng)[0]
+        return eager_array(self.apply_batch(x[np.newaxis], rng)[0])
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -93,7 +93,9 @@ def is_cacheable(op: Any) -> bool:
 
 
 def stack_rows(values: list[Any], what: str) -> Any:
-    """One array from per-row values (a list when their shapes differ)."""
+    """One array from per-row values (a list when their shapes differ or they are dicts)."""
+    if any(isinstance(v, dict) for v in values):
+        return list(values)  # Python objects stay as they are until batch or the iterator
     arrays = [np.asarray(v.asnumpy() if hasattr(v, "asnumpy") else v) for v in values]
     if not arrays:
         return np.empty((0,))
@@ -103,8 +105,17 @@ def stack_rows(values: list[Any], what: str) -> Any:
     return arrays  # ragged: kept per row; batch() refuses it with a message
 
 
+def eager_array(value: Any) -> np.ndarray:
+    """An eager call's result as MindSpore returns it: an array (0-d too), int64 with NumPy's
+    ``longlong`` type (equal to int64; it prints as ``array(0, dtype=int64)``, as MindSpore's)."""
+    array = np.asarray(value)
+    return array.view(np.longlong) if array.dtype == np.int64 else array
+
+
 def as_array(value: Any) -> np.ndarray:
-    """A row value as a NumPy array (Python numbers, lists, Tensors)."""
+    """A row value as a NumPy array (Python numbers, lists, Tensors); a dict stays a dict."""
+    if isinstance(value, dict):
+        return value
     if hasattr(value, "asnumpy"):
         return value.asnumpy()
     return np.asarray(value)

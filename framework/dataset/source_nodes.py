@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .engine import Dataset
+from .ms_random import ChainedOrder, shuffle, uniform_draws
 from .nodes import _count, _EpochCache, _Passthrough
 from .stores import Store
 
@@ -21,11 +22,16 @@ from .stores import Store
 class SourceDataset(Dataset):
     """A store with MindSpore's sampler options: ``shuffle`` (None means True), ``num_samples``,
     ``num_shards``/``shard_id`` (shard ``i`` takes rows ``i, i + k, ...`` of the epoch's order,
-    padded by wrapping around so that every shard has ``ceil(N / k)`` rows)."""
+    padded by wrapping around so that every shard has ``ceil(N / k)`` rows), or a ``sampler``
+    (:mod:`framework.dataset.samplers`; exclusive with the others, as in MindSpore)."""
 
     def __init__(self, store: Store, shuffle: bool | None = None, num_samples: int | None = None,
-                 num_shards: int | None = None, shard_id: int | None = None) -> None:
+                 num_shards: int | None = None, shard_id: int | None = None, sampler: Any = None) -> None:
         super().__init__((), store.names)
+        from .samplers import as_sampler, check_sampler_args
+
+        check_sampler_args(sampler, shuffle, num_samples, num_shards, shard_id)
+        self.sampler = as_sampler(sampler) if sampler is not None else None
         self.store = store
         self.shuffle_rows = True if shuffle is None else bool(shuffle)
         self.num_samples = _count(num_samples, "num_samples") or None if num_samples is not None else None
@@ -37,24 +43,38 @@ class SourceDataset(Dataset):
                 raise ValueError(f"shard_id must be in [0, {num_shards}), got {shard_id!r}")
         self.num_shards, self.shard_id = num_shards, shard_id
         self._cache = _EpochCache()
+        self._order: ChainedOrder | None = None
 
     def _store(self) -> Store:
         return self.store
 
     def _make_ids(self, epoch: int) -> np.ndarray:
+        """MindSpore's order for the seed (:mod:`framework.dataset.ms_random`)."""
         n = len(self.store)
-        order = (np.random.default_rng([self.seed, self.depth, epoch]).permutation(n)
-                 if self.shuffle_rows else np.arange(n))
+        if self.sampler is not None:
+            return self.sampler.ids(n, self.seed, epoch, self.store)
         if self.num_shards:
+            order = self._chain(n, self.seed + 1).order(epoch) if self.shuffle_rows else np.arange(n)
             per = math.ceil(n / self.num_shards)
             order = np.resize(order, per * self.num_shards)[self.shard_id::self.num_shards]
+        elif self.shuffle_rows and self.num_samples:
+            return uniform_draws(n, min(n, self.num_samples), self.seed + epoch)
+        else:
+            order = self._chain(n, self.seed).order(epoch) if self.shuffle_rows else np.arange(n)
         return order[:self.num_samples] if self.num_samples else order
+
+    def _chain(self, n: int, seed: int) -> ChainedOrder:
+        if self._order is None or (self._order.n, self._order.seed) != (n, seed):
+            self._order = ChainedOrder(n, seed)
+        return self._order
 
     def _ids(self, epoch: int) -> np.ndarray:
         return self._cache.get(epoch, self._make_ids)
 
     def _num_rows(self) -> int:
         n = len(self.store)
+        if self.sampler is not None:
+            return len(self._ids(0))
         if self.num_shards:
             n = math.ceil(n / self.num_shards)
         return min(n, self.num_samples) if self.num_samples else n
@@ -87,7 +107,8 @@ class StreamDataset(Dataset):
 
 
 class SubsetDataset(_Passthrough):
-    """One part of ``split``: fixed store rows, reshuffled each epoch when ``randomize``."""
+    """One part of ``split``: fixed store rows (reshuffled each epoch when ``randomize``;
+    ``split`` itself, as MindSpore's, shuffles once and keeps each part's order)."""
 
     def __init__(self, parent: Dataset, ids: np.ndarray, randomize: bool) -> None:
         super().__init__(parent)
@@ -102,12 +123,7 @@ class SubsetDataset(_Passthrough):
         return len(self.fixed)
 
 
-def split_dataset(ds: Dataset, sizes: Sequence[int | float], randomize: bool) -> list[Dataset]:
-    if ds._store() is None or ds.get_repeat_count() != 1:
-        raise ValueError("split: only datasets of indexable rows (sources, map, take, skip ... before "
-                         "batch and repeat) can be split")
-    rows = np.sort(ds._ids(0))
-    total = len(rows)
+def _split_counts(sizes: Sequence[int | float], total: int) -> list[int]:
     sizes = list(sizes)
     if not sizes:
         raise ValueError("split: sizes must not be empty")
@@ -117,13 +133,23 @@ def split_dataset(ds: Dataset, sizes: Sequence[int | float], randomize: bool) ->
         counts = [int(math.floor(s * total)) for s in sizes]
         for i in range(total - sum(counts)):
             counts[i % len(counts)] += 1
-    elif all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
+        return counts
+    if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
         counts = [int(s) for s in sizes]
         if sum(counts) != total or min(counts) < 1:
             raise ValueError(f"split: sizes {counts} must be >= 1 and sum to the dataset size {total}")
-    else:
-        raise ValueError(f"split: sizes must be all ints or all floats, got {sizes}")
-    if randomize:
-        rows = rows[np.random.default_rng([ds.seed, ds.depth, 0x5B11]).permutation(total)]
+        return counts
+    raise ValueError(f"split: sizes must be all ints or all floats, got {sizes}")
+
+
+def split_dataset(ds: Dataset, sizes: Sequence[int | float], randomize: bool) -> list[Dataset]:
+    if ds._store() is None or ds.get_repeat_count() != 1:
+        raise ValueError("split: only datasets of indexable rows (sources, map, take, skip ... before "
+                         "batch and repeat) can be split")
+    rows = np.sort(ds._ids(0))
+    total = len(rows)
+    counts = _split_counts(sizes, total)
+    if randomize:  # MindSpore's: one seeded shuffle, then each part keeps its order every epoch
+        rows = rows[shuffle(np.arange(total), ds.seed)]
     bounds = np.cumsum([0, *counts])
-    return [SubsetDataset(ds, rows[a:b], randomize) for a, b in itertools.pairwise(bounds)]
+    return [SubsetDataset(ds, rows[a:b], False) for a, b in itertools.pairwise(bounds)]

@@ -71,12 +71,9 @@ class MnistDataset(SourceDataset):
                  num_samples: int | None = None, num_parallel_workers: int | None = None,
                  shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
                  shard_id: int | None = None, cache: Any = None) -> None:
-        if sampler is not None:
-            raise TypeError(f"{self._what}: samplers are not supported; use shuffle, num_samples, "
-                            "num_shards and shard_id")
         images, labels = read_mnist_folder(dataset_dir, usage, self._what)
         super().__init__(ArrayStore(["image", "label"], [images, labels]), shuffle, num_samples,
-                         num_shards, shard_id)
+                         num_shards, shard_id, sampler)
 
 
 class FashionMnistDataset(MnistDataset):
@@ -116,11 +113,9 @@ class Cifar10Dataset(SourceDataset):
                  num_samples: int | None = None, num_parallel_workers: int | None = None,
                  shuffle: bool | None = None, sampler: Any = None, num_shards: int | None = None,
                  shard_id: int | None = None, cache: Any = None) -> None:
-        if sampler is not None:
-            raise TypeError("Cifar10Dataset: samplers are not supported; use shuffle and num_shards")
         images, labels = read_cifar10_folder(dataset_dir, usage)
         super().__init__(ArrayStore(["image", "label"], [images, labels]), shuffle, num_samples,
-                         num_shards, shard_id)
+                         num_shards, shard_id, sampler)
 
 
 class Cifar100Dataset(SourceDataset):
@@ -135,8 +130,6 @@ class Cifar100Dataset(SourceDataset):
                  shard_id: int | None = None, cache: Any = None) -> None:
         from datasets.cifar import PIXELS, SPECS, parse_binary_batch
 
-        if sampler is not None:
-            raise TypeError("Cifar100Dataset: samplers are not supported; use shuffle and num_shards")
         folder = _folder(dataset_dir, "Cifar100Dataset")
         wanted = [f"{split}.bin" for split in _usage(usage, "Cifar100Dataset")]
         missing = [n for n in wanted if not (folder / n).is_file()]
@@ -155,7 +148,7 @@ class Cifar100Dataset(SourceDataset):
             raise DatasetError(f"{folder}: fine label {int(fine_all.max())} out of range for CIFAR-100")
         store = ArrayStore(["image", "coarse_label", "fine_label"],
                            [np.concatenate(images), np.concatenate(coarse), fine_all])
-        super().__init__(store, shuffle, num_samples, num_shards, shard_id)
+        super().__init__(store, shuffle, num_samples, num_shards, shard_id, sampler)
 
 
 def _names(column_names: str | Sequence[str] | None, width: int | None, what: str) -> list[str]:
@@ -175,18 +168,19 @@ def GeneratorDataset(source: Any, column_names: str | Sequence[str] | None = Non
     """Rows from Python: a random-access ``source`` (``__getitem__`` + ``__len__``: shuffled by
     default, sharded, resumable by position) or an iterable / a function returning an
     iterator (read in order; ``shuffle=True`` is refused, as in MindSpore)."""
-    if sampler is not None:
-        raise TypeError("GeneratorDataset: samplers are not supported; use shuffle and num_shards")
     if hasattr(source, "__getitem__") and hasattr(source, "__len__"):
         if not len(source):
             raise ValueError("GeneratorDataset: the source is empty")
         first = source[0]
         width = len(first) if isinstance(first, tuple | list) else 1
         store = ItemStore(_names(column_names, width, "GeneratorDataset"), source)
-        return SourceDataset(store, shuffle, num_samples, num_shards, shard_id)
+        return SourceDataset(store, shuffle, num_samples, num_shards, shard_id, sampler)
     if not (callable(source) or hasattr(source, "__iter__")):
         raise TypeError(f"GeneratorDataset: source must be random-access, iterable or a generator function, "
                         f"got {type(source).__name__}")
+    if sampler is not None:
+        raise ValueError("GeneratorDataset: sampler is not supported if source does not have attribute "
+                         "'__getitem__' (and '__len__')")
     if shuffle:
         raise ValueError("GeneratorDataset: shuffle=True needs a random-access source "
                          "(__getitem__ and __len__); use .shuffle(buffer_size) on an iterable")
@@ -202,8 +196,6 @@ def NumpySlicesDataset(data: Any, column_names: str | Sequence[str] | None = Non
                        shard_id: int | None = None) -> SourceDataset:
     """Slices of ``data`` along its first axis: an array or list (one column), a tuple of
     them (one column each) or a dict (columns named by its keys)."""
-    if sampler is not None:
-        raise TypeError("NumpySlicesDataset: samplers are not supported; use shuffle and num_shards")
     if isinstance(data, Mapping):
         names = [str(k) for k in data]
         arrays = [np.asarray(v) for v in data.values()]
@@ -214,4 +206,4 @@ def NumpySlicesDataset(data: Any, column_names: str | Sequence[str] | None = Non
         raise ValueError(f"NumpySlicesDataset: {len(names)} column_names for {len(arrays)} columns")
     if any(a.ndim == 0 for a in arrays):
         raise ValueError("NumpySlicesDataset: data must have a first axis to slice along")
-    return SourceDataset(ArrayStore(names, arrays), shuffle, num_samples, num_shards, shard_id)
+    return SourceDataset(ArrayStore(names, arrays), shuffle, num_samples, num_shards, shard_id, sampler)

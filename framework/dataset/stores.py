@@ -170,21 +170,21 @@ def apply_map(ops: list[Any], inputs: list[Any], n_out: int, rng: np.random.Gene
 
 
 def output_names(names: list[str], inputs: list[int], outputs: list[str]) -> list[str]:
-    """Column names after a map: the outputs replace the inputs, at the first input's place."""
-    first = min(inputs)
-    kept = [n for i, n in enumerate(names) if i not in inputs]
-    before = sum(1 for i in range(first) if i not in inputs)
-    out = kept[:before] + list(outputs) + kept[before:]
+    """Column names after a map (MindSpore's rule): as many outputs as inputs replace them in
+    place; otherwise the outputs come first, then the other columns in their order."""
+    out = replace_columns(list(names), inputs, list(outputs))
     if len(set(out)) != len(out):
         raise ValueError(f"map: output_columns {outputs} repeat a column name of {names}")
     return out
 
 
 def replace_columns(cols: list[Any], inputs: list[int], results: list[Any]) -> list[Any]:
-    first = min(inputs)
-    kept = [c for i, c in enumerate(cols) if i not in inputs]
-    before = sum(1 for i in range(first) if i not in inputs)
-    return kept[:before] + results + kept[before:]
+    if len(results) == len(inputs):
+        out = list(cols)
+        for i, value in zip(inputs, results, strict=True):
+            out[i] = value
+        return out
+    return list(results) + [c for i, c in enumerate(cols) if i not in inputs]
 
 
 class SelectStore(Store):

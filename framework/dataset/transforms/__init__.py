@@ -1,4 +1,5 @@
-"""``mindspore.dataset.transforms``: ``TypeCast``, ``Compose``, ``OneHot`` (vectorized, see ``ops_base``)."""
+"""``mindspore.dataset.transforms``: ``TypeCast``, ``Compose``, ``OneHot``, ``Fill`` (vectorized,
+see ``ops_base``; each is also called eagerly on one sample: ``trans.Fill(0)(np.array([1, 2]))``)."""
 
 from __future__ import annotations
 
@@ -49,4 +50,25 @@ class OneHot(DataOp):
         return out
 
 
-__all__ = ["Compose", "OneHot", "TypeCast"]
+class Fill(DataOp):
+    """``Fill(fill_value)``: an array of the input's shape and dtype, every element ``fill_value``
+    (cast to the input's dtype: ``Fill(2.5)`` on ints gives 2; strings stay strings)."""
+
+    def __init__(self, fill_value: Any) -> None:
+        if not isinstance(fill_value, int | float | str | bytes | bool | np.generic):
+            raise TypeError(f"Fill: fill_value must be a number or a string, got {type(fill_value).__name__}")
+        self.fill_value = fill_value
+
+    def apply_batch(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
+        x = np.asarray(x)
+        if x.dtype.kind in "US":
+            return np.full(x.shape, str(self.fill_value) if x.dtype.kind == "U" else self.fill_value)
+        if isinstance(self.fill_value, str | bytes):
+            raise TypeError(f"Fill: cannot fill a {x.dtype} array with the string {self.fill_value!r}")
+        return np.full(x.shape, np.asarray(self.fill_value).astype(x.dtype), dtype=x.dtype)
+
+    def __repr__(self) -> str:
+        return f"Fill({self.fill_value!r})"
+
+
+__all__ = ["Compose", "Fill", "OneHot", "TypeCast"]

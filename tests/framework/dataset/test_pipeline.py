@@ -234,5 +234,5 @@ def test_map_column_order_and_unsupported_options():
     base = NumpySlicesDataset({"x": np.arange(4), "y": np.arange(4)}, shuffle=False)
     both = base.map(lambda v: (v, v * 2), "x", ["a", "b"], column_order=["b", "y"])
     assert both.get_col_names() == ["b", "y"] and [int(r[0]) for r in _rows(both)] == [0, 2, 4, 6]
-    with pytest.raises(TypeError, match="per_batch_map"):
-        base.batch(2, per_batch_map=lambda *a: a)
+    with pytest.raises(TypeError, match="no_such_option"):  # per_batch_map is supported now
+        base.batch(2, no_such_option=1)
