@@ -23,7 +23,7 @@ class Parameter(Tensor):
     (``set_data``), so every holder of the object sees the new values.
     """
 
-    __slots__ = ("name", "requires_grad", "_auto_named", "_device", "_host_stale")
+    __slots__ = ("name", "requires_grad", "_auto_named", "_given_name", "_device", "_host_stale")
 
     def __init__(self, default_input: Any, name: str | None = None, requires_grad: bool = True):
         self._device = None
@@ -32,6 +32,7 @@ class Parameter(Tensor):
         super().__init__(np.array(data, copy=True) if isinstance(data, np.ndarray) else data)
         self.name = name
         self._auto_named = name is None
+        self._given_name = name  # kept when a Cell renames it after its attribute path
         self.requires_grad = requires_grad
 
     # -- data, with the device copy kept in sync lazily ---------------------------------------
@@ -52,10 +53,11 @@ class Parameter(Tensor):
         return self
 
     def value(self) -> Tensor:
-        """MindSpore's ``Parameter.value()``: the current value as a Tensor (a copy; while
-        tracing, the parameter's traced value itself)."""
-        data = self._data
-        return Tensor(data.copy()) if isinstance(data, np.ndarray) else self
+        """MindSpore's ``Parameter.value()``: the current value as a Tensor, a snapshot that
+        gradients flow through to the parameter (``ops.Load``)."""
+        from .ops.shape import load
+
+        return load(self)
 
     @property
     def shape(self) -> tuple[int, ...]:

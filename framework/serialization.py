@@ -8,9 +8,11 @@ Three file formats (framework/checkpoint_formats, one module each):
 - ``"safetensors"``: the safetensors format (needs the ``interop`` extra).
 
 ``load_checkpoint`` tells the three apart by their first bytes, whatever the file's name.
-A Cell saved in MindSpore's format gets MindSpore's parameter names (``bn.moving_mean`` where
-ours is ``bn.mean``: ``checkpoint_formats.mindspore_name``); ``load_param_into_net`` takes a
-parameter's value under either name, so both ways work with MindSpore's own files.
+Parameter names are MindSpore's (a Cell names its sub-cells' parameters after their attribute
+paths, ``features.1.moving_mean``: :mod:`framework.nn.cell`), so the names in any of the
+formats are the ones MindSpore writes and reads. ``load_param_into_net`` also takes a value
+under the name files written before that rule used (``checkpoint_formats.former_name``:
+``bn.mean``), so older checkpoints of ours still load.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ from .checkpoint_formats import (
     SAFETENSORS,
     TWINMODE,
     CheckpointError,
+    former_name,
     mindspore_ckpt,
-    mindspore_name,
     read_file,
     safetensors_io,
     sniff,
@@ -60,9 +62,6 @@ def _named_tensors(save_obj: Any, choice_func: Callable[[str], bool] | None,
                    fmt: str) -> dict[str, np.ndarray]:
     if hasattr(save_obj, "parameters_and_names"):  # a Cell (duck-typed: no nn import here)
         pairs = [(p.name or n, p) for n, p in save_obj.parameters_and_names()]
-        if fmt == MINDSPORE:  # MindSpore's own names, as MindSpore would write this Cell
-            pairs = [(mindspore_name(n, name), p) for (name, p), (n, _)
-                     in zip(pairs, save_obj.parameters_and_names(), strict=True)]
     elif isinstance(save_obj, Mapping):
         pairs = list(save_obj.items())
     elif isinstance(save_obj, list | tuple):
@@ -211,7 +210,7 @@ def _same_family(a: np.dtype, b: np.dtype) -> bool:
 def _match(params: Mapping[str, Any], tensors: Mapping[str, Any], strict: bool,
            aliases: Mapping[str, str]) -> dict[str, str]:
     """``{network name: checkpoint name}``: equal names, or the parameter's MindSpore name
-    (``aliases``: ``bn.mean`` is ``bn.moving_mean`` there); without ``strict``, as MindSpore, a
+    (``aliases``: ``bn.moving_mean`` was ``bn.mean`` in our older files); without ``strict``, as MindSpore, a
     network name also matches ``prefix + name`` for one prefix ending in ``.`` (a checkpoint
     of a network that held this one)."""
     def names(name: str) -> tuple[str, ...]:
@@ -248,17 +247,18 @@ def load_param_into_net(net: Any, parameter_dict: Mapping[str, Any],
     ckpt_not_load)``: the network's parameters left unchanged, and the dict's entries (plain
     values included) that went nowhere.
 
-    A parameter takes the value under its name or its MindSpore name (``bn.moving_mean`` for
-    our ``bn.mean``). As MindSpore, without ``strict_load`` a float (or signed integer) value
-    of another width is converted to the parameter's dtype with a warning, and names may
-    match under one prefix (``_match``). Other dtype or shape mismatches raise one error listing all of them,
+    A parameter takes the value under its name or its former name (``bn.mean`` for
+    ``bn.moving_mean``, in our files written before parameters were named after their
+    paths). As MindSpore, without ``strict_load`` a float (or signed integer) value of another
+    width is converted to the parameter's dtype with a warning, and names may match under one
+    prefix (``_match``). Other dtype or shape mismatches raise one error listing all of them,
     before anything is loaded. Unlike MindSpore (which only warns), parameters the dict lacks
     are an error with ``strict_load``; without it they are a warning.
     """
     params = net.parameters_dict()
     tensors = {k: v for k, v in parameter_dict.items() if isinstance(v, Tensor | np.ndarray)}
-    aliases = {p.name: mindspore_name(path, p.name) for path, p in net.parameters_and_names()
-               if p.name and mindspore_name(path, p.name) != p.name}
+    aliases = {p.name: former_name(p.name, p._given_name) for _, p in net.parameters_and_names()
+               if p.name and former_name(p.name, p._given_name) != p.name}
     found = _match(params, tensors, bool(strict_load), aliases)
     mismatched, converted, values = [], [], {}
     for name, key in found.items():

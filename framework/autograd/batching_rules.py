@@ -48,6 +48,7 @@ from ..ops.shape import (
     BroadcastTo,
     Concat,
     ExpandDims,
+    Load,
     OnesLike,
     Pad,
     Reshape,
@@ -172,7 +173,7 @@ def _broadcasting(call: Call) -> Any:
 
 
 @register(_Unary, _Activation, Neg, Abs,
-          Cast, StopGradient, ZerosLike, OnesLike)
+          Cast, StopGradient, Load, ZerosLike, OnesLike)
 def _unary(call: Call) -> Any:
     return emit(call.prim, *call.args)
 

@@ -10,10 +10,10 @@ Every reader returns one ordered ``{name: numpy array | plain value}`` dict and 
 bad file with a one-line :class:`CheckpointError` that names the path. Nothing is executed
 (no pickle) while reading any of them. ``framework.serialization`` is the public API.
 
-Names: our files (and safetensors) keep our parameter names; MindSpore's ``.ckpt`` holds
-MindSpore's (:func:`mindspore_name`), which differ where a Cell gives a parameter a name other
-than its attribute's: BatchNorm's ``moving_mean``/``moving_variance`` (ours ``bn.mean``/
-``bn.variance``, MindSpore 2.10 ``bn.moving_mean``/``bn.moving_variance``).
+Names: every format holds the parameters' names, which are MindSpore's (named after their
+attribute paths, see :mod:`framework.nn.cell`). Files of ours written before that rule named
+a parameter created with its own name (BatchNorm's ``Parameter(..., name="mean")``) by that
+name (``bn.mean`` for MindSpore's ``bn.moving_mean``): :func:`former_name`.
 """
 
 from __future__ import annotations
@@ -33,16 +33,13 @@ TWINMODE, MINDSPORE, SAFETENSORS = "twinmode", "mindspore", "safetensors"
 TWINMODE_MAGIC = b"TWMCKPT1"
 
 
-def mindspore_name(path: str, name: str) -> str:
-    """MindSpore 2.x's name of the parameter we name ``name``, held at the attribute path
-    ``path`` (from ``Cell.parameters_and_names``). Both name a parameter of a nested Cell by its
-    Cell's path then the parameter's own name, but MindSpore renames a nested parameter after
-    its attribute (``self.moving_mean = Parameter(..., name="mean")`` in ``self.bn``:
-    ``bn.moving_mean``; ours ``bn.mean``), while a parameter of the outermost Cell (no dot)
-    keeps the name it was given, in both."""
-    if "." not in name or "." not in path:
+def former_name(name: str, given: str | None) -> str:
+    """The name our files gave the parameter now named ``name`` before parameters were named
+    after their attribute paths: the Cell's path, then the name the parameter was created
+    with (``given``; ``bn.moving_mean`` created as ``"mean"`` was ``bn.mean``)."""
+    if not given or "." not in name or name.endswith("." + given):
         return name
-    return f"{name.rsplit('.', 1)[0]}.{path.rsplit('.', 1)[1]}"
+    return f"{name.rsplit('.', 1)[0]}.{given}"
 
 
 def sniff(head: bytes, size: int) -> str | None:

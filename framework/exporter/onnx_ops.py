@@ -232,6 +232,7 @@ CONVERTERS: dict[type[Primitive], Converter] = {
     sh.Slice: convert_slice,
     sh.Pad: convert_pad,
     sh.StopGradient: identity,
+    sh.Load: identity,
     sh.ZerosLike: fill(0),
     sh.OnesLike: fill(1),
     **onnx_nn.CONVERTERS,

@@ -41,12 +41,13 @@ class _BatchNorm(Cell):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.use_batch_statistics = use_batch_statistics
         shape, dt = (num_features,), dtype or mstype.float32
-        self.gamma = Parameter(initializer(gamma_init, shape, dt), "gamma", requires_grad=affine)
-        self.beta = Parameter(initializer(beta_init, shape, dt), "beta", requires_grad=affine)
+        # MindSpore's order (the moving statistics first) and names
         self.moving_mean = Parameter(initializer(moving_mean_init, shape, dt), "mean",
                                      requires_grad=False)
         self.moving_variance = Parameter(initializer(moving_var_init, shape, dt), "variance",
                                          requires_grad=False)
+        self.gamma = Parameter(initializer(gamma_init, shape, dt), "gamma", requires_grad=affine)
+        self.beta = Parameter(initializer(beta_init, shape, dt), "beta", requires_grad=affine)
 
     def construct(self, x):
         if len(x.shape) != self.expected_ndim or x.shape[1] != self.num_features:

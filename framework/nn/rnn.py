@@ -82,10 +82,11 @@ class _RNNBase(Cell):
                               uniform_param((rows,), hidden_size, "bias_hh" + suffix, dt)]
                 else:
                     group += [None, None]
-                for p in group:
-                    if p is not None:
-                        setattr(self, p.name, p)
                 weights.append(tuple(group))
+        for kind in range(4):  # registered as MindSpore orders them: every weight_ih first ...
+            for group in weights:
+                if group[kind] is not None:
+                    setattr(self, group[kind].name, group[kind])
         object.__setattr__(self, "_weights", weights)
         self.dropout_op = Dropout(p=self.dropout) if self.dropout > 0 and num_layers > 1 else None
 

@@ -246,6 +246,20 @@ class StopGradient(Primitive):
         return x
 
 
+class Load(Primitive):
+    """A snapshot of ``x`` that gradients pass through (MindSpore's ``Parameter.value()``):
+    the forward value is a copy, so later in-place updates of ``x`` do not show in it."""
+
+    def infer(self, x):
+        return Spec(tuple(x.shape), x.dtype)
+
+    def kernel(self, x):
+        return np.array(x, copy=True)
+
+    def bprop(self, x, *, out, dout, needs):
+        return (dout,)
+
+
 class ZerosLike(Primitive):
     differentiable = False
 
@@ -268,6 +282,7 @@ class OnesLike(Primitive):
 
 # -- functional forms -----------------------------------------------------------------
 _RESHAPE, _ZEROS_LIKE, _ONES_LIKE, _STOP = Reshape(), ZerosLike(), OnesLike(), StopGradient()
+_LOAD = Load()
 
 
 def reshape(x, shape):
@@ -318,6 +333,11 @@ def flatten(x, start_dim=1):
 
 def stop_gradient(x):
     return _STOP(x)
+
+
+def load(x):
+    """``x``'s current value, differentiable (see :class:`Load`)."""
+    return _LOAD(x)
 
 
 def zeros_like(x):

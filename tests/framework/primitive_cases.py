@@ -14,6 +14,7 @@ import numpy as np
 import framework as ms
 from framework import ops
 from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
+from framework.ops.shape import Load
 from framework.ops.split_rows import SplitRows
 from framework.primitive import Primitive
 
@@ -113,6 +114,7 @@ CASES: list[Case] = [
     Case(ops.Slice((1, 0), (2, 2)), rand((4, 3)), lambda x: x[1:3, 0:2]),
     Case(ops.Pad(((1, 0), (2, 1))), rand(S), lambda x: np.pad(x, ((1, 0), (2, 1)))),
     Case(ops.StopGradient(), rand(S), lambda x: x),
+    Case(Load(), rand(S), lambda x: x),  # Parameter.value(): a copy gradients pass through
     Case(ops.ZerosLike(), rand(S), np.zeros_like),
     Case(ops.OnesLike(), rand(S), np.ones_like),
     Case(ops.MatMul(), rand((2, 3), (3, 4)), lambda a, b: np.einsum("ik,kj->ij", a, b)),

@@ -135,7 +135,7 @@ def test_pytorch_loads_our_resnet20_and_we_load_its(tmp_path):
         p.set_data(values.astype(np.float32))
     net.set_train(False)
     ms.save_checkpoint(net, tmp_path / "ours_resnet.safetensors", format="safetensors")
-    assert "features.1.mean" in safetensors_numpy.load_file(str(tmp_path / "ours_resnet.safetensors"))
+    assert "features.1.moving_mean" in safetensors_numpy.load_file(str(tmp_path / "ours_resnet.safetensors"))
     x = np.random.default_rng(7).standard_normal((3, 3, 32, 32)).astype(np.float32)
     out = reference(Path(__file__).with_name("torch_safetensors_resnet.py"), tmp_path, x=x)
     ours = net(Tensor(x)).asnumpy()

@@ -145,8 +145,9 @@ def test_seq_length_equals_each_row_run_alone_on_its_prefix(kind, mode):
 def test_parameter_names_shapes_and_initial_range():
     net = nn.LSTM(3, 16, num_layers=2, bidirectional=True)
     shapes = {name: p.shape for name, p in net.parameters_and_names()}
-    assert list(shapes) == [f"{w}_l{k}{s}" for k in (0, 1) for s in ("", "_reverse")
-                            for w in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    # MindSpore 2.10's order: every weight_ih (by layer, then direction), then weight_hh ...
+    assert list(shapes) == [f"{w}_l{k}{s}" for w in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+                            for k in (0, 1) for s in ("", "_reverse")]
     assert shapes["weight_ih_l0"] == (64, 3) and shapes["weight_ih_l1_reverse"] == (64, 32)
     assert shapes["weight_hh_l1"] == (64, 16) and shapes["bias_hh_l0_reverse"] == (64,)
     values = np.concatenate([p.asnumpy().ravel() for p in net.trainable_params()])
@@ -213,8 +214,8 @@ def test_rnn_positional_arguments_in_both_orders():
     assert (documented.nonlinearity, documented.has_bias, documented.batch_first) == ("relu", False, True)
     mindspore = nn.RNN(3, 4, 2, False, True, nonlinearity="relu")  # MindSpore's RNN(*args, **kwargs)
     assert (mindspore.nonlinearity, mindspore.has_bias, mindspore.batch_first) == ("relu", False, True)
-    assert [n for n, _ in mindspore.parameters_and_names()] == ["weight_ih_l0", "weight_hh_l0",
-                                                               "weight_ih_l1", "weight_hh_l1"]
+    assert [n for n, _ in mindspore.parameters_and_names()] == ["weight_ih_l0", "weight_ih_l1",
+                                                               "weight_hh_l0", "weight_hh_l1"]
 
 
 def test_layers_are_exported():

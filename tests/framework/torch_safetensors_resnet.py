@@ -4,7 +4,7 @@ torch_safetensors_resnet.py IN.npz OUT.npz``.
 A CIFAR ResNet-20 with the module names of twinmode's zoo ResNet (``features.0`` the stem
 convolution, ``features.1`` its BatchNorm, ``features.3.body.0`` ..., ``fc``). It loads
 ``ours_resnet.safetensors`` (written by twinmode, next to IN.npz) with the mapping the
-README states: a twinmode BatchNorm's ``X.gamma``, ``X.beta``, ``X.mean``, ``X.variance``
+README states: a twinmode BatchNorm's ``X.gamma``, ``X.beta``, ``X.moving_mean``, ``X.moving_variance``
 are PyTorch's ``X.weight``, ``X.bias``, ``X.running_mean``, ``X.running_var``; every other
 name is the same; ``X.num_batches_tracked`` is not in the file. It writes the evaluation
 logits of IN's ``x``, then a ResNet-20 of its own as ``torch_resnet.safetensors`` under
@@ -26,7 +26,8 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainer"))
 from torch_resnet import ResNet  # noqa: E402  (the zoo's ResNet in PyTorch, its module names)
 
-TO_TORCH = {"gamma": "weight", "beta": "bias", "mean": "running_mean", "variance": "running_var"}
+TO_TORCH = {"gamma": "weight", "beta": "bias", "moving_mean": "running_mean",
+            "moving_variance": "running_var"}
 
 
 def torch_name(name: str) -> str:

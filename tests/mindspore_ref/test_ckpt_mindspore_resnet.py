@@ -56,9 +56,9 @@ def test_the_mindspore_format_holds_mindspore_names(tmp_path):
     by_name = {v[0]: np.frombuffer(v[3], "<f4").reshape(v[1]) for v in values}
     np.testing.assert_array_equal(by_name["bn.moving_variance"], net.bn.moving_variance.asnumpy())
     np.testing.assert_array_equal(by_name["seq.0.moving_mean"], net.seq[0].moving_mean.asnumpy())
-    # our own format and safetensors keep our names
+    # our own format holds the same names (parameters are named after their paths)
     ms.save_checkpoint(net, tmp_path / "ours.ckpt")
-    assert "bn.mean" in ms.load_checkpoint(tmp_path / "ours.ckpt")
+    assert sorted(ms.load_checkpoint(tmp_path / "ours.ckpt")) == sorted(MINDSPORE_NAMES)
     again = Net()
     loaded = ms.load_checkpoint(tmp_path / "ms.ckpt")
     assert ms.load_param_into_net(again, loaded, strict_load=True) == ([], [])
@@ -89,7 +89,7 @@ def test_a_top_level_batchnorm_keeps_its_given_names(tmp_path):
     assert bn.moving_variance.asnumpy().tolist() == [1.0] * 3 and bn.beta.asnumpy().tolist() == [3.0] * 3
     ms.save_checkpoint(bn, tmp_path / "ours.ckpt", format="mindspore")
     assert [v[0] for v in ref.decode((tmp_path / "ours.ckpt").read_bytes())[0]] == [
-        "gamma", "beta", "mean", "variance"]
+        "mean", "variance", "gamma", "beta"]
 
 
 def test_a_prefix_and_both_names(tmp_path):
@@ -101,14 +101,34 @@ def test_a_prefix_and_both_names(tmp_path):
         warnings.simplefilter("always")
         missing, unused = ms.load_param_into_net(net, held)
     said = " | ".join(str(w.message) for w in caught)
-    assert "loading checkpoint names 'backbone.'" in said and "left unchanged: seq.0.gamma" in said
-    assert missing == ["seq.0.gamma", "seq.0.beta", "seq.0.mean", "seq.0.variance"] and unused == []
+    assert "loading checkpoint names 'backbone.'" in said and "left unchanged: seq.0.moving_mean" in said
+    assert missing == ["seq.0.moving_mean", "seq.0.moving_variance", "seq.0.gamma", "seq.0.beta"]
+    assert unused == []
     assert float(net.bn.moving_mean.asnumpy()[0]) == 7.0
-    # our name and MindSpore's both there: ours is loaded, MindSpore's reported unused
+    # the name and the former name (our files before paths named parameters) both there:
+    # the name is loaded, the former one reported unused
     both = {"bn.mean": np.zeros(4, np.float32), "bn.moving_mean": np.ones(4, np.float32)}
     with pytest.warns(UserWarning, match="not in the checkpoint"):
-        assert ms.load_param_into_net(net, both)[1] == ["bn.moving_mean"]
-    assert float(net.bn.moving_mean.asnumpy().sum()) == 0.0
+        assert ms.load_param_into_net(net, both)[1] == ["bn.mean"]
+    assert float(net.bn.moving_mean.asnumpy().sum()) == 4.0
+
+
+def test_our_former_names_still_load(tmp_path):
+    """Files of ours written before parameters were named after their paths held BatchNorm's
+    statistics as ``bn.mean``/``bn.variance``: they load strictly into today's network."""
+    net = randomized(Net(), 3)
+    values = {}
+    for path, p in net.parameters_and_names():
+        head, last = path.rsplit(".", 1) if "." in path else ("", path)
+        last = {"moving_mean": "mean", "moving_variance": "variance"}.get(last, last)
+        values[f"{head}.{last}" if head else last] = p.asnumpy() + 1
+    assert "bn.mean" in values and "seq.0.variance" in values
+    ms.save_checkpoint(values, tmp_path / "former.ckpt")
+    again = Net()
+    assert ms.load_param_into_net(again, ms.load_checkpoint(tmp_path / "former.ckpt"),
+                                  strict_load=True) == ([], [])
+    for mine, theirs in zip(net.get_parameters(), again.get_parameters(), strict=True):
+        np.testing.assert_array_equal(mine.asnumpy() + 1, theirs.asnumpy())
 
 
 @needs_mindspore

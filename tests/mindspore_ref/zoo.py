@@ -154,15 +154,16 @@ def load_weights(ms: Any, network: Any, ckpt: Path) -> str:
     return f"by position ({len(not_loaded)} names differ, e.g. {not_loaded[0]})"
 
 
-def perturbed(batch: list[np.ndarray], scale: float) -> list[np.ndarray]:
-    """The batch with its float arrays times ``1 + scale * noise`` (fixed noise)."""
-    rng = np.random.default_rng(7)
+def perturbed(batch: list[np.ndarray], scale: float, seed: int = 7) -> list[np.ndarray]:
+    """The batch with its float arrays times ``1 + scale * noise`` (the noise fixed by ``seed``)."""
+    rng = np.random.default_rng(seed)
     return [(b * (1 + scale * rng.standard_normal(b.shape))).astype(b.dtype) if b.dtype.kind == "f"
             else b for b in batch]
 
 
 def run(ms: Any, models_dir: str | Path, name: str, mode: str, folder: Path,
-        ckpt: Path | None = None, engine: str = "framework", perturb: float = 0.0) -> dict[str, Any]:
+        ckpt: Path | None = None, engine: str = "framework", perturb: float = 0.0,
+        seed: int = 7) -> dict[str, Any]:
     """Network ``name`` built, given the checkpoint's weights (or its own, then saved to
     ``ckpt`` in MindSpore's format when ``ckpt`` does not exist yet), trained one step in
     ``mode`` (on the batch perturbed by ``perturb``, see :func:`perturbed`):
@@ -178,7 +179,7 @@ def run(ms: Any, models_dir: str | Path, name: str, mode: str, folder: Path,
         fmt = {"format": "mindspore"} if engine == "framework" else {}
         ms.save_checkpoint(network, str(ckpt), **fmt)
     if perturb:
-        batch = perturbed(batch, perturb)
+        batch = perturbed(batch, perturb, seed)
     loss, before, weights = train_step(ms, network, loss_cell, batch)
     names = [p.name for p in network.trainable_params()]
     return {"loss": loss, "before": before, "weights": weights, "names": names, "loaded": loaded}

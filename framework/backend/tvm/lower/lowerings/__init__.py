@@ -126,6 +126,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _shape.Slice: shape.lower_slice,
     _shape.Pad: shape.lower_pad,
     _shape.StopGradient: shape.identity,
+    _shape.Load: shape.identity,
     _shape.ZerosLike: shape.lower_zeros_like,
     _shape.OnesLike: shape.lower_ones_like,
     _nn.MatMul: nn.lower_matmul,
@@ -232,7 +233,7 @@ def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
 # bfloat16 forms of some intrinsics, e.g. isnan); each result is rounded to bfloat16 as
 # ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels
 _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDims, _shape.Squeeze,
-          _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _ew.Cast,
+          _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _shape.Load, _ew.Cast,
           _shape.ZerosLike, _shape.OnesLike, _index.Gather)
 
 
