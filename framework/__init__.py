@@ -4,7 +4,7 @@
 """
 
 # _malloc first: it tunes the host allocator on import (framework/_malloc.py)
-from . import _malloc, context, dtype, nn, ops, profiler  # noqa: F401
+from . import _malloc, context, dtype, mint, nn, ops, profiler, runtime  # noqa: F401
 from .autograd import control as _control_bprops  # noqa: F401  (registers If/While bprops)
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .autograd.vmap import vmap
@@ -19,9 +19,12 @@ from .context import (
     pynative,
     set_context,
 )
+from .device_manager import get_current_device, set_device
 from .dtype import (
     bfloat16,
     bool_,
+    complex64,
+    complex128,
     float16,
     float32,
     float64,
@@ -37,7 +40,8 @@ from .dtype import (
     uint64,
 )
 from .exporter import export  # ms.export (ONNX)
-from .jit_api import JitConfig, jit, jit_class, ms_function, mutable
+from .jit_api import JitConfig, jit, jit_class, lazy_inline, ms_function, mutable
+from .mindir import load  # ms.load (MindIR, for nn.GraphCell)
 from .parallel_context import (
     ParallelMode,
     get_auto_parallel_context,
@@ -74,11 +78,13 @@ __all__ = [
     "get_auto_parallel_context",
     "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
     "ParameterTuple",
-    "Tensor", "context", "jit_class", "pynative", "ms_function", "mutable",
-    "bfloat16", "bool_", "dtype", "export", "float16", "float32", "float64", "float_", "get_context",
+    "Tensor", "context", "jit_class", "lazy_inline", "pynative", "ms_function", "mutable",
+    "bfloat16", "bool_", "complex64", "complex128", "dtype", "export", "float16", "float32", "float64",
+    "float_", "get_context",
     "get_seed",
     "grad", "initializer", "int16", "int32", "int64", "int8", "int_", "jit", "load_checkpoint",
-    "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
+    "load", "load_param_into_net", "nn", "ops", "save_checkpoint", "set_context", "set_seed", "uint8",
     "uint16", "uint32", "uint64",
-    "value_and_grad", "vmap", "profiler", "Profiler",
+    "value_and_grad", "vmap", "profiler", "Profiler", "runtime", "set_device",
+    "get_current_device",
 ]

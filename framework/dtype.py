@@ -1,4 +1,10 @@
-"""Data types: MindSpore-style dtype objects backed by NumPy dtypes."""
+"""Data types: MindSpore-style dtype objects backed by NumPy dtypes.
+
+Complex types (``complex64``, ``complex128``) are MindSpore's: Python complex data makes
+complex128, and a complex operand with a real one promotes as MindSpore does
+(:func:`complex_result`): to complex128 if either is complex128 or float64, else complex64
+(integers and bools never widen it, where NumPy would make complex64 + int64 complex128).
+"""
 
 from __future__ import annotations
 
@@ -34,6 +40,10 @@ class DType:
     def is_floating(self) -> bool:
         return is_float(self.np)
 
+    @property
+    def is_complex(self) -> bool:
+        return self.np.kind == "c"
+
 
 def is_float(np_dtype: np.dtype) -> bool:
     """Whether a NumPy dtype is floating point (float16/32/64 and ml_dtypes' bfloat16)."""
@@ -64,6 +74,30 @@ def float_result(*np_dtypes: np.dtype) -> np.dtype:
 
 
 _F16 = np.dtype(np.float16)
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+
+def is_complex(np_dtype: np.dtype) -> bool:
+    """Whether a NumPy dtype is complex64 or complex128."""
+    return np.dtype(np_dtype).kind == "c"
+
+
+def check_complex_pair(a: np.dtype, b: np.dtype, ordered: bool = False) -> None:
+    """MindSpore's CPU kernels for products, quotients and matmul take complex operands of
+    one dtype only (TypeError otherwise); with ``ordered`` (``<``, ``>=`` ...) none at all."""
+    if a == b and not ordered:  # the common case
+        return
+    a, b = np.dtype(a), np.dtype(b)
+    if ordered and "c" in (a.kind, b.kind):
+        raise TypeError(f"complex numbers have no order, got {a} and {b}")
+    if a != b and "c" in (a.kind, b.kind):
+        raise TypeError(f"a complex operand needs one of the same dtype, got {a} and {b}")
+
+
+def complex_result(*np_dtypes: np.dtype) -> np.dtype:
+    """The complex type of operands of which one at least is complex (module docstring)."""
+    wide = any(np.dtype(d) in (_C128, np.dtype(np.float64)) for d in np_dtypes)
+    return _C128 if wide else _C64
 
 
 float16 = DType("float16", np.float16)
@@ -79,12 +113,17 @@ uint16 = DType("uint16", np.uint16)
 uint32 = DType("uint32", np.uint32)  # MnistDataset labels, as in MindSpore
 uint64 = DType("uint64", np.uint64)
 bool_ = DType("bool_", np.bool_)
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 float_ = float32
 int_ = int64
 
-_ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_)
+_ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
+        complex64, complex128)
+complex_type = (complex64, complex128)  # MindSpore's ``mstype.complex_type``
 _BY_NP = {d.np: d for d in _ALL}
-_BY_NAME = {d.name: d for d in _ALL} | {"bool": bool_, "float": float32, "int": int64}
+_BY_NAME = {d.name: d for d in _ALL} | {"bool": bool_, "float": float32, "int": int64,
+                                        "complex": complex128}
 
 
 def from_numpy(np_dtype: np.dtype) -> DType:
@@ -119,7 +158,8 @@ def dtype_to_nptype(type_: DType | str | type | np.dtype) -> type:
 
 
 def default_for_python(value: object) -> DType:
-    """MindSpore's defaults for Python data: float -> float32, int -> int64, bool -> bool_."""
+    """MindSpore's defaults for Python data: float -> float32, int -> int64, bool -> bool_,
+    complex -> complex128."""
     arr = np.asarray(value)
     if is_float(arr.dtype):
         return float32
@@ -127,4 +167,6 @@ def default_for_python(value: object) -> DType:
         return int64
     if arr.dtype.kind == "b":
         return bool_
+    if arr.dtype.kind == "c":
+        return complex128
     raise TypeError(f"cannot make a tensor from {type(value).__name__} data")

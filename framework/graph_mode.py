@@ -20,10 +20,12 @@ from typing import Any
 import numpy as np
 
 from . import staging
+from .autograd import tape as _tape
 from .compile_report import CompileReport
 from .context import get_context
-from .frontend import convert
+from .frontend import convert, fallback
 from .interpreters import is_tracing
+from .ir.graph import NeedsValueError
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
 from .tensor import Tensor
@@ -74,6 +76,8 @@ class CompiledGraph:
         for slot, value in program.slots:
             if slot is Slot.GRAPH:
                 leaves.append(Tensor._wrap(results[value].numpy()))
+            elif slot is Slot.HOST:  # a NumPy array: the caller's own copy
+                leaves.append(value.copy() if isinstance(value, np.ndarray) else value)
             else:
                 leaves.append(Tensor(value) if isinstance(value, np.ndarray) else value)
         return program.rebuild(leaves)
@@ -82,7 +86,8 @@ class CompiledGraph:
 class JitFunction:
     """A callable compiled per input signature (shapes, dtypes, Python constants, target,
     tuning, IR dump folder) and re-traced when a cell it went through changed its
-    train/eval flag or had a Parameter replaced."""
+    train/eval flag or had a Parameter replaced. A signature whose Python code needs a
+    runtime tensor's value runs interpreted (:mod:`framework.frontend.fallback`)."""
 
     def __init__(self, fn: Callable[..., Any], name: str | None = None,
                  ir_dir: str | None = None, cell: Any = None) -> None:
@@ -106,14 +111,17 @@ class JitFunction:
         bound = obj.__dict__.get(key)
         if bound is None:
             bound = JitFunction(self.fn.__get__(obj, objtype), self.name, self.ir_dir, cell=obj)
+            bound.jit_config = getattr(self, "jit_config", None)
             obj.__dict__[key] = bound
         return bound
 
     def _lookup(self, args: tuple) -> CompiledGraph:
         return self._find(*flatten(list(args)))
 
-    def _find(self, leaves: list[Any], structure: Any, rebuild: Callable) -> CompiledGraph:
-        """The compiled graph for these flattened arguments (compiling it if needed)."""
+    def _find(self, leaves: list[Any], structure: Any,
+              rebuild: Callable) -> CompiledGraph | fallback.Interpreted:
+        """The compiled graph for these flattened arguments (compiling it if needed), or
+        the interpreted entry of a signature graph mode falls back on."""
         key = (structure, get_context("device_target"), get_context("tuning"),
                bool(get_context("save_graphs")) or self.ir_dir is not None)
         candidates = self._cache.setdefault(key, [])
@@ -123,7 +131,14 @@ class JitFunction:
                 cache_stats["memory_hits"] += 1
                 return compiled
         self.last_call_compiled = True
-        compiled = self._compile(leaves, rebuild)
+        allowed = fallback.allowed(getattr(self, "jit_config", None))
+        try:
+            compiled = self._compile(leaves, rebuild, quiet=allowed)
+        except NeedsValueError as error:
+            if not allowed:
+                raise
+            candidates.append(fallback.Interpreted(self.fn, str(error)))
+            return candidates[-1]
         candidates.append(compiled)
         self._latest = compiled
         return compiled
@@ -146,8 +161,13 @@ class JitFunction:
             args = self._bind(args, kwargs)
         if is_tracing():  # called inside another traced function: inline it
             return convert(self.fn)(*args)
+        if _tape.active() is not None:  # a PyNative grad is recording: the tape must see it
+            return self.fn(*args)
         leaves, structure, rebuild = flatten(list(args))
-        return self._find(leaves, structure, rebuild).run(tensors(leaves))
+        compiled = self._find(leaves, structure, rebuild)
+        if isinstance(compiled, fallback.Interpreted):
+            return compiled.call(args)
+        return compiled.run(tensors(leaves))
 
     def compile(self, *args: Any, load: bool = True) -> CompileReport:
         """Trace and compile for these arguments' signature without running; its report.
@@ -177,7 +197,8 @@ class JitFunction:
             return None
         return base if self._dumps == 0 else f"{base}_{self._dumps + 1}"
 
-    def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True) -> CompiledGraph:
+    def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True,
+                 quiet: bool = False) -> CompiledGraph:
         _, import_s = staging.timed(staging.load_backend)  # TVM loads on first use (~1 s)
         ir_dir = self._ir_dir()
         dump = staging.IRDump(ir_dir)
@@ -188,7 +209,8 @@ class JitFunction:
 
         def front() -> Program:
             nonlocal optimize_s
-            traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name, fail_dir)
+            traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name, fail_dir,
+                                   quiet=(NeedsValueError,) if quiet else ())
             program = staging.assemble(traced, self.name)
             dump.assembled(program)
             program, optimize_s = staging.timed(lambda: staging.optimize(program))

@@ -128,3 +128,33 @@ def mode_aware(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
 
 
 _grad.HOOKS.update(convert=convert, mode_aware=mode_aware)
+
+
+def lazy_inline(fn: Callable[..., Any] | None = None, attrs: Any = None,
+                policy: str | None = None) -> Any:
+    """``@lazy_inline`` / ``@lazy_inline(attrs=..., policy=...)`` on a Cell's ``__init__``.
+
+    MindSpore compiles such a cell (a repeated transformer block) once as a reusable
+    subgraph instead of inlining every copy, to cut compile time (on Ascend). Here every
+    cell's ``construct`` is traced inline into the one compiled function, so the
+    decorator changes nothing a program computes: ``__init__`` runs as written, and the
+    cell records that it was marked (``cell._lazy_inline`` = the policy, ``"none"`` for
+    None). ``attrs`` must be a string or a list of strings (a ValueError otherwise, as in
+    MindSpore); it names what MindSpore passes to the subgraph and is only kept.
+    """
+    if attrs is not None and not isinstance(attrs, str | list):
+        raise ValueError("lazy_inline: attrs must be list or string, got "
+                         f"{type(attrs).__name__}")
+
+    def wrap(init: Callable[..., Any]) -> Callable[..., Any]:
+        import functools
+
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+            init(self, *args, **kwargs)
+            object.__setattr__(self, "_lazy_inline", policy or "none")
+            object.__setattr__(self, "_lazy_inline_attrs", attrs)
+
+        return __init__
+
+    return wrap if fn is None else wrap(fn)

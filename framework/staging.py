@@ -30,10 +30,12 @@ import numpy as np
 
 from ._io import atomic_write, disk_full, skip_optional
 from .frontend import convert
+from .frontend.pyobjects import FUNCTION_TYPES, returned
 from .interpreters import using
 from .interpreters.trace import TraceInterpreter
 from .ir import Graph, Value, ValueKind, ValueNames, to_dot, to_text
 from .ir import optimize as run_passes
+from .ir.graph import refuse_complex
 from .signature import flatten
 from .tensor import Tensor
 
@@ -43,6 +45,7 @@ class Slot(Enum):
 
     GRAPH = "graph"  # a graph output (its index)
     CONST = "const"  # a value fixed while tracing (a Python number, a constant tensor)
+    HOST = "host"  # a Python object returned as it is (a class, a dtype, a NumPy array...)
 
 
 _PY_CONSTANTS = (bool, int, float, str, type(None))
@@ -75,13 +78,15 @@ class Program:
 
 
 def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Callable,
-          name: str, fail_dir: str | None) -> Traced:
-    """Run ``fn`` on traced stand-ins of the tensors in ``args`` (Python leaves stay)."""
+          name: str, fail_dir: str | None, quiet: tuple[type, ...] = ()) -> Traced:
+    """Run ``fn`` on traced stand-ins of the tensors in ``args`` (Python leaves stay).
+    Errors of the ``quiet`` types are left to the caller (no analyze_fail.ir)."""
     graph = Graph(name)
     traced = []
     for i, leaf in enumerate(args):
         if isinstance(leaf, Tensor | np.ndarray):
             data = leaf._data if isinstance(leaf, Tensor) else leaf
+            refuse_complex((data.dtype,), f"argument {i}")
             value = graph.add_input(data.shape, data.dtype, ValueKind.INPUT, f"arg{i}")
             traced.append(Tensor._wrap(value))
         else:
@@ -91,10 +96,11 @@ def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Call
         interp.enter_cell(cell)
     with using(interp):
         try:
-            leaves, _, rebuild = flatten(convert(fn)(*rebuild_args(traced)))
+            leaves, _, rebuild = flatten(returned(convert(fn)(*rebuild_args(traced))))
             leaves = [_traced_value(interp, leaf) for leaf in leaves]
         except Exception as error:
-            interp.report_failure(error)
+            if not isinstance(error, quiet):
+                interp.report_failure(error)
             raise
         finally:
             interp.restore_parameters()
@@ -122,13 +128,16 @@ def assemble(traced: Traced, name: str) -> Program:
         if isinstance(leaf, Tensor) and isinstance(leaf._data, Value):
             slots.append((Slot.GRAPH, len(outputs)))
             outputs.append(leaf._data)
-        elif isinstance(leaf, Tensor | np.ndarray):
-            slots.append((Slot.CONST, np.asarray(leaf._data if isinstance(leaf, Tensor) else leaf)))
+        elif isinstance(leaf, Tensor):
+            slots.append((Slot.CONST, np.asarray(leaf._data)))
         elif isinstance(leaf, _PY_CONSTANTS):
             slots.append((Slot.CONST, leaf))  # e.g. an optimizer's ``return True``
+        elif isinstance(leaf, FUNCTION_TYPES):
+            raise TypeError(f"{name}: graph mode cannot return a function "
+                            f"({getattr(leaf, '__qualname__', type(leaf).__name__)}), as "
+                            "MindSpore's cannot; return what calling it gives")
         else:
-            raise TypeError(f"{name}: graph mode returns Tensors, Python numbers/strings "
-                            f"(or tuples/lists/dicts of them), got a {type(leaf).__name__}")
+            slots.append((Slot.HOST, leaf))  # a class, a dtype, a NumPy array, an object
     updated = [param for param, _ in interp.updates.values()]
     flags = [value for check in interp.checks for value in (check.over, check.under)]
     graph.outputs = outputs + flags + [value for _, value in interp.updates.values()]

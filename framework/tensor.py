@@ -131,11 +131,19 @@ class Tensor:
     def __bool__(self) -> bool:
         return bool(self._concrete("using a tensor as a Python bool (if/while/and/or)"))
 
+    def _scalar(self, what: str) -> Any:
+        """The one element's value (any rank, as MindSpore), else MindSpore's ValueError."""
+        data = self._concrete(what)
+        if data.size != 1:
+            raise ValueError(f"{what}: only one element tensors can be converted to Python "
+                             f"scalars, got shape {tuple(data.shape)}")
+        return data.reshape(()).item()
+
     def __float__(self) -> float:
-        return float(self._concrete("float(tensor)"))
+        return float(self._scalar("float(tensor)"))
 
     def __int__(self) -> int:
-        return int(self._concrete("int(tensor)"))
+        return int(self._scalar("int(tensor)"))
 
     def __index__(self) -> int:
         return int(self._concrete("using a tensor as an index"))
@@ -303,6 +311,14 @@ class Tensor:
     def masked_fill(self, mask: Any, value: Any) -> Tensor:
         return F.masked_fill(self, mask, value)
 
+    def register_hook(self, hook: Any) -> Any:
+        """MindSpore's ``register_hook(hook)``: ``hook(grad)`` sees this tensor's gradient
+        in the backward pass and may return a replacement; returns a handle whose
+        ``remove()`` takes it off (:mod:`framework.autograd.hooks`)."""
+        from .autograd.hooks import register_tensor_hook
+
+        return register_tensor_hook(self, hook)
+
 
 def _operand(value: Any) -> bool:
     return isinstance(value, Tensor | np.ndarray | np.generic | int | float | bool | list | tuple)
@@ -350,7 +366,7 @@ def _scalar_like(value: Any, ref: Tensor | None) -> Tensor:
 
 def _convert_scalar(value: Any, ref_dtype: np.dtype) -> Tensor:
     array = np.asarray(value)
-    if array.dtype.kind == "f" and not mstype.is_float(ref_dtype):
+    if array.dtype.kind == "f" and not (mstype.is_float(ref_dtype) or ref_dtype.kind == "c"):
         return Tensor._wrap(array.astype(np.float32))
     if array.dtype.kind not in "fiub":
         raise TypeError(f"cannot use {type(value).__name__} as a tensor operand")
@@ -358,9 +374,11 @@ def _convert_scalar(value: Any, ref_dtype: np.dtype) -> Tensor:
 
 
 from .ops import functional as F  # noqa: E402  (operators need the ops, ops need Tensor)
+from .ops.complex_ops import install as _install_complex  # noqa: E402
 from .ops.tensor_methods import install as _install_methods  # noqa: E402
 
 _install_methods(Tensor)  # x.acos(), x.clamp(...) ...: the functional ops, tensor first
+_install_complex(Tensor)  # z.real(), z.imag(), z.conj() ... (framework/ops/complex_ops.py)
 
 
 class _TensorModule(types.ModuleType):

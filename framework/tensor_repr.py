@@ -14,7 +14,9 @@ Contract (read off MindSpore 2.10's output, checked against it in
   format: ``2``, ``3.5``, ``1e-07``), other scalars as ``str``; an empty tensor shows nothing.
 - Elements: floats as ``% .8e`` (``% .4e`` for 16-bit floats), integers and bools as
   ``str``; all right-aligned to the widest element shown (``nan``/``inf`` too), separated
-  by ``", "``.
+  by ``", "``. Complex elements (and 0-d complex tensors) are ``%g%+gj`` of their real and
+  imaginary parts (``1+2j``, ``0.333333-1e+08j``, ``nan+infj``), not aligned; bools are
+  always 5 wide (``[ True,  True]``).
 - In a 2-d or higher tensor every dimension longer than 6 shows its first and last 3
   entries around ``...`` (`` ... `` inside a row, a ``...`` line between rows); nested rows
   are separated by ``",\\n"`` plus one space per depth (no blank lines). A 1-d tensor is
@@ -33,7 +35,13 @@ FLAT_LIMIT = 1000
 PER_LINE = {"f": 12}  # elements per line of a 1-d tensor by dtype kind; others 24
 
 
+def _complex_text(value: Any) -> str:
+    return f"{value.real:g}{value.imag:+g}j"
+
+
 def _element_text(array: np.ndarray) -> Any:
+    if array.dtype.kind == "c":
+        return _complex_text
     if array.dtype.kind == "f":
         digits = 4 if array.dtype.itemsize <= 2 else 8
         return lambda v: f"{float(v): .{digits}e}" if np.isfinite(v) else str(float(v))
@@ -84,12 +92,15 @@ def tensor_repr(array: np.ndarray, dtype_name: str) -> str:
     head = f"Tensor(shape={list(array.shape)}, dtype={dtype_name}, value="
     if array.ndim == 0:
         value = array[()]
-        shown = f"{float(value):g}" if array.dtype.kind == "f" else str(value)
+        kind = array.dtype.kind
+        shown = f"{float(value):g}" if kind == "f" else _complex_text(value) if kind == "c" else str(value)
         return f"{head} {shown})"
     if array.size == 0:
         return f"{head}\n)" if array.ndim > 1 else f"{head} )"
     limit = ROW_LIMIT if array.ndim > 1 else FLAT_LIMIT
     text = _element_text(array)
-    width = max(len(text(v)) for v in _shown_values(array, limit))
+    width = {"c": 0, "b": 5}.get(array.dtype.kind)  # bools: as wide as False
+    if width is None:
+        width = max(len(text(v)) for v in _shown_values(array, limit))
     body = _row(array, lambda v: text(v).rjust(width), limit, 0)
     return f"{head}\n{body})" if array.ndim > 1 else f"{head} {body})"

@@ -58,8 +58,13 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
     ``out_path`` (``.onnx`` appended when missing); returns the written file. With ``log``,
     also logs it to the checkpoint's MLflow run (module docstring) and prints one line
     saying where, or why not."""
-    if fmt.lower() not in FORMATS and fmt.upper() not in ("MINDIR", "AIR"):
-        # (MINDIR/AIR: ms.export words their refusal)
+    if fmt.upper() == "MINDIR":  # framework.export writes MindIR, but this command logs ONNX
+        from framework.exporter import ExportError
+
+        raise ExportError("export: the trainer writes ONNX only (format 'mindir' asked); for "
+                          "MindIR call framework.export(net, x, file_name=..., file_format='MINDIR')")
+    if fmt.lower() not in FORMATS and fmt.upper() != "AIR":
+        # (AIR: ms.export words its refusal)
         raise ValueError(f"export: unknown format {fmt!r}; supported: {', '.join(FORMATS)}")
     if not isinstance(config, ExperimentConfig):
         config = load_config(config)

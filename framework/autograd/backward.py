@@ -4,7 +4,9 @@
 tape in PyNative, the traced graph's nodes in graph mode. Each primitive's ``bprop``
 (written with framework ops) maps output cotangents to input cotangents; each input's
 cotangent is then cast to that input's dtype, so integer inputs get integer gradients, as
-in MindSpore (see ``_in_dtype``).
+in MindSpore (see ``_in_dtype``). A tensor with hooks (``Tensor.register_hook``,
+:mod:`.hooks`) has them run on its complete cotangent when the sweep reaches it (a
+``wrt`` tensor: at the end).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .accumulate import EagerGradStore, GradStore
+from .hooks import TENSOR_HOOKS, run_tensor_hooks
 
 
 def backprop(
@@ -40,16 +43,9 @@ def backprop(
         store.add(output, sens)
 
     for prim, inputs, result in reversed(records):
-        if isinstance(result, tuple):
-            douts = [store.pop(o) for o in result]
-            if all(d is None for d in douts):
-                continue
-            dout = tuple(d if d is not None or prim.none_douts else F.zeros_like(o)
-                         for o, d in zip(result, douts))
-        else:
-            dout = store.pop(result)
-            if dout is None:
-                continue
+        dout = _pop_dout(store, prim, result, F)
+        if dout is None:
+            continue
         needs = tuple([id(t) in tracked for t in inputs])
         if store.add_slice(prim, inputs, dout, needs):
             continue
@@ -61,7 +57,25 @@ def backprop(
             in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
             _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
 
+    if TENSOR_HOOKS:
+        return [run_tensor_hooks(t, grads[id(t)]) if id(t) in grads else F.zeros_like(t) for t in wrt]
     return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]
+
+
+def _pop_dout(store: Any, prim: Any, result: Any, F: Any) -> Any:
+    """The cotangent of a record's output(s), taken from the store (after the outputs'
+    tensor hooks); None where no output got one. A tuple for several outputs, with zeros
+    (or None, for ``prim.none_douts``) where one got none."""
+    if not isinstance(result, tuple):
+        dout = store.pop(result)
+        return run_tensor_hooks(result, dout) if TENSOR_HOOKS and dout is not None else dout
+    douts = [store.pop(o) for o in result]
+    if all(d is None for d in douts):
+        return None
+    if TENSOR_HOOKS:
+        douts = [run_tensor_hooks(o, d) for o, d in zip(result, douts)]
+    return tuple(d if d is not None or prim.none_douts else F.zeros_like(o)
+                 for o, d in zip(result, douts))
 
 
 def _accumulate_inputs(prim: Any, inputs: tuple, in_grads: tuple, tracked: set[int],

@@ -7,13 +7,9 @@ from typing import Any
 
 from . import tape as _tape
 from .backward import backprop
+from .hooks import share_tensor_hooks
 
-# Installed by the jit layer (framework.jit_api, on import; ``import framework`` does):
-# ``convert(fn)``, how a function differentiated while tracing is converted (graph mode's
-# source frontend: its tensor conditions become regions), and ``mode_aware(fn, name)``, how
-# a gradient function called at top level in GRAPH_MODE runs (compiled, as MindSpore does).
-# autograd imports nothing above it; without them functions run as they are.
-HOOKS: dict[str, Callable[..., Any] | None] = {"convert": None, "mode_aware": None}
+HOOKS = _tape.HOOKS  # the jit layer's conversions (defined in tape, see there)
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -66,6 +62,7 @@ def vjp(
                 "differentiated"
             )
         inputs[p] = Tensor._wrap(args[p]._data)  # a fresh identity per differentiated input
+        share_tensor_hooks(args[p], inputs[p])  # Tensor.register_hook on the caller's tensor
         tape.watch(inputs[p])
     for w in weights:
         tape.watch(w)

@@ -8,10 +8,21 @@ interpreter.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
 _active: ContextVar[Tape | None] = ContextVar("framework_tape", default=None)
+
+
+
+# Installed by the jit layer (framework.jit_api, on import; ``import framework`` does):
+# ``convert(fn)``, how a function differentiated while tracing is converted (graph mode's
+# source frontend: its tensor conditions become regions), and ``mode_aware(fn, name)``, how
+# a gradient function called at top level in GRAPH_MODE runs (compiled, as MindSpore does).
+# autograd imports nothing above it; without them functions run as they are. Here, below
+# every other autograd module, so Tensor hooks (autograd.hooks) read it without grad.
+HOOKS: dict[str, Callable[..., Any] | None] = {"convert": None, "mode_aware": None}
 
 
 def active() -> Tape | None:

@@ -5,6 +5,9 @@ from ..dtype import (
     DType,
     bfloat16,
     bool_,
+    complex64,
+    complex128,
+    complex_type,
     dtype_to_nptype,
     float16,
     float32,
@@ -23,6 +26,6 @@ from ..dtype import (
     uint64,
 )
 
-__all__ = ["DType", "bfloat16", "bool_", "dtype_to_nptype", "float16", "float32", "float64",
-           "float_", "from_numpy", "int16", "int32", "int64", "int8", "int_", "to_dtype", "uint8",
-           "uint16", "uint32", "uint64"]
+__all__ = ["DType", "bfloat16", "bool_", "complex64", "complex128", "complex_type", "dtype_to_nptype",
+           "float16", "float32", "float64", "float_", "from_numpy", "int16", "int32", "int64", "int8",
+           "int_", "to_dtype", "uint8", "uint16", "uint32", "uint64"]

@@ -1,4 +1,5 @@
-"""``ms.export``: a network out to a deployment format (ONNX).
+"""``ms.export``: a network out to a deployment format (ONNX; MindSpore's MINDIR is written by
+:mod:`framework.mindir`).
 
 ``export(net, *inputs, file_name, file_format="ONNX", batch_axis=0)`` traces ``net`` in eval
 mode on the sample ``inputs`` with graph mode's tracer (our IR, :mod:`.capture`), maps each
@@ -30,8 +31,8 @@ from typing import Any
 from .._io import atomic_write
 from .capture import BatchDim, Captured, ExportError, capture
 
-FORMATS = ("ONNX",)
-_REFUSED = {"MINDIR": "MindSpore's MindIR", "AIR": "Ascend's AIR"}
+FORMATS = ("ONNX", "MINDIR")
+_REFUSED = {"AIR": "Ascend's AIR"}
 
 
 def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: str = "ONNX",
@@ -40,13 +41,18 @@ def export(net: Any, *inputs: Any, file_name: str | os.PathLike, file_format: st
     fmt = str(file_format).upper()
     if fmt in _REFUSED:
         raise ExportError(f"export: file_format={file_format!r} ({_REFUSED[fmt]}) is not supported "
-                          "here; twinmode exports ONNX only: use file_format='ONNX'")
+                          "here; twinmode exports ONNX and MINDIR: use file_format='ONNX' or 'MINDIR'")
     if fmt not in FORMATS:
-        raise ExportError(f"export: unknown file_format {file_format!r}; use file_format='ONNX'")
+        raise ExportError(f"export: unknown file_format {file_format!r}; use file_format='ONNX' "
+                          "or 'MINDIR'")
     if kwargs:
         raise TypeError(f"export: unexpected keyword(s) {', '.join(sorted(kwargs))}")
     if not inputs:
         raise ExportError("export: give sample inputs, as in ms.export(net, x, file_name=...)")
+    if fmt == "MINDIR":  # framework/mindir (batch_axis: MindSpore re-infers shapes per call)
+        from ..mindir import export_mindir
+
+        return export_mindir(net, inputs, file_name)
     model = model_proto(net, *inputs, batch_axis=batch_axis)
     path = os.fspath(file_name)
     path = path if path.lower().endswith(".onnx") else f"{path}.onnx"

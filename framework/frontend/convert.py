@@ -2,14 +2,15 @@
 source rewrite of control flow into runtime calls that run Python conditions as Python and
 stage tensor conditions as regions).
 
-``convert(fn)`` reads ``fn``'s source, rewrites its control flow (:mod:`.transformer`)
-and compiles it again with the same file name and line numbers, in ``fn``'s globals and
-with its closure values; the result behaves as ``fn`` wherever conditions are Python
-values. Conversions are cached per code object. Functions of the framework itself,
-of installed packages and of the standard library are left alone, and so is a function
-whose source cannot be read (a lambda, code typed at a prompt): it is traced as it is.
-A framework module written as graph-mode source, as a user's would be (the train cells
-of framework/train, with ``if`` on tensors), says so with ``GRAPH_MODE_SOURCE = True``.
+``convert(fn)`` reads ``fn``'s source, rewrites its control flow (:mod:`.transformer`) and
+compiles it again with the same file name and line numbers, in ``fn``'s globals and with
+its closure values; the result behaves as ``fn`` wherever conditions are Python values.
+Conversions are cached per code object and module globals. Functions of the framework
+itself, of installed packages and of the standard library are left alone, and so is a
+function whose source cannot be read (a lambda, code typed at a prompt): it is traced as
+it is. A framework module written as graph-mode source, as a user's would be (the train
+cells of framework/train, with ``if`` on tensors), says so with ``GRAPH_MODE_SOURCE =
+True``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from .transformer import Transformer
 _SKIP_DIRS = tuple({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
                     if (p := sysconfig.get_paths().get(key))})
 _UNCONVERTIBLE = object()
-_cache: dict[types.CodeType, Any] = {}
+# (code object, id of its globals) -> (those globals, factory): equal code objects (the same
+# function in two files or modules compares equal) must not share one module's globals
+_cache: dict[tuple[types.CodeType, int], tuple[dict[str, Any], Any]] = {}
 
 
 def is_user_code(filename: str) -> bool:
@@ -48,9 +51,11 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     code = fn.__code__
     if not is_user_code(code.co_filename) and fn.__globals__.get("GRAPH_MODE_SOURCE") is not True:
         return fn
-    factory = _cache.get(code)
-    if factory is None:
-        factory = _cache[code] = _compile(fn)
+    key = (code, id(fn.__globals__))
+    entry = _cache.get(key)
+    if entry is None or entry[0] is not fn.__globals__:
+        entry = _cache[key] = (fn.__globals__, _compile(fn))
+    factory = entry[1]
     if factory is _UNCONVERTIBLE:
         return fn
     try:

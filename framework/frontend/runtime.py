@@ -26,7 +26,7 @@ from ..signature import Tree
 from ..signature import leaves as leaves_of
 from ..tensor import Tensor
 from .jumps import FLAGGED_RETURN
-from .undefined import Undefined
+from .undefined import _NONE, Undefined
 
 
 def is_variable(x: Any) -> bool:
@@ -56,9 +56,13 @@ def condition(value: Any, what: str, lineno: int) -> Any:
     return F.reshape(value, ()) if value.shape != () else value
 
 
-def get(local_vars: dict[str, Any], names: tuple[str, ...]) -> tuple:
-    """The current values of ``names`` (Undefined where a name is not bound yet)."""
-    return tuple(local_vars.get(n, Undefined(n)) for n in names)
+def get(local_vars: dict[str, Any], names: tuple[str, ...],
+        global_vars: dict[str, Any] | None = None) -> tuple:
+    """The current values of ``names`` (Undefined where a name is not bound yet; one that
+    a global of that name stands in for when it is used, see :class:`.undefined.Undefined`)."""
+    globals_ = global_vars or {}
+    return tuple(local_vars[n] if n in local_vars else Undefined(n, default=globals_.get(n, _NONE))
+                 for n in names)
 
 
 def result(local_vars: dict[str, Any], var: str) -> Any:

@@ -13,7 +13,10 @@ traced (build an ``If``/``While`` region):
 Likewise ``while`` (a condition function and a body function), ``for`` (a body taking the
 item), ``a if c else b``, ``and``/``or``/``not``, ``print`` (a runtime print in graph mode),
 ``x[i] = v`` (rebinding ``x`` to an updated tensor), calls of user functions (converted
-on first call, as MindSpore parses the functions a ``construct`` calls) and ``assert``.
+on first call, as MindSpore parses the functions a ``construct`` calls), ``map``,
+``filter``, ``zip``, ``enumerate``, ``int``, ``float``, ``max``, ``min`` (their graph-mode
+forms, :mod:`.pyobjects`) and ``assert``. A variable read
+before the function assigns it reads the global of that name (as MindSpore resolves it).
 Generated names start with ``_cf_``; line numbers are the user's, so errors and
 ``file:line`` in the IR point at their source.
 """
@@ -37,6 +40,8 @@ _UNSUPPORTED = {
 }
 if hasattr(ast, "TryStar"):
     _UNSUPPORTED[ast.TryStar] = "try/except*"
+# Builtins with a graph-mode form (:mod:`.pyobjects`): containers, values of constants.
+_FOLDED_CALLS = {"map", "filter", "zip", "enumerate", "int", "float", "max", "min"}
 # Calls left as they are (builtins that must see the caller's frame, or are cheap).
 _PLAIN_CALLS = {"super", "locals", "globals", "isinstance", "issubclass", "len", "range", "print",
                 "type", "getattr", "setattr", "hasattr", "int", "float", "bool", "str", "tuple",
@@ -102,7 +107,8 @@ class Transformer(ast.NodeTransformer):
 
     # -- statements --------------------------------------------------------------------------
     def _vars(self, names: list[str]) -> ast.Call:
-        return _call("get", ast.Call(func=name("locals"), args=[], keywords=[]), _strs(names))
+        return _call("get", ast.Call(func=name("locals"), args=[], keywords=[]), _strs(names),
+                     ast.Call(func=name("globals"), args=[], keywords=[]))
 
     def _bind(self, names: list[str], call: ast.Call, where: ast.AST) -> ast.stmt:
         """``names = call``, located on the first line of ``where`` (the if/while/for), so
@@ -208,6 +214,8 @@ class Transformer(ast.NodeTransformer):
         func = node.func
         if isinstance(func, ast.Name) and func.id == "print":
             node.func = ast.copy_location(_rt("print_"), func)
+        elif isinstance(func, ast.Name) and func.id in _FOLDED_CALLS:
+            node.func = ast.copy_location(_call("builtin", func), func)
         elif not (isinstance(func, ast.Name) and func.id in _PLAIN_CALLS):
             node.func = ast.copy_location(_call("converted", func), func)
         return node

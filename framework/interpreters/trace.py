@@ -23,7 +23,7 @@ import numpy as np
 from .._io import atomic_write
 from ..autograd import tape as _tape
 from ..errors import graph_location, user_location, with_location
-from ..ir.graph import Graph, GraphModeError, Node, Value
+from ..ir.graph import Graph, GraphModeError, Node, Value, refuse_complex
 from ..ir.printer import to_text
 from .base import Interpreter
 from .eager import describe_inputs
@@ -171,6 +171,7 @@ class TraceInterpreter(Interpreter):
             specs = prim.out_specs(*values)
         except (ValueError, TypeError) as error:
             self.fail(prim, values, error)
+        refuse_complex([v.dtype for v in values] + [s.dtype for s in specs], prim.name)
         if prim.host_random:
             draw = prim.random_spec(*values)
             mask = self.root.graph.add_input(draw.shape, draw.dtype, "random",

@@ -37,6 +37,27 @@ class GraphModeError(RuntimeError):
     """Python code needed a tensor's value while tracing for graph mode."""
 
 
+class NeedsValueError(GraphModeError):
+    """Python code needed the value of a traced tensor (``int(x)``, ``x.asnumpy()``, ``if``
+    on it outside converted code): graph mode may run the function interpreted instead
+    (:mod:`framework.frontend.fallback`)."""
+
+
+class ComplexValueError(NeedsValueError):
+    """A complex tensor met while tracing: graph mode compiles no complex tensors, so the
+    function runs interpreted (:mod:`framework.frontend.fallback`)."""
+
+
+def refuse_complex(dtypes: Any, what: str) -> None:
+    """Raise :class:`ComplexValueError` if one of ``dtypes`` (NumPy dtypes of ``what``: a
+    primitive's inputs and outputs, an argument) is complex."""
+    for dtype in dtypes:
+        if dtype.kind == "c":
+            raise ComplexValueError(with_location(
+                f"graph mode: {what} has a {dtype} tensor; graph mode compiles no complex "
+                "tensors, so this function runs interpreted (PyNative kernels)", user_location()))
+
+
 class Value:
     __slots__ = ("shape", "dtype", "kind", "data", "name", "producer", "id")
 
@@ -66,7 +87,7 @@ class Value:
 
     def concrete_error(self, what: str) -> None:
         """Raise the graph-mode error for code that needs this value on the host."""
-        raise GraphModeError(with_location(
+        raise NeedsValueError(with_location(
             f"graph mode: {what} needs a tensor's value, which is unknown while compiling; "
             "write it with tensor operations (if/while/for on tensors compile; ops.select / "
             "ops.where choose per element), or run this code in PyNative mode "

@@ -11,6 +11,7 @@ from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .embedding import Embedding
+from .graph_cell import GraphCell
 from .layers import (
     GELU,
     Dense,
@@ -89,6 +90,7 @@ __all__ = [
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
     "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
     "BCEWithLogitsLoss", "CrossEntropyLoss", "Dense", "Embedding", "Dropout", "Flatten", "L1Loss",
+    "GraphCell",
     "LogSoftmax", "LossBase",
     "MSELoss", "MaxPool2d", "Momentum", "Optimizer", "ReLU", "ReLU6", "SequentialCell", "Sigmoid",
     "Softmax", "SoftmaxCrossEntropyWithLogits", "Tanh", "TrainOneStepCell", "WithEvalCell",

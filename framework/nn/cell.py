@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,29 +15,17 @@ from ..graph_mode import JitFunction
 from ..interpreters import current, is_tracing
 from ..parameter import Parameter, ParameterTuple
 from ..tensor import Tensor
+from .cell_hooks import CellHooks, HookHandle, call_with_hooks, has_hooks  # noqa: F401
 from .inputs import check_inputs
 
 
-class HookHandle:
-    """What ``register_forward_hook`` returns: ``remove()`` takes the hook off."""
-
-    _next = 0
-
-    def __init__(self, hooks: OrderedDict, hook_fn: Any) -> None:
-        HookHandle._next += 1
-        self.hooks, self.key = hooks, HookHandle._next
-        hooks[self.key] = hook_fn
-
-    def remove(self) -> None:
-        self.hooks.pop(self.key, None)
-
-
-class Cell:
+class Cell(CellHooks):
     """Define ``construct``; calling the cell runs it.
 
     Parameters and sub-cells assigned as attributes are registered in order. With
     ``auto_prefix`` (the default) a sub-cell's parameters are renamed with its
-    attribute path (``fc1.weight``), as in MindSpore.
+    attribute path (``fc1.weight``), as in MindSpore. Hooks (``register_forward_hook``
+    ...) run around every call, in both modes: :mod:`framework.nn.cell_hooks`.
     """
 
     def __init__(self, auto_prefix: bool = True) -> None:
@@ -67,9 +56,7 @@ class Cell:
             self._params[name] = value
         elif isinstance(value, Cell):
             if self._auto_prefix:
-                for _, cell in value.cells_and_names():
-                    for param in cell._params.values():
-                        param.name = f"{name}.{param.name}"
+                _name_after_paths(value, name)
             self._cells[name] = value
         object.__setattr__(self, name, value)
 
@@ -96,9 +83,9 @@ class Cell:
         if is_tracing():  # graph mode, inside a traced function: trace through, remember self
             with current().in_cell(self):
                 if low is None:
-                    return convert(self.construct)(*args, **kwargs)
+                    return call_with_hooks(self, convert(self.construct), args, kwargs)
                 with _params_cast(self, low):
-                    return convert(self.construct)(*args, **kwargs)
+                    return call_with_hooks(self, convert(self.construct), args, kwargs)
         if get_context("mode") == GRAPH_MODE:
             signature = self.__dict__.get("_input_signature")
             if signature is not None:
@@ -106,18 +93,26 @@ class Cell:
             runner = self.__dict__.get("_graph_runner")
             if runner is None:
                 fn = self.construct if low is None else self._construct_cast
+                if has_hooks(self):  # compiled with the hooks it has now, as MindSpore's
+                    fn = self._hooked(fn)
                 runner = JitFunction(fn, name=type(self).__name__, cell=self)
                 object.__setattr__(self, "_graph_runner", runner)
             return runner(*args, **kwargs)
         if low is None:
-            out = self.construct(*args, **kwargs)
-        else:
-            with _params_cast(self, low):
-                out = self.construct(*args, **kwargs)
-        for hook in list(self.__dict__.get("_forward_hooks", {}).values()):
-            result = hook(self, args, out)
-            out = out if result is None else result
-        return out
+            if has_hooks(self):
+                return call_with_hooks(self, self.construct, args, kwargs)
+            return self.construct(*args, **kwargs)
+        with _params_cast(self, low):
+            return call_with_hooks(self, self.construct, args, kwargs)
+
+    def _hooked(self, construct: Any) -> Any:
+        """``construct`` with this cell's hooks around it (what a top-level graph-mode call
+        of a cell with hooks compiles); it keeps construct's signature."""
+        @functools.wraps(construct)
+        def entry(*args: Any, **kwargs: Any) -> Any:
+            return call_with_hooks(self, convert(construct), args, kwargs)
+
+        return entry
 
     def set_inputs(self, *inputs: Any) -> None:
         """MindSpore's input signature (``Tensor(shape=[None, 3], dtype=...)`` placeholders):
@@ -127,17 +122,6 @@ class Cell:
 
     def get_inputs(self) -> tuple[Any, ...] | None:
         return self.__dict__.get("_input_signature")
-
-    def register_forward_hook(self, hook_fn: Any) -> HookHandle:
-        """MindSpore's ``register_forward_hook``: ``hook_fn(cell, inputs, output)`` runs
-        after each eager (PyNative) call of this cell; a value it returns replaces the
-        output. As in MindSpore, compiled (graph-mode) calls run without hooks. Returns a
-        handle whose ``remove()`` takes the hook off."""
-        if not callable(hook_fn):
-            raise TypeError(f"{type(self).__name__}.register_forward_hook: hook_fn must be callable, "
-                            f"got {type(hook_fn).__name__}")
-        hooks = self.__dict__.setdefault("_forward_hooks", OrderedDict())
-        return HookHandle(hooks, hook_fn)
 
     def _construct_cast(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's parameters cast to its ``to_float`` dtype (what a
@@ -251,6 +235,48 @@ class Cell:
         return f"{type(self).__name__}({body}\n)"
 
 
+def _name_after_paths(cell: Cell, prefix: str) -> None:
+    """MindSpore's naming of a Cell's parameters when the Cell is assigned as ``prefix``: each
+    becomes ``prefix.`` + its attribute path in the Cell (``features.1.moving_mean`` for the
+    BatchNorm parameter created as ``"mean"``, ``block.cell_list.0.weight`` for a layer
+    appended to a CellList before the block was assigned). A parameter reached twice keeps
+    its first path; those of ParameterTuple attributes keep their names."""
+    seen: set[int] = set()
+    for path, held in cell.cells_and_names(prefix):
+        for attribute, param in held._params.items():
+            if id(param) not in seen:
+                seen.add(id(param))
+                param.name = f"{path}.{attribute}"
+
+
+def _list_prefix(cells: OrderedDict[str, Cell]) -> str:
+    """The path prefix a CellList/SequentialCell's items carry, read as MindSpore reads it
+    from the name of the first item that has a parameter (``extra.cell_list.0.weight`` under
+    key ``0``: ``extra.cell_list.``); empty when no item has one."""
+    for key, cell in cells.items():
+        first = next(iter(cell.parameters_and_names()), None)
+        if first is not None:
+            parts = first[1].name.split(".")
+            if key in parts:
+                at = len(parts) - 1 - parts[::-1].index(key)
+                return "".join(part + "." for part in parts[:at])
+            return ""
+    return ""
+
+
+def _append(container: Cell, cell: Cell) -> None:
+    """``container.append(cell)``: the next index; with ``auto_prefix``, the new item's
+    parameters are named as its siblings are (:func:`_list_prefix` + index + path)."""
+    prefix = _list_prefix(container._cells) if container._auto_prefix else ""
+    setattr(container, str(len(container._cells)), cell)
+    if prefix:
+        seen: set[int] = set()
+        for _, param in cell.parameters_and_names():
+            if id(param) not in seen:
+                seen.add(id(param))
+                param.name = prefix + param.name
+
+
 class SequentialCell(Cell):
     """Cells run in order: ``SequentialCell([a, b])``, ``SequentialCell(a, b)`` or an
     OrderedDict of named cells."""
@@ -275,7 +301,7 @@ class SequentialCell(Cell):
         return len(self._cells)
 
     def append(self, cell: Cell) -> SequentialCell:
-        setattr(self, str(len(self._cells)), cell)
+        _append(self, cell)
         return self
 
     def construct(self, x: Any) -> Any:
@@ -300,7 +326,7 @@ class CellList(Cell):
         return len(self._cells)
 
     def append(self, cell: Cell) -> None:
-        setattr(self, str(len(self._cells)), cell)
+        _append(self, cell)
 
 
 _vmap_ensembles.append(CellList)  # ops.vmap(CellList([...])): one cell per example

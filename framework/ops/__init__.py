@@ -7,9 +7,12 @@ MindSpore's module paths are here too: ``ops.operations`` (``P``), ``ops.composi
 import types as _types
 
 from ..autograd.grad import GradOperation, grad, value_and_grad
+from ..autograd.hooks import HookBackward
 from ..autograd.vmap import vmap
 from . import composite, functional, operations, shape
 from . import tensor_info as _tensor_info
+from .complex_ops import *  # noqa: F403  (Complex, Real, ... real, imag, conj, angle)
+from .complex_ops import __all__ as _complex_all
 from .composite import HyperMap, Map, MultitypeFuncGraph
 from .functional import *  # noqa: F403
 from .functional import __all__ as _functional_all
@@ -32,5 +35,6 @@ shape.__class__ = _ShapeModule
 # functional module (which sits below autograd and never imports it)
 functional.grad, functional.value_and_grad, functional.vmap = grad, value_and_grad, vmap
 
-__all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "composite", "functional",
-           "grad", "operations", "shape", "value_and_grad", "vmap", *_functional_all, *_operations_all]
+__all__ = ["GradOperation", "HookBackward", "HyperMap", "Map", "MultitypeFuncGraph", "composite",
+           "functional", "grad", "operations", "shape", "value_and_grad", "vmap", *_functional_all,
+           *_operations_all, *_complex_all]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtype import float_result, is_float, is_low_float
+from ..dtype import complex_result, float_result, is_float, is_low_float
 from ..errors import user_location, with_location
 from ..primitive import shape_str
 
@@ -31,6 +31,17 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         raise ValueError(
             "shapes " + " and ".join(shape_str(s) for s in shapes) + " cannot be broadcast together"
         ) from None
+
+
+def one_dim(op: str, dim: Any, ndim: int) -> int:
+    """One axis of an ``ndim``-d input (negative counts from the end), checked: a TypeError
+    for a non-int, an IndexError out of range, both naming ``op``."""
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise argument_error(op, TypeError(f"dim must be an int, got {dim!r}"))
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise argument_error(op, IndexError(f"dim {dim} is out of range for a {ndim}-d input"))
+    return dim % size
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
@@ -72,12 +83,15 @@ def sum_to_axes(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, .
 
 
 def result_dtype(*dtypes: np.dtype) -> np.dtype:
-    """Type promotion as in MindSpore: a float operand wins over ints and bools (int32 +
-    float32 is float32, where NumPy would widen to float64); otherwise NumPy's rule."""
+    """Type promotion as in MindSpore: a complex operand wins (:func:`..dtype.complex_result`),
+    a float operand wins over ints and bools (int32 + float32 is float32, where NumPy would
+    widen to float64); otherwise NumPy's rule."""
     if len(dtypes) == 2 and isinstance(dtypes[0], np.dtype) and dtypes[0] == dtypes[1] \
             and dtypes[0].isnative:
         return dtypes[0]  # the common case: one dtype
     dtypes = tuple(np.dtype(d) for d in dtypes)
+    if any(d.kind == "c" for d in dtypes):  # complex wins, widened by float64 only
+        return complex_result(*dtypes)
     floats = [d for d in dtypes if is_float(d)]
     if floats:  # bfloat16 (ml_dtypes) promotes with no integer, nor with float16, in NumPy
         return float_result(*floats)

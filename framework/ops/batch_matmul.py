@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..primitive import Primitive, Spec, shape_str
+from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float32_accumulation, result_dtype
 from .elementwise import sum_to
 
@@ -31,6 +33,7 @@ class BatchMatMul(Primitive):
         super().__init__(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
     def infer(self, a: Any, b: Any) -> Spec:
+        mstype.check_complex_pair(a.dtype, b.dtype)
         sa, sb = tuple(a.shape), tuple(b.shape)
         if len(sa) < 2 or len(sb) < 2 or max(len(sa), len(sb)) < 3:
             raise ValueError(f"BatchMatMul: inputs need rank >= 2 and one of them >= 3, got "
@@ -55,6 +58,7 @@ class BatchMatMul(Primitive):
         dtype = result_dtype(a.dtype, b.dtype)
         return out if out.dtype == dtype else out.astype(dtype)
 
+    @holomorphic
     def bprop(self, a, b, *, out, dout, needs):
         ta, tb = self.transpose_a, self.transpose_b
         da = db = None

@@ -1,4 +1,6 @@
-"""Elementwise primitives: arithmetic, comparisons, select, cast and activations."""
+"""Elementwise primitives: arithmetic, comparisons, select, cast and activations. Complex
+tensors as MindSpore (:func:`..dtype.check_complex_pair`; ``Abs`` keeps the complex dtype,
+``Cast`` to a real dtype takes the real part; gradients: :mod:`._holomorphic`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
 
 
@@ -65,6 +68,11 @@ class Sub(_Binary):
 class Mul(_Binary):
     fn = np.multiply
 
+    def infer(self, x: Any, y: Any) -> Spec:
+        mstype.check_complex_pair(x.dtype, y.dtype)
+        return super().infer(x, y)
+
+    @holomorphic
     def bprop(self, x, y, *, out, dout, needs):
         dx = sum_to(mul(dout, y), x.shape) if needs[0] else None
         dy = sum_to(mul(dout, x), y.shape) if needs[1] else None
@@ -77,16 +85,18 @@ class Div(_Binary):
     fn = np.true_divide
 
     def infer(self, x: Any, y: Any) -> Spec:
+        mstype.check_complex_pair(x.dtype, y.dtype)
         dtype = result_dtype(x.dtype, y.dtype)
-        out = dtype if mstype.is_float(dtype) else np.dtype(np.float32)
+        out = dtype if mstype.is_float(dtype) or dtype.kind == "c" else np.dtype(np.float32)
         return Spec(broadcast_shape(x.shape, y.shape), out)
 
     def kernel(self, x, y):
         out = np.true_divide(x, y)
-        if x.dtype == y.dtype and mstype.is_float(x.dtype):
+        if x.dtype == y.dtype and (mstype.is_float(x.dtype) or x.dtype.kind == "c"):
             return out
         return out.astype(self.infer(x, y).dtype, copy=False)
 
+    @holomorphic
     def bprop(self, x, y, *, out, dout, needs):
         dx = div(dout, y)
         dy = sum_to(neg(mul(dx, out)), y.shape) if needs[1] else None
@@ -181,8 +191,8 @@ class FloorMod(_Floor):
 
 class _Compare(_Binary, abstract=True):
     differentiable = False
-
     def infer(self, x: Any, y: Any) -> Spec:
+        mstype.check_complex_pair(x.dtype, y.dtype, ordered=type(self).fn not in (np.equal, np.not_equal))
         return Spec(broadcast_shape(x.shape, y.shape), np.dtype(np.bool_))
 
     def kernel(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -239,6 +249,7 @@ class Cast(Primitive):
         return Spec(tuple(x.shape), self.dtype)
 
     def kernel(self, x):
+        x = x.real if x.dtype.kind == "c" and self.dtype.kind != "c" else x  # as MindSpore
         if mstype.is_low_float(self.dtype):  # a float32 value beyond float16's range is inf
             with np.errstate(over="ignore"):
                 return x.astype(self.dtype, copy=False)
@@ -260,6 +271,8 @@ class _Unary(Primitive, abstract=True):
     """Float unary op: ``fn`` is the NumPy kernel, ``grad(x, out, dout)`` the VJP."""
 
     def infer(self, x: Any) -> Spec:
+        if np.dtype(x.dtype).kind == "c" and getattr(self, "complex_ok", False):  # Exp, Log, Sqrt
+            return Spec(tuple(x.shape), x.dtype)
         return Spec(tuple(x.shape), float_dtype(x.dtype))
 
 
@@ -279,9 +292,13 @@ class Abs(Primitive):
         return Spec(tuple(x.shape), x.dtype)
 
     def kernel(self, x):
-        return np.abs(x)
+        out = np.abs(x)
+        return out.astype(x.dtype) if x.dtype.kind == "c" else out  # |z| + 0j, as MindSpore
 
     def bprop(self, x, *, out, dout, needs):  # dout * sign(x): zero at 0, as MindSpore's
+        if x.dtype.is_complex:  # dout * z / |z|
+            from .complex_ops import complex_abs_grad
+            return (complex_abs_grad(x, out, dout),)
         return (select(greater(x, 0), dout, select(less(x, 0), neg(dout), 0)),)
 
 
@@ -289,6 +306,7 @@ class Exp(_Unary):
     def kernel(self, x):
         return np.exp(x)
 
+    @holomorphic
     def bprop(self, x, *, out, dout, needs):
         return (mul(dout, out),)
 
@@ -297,6 +315,7 @@ class Log(_Unary):
     def kernel(self, x):
         return np.log(x)
 
+    @holomorphic
     def bprop(self, x, *, out, dout, needs):
         return (div(dout, x),)
 
@@ -305,8 +324,12 @@ class Sqrt(_Unary):
     def kernel(self, x):
         return np.sqrt(x)
 
+    @holomorphic
     def bprop(self, x, *, out, dout, needs):
         return (div(mul(dout, 0.5), out),)
+
+
+Exp.complex_ok = Log.complex_ok = Sqrt.complex_ok = True
 
 
 class ReLU(_Unary):

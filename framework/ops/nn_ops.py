@@ -9,6 +9,7 @@ import numpy as np
 from .. import dtype as mstype
 from .. import seed as _seed
 from ..primitive import Primitive, Spec, shape_str
+from ._holomorphic import holomorphic
 from ._utils import float32_accumulation, float_dtype, normalize_axis, result_dtype
 from .elementwise import add, div, mul, sqrt, sub
 from .reduce import reduce_sum
@@ -22,6 +23,7 @@ class MatMul(Primitive):
         super().__init__(transpose_a=bool(transpose_a), transpose_b=bool(transpose_b))
 
     def infer(self, a: Any, b: Any) -> Spec:
+        mstype.check_complex_pair(a.dtype, b.dtype)
         if len(a.shape) != 2 or len(b.shape) != 2:
             raise ValueError(f"inputs must be 2-D, got {shape_str(a.shape)} and {shape_str(b.shape)}")
         m, k = a.shape[::-1] if self.transpose_a else a.shape
@@ -39,6 +41,7 @@ class MatMul(Primitive):
         out = np.matmul(a.T if self.transpose_a else a, b.T if self.transpose_b else b)
         return out if a.dtype == b.dtype else out.astype(result_dtype(a.dtype, b.dtype))
 
+    @holomorphic
     def bprop(self, a, b, *, out, dout, needs):
         ta, tb = self.transpose_a, self.transpose_b
         da = db = None

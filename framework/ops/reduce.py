@@ -49,13 +49,13 @@ class ReduceMean(_Reduce):
 
     def infer(self, x: Any) -> Spec:
         spec = super().infer(x)
-        if mstype.kind(x.dtype) not in "fiu":
+        if mstype.kind(x.dtype) not in "fiuc":
             raise TypeError(f"needs a numeric input, got {x.dtype}")
         return spec
 
     @float32_accumulation
     def kernel(self, x):
-        if mstype.is_float(x.dtype):
+        if mstype.is_float(x.dtype) or x.dtype.kind == "c":
             return np.mean(x, axis=self.axis, keepdims=self.keep_dims)
         total = np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=np.int64)
         count = math.prod(x.shape[a] for a in self.axis)

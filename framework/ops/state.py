@@ -9,20 +9,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._utils import argument_error
 
 
 def assign(variable: Any, value: Any) -> Any:
-    """``ops.assign(variable, value)``: set the Parameter ``variable`` to ``value`` (cast to
-    its dtype; same shape, or broadcastable to it); returns the Parameter."""
+    """``ops.assign(variable, value)``: set the Parameter (or Tensor) ``variable`` to
+    ``value`` (cast to its dtype; same shape, or broadcastable to it); returns ``variable``.
+    A plain Tensor takes the new value as item assignment does (in both modes)."""
     from ..parameter import Parameter
     from ..tensor import Tensor
     from .elementwise import cast
     from .shape import broadcast_to
 
-    if not isinstance(variable, Parameter):
+    if not isinstance(variable, Tensor):
         raise argument_error("Assign", TypeError(
-            f"variable must be a Parameter, got {type(variable).__name__}"))
+            f"variable must be a Parameter or a Tensor, got {type(variable).__name__}"))
     if not isinstance(value, Tensor):
         value = Tensor(value, variable.dtype)
     if tuple(value.shape) != tuple(variable.shape):
@@ -30,11 +33,22 @@ def assign(variable: Any, value: Any) -> Any:
             value = broadcast_to(value, tuple(variable.shape))
         except ValueError:
             raise argument_error("Assign", ValueError(
-                f"value of shape {tuple(value.shape)} does not fit Parameter "
-                f"{variable.name!r} of shape {tuple(variable.shape)}")) from None
+                f"value of shape {tuple(value.shape)} does not fit "
+                f"{getattr(variable, 'name', 'the Tensor')!r} of shape {tuple(variable.shape)}")) from None
     if value.dtype != variable.dtype:
         value = cast(value, variable.dtype)
-    return variable.set_data(value)
+    if isinstance(variable, Parameter):
+        return variable.set_data(value)
+    from ..autograd import tape
+    from ..interpreters import is_tracing
+
+    if is_tracing() and isinstance(variable._data, np.ndarray):
+        raise argument_error("Assign", RuntimeError(
+            "graph mode: variable is a tensor the compiled function neither computed nor "
+            "received as an argument (a constant here); pass it as an argument"))
+    tape.rebind(variable, value)  # as item assignment: the Tensor now holds value
+    variable._data = value._data
+    return variable
 
 
 class Assign:

@@ -1,7 +1,8 @@
 """Tensor methods that are the functional ops with the tensor first (``x.acos()`` is
-``ops.acos(x)``, ``x.clamp(0, 1)`` is ``ops.clamp(x, 0, 1)``), plus MindSpore's aliases
-and dtype shorthands. ``install(Tensor)`` adds each one the class does not define itself
-(``framework/tensor.py`` calls it once, after the ops are importable).
+``ops.acos(x)``, ``x.clamp(0, 1)`` is ``ops.clamp(x, 0, 1)``), plus MindSpore's aliases,
+dtype shorthands and the in-place methods of :mod:`.tensor_inplace` (``x.add_(y)``).
+``install(Tensor)`` adds each one the class does not define itself (``framework/tensor.py``
+calls it once, after the ops are importable).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from . import functional as F
+from .tensor_inplace import METHODS as INPLACE
 
 # methods that are ``F.<name>(self, *args, **kwargs)``
 DELEGATED = (
@@ -110,6 +112,7 @@ def install(tensor_class: type) -> None:
     methods.update({n: _delegate(n, t) for n, t in ALIASES.items()})
     methods.update({n: _cast_method(n, d) for n, d in CASTS.items()})
     methods.update(_extra())
+    methods.update(INPLACE)  # x.add_(y) ...: framework/ops/tensor_inplace.py
     for name, method in methods.items():
         if name not in tensor_class.__dict__:
             setattr(tensor_class, name, method)

@@ -154,8 +154,13 @@ def test_if_on_tensor_value_compiles_like_pynative():
 
 
 def test_host_value_of_a_traced_tensor_names_line_and_alternative():
-    with pytest.raises(GraphModeError) as info:
-        run_in(ms.GRAPH_MODE, lambda: NeedsValue()(Tensor(np.ones(3, np.float32))))
+    """With jit_syntax_level=STRICT (no JIT Fallback: tests/framework/test_jit_fallback.py)."""
+    ms.set_context(jit_syntax_level=ms.STRICT)
+    try:
+        with pytest.raises(GraphModeError) as info:
+            run_in(ms.GRAPH_MODE, lambda: NeedsValue()(Tensor(np.ones(3, np.float32))))
+    finally:
+        ms.set_context(jit_syntax_level=ms.LAX)
     message = str(info.value)
     line = inspect.getsourcelines(NeedsValue.construct)[1] + 1
     assert f"{__file__}:{line}" in message

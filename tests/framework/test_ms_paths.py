@@ -109,9 +109,26 @@ def test_assign_updates_parameters_in_both_modes():
     np.testing.assert_allclose(graph_net.total.asnumpy(), 3 * x.asnumpy())
 
 
-def test_assign_refuses_a_plain_tensor():
-    with pytest.raises(TypeError, match=r"Assign: variable must be a Parameter, got Tensor"):
-        ms.ops.assign(Tensor(np.zeros(2)), Tensor(np.ones(2)))
+def test_assign_sets_a_plain_tensor():
+    """MindSpore 2.10's ``ops.assign`` takes a plain Tensor too: it then holds the value
+    (PyNative), and later reads in a compiled function see it (graph)."""
+    x = Tensor(np.zeros(2, np.float32))
+    assert ms.ops.assign(x, Tensor(np.ones(2, np.float32))) is x
+    np.testing.assert_array_equal(x.asnumpy(), np.ones(2, np.float32))
+
+    @ms.jit
+    def twice_then_triple(t):
+        ms.ops.operations.Assign()(t, t * 2)
+        return t * 3
+
+    values = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(twice_then_triple(Tensor(values)).asnumpy(), values * 6)
+    with pytest.raises(TypeError, match=r"Assign: variable must be a Parameter or a Tensor"):
+        ms.ops.assign(np.zeros(2), Tensor(np.ones(2)))
+    constant = Tensor(np.zeros(2, np.float32))
+    with pytest.raises(RuntimeError, match=r"Assign: graph mode: variable is a tensor the compiled"):
+        ms.jit(lambda t: ms.ops.assign(constant, t))(Tensor(np.ones(2, np.float32)))
+    np.testing.assert_array_equal(constant.asnumpy(), np.zeros(2, np.float32))
 
 
 # -- jit decorators ----------------------------------------------------------------------------

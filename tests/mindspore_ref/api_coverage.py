@@ -6,12 +6,13 @@ Two steps (``make api-coverage`` runs both, the first only where ``MINDSPORE_PYT
   own venv (a subprocess of ``MINDSPORE_PYTHON``), stored in ``docs/mindspore_names.json``.
   Names only: nothing of MindSpore's code or documentation is kept.
 - ``table`` (the default): each stored name looked up in ``framework`` (``framework.ops``,
-  ``framework.ops.operations``, ``framework.nn``, ``framework.Tensor``) and classified, then
+  ``framework.ops.operations``, ``framework.nn``, ``framework.Tensor``, ``framework.mint``
+  and its ``nn``, ``nn.functional``, ``optim``, ``special``, ``linalg``) and classified, then
   written to ``docs/api_coverage.md``. This needs no MindSpore; the test
   ``tests/mindspore_ref/test_api_coverage.py`` renders the table in memory and fails when
   the file differs.
 
-A name is *present* when the namespace has it (for ``ops``, ``ops.operations`` and ``nn``
+A name is *present* when the namespace has it (for every namespace but ``Tensor``
 a callable, not one of our submodules or values that happens to share the name); *refused* when
 looking it up raises an error other than ``AttributeError`` (a module ``__getattr__``
 refusing it with a message), or when what it names carries a ``__refused__`` string (a
@@ -45,6 +46,12 @@ NAMESPACES = {
     "ops.operations": ("Primitive classes", "mindspore.ops.operations.<Name> (P.<Name>)"),
     "nn": ("Cells and nn functions", "mindspore.nn.<name>"),
     "Tensor": ("Tensor methods and properties", "mindspore.Tensor.<name>"),
+    "mint": ("PyTorch-style functions", "mindspore.mint.<name>"),
+    "mint.nn": ("PyTorch-style Cells", "mindspore.mint.nn.<Name>"),
+    "mint.nn.functional": ("PyTorch-style functional layers", "mindspore.mint.nn.functional.<name>"),
+    "mint.optim": ("PyTorch-style optimizers", "mindspore.mint.optim.<Name>"),
+    "mint.special": ("Special functions", "mindspore.mint.special.<name>"),
+    "mint.linalg": ("Linear algebra", "mindspore.mint.linalg.<name>"),
 }
 STATUSES = ("present", "refused", "missing")
 CPU_MARKS = {True: "yes", False: "no", None: "-"}
@@ -65,11 +72,13 @@ def _owners() -> dict[str, Any]:
     import numpy as np
 
     import framework
-    from framework import nn, ops
+    from framework import mint, nn, ops
     from framework.ops import operations
 
     sample = framework.Tensor(np.zeros((2, 3), np.float32))
-    return {"ops": ops, "ops.operations": operations, "nn": nn, "Tensor": sample}
+    return {"ops": ops, "ops.operations": operations, "nn": nn, "Tensor": sample, "mint": mint,
+            "mint.nn": mint.nn, "mint.nn.functional": mint.nn.functional,
+            "mint.optim": mint.optim, "mint.special": mint.special, "mint.linalg": mint.linalg}
 
 
 def _first_line(error: BaseException) -> str:

@@ -7,7 +7,14 @@ through ``MINDSPORE_PYTHON``); it imports nothing from this project. The namespa
   classes it re-exports are the next namespace's);
 - ``ops.operations``: the public classes of ``mindspore.ops.operations.__all__`` (``P.*``);
 - ``nn``: ``mindspore.nn.__all__``;
-- ``Tensor``: the public attributes of ``mindspore.Tensor`` (methods and properties).
+- ``Tensor``: the public attributes of ``mindspore.Tensor`` (methods and properties);
+- ``mint``, ``mint.nn``, ``mint.nn.functional``, ``mint.optim``, ``mint.special``,
+  ``mint.linalg``: each module's names (its ``__all__`` lists names some of these modules
+  do not have: only those it has count), plus the public non-module names it has outside
+  ``__all__`` whose docstring has a "Supported Platforms:" section (documented API such as
+  ``mint.ones``, ``mint.nn.LayerNorm``), except internal spellings (``*_ext``, ``*_op``,
+  ``*_func``, ``*_``, ``inplace_*``), the re-exported ``Cell``, and functions in ``mint.nn``
+  (a namespace of Cells).
 
 Besides the names, one flag per name (``cpu``): ``true`` where the "Supported Platforms:"
 section of its docstring names ``CPU``, ``false`` where the section names other platforms
@@ -22,6 +29,7 @@ import json
 import sys
 
 SECTION = "Supported Platforms:"
+INTERNAL_SUFFIXES = ("_ext", "_op", "_func", "_")
 
 
 def _public(names) -> list[str]:
@@ -46,6 +54,37 @@ def _flags(owner, names: list[str], static: bool = False) -> dict[str, bool | No
     return {n: cpu_flag(look(owner, n, None)) for n in names}
 
 
+def _documented(module) -> list[str]:
+    """A mint module's public names: those of ``__all__`` it has, and the documented ones
+    outside it (see the module docstring)."""
+    listed = {n for n in getattr(module, "__all__", ()) if hasattr(module, n)}
+    extra = {n for n in dir(module) if n not in listed and _is_documented(module, n)}
+    return _public(listed | extra)
+
+
+def _is_documented(module, name: str) -> bool:
+    """Whether ``module.name`` (outside ``__all__``) is documented public API (see above)."""
+    obj = getattr(module, name, None)
+    if name.startswith("_") or obj is None or inspect.ismodule(obj):
+        return False
+    if name.endswith(INTERNAL_SUFFIXES) or name.startswith("inplace_") or name == "Cell":
+        return False
+    if module.__name__.endswith("mint.nn") and not inspect.isclass(obj):
+        return False
+    return cpu_flag(obj) is not None
+
+
+def mint_modules() -> dict:
+    """``{namespace: module}`` of ``mindspore.mint``'s public modules."""
+    from mindspore import mint
+    from mindspore.mint import linalg, optim, special
+    from mindspore.mint import nn as mint_nn
+    from mindspore.mint.nn import functional
+
+    return {"mint": mint, "mint.nn": mint_nn, "mint.nn.functional": functional,
+            "mint.optim": optim, "mint.special": special, "mint.linalg": linalg}
+
+
 def read_names() -> dict:
     import mindspore
     from mindspore import nn, ops
@@ -61,6 +100,9 @@ def read_names() -> dict:
         "Tensor": _public(dir(mindspore.Tensor)),
     }
     owners = {"ops": ops, "ops.operations": P, "nn": nn, "Tensor": mindspore.Tensor}
+    for ns, module in mint_modules().items():
+        namespaces[ns] = _documented(module)
+        owners[ns] = module
     return {
         "mindspore_version": mindspore.__version__,
         "namespaces": namespaces,

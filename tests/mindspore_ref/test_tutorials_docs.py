@@ -24,32 +24,19 @@ SLOW_PAGES = {"beginner/quick_start", "beginner/train", "beginner/mixed_precisio
 # page -> {block index: why ours does worse than MindSpore there}; the table in the
 # module docstring of tests.mindspore_ref.tutorials says how to see them
 _GAP_REASONS = {
-    "beginner/dataset": ({1, 2, 3, 4, 5, 6, 8, 11, 12, 13, 14, 15},
-                         "MindDataset / mindrecord.FileWriter are missing, so the page's "
-                         "first import line fails and its later names are unbound"),
-    "beginner/save_load": ({4, 5}, "MINDIR export/load is refused (ONNX only here)"),
-    "compile/static_graph": ({0, 1, 2, 3, 4}, "mint, in-place Tensor.add_/mul_, "
-                             "P.TransposeView are missing"),
-    "compile/statements": ({10, 20}, "graph mode: a variable first assigned inside a branch; "
-                           "returning a generator from a jit function"),
-    "compile/python_builtin_functions": (
-        {0, 1, 4, 5, 7, 9, 10, 14, 15, 18, 19, 20, 21, 25, 26},
-        "MindSpore's JIT Fallback: Python values of constant tensors while compiling "
-        "(int(x), x.asnumpy()), returning map/zip/range/enumerate/filter/type objects"),
-    "compile/static_graph_expert_programming": ({3, 20}, "lazy_inline missing; block 20 "
-                                                "asserts MindSpore's own compile cache"),
-    "dataset/sampler": ({6, 10, 11, 12}, "dataset samplers (RandomSampler, "
-                        "DistributedSampler, Sampler, sampler=) are missing"),
-    "dataset/eager": ({0, 1, 2, 3, 8, 11}, "Dataset.filter/concat/save, dataset.text, "
-                      "transforms.Fill are missing; block 2: split's random order comes from "
-                      "MindSpore's own generator"),
-    "dataset/python_objects": ({3, 4, 5}, "batch(per_batch_map=, output_columns=) and "
-                               "dict/str (object) columns are missing"),
-    "custom_program/hook_program": ({0, 2, 3, 7, 9, 10}, "ops.HookBackward and Cell "
-                                    "forward/backward hooks are missing"),
-    "debug/pynative": ({0, 6, 7}, "mindspore.runtime, Tensor.register_hook, "
-                       "ops.HookBackward are missing"),
+    "beginner/dataset": ({1, 2}, "block 1: a float repr's last digits; block 2: MindSpore's "
+                         "GeneratorDataset shuffle order in graph mode"),
+    "compile/static_graph": ({2}, "MindSpore 2.10's PyNative Tensor.add_ on CPU returns the sum "
+                             "but leaves the tensor unchanged; ours updates it, as documented"),
+    "compile/static_graph_expert_programming": ({20}, "asserts MindSpore's own compile cache"),
+    "compile/python_builtin_functions": ({24}, "print inside @jit: MindSpore's runtime print "
+                                         "format (Tensor(shape=..., value=...), floats as "
+                                         "%.8e, one argument a line) is not reproduced"),
 }
+# blocks whose output is random in both engines (an unseeded initializer): graded against the
+# docs (``format`` at best), not compared with MindSpore's output, whose layout moves with
+# the draws (a column of signs or none)
+RANDOM_OUTPUT = {"beginner/tensor": {3}}
 KNOWN_GAPS: dict[str, dict[int, str]] = {
     page: dict.fromkeys(blocks, why) for page, (blocks, why) in _GAP_REASONS.items()}
 
@@ -91,7 +78,8 @@ def test_page_does_as_well_as_mindspore(page, mode):
         theirs = T.run_page(blocks, "mindspore", mode, MS_PYTHON)
         differ = [f"block {i}: {T.compare(r['stdout'], m['stdout'])}"
                   for i, (r, m) in enumerate(zip(ours, theirs))
-                  if i not in gaps and not r.get("error") and not m.get("error")
+                  if i not in gaps and i not in RANDOM_OUTPUT.get(page, ())
+                  and not r.get("error") and not m.get("error")
                   and T.compare(r["stdout"], m["stdout"]) == "differs"]
         assert not differ, f"{page} ({mode}) vs MindSpore's output:\n" + "\n".join(differ)
 

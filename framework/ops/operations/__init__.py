@@ -110,6 +110,7 @@ from ..shape import (
 from ..sorting import Multinomial, Sort, TopK
 from ..state import Assign, Depend
 from ..tensor_info import DType, Rank, Shape, Size
+from ..view_ops import *  # noqa: F403  (MindSpore's view primitives: P.TransposeView ...)
 from ..zoo_extra import (
     AssignAdd,
     Flatten,
@@ -154,3 +155,7 @@ __all__ = [
 ]
 
 GatherV2 = Gather  # MindSpore's older name of Gather: GatherV2()(params, indices, axis)
+
+from ..view_ops import __all__ as _views  # noqa: E402
+
+__all__ += _views

@@ -1,0 +1,50 @@
+"""``mindspore.mint``: MindSpore 2.10's PyTorch-style API (``mint.*`` functions,
+``mint.nn`` Cells, ``mint.nn.functional``, ``mint.optim``, ``mint.special``,
+``mint.linalg``) mapped onto ``framework.ops`` and ``framework.nn``, in both modes.
+
+Signatures and semantics are mint's, not ``ops``': ``dim``/``keepdim`` keywords,
+int64 indices and integer sums, ``mint.max(input, dim)`` returning ``(values, indices)``,
+``mint.select(input, dim, index)``, torch-like defaults. Each module's docstring states
+its contracts: :mod:`.math` (element-wise), :mod:`.reduce` (reductions, scans, sorts),
+:mod:`.shape` (shape, join/split, indexing), :mod:`.products` (matrix products),
+:mod:`.creation` (creation, random). A few functions whose output shape depends on
+values (``nonzero``, ``masked_select``, ``unique_consecutive``) or that return Python
+values (``equal``, ``allclose``, ``item``) need concrete tensors: PyNative only, one
+line in graph mode.
+"""
+
+from __future__ import annotations
+
+from . import linalg, nn, optim, special  # noqa: F401  (mint.optim, mint.special ...)
+from .creation import *  # noqa: F403  (each module lists its names in __all__)
+from .creation import __all__ as _creation_names
+from .math import *  # noqa: F403
+from .math import __all__ as _math_names
+from .nn.functional import softmax  # noqa: F401
+from .products import *  # noqa: F403
+from .products import __all__ as _product_names
+from .reduce import *  # noqa: F403
+from .reduce import __all__ as _reduce_names
+from .shape import *  # noqa: F403
+from .shape import __all__ as _shape_names
+
+
+def item(input):  # noqa: A002
+    """The value of a one-element tensor as a Python number (PyNative only)."""
+    from ._util import concrete
+
+    (a,) = concrete("item", input)
+    return a.item()
+
+
+__all__ = sorted({*_creation_names, *_math_names, *_product_names, *_reduce_names, *_shape_names,
+                  "softmax", "item", "nn", "optim", "special", "linalg"})
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+    """``mint.conv2d``: ``mint.nn.functional.conv2d``."""
+    return nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+inverse = linalg.inv
+__all__ += ["conv2d", "inverse"]

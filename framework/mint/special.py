@@ -1,0 +1,9 @@
+"""``mint.special``: the special functions MindSpore files under this name, the same
+functions as ``mint``'s (``log_softmax`` is ``mint.nn.functional``'s)."""
+
+from __future__ import annotations
+
+from .math import erfc, exp2, expm1, log1p, round, sinc  # noqa: A004
+from .nn.functional import log_softmax
+
+__all__ = ["erfc", "exp2", "expm1", "log1p", "log_softmax", "round", "sinc"]
