@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 # Tests read real data from here when it exists (see ../shared/datasets/README.md).
 export TRAIN_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 
-.PHONY: install run test test-fast bench bench-quick bench-avx2 api-coverage lint clean
+.PHONY: install run test test-slow test-all slow-list bench bench-quick bench-avx2 api-coverage lint clean
 
 install: $(STAMP)
 
@@ -18,11 +18,20 @@ $(STAMP): pyproject.toml
 run: install
 	$(VENV)/bin/train run experiments/lenet.yaml
 
+# everything but the slow tier (tests marked slow, and those tests/slow_tests.txt lists)
 test: install
+	$(PY) -m pytest -q -m "not slow"
+
+test-slow: install
+	$(PY) -m pytest -q -m slow
+
+test-all: install
 	$(PY) -m pytest -q
 
-test-fast: install
-	$(PY) -m pytest -q -m "not slow"
+# re-measure the slow tier: the whole suite with --durations, then the list rewritten
+slow-list: install
+	$(PY) -m pytest -q --durations=0 --durations-min=1 | tee .pytest-durations.log
+	$(PY) -m tests.slow_tier .pytest-durations.log
 
 bench: install
 	$(PY) bench/step.py

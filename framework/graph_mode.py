@@ -6,6 +6,26 @@ Parameters (kept resident on the device between calls), the call's tensors and a
 host-drawn random masks, and returns the user outputs plus the new values of every
 Parameter the function updated (optimizer steps, BatchNorm statistics). Compiling runs
 the stages of :mod:`framework.staging`.
+
+Tensors given as arguments, as MindSpore 2.10's graph mode treats them:
+
+- updated in place inside (``x.add_(y)``, ``x.copy_(v)``, ``ops.assign(x, v)``): the caller's
+  tensor holds the final value after the call (a Parameter given as an argument too);
+- the same Tensor object given twice is one tensor inside (MindSpore's aliasing); a list
+  argument's tensors are copies (neither aliased nor written back), a tuple's or dict's not;
+- hooks registered on them with ``Tensor.register_hook`` apply to gradients taken inside.
+
+Not MindSpore's: a view (``x[0]``, ``x.T``) updated in place takes the value alone (MindSpore
+refuses a slice's or transpose's and writes a reshape's through to its base), and an in-place
+update of an argument inside a tensor-valued ``if`` is refused (MindSpore leaves it out).
+
+The cache key is the argument signature (shapes, dtypes, Python values), the target, the
+tuning, whether IR is dumped and the hook functions of each hooked Tensor argument
+(:func:`framework.autograd.hooks.tensor_hooks`; the key holds the functions, so a graph
+traced with a hook is reused only while the same hook functions are registered: adding,
+removing or replacing one traces again). A graph that writes arguments back also records
+which Tensor arguments were the same object (:func:`framework.staging.aliases`) and serves
+only calls that repeat them alike; one that writes none serves any call.
 """
 
 from __future__ import annotations
@@ -21,6 +41,7 @@ import numpy as np
 
 from . import staging
 from .autograd import tape as _tape
+from .autograd.hooks import tensor_hooks
 from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert, fallback
@@ -48,13 +69,17 @@ class CompiledGraph:
     executable: Any
     report: CompileReport
     guard: tuple = ()
+    aliases: tuple | None = None  # the aliasing it was traced for (None: any, it writes none)
 
     @property
     def graph(self) -> Any:
         return self.program.graph
 
-    def valid(self) -> bool:
-        return _guard(self.program.cells) == self.guard
+    def valid(self, aliases: tuple) -> bool:
+        """Whether this graph serves a call whose Tensor arguments repeat as ``aliases`` says
+        (it matters only to a graph that writes arguments back: :attr:`aliases` is None)."""
+        return (_guard(self.program.cells) == self.guard
+                and (self.aliases is None or self.aliases == aliases))
 
     def run(self, args: list[Any]) -> Any:
         ex, program = self.executable, self.program
@@ -72,6 +97,7 @@ class CompiledGraph:
                     raise failure
         for param, array in zip(program.updated, results[n_graph:]):
             param._set_device(ex.owned(array, borrowed))
+        _write_back(program, args, results)
         leaves = []
         for slot, value in program.slots:
             if slot is Slot.GRAPH:
@@ -81,6 +107,18 @@ class CompiledGraph:
             else:
                 leaves.append(Tensor(value) if isinstance(value, np.ndarray) else value)
         return program.rebuild(leaves)
+
+
+def _write_back(program: Program, args: list[Any], results: list[Any]) -> None:
+    """The caller's tensors updated in place inside the compiled function take their values."""
+    from .parameter import Parameter
+
+    for index, slot, value in program.written:
+        array = results[value].numpy() if slot is Slot.GRAPH else value.copy()
+        if isinstance(args[index], Parameter):
+            args[index]._set_host(array)
+        else:
+            args[index]._data = array
 
 
 class JitFunction:
@@ -123,10 +161,11 @@ class JitFunction:
         """The compiled graph for these flattened arguments (compiling it if needed), or
         the interpreted entry of a signature graph mode falls back on."""
         key = (structure, get_context("device_target"), get_context("tuning"),
-               bool(get_context("save_graphs")) or self.ir_dir is not None)
+               bool(get_context("save_graphs")) or self.ir_dir is not None, tensor_hooks(leaves))
         candidates = self._cache.setdefault(key, [])
+        aliases = staging.aliases(leaves, rebuild)
         for compiled in candidates:
-            if compiled.valid():
+            if compiled.valid(aliases):
                 self.last_call_compiled = False
                 cache_stats["memory_hits"] += 1
                 return compiled
@@ -200,6 +239,7 @@ class JitFunction:
     def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True,
                  quiet: bool = False) -> CompiledGraph:
         _, import_s = staging.timed(staging.load_backend)  # TVM loads on first use (~1 s)
+        aliases = staging.aliases(leaves, rebuild)
         ir_dir = self._ir_dir()
         dump = staging.IRDump(ir_dir)
         fail_dir = ir_dir or get_context("save_graphs_path")
@@ -209,8 +249,12 @@ class JitFunction:
 
         def front() -> Program:
             nonlocal optimize_s
+            quiet_errors = (NeedsValueError,) if quiet else ()
             traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name, fail_dir,
-                                   quiet=(NeedsValueError,) if quiet else ())
+                                   quiet=quiet_errors)
+            if traced.written and aliases:  # updates an argument given twice: one tensor inside
+                traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name, fail_dir,
+                                       quiet=quiet_errors, alias=True)
             program = staging.assemble(traced, self.name)
             dump.assembled(program)
             program, optimize_s = staging.timed(lambda: staging.optimize(program))
@@ -231,7 +275,8 @@ class JitFunction:
             compile_seconds=executable.compile_seconds, tune_seconds=executable.tune_seconds,
             cache_hit=bool(hit), passes=program.stats)
         dump.compiled(report.as_dict())
-        return CompiledGraph(program, executable, report, _guard(program.cells))
+        return CompiledGraph(program, executable, report, _guard(program.cells),
+                             aliases if program.written else None)
 
     @property
     def last_report(self) -> CompileReport | None:

@@ -4,15 +4,31 @@ Each stage is one function from the previous stage's value to the next:
 
 - :func:`trace` runs the (source-converted) callable under a :class:`TraceInterpreter`
   on traced arguments: a :class:`Traced` (the graph as recorded, the output leaves);
-- :func:`assemble` fixes the calling convention: graph outputs (user tensors, then two
-  scalars per range check, then the new values of updated Parameters), inputs ordered
-  params / call tensors / random masks, and one :class:`Slot` per output leaf: a
-  :class:`Program`;
+- :func:`assemble` fixes the calling convention: graph outputs (user tensors, then the final
+  values of the call tensors updated in place, then two scalars per range check, then the
+  new values of updated Parameters), inputs ordered params / call tensors / random masks,
+  and one :class:`Slot` per output leaf: a :class:`Program`;
 - :func:`optimize` runs the IR passes on the program's graph;
 - :func:`compile_program` lowers and builds it (or loads it from the disk cache).
 
 :class:`IRDump` observes the stages and writes the IR artifacts; it is the only place
 that knows their file names.
+
+Call tensors, as :func:`trace` sees them (the contract the compiled call keeps):
+
+- one graph input per tensor leaf; traced with ``alias``, a Tensor object given twice
+  (``f(x, x)``) is ONE traced tensor inside (the later inputs are left unused), so an
+  in-place update through one name shows through the other, as in MindSpore (graph mode
+  traces so only a function that updates an argument in place and was given one object
+  twice, :func:`aliases`);
+  a Tensor inside a list argument is a copy, as MindSpore copies lists (:func:`list_members`);
+- a Tensor argument carries its ``register_hook`` hooks into the trace (its stand-in shares
+  them), so a gradient taken inside the compiled function applies them, as MindSpore does;
+- a Tensor argument updated in place (``x.add_(y)``, ``ops.assign(x, v)``: reported by
+  :func:`framework.ops.state.mark_written`) has its final value returned as an extra output
+  (:attr:`Program.written`), which the caller's tensor takes after the call (not one inside
+  a list argument). NumPy arrays given as arguments are never written to. Item assignment
+  is not written back (MindSpore's graph mode does not either).
 """
 
 from __future__ import annotations
@@ -29,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from ._io import atomic_write, disk_full, skip_optional
+from .autograd.hooks import share_tensor_hooks
 from .frontend import convert
 from .frontend.pyobjects import FUNCTION_TYPES, returned
 from .interpreters import using
@@ -36,6 +53,7 @@ from .interpreters.trace import TraceInterpreter
 from .ir import Graph, Value, ValueKind, ValueNames, to_dot, to_text
 from .ir import optimize as run_passes
 from .ir.graph import refuse_complex
+from .ops.state import collecting_writes
 from .signature import flatten
 from .tensor import Tensor
 
@@ -58,6 +76,8 @@ class Traced:
     interp: TraceInterpreter
     rebuild: Callable[[list[Any]], Any]
     out_leaves: list[Any]
+    # (index among the call tensors, final value) per Tensor argument updated in place
+    written: list[tuple[int, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -73,28 +93,24 @@ class Program:
     cells: list[Any]  # cells the trace went through (their flags are baked in)
     nodes_traced: int = 0
     stats: dict[str, int] = field(default_factory=dict)
-    # range checks (framework.ops.range_check): two outputs each, after the user outputs
+    # range checks (framework.ops.range_check): two outputs each, after the written values
     checks: list[Any] = field(default_factory=list)
+    # per call tensor updated in place: (its index among the call tensors, slot, value)
+    written: list[tuple[int, Slot, Any]] = field(default_factory=list)
 
 
 def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Callable,
-          name: str, fail_dir: str | None, quiet: tuple[type, ...] = ()) -> Traced:
+          name: str, fail_dir: str | None, quiet: tuple[type, ...] = (),
+          alias: bool = False) -> Traced:
     """Run ``fn`` on traced stand-ins of the tensors in ``args`` (Python leaves stay).
-    Errors of the ``quiet`` types are left to the caller (no analyze_fail.ir)."""
+    Errors of the ``quiet`` types are left to the caller (no analyze_fail.ir). ``alias``: a
+    Tensor object given twice is one stand-in (else each leaf has its own)."""
     graph = Graph(name)
-    traced = []
-    for i, leaf in enumerate(args):
-        if isinstance(leaf, Tensor | np.ndarray):
-            data = leaf._data if isinstance(leaf, Tensor) else leaf
-            refuse_complex((data.dtype,), f"argument {i}")
-            value = graph.add_input(data.shape, data.dtype, ValueKind.INPUT, f"arg{i}")
-            traced.append(Tensor._wrap(value))
-        else:
-            traced.append(leaf)
+    traced, stand_ins = _stand_ins(graph, args, list_members(args, rebuild_args), alias)
     interp = TraceInterpreter(graph, fail_dir=fail_dir)
     if hasattr(cell, "cells_and_names"):  # a Cell's construct
         interp.enter_cell(cell)
-    with using(interp):
+    with using(interp), collecting_writes() as written:
         try:
             leaves, _, rebuild = flatten(returned(convert(fn)(*rebuild_args(traced))))
             leaves = [_traced_value(interp, leaf) for leaf in leaves]
@@ -104,7 +120,75 @@ def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Call
             raise
         finally:
             interp.restore_parameters()
-    return Traced(graph, interp, rebuild, leaves)
+    ids = {id(t) for t in written}
+    updated = [(index, stand_in._data) for index, stand_in in stand_ins if id(stand_in) in ids]
+    return Traced(graph, interp, rebuild, leaves, updated)
+
+
+def list_members(leaves: list[Any], rebuild_args: Callable[[list[Any]], Any]) -> set[int]:
+    """Positions of the ``leaves`` that sit inside a list argument (the outermost list, the
+    arguments themselves, aside): MindSpore's graph mode copies a list's tensors, so they are
+    neither aliased nor written back (a tuple's or a dict's are)."""
+    found: set[int] = set()
+
+    def walk(node: Any, in_list: bool) -> None:
+        if isinstance(node, list | tuple):
+            for child in node:
+                walk(child, in_list or isinstance(node, list))
+        elif isinstance(node, dict):
+            for child in node.values():
+                walk(child, in_list)
+        elif in_list:
+            found.add(node)
+
+    for arg in rebuild_args(list(range(len(leaves)))):
+        walk(arg, False)
+    return found
+
+
+def aliases(leaves: list[Any], rebuild_args: Callable[[list[Any]], Any]) -> tuple:
+    """``(later, first)`` leaf positions of each Tensor object given more than once (outside
+    list arguments): what a compiled function that writes arguments back was traced for
+    (see the module doc)."""
+    first: dict[int, int] = {}
+    pairs = []
+    in_lists: set[int] | None = None
+    for i, leaf in enumerate(leaves):
+        if isinstance(leaf, Tensor):
+            j = first.setdefault(id(leaf), i)
+            if j != i:
+                in_lists = list_members(leaves, rebuild_args) if in_lists is None else in_lists
+                if i not in in_lists and j not in in_lists:
+                    pairs.append((i, j))
+    return tuple(pairs)
+
+
+def _stand_ins(graph: Graph, args: list[Any], in_lists: set[int],
+               alias: bool) -> tuple[list[Any], list[tuple[int, Tensor]]]:
+    """The traced arguments (one graph input per tensor leaf; Python leaves as they are) and
+    ``(tensor index, stand-in)`` per Tensor argument written back if updated in place (see
+    the module docstring; with ``alias``, a Tensor given again shares its first stand-in)."""
+    traced: list[Any] = []
+    stand_ins: list[tuple[int, Tensor]] = []
+    first: dict[int, Tensor] = {}
+    for i, leaf in enumerate(args):
+        if not isinstance(leaf, Tensor | np.ndarray):
+            traced.append(leaf)
+            continue
+        data = leaf._data if isinstance(leaf, Tensor) else leaf
+        refuse_complex((data.dtype,), f"argument {i}")
+        value = graph.add_input(data.shape, data.dtype, ValueKind.INPUT, f"arg{i}")
+        outside = isinstance(leaf, Tensor) and i not in in_lists  # not a list's copy
+        if alias and outside and id(leaf) in first:
+            traced.append(first[id(leaf)])  # the same object again
+            continue
+        traced.append(Tensor._wrap(value))
+        if isinstance(leaf, Tensor):
+            share_tensor_hooks(leaf, traced[-1])
+        if outside:
+            first.setdefault(id(leaf), traced[-1])
+            stand_ins.append((len(graph.inputs) - 1, traced[-1]))
+    return traced, stand_ins
 
 
 def _traced_value(interp: TraceInterpreter, leaf: Any) -> Any:
@@ -138,6 +222,13 @@ def assemble(traced: Traced, name: str) -> Program:
                             "MindSpore's cannot; return what calling it gives")
         else:
             slots.append((Slot.HOST, leaf))  # a class, a dtype, a NumPy array, an object
+    written: list[tuple[int, Slot, Any]] = []
+    for index, value in traced.written:
+        if isinstance(value, Value):
+            written.append((index, Slot.GRAPH, len(outputs)))
+            outputs.append(value)
+        else:  # a constant the function copied in (x.copy_(Tensor(...)))
+            written.append((index, Slot.CONST, np.array(value)))
     updated = [param for param, _ in interp.updates.values()]
     flags = [value for check in interp.checks for value in (check.over, check.under)]
     graph.outputs = outputs + flags + [value for _, value in interp.updates.values()]
@@ -145,7 +236,7 @@ def assemble(traced: Traced, name: str) -> Program:
     graph.verify()
     return Program(graph, [param for param, _ in interp.params.values()], interp.random_inputs,
                    updated, slots, traced.rebuild, list(interp.cells.values()), len(graph.nodes),
-                   checks=list(interp.checks))
+                   checks=list(interp.checks), written=written)
 
 
 def optimize(program: Program) -> Program:
@@ -190,12 +281,14 @@ class IRDump:
     @staticmethod
     def output_labels(program: Program) -> list[str | None]:
         """``new <parameter>`` for the outputs that update one (the last ones), ``range check``
-        for the checks' flags, the user's outputs by position."""
+        for the checks' flags, ``new tensor <i>`` for the final value of the i-th call tensor
+        updated in place, the user's outputs by position."""
         graph, updated = program.graph, program.updated
         flags = 2 * len(program.checks)
-        user = len(graph.outputs) - len(updated) - flags
-        return ([f"output {i}" for i in range(user)] + ["range check"] * flags
-                + [f"new {getattr(p, 'name', '?')}" for p in updated])
+        written = [index for index, slot, _ in program.written if slot is Slot.GRAPH]
+        user = len(graph.outputs) - len(updated) - flags - len(written)
+        return ([f"output {i}" for i in range(user)] + [f"new tensor {i}" for i in written]
+                + ["range check"] * flags + [f"new {getattr(p, 'name', '?')}" for p in updated])
 
     def assembled(self, program: Program) -> None:
         if self.folder:

@@ -22,3 +22,13 @@ def _fresh_context():
     yield
     ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU", save_graphs=False,
                    save_graphs_path=_GRAPHS_DIR)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The measured slow tier (tests/slow_tier.py) gets the ``slow`` mark."""
+    from tests.slow_tier import read
+
+    slow = read()
+    for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)

@@ -67,10 +67,12 @@ def vjp(
     for w in weights:
         tape.watch(w)
     from ..interpreters import is_tracing
+    from ..ops.state import collecting_writes
 
     convert = HOOKS["convert"]
-    with _tape.recording(tape):
+    with _tape.recording(tape), collecting_writes() as written:
         output = (convert(fn) if convert is not None and is_tracing() else fn)(*inputs)
+    _write_back(args, inputs, positions, written)
     targets = _as_tuple(output)[:1] if has_aux else _as_tuple(output)
     for t in targets:
         if not isinstance(t, Tensor):
@@ -84,6 +86,18 @@ def vjp(
     with _tape.recording(None), phase("backward"):
         grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked)
     return output, grads[: len(positions)], grads[len(positions):]
+
+
+def _write_back(args: Sequence[Any], inputs: list[Any], positions: Sequence[int],
+                written: list[Any]) -> None:
+    """A differentiated input (a fresh identity) updated in place: the caller's tensor takes
+    its value, as a compiled function's argument does (:mod:`framework.graph_mode`)."""
+    from ..ops.state import assign
+    from ..tensor import Tensor
+
+    for p in positions:
+        if any(t is inputs[p] for t in written):
+            assign(args[p], Tensor._wrap(inputs[p]._data))
 
 
 def _positions(grad_position: Any) -> tuple[tuple[int, ...], bool]:

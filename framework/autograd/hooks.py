@@ -192,6 +192,19 @@ def share_tensor_hooks(source: Any, target: Any) -> None:
         TENSOR_HOOKS[key] = (weakref.ref(target, lambda r, k=key: _forget(k, r)), entry[1])
 
 
+def tensor_hooks(leaves: list[Any]) -> tuple:
+    """``(position, hook functions)`` of each of ``leaves`` that has tensor hooks (``()`` when
+    none has): graph mode's cache key for the hooks a trace bakes in."""
+    if not TENSOR_HOOKS:
+        return ()
+    found = []
+    for i, leaf in enumerate(leaves):
+        entry = TENSOR_HOOKS.get(id(leaf))
+        if entry is not None and entry[0]() is leaf and entry[1]:
+            found.append((i, tuple(entry[1].values())))
+    return tuple(found)
+
+
 def run_tensor_hooks(tensor: Any, grad: Any) -> Any:
     """``grad`` after ``tensor``'s hooks (itself where it has none)."""
     entry = TENSOR_HOOKS.get(id(tensor))

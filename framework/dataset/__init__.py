@@ -15,7 +15,7 @@ sources) are in :mod:`framework.dataset.samplers`, ``filter``/``concat``/``zip``
 :mod:`framework.dataset.batching`.
 """
 
-from . import config, text, transforms, vision
+from . import audio, config, text, transforms, vision
 from .batching import BatchInfo
 from .combine import zip_datasets as zip  # noqa: A001  (``ds.zip((ds1, ds2))``, as MindSpore names it)
 from .engine import Dataset, DictIterator, TupleIterator
@@ -42,5 +42,5 @@ __all__ = ["BatchInfo", "Cifar10Dataset", "Cifar100Dataset", "Dataset", "DictIte
            "DistributedSampler", "FashionMnistDataset", "GeneratorDataset", "MnistDataset",
            "NumpySlicesDataset", "PKSampler", "RandomSampler", "Sampler", "SequentialSampler",
            "SubsetRandomSampler", "SubsetSampler", "TupleIterator", "WeightedRandomSampler", "config",
-           "text", "transforms", "vision", "zip"]
+           "audio", "text", "transforms", "vision", "zip"]
 from .mindrecord_source import MindDataset as MindDataset  # noqa: E402  (MindRecord source)

@@ -53,15 +53,18 @@ def convert_div(ctx: NodeContext, x: str, y: str) -> str:
 
 
 def floor_family(mod: bool) -> Converter:
-    """FloorDiv / FloorMod with NumPy's rounding toward -inf (the divisor's sign for mod)."""
+    """FloorDiv / FloorMod rounding toward -inf (the divisor's sign for mod); floats as
+    MindSpore's (framework/ops/floor_float.py): ``floor(x / y)``, ``x - floor(x / y) * y``
+    in float64 (a division by zero stays IEEE's here)."""
     def convert(ctx: NodeContext, x: str, y: str) -> str:
         dtype = ctx.out_specs[0].dtype
-        x, y = ctx.cast_all([x, y], dtype)
         if dtype.kind in "iu":
+            x, y = ctx.cast_all([x, y], dtype)
             r = ctx.emit("Mod", [x, y], fmod=0)  # integer Mod: Python's sign convention
             return r if mod else ctx.emit("Div", [ctx.emit("Sub", [x, r]), y])  # exact
+        x, y = ctx.cast_all([x, y], np.float64)
         q = ctx.emit("Floor", [ctx.emit("Div", [x, y])])
-        return ctx.emit("Sub", [x, ctx.emit("Mul", [q, y])]) if mod else q
+        return ctx.cast(ctx.emit("Sub", [x, ctx.emit("Mul", [q, y])]) if mod else q, np.float64, dtype)
     return convert
 
 

@@ -19,15 +19,20 @@ def converted(fn: Any) -> Any:
     return fn
 
 
-def print_(*args: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
-    """``print`` in graph mode: a runtime print of strings and tensor values, each time the
-    compiled code reaches it; Python's print otherwise."""
-    if not is_tracing() or file is not None:
-        print(*args, sep=sep, end=end, file=file, flush=flush)
+def print_(*args: Any, **kwargs: Any) -> None:
+    """``print`` in graph mode: a runtime print of each argument on its own line (strings,
+    numbers, tensor values; see :mod:`framework.ops.debug`), each time the compiled code
+    reaches it; Python's print otherwise. Compiled code's print takes no keyword arguments,
+    as in MindSpore."""
+    if not is_tracing():
+        print(*args, **kwargs)
         return
-    from ..ops.debug import runtime_print
+    if kwargs:
+        raise RuntimeError(f"print() in compiled code got an unexpected keyword argument "
+                           f"'{next(iter(kwargs))}' (MindSpore's graph-mode print takes none)")
+    from ..ops.debug import print_items, runtime_print
 
-    runtime_print(args, sep, end)
+    runtime_print(print_items(args))
 
 
 def setitem(target: Any, index: Any, value: Any) -> Any:

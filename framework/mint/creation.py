@@ -8,9 +8,11 @@ Contracts, as MindSpore 2.10's ``mint``:
 - ``arange`` gives int64 for integer arguments, float32 otherwise;
 - ``empty`` is zero-filled here (its values are unspecified in MindSpore);
 - random functions (``rand``, ``randn``, ``randint``, ``randperm``, ``normal``,
-  ``bernoulli`` and their ``_like`` forms) draw from the framework's generator
-  (``ms.set_seed``) when called; inside a compiled (graph-mode) function the draw is made
-  once, while tracing, and is a constant of that graph.
+  ``bernoulli``, ``multinomial`` and the ``_like`` forms) draw from the framework's
+  generator (``ms.set_seed``) at each call, in both modes: a compiled (graph-mode) function
+  gets fresh numbers at each run (``ops.random_draw.RandomDraw``, host-drawn), and after the
+  same ``ms.set_seed`` the same program gives the same sequence, in either mode. (MindSpore
+  2.10 runs these on Ascend only; its CPU ``ops.rand``/``ops.uniform`` draw per call too.)
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from .. import dtype as mstype
 from .. import ops
 from ..ops._utils import argument_error
-from ..seed import generator as _generator
+from ..ops.random_draw import random_draw
 from ..tensor import Tensor
 
 
@@ -101,16 +103,16 @@ def linspace(start, end, steps, *, dtype=None):
 
 
 # -- random ------------------------------------------------------------------------------
+def _draw(kind: str, shape: tuple[int, ...], dtype: Any, a: float = 0, b: float = 0) -> Tensor:
+    return random_draw(kind, shape, mstype.to_np(dtype), a, b)
+
+
 def rand(*size, generator=None, dtype=None, device=None):  # noqa: A002  (generator: unused)
-    return _const(_rng().random(_size("rand", size)), dtype or mstype.float32)
+    return _draw("uniform", _size("rand", size), dtype or mstype.float32)
 
 
 def randn(*size, generator=None, dtype=None, device=None):
-    return _const(_rng().standard_normal(_size("randn", size)), dtype or mstype.float32)
-
-
-def _rng() -> np.random.Generator:
-    return _generator()
+    return _draw("normal", _size("randn", size), dtype or mstype.float32, 0.0, 1.0)
 
 
 def randint(*args, generator=None, dtype=None, device=None):
@@ -121,11 +123,13 @@ def randint(*args, generator=None, dtype=None, device=None):
         low, high, size = args
     else:
         raise argument_error("randint", TypeError("give (high, size) or (low, high, size)"))
-    return _const(_rng().integers(low, high, _size("randint", (size,))), dtype or mstype.int64)
+    if not int(low) < int(high):
+        raise argument_error("randint", ValueError(f"low must be < high, got {low}, {high}"))
+    return _draw("integers", _size("randint", (size,)), dtype or mstype.int64, int(low), int(high))
 
 
 def randperm(n, *, generator=None, dtype=mstype.int64):
-    return _const(_rng().permutation(int(n)), dtype)
+    return _draw("permutation", (int(n),), dtype)
 
 
 def rand_like(input, *, dtype=None, device=None):  # noqa: A002
@@ -145,15 +149,15 @@ def normal(mean=0.0, std=1.0, size=None, generator=None):
     """Normal draws: ``mean``/``std`` numbers with ``size``, or tensors (broadcast)."""
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         shape = np.broadcast_shapes(*(tuple(v.shape) for v in (mean, std) if isinstance(v, Tensor)))
-        noise = _const(_rng().standard_normal(shape), mstype.float32)
+        noise = _draw("normal", shape, mstype.float32, 0.0, 1.0)
         return noise * std + mean
-    return _const(_rng().normal(mean, std, _size("normal", (size,))), mstype.float32)
+    return _draw("normal", _size("normal", (size,)), mstype.float32, float(mean), float(std))
 
 
 def bernoulli(input, *, generator=None, p=None):  # noqa: A002
     """1 with probability ``input`` (or ``p``) per element, else 0; ``input``'s dtype."""
     prob = input if p is None else ops.full_like(input, p)
-    draw = _const(_rng().random(tuple(input.shape)), input.dtype)
+    draw = _draw("uniform", tuple(input.shape), input.dtype)
     return ops.cast(ops.less(draw, prob), input.dtype)
 
 

@@ -1,6 +1,5 @@
-"""Elementwise primitives: arithmetic, comparisons, select, cast and activations. Complex
-tensors as MindSpore (:func:`..dtype.check_complex_pair`; ``Abs`` keeps the complex dtype,
-``Cast`` to a real dtype takes the real part; gradients: :mod:`._holomorphic`)."""
+"""Elementwise primitives: arithmetic, comparisons, select, cast, activations; complex as
+MindSpore (``dtype.check_complex_pair``, ``Abs`` keeps it, gradients ``_holomorphic``)."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
+from .floor_float import ms_floor_divide, ms_floor_mod
 
 
 def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
@@ -28,9 +28,8 @@ def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
 
 
 def stable_sigmoid(x: np.ndarray) -> np.ndarray:
-    """``1 / (1 + exp(-x))`` in ``x``'s dtype, as ``num / (1 + e)`` with ``e = exp(-|x|)``
-    (no overflow) and ``num`` 1 for ``x >= 0``, ``e`` below (``max(e, x >= 0)``: a mask
-    multiply-free select, several times faster than np.where on a data-dependent mask)."""
+    """``1 / (1 + exp(-x))`` in ``x``'s dtype as ``num / (1 + e)``, ``e = exp(-|x|)`` (no overflow),
+    ``num = max(e, x >= 0)``: 1 or ``e``, several times faster than np.where on a mask."""
     e = np.exp(-np.abs(x))
     num = np.maximum(e, x >= 0)  # nan stays nan
     return (num / (1 + e)).astype(x.dtype, copy=False)
@@ -144,7 +143,7 @@ class Minimum(_Binary):
 
 
 class _Floor(_Binary, abstract=True):
-    """Floor division family (NumPy/Python semantics: rounds toward -inf); no bools."""
+    """Floor division family (rounds toward -inf; floats as MindSpore: ``floor_float``)."""
 
     def infer(self, x: Any, y: Any) -> Spec:
         if np.dtype(x.dtype) == np.bool_ or np.dtype(y.dtype) == np.bool_:
@@ -153,11 +152,11 @@ class _Floor(_Binary, abstract=True):
 
 
 class FloorDiv(_Floor):
-    """``x // y``: piecewise constant, so its gradient is zero (integers too). An
-    integer divided by zero gives MindSpore's CPU result: the dtype's largest value for
-    x > 0, its smallest for x < 0, 0 for 0 (floats: IEEE, +-inf or nan)."""
+    """``x // y``: piecewise constant, so its gradient is zero (integers too). An integer
+    divided by zero gives MindSpore's CPU result: the dtype's largest value for x > 0, its
+    smallest for x < 0, 0 for 0 (floats: ``floor_float``)."""
 
-    fn = np.floor_divide
+    fn = ms_floor_divide
 
     def kernel(self, x, y):
         with np.errstate(divide="ignore"):  # integer / 0: handled below, as MindSpore
@@ -178,10 +177,9 @@ class FloorDiv(_Floor):
 
 
 class FloorMod(_Floor):
-    """``x % y`` with the sign of ``y`` (``x - floor(x / y) * y``); its VJP
-    (``dout``, ``-dout * (x // y)``) holds for integers too, as in MindSpore."""
+    """``x % y``, the sign of ``y``; its VJP (``dout``, ``-dout * (x // y)``) holds for integers too."""
 
-    fn = np.mod
+    fn = ms_floor_mod
 
     def bprop(self, x, y, *, out, dout, needs):
         dx = sum_to(dout, x.shape) if needs[0] else None
@@ -191,6 +189,7 @@ class FloorMod(_Floor):
 
 class _Compare(_Binary, abstract=True):
     differentiable = False
+
     def infer(self, x: Any, y: Any) -> Spec:
         mstype.check_complex_pair(x.dtype, y.dtype, ordered=type(self).fn not in (np.equal, np.not_equal))
         return Spec(broadcast_shape(x.shape, y.shape), np.dtype(np.bool_))

@@ -3,15 +3,44 @@
 Assigning to a Parameter sets its value in PyNative; while tracing (graph mode) it is
 a state update that the compiled function returns (``Parameter.set_data`` routes it to
 the interpreter), so later reads in the same function see the new value.
+
+A plain Tensor updated in place (``ops.assign``, the in-place Tensor methods of
+:mod:`framework.ops.tensor_inplace`) is reported to :func:`mark_written`; while a
+:func:`collecting_writes` block is open (graph mode's trace, :func:`framework.staging.trace`)
+the tensor is added to its list, so that the compiled function can return the tensor's final
+value and the caller's tensor take it (MindSpore's write-back of in-place updated inputs).
+Item assignment (``x[i] = v``) is not reported: MindSpore's graph mode does not write it back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ._utils import argument_error
+
+_WRITES: list[list[Any]] = []  # the open collecting_writes blocks, innermost last
+
+
+@contextmanager
+def collecting_writes() -> Iterator[list[Any]]:
+    """A list that gathers the plain tensors updated in place while the block runs (blocks
+    nest: each open one gathers them)."""
+    written: list[Any] = []
+    _WRITES.append(written)
+    try:
+        yield written
+    finally:  # by identity: lists of tensors do not compare
+        del _WRITES[next(i for i, w in enumerate(_WRITES) if w is written)]
+
+
+def mark_written(tensor: Any) -> None:
+    """``tensor`` (a plain Tensor) was just updated in place: see the module docstring."""
+    for written in _WRITES:  # every open block: an inner one (a gradient) hides nothing
+        written.append(tensor)
 
 
 def assign(variable: Any, value: Any) -> Any:
@@ -48,6 +77,7 @@ def assign(variable: Any, value: Any) -> Any:
             "received as an argument (a constant here); pass it as an argument"))
     tape.rebind(variable, value)  # as item assignment: the Tensor now holds value
     variable._data = value._data
+    mark_written(variable)
     return variable
 
 

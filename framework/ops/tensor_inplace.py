@@ -7,13 +7,18 @@ chain of values: ``x``'s old value is an input of the update (the tape is told, 
 ``x[i] = v``: :func:`framework.autograd.tape.rebind`), so they reach both ``x``'s old value
 and the other operands, in PyNative and in graph mode alike -- the gradients MindSpore's
 graph mode gives. A Parameter is updated through ``ops.assign`` (a state update of the
-compiled function in graph mode).
+compiled function in graph mode). A plain tensor's update is reported to
+:func:`framework.ops.state.mark_written`: a compiled function's Tensor argument updated in
+place is written back to the caller's tensor after the call (:mod:`framework.graph_mode`), as
+MindSpore's graph mode does.
 
 Not MindSpore's (2.10, CPU): its PyNative ``add_``/``sub_``/``mul_``/``div_``/``exp_`` ...
 return the new value but leave ``x`` unchanged, and ``fill_``/``zero_``/``clamp_``/``log_``
 ... have no CPU kernel; here every method updates ``x`` as the methods are documented (and
-as MindSpore's graph mode does). While tracing, a concrete tensor (a constant the compiled
-function did not compute and was not given) cannot be updated: an error says so.
+as MindSpore's graph mode does). MindSpore 2.10's ``sub_`` inside ``@jit`` returns the
+difference but leaves the tensor (and the caller's) as it was; here it updates both. While
+tracing, a concrete tensor (a constant the compiled function did not compute and was not
+given) cannot be updated: an error says so.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from . import functional as F
+from .state import mark_written
 
 
 def _update(self: Any, new: Any, name: str) -> Any:
@@ -46,6 +52,7 @@ def _update(self: Any, new: Any, name: str) -> Any:
                            f"an argument or write x = x.{name[:-1]}(...)")
     _tape.rebind(self, new)
     self._data = new._data
+    mark_written(self)
     return self
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import framework as ms
 from framework import ops
 from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
+from framework.ops.random_draw import RandomDraw
 from framework.ops.shape import Load
 from framework.ops.split_rows import SplitRows
 from framework.primitive import Primitive
@@ -416,6 +417,18 @@ CASES += [
          lambda p: _multinomial_ref(p, 6, True), seeded=True),
     Case(ops.Multinomial(3, False), lambda r: [r.uniform(0.1, 1.0, (2, 5))],
          lambda p: _multinomial_ref(p, 3, False), seeded=True),
+]
+
+# mint's random creation (RandomDraw, host-drawn): the seeded generator's numbers (set_seed(3))
+CASES += [
+    Case(RandomDraw("uniform", (3, 4), np.float32), lambda r: [],
+         lambda: np.random.default_rng(3).random((3, 4)).astype(np.float32), seeded=True),
+    Case(RandomDraw("normal", (5,), np.float32, 1.0, 2.0), lambda r: [],
+         lambda: np.random.default_rng(3).normal(1.0, 2.0, 5).astype(np.float32), seeded=True),
+    Case(RandomDraw("integers", (2, 3), np.int32, -3, 7), lambda r: [],
+         lambda: np.random.default_rng(3).integers(-3, 7, (2, 3)).astype(np.int32), seeded=True),
+    Case(RandomDraw("permutation", (6,), np.int32), lambda r: [],
+         lambda: np.random.default_rng(3).permutation(6).astype(np.int32), seeded=True),
 ]
 
 # -- batched matmul (issue 22): broadcast batch axes, transposes of the last two axes --------

@@ -293,3 +293,58 @@ def test_cell_hook_registration_checks_the_hook():
                      "register_backward_pre_hook", "register_backward_hook"):
         with pytest.raises(TypeError, match=f"Scale.{register}: hook_fn must be callable"):
             getattr(Scale(), register)(None)
+
+
+# -- tensor hooks on the arguments of compiled functions ------------------------------------
+def _times10(grad):
+    return grad * 10
+
+
+def _plus1(grad):
+    return grad + 1
+
+
+def _cube_sum(x):
+    return (x * x * x).sum()
+
+
+def test_an_arguments_hook_applies_to_gradients_through_compiled_functions():
+    """d/dx sum(x^3) = 3x^2, times 10 by the hook registered outside: whether the gradient is
+    taken of a jit function, jit of a gradient, or in GRAPH_MODE (a function and a Cell)."""
+    class Cube(nn.Cell):
+        def construct(self, x):
+            return _cube_sum(x)
+
+    x = Tensor(X)
+    x.register_hook(_times10)
+    want = 30 * X * X
+    results = [ms.grad(ms.jit(_cube_sum))(x), ms.jit(ms.grad(_cube_sum))(x)]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        results += [ms.grad(_cube_sum)(x), ms.grad(Cube())(x)]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    for got in results:
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+
+
+def test_a_compiled_gradient_is_traced_again_when_an_arguments_hooks_change():
+    from framework.graph_mode import cache_stats
+
+    step = ms.jit(ms.grad(_cube_sum))
+    x = Tensor(X)
+    plain = 3 * X * X
+    np.testing.assert_allclose(step(x).asnumpy(), plain, rtol=1e-5)
+    traces = cache_stats["traces"]
+    handle = x.register_hook(_times10)
+    np.testing.assert_allclose(step(x).asnumpy(), 10 * plain, rtol=1e-5)
+    handle.remove()
+    np.testing.assert_allclose(step(x).asnumpy(), plain, rtol=1e-5)   # the first graph again
+    handle = x.register_hook(_times10)
+    np.testing.assert_allclose(step(x).asnumpy(), 10 * plain, rtol=1e-5)  # the second again
+    assert cache_stats["traces"] == traces + 1
+    handle.remove()
+    x.register_hook(_plus1)  # another function: traced anew
+    np.testing.assert_allclose(step(x).asnumpy(), plain + 1, rtol=1e-5)
+    assert cache_stats["traces"] == traces + 2
+    np.testing.assert_allclose(step(Tensor(X)).asnumpy(), plain, rtol=1e-5)  # a tensor without

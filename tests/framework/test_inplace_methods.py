@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import framework as ms
-from framework import Tensor, nn
+from framework import Tensor, nn, ops
 
 X = np.array([1.5, 3.0, -2.0, 0.25], np.float32)
 Y = np.array([2.0, 4.0, 3.0, -0.5], np.float32)
@@ -157,3 +157,111 @@ def test_graph_mode_refuses_to_update_a_constant():
     with pytest.raises(RuntimeError, match="constant"):
         f(Tensor(Y))
     np.testing.assert_array_equal(constant.asnumpy(), X)
+
+
+# -- write-back: a compiled function's arguments updated in place (MindSpore's graph mode) --
+@pytest.mark.parametrize("name,call,expected", CASES, ids=[c[0] for c in CASES])
+def test_compiled_in_place_writes_back_to_the_callers_tensor(name, call, expected):
+    @ms.jit
+    def f(x, y):
+        call(x, y)
+        return x * 2
+
+    a = Tensor(X.copy())
+    out = f(a, Tensor(Y))
+    want = _numpy(expected, X, Y)
+    np.testing.assert_allclose(a.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), 2 * want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_write_back_in_a_cell_accumulates_over_calls(mode):
+    """GRAPH_MODE compiles construct; in PyNative the in-place update is the eager one."""
+    class Accumulate(nn.Cell):
+        def construct(self, total, x):
+            ops.assign(total, total + x)
+            return total * 1
+
+    ms.set_context(mode=mode)
+    try:
+        net, total = Accumulate(), Tensor(np.zeros(4, np.float32))
+        for _ in range(3):
+            out = net(total, Tensor(Y))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(total.asnumpy(), 3 * Y, rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), 3 * Y, rtol=1e-6)
+
+
+def test_the_same_tensor_given_twice_is_one_tensor_inside():
+    @ms.jit
+    def f(a, b):
+        a.add_(1)
+        b.mul_(3)
+        return b * 1
+
+    x, y, z = Tensor(X.copy()), Tensor(X.copy()), Tensor(Y.copy())
+    np.testing.assert_allclose(f(y, z).asnumpy(), 3 * Y, rtol=1e-6)   # two tensors first
+    np.testing.assert_allclose(f(x, x).asnumpy(), (X + 1) * 3, rtol=1e-6)
+    np.testing.assert_allclose(x.asnumpy(), (X + 1) * 3, rtol=1e-6)
+    np.testing.assert_allclose(f(y, z).asnumpy(), 9 * Y, rtol=1e-6)   # not the aliased graph
+    np.testing.assert_allclose(y.asnumpy(), X + 2, rtol=1e-6)
+
+
+def test_write_back_reaches_tuples_and_dicts_not_lists_or_arrays():
+    @ms.jit
+    def f(pair, named, listed, array):
+        pair[0].add_(1)
+        named["a"].add_(2)
+        listed[0].add_(3)
+        array.add_(4)
+        return array * 1
+
+    t, d, li, arr = Tensor(X.copy()), Tensor(X.copy()), Tensor(X.copy()), X.copy()
+    out = f((t, Tensor(Y)), {"a": d}, [li], arr)
+    np.testing.assert_allclose(t.asnumpy(), X + 1, rtol=1e-6)
+    np.testing.assert_allclose(d.asnumpy(), X + 2, rtol=1e-6)
+    np.testing.assert_array_equal(li.asnumpy(), X)
+    np.testing.assert_array_equal(arr, X)
+    np.testing.assert_allclose(out.asnumpy(), X + 4, rtol=1e-6)
+
+
+def test_write_back_of_a_constant_a_parameter_and_not_of_item_assignment(tmp_path):
+    @ms.jit
+    def f(x, p, s):
+        x.copy_(Tensor(Y))      # a constant: the caller's tensor takes it too
+        p.mul_(2)
+        s[0] = 100.0            # item assignment stays inside, as in MindSpore
+        return s * 1
+
+    x, s = Tensor(X.copy()), Tensor(X.copy())
+    p = ms.Parameter(Tensor(X.copy()), name="p")
+    out = f(x, p, s)
+    np.testing.assert_array_equal(x.asnumpy(), Y)
+    np.testing.assert_allclose(p.asnumpy(), 2 * X, rtol=1e-6)
+    np.testing.assert_array_equal(s.asnumpy(), X)
+    np.testing.assert_array_equal(out.asnumpy()[1:], X[1:])
+    assert out.asnumpy()[0] == 100.0
+    labelled = ms.jit(lambda a: a.add_(1) * 1, ir_dir=str(tmp_path))
+    labelled(Tensor(X.copy()))
+    assert "new tensor 0" in (tmp_path / "02_opt.ir").read_text()
+
+
+@pytest.mark.parametrize("how", ["pynative", "grad_of_jit", "jit_of_grad", "graph_mode"])
+def test_in_place_on_a_differentiated_input_reaches_the_callers_tensor(how):
+    """x.add_(y); return sum(x * x): the caller's x holds x + y afterwards (as MindSpore's
+    compiled gradients give) and d/dx = 2 (x + y)."""
+    def f(x, y):
+        x.add_(y)
+        return (x * x).sum()
+
+    x = Tensor(X.copy())
+    if how == "graph_mode":
+        ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        g = ms.grad(ms.jit(f) if how == "grad_of_jit" else f)
+        gx = (ms.jit(g) if how == "jit_of_grad" else g)(x, Tensor(Y))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(x.asnumpy(), X + Y, rtol=1e-6)
+    np.testing.assert_allclose(gx.asnumpy(), 2 * (X + Y), rtol=1e-6)

@@ -182,7 +182,7 @@ ALL_CASES = _all_cases()
 def case_context(bb: relax.BlockBuilder, prim: Primitive, arrays: list[np.ndarray]) -> LowerContext:
     """The context graph mode would give: specs of the inputs (the Dropout mask included)
     and of the outputs the shape rule declares."""
-    inputs = arrays[:1] if prim.host_random else arrays
+    inputs = arrays[:-1] if prim.host_random else arrays  # the host draw comes last
     return LowerContext(prim, bb, tuple(Spec(a.shape, a.dtype) for a in arrays),
                         prim.out_specs(*inputs))
 

@@ -6,7 +6,8 @@ closes the block and is emitted outside it:
 
 - ``If``: each branch graph is a private Relax function; ``relax.If`` calls one of them.
 - ``While`` and ``WhileGrad``: loops as bounded trees of calls (:mod:`.loops`).
-- ``PrintOp``: ``relax.op.print`` (it formats tensors as NumPy does).
+- ``PrintOp``: a call of the packed function ``framework.print``, which writes the
+  template with the tensors as :func:`framework.ops.debug.write` formats them.
 
 Functions holding prints or loops are impure (the VM keeps their order).
 
@@ -25,7 +26,7 @@ from tvm import relax
 
 from ....ir import Graph
 from ....ir.control import If, While, WhileGrad
-from ....ops.debug import PrintOp
+from ....ops.debug import PrintOp, write
 from ....profiler import numbered
 from ..profile import TaggingBuilder, tag_of
 from . import accumulate, segment
@@ -34,6 +35,11 @@ from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
 from .lowerings import lower_node
 from .lowerings.base import AtUse
+
+
+@tvm.register_global_func("framework.print", override=True)
+def _print(template: str, *tensors: Any) -> None:
+    write(str(template), [t.numpy() for t in tensors])
 
 
 def _dtype(v: Any) -> str:
@@ -179,7 +185,8 @@ class RelaxBuilder:
         args = [self._arg(env, v) for v in node.inputs]
         prim, bb = node.prim, self.bb
         if isinstance(prim, PrintOp):
-            bb.emit(relax.op.print(*args, format=prim.template.removesuffix("\n")))
+            bb.emit(relax.Call(relax.ExternFunc("framework.print"), [tvm.ir.StringImm(prim.template), *args],
+                               ty_args=[relax.ObjectType()]))
             return
         if isinstance(prim, If):
             k = next(self.ids)

@@ -59,6 +59,7 @@ from .....ops.layer_norm import LayerNorm as _LayerNorm
 from .....ops.layer_norm import LayerNormGrad as _LayerNormGrad
 from .....ops.lstm_cell import LSTMPointwise as _LSTMPointwise
 from .....ops.lstm_cell import LSTMPointwiseGrad as _LSTMPointwiseGrad
+from .....ops.random_draw import RandomDraw as _RandomDraw
 from .....ops.reduce_extra import ReduceProd as _ReduceProd
 from .....ops.scan import CumSum as _CumSum
 from .....ops.split_rows import SplitRows as _SplitRows
@@ -155,6 +156,8 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _sorting.TopK: sorting.lower_topk,
     _sorting.Sort: sorting.lower_sort,
     _sorting.Multinomial: sorting.lower_multinomial,
+    # mint's random creation: the host-drawn numbers are the node's only input, its output
+    _RandomDraw: shape.identity,
     # sequence models (issue 22): layer norm, activations
     _LayerNorm: seq.lower_layer_norm,
     _LayerNormGrad: seq.lower_layer_norm_grad,

@@ -104,6 +104,39 @@ def _true_divide(x: te.Tensor, y: te.Tensor) -> te.Tensor:
     return topi.divide(x, _opaque(y))
 
 
+def _float_floor_div(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    """Float ``x // y`` (float64, same shapes) as MindSpore's: ``floor(x / y)``; by zero
+    ``+inf`` for x > 0, NaN for 0, ``-inf`` otherwise (NaN included)."""
+    b = _opaque(y)
+    zero = tirx.const(0.0, x.dtype)
+
+    def at(*i):
+        by_zero = tirx.Select(x(*i) == zero, tirx.const(float("nan"), x.dtype), tirx.Select(
+            x(*i) > zero, tirx.const(float("inf"), x.dtype), tirx.const(float("-inf"), x.dtype)))
+        return tirx.Select(y(*i) == zero, by_zero, tirx.floor(x(*i) / b(*i)))
+
+    return te.compute(x.shape, at, name="float_floor_divide")
+
+
+def _float_multiple(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    """``floor(x / y) * y`` (float64, same shapes), the product rounded: emitted as its own
+    unfused kernel (``OPAQUE``), so that LLVM cannot contract ``x - floor(x / y) * y`` into
+    a fused multiply-add (which gives the exact residue, not MindSpore's)."""
+    b = _opaque(y)
+    return te.compute(x.shape, lambda *i: tirx.floor(x(*i) / b(*i)) * b(*i), name="multiple")
+
+
+OPAQUE = 8  # TVM's OpPatternKind kOpaque: FuseOps leaves the kernel alone
+
+
+def _float_floor_mod(bb, x, y):
+    """Float ``x % y`` (float64 Relax values, same shapes) as MindSpore's: ``x - floor(x /
+    y) * y``, each operation rounded; NaN where ``y`` is 0 or infinite."""
+    multiple = bb.emit(bb.call_te(_float_multiple, x, y, primfunc_name_hint="float_multiple",
+                                  primfunc_attrs={"op_pattern": OPAQUE}))
+    return relax.op.subtract(x, multiple)
+
+
 def _int_floor_div(x: te.Tensor, y: te.Tensor) -> te.Tensor:
     """Integer ``x // y`` (same shapes); by zero as MindSpore's CPU kernel: the dtype's
     largest value for x > 0, its smallest for x < 0, 0 for 0."""
@@ -130,24 +163,27 @@ def _int_floor_mod(x: te.Tensor, y: te.Tensor) -> te.Tensor:
 
 def division(kind: str) -> Lowering:
     """``true``: Div (integers in float64, as ``binary(float_only=True)``); ``floor`` /
-    ``mod``: FloorDiv / FloorMod (floats as IEEE, integers 0 where the divisor is 0)."""
+    ``mod``: FloorDiv / FloorMod (floats in float64 as MindSpore's CPU kernels, see
+    framework/ops/floor_float.py; integers as NumPy's, by zero as above)."""
 
     def lower(ctx: LowerContext, x, y):
         (xs, ys), dtype = ctx.in_specs, ctx.out_specs[0].dtype
-        bb = ctx.bb
-        work = np.dtype(np.float64) if kind == "true" and dtype.kind != "f" else dtype
+        bb, is_float = ctx.bb, dtype.kind == "f"
+        # float64 work: true division of integers, floor division/modulo of floats
+        work = np.dtype(np.float64) if is_float != (kind == "true") else dtype
         x, y = emit(bb, cast(x, xs.dtype, work)), emit(bb, cast(y, ys.dtype, work))
-        if work.kind == "f":
-            te_op = {"true": _true_divide,
-                     "floor": lambda a, b: topi.floor(_true_divide(a, b)),
-                     "mod": lambda a, b: topi.floor_mod(a, _opaque(b))}[kind]
-        else:  # same shapes first: one TE expression reads both at each output position
-            shape = list(ctx.out_specs[0].shape)
-            x = x if tuple(xs.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(x, shape))
-            y = y if tuple(ys.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(y, shape))
-            te_op = _int_floor_div if kind == "floor" else _int_floor_mod
-        out = bb.emit(bb.call_te(te_op, x, y, primfunc_name_hint=f"{kind}_divide"))
-        return cast(out, work, dtype)
+        if kind == "true":
+            return cast(bb.emit(bb.call_te(_true_divide, x, y, primfunc_name_hint="true_divide")),
+                        work, dtype)
+        # same shapes first: one TE expression reads both at each output position
+        shape = list(ctx.out_specs[0].shape)
+        x = x if tuple(xs.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(x, shape))
+        y = y if tuple(ys.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(y, shape))
+        if kind == "mod" and is_float:
+            return cast(emit(bb, _float_floor_mod(bb, x, y)), work, dtype)
+        te_op = {("floor", True): _float_floor_div, ("floor", False): _int_floor_div,
+                 ("mod", False): _int_floor_mod}[kind, is_float]
+        return cast(bb.emit(bb.call_te(te_op, x, y, primfunc_name_hint=f"{kind}_divide")), work, dtype)
 
     lower.__name__ = f"lower_{kind}_division"
     return lower
