@@ -286,5 +286,10 @@ def erfinv(input):  # noqa: A002
     return x
 
 
+def polar(abs, angle):  # noqa: A002  (mint's names)
+    """``abs * (cos(angle) + i sin(angle))``, complex (:func:`framework.ops.polar`)."""
+    return ops.polar(abs, angle)
+
+
 __all__ = sorted(n for n, v in list(globals().items())
                  if callable(v) and not n.startswith("_") and getattr(v, "__module__", "") == __name__)

@@ -311,3 +311,10 @@ def test_batch_norm_3d_normalizes_each_channel_while_training():
     mean, var = x.mean((0, 2, 3, 4), keepdims=True), x.var((0, 2, 3, 4), keepdims=True)
     np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(bn.moving_mean.asnumpy(), 0.1 * mean.ravel(), rtol=1e-5, atol=1e-6)
+
+
+def test_polar_is_abs_times_the_unit_complex_number():
+    r, theta = np.array([1.0, 2.0, 0.5], np.float32), np.array([0.0, 1.5, -3.0], np.float32)
+    got = mint.polar(Tensor(r), Tensor(theta)).asnumpy()
+    np.testing.assert_allclose(got, r * np.exp(1j * theta), rtol=1e-6)
+    assert got.dtype == np.complex64

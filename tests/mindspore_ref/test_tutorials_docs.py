@@ -24,10 +24,6 @@ SLOW_PAGES = {"beginner/quick_start", "beginner/train", "beginner/mixed_precisio
 # page -> {block index: why ours does worse than MindSpore there}; the table in the
 # module docstring of tests.mindspore_ref.tutorials says how to see them
 _GAP_REASONS = {
-    "beginner/dataset": ({1, 2}, "block 1: a float repr's last digits; block 2: MindSpore's "
-                         "GeneratorDataset shuffle order in graph mode"),
-    "compile/static_graph": ({2}, "MindSpore 2.10's PyNative Tensor.add_ on CPU returns the sum "
-                             "but leaves the tensor unchanged; ours updates it, as documented"),
     "compile/static_graph_expert_programming": ({20}, "asserts MindSpore's own compile cache"),
 }
 # blocks whose output is random in both engines (an unseeded initializer): graded against the

@@ -1,6 +1,7 @@
 """``mindspore.ops.operations``: the primitive classes, as ``from framework.ops import
 operations as P`` code uses them (``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...)."""
 
+from ...autograd.hooks import HookBackward
 from ..activations import Erf, FastGeLU, GeLU, SiLU, Softplus
 
 # issue 25: more of MindSpore's primitive classes
@@ -22,6 +23,7 @@ from ..array_extra import Diag, Eye, Meshgrid, ReverseV2, Roll, Trace
 from ..array_ops import Split, Stack, Tile, Unstack
 from ..batch_matmul import BatchMatMul
 from ..comm import AllReduce, ReduceOp
+from ..complex_ops import Complex, ComplexAbs, Imag, Polar
 from ..conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
 from ..creation import Fill, Ones, Zeros
 from ..debug import Print
@@ -121,6 +123,26 @@ from ..zoo_extra import (
     NPUGetFloatStatus,
     StridedSlice,
 )
+from .prim_array import *  # noqa: F403  (issue 25: more primitive classes over our functionals)
+from .prim_array import __all__ as _prim_array
+from .prim_boxes import *  # noqa: F403
+from .prim_boxes import __all__ as _prim_boxes
+from .prim_image import *  # noqa: F403
+from .prim_image import __all__ as _prim_image
+from .prim_index import *  # noqa: F403
+from .prim_index import __all__ as _prim_index
+from .prim_math import *  # noqa: F403
+from .prim_math import __all__ as _prim_math
+from .prim_nn import *  # noqa: F403
+from .prim_nn import __all__ as _prim_nn
+from .prim_optim import *  # noqa: F403
+from .prim_optim import __all__ as _prim_optim
+from .prim_random import *  # noqa: F403
+from .prim_random import __all__ as _prim_random
+from .prim_sets import *  # noqa: F403
+from .prim_sets import __all__ as _prim_sets
+from .prim_update import *  # noqa: F403
+from .prim_update import __all__ as _prim_update
 
 TensorAdd = Add  # MindSpore's old name of Add
 
@@ -152,10 +174,13 @@ __all__ = [
     # issue 25: the model zoo's networks
     "AssignAdd", "Flatten", "FloatStatus", "GatherNd", "NPUAllocFloatStatus", "NPUClearFloatStatus",
     "NPUGetFloatStatus", "StridedSlice",
+    # issue 25: the complex primitives (framework/ops/complex_ops.py) under P too
+    "Complex", "ComplexAbs", "Imag", "Polar", "HookBackward",
 ]
 
 GatherV2 = Gather  # MindSpore's older name of Gather: GatherV2()(params, indices, axis)
 
 from ..view_ops import __all__ as _views  # noqa: E402
 
-__all__ += _views
+__all__ += (_views + _prim_array + _prim_boxes + _prim_image + _prim_index + _prim_math + _prim_nn
+            + _prim_optim + _prim_random + _prim_sets + _prim_update)

@@ -1,0 +1,90 @@
+"""Sampling primitive classes (``P.RandomShuffle``, ``P.RandomCategorical``,
+``P.StandardLaplace``, ``P.Bernoulli``, ``P.Cauchy``, ``P.LogNormalReverse``) over our random
+functional ops (issue 25), as MindSpore 2.10's ``mindspore.ops.operations`` spell them.
+The samples come from our generator (``framework.set_seed``): the ``seed`` attributes name
+MindSpore's streams and are accepted, not reproduced, so the values are not MindSpore's;
+shapes, dtypes and distributions are.
+
+Contracts (``P.X(attrs)(inputs)``):
+
+- ``RandomShuffle(seed=0, seed2=0)(x)``: ``x``'s entries along axis 0 in a random order;
+- ``RandomCategorical(dtype=int64)(logits, num_sample, seed=0)``: ``(batch, num_sample)``
+  class indices drawn (with replacement) from ``softmax(logits)`` per row;
+- ``StandardLaplace(seed=0, seed2=0)(shape)``: float32 samples of Laplace(0, 1);
+- ``Bernoulli(seed=-1, offset=0)(x, p=0.5)``: 0/1 samples with probability ``p`` (a float
+  or a tensor broadcastable to ``x``), ``x``'s shape and dtype;
+- ``Cauchy(size, median=0.0, sigma=1.0)()``: float32 Cauchy samples of shape ``size``;
+  ``LogNormalReverse(mean=1.0, std=2.0)(x)``: ``exp(N(mean, std))`` samples, ``x``'s shape and
+  dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import dtype as mstype
+from .._class_form import class_form
+
+
+def _ops() -> Any:
+    """``framework.ops``, looked up at call time (it imports this package)."""
+    from ... import ops
+
+    return ops
+
+
+def _mint() -> Any:
+    from ... import mint
+
+    return mint
+
+
+def _random_shuffle(x: Any, *, seed: int, seed2: int) -> Any:
+    del seed, seed2  # see the module docstring
+    if not x.shape:
+        return x
+    return _ops().gather(x, _mint().randperm(x.shape[0]), 0)
+
+
+def _random_categorical(logits: Any, num_sample: int, seed: int = 0, *, dtype: Any) -> Any:
+    del seed
+    ops = _ops()
+    return ops.cast(ops.multinomial(ops.softmax(logits, -1), int(num_sample), True), dtype)
+
+
+def _standard_laplace(shape: Any, *, seed: int, seed2: int) -> Any:
+    del seed, seed2
+    ops = _ops()
+    dims = tuple(int(d) for d in (shape.asnumpy() if hasattr(shape, "asnumpy") else shape))
+    u = _mint().rand(*dims) - 0.5  # uniform on [-0.5, 0.5): the inverse CDF
+    return ops.cast(-ops.sign(u) * ops.log(1 - 2 * ops.abs(u)), mstype.float32)
+
+
+def _bernoulli(x: Any, p: Any = 0.5, *, seed: int, offset: int) -> Any:
+    del seed, offset
+    ops = _ops()
+    prob = ops.broadcast_to(ops.cast(p, mstype.float32) if hasattr(p, "shape")
+                            else ops.fill(mstype.float32, (), float(p)), tuple(x.shape))
+    return ops.cast(_mint().bernoulli(prob), x.dtype)
+
+
+def _cauchy(*, size: Any, median: float, sigma: float) -> Any:
+    ops = _ops()
+    u = _mint().rand(*(int(d) for d in size))
+    return ops.cast(median + sigma * ops.tan(3.141592653589793 * (u - 0.5)), mstype.float32)
+
+
+def _log_normal_reverse(x: Any, *, mean: float, std: float) -> Any:
+    ops = _ops()
+    sample = _mint().normal(float(mean), float(std), size=tuple(x.shape))
+    return ops.cast(ops.exp(sample), x.dtype)
+
+
+RandomShuffle = class_form("RandomShuffle", _random_shuffle, seed=0, seed2=0)
+RandomCategorical = class_form("RandomCategorical", _random_categorical, dtype=mstype.int64)
+StandardLaplace = class_form("StandardLaplace", _standard_laplace, seed=0, seed2=0)
+Bernoulli = class_form("Bernoulli", _bernoulli, seed=-1, offset=0)
+Cauchy = class_form("Cauchy", _cauchy, size=(), median=0.0, sigma=1.0)
+LogNormalReverse = class_form("LogNormalReverse", _log_normal_reverse, mean=1.0, std=2.0)
+
+__all__ = ["Bernoulli", "Cauchy", "LogNormalReverse", "RandomCategorical", "RandomShuffle", "StandardLaplace"]
