@@ -18,8 +18,9 @@ One step (:func:`train_step`): the network's loss cell (``spec.loss_cell``, by d
 ``nn.Momentum(lr=0.01, momentum=0.9)`` and ``nn.TrainOneStepCell``, in training mode with
 every ``nn.Dropout`` cell set to inference (dropout's random masks differ between modes and
 engines). It returns the loss and the trainable parameters before and after the step, in
-order. :func:`run` may perturb the batch (``x * (1 + 1e-6 * noise)``) to measure how far
-float32 rounding can move a network's one-step update.
+order. :func:`run` may perturb the batch and every floating-point weight (``x * (1 + 1e-6 *
+noise)``: a few ulps of float32 at every layer, as rounding differences between two
+implementations are) to measure how far float32 rounding can move a network's one-step update.
 
 Run as a script by MindSpore's Python (``python zoo.py OUT_FOLDER MODELS_DIR [MODE]
 NAME:CKPT ...``, MODE ``pynative`` by default)
@@ -180,6 +181,10 @@ def run(ms: Any, models_dir: str | Path, name: str, mode: str, folder: Path,
         ms.save_checkpoint(network, str(ckpt), **fmt)
     if perturb:
         batch = perturbed(batch, perturb, seed)
+        params = list(network.get_parameters())
+        values = perturbed([p.asnumpy() for p in params], perturb, seed + 1000)
+        for p, value in zip(params, values):
+            p.set_data(ms.Tensor(value))
     loss, before, weights = train_step(ms, network, loss_cell, batch)
     names = [p.name for p in network.trainable_params()]
     return {"loss": loss, "before": before, "weights": weights, "names": names, "loaded": loaded}
