@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ..protowire import WireError, varint
 from . import CheckpointError, widen_bfloat16
 
 _DTYPES = {"Int8": "<i1", "UInt8": "<u1", "Int16": "<i2", "UInt16": "<u2", "Int32": "<i4",
@@ -49,30 +50,7 @@ _NAMES = {np.dtype(code).newbyteorder("="): name for name, code in _DTYPES.items
 SLICE_BYTES = 512 * 1024 * 1024  # MindSpore's slice size for large tensors
 CRC_MARK = b"crc_num"
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
-
-
-class _Bad(Exception):
-    """A decoding failure at ``offset``; turned into one CheckpointError line."""
-
-    def __init__(self, reason: str, offset: int) -> None:
-        super().__init__(reason)
-        self.reason, self.offset = reason, offset
-
-
-def _varint(buf: memoryview, pos: int, end: int) -> tuple[int, int]:
-    value = shift = 0
-    start = pos
-    while True:
-        if pos >= end:
-            raise _Bad("truncated number", start)
-        byte = buf[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        if not byte & 0x80:
-            return value, pos
-        shift += 7
-        if shift >= 70:
-            raise _Bad("malformed number", start)
+_Bad, _varint = WireError, varint  # a decoding failure at .offset: one CheckpointError line
 
 
 def _fields(buf: memoryview, pos: int, end: int) -> Iterator[tuple[int, int, Any, int]]:

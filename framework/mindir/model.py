@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ..protowire import WireError, decode
 from . import schema as S
-from .wire import WireError, decode
 
 
 class MindIRError(ValueError):

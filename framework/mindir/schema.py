@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .wire import Schema
+from ..protowire import Schema
 
 TENSOR: Schema = {1: ("dims", "int", True), 2: ("data_type", "int", False),
                   7: ("name", "str", False), 9: ("raw_data", "bytes", False),

@@ -32,8 +32,8 @@ from ..ops import shape as sh
 from ..ops._utils import normalize_axis
 from ..ops.conv import Conv2D
 from ..ops.group_conv import GroupConv2D
+from ..protowire import encode
 from . import schema as S
-from .wire import encode
 from .writer_extra import CONVERTERS as CONVERTERS_EXTRA
 
 PRODUCER = "twinmode"

@@ -9,12 +9,15 @@ its contracts: :mod:`.math` (element-wise), :mod:`.reduce` (reductions, scans, s
 :mod:`.shape` (shape, join/split, indexing), :mod:`.products` (matrix products),
 :mod:`.creation` (creation, random). A few functions whose output shape depends on
 values (``nonzero``, ``masked_select``, ``unique_consecutive``) or that return Python
-values (``equal``, ``allclose``, ``item``) need concrete tensors: PyNative only, one
-line in graph mode.
+values (``equal``, ``allclose``) need concrete tensors: PyNative only, one line in graph
+mode. ``item`` is ``Tensor.item``: graph mode runs its function interpreted (JIT Fallback).
 """
 
 from __future__ import annotations
 
+import sys as _sys
+
+from ..ops.operations import _namespaces
 from . import linalg, nn, optim, special  # noqa: F401  (mint.optim, mint.special ...)
 from .creation import *  # noqa: F403  (each module lists its names in __all__)
 from .creation import __all__ as _creation_names
@@ -30,11 +33,9 @@ from .shape import __all__ as _shape_names
 
 
 def item(input):  # noqa: A002
-    """The value of a one-element tensor as a Python number (PyNative only)."""
-    from ._util import concrete
-
-    (a,) = concrete("item", input)
-    return a.item()
+    """The value of a one-element tensor as a Python number (``Tensor.item``: in graph
+    mode, the function runs interpreted, JIT Fallback, as MindSpore's does)."""
+    return input.item()
 
 
 __all__ = sorted({*_creation_names, *_math_names, *_product_names, *_reduce_names, *_shape_names,
@@ -48,3 +49,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 inverse = linalg.inv
 __all__ += ["conv2d", "inverse"]
+
+# the P.* classes built on mint's functions find it here (ops sits below mint and never
+# imports it: framework/ops/operations/_namespaces.py)
+_namespaces.INSTALLED["mint"] = _sys.modules[__name__]

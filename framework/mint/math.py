@@ -211,10 +211,12 @@ def clamp(input, min=None, max=None):  # noqa: A001, A002
     if min is None and max is None:
         raise argument_error("clamp", ValueError("give min, max or both"))
     out = as_tensor(input)
-    if min is not None:
-        out = ops.maximum(out, as_tensor(min, out))
+    if min is not None:  # a bound's gradient reaches the input where they tie, as MindSpore's
+        bound = as_tensor(min, out)
+        out = ops.where(ops.less(out, bound), bound, out)
     if max is not None:
-        out = ops.minimum(out, as_tensor(max, out))
+        bound = as_tensor(max, out)
+        out = ops.where(ops.greater(out, bound), bound, out)
     return out
 
 

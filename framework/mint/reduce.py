@@ -3,7 +3,8 @@
 Contracts, as MindSpore 2.10's ``mint``:
 
 - ``sum``/``prod``/``cumsum``/``cumprod`` of integers and bools give int64 unless
-  ``dtype`` is given; ``mean`` keeps the input dtype;
+  ``dtype`` is given; ``mean`` keeps the input dtype; ``nansum`` keeps an integer
+  input's dtype (bools give int64);
 - ``dim=None`` (or ``()`` for ``amax``/``amin``) reduces every axis;
 - ``max``/``min``: ``(input)`` -> the scalar extreme; ``(input, dim, keepdim=False)`` ->
   ``(values, indices)`` (int64); ``(input, other)`` -> ``maximum``/``minimum``;
@@ -36,7 +37,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    x = reduce_dtype(input, dtype)
+    x = reduce_dtype(input, dtype) if dtype is not None or input.dtype == mstype.bool_ else input
     return ops.sum(ops.where(ops.isnan(x), ops.zeros_like(x), x) if ops.is_floating_point(x) else x,
                    dims(dim, x.ndim), keepdim)
 

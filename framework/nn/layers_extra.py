@@ -153,9 +153,11 @@ class _PadNd(Cell):
         pairs = ((0, 0),) * (len(x.shape) - self.axes) + self.pairs
         if self.mirror:
             return mirror_pad(x, pairs, "REFLECT")
+        out = ops.pad(x, pairs)
         if self.value == 0:
-            return ops.pad(x, pairs)
-        return ops.pad(x - self.value, pairs) + self.value
+            return out
+        # the border set apart by a padded mask, so the input's values stay exact
+        return out + (1 - ops.pad(ops.ones_like(x), pairs)) * self.value
 
 
 class ConstantPad1d(_PadNd):

@@ -6,7 +6,9 @@ Formulas (MindSpore's documentation), with ``current_step`` the step as a float 
 ``p = current_step / decay_steps`` (``floor(p)`` when ``is_stair``):
 
 - ``ExponentialDecayLR``: ``learning_rate * decay_rate ** p``;
-- ``NaturalExpDecayLR``: ``learning_rate * exp(-decay_rate * p)``;
+- ``NaturalExpDecayLR``: ``learning_rate * exp(-decay_rate * q)`` with ``q = current_step``
+  (``floor(p) * decay_steps`` when ``is_stair``): what MindSpore 2.10 computes, not its
+  documentation's ``p``;
 - ``InverseDecayLR``: ``learning_rate / (1 + decay_rate * p)``;
 - ``CosineDecayLR``: ``min_lr + 0.5 * (max_lr - min_lr) * (1 + cos(pi * s / decay_steps))``
   with ``s = min(current_step, decay_steps)``;
@@ -96,10 +98,13 @@ class ExponentialDecayLR(_DecayLR):
 
 
 class NaturalExpDecayLR(_DecayLR):
-    """``learning_rate * exp(-decay_rate * p)``."""
+    """``learning_rate * exp(-decay_rate * p)``, as MindSpore computes it: ``p`` is the step
+    itself (not divided by ``decay_steps``); with ``is_stair``, the step rounded down to a
+    multiple of ``decay_steps``."""
 
     def construct(self, global_step):
-        return ops.mul(ops.exp(ops.mul(self._p(global_step), -self.decay_rate)), self.learning_rate)
+        p = ops.mul(self._p(global_step), float(self.decay_steps)) if self.is_stair else _step(global_step)
+        return ops.mul(ops.exp(ops.mul(p, -self.decay_rate)), self.learning_rate)
 
 
 class InverseDecayLR(_DecayLR):

@@ -21,7 +21,10 @@ class LossBase(Cell):
                              f"got {reduction!r}")
         self.reduction = reduction
 
-    def get_loss(self, x: Any) -> Any:
+    def get_loss(self, x: Any, weights: Any = 1.0) -> Any:
+        """``x`` scaled by ``weights`` (a number or a tensor broadcast to it), then reduced."""
+        if not (isinstance(weights, int | float) and weights == 1):
+            x = ops.mul(x, ops.cast(weights, x.dtype) if hasattr(weights, "dtype") else weights)
         if self.reduction == "mean":
             return ops.reduce_mean(x)
         if self.reduction == "sum":

@@ -104,12 +104,15 @@ class Metric:
 
 
 class _Classification(Metric):
-    """A metric of class predictions: MindSpore's ``eval_type`` argument, of which only
-    ``"classification"`` is supported."""
+    """A metric of class predictions: MindSpore's ``eval_type`` argument, ``"classification"``
+    (``"multilabel"`` too where ``multilabel`` is set)."""
+
+    multilabel = False
 
     def __init__(self, eval_type: str = "classification") -> None:
-        if eval_type != "classification":
-            raise ValueError(f"{type(self).__name__}: only eval_type='classification' is supported, "
+        allowed = ("classification", "multilabel") if self.multilabel else ("classification",)
+        if eval_type not in allowed:
+            raise ValueError(f"{type(self).__name__}: eval_type must be one of {allowed}, "
                              f"got {eval_type!r}")
         self.eval_type = eval_type
         super().__init__()
@@ -156,14 +159,31 @@ class Loss(Metric):
 
 
 class _ClassCounts(_Classification):
-    """True positives, predicted positives and actual positives per class."""
+    """True positives, predicted positives and actual positives per class; with
+    ``eval_type="multilabel"`` (0/1 predictions and labels of one shape, ``(N, C)``), per
+    sample, the samples of every update in order (MindSpore's)."""
+
+    multilabel = True
 
     def clear(self) -> None:
         self._tp = self._pred = self._actual = None
         self._samples = 0
 
+    def _update_multilabel(self, y_pred: np.ndarray, y: np.ndarray) -> None:
+        if y_pred.shape != y.shape or y.ndim != 2 or not np.isin(np.concatenate([y_pred.ravel(), y.ravel()]),
+                                                                 (0, 1)).all():
+            raise ValueError(f"{type(self).__name__}: multilabel predictions and labels must be 0/1 "
+                             f"arrays of one (N, C) shape, got {y_pred.shape} and {y.shape}")
+        counts = ((y_pred * y).sum(1), y_pred.sum(1), y.sum(1))
+        old = (self._tp, self._pred, self._actual) if self._tp is not None else ([],) * 3
+        self._tp, self._pred, self._actual = (np.concatenate([o, c]) for o, c in zip(old, counts))
+        self._samples += len(y)
+
     def update(self, *inputs: Any) -> None:
         y_pred, y = self._check_inputs(inputs, 2)
+        if self.eval_type == "multilabel":
+            self._update_multilabel(y_pred, y)
+            return
         y = _labels(y_pred, y, type(self).__name__)
         c = y_pred.shape[1]
         if self._tp is None:

@@ -6,7 +6,7 @@
   Post-norm: ``x = norm1(x + sa(x)); x = norm2(x + ff(x))``; ``norm_first``:
   ``x = x + sa(norm1(x)); x = x + ff(norm2(x))``, where ``sa`` is self-attention
   (``self_attn``, a :class:`MultiheadAttention`) followed by ``dropout1`` and ``ff`` is
-  ``dropout2(linear2(dropout(activation(linear1(x)))))``.
+  ``dropout2(dense2(dropout(activation(dense1(x)))))``.
 - ``TransformerDecoderLayer`` (same arguments); ``construct(tgt, memory, tgt_mask=None,
   memory_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None)``: self-attention
   (``self_attn``, ``norm1``, ``dropout1``), attention over ``memory`` (``multihead_attn``,
@@ -72,9 +72,9 @@ class _Layer(Cell):
         if cross:  # the decoder's attention over the encoder's output
             self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout,
                                                      batch_first=batch_first, dtype=dtype)
-        self.linear1 = Dense(d_model, dim_feedforward, dtype=dtype)
+        self.dense1 = Dense(d_model, dim_feedforward, dtype=dtype)
         self.dropout = Dropout(p=dropout)
-        self.linear2 = Dense(dim_feedforward, d_model, dtype=dtype)
+        self.dense2 = Dense(dim_feedforward, d_model, dtype=dtype)
         for i in range(1, 4 if cross else 3):
             setattr(self, f"norm{i}", LayerNorm((d_model,), epsilon=layer_norm_eps, dtype=dtype))
             setattr(self, f"dropout{i}", Dropout(p=dropout))
@@ -86,7 +86,7 @@ class _Layer(Cell):
         return self.dropout1(x)
 
     def _ff_block(self, x, last_dropout):
-        return last_dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return last_dropout(self.dense2(self.dropout(self.activation(self.dense1(x)))))
 
 
 class TransformerEncoderLayer(_Layer):

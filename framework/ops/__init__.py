@@ -4,6 +4,7 @@ MindSpore's module paths are here too: ``ops.operations`` (``P``), ``ops.composi
 (``C``) and ``ops.functional`` (``F``).
 """
 
+import sys as _sys
 import types as _types
 
 from ..autograd.grad import GradOperation, grad, value_and_grad
@@ -38,3 +39,6 @@ functional.grad, functional.value_and_grad, functional.vmap = grad, value_and_gr
 __all__ = ["GradOperation", "HookBackward", "HyperMap", "Map", "MultitypeFuncGraph", "composite",
            "functional", "grad", "operations", "shape", "value_and_grad", "vmap", *_functional_all,
            *_operations_all, *_complex_all]
+
+# the P.* classes of operations/prim_*.py find this package here (they never import it)
+operations._namespaces.INSTALLED["ops"] = _sys.modules[__name__]

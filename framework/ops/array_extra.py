@@ -11,7 +11,7 @@ come from those):
 - ``narrow(input, axis, start, length)``: one ``Slice``; ``unbind`` is ``unstack``;
 - ``diag(input)``: rank k in, rank 2k out, ``input`` on the diagonal (``P.Diag``);
 - ``eye(n, m=None, dtype=float32)``, ``full_like``: constants; ``trace``: the sum of a
-  matrix's diagonal; ``diff(x, n=1, axis=-1)``: ``n``-th forward differences;
+  matrix's diagonal; ``diff(x, n=1, axis=-1)``: ``n``-th forward differences (of booleans: xor);
 - ``meshgrid(*inputs, indexing='xy')``: 1-D inputs broadcast to the grid.
 """
 
@@ -25,7 +25,7 @@ from .. import dtype as mstype
 from ._class_form import class_form
 from ._utils import argument_error, normalize_axes, normalize_axis
 from .array_ops import unstack
-from .elementwise import mul, sub
+from .elementwise import mul, not_equal, sub
 from .reduce import reduce_sum
 from .scatter_gather import gather
 from .shape import broadcast_to, concat, expand_dims, reshape, slice_, transpose
@@ -164,10 +164,11 @@ def diff(x, n=1, axis=-1, prepend=None, append=None):
     parts = [p for p in (prepend, x, append) if p is not None]
     out = concat(parts, axis) if len(parts) > 1 else x
     ax = _axis("diff", out, axis)
+    step = not_equal if out.dtype == mstype.bool_ else sub  # booleans: xor, as MindSpore
     for _ in range(int(n)):
         length = out.shape[ax]
         head = narrow(out, ax, 1, length - 1)
-        out = sub(head, narrow(out, ax, 0, length - 1))
+        out = step(head, narrow(out, ax, 0, length - 1))
     return out
 
 

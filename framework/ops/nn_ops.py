@@ -337,4 +337,28 @@ def dropout(x, p=0.5, training=True):
 
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.1,
                eps=1e-5):
-    return BatchNorm(training, eps, momentum)(x, weight, bias, running_mean, running_var)[0]
+    """Normalize per channel (axis 1). ``training``: with the batch's statistics, and
+    ``running_mean``/``running_var`` (Parameters or Tensors) are updated in place as
+    ``(1 - momentum) * running + momentum * batch`` (unbiased batch variance), as
+    MindSpore's; otherwise with the running statistics. While graph mode traces, a plain
+    Tensor that is a constant of the compiled function (made inside it, never seen outside)
+    is left as it is."""
+    y, mean, var = BatchNorm(training, eps, momentum)(x, weight, bias, running_mean, running_var)
+    if training:
+        from .shape import stop_gradient
+
+        count = x.size // x.shape[1]
+        unbiased = mul(stop_gradient(var), count / max(count - 1, 1))
+        _update_running(running_mean, stop_gradient(mean), momentum)
+        _update_running(running_var, unbiased, momentum)
+    return y
+
+
+def _update_running(stat, batch, momentum):
+    from ..interpreters import is_tracing
+    from ..parameter import Parameter
+    from .state import assign
+
+    if not isinstance(stat, Parameter) and is_tracing() and isinstance(stat._data, np.ndarray):
+        return  # a constant of the traced function: nothing outside it can see an update
+    assign(stat, add(mul(stat, 1.0 - momentum), mul(batch, momentum)))

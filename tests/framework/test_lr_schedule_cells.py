@@ -25,9 +25,9 @@ STEPS = range(0, 12)
 @pytest.mark.parametrize("make, formula", [
     (lambda: nn.ExponentialDecayLR(0.1, 0.9, 4), lambda s: 0.1 * 0.9 ** (s / 4)),
     (lambda: nn.ExponentialDecayLR(0.1, 0.9, 4, True), lambda s: 0.1 * 0.9 ** math.floor(s / 4)),
-    (lambda: nn.NaturalExpDecayLR(0.1, 0.9, 4), lambda s: 0.1 * math.exp(-0.9 * s / 4)),
+    (lambda: nn.NaturalExpDecayLR(0.1, 0.9, 4), lambda s: 0.1 * math.exp(-0.9 * s)),
     (lambda: nn.NaturalExpDecayLR(0.1, 0.9, 4, True),
-     lambda s: 0.1 * math.exp(-0.9 * math.floor(s / 4))),
+     lambda s: 0.1 * math.exp(-0.9 * math.floor(s / 4) * 4)),
     (lambda: nn.InverseDecayLR(0.1, 0.5, 4), lambda s: 0.1 / (1 + 0.5 * s / 4)),
     (lambda: nn.InverseDecayLR(0.1, 0.5, 4, True), lambda s: 0.1 / (1 + 0.5 * math.floor(s / 4))),
     (lambda: nn.CosineDecayLR(0.01, 0.1, 8),

@@ -13,8 +13,9 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
+from framework import protowire as wire
 from framework.exporter import ExportError
-from framework.mindir import MindIRError, schema, wire
+from framework.mindir import MindIRError, schema
 from tests.mindspore_ref import mindir_nets as N
 from trainer.models import build_model
 

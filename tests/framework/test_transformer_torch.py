@@ -187,6 +187,7 @@ def _perturb(net, seed):
 
 
 def _torch_name(name):
+    name = f".{name}".replace(".dense1.", ".linear1.").replace(".dense2.", ".linear2.")[1:]
     return name.replace(".gamma", ".weight").replace(".beta", ".bias")
 
 

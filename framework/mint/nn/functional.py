@@ -304,12 +304,20 @@ def binary_cross_entropy(input, target, weight=None, reduction="mean"):  # noqa:
 
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean",  # noqa: A002
                                      pos_weight=None):
-    return ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    """As MindSpore's: ``weight`` and ``pos_weight`` get no gradient."""
+    return ops.binary_cross_entropy_with_logits(input, target, _constant(weight), _constant(pos_weight),
+                                                reduction)
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean",  # noqa: A002
                   label_smoothing=0.0):
-    return ops.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+    """As MindSpore's: ``weight`` gets no gradient."""
+    return ops.cross_entropy(input, target, _constant(weight), ignore_index, reduction, label_smoothing)
+
+
+def _constant(weight):
+    """A loss weight cut from the gradient (``None`` as it is)."""
+    return None if weight is None else ops.stop_gradient(weight)
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):  # noqa: A002

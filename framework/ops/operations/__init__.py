@@ -24,7 +24,7 @@ from ..array_ops import Split, Stack, Tile, Unstack
 from ..batch_matmul import BatchMatMul
 from ..comm import AllReduce, ReduceOp
 from ..complex_ops import Complex, ComplexAbs, Imag, Polar
-from ..conv import Conv2D, Conv2DBackpropFilter, Conv2DBackpropInput
+from ..conv import Conv2D, Conv2DBackpropFilter
 from ..creation import Fill, Ones, Zeros
 from ..debug import Print
 from ..elementwise import (
@@ -109,7 +109,7 @@ from ..shape import (
     Transpose,
     ZerosLike,
 )
-from ..sorting import Multinomial, Sort, TopK
+from ..sorting import Sort, TopK
 from ..state import Assign, Depend
 from ..tensor_info import DType, Rank, Shape, Size
 from ..view_ops import *  # noqa: F403  (MindSpore's view primitives: P.TransposeView ...)
@@ -147,13 +147,13 @@ from .prim_update import __all__ as _prim_update
 TensorAdd = Add  # MindSpore's old name of Add
 
 __all__ = [
-    "Split", "Stack", "Tile", "Unstack", "Multinomial", "Sort", "TopK",
+    "Split", "Stack", "Tile", "Unstack", "Sort", "TopK",
     "AllReduce", "ReduceOp", "BatchMatMul",
     # sequence models (issue 22): layer norm, activations
     "CumSum", "Erf", "FastGeLU", "GeLU", "LayerNorm", "LayerNormGrad", "SiLU", "Softplus",
     "MaskedFill", "Tril", "Triu",
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
-    "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
+    "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter",
     "Cos", "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",
     "FloorMod", "Gather", "Greater", "GreaterEqual", "GroupConv2D",
     "GroupConv2DBackpropFilter", "GroupConv2DBackpropInput", "IndexAdd", "Less", "LessEqual", "Log",

@@ -42,19 +42,15 @@ import numpy as np
 
 from ... import dtype as mstype
 from .._class_form import class_form
+from . import _namespaces
 
 
 def _ops() -> Any:
-    """``framework.ops``, looked up at call time (it imports this package)."""
-    from ... import ops
-
-    return ops
+    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _mint() -> Any:
-    from ... import mint
-
-    return mint
+    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
 
 
 def _tensor(array: np.ndarray) -> Any:

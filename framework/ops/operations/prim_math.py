@@ -32,13 +32,11 @@ from typing import Any
 import numpy as np
 
 from .._class_form import class_form
+from . import _namespaces
 
 
 def _ops() -> Any:
-    """``framework.ops``, looked up at call time (it imports this package)."""
-    from ... import ops
-
-    return ops
+    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _addcdiv(input_data: Any, x1: Any, x2: Any, value: Any) -> Any:

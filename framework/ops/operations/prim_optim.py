@@ -43,13 +43,11 @@ from __future__ import annotations
 from typing import Any
 
 from .._class_form import class_form
+from . import _namespaces
 
 
 def _ops() -> Any:
-    """``framework.ops``, looked up at call time (it imports this package)."""
-    from ... import ops
-
-    return ops
+    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _moments(m: Any, v: Any, beta1: Any, beta2: Any, grad: Any) -> tuple[Any, Any]:

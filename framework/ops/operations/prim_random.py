@@ -15,7 +15,12 @@ Contracts (``P.X(attrs)(inputs)``):
   or a tensor broadcastable to ``x``), ``x``'s shape and dtype;
 - ``Cauchy(size, median=0.0, sigma=1.0)()``: float32 Cauchy samples of shape ``size``;
   ``LogNormalReverse(mean=1.0, std=2.0)(x)``: ``exp(N(mean, std))`` samples, ``x``'s shape and
-  dtype.
+  dtype;
+- ``Multinomial(seed=0, seed2=0, dtype=int32)(x, num_samples)``: ``num_samples`` class indices
+  per row of the 1-D or 2-D non-negative weights ``x``, drawn with replacement, as ``dtype``.
+  Given a positional argument, ``num_samples=`` or ``replacement=``, ``Multinomial(...)``
+  is our sampling primitive (:class:`framework.ops.sorting.Multinomial`, ``(num_samples,
+  replacement=True, seed=None)(x)``): MindSpore's seeds are keywords here.
 """
 
 from __future__ import annotations
@@ -24,19 +29,15 @@ from typing import Any
 
 from ... import dtype as mstype
 from .._class_form import class_form
+from . import _namespaces
 
 
 def _ops() -> Any:
-    """``framework.ops``, looked up at call time (it imports this package)."""
-    from ... import ops
-
-    return ops
+    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _mint() -> Any:
-    from ... import mint
-
-    return mint
+    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
 
 
 def _random_shuffle(x: Any, *, seed: int, seed2: int) -> Any:
@@ -80,6 +81,12 @@ def _log_normal_reverse(x: Any, *, mean: float, std: float) -> Any:
     return ops.cast(ops.exp(sample), x.dtype)
 
 
+def _multinomial(x: Any, num_samples: int, *, seed: int, seed2: int, dtype: Any) -> Any:
+    del seed, seed2
+    ops = _ops()
+    return ops.cast(ops.multinomial(x, int(num_samples), True), dtype)
+
+
 RandomShuffle = class_form("RandomShuffle", _random_shuffle, seed=0, seed2=0)
 RandomCategorical = class_form("RandomCategorical", _random_categorical, dtype=mstype.int64)
 StandardLaplace = class_form("StandardLaplace", _standard_laplace, seed=0, seed2=0)
@@ -87,4 +94,19 @@ Bernoulli = class_form("Bernoulli", _bernoulli, seed=-1, offset=0)
 Cauchy = class_form("Cauchy", _cauchy, size=(), median=0.0, sigma=1.0)
 LogNormalReverse = class_form("LogNormalReverse", _log_normal_reverse, mean=1.0, std=2.0)
 
-__all__ = ["Bernoulli", "Cauchy", "LogNormalReverse", "RandomCategorical", "RandomShuffle", "StandardLaplace"]
+_MultinomialForm = class_form("Multinomial", _multinomial, seed=0, seed2=0, dtype=mstype.int32)
+
+
+class Multinomial(_MultinomialForm):
+    """``P.Multinomial(seed=0, seed2=0, dtype=int32)(x, num_samples)``: see the module docstring."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if args or {"num_samples", "replacement"} & set(kwargs):  # our primitive's form
+            from ..sorting import Multinomial as Sampling
+
+            return Sampling(*args, **kwargs)
+        return super().__new__(cls)
+
+
+__all__ = ["Bernoulli", "Cauchy", "LogNormalReverse", "Multinomial", "RandomCategorical", "RandomShuffle",
+           "StandardLaplace"]

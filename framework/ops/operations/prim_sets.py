@@ -19,10 +19,13 @@ Contracts (``P.X(attrs)(inputs)``):
 - ``Qr(full_matrices=False)(x)``: ``(Q, R)``;
 - ``StandardNormal(seed=0, seed2=0)(shape)``: float32 samples of N(0, 1) from our generator
   (the seeds name MindSpore's streams: the values are not MindSpore's);
-- ``Conv2DTranspose(out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None, mode=1,
-  stride=1, dilation=1, group=1, data_format='NCHW')(dout, weight, input_size)``: the
+- ``Conv2DBackpropInput(out_channel, kernel_size, pad_mode='valid', pad=0, pad_list=None,
+  mode=1, stride=1, dilation=1, group=1, data_format='NCHW')(dout, weight, input_size)``: the
   gradient of ``Conv2D`` with those attributes with respect to an input of ``input_size``
-  (``out_channel`` and ``kernel_size``: the weight's, checked).
+  (``out_channel`` and ``kernel_size``: the weight's, checked); ``Conv2DTranspose``: the
+  same class under its other name. The keyword form with ``input_shape=`` (``stride``,
+  ``dilation``, ``pad_mode``, ``pad``) gives our bprop's primitive
+  (:class:`framework.ops.conv.Conv2DBackpropInput`, called ``(dout, weight)``).
 """
 
 from __future__ import annotations
@@ -33,19 +36,15 @@ import numpy as np
 
 from ... import dtype as mstype
 from .._class_form import class_form
+from . import _namespaces
 
 
 def _ops() -> Any:
-    """``framework.ops``, looked up at call time (it imports this package)."""
-    from ... import ops
-
-    return ops
+    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _mint() -> Any:
-    from ... import mint
-
-    return mint
+    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
 
 
 def _tensor(array: np.ndarray) -> Any:
@@ -141,9 +140,16 @@ def _standard_normal(shape: Any, *, seed: int, seed2: int) -> Any:
     return _mint().normal(0.0, 1.0, size=tuple(int(d) for d in shape))
 
 
-class Conv2DTranspose:
-    """``P.Conv2DTranspose(out_channel, kernel_size, ...)(dout, weight, input_size)``: see the
-    module docstring."""
+class Conv2DBackpropInput:
+    """``P.Conv2DBackpropInput(out_channel, kernel_size, ...)(dout, weight, input_size)``: see
+    the module docstring."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if "input_shape" in kwargs:  # our bprop's keyword form: its primitive
+            from ..conv import Conv2DBackpropInput as BackpropInput
+
+            return BackpropInput(*args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, out_channel: int, kernel_size: Any, pad_mode: str = "valid", pad: Any = 0,
                  pad_list: Any = None, mode: int = 1, stride: Any = 1, dilation: Any = 1, group: int = 1,
@@ -171,6 +177,10 @@ class Conv2DTranspose:
         return conv(dout, weight)
 
 
+class Conv2DTranspose(Conv2DBackpropInput):
+    """``P.Conv2DTranspose``: :class:`Conv2DBackpropInput` under MindSpore's other name."""
+
+
 TensorShape = class_form("TensorShape", _tensor_shape)
 InvertPermutation = class_form("InvertPermutation", _invert_permutation)
 FillV2 = class_form("FillV2", _fill_v2)
@@ -183,5 +193,5 @@ UniqueConsecutive = class_form("UniqueConsecutive", _unique_consecutive, return_
 Qr = class_form("Qr", _qr, full_matrices=False)
 StandardNormal = class_form("StandardNormal", _standard_normal, seed=0, seed2=0)
 
-__all__ = ["Bincount", "Conv2DTranspose", "FillV2", "Histogram", "InvertPermutation", "NonZero",
-           "Qr", "StandardNormal", "TensorShape", "Unique", "UniqueConsecutive"]
+__all__ = ["Bincount", "Conv2DBackpropInput", "Conv2DTranspose", "FillV2", "Histogram", "InvertPermutation",
+           "NonZero", "Qr", "StandardNormal", "TensorShape", "Unique", "UniqueConsecutive"]

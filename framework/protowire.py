@@ -1,5 +1,6 @@
-"""A schema-driven protobuf wire-format codec (the subset MindIR uses), without the
-``protobuf`` package.
+"""A schema-driven protobuf wire-format codec (the subset MindIR and MindSpore's checkpoints
+use), without the ``protobuf`` package; its ``varint`` and ``WireError`` also serve the
+hand-written checkpoint reader (``checkpoint_formats.mindspore_ckpt``).
 
 A schema is a dict ``{field number: (name, kind, repeated)}``; ``kind`` is ``"int"``
 (varint; int32/int64/enum, negatives as ten-byte two's complement), ``"bool"``, ``"float"``
