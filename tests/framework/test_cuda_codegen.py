@@ -36,3 +36,10 @@ def test_a_concatenate_of_many_inputs_is_a_device_kernel_on_cuda(tmp_path):
     parts = [Tensor(np.full((2, 3), k, np.float32)) for k in range(6)]
     source = _cuda_source(tmp_path, lambda *xs: ops.concat(xs, 0) * 2.0, *parts)
     assert "concat" in source and "concat_copies" not in source
+
+
+def test_an_overlapping_max_pool_gradient_is_a_device_kernel_on_cuda(tmp_path):
+    pool = nn.MaxPool2d(kernel_size=3, stride=1, pad_mode="same")
+    grad = ops.grad(lambda x: pool(x).sum())
+    source = _cuda_source(tmp_path, grad, Tensor(np.ones((2, 3, 4, 4), np.float32)))
+    assert "max_pool2d_grad" in source and "__global__" in source

@@ -75,10 +75,11 @@ def max_pool_nan(x, kernel, strides, pads, out_hw):
     return _window_max(value, (x.shape[0], x.shape[1], *out_hw), kernel, x.dtype, "max_pool")
 
 
-def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
-    """Max-pool gradient for windows that do not overlap (stride >= kernel): the position of
-    each window's first maximum (row-major), then every input element takes its window's
-    gradient if it is that position. ``pads`` is (top, left); padding never wins."""
+def max_pool_grad(dout, x, kernel, strides, pads):
+    """Max-pool gradient: the position of each window's first maximum (row-major), then
+    every input element sums the gradients of the windows whose position it is (one window
+    when they do not overlap, stride >= kernel; up to ``ceil(k/s)`` per axis otherwise), as
+    the NumPy kernel does. ``pads`` is (top, left); padding never wins."""
     (kh, kw), (sh, sw), (top, left) = kernel, strides, pads
     h, w = (int(d) for d in x.shape[2:])
     ho, wo = (int(d) for d in dout.shape[2:])
@@ -98,14 +99,20 @@ def max_pool_grad_disjoint(dout, x, kernel, strides, pads):
         tirx.Select(value(n, c, i, j, qh, qw) == peak[n, c, i, j], (qh * kw + qw).astype("int64"),
                     tirx.const(kh * kw, "int64")),  # int64 like the indices: no casts
         axis=[qh, qw]), name="window_argmax")
+    reach_h, reach_w = -(-kh // sh), -(-kw // sw)  # windows per axis that can hold an element
 
     def grad(n, c, hh, ww):
-        i, a = tirx.floordiv(hh + top, sh), tirx.floormod(hh + top, sh)
-        j, b = tirx.floordiv(ww + left, sw), tirx.floormod(ww + left, sw)
-        hit = tirx.all(a < kh, b < kw, i < ho, j < wo)
-        i, j = tirx.min(i, ho - 1), tirx.min(j, wo - 1)  # in bounds: Select reads both sides
-        hit = tirx.And(hit, position[n, c, i, j] == a * kw + b)
-        return tirx.Select(hit, dout[n, c, i, j], tirx.const(0, dout.dtype))
+        i0, a0 = tirx.floordiv(hh + top, sh), tirx.floormod(hh + top, sh)
+        j0, b0 = tirx.floordiv(ww + left, sw), tirx.floormod(ww + left, sw)
+        total = tirx.const(0, dout.dtype)
+        for t in range(reach_h):  # the window t rows up holds this element at offset a
+            for u in range(reach_w):
+                i, a, j, b = i0 - t, a0 + t * sh, j0 - u, b0 + u * sw
+                hit = tirx.all(a < kh, b < kw, i >= 0, i < ho, j >= 0, j < wo)
+                i, j = tirx.max(tirx.min(i, ho - 1), 0), tirx.max(tirx.min(j, wo - 1), 0)
+                hit = tirx.And(hit, position[n, c, i, j] == a * kw + b)  # in bounds: Select
+                total = total + tirx.Select(hit, dout[n, c, i, j], tirx.const(0, dout.dtype))
+        return total
 
     return te.compute(tuple(x.shape), grad, name="max_pool_grad")
 

@@ -30,20 +30,15 @@ def lower_max_pool(ctx: LowerContext, x):
 
 def lower_max_pool_grad(ctx: LowerContext, x, out, dout):
     """Each window's gradient goes to its first maximum (row-major window order), like the
-    kernel; ``out`` is ignored: the argmax is recomputed from ``x``.
-
-    Windows that do not overlap (stride >= kernel, the usual 2x2/2 case) use a two-step
-    TE kernel: the argmax position of every window, then each input element picks its
-    window's gradient if it is that position. Overlapping windows use TOPI's ``pool_grad``
-    (``relax.op.grad.max_pool2d_backward``), which sums over the windows of each element.
-    """
+    kernel; ``out`` is ignored: the argmax is recomputed from ``x``. A TE kernel
+    (``te_kernels.max_pool_grad``): the argmax position of every window, then each input
+    element sums the gradients of the windows (one, or several when they overlap) whose
+    position it is. (TOPI's ``pool_grad`` breaks ties between equal maxima differently:
+    a ReLU's zeros in a 3x3/1 window sent the gradient elsewhere.)"""
     prim, shape = ctx.prim, ctx.in_specs[0].shape
-    (kh, kw), (sh, sw) = prim.kernel_size, prim.strides
-    if sh >= kh and sw >= kw:
-        pads, _, _ = prim.geometry(shape)
-        return ctx.bb.call_te(te_kernels.max_pool_grad_disjoint, dout, x, (kh, kw), (sh, sw),
-                              (pads[0], pads[2]), primfunc_name_hint="max_pool2d_grad")
-    return relax.op.grad.max_pool2d_backward(dout, x, **_pool_args(prim, shape))
+    pads, _, _ = prim.geometry(shape)
+    return ctx.bb.call_te(te_kernels.max_pool_grad, dout, x, tuple(prim.kernel_size),
+                          tuple(prim.strides), (pads[0], pads[2]), primfunc_name_hint="max_pool2d_grad")
 
 
 def lower_avg_pool(ctx: LowerContext, x):
