@@ -11,6 +11,8 @@ clamp bounds, ties, .5 for rounding) where MindSpore's gradient conventions show
 
 from __future__ import annotations
 
+from tests.mindspore_ref.families import family_source, used_arrays
+
 _PRELUDE = '''
 P = ms.ops.operations
 U = np.array([[-0.9, -0.5, 0.0], [0.25, 0.6, 0.85]], np.float32)
@@ -31,35 +33,14 @@ TIE = np.array([[1.0, 3.0, 3.0, -1.0], [2.0, 2.0, 0.5, -4.0], [0.0, 2.5, 0.0, 1.
 PROGRAMS: dict[str, str] = {}
 
 
+_ARRAYS = ("U", "G", "R", "POS", "TINY", "HALF", "KINK", "SPECIAL", "I", "J", "B", "C", "TIE")
+
+
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None,
             extra: str = "") -> None:
-    """``forward``: expressions over the arrays above (as tensors, lower-case names:
-    ``u`` is ``Tensor(U)``); ``grads``: ``(template, arrays)``, each ``{}`` a fresh input."""
-    arrays = sorted({a for a in ("U", "G", "R", "POS", "TINY", "HALF", "KINK", "SPECIAL", "I",
-                                 "J", "B", "C", "TIE") if any(a.lower() in _names(e) for e in forward)})
-    args = ", ".join(a.lower() for a in arrays)
-    body = [extra, "class Fwd(nn.Cell):", f"    def construct(self, {args}):",
-            "        return (" + ",\n                ".join(forward) + ",)", ""]
-    call = [f"Fwd()({', '.join(f'Tensor({a})' for a in arrays)})"]
-    if grads:
-        params, terms, feeds = [], [], []
-        for template, inputs in grads:
-            names = [f"a{len(params) + i}" for i in range(len(inputs))]
-            params += names
-            feeds += [f"Tensor({a})" for a in inputs]
-            terms.append("(" + template.format(*names) + ").sum()")
-        body += ["class Loss(nn.Cell):", f"    def construct(self, {', '.join(params)}):",
-                 "        return (" + "\n                + ".join(terms) + ")", ""]
-        positions = tuple(range(len(params)))
-        call.append(f"ops.grad(Loss(), grad_position={positions})({', '.join(feeds)})")
-    body += ["def main():", f"    return {', '.join(call)}"]
-    PROGRAMS[name] = _PRELUDE + "\n".join(body) + "\n"
-
-
-def _names(expr: str) -> set[str]:
-    import re
-
-    return set(re.findall(r"[a-z_]+", expr))
+    """A family program (:mod:`tests.mindspore_ref.families`) over the arrays above."""
+    arrays = sorted(used_arrays(_ARRAYS, forward, r"[a-z_]+"))
+    PROGRAMS[name] = family_source(_PRELUDE, arrays, forward, grads, extra)
 
 
 _family("inverse_trig", [

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.mindspore_ref.families import family_source, used_arrays
+
 # names MindSpore 2.10 cannot run on one CPU process: its error
 UNTESTABLE: dict[str, str] = {
     **{f"Tensor:{name}": f"RuntimeError: The kernel {kernel} unregistered."
@@ -58,35 +60,10 @@ _ARRAYS = ("U", "G", "R", "H", "POS", "I", "J", "B", "X4", "W4", "B4", "GAM", "B
 PROGRAMS: dict[str, str] = {}
 
 
-def _names(expr: str) -> set[str]:
-    import re
-
-    return set(re.findall(r"[a-z_0-9]+", expr))
-
-
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None,
             extra: str = "") -> None:
-    """``forward``: expressions over the arrays above as tensors (lower-case names: ``u`` is
-    ``Tensor(U)``); ``grads``: ``(template, arrays)``, each ``{}`` a fresh input."""
-    used = set().union(*(_names(e) for e in forward))
-    arrays = [a for a in _ARRAYS if a.lower() in used]
-    args = ", ".join(a.lower() for a in arrays)
-    body = [extra, "class Fwd(nn.Cell):", f"    def construct(self, {args}):",
-            "        return (" + ",\n                ".join(forward) + ",)", ""]
-    call = [f"Fwd()({', '.join(f'Tensor({a})' for a in arrays)})"]
-    if grads:
-        params, terms, feeds = [], [], []
-        for template, inputs in grads:
-            names = [f"a{len(params) + i}" for i in range(len(inputs))]
-            params += names
-            feeds += [f"Tensor({a})" for a in inputs]
-            terms.append("(" + template.format(*names) + ").sum()")
-        body += ["class Loss(nn.Cell):", f"    def construct(self, {', '.join(params)}):",
-                 "        return (" + "\n                + ".join(terms) + ")", ""]
-        positions = tuple(range(len(params)))
-        call.append(f"ops.grad(Loss(), grad_position={positions})({', '.join(feeds)})")
-    body += ["def main():", f"    return {', '.join(call)}"]
-    PROGRAMS[name] = _PRELUDE + "\n".join(body) + "\n"
+    """A family program (:mod:`tests.mindspore_ref.families`) over the arrays above."""
+    PROGRAMS[name] = family_source(_PRELUDE, used_arrays(_ARRAYS, forward), forward, grads, extra)
 
 
 def _program(name: str, body: str) -> None:

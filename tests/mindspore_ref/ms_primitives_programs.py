@@ -13,9 +13,9 @@ re-records them (needs ``MINDSPORE_PYTHON``).
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from tests.mindspore_ref.families import family_source, used_arrays
 from tests.mindspore_ref.ms_primitives_stateful import stateful_programs
 
 _PRELUDE = '''
@@ -58,26 +58,8 @@ PROGRAMS: dict[str, str] = {}
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None,
             extra: str = "") -> None:
-    """``forward``: expressions over the arrays above (as tensors, lower-case names: ``r`` is
-    ``Tensor(R)``); ``grads``: ``(template, arrays)``, each ``{}`` a fresh input."""
-    used = set().union(*(re.findall(r"[a-z0-9_]+", e) for e in forward))
-    arrays = [a for a in _ARRAYS if a.lower() in used]
-    args = ", ".join(a.lower() for a in arrays)
-    body = [extra, "class Fwd(nn.Cell):", f"    def construct(self, {args}):",
-            "        return (" + ",\n                ".join(forward) + ",)", ""]
-    call = [f"Fwd()({', '.join(f'Tensor({a})' for a in arrays)})"]
-    if grads:
-        params, terms, feeds = [], [], []
-        for template, inputs in grads:
-            names = [f"a{len(params) + i}" for i in range(len(inputs))]
-            params += names
-            feeds += [f"Tensor({a})" for a in inputs]
-            terms.append("(" + template.format(*names) + ").sum()")
-        body += ["class Loss(nn.Cell):", f"    def construct(self, {', '.join(params)}):",
-                 "        return (" + "\n                + ".join(terms) + ")", ""]
-        call.append(f"ops.grad(Loss(), grad_position={tuple(range(len(params)))})({', '.join(feeds)})")
-    body += ["def main():", f"    return {', '.join(call)}"]
-    PROGRAMS[name] = _PRELUDE + "\n".join(body) + "\n"
+    """A family program (:mod:`tests.mindspore_ref.families`) over the arrays above."""
+    PROGRAMS[name] = family_source(_PRELUDE, used_arrays(_ARRAYS, forward), forward, grads, extra)
 
 
 _family("math_binary", [

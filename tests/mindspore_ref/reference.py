@@ -133,3 +133,22 @@ def assert_same(ours: Any, ref: Any, where: str = "result", rtol: float = 1e-5,
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=where)
     else:
         np.testing.assert_array_equal(got, want, err_msg=where)
+
+
+def both_modes(fn: Any, *arrays: np.ndarray) -> list[np.ndarray]:
+    """``fn`` on the arrays as Tensors in PyNative, then compiled (a Cell in graph mode): the
+    two results as NumPy arrays (for the checks that need no MindSpore)."""
+    import framework as ms
+
+    class Net(ms.nn.Cell):
+        def construct(self, *xs):
+            return fn(*xs)
+
+    out = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            out.append(Net()(*(ms.Tensor(a) for a in arrays)).asnumpy())
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    return out

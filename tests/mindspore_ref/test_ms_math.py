@@ -14,11 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import framework as ms
 from framework import Tensor, nn, ops
 from framework.ops import operations as P
 from tests.mindspore_ref.ms_math_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import both_modes
 
 # float32 rounding: MindSpore's own two modes differ in the last bits (log2, logaddexp ...)
 TOL = {"rtol": 2e-5, "atol": 2e-6}
@@ -33,21 +33,6 @@ RUN = RECORDED.run
 X = np.array([[-2.5, -1.2, -0.3, 0.0], [0.4, 1.7, 3.1, -4.0], [0.9, -0.7, 2.2, 5.0]], np.float32)
 
 
-def _both_modes(fn, *args):
-    """``fn(*args)`` in PyNative and compiled (a Cell in graph mode), as NumPy."""
-
-    class Net(nn.Cell):
-        def construct(self, *xs):
-            return fn(*xs)
-
-    out = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            out.append(Net()(*(Tensor(a) for a in args)).asnumpy())
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-    return out
 
 
 def _numeric_grad(f, x, eps=1e-3):
@@ -64,7 +49,7 @@ def _numeric_grad(f, x, eps=1e-3):
 @pytest.mark.parametrize("shifts, dims", [(1, None), (-2, None), ((1, -1), (0, 1)), (2, 1), (5, 0)])
 def test_roll_matches_numpy(shifts, dims):
     want = np.roll(X, shifts, dims)
-    for got in _both_modes(lambda x: ops.roll(x, shifts, dims), X):
+    for got in both_modes(lambda x: ops.roll(x, shifts, dims), X):
         np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(P.Roll(1, 0)(Tensor(X)).asnumpy(), np.roll(X, 1, 0))
     np.testing.assert_array_equal(Tensor(X).roll(2, 1).asnumpy(), np.roll(X, 2, 1))
@@ -92,14 +77,14 @@ def test_selu_gradient_is_the_derivative():
 @pytest.mark.parametrize("alpha", [0.5, 2.0])
 def test_elu_with_any_alpha(alpha):
     want = np.where(X > 0, X, alpha * np.expm1(X.astype(np.float64)))
-    for got in _both_modes(lambda x: ops.elu(x, alpha), X):
+    for got in both_modes(lambda x: ops.elu(x, alpha), X):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
     g = ops.grad(lambda t: ops.elu(t, alpha).sum())(Tensor(X)).asnumpy()
     np.testing.assert_allclose(g, np.where(X > 0, 1.0, alpha * np.exp(X)), rtol=1e-6)
 
 
 def test_diff_of_order_two():
-    for got in _both_modes(lambda x: ops.diff(x, 2, 0), X):
+    for got in both_modes(lambda x: ops.diff(x, 2, 0), X):
         np.testing.assert_allclose(got, np.diff(X, 2, 0), rtol=1e-6)
 
 
@@ -111,7 +96,7 @@ def test_prod_gradient_with_zeros():
         np.testing.assert_allclose(g, _numeric_grad(lambda v, a=axis: np.prod(v, a), x), atol=1e-6)
 
 
-def test_small_arguments_keep_their_precision_in_both_modes():
+def test_small_arguments_keep_their_precision_inboth_modes():
     """expm1/log1p/sinh near 0 (the compiled forms avoid the cancellation of exp(x) - 1)."""
     x = np.array([1e-7, -3e-6, 2e-4, -0.01, 0.5, -3.0], np.float32)
     for name, ref in (("expm1", np.expm1), ("log1p", np.log1p), ("sinh", np.sinh),
@@ -119,7 +104,7 @@ def test_small_arguments_keep_their_precision_in_both_modes():
                       ("asinh", np.arcsinh), ("asin", np.arcsin), ("atan", np.arctan)):
         arg = np.clip(x, -0.9, 0.9) if name in ("log1p", "atanh", "asin") else x
         want = ref(arg.astype(np.float64))
-        for got in _both_modes(getattr(ops, name), arg):
+        for got in both_modes(getattr(ops, name), arg):
             np.testing.assert_allclose(got, want, rtol=2e-6, err_msg=name)
 
 
@@ -128,7 +113,7 @@ def test_float16_inputs_keep_their_dtype():
     refs = {"acos": np.arccos, "asinh": np.arcsinh, "cosh": np.cosh, "expm1": np.expm1,
             "atan": np.arctan, "round": np.rint}
     for name, ref in refs.items():
-        for got in _both_modes(getattr(ops, name), x):
+        for got in both_modes(getattr(ops, name), x):
             assert got.dtype == np.float16, name
             np.testing.assert_allclose(got, ref(x.astype(np.float32)), rtol=2e-3, err_msg=name)
 

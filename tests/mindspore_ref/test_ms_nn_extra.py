@@ -18,6 +18,7 @@ import framework as ms
 from framework import Tensor, nn, ops
 from tests.mindspore_ref.ms_nn_extra_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import both_modes
 
 TOL = {"rtol": 2e-5, "atol": 2e-6}
 RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_nn_extra_expected.json", per_mode=False,
@@ -32,19 +33,6 @@ X = np.array([[0.3, -1.2, 2.5, 0.7, 1.1], [1.9, -0.4, -2.2, 0.05, 2.4], [-0.6, 1
              np.float32)
 
 
-def _both_modes(fn, *args):
-    class Net(nn.Cell):
-        def construct(self, *xs):
-            return fn(*xs)
-
-    out = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            out.append(Net()(*(Tensor(a) for a in args)))
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-    return out
 
 
 @pytest.mark.parametrize("name, running", [("cummax", np.maximum.accumulate),
@@ -76,10 +64,10 @@ def test_adaptive_pooling_of_any_size_matches_numpy():
                          for a, b in rows], -2)
 
     for fn, reduce in ((ops.adaptive_avg_pool2d, np.mean), (ops.adaptive_max_pool2d, np.max)):
-        for got in _both_modes(lambda t, f=fn: f(t, (3, 2)), x):
-            np.testing.assert_allclose(got.asnumpy(), ref(x, 3, 2, reduce), rtol=1e-6, atol=1e-6)
-    for got in _both_modes(lambda t: ops.adaptive_avg_pool1d(t, 3), x[0]):
-        np.testing.assert_allclose(got.asnumpy(), ref(x[0][..., None, :], 1, 3, np.mean)[..., 0, :],
+        for got in both_modes(lambda t, f=fn: f(t, (3, 2)), x):
+            np.testing.assert_allclose(got, ref(x, 3, 2, reduce), rtol=1e-6, atol=1e-6)
+    for got in both_modes(lambda t: ops.adaptive_avg_pool1d(t, 3), x[0]):
+        np.testing.assert_allclose(got, ref(x[0][..., None, :], 1, 3, np.mean)[..., 0, :],
                                    rtol=1e-6, atol=1e-6)
 
 

@@ -17,6 +17,7 @@ import framework as ms
 from framework import Tensor, nn, ops
 from tests.mindspore_ref.ms_ops_cover_programs import PROGRAMS, UNTESTABLE
 from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import both_modes
 
 # float32 rounding: MindSpore's own kernels (erf, gelu, pooling sums) differ in the last bits
 TOL = {"rtol": 2e-5, "atol": 2e-6}
@@ -33,21 +34,6 @@ J = np.array([[3, 5, 2], [-2, 3, 7]], np.int32)
 B = np.array([[True, False, True], [False, False, True]])
 
 
-def _both_modes(fn, *args):
-    """``fn(*args)`` in PyNative and compiled (a Cell in graph mode), as NumPy."""
-
-    class Net(nn.Cell):
-        def construct(self, *xs):
-            return fn(*xs)
-
-    out = []
-    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
-        ms.set_context(mode=mode)
-        try:
-            out.append(Net()(*(Tensor(a) for a in args)).asnumpy())
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
-    return out
 
 
 # -- NumPy references for the recorded names ----------------------------------------------
@@ -60,7 +46,7 @@ def _both_modes(fn, *args):
 ])
 def test_binary_aliases_follow_numpy(op, ref):
     for x, y in ((R, H), (I, J)):
-        for got in _both_modes(op, x, y):
+        for got in both_modes(op, x, y):
             np.testing.assert_allclose(got, ref(x, y), rtol=1e-6)
             assert got.dtype == ref(x, y).dtype
 
@@ -71,7 +57,7 @@ def test_trig_follow_numpy():
                        (ops.arcsinh, np.arcsinh, R), (ops.arctan, np.arctan, R),
                        (ops.arccosh, np.arccosh, np.abs(R) + 1), (ops.cos, np.cos, R),
                        (ops.sin, np.sin, R)):
-        for got in _both_modes(op, x):
+        for got in both_modes(op, x):
             np.testing.assert_allclose(got, ref(x), rtol=1e-5, atol=1e-6)
 
 
