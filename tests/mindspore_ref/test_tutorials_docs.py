@@ -30,6 +30,10 @@ _GAP_REASONS = {
 # docs (``format`` at best), not compared with MindSpore's output, whose layout moves with
 # the draws (a column of signs or none)
 RANDOM_OUTPUT = {"beginner/tensor": {3}}
+# blocks printing inside compiled code: MindSpore's runtime print may land after the block
+# returns (in the next block's capture, under load), so these are not compared with its live
+# output; the print format itself is compared exactly in tests/mindspore_ref/test_ms_print.py
+ASYNC_PRINT = {"compile/python_builtin_functions": {24, 25}}
 KNOWN_GAPS: dict[str, dict[int, str]] = {
     page: dict.fromkeys(blocks, why) for page, (blocks, why) in _GAP_REASONS.items()}
 
@@ -72,6 +76,7 @@ def test_page_does_as_well_as_mindspore(page, mode):
         differ = [f"block {i}: {T.compare(r['stdout'], m['stdout'])}"
                   for i, (r, m) in enumerate(zip(ours, theirs))
                   if i not in gaps and i not in RANDOM_OUTPUT.get(page, ())
+                  and i not in ASYNC_PRINT.get(page, ())
                   and not r.get("error") and not m.get("error")
                   and T.compare(r["stdout"], m["stdout"]) == "differs"]
         assert not differ, f"{page} ({mode}) vs MindSpore's output:\n" + "\n".join(differ)
