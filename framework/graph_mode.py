@@ -75,7 +75,7 @@ class CompiledGraph:
     def graph(self) -> Any:
         return self.program.graph
 
-    def valid(self, aliases: tuple) -> bool:
+    def valid(self, aliases: tuple | None) -> bool:
         """Whether this graph serves a call whose Tensor arguments repeat as ``aliases`` says
         (it matters only to a graph that writes arguments back: :attr:`aliases` is None)."""
         return (_guard(self.program.cells) == self.guard
@@ -163,8 +163,10 @@ class JitFunction:
         key = (structure, get_context("device_target"), get_context("tuning"),
                bool(get_context("save_graphs")) or self.ir_dir is not None, tensor_hooks(leaves))
         candidates = self._cache.setdefault(key, [])
-        aliases = staging.aliases(leaves, rebuild)
+        aliases = None  # read only for a graph that writes arguments back (the rare case)
         for compiled in candidates:
+            if aliases is None and compiled.aliases is not None:
+                aliases = staging.aliases(leaves, rebuild)
             if compiled.valid(aliases):
                 self.last_call_compiled = False
                 cache_stats["memory_hits"] += 1

@@ -141,7 +141,7 @@ def decode(buf: memoryview, schema: Schema, start: int = 0, end: int | None = No
 
 
 # -- encoding -------------------------------------------------------------------------------
-def _put_varint(out: bytearray, value: int) -> None:
+def put_varint(out: bytearray, value: int) -> None:
     value &= (1 << 64) - 1
     while True:
         byte = value & 0x7F
@@ -159,13 +159,13 @@ def _put(out: bytearray, field: int, kind: Any, value: Any) -> None:
             data = encode(kind, value)
         else:
             data = value.encode("utf-8") if kind == "str" else bytes(value)
-        _put_varint(out, field << 3 | _LEN)
-        _put_varint(out, len(data))
+        put_varint(out, field << 3 | _LEN)
+        put_varint(out, len(data))
         out += data
         return
-    _put_varint(out, field << 3 | _NUMERIC[kind])
+    put_varint(out, field << 3 | _NUMERIC[kind])
     if kind in ("int", "bool"):
-        _put_varint(out, int(value))
+        put_varint(out, int(value))
     else:
         out += struct.pack("<f" if kind == "float" else "<d", value)
 

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from ..protowire import WireError, varint
+from ..protowire import WireError, put_varint, varint
 from . import CheckpointError, widen_bfloat16
 
 _DTYPES = {"Int8": "<i1", "UInt8": "<u1", "Int16": "<i2", "UInt16": "<u2", "Int32": "<i4",
@@ -193,15 +193,8 @@ def _key(field: int, wire: int) -> bytes:
 
 def _varint_bytes(value: int) -> bytes:
     out = bytearray()
-    value &= (1 << 64) - 1
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+    put_varint(out, value)
+    return bytes(out)
 
 
 def _text_field(field: int, text: str) -> bytes:

@@ -46,6 +46,7 @@ class Interpreted:
     doc); ``reason`` is the error that stopped its compilation."""
 
     report = None  # no compilation: nothing to report
+    aliases = None  # serves any aliasing of the arguments (see valid)
 
     def __init__(self, fn: Callable[..., Any], reason: str) -> None:
         self.fn = fn
