@@ -273,13 +273,13 @@ class Tensor:
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
         x = F.cast(self, mstype.int64) if self.dtype == mstype.bool_ else self  # a count, as MindSpore
-        return F.reduce_sum(x, axis, keepdims)
+        return _reduce.reduce_sum(x, axis, keepdims)
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
-        return F.reduce_mean(self, axis, keep_dims)
+        return _reduce.reduce_mean(self, axis, keep_dims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        return F.reduce_max(self, axis, keepdims)
+        return _reduce.reduce_max(self, axis, keepdims)
 
     def all(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
         return F.reduce_all(self, axis, keep_dims)
@@ -374,6 +374,7 @@ def _convert_scalar(value: Any, ref_dtype: np.dtype) -> Tensor:
 
 
 from .ops import functional as F  # noqa: E402  (operators need the ops, ops need Tensor)
+from .ops import reduce as _reduce  # noqa: E402
 from .ops.complex_ops import install as _install_complex  # noqa: E402
 from .ops.tensor_methods import install as _install_methods  # noqa: E402
 

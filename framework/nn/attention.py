@@ -34,6 +34,7 @@ from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import XavierNormal, XavierUniform, initializer
 from ..errors import user_location, with_location
+from ..ops import nn_ops
 from ..parameter import Parameter
 from .cell import Cell
 from .checks import positive_ints, tensor_shape
@@ -49,7 +50,7 @@ def _error(kind: type, message: str) -> Exception:
 def _linear(x, weight, bias):
     """``x @ weight.T + bias`` over the last axis of an (N, T, in) tensor."""
     n, t, width = x.shape
-    out = ops.matmul(ops.reshape(x, (n * t, width)), weight, transpose_b=True)
+    out = nn_ops.matmul(ops.reshape(x, (n * t, width)), weight, transpose_b=True)
     if bias is not None:
         out = ops.bias_add(out, bias)
     return ops.reshape(out, (n, t, weight.shape[0]))

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
+from ..ops import nn_ops
 from ..common.initializer import initializer
 from ..parameter import Parameter
 from ..tensor import Tensor
@@ -59,7 +60,7 @@ class Embedding(Cell):
         if not self.use_one_hot:
             return ops.gather(self.embedding_table, x, 0)
         flat = ops.reshape(x, (-1,))
-        hot = ops.one_hot(flat, self.vocab_size, dtype=self.embedding_table.dtype)
+        hot = nn_ops.one_hot(flat, self.vocab_size, dtype=self.embedding_table.dtype)
         out = ops.matmul(hot, self.embedding_table)
         return ops.reshape(out, shape + (self.embedding_size,))
 

@@ -107,7 +107,7 @@ class Flatten(Cell):
         self.start_dim = start_dim
 
     def construct(self, x):
-        return ops.flatten(x, self.start_dim)
+        return ops.flatten(x, start_dim=self.start_dim)
 
 
 class Dense(Cell):

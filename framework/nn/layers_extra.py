@@ -24,6 +24,7 @@ from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
 from ..ops import nn_extra, pool_extra
+from ..ops import reduce
 from ..parameter import Parameter
 from .cell import Cell
 from .layers import Dense
@@ -298,7 +299,7 @@ class ClipByNorm(Cell):
     def construct(self, x, clip_norm):
         x32 = ops.cast(x, mstype.float32)
         limit = ops.cast(clip_norm, mstype.float32)
-        squares = ops.reduce_sum(x32 * x32, self.axis, keep_dims=True)
+        squares = reduce.reduce_sum(x32 * x32, self.axis, keep_dims=True)
         positive = squares > 0
         safe = ops.select(positive, squares, ops.ones_like(squares))
         norm = ops.select(positive, ops.sqrt(safe), squares)

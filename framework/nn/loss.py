@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
+from ..ops import nn_ops
 from ..ops.loss_fns import binary_cross_entropy_with_logits, cross_entropy
 from ..ops.loss_fns import check_classes as _check_classes
 from ..ops.loss_fns import check_labels as _check_labels
@@ -46,7 +47,7 @@ class SoftmaxCrossEntropyWithLogits(LossBase):
         _check_labels(logits, labels, self.sparse, "SoftmaxCrossEntropyWithLogits")
         if self.sparse:
             _check_classes(labels, logits.shape[-1], "SoftmaxCrossEntropyWithLogits")
-            labels = ops.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+            labels = nn_ops.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
         per_sample = ops.neg(ops.reduce_sum(ops.mul(labels, ops.log_softmax(logits)), -1))
         return self.get_loss(per_sample)
 

@@ -1,5 +1,6 @@
 """Tensor methods that are the functional ops with the tensor first (``x.acos()`` is
-``ops.acos(x)``, ``x.clamp(0, 1)`` is ``ops.clamp(x, 0, 1)``), plus MindSpore's aliases,
+``ops.acos(x)``, ``x.clamp(0, 1)`` is ``ops.clamp(x, 0, 1)``), as the spec's rows say
+(``framework/api_spec/ops.yaml``, ``tensor:``; generated into :mod:`.tensor_delegates`), plus
 dtype shorthands and the in-place methods of :mod:`.tensor_inplace` (``x.add_(y)``).
 ``install(Tensor)`` adds each one the class does not define itself (``framework/tensor.py``
 calls it once, after the ops are importable).
@@ -14,31 +15,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from . import functional as F
+from .tensor_delegates import METHODS as DELEGATES
 from .tensor_inplace import METHODS as INPLACE
-
-# methods that are ``F.<name>(self, *args, **kwargs)``
-DELEGATED = (
-    "absolute", "acos", "acosh", "add", "amax", "amin", "arccos", "arccosh", "arcsin",
-    "arcsinh", "arctan", "arctan2", "arctanh", "argmin", "asin", "asinh", "atan", "atan2",
-    "atanh", "bitwise_and", "bitwise_or", "bitwise_xor", "broadcast_to", "ceil", "chunk",
-    "clamp", "clip", "cos", "cosh", "count_nonzero", "cumsum", "deg2rad", "diag", "diff",
-    "div", "divide", "equal", "erf", "erfc", "expm1", "flip", "fliplr", "flipud", "floor",
-    "floor_divide", "fmod", "frac", "gather", "greater", "greater_equal", "hardshrink",
-    "hypot", "invert", "isfinite", "isinf", "isnan", "lerp", "less", "less_equal", "log10",
-    "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logsumexp", "matmul", "maximum", "minimum", "moveaxis", "movedim",
-    "mul", "multiply", "narrow", "neg", "negative", "norm", "not_equal", "outer", "permute",
-    "positive", "pow", "prod", "rad2deg", "ravel", "reciprocal", "remainder",
-    "repeat_interleave", "roll", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
-    "softmax", "sort", "split", "square", "std", "sub", "subtract", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tile", "topk", "trace", "true_divide", "trunc", "unbind",
-    "unsqueeze", "var", "xlogy",
-)
-
-# MindSpore's other spellings of a functional op
-ALIASES = {"eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_equal",
-           "lt": "less", "le": "less_equal", "sgn": "sign", "inv": "reciprocal",
-           "top_k": "topk", "reverse": "flip"}
 
 # ``x.float()`` ...: a cast
 CASTS = {"float": mstype.float32, "half": mstype.float16, "double": mstype.float64,
@@ -46,14 +24,12 @@ CASTS = {"float": mstype.float32, "half": mstype.float16, "double": mstype.float
          "byte": mstype.uint8, "bfloat16": mstype.bfloat16}
 
 
-def _delegate(name: str, target: str) -> Callable[..., Any]:
-    fn = getattr(F, target)
-
+def _delegate(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def method(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
 
     method.__name__ = name
-    method.__doc__ = f"``ops.{target}(self, ...)``."
+    method.__doc__ = f"``ops.{fn.__name__}(self, ...)``."
     return method
 
 
@@ -108,8 +84,7 @@ def _extra() -> dict[str, Callable[..., Any]]:
 def install(tensor_class: type) -> None:
     """Add every method above that ``tensor_class`` does not define itself."""
     methods: dict[str, Callable[..., Any]] = {}
-    methods.update({n: _delegate(n, n) for n in DELEGATED})
-    methods.update({n: _delegate(n, t) for n, t in ALIASES.items()})
+    methods.update({n: _delegate(n, fn) for n, fn in DELEGATES.items()})
     methods.update({n: _cast_method(n, d) for n, d in CASTS.items()})
     methods.update(_extra())
     methods.update(INPLACE)  # x.add_(y) ...: framework/ops/tensor_inplace.py

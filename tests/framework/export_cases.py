@@ -18,7 +18,7 @@ class OpsNet(nn.Cell):
         c = ops.select(x > 0.1, a, b) + ops.cast(k, ms.float32) / 3 + k / 4
         c = ops.maximum(c, ops.minimum(a, 2.0)) + ops.pow(ops.abs(x), 1.5) + ops.cos(x) * ops.sin(x)
         hot = ops.one_hot(ops.cast(k, ms.int32) % 4, 4, 1.0, 0.0)  # (B, 6, 4)
-        d = ops.reduce_sum(hot, 2) + ops.reduce_max(c, 1, keep_dims=True) + ops.reduce_mean(c, (1,), True)
+        d = ops.reduce_sum(hot, 2) + ops.ReduceMax(keep_dims=True)(c, 1) + ops.ReduceMean(True)(c, (1,))
         e = ops.cumsum(c, 1) + ops.log_softmax(c, -1) + ops.sort(c, -1)[0]
         vals, idx = ops.topk(c, 3)
         f = ops.pad(e, ((0, 0), (1, 2)))[:, 2:8] + ops.expand_dims(ops.squeeze(c[:, 1:2], 1), 1)
@@ -26,7 +26,7 @@ class OpsNet(nn.Cell):
                         ops.cast(idx, ms.float32)], 1)
         m = ops.cast(ops.reduce_all(x > -5, 1), ms.float32) + ops.cast(ops.reduce_any(x > 1, 1), ms.float32)
         g = g * ops.expand_dims(m, 1) + ops.neg(ops.tanh(g)) + ops.sigmoid(ops.relu(g))
-        return g, ops.broadcast_to(ops.reduce_sum(g, (0,), True), g.shape) + ops.zeros_like(g)
+        return g, ops.broadcast_to(ops.ReduceSum(True)(g, (0,)), g.shape) + ops.zeros_like(g)
 
 
 def ops_inputs(seed: int = 0):

@@ -232,8 +232,8 @@ def test_a_padded_matmul_result_is_written_everywhere():
     np.testing.assert_allclose(got, np.pad(a @ b, ((0, 8), (0, 0))) + c, rtol=1e-5, atol=1e-5)
 
     def sliced(w, x):
-        return ops.reduce_sum(ops.matmul(x, w[:4], transpose_b=True) * 2.0) + \
-            ops.reduce_sum(ops.matmul(x, w[4:8], transpose_b=True))
+        return ops.reduce_sum(ops.MatMul(transpose_b=True)(x, w[:4]) * 2.0) + \
+            ops.reduce_sum(ops.MatMul(transpose_b=True)(x, w[4:8]))
 
     x = rand(5, 4)
     got = ms.jit(ms.grad(sliced, 0))(Tensor(w), Tensor(x)).asnumpy()

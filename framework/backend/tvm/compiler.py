@@ -35,8 +35,9 @@ from ..._memory import ALIGNMENT, aligned_copy
 from ...context import get_context
 from ...ir import Graph
 from . import profile
+from .lower.lowerings import LOWERINGS
 from .lower.relax_builder import to_relax
-from .runtime import cache
+from .runtime import cache, host_kernels
 from .runtime.cache import cache_dir
 from .schedule.schedules import apply_schedules, build_pipeline, schedule_key
 
@@ -152,6 +153,7 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     """Build (or load from the disk cache) the graph for ``device_target``; with ``run``
     False only build (e.g. CUDA code on a machine without a GPU): nothing is loaded."""
     target = make_target(device_target)
+    host_kernels.register_graph(graph, LOWERINGS)  # a cached library calls them too
     key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__,
                                      schedule_key(target)]).encode())
     library = cache_dir() / f"{key.hexdigest()[:40]}.so"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ... import dtype as mstype
 from ... import ops
+from ...ops import nn_ops
 from ...ops._utils import argument_error
 from ..math import sigmoid, tanh  # noqa: F401  (mint.nn.functional names)
 from ..shape import flatten  # noqa: F401
@@ -145,7 +146,7 @@ def one_hot(tensor, num_classes=-1):
         from .._util import concrete
 
         num_classes = int(concrete("one_hot", tensor, shape_from_values=True)[0].max()) + 1
-    return ops.one_hot(tensor, num_classes, 1, 0, dtype=mstype.int64)
+    return nn_ops.one_hot(tensor, num_classes, 1, 0, dtype=mstype.int64)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,  # noqa: A002

@@ -105,7 +105,7 @@ def _adaptive_max(x: Any, *, output_size: Any) -> Any:
 def _l2_normalize(x: Any, *, axis: Any, epsilon: float) -> Any:
     ops = _ops()
     axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-    square_sum = ops.reduce_sum(x * x, axes, keep_dims=True)
+    square_sum = ops.sum(x * x, axes, True)
     return x * ops.rsqrt(ops.maximum(square_sum, ops.fill(x.dtype, (), epsilon)))
 
 

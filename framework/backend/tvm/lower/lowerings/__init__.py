@@ -64,6 +64,7 @@ from .....ops.reduce_extra import ReduceProd as _ReduceProd
 from .....ops.scan import CumSum as _CumSum
 from .....ops.split_rows import SplitRows as _SplitRows
 from .....primitive import Primitive
+from ...runtime.host_kernels import has_kernel
 from . import (
     comm,
     conv,
@@ -80,6 +81,7 @@ from . import (
     sorting,
 )
 from .base import LowerContext, Lowering, float32_compute, spec_of
+from .host import lower_on_host
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Add: elementwise.binary(relax.op.add),
@@ -217,10 +219,13 @@ for _prim in (_reduce.ReduceSum, _reduce.ReduceMean, _nn.MatMul, _bmm.BatchMatMu
 
 
 def lowering_for(prim: Primitive) -> Lowering:
-    """The TVM lowering of ``prim``'s class; a clear error when there is none."""
+    """The TVM lowering of ``prim``'s class; its NumPy kernel called from the compiled code
+    when it has none (CPU only, :mod:`...runtime.host_kernels`); a clear error otherwise."""
     try:
         return LOWERINGS[type(prim)]
     except KeyError:
+        if has_kernel(prim):
+            return lower_on_host
         raise NotImplementedError(
             f"graph mode: primitive {prim.name} has no TVM lowering; add one to LOWERINGS in "
             f"framework/backend/tvm/lower/lowerings/__init__.py (or run in PyNative mode)") from None

@@ -1,0 +1,143 @@
+"""The API spec (``framework/api_spec``) and the surfaces generated from it.
+
+- the generated files are what the rows give (``python -m framework.api_spec.generate``);
+- every row with an implementation is present on ``ops`` and ``ops.functional`` under its
+  name, every row without one is absent, and each row's Tensor methods call it;
+- each generated function's signature is the row's, and each row's signature is MindSpore
+  2.10's (stored in ``tests/mindspore_ref/mindspore_signatures.json``; read live from
+  MindSpore with ``MINDSPORE_PYTHON``);
+- the rows whose implementation cannot take MindSpore's signature yet are counted: the
+  number only goes down.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import framework
+from framework import ops
+from framework.api_spec import generate, load
+from framework.api_spec.signature import canonical, opaque, params
+from framework.ops import functional as F
+
+ROOT = Path(__file__).resolve().parents[2]
+STORED = ROOT / "tests" / "mindspore_ref" / "mindspore_signatures.json"
+ROWS = load("ops")
+# rows whose implementation does not take MindSpore's signature yet (see each row's `differs`)
+MAX_DIFFERS = 5
+
+
+def _mindspore_sigs() -> dict[str, str | None]:
+    return json.loads(STORED.read_text())["signatures"]["ops"]
+
+
+def _parseable(sig: str | None) -> bool:
+    if sig is None:
+        return False
+    try:
+        return not opaque(sig)
+    except SyntaxError:
+        return False
+
+
+def test_generated_files_are_current():
+    stale = [str(p.relative_to(ROOT)) for p, text in generate.outputs().items()
+             if not p.exists() or p.read_text() != text]
+    assert not stale, f"run `python -m framework.api_spec.generate`: stale {stale}"
+
+
+def test_rows_are_the_namespace():
+    wrong = []
+    for row in ROWS.values():
+        has = callable(getattr(F, row.name, None)) and callable(getattr(ops, row.name, None))
+        if row.present and generate.generated_here(row) and not has:
+            wrong.append(f"{row.name}: a row with an implementation, absent from ops/F")
+        if not row.present and callable(getattr(ops, row.name, None)) \
+                and not inspect.ismodule(getattr(ops, row.name)):
+            wrong.append(f"{row.name}: present in ops, but its row has no implementation")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_tensor_methods_call_their_rows():
+    x = framework.Tensor(np.array([[0.5, -1.25], [2.0, 3.5]], np.float32))
+    checked = 0
+    for row in ROWS.values():
+        impl = generate.resolve(row.impl) if row.tensor else None
+        for method in row.tensor:
+            assert hasattr(framework.Tensor, method), f"Tensor.{method} (row {row.name})"
+            if row.sig and len([p for p in params(row.sig) if p.default is None]) == 1:
+                try:
+                    want = impl(x)
+                except Exception:  # noqa: BLE001  (needs more than a float matrix)
+                    continue
+                got = getattr(x, method)()
+                np.testing.assert_array_equal(_arrays(got), _arrays(want), err_msg=f"Tensor.{method}")
+                checked += 1
+    assert checked > 30
+
+
+def _arrays(value) -> list[np.ndarray]:
+    items = value if isinstance(value, tuple | list) else [value]
+    return [np.asarray(v.asnumpy()) if hasattr(v, "asnumpy") else np.asarray(v) for v in items]
+
+
+def test_generated_signatures_are_the_rows():
+    wrong = []
+    for row in ROWS.values():
+        if not generate.generated_here(row) or not _parseable(row.sig) or row.differs:
+            continue
+        got = canonical(inspect.signature(getattr(F, row.name)))
+        if got != canonical(row.sig):
+            wrong.append(f"{row.name}: generated {got}, row {canonical(row.sig)}")
+    assert not wrong, "\n".join(wrong)
+
+
+def _compare_with(ms_sigs: dict[str, str | None]) -> list[str]:
+    wrong = []
+    for name, ms_sig in ms_sigs.items():
+        row = ROWS.get(name)
+        if row is None:
+            wrong.append(f"{name}: MindSpore's ops has it, the spec has no row")
+            continue
+        if not _parseable(ms_sig):
+            continue
+        if row.sig is None or canonical(row.sig) != canonical(ms_sig):
+            wrong.append(f"{name}: row {row.sig}, MindSpore {ms_sig}")
+    return wrong
+
+
+def test_rows_are_mindspore_signatures_stored():
+    wrong = _compare_with(_mindspore_sigs())
+    assert not wrong, "\n".join(wrong)
+
+
+def test_differing_rows_only_go_down():
+    differing = sorted(r.name for r in ROWS.values() if r.differs)
+    assert len(differing) <= MAX_DIFFERS, differing
+
+
+@pytest.mark.skipif(not os.environ.get("MINDSPORE_PYTHON"), reason="MINDSPORE_PYTHON not set")
+def test_rows_are_mindspore_signatures_live():
+    script = ROOT / "tests" / "mindspore_ref" / "mindspore_signatures.py"
+    done = subprocess.run([os.environ["MINDSPORE_PYTHON"], str(script)], capture_output=True,
+                          text=True, cwd=script.parent, timeout=600,
+                          env={**os.environ, "GLOG_v": "3"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    live = json.loads(done.stdout)["signatures"]["ops"]
+    assert live == _mindspore_sigs(), "stored signatures are stale: refresh mindspore_signatures.json"
+    wrong = _compare_with(live)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_refused_argument_names_itself():
+    x = framework.Tensor(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(ops.amax(x, 1, initial=None).asnumpy(), np.ones(2, np.float32))
+    with pytest.raises(NotImplementedError, match=r"ops\.amax: initial=3\.0 is not supported"):
+        ops.amax(x, 1, initial=3.0)
