@@ -19,8 +19,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
-from ..ops import nn_ops
 from ..common.initializer import initializer
+from ..ops import nn_ops
 from ..parameter import Parameter
 from ..tensor import Tensor
 from .cell import Cell

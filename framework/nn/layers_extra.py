@@ -23,8 +23,7 @@ from typing import Any
 from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
-from ..ops import nn_extra, pool_extra
-from ..ops import reduce
+from ..ops import nn_extra, pool_extra, reduce
 from ..parameter import Parameter
 from .cell import Cell
 from .layers import Dense

@@ -137,7 +137,9 @@ def ravel(input):  # noqa: A002
     return reshape(input, (-1,))
 
 
-def eye(n, m=None, dtype=mstype.float32):
+def eye(n, m=None, dtype=None):
+    """An ``n x m`` identity (float32 unless ``dtype`` says otherwise, as MindSpore's)."""
+    dtype = mstype.float32 if dtype is None else dtype
     return _tensor(np.eye(int(n), int(n if m is None else m), dtype=mstype.to_np(dtype)))
 
 

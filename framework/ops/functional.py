@@ -286,12 +286,7 @@ def expand_dims(input_x, axis):
 expand_dims.__doc__ = _shape.expand_dims.__doc__
 
 expm1 = _math_unary.expm1
-
-
-def eye(n, m=None, dtype=None):
-    return _array_extra.eye(n=n, m=m, dtype=dtype)
-eye.__doc__ = _array_extra.eye.__doc__
-
+eye = _array_extra.eye
 fast_gelu = _activations.fast_gelu
 fill = _creation.fill
 

@@ -149,10 +149,11 @@ def mean(x, axis=None, keep_dims=False):
 
 
 def argmax(x, axis=None, keepdims=False):
-    """Index of the maximum along ``axis`` (``None``: over the flattened input)."""
+    """Index of the maximum along ``axis`` (``None``: over the flattened input), int64 as
+    MindSpore's ``ops.argmax`` and ``Tensor.argmax`` give (``P.Argmax`` defaults to int32)."""
     from .shape import expand_dims, reshape
 
     if axis is None:
-        return Argmax(0)(reshape(x, (-1,)))
-    result = Argmax(axis)(x)
+        return Argmax(0, mstype.int64)(reshape(x, (-1,)))
+    result = Argmax(axis, mstype.int64)(x)
     return expand_dims(result, axis) if keepdims else result

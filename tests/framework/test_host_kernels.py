@@ -13,7 +13,6 @@ from framework.backend.tvm.lower.lowerings import LOWERINGS
 from framework.backend.tvm.runtime import host_kernels
 from framework.primitive import Primitive, Spec
 
-
 _CALLS: list[tuple[int, ...]] = []
 
 
