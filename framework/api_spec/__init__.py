@@ -1,15 +1,16 @@
 """MindSpore's public names as one spec, from which the API surfaces are generated.
 
 The spec is a set of YAML files beside this module, one row per name: ``ops.yaml`` holds
-``mindspore.ops`` (and the ``ops.functional`` names, ``F.*``). A row is the name and a
-flow mapping of:
+``mindspore.ops`` (and the ``ops.functional`` names, ``F.*``), ``operations.yaml``
+``mindspore.ops.operations`` (the ``P.*`` classes). A row is the name and a flow mapping of:
 
 - ``impl``: where the implementation lives, ``module.attribute`` relative to
-  ``framework.ops`` (``math_unary.acos``), a primitive's function or a composition of
-  primitives. No ``impl``: the name is not implemented yet (the coverage table lists it
+  ``framework.ops`` (``math_unary.acos``, ``operations.prim_math.Xlogy``), or
+  ``package.module:attribute`` outside it: a primitive's function or class, or a
+  composition of primitives. No ``impl``: the name is not implemented yet (the coverage table lists it
   as missing and an absent-name error names the closest present one).
 - ``sig``: the signature as MindSpore 2.10 spells it (``(input, dim=None, keepdim=False)``;
-  ``mindspore.float32`` defaults are our dtypes). Omitted for names MindSpore's
+  ``mindspore.float32`` defaults are our dtypes; a class's is its ``__init__``'s). Omitted for names MindSpore's
   ``ops.__all__`` does not have (``F``-only names) or spells as ``(*args, **kwargs)``: the
   implementation's own signature is the surface's then.
 - ``tensor``: the Tensor methods that are this function with the tensor first
@@ -21,7 +22,10 @@ flow mapping of:
   rows, a number that only goes down).
 
 ``python -m framework.api_spec.generate`` writes the surfaces (``framework/ops/functional.py``,
-``framework/ops/tensor_delegates.py``) from the rows: a surface function is the
+``framework/ops/tensor_delegates.py``, ``framework/ops/operations/__init__.py``) from the
+rows. A class namespace's module imports each class under its row's name; a class is its
+own surface, so its constructor must take MindSpore's signature (``differs`` otherwise). In
+``ops``, a surface function is the
 implementation itself where the signatures agree, else a wrapper with MindSpore's signature
 that passes each argument to the implementation's parameter of that meaning (same name, a
 known synonym, or the same position) and refuses, with one line, a MindSpore argument the
@@ -38,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 SPEC_DIR = Path(__file__).resolve().parent
-NAMESPACES = ("ops",)
+NAMESPACES = ("ops", "operations")
 ROW_KEYS = {"impl", "sig", "tensor", "cpu", "differs"}
 
 

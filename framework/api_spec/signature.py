@@ -113,10 +113,14 @@ def _dtype_name(text: str) -> str:
 
 
 def opaque(sig: str) -> bool:
-    """A signature that spells nothing (``(*args, **kwargs)``): MindSpore's wrappers that
-    take anything; the implementation's own signature stands."""
-    return all(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-               for p in params(sig))
+    """A signature that spells nothing (``(*args, **kwargs)``, a constructor's
+    ``(self, *args, **kwargs)``): MindSpore's wrappers that take anything; the
+    implementation's own signature stands."""
+    found = params(sig)
+    if found and found[0].name == "self":
+        found = found[1:]
+    return bool(found) and all(p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+                               for p in found)
 
 
 @dataclass(frozen=True)

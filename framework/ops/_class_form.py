@@ -8,6 +8,7 @@ graph, gradient and lowering are those of the primitives ``fn`` applies.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,10 @@ def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
     def __call__(self, *tensors: Any) -> Any:
         return fn(*tensors, **self.attrs)
 
+    # the constructor's signature is the attributes' (MindSpore's, e.g. ``(self, alpha=1.0)``)
+    __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v) for k, v in defaults.items()])
     doc = f"``{name}({', '.join(f'{k}={v!r}' for k, v in defaults.items())})``: calls ``{fn.__name__}``."
     return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": doc,
                            "__module__": fn.__module__})

@@ -22,20 +22,31 @@ import numpy as np
 import pytest
 
 import framework
-from framework import ops
+from framework import nn, ops
 from framework.api_spec import generate, load
 from framework.api_spec.signature import canonical, opaque, params
 from framework.ops import functional as F
+from framework.ops import operations as P
 
 ROOT = Path(__file__).resolve().parents[2]
 STORED = ROOT / "tests" / "mindspore_ref" / "mindspore_signatures.json"
 ROWS = load("ops")
-# rows whose implementation does not take MindSpore's signature yet (see each row's `differs`)
-MAX_DIFFERS = 5
+# spec file -> (MindSpore's namespace, our module, whether its names are classes)
+NAMESPACES = {"ops": ("ops", F, False), "operations": ("ops.operations", P, True),
+              "nn": ("nn", nn, True)}
+# rows whose implementation does not take MindSpore's signature yet (see each row's `differs`):
+# numbers that only go down
+MAX_DIFFERS = {"ops": 5, "operations": 143, "nn": 40}
 
 
-def _mindspore_sigs() -> dict[str, str | None]:
-    return json.loads(STORED.read_text())["signatures"]["ops"]
+def _mindspore_sigs(spec: str = "ops") -> dict[str, str | None]:
+    return json.loads(STORED.read_text())["signatures"][NAMESPACES[spec][0]]
+
+
+def _signature(obj: object, is_class: bool) -> inspect.Signature:
+    """A class's constructor's signature (``self`` first, as MindSpore's read), else the
+    function's (a class namespace may hold functions too: ``nn.cosine_decay_lr``)."""
+    return inspect.signature(obj.__init__ if inspect.isclass(obj) else obj)  # type: ignore[misc]
 
 
 def _parseable(sig: str | None) -> bool:
@@ -88,21 +99,38 @@ def _arrays(value) -> list[np.ndarray]:
     return [np.asarray(v.asnumpy()) if hasattr(v, "asnumpy") else np.asarray(v) for v in items]
 
 
-def test_generated_signatures_are_the_rows():
+@pytest.mark.parametrize("spec", NAMESPACES)
+def test_generated_signatures_are_the_rows(spec):
+    _, module, is_class = NAMESPACES[spec]
     wrong = []
-    for row in ROWS.values():
-        if not generate.generated_here(row) or not _parseable(row.sig) or row.differs:
+    for row in load(spec).values():
+        if not row.present or not _parseable(row.sig) or row.differs:
             continue
-        got = canonical(inspect.signature(getattr(F, row.name)))
+        if not is_class and not generate.generated_here(row):
+            continue
+        got = canonical(_signature(getattr(module, row.name), is_class))
         if got != canonical(row.sig):
-            wrong.append(f"{row.name}: generated {got}, row {canonical(row.sig)}")
+            wrong.append(f"{row.name}: ours {got}, row {canonical(row.sig)}")
     assert not wrong, "\n".join(wrong)
 
 
-def _compare_with(ms_sigs: dict[str, str | None]) -> list[str]:
+@pytest.mark.parametrize("spec", ["operations", "nn"])
+def test_class_rows_are_the_namespace(spec):
+    module = NAMESPACES[spec][1]
+    wrong = []
+    for row in load(spec).values():
+        if row.present and not callable(getattr(module, row.name, None)):
+            wrong.append(f"{spec}.{row.name}: a row with an implementation, absent")
+        if not row.present and callable(getattr(module, row.name, None)):
+            wrong.append(f"{spec}.{row.name}: present, but its row has no implementation")
+    assert not wrong, "\n".join(wrong)
+
+
+def _compare_with(ms_sigs: dict[str, str | None], spec: str = "ops") -> list[str]:
+    rows = load(spec)
     wrong = []
     for name, ms_sig in ms_sigs.items():
-        row = ROWS.get(name)
+        row = rows.get(name)
         if row is None:
             wrong.append(f"{name}: MindSpore's ops has it, the spec has no row")
             continue
@@ -113,14 +141,16 @@ def _compare_with(ms_sigs: dict[str, str | None]) -> list[str]:
     return wrong
 
 
-def test_rows_are_mindspore_signatures_stored():
-    wrong = _compare_with(_mindspore_sigs())
+@pytest.mark.parametrize("spec", NAMESPACES)
+def test_rows_are_mindspore_signatures_stored(spec):
+    wrong = _compare_with(_mindspore_sigs(spec), spec)
     assert not wrong, "\n".join(wrong)
 
 
-def test_differing_rows_only_go_down():
-    differing = sorted(r.name for r in ROWS.values() if r.differs)
-    assert len(differing) <= MAX_DIFFERS, differing
+@pytest.mark.parametrize("spec", NAMESPACES)
+def test_differing_rows_only_go_down(spec):
+    differing = sorted(r.name for r in load(spec).values() if r.differs)
+    assert len(differing) <= MAX_DIFFERS[spec], differing
 
 
 @pytest.mark.skipif(not os.environ.get("MINDSPORE_PYTHON"), reason="MINDSPORE_PYTHON not set")
@@ -130,9 +160,10 @@ def test_rows_are_mindspore_signatures_live():
                           text=True, cwd=script.parent, timeout=600,
                           env={**os.environ, "GLOG_v": "3"})
     assert done.returncode == 0, done.stderr[-2000:]
-    live = json.loads(done.stdout)["signatures"]["ops"]
-    assert live == _mindspore_sigs(), "stored signatures are stale: refresh mindspore_signatures.json"
-    wrong = _compare_with(live)
+    live = json.loads(done.stdout)["signatures"]
+    assert live == json.loads(STORED.read_text())["signatures"], \
+        "stored signatures are stale: refresh mindspore_signatures.json"
+    wrong = [w for spec, (ns, _, _) in NAMESPACES.items() for w in _compare_with(live[ns], spec)]
     assert not wrong, "\n".join(wrong)
 
 

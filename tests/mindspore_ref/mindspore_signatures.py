@@ -20,8 +20,10 @@ from mindspore_names import mint_modules, read_names
 
 
 def _strip(text: str) -> str:
-    """``(a: int = 1, *, b: 'x' = None) -> T`` as ``(a=1, *, b=None)``."""
+    """``(a: int = 1, *, b: 'x' = None) -> T`` as ``(a=1, *, b=None)`` (no object
+    addresses: ``<function <lambda>>``)."""
     text = re.sub(r"\)\s*->.*$", ")", text.strip())
+    text = re.sub(r" at 0x[0-9a-f]+>", ">", text)
     parts, depth, cur, quote = [], 0, "", None
     for ch in text[1:-1]:
         if quote:
