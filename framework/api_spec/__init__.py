@@ -10,9 +10,9 @@ The spec is a set of YAML files beside this module, one row per name: ``ops.yaml
   composition of primitives. No ``impl``: the name is not implemented yet (the coverage table lists it
   as missing and an absent-name error names the closest present one).
 - ``sig``: the signature as MindSpore 2.10 spells it (``(input, dim=None, keepdim=False)``;
-  ``mindspore.float32`` defaults are our dtypes; a class's is its ``__init__``'s). Omitted for names MindSpore's
-  ``ops.__all__`` does not have (``F``-only names) or spells as ``(*args, **kwargs)``: the
-  implementation's own signature is the surface's then.
+  ``mindspore.float32`` defaults are our dtypes; a class's is its ``__init__``'s). Omitted
+  for names MindSpore does not have (``F``-only names) or spells as ``(*args, **kwargs)``:
+  the implementation's own signature is the surface's then.
 - ``tensor``: the Tensor methods that are this function with the tensor first
   (``x.eq(y)`` is ``ops.equal(x, y)``): they call the implementation, not the surface.
 - ``cpu``: MindSpore's own word (its docstring's "Supported Platforms") on CPU support:
@@ -25,9 +25,8 @@ The spec is a set of YAML files beside this module, one row per name: ``ops.yaml
 ``framework/ops/tensor_delegates.py``, ``framework/ops/operations/__init__.py``) from the
 rows. A class namespace's module imports each class under its row's name; a class is its
 own surface, so its constructor must take MindSpore's signature (``differs`` otherwise). In
-``ops``, a surface function is the
-implementation itself where the signatures agree, else a wrapper with MindSpore's signature
-that passes each argument to the implementation's parameter of that meaning (same name, a
+``ops``, a surface function is the implementation itself where the signatures agree, else a
+wrapper with MindSpore's signature that passes each argument to the implementation's parameter of that meaning (same name, a
 known synonym, or the same position) and refuses, with one line, a MindSpore argument the
 implementation does not have when it is given a value other than its default. The
 generated files are committed (as MindSpore commits ``auto_generate/``) and a test checks

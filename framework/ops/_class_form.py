@@ -34,7 +34,8 @@ def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
     # the constructor's signature is the attributes' (MindSpore's, e.g. ``(self, alpha=1.0)``)
     __init__.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v) for k, v in defaults.items()])
+        + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+           for k, v in defaults.items()])
     doc = f"``{name}({', '.join(f'{k}={v!r}' for k, v in defaults.items())})``: calls ``{fn.__name__}``."
     return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": doc,
                            "__module__": fn.__module__})
