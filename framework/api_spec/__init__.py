@@ -21,17 +21,18 @@ The spec is a set of YAML files beside this module, one row per name: ``ops.yaml
   is then the implementation as it is; ``tests/framework/test_api_spec.py`` counts these
   rows, a number that only goes down).
 
-``python -m framework.api_spec.generate`` writes the surfaces (``framework/ops/functional.py``,
-``framework/ops/tensor_delegates.py``, ``framework/ops/operations/__init__.py``) from the
-rows. A class namespace's module imports each class under its row's name; a class is its
-own surface, so its constructor must take MindSpore's signature (``differs`` otherwise). In
-``ops``, a surface function is the implementation itself where the signatures agree, else a
-wrapper with MindSpore's signature that passes each argument to the implementation's
-parameter of that meaning (same name, a known synonym, or the same position) and refuses,
-with one line, a MindSpore argument the implementation does not have when it is given a
-value other than its default. The generated files are committed (as MindSpore commits ``auto_generate/``) and a test checks
-they are what the rows give. Nothing at run time reads the YAML: only the generator and the
-tests import this package.
+``python -m framework.api_spec.generate`` writes the surfaces
+(``framework/ops/functional.py``, ``framework/ops/tensor_delegates.py``,
+``framework/ops/operations/__init__.py``) from the rows. A class namespace's module imports
+each class under its row's name; a class is its own surface, so its constructor must take
+MindSpore's signature (``differs`` otherwise). In ``ops``, a surface function is the
+implementation itself where the signatures agree, else a wrapper with MindSpore's signature
+that passes each argument to the implementation's parameter of that meaning (same name, a
+known synonym, or the same position) and refuses, with one line, a MindSpore argument the
+implementation does not have when it is given a value other than its default. The generated
+files are committed (as MindSpore commits ``auto_generate/``) and a test checks they are
+what the rows give. Nothing at run time reads the YAML: only the generator and the tests
+import this package.
 """
 
 from __future__ import annotations
