@@ -1,0 +1,26 @@
+"""Tensor methods that are ``ops`` functions with the tensor first
+(:mod:`tests.mindspore_ref.ms_tensor_methods_programs`) in both modes: against MindSpore
+2.10's recorded answers (``ms_tensor_methods_expected.json``, CI), our two modes against each
+other, and MindSpore itself where ``MINDSPORE_PYTHON`` names its venv. ``Tensor.addcdiv``,
+whose kernel MindSpore's CPU build lacks, against NumPy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tests.mindspore_ref.ms_tensor_methods_programs import PROGRAMS
+from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import both_modes
+
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_tensor_methods_expected.json", per_mode=True,
+                    tolerance={"*": {"rtol": 2e-5, "atol": 2e-6}}, mode_dependent=())
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
+
+
+def test_addcdiv_is_input_plus_value_times_quotient():
+    x, y, p = (np.random.default_rng(i).uniform(0.5, 2.0, (3, 4)).astype(np.float32) for i in range(3))
+    for got in both_modes(lambda a, b, c: a.addcdiv(b, c, 0.5), x, y, p):
+        np.testing.assert_allclose(got, x + 0.5 * y / p, rtol=1e-6)
