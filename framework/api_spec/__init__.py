@@ -2,7 +2,9 @@
 
 The spec is a set of YAML files beside this module, one row per name: ``ops.yaml`` holds
 ``mindspore.ops`` (and the ``ops.functional`` names, ``F.*``), ``operations.yaml``
-``mindspore.ops.operations`` (the ``P.*`` classes). A row is the name and a flow mapping of:
+``mindspore.ops.operations`` (the ``P.*`` classes), ``nn.yaml`` ``mindspore.nn`` and
+``tensor.yaml`` the ``Tensor`` methods that are not an ``ops`` row's (see ``tensor``). A row
+is the name and a flow mapping of:
 
 - ``impl``: where the implementation lives, ``module.attribute`` relative to
   ``framework.ops`` (``math_unary.acos``, ``operations.prim_math.Xlogy``), or
@@ -15,6 +17,9 @@ The spec is a set of YAML files beside this module, one row per name: ``ops.yaml
   the implementation's own signature is the surface's then.
 - ``tensor``: the Tensor methods that are this function with the tensor first
   (``x.eq(y)`` is ``ops.equal(x, y)``): they call the implementation, not the surface.
+- ``provided`` (``tensor.yaml``): the module that defines the method (the ``Tensor`` class,
+  the in-place or cast methods); the name is present but nothing is generated for it.
+- ``property`` (``tensor.yaml``): ``true`` for a property (``x.H``), not a method.
 - ``cpu``: MindSpore's own word (its docstring's "Supported Platforms") on CPU support:
   ``true``, ``false`` or ``null`` (no such section).
 - ``differs``: why the implementation cannot take MindSpore's signature yet (the surface
@@ -42,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 SPEC_DIR = Path(__file__).resolve().parent
-NAMESPACES = ("ops", "operations")
-ROW_KEYS = {"impl", "sig", "tensor", "cpu", "differs"}
+NAMESPACES = ("ops", "operations", "nn", "tensor")
+ROW_KEYS = {"impl", "sig", "tensor", "cpu", "differs", "provided", "property"}
 
 
 class SpecError(ValueError):
@@ -60,10 +65,12 @@ class Row:
     tensor: tuple[str, ...] = field(default_factory=tuple)
     cpu: bool | None = None
     differs: str | None = None
+    provided: str | None = None
+    as_property: bool = False  # the row's ``property`` key
 
     @property
     def present(self) -> bool:
-        return self.impl is not None
+        return self.impl is not None or self.provided is not None
 
 
 def load(namespace: str = "ops") -> dict[str, Row]:
@@ -85,5 +92,7 @@ def load(namespace: str = "ops") -> dict[str, Row]:
         tensor = row.get("tensor") or ()
         rows[str(name)] = Row(name=str(name), impl=row.get("impl"), sig=row.get("sig"),
                               tensor=tuple([tensor] if isinstance(tensor, str) else tensor),
-                              cpu=row.get("cpu"), differs=row.get("differs"))
+                              cpu=row.get("cpu"), differs=row.get("differs"),
+                              provided=row.get("provided"),
+                              as_property=bool(row.get("property", False)))
     return rows

@@ -33,7 +33,8 @@ NOT_STARRED = {"shape"}
 
 
 # the package a spec file's relative ``impl`` paths start from
-BASES = {"ops": "framework.ops", "operations": "framework.ops", "nn": "framework.nn"}
+BASES = {"ops": "framework.ops", "operations": "framework.ops", "nn": "framework.nn",
+         "tensor": "framework.ops"}
 
 
 def split_impl(impl: str, base: str = "framework.ops") -> tuple[str, str]:
@@ -148,10 +149,12 @@ def _wrap_names(names: list[str]) -> list[str]:
     return lines
 
 
-def tensor_source(rows: dict[str, Row]) -> str:
-    """The text of ``framework/ops/tensor_delegates.py``."""
+def tensor_source(rows: dict[str, Row], tensor_rows: dict[str, Row]) -> str:
+    """The text of ``framework/ops/tensor_delegates.py``: the ``ops`` rows' Tensor methods,
+    then ``tensor.yaml``'s rows with an implementation (its properties apart)."""
     modules = set()
     pairs: list[tuple[str, str]] = []
+    properties: list[tuple[str, str]] = []
     for row in rows.values():
         if row.tensor and row.impl is None:
             raise SpecError(f"ops.yaml: {row.name}: Tensor methods {row.tensor} need an impl")
@@ -159,12 +162,21 @@ def tensor_source(rows: dict[str, Row]) -> str:
             module, attr = split_impl(row.impl)  # type: ignore[arg-type]
             modules.add(module)
             pairs.append((method, f"{_alias(module)}.{attr}"))
+    for row in tensor_rows.values():
+        if row.impl is None:
+            continue
+        if row.name in dict(pairs):
+            raise SpecError(f"tensor.yaml: {row.name}: also an ops row's Tensor method")
+        module, attr = split_impl(row.impl)
+        modules.add(module)
+        (properties if row.as_property else pairs).append((row.name, f"{_alias(module)}.{attr}"))
     doc = ("The Tensor methods that are functions with the tensor first (``x.acos()`` is "
            "``ops.acos(x)``),\nmethod name -> implementation (``framework/ops/tensor_methods.py`` "
            "installs them).")
     out = [HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001", "",
            *_import_lines(modules), "", "METHODS = {",
-           *[f"    {m!r}: {t}," for m, t in sorted(pairs)], "}", ""]
+           *[f"    {m!r}: {t}," for m, t in sorted(pairs)], "}",
+           "PROPERTIES = {", *[f"    {m!r}: {t}," for m, t in sorted(properties)], "}", ""]
     return "\n".join(out)
 
 
@@ -208,7 +220,7 @@ def outputs() -> dict[Path, str]:
                       "``from framework.ops import operations as P``\ncode uses them "
                       "(``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...).")
     return {OPS / "functional.py": functional_source(rows),
-            OPS / "tensor_delegates.py": tensor_source(rows),
+            OPS / "tensor_delegates.py": tensor_source(rows, load("tensor")),
             OPS / "operations" / "__init__.py": exports_source(
                 "operations", "framework.ops.operations", operations_doc),
             ROOT / "framework" / "nn" / "__init__.py": exports_source(

@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtype as mstype
 from . import functional as F
 from .tensor_delegates import METHODS as DELEGATES
+from .tensor_delegates import PROPERTIES
 from .tensor_inplace import METHODS as INPLACE
 
 # ``x.float()`` ...: a cast
@@ -88,6 +89,7 @@ def install(tensor_class: type) -> None:
     methods.update({n: _cast_method(n, d) for n, d in CASTS.items()})
     methods.update(_extra())
     methods.update(INPLACE)  # x.add_(y) ...: framework/ops/tensor_inplace.py
+    methods.update({n: property(fn) for n, fn in PROPERTIES.items()})
     for name, method in methods.items():
         if name not in tensor_class.__dict__:
             setattr(tensor_class, name, method)

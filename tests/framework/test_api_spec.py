@@ -172,3 +172,17 @@ def test_refused_argument_names_itself():
     np.testing.assert_array_equal(ops.amax(x, 1, initial=None).asnumpy(), np.ones(2, np.float32))
     with pytest.raises(NotImplementedError, match=r"ops\.amax: initial=3\.0 is not supported"):
         ops.amax(x, 1, initial=3.0)
+
+
+def test_tensor_rows_are_the_tensor_methods():
+    """Each of MindSpore's Tensor names is one ops row's Tensor method or one tensor.yaml row,
+    never both; a row is present exactly when Tensor has the name."""
+    tensor_rows = load("tensor")
+    from_ops = {m: r.name for r in ROWS.values() for m in r.tensor}
+    both = sorted(set(from_ops) & set(tensor_rows))
+    assert not both, f"in an ops row's tensor list and in tensor.yaml: {both}"
+    names = json.loads((ROOT / "docs" / "mindspore_names.json").read_text())["namespaces"]["Tensor"]
+    unlisted = sorted(set(names) - set(from_ops) - set(tensor_rows))
+    assert not unlisted, f"MindSpore's Tensor names with no row: {unlisted}"
+    wrong = [n for n, r in tensor_rows.items() if r.present != hasattr(framework.Tensor, n)]
+    assert not wrong, f"tensor.yaml rows whose presence is not Tensor's: {wrong}"

@@ -24,3 +24,15 @@ def test_addcdiv_is_input_plus_value_times_quotient():
     x, y, p = (np.random.default_rng(i).uniform(0.5, 2.0, (3, 4)).astype(np.float32) for i in range(3))
     for got in both_modes(lambda a, b, c: a.addcdiv(b, c, 0.5), x, y, p):
         np.testing.assert_allclose(got, x + 0.5 * y / p, rtol=1e-6)
+
+
+def test_index_add_adds_alpha_times_source_along_dim():
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    src = np.random.default_rng(1).standard_normal((3, 2)).astype(np.float32)
+    index = np.array([0, 2], np.int32)
+    want = x.copy()
+    want[:, index] += 2.0 * src
+    import framework as ms
+
+    for got in both_modes(lambda a, s: a.index_add(1, ms.Tensor(index), s, alpha=2.0), x, src):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
