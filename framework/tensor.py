@@ -23,7 +23,8 @@ class Tensor:
     (:mod:`framework.placeholder`).
     """
 
-    __slots__ = ("_data", "__weakref__")
+    # const_arg: Tensor.set_const_arg's flag; _built_with_init: made by Tensor(shape, init=...)
+    __slots__ = ("_data", "__weakref__", "const_arg", "_built_with_init")
     __array_priority__ = 100  # numpy_array + tensor -> Tensor.__radd__
 
     def __init__(
@@ -44,6 +45,7 @@ class Tensor:
             from .common.initializer import initializer
 
             self._data = initializer(init, shape, dtype or mstype.float32)._data
+            self._built_with_init = True
             return
         if isinstance(input_data, Tensor):
             input_data = input_data.asnumpy()

@@ -195,4 +195,5 @@ def log_normal(self, mean=1.0, std=2.0):
     """Samples of a log-normal distribution shaped like ``self`` (``exp`` of normal draws)."""
     from .elementwise import exp
 
-    return cast(exp(random_draw("normal", tuple(self.shape), np.float32, float(mean), float(std))), self.dtype)
+    draws = random_draw("normal", tuple(self.shape), np.float32, float(mean), float(std))
+    return cast(exp(draws), self.dtype)

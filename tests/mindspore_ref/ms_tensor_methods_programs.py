@@ -24,13 +24,24 @@ V4 = np.array([1.0, 0.5, -0.25, 2.0], np.float32)
 SP = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, -1.5, 2.0, 0.5], np.float32)
 G = np.array([[[0, 1], [1, 2]], [[1, 0], [0, 2]]], np.int32)
 H = np.arange(24, dtype=np.float32).reshape(2, 3, 4) * 0.1 - 1.0
+CI = np.array([0, 1, 1], np.int32)
+CW = np.array([2, 0, 5], np.int32)
+K0 = np.array([0.1, 0.4, 1.2], np.float32)
+K1 = np.array([-1.0, 0.35, -0.9], np.float32)
+K2 = np.array([0.8, 1.15, -0.5], np.float32)
 '''
-_ARRAYS = ("X", "Y", "P", "M", "S", "B", "C", "V3", "V4", "SP", "G", "H")
+_ARRAYS = ("X", "Y", "P", "M", "S", "B", "C", "V3", "V4", "SP", "G", "H", "CI", "CW", "K0", "K1", "K2")
 PROGRAMS: dict[str, str] = {}
 # names MindSpore 2.10's CPU build cannot run (its error), tested against NumPy instead
 UNTESTABLE = {"Tensor:addcdiv": "RuntimeError: The kernel AddcdivExt unregistered.",
               "Tensor:index_add": "RuntimeError: Unsupported op [IndexAddExt] on CPU (graph mode; "
-                                  "PyNative writes into the tensor, against its docs)"}
+                                  "PyNative writes into the tensor, against its docs)",
+              "Tensor:set_const_arg": "RuntimeError: the 'Tensor' object's method 'set_const_arg' is not "
+                                      "supported in 'construct' (graph mode; PyNative returns the tensor)",
+              "Tensor:choose": "graph mode answers zeros for Tensor.choose on CPU (its PyNative "
+                               "answer is NumPy's choose)",
+              "Tensor:init_data": "TypeError: init_data must be set Tensor.init (a tensor built without "
+                                  "init; with init, the initialized tensor)"}
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -78,6 +89,13 @@ _family("tensor_only", [
     "x.resize(4, 3)", "x.resize((2, 7))", "x.resize(2)", "x.itemset(1, 9.0)", "x.itemset((2, 1), 9.0)",
 ], [("{}.sum_to_size(1, 4)", ["X"]), ("{}.view_as(Tensor(M)) * Tensor(M)", ["X"]), ("{}.copy() * 2.0", ["Y"]),
     ("{}.masked_scatter(Tensor(X) > 0, {})", ["Y", "P"])])
+
+# random draws (their shapes and dtypes: the values are each engine's generator's), and
+# methods whose answer is a Python value
+_family("draws_and_values", [
+    "x.cauchy().shape", "x.cauchy(1.0, 0.5).dtype == ms.float32", "x.log_normal().shape",
+    "x.log_normal(0.0, 0.5).dtype == ms.float32", "len(x.get_bytes())", "x.data_ptr() > 0",
+])
 
 
 if __name__ == "__main__":  # re-record ms_tensor_methods_expected.json (needs MINDSPORE_PYTHON)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.mindspore_ref.ms_tensor_methods_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
@@ -36,3 +37,25 @@ def test_index_add_adds_alpha_times_source_along_dim():
 
     for got in both_modes(lambda a, s: a.index_add(1, ms.Tensor(index), s, alpha=2.0), x, src):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_set_const_arg_and_init_data_as_mindspore_documents():
+    import framework as ms
+    from framework.common.initializer import One
+
+    x = ms.Tensor(np.ones((2, 3), np.float32))
+    assert x.set_const_arg() is x and x.const_arg is True
+    assert x.set_const_arg(False).const_arg is False
+    with pytest.raises(TypeError, match="init_data must be set Tensor.init"):
+        x.init_data()
+    built = ms.Tensor(shape=(2, 2), dtype=ms.float32, init=One())
+    np.testing.assert_array_equal(built.init_data().asnumpy(), np.ones((2, 2), np.float32))
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+def test_choose_is_numpys_choose(mode):
+    index = np.array([2, 0, 5, 1], np.int32)
+    choices = [np.random.default_rng(i).standard_normal(4).astype(np.float32) for i in range(3)]
+
+    for got in both_modes(lambda i, a, b, c: i.choose([a, b, c], mode=mode), index, *choices):
+        np.testing.assert_array_equal(got, np.choose(index, choices, mode=mode))
