@@ -23,8 +23,14 @@ class Tensor:
     (:mod:`framework.placeholder`).
     """
 
-    # const_arg: Tensor.set_const_arg's flag; _built_with_init: made by Tensor(shape, init=...)
-    __slots__ = ("_data", "__weakref__", "const_arg", "_built_with_init")
+    # _const_arg: Tensor.set_const_arg's flag; _built_with_init: made by Tensor(shape, init=...)
+    __slots__ = ("_data", "__weakref__", "_const_arg", "_built_with_init")
+
+    @property
+    def const_arg(self) -> bool:
+        """Whether compiled functions take this tensor as a constant (``set_const_arg``)."""
+        return getattr(self, "_const_arg", False)
+
     __array_priority__ = 100  # numpy_array + tensor -> Tensor.__radd__
 
     def __init__(

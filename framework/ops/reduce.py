@@ -148,12 +148,13 @@ def mean(x, axis=None, keep_dims=False):
     return ReduceMean(keep_dims)(x, axis)
 
 
-def argmax(x, axis=None, keepdims=False):
+def argmax(x, axis=None, keepdims=False, output_type=mstype.int64):
     """Index of the maximum along ``axis`` (``None``: over the flattened input), int64 as
-    MindSpore's ``ops.argmax`` and ``Tensor.argmax`` give (``P.Argmax`` defaults to int32)."""
+    MindSpore's ``ops.argmax`` and ``Tensor.argmax`` give (``P.Argmax`` and ``ops.argmin``
+    give int32)."""
     from .shape import expand_dims, reshape
 
     if axis is None:
-        return Argmax(0, mstype.int64)(reshape(x, (-1,)))
-    result = Argmax(axis, mstype.int64)(x)
+        return Argmax(0, output_type)(reshape(x, (-1,)))
+    result = Argmax(axis, output_type)(x)
     return expand_dims(result, axis) if keepdims else result

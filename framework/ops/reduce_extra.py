@@ -73,7 +73,7 @@ def reduce_min(x, axis=(), keep_dims=False):
 
 def argmin(input, axis=None, keepdims=False):  # noqa: A002
     _negatable("argmin", input)
-    return argmax(neg(input), axis, keepdims)
+    return argmax(neg(input), axis, keepdims, mstype.int32)  # int32, as MindSpore's argmin
 
 
 def prod(input, axis=None, keep_dims=False, dtype=None):  # noqa: A002

@@ -147,7 +147,7 @@ def resize(self, *new_shape):
 
 def set_const_arg(self, const_arg=True):
     """Marks the tensor as a constant argument of compiled functions (a flag; ``self``)."""
-    self.const_arg = bool(const_arg)
+    self._const_arg = bool(const_arg)
     return self
 
 
