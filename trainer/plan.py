@@ -25,6 +25,7 @@ from .config import ExperimentConfig
 from .distributed import Rank
 from .preflight import sqlite_folder
 from .run_folders import ResumeMismatch, find_last, new_run_folder
+from .tasks import task_of
 
 
 @dataclass(frozen=True)
@@ -143,14 +144,13 @@ def _find(plan: RunPlan, asked: str) -> CheckpointRead | None:
 
 
 def _describe(plan: RunPlan, chosen: CheckpointRead | None, asked: str) -> tuple[str, str | None]:
-    """``(path or "last", why nothing is left to train or None)``: what the ranks agree on."""
+    """``(path or "last", why nothing is left to train or None)``: what the ranks agree on.
+    The task says how long the run is (epochs, or a language model's step budget)."""
     if chosen is None:
         return asked, None
-    state, epochs = chosen.state, plan.config.train.epochs
-    if state.next_position()[0] >= epochs:
-        return str(chosen.path), (f"nothing to train: {chosen.path} is already at epoch {state.epoch} "
-                                  f"of train.epochs={epochs}; to continue, ask for more "
-                                  f"(train.epochs={state.epoch + 1} or more)")
+    task = task_of(plan.config)
+    if chosen.state.next_position()[0] >= task.epochs(plan.config):
+        return str(chosen.path), f"nothing to train: {chosen.path} {task.finished(plan.config, chosen.state)}"
     return str(chosen.path), None
 
 

@@ -106,6 +106,26 @@ def test_a_resume_continues_bit_identically_in_pynative(lm):
     assert rest.losses == whole.losses[6:]  # same windows, same weights: bit for bit
 
 
+def test_a_run_past_three_intervals_resumes_with_a_larger_step_budget(lm):
+    """The resume point is checked against the step budget (``train.max_steps``), not
+    ``train.epochs`` (3 by default, a key a language model does not take): 4 intervals
+    done, 6 asked for, the last 2 are trained; asking for what is done says so in steps."""
+    from framework.train.checkpoint import read_train_state
+    from trainer.distributed import Rank
+    from trainer.plan import RunOptions, plan_run
+
+    four = ("train.max_steps=8", "train.eval_every_steps=2")
+    first = run(lm, *four)
+    assert read_train_state(first.checkpoint)[1].global_step == 8
+    done = plan_run(load_config(lm, list(four)), Rank(),
+                    RunOptions(quiet=True, log=False, resume="last", checkpoint_dir=str(lm.parent / "ck")))
+    assert done.nothing_to_train == (f"nothing to train: {first.checkpoint} is already at step 8 of "
+                                     "train.max_steps=8; to continue, ask for more (train.max_steps=10 "
+                                     "or more, a multiple of train.eval_every_steps=2)")
+    more = run(lm, "train.max_steps=12", "train.eval_every_steps=2", resume="last")
+    assert more.nothing_to_train is None and more.steps == [9, 10, 11, 12]
+
+
 def test_each_evaluation_logs_a_sample_and_the_val_metrics(lm):
     import mlflow
 

@@ -121,6 +121,12 @@ class LanguageModelTask(Task):
     def epochs(self, config: Any) -> int:
         return config.train.max_steps // config.train.eval_every_steps
 
+    def finished(self, config: Any, state: Any) -> str:
+        t = config.train
+        return (f"is already at step {state.global_step} of train.max_steps={t.max_steps}; to continue, "
+                f"ask for more (train.max_steps={state.global_step + t.eval_every_steps} or more, a "
+                f"multiple of train.eval_every_steps={t.eval_every_steps})")
+
     def evaluate(self, config: Any, model: Any, data: TaskData) -> dict[str, float]:
         """The whole validation split in order (non-overlapping windows, not the training
         run's random estimate): loss, perplexity, bits per character, tokens read."""
