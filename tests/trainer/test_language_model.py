@@ -104,6 +104,41 @@ def test_a_resume_continues_bit_identically_in_pynative(lm):
     rest = run(lm, checkpoint_dir=str(lm.parent / "part"), resume=first.checkpoint)
     assert rest.steps == list(range(7, 13))
     assert rest.losses == whole.losses[6:]  # same windows, same weights: bit for bit
+    assert rest.metrics == whole.metrics  # the evaluation at step 12 reads the same windows
+
+
+def logged(uri: str, run_id: str) -> dict[str, dict[int, float]]:
+    """``{metric: {step: value}}`` of a run as MLflow's store holds it, timings left out
+    (``perf/*``: wall clock); a step logged twice (redone after a kill) must agree."""
+    import mlflow
+
+    client, out = mlflow.MlflowClient(uri), {}
+    for key in client.get_run(run_id).data.metrics:
+        if key.startswith(("perf/", "system/")):
+            continue
+        for m in client.get_metric_history(run_id, key):
+            assert out.setdefault(key, {}).setdefault(m.step, m.value) == m.value, (key, m.step)
+    return out
+
+
+@pytest.mark.slow
+def test_a_resumed_run_logs_the_uninterrupted_runs_metrics(lm):
+    """Resumed after its first evaluation, a run logs at step 12 the validation loss, the
+    training-loss estimate and every other figure the uninterrupted run logged: the
+    evaluation windows are those of the evaluation's step, not of the process's start, and
+    the learning rate is logged where it changed, as without the resume."""
+    uri = f"sqlite:///{lm.parent / 'mlflow.db'}"
+    # a schedule whose LR is flat from step 5 on: logged where it changes, not again at a resume
+    logs = (f"mlflow.tracking_uri={uri}", "mlflow.system_metrics=false", "mlflow.log_model=false",
+            "optimizer.schedule={name: cosine, warmup_steps: 2, lr_decay_steps: 4, min_lr: 0.001}")
+    whole = run(lm, *logs, log=True)
+    first = run(lm, *logs, "train.max_steps=6", checkpoint_dir=str(lm.parent / "part"), log=True)
+    rest = run(lm, *logs, checkpoint_dir=str(lm.parent / "part"), resume=first.checkpoint, log=True)
+    assert rest.run_id == first.run_id != whole.run_id
+    expected, got = logged(uri, whole.run_id), logged(uri, rest.run_id)
+    assert {"val/loss", "train/loss_estimate", "val/perplexity", "train/loss", "lr"} <= set(expected)
+    assert set(expected["val/loss"]) == {6, 12} and set(expected["lr"]) == {1, 2, 3, 4, 5, 6, 9, 12}
+    assert got == expected
 
 
 def test_a_run_past_three_intervals_resumes_with_a_larger_step_budget(lm):
