@@ -108,20 +108,24 @@ def build(plan: RunPlan) -> Built:
 
 def execute(plan: RunPlan) -> RunResult:
     """Train and evaluate the plan's config; record it in MLflow (rank 0, ``options.log``)."""
-    plan.rank.check("the config hash", plan.config.hash())
-    check_outputs(output_places(plan))
-    if plan.nothing_to_train:
-        return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
-    set_device_context(plan.config, plan.ir_dir)
-    from . import profile_report
-
-    if plan.options.profile:
-        profile_report.start()
     try:
-        return _execute(plan)
-    finally:
+        plan.rank.check("the config hash", plan.config.hash())
+        check_outputs(output_places(plan))
+        if plan.nothing_to_train:
+            return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
+        set_device_context(plan.config, plan.ir_dir)
+        from . import profile_report
+
         if plan.options.profile:
-            profile_report.stop()
+            profile_report.start()
+        try:
+            return _execute(plan)
+        finally:
+            if plan.options.profile:
+                profile_report.stop()
+    finally:
+        if plan.run_lock is not None:  # the resumed run's (its ModelCheckpoint may have let it go)
+            plan.run_lock.release()
 
 
 def _execute(plan: RunPlan) -> RunResult:

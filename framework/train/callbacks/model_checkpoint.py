@@ -62,14 +62,15 @@ class ModelCheckpoint(Callback):
     ``<prefix>_2`` ... as MindSpore does, so runs sharing a folder never overwrite or prune
     each other's files; a resumed run continues under the prefix of its checkpoint. A save
     that fails (full or read-only disk) is retried, then written to a rescue folder under
-    the system's temporary directory, with a warning naming it.
+    the system's temporary directory, with a warning naming it. A resume of a run that a
+    running process is training is refused (``RunBusy``, a ``CheckpointError``).
     """
 
     phase = "save"
     state_key = "checkpoint"
 
     def __init__(self, prefix: str = "CKP", directory: str | os.PathLike | None = None,
-                 config: CheckpointConfig | None = None) -> None:
+                 config: CheckpointConfig | None = None, *, run_lock: RunLock | None = None) -> None:
         if not isinstance(prefix, str) or not prefix or "/" in prefix or os.sep in prefix:
             raise ValueError(f"ModelCheckpoint: prefix must be a non-empty file-name prefix, got {prefix!r}")
         if config is not None and not isinstance(config, CheckpointConfig):
@@ -78,6 +79,9 @@ class ModelCheckpoint(Callback):
         self.prefix = self.base_prefix = prefix
         self.directory = Path(directory) if directory is not None else Path.cwd()
         self._lock: RunLock | None = None
+        # the resumed run's lock, taken by this process before the callbacks existed
+        # (run_lock.hold_run): the resume continues under it instead of claiming one
+        self._held = run_lock
         self.config = config or CheckpointConfig()
         self.latest: Path | None = None
         self._last_saved_step: int | None = None
@@ -89,7 +93,7 @@ class ModelCheckpoint(Callback):
     def on_train_begin(self, run_context: RunContext) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         resumed = Path(run_context.resumed_from) if run_context.resumed_from else None
-        self.prefix, self._lock = claim_prefix(self.directory, self.base_prefix, resumed)
+        self.prefix, self._lock = claim_prefix(self.directory, self.base_prefix, resumed, self._held)
         self._last_saved_step = run_context.global_step if run_context.resumed_from else None
         self._last_save_time = time.monotonic()
 
