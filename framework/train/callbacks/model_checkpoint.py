@@ -84,6 +84,7 @@ class ModelCheckpoint(Callback):
         self._held = run_lock
         self.config = config or CheckpointConfig()
         self.latest: Path | None = None
+        self.failure: str | None = None  # why the newest save wrote nothing anywhere (else None)
         self._last_saved_step: int | None = None
         self._last_save_time = time.monotonic()
         self._kept: list[str] = []  # kept by keep_checkpoint_per_n_minutes
@@ -140,7 +141,7 @@ class ModelCheckpoint(Callback):
             path = self._rescue(name, run_context, state, info, error)
             if path is None:
                 return None
-        self.latest = path
+        self.latest, self.failure = path, None
         run_context.latest_checkpoint = str(path)
         run_context.latest_checkpoint_step = run_context.global_step
         self._last_saved_step = run_context.global_step
@@ -161,9 +162,10 @@ class ModelCheckpoint(Callback):
         try:
             path = self._write(rescue / name, ctx, state, info)
         except OSError as second:
-            warnings.warn(f"checkpoint {self.directory / name} could not be written ({reason}), nor "
-                          f"to {rescue} ({second.strerror or second}); training goes on with its "
-                          "state in memory and saves again at the next checkpoint", stacklevel=2)
+            self.failure = (f"{self.directory / name} could not be written ({reason}), nor "
+                            f"{rescue / name} ({second.strerror or second})")
+            warnings.warn(f"checkpoint {self.failure}; training goes on with its state in memory and "
+                          "saves again at the next checkpoint", stacklevel=2)
             return None
         warnings.warn(f"checkpoint folder {self.directory} cannot be written ({reason}); this run "
                       f"saves its checkpoints to {rescue} instead (resume with --resume {path})",
