@@ -23,6 +23,7 @@ from .export import export_weights
 from .plan import RunPlan, output_places
 from .preflight import check_accumulation, check_outputs
 from .run_callbacks import RunCallbacks, callbacks_for
+from .run_folders import remove_stale_temps_under
 from .tasks import Task, TaskData, task_of
 
 
@@ -116,6 +117,8 @@ def execute(plan: RunPlan) -> RunResult:
     try:
         plan.rank.check("the config hash", plan.config.hash())
         check_outputs(output_places(plan))
+        if plan.rank.leader:
+            remove_stale_temps_under(plan.config.checkpoint_dir)
         if plan.nothing_to_train:
             return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
         set_device_context(plan.config, plan.ir_dir)

@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..._io import remove_stale_temps
 from ..checkpoint import (
     TrainState,
     capture_rng,
@@ -44,6 +45,18 @@ def describe(network: Any, optimizer: Any) -> str:
 
 RETRIES = 2  # a failed save is tried again this many times before the rescue folder
 RETRY_SECONDS = 0.5
+
+
+def rescue_root() -> Path:
+    """Where saves refused by their folder go (read at each use: the temp dir may change)."""
+    return Path(tempfile.gettempdir()) / "twinmode-rescue"
+
+
+def _rescue_folders() -> list[Path]:
+    try:
+        return [p for p in rescue_root().iterdir() if p.is_dir()]
+    except OSError:
+        return []
 
 
 class ModelCheckpoint(Callback):
@@ -95,6 +108,8 @@ class ModelCheckpoint(Callback):
         self.directory.mkdir(parents=True, exist_ok=True)
         resumed = Path(run_context.resumed_from) if run_context.resumed_from else None
         self.prefix, self._lock = claim_prefix(self.directory, self.base_prefix, resumed, self._held)
+        for folder in (self.directory, *_rescue_folders()):
+            remove_stale_temps(folder)
         self._last_saved_step = run_context.global_step if run_context.resumed_from else None
         self._last_save_time = time.monotonic()
 
@@ -128,6 +143,7 @@ class ModelCheckpoint(Callback):
         place at all could take it: training goes on with its state in memory)."""
         state = state_from_context(run_context)
         name = checkpoint_name(self.prefix, run_context.epoch, run_context.step)
+        remove_stale_temps(self.directory)  # a killed writer's (another run of this folder)
         info = self.config.appended(run_context.epoch, run_context.global_step)
         error: OSError | None = None
         for attempt in range(RETRIES + 1):
@@ -158,7 +174,7 @@ class ModelCheckpoint(Callback):
                 error: OSError | None) -> Path | None:
         """The configured folder refused the file: write it to a rescue folder instead."""
         reason = f"{type(error).__name__}: {error.strerror or error}" if error else "unknown error"
-        rescue = Path(tempfile.gettempdir()) / "twinmode-rescue" / f"{self.prefix}-{os.getpid()}"
+        rescue = rescue_root() / f"{self.prefix}-{os.getpid()}"
         try:
             path = self._write(rescue / name, ctx, state, info)
         except OSError as second:
