@@ -447,7 +447,11 @@ class MLflowLogger(Callback):
         self.run.flush()
 
     def state_dict(self) -> dict[str, Any]:
-        """Stored in each checkpoint: a resume continues this MLflow run."""
+        """Stored in each checkpoint: a resume continues this MLflow run. Asked for as the
+        checkpoint is written: every metric logged so far is written first, so a resume from
+        it (logging from its next step on) leaves no step unlogged after a SIGKILL."""
+        self.run.flush()
+        self.run.wait()
         return {"run_id": self.run.run_id, "tracking_uri": self.run.uri, "last_lr": self._last_lr}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
