@@ -161,6 +161,22 @@ def test_a_run_past_three_intervals_resumes_with_a_larger_step_budget(lm):
     assert more.nothing_to_train is None and more.steps == [9, 10, 11, 12]
 
 
+def test_a_resume_past_a_smaller_step_budget_names_the_next_whole_interval(lm):
+    from framework.train.checkpoint import read_train_state
+    from trainer.distributed import Rank
+    from trainer.plan import RunOptions, plan_run
+
+    run(lm, "train.max_steps=8", "train.eval_every_steps=4", "checkpoint.save_steps=2",
+        checkpoint_dir=str(lm.parent / "mid"))
+    mid = lm.parent / "mid" / "lm-2_2.ckpt"
+    assert read_train_state(mid)[1].global_step == 6
+    past = plan_run(load_config(lm, ["train.max_steps=4", "train.eval_every_steps=4"]), Rank(),
+                    RunOptions(quiet=True, log=False, resume=str(mid)))
+    assert past.nothing_to_train.endswith("is already at step 6 of train.max_steps=4; to continue, ask "
+                                          "for more (train.max_steps=8 or more, a multiple of "
+                                          "train.eval_every_steps=4)")
+
+
 def test_each_evaluation_logs_a_sample_and_the_val_metrics(lm):
     import mlflow
 

@@ -123,9 +123,10 @@ class LanguageModelTask(Task):
 
     def finished(self, config: Any, state: Any) -> str:
         t = config.train
+        more = (state.global_step // t.eval_every_steps + 1) * t.eval_every_steps
         return (f"is already at step {state.global_step} of train.max_steps={t.max_steps}; to continue, "
-                f"ask for more (train.max_steps={state.global_step + t.eval_every_steps} or more, a "
-                f"multiple of train.eval_every_steps={t.eval_every_steps})")
+                f"ask for more (train.max_steps={more} or more, a multiple of "
+                f"train.eval_every_steps={t.eval_every_steps})")
 
     def evaluate(self, config: Any, model: Any, data: TaskData) -> dict[str, float]:
         """The whole validation split in order (non-overlapping windows, not the training
