@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import errno
 import os
+import re
+import socket
 import tempfile
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 _FULL = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded"}
@@ -39,11 +42,57 @@ def skip_optional(what: str, place: str | os.PathLike, reason: str, consequence:
     warnings.warn(OptionalWriteWarning(what, place, reason, consequence), stacklevel=3)
 
 
-def atomic_write(path: str | os.PathLike, chunks: list[bytes] | bytes) -> None:
-    """Write ``chunks`` to ``path`` via a synced temp file and a rename."""
+# a temporary's writer: ``.<name>.w<pid>@<host>.<random>.tmp`` (a killed writer's file is
+# recognised by its pid, on its host, without a lock)
+_TEMP = re.compile(r"^\..+\.w(?P<pid>\d+)@(?P<host>[^.]+)\.[^.]+\.tmp$")
+
+
+def _host() -> str:
+    return socket.gethostname().replace(".", "-").replace("@", "-") or "host"
+
+
+def writer_gone(name: str) -> bool:
+    """Whether the temporary named ``name`` was left by a writer that no longer runs: one
+    of this host whose process is dead (a live one, another host's, or an unnamed one's
+    file is not ours to judge)."""
+    match = _TEMP.match(name)
+    if match is None or match["host"] != _host() or int(match["pid"]) == os.getpid():
+        return False
+    try:
+        os.kill(int(match["pid"]), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
+def remove_stale_temps(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporaries in ``folder`` whose writers died mid-write (a SIGKILL): they
+    are never renamed and would stay forever. Returns what was removed."""
+    removed: list[Path] = []
+    try:
+        names = [entry.name for entry in os.scandir(folder) if entry.is_file(follow_symlinks=False)]
+    except OSError:
+        return removed
+    for name in names:
+        if name.endswith(".tmp") and writer_gone(name):
+            path = Path(folder) / name
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                continue
+            removed.append(path)
+    return removed
+
+
+def atomic_write(path: str | os.PathLike, chunks: Iterable[bytes] | bytes) -> None:
+    """Write ``chunks`` to ``path`` via a synced temp file and a rename; the temp file names
+    its writer (:func:`remove_stale_temps` deletes it if the writer is killed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tag = f"w{os.getpid()}@{_host()}"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{tag}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in [chunks] if isinstance(chunks, bytes) else chunks:

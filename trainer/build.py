@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
+
 import framework as ms
 from framework import nn
 from framework.train.model import Model
@@ -20,6 +24,12 @@ def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> t
     and the steps of an epoch that size an ``optimizer.schedule`` (without: 1)."""
     task = task_of(config)
     ms.set_seed(config.seed)
+    # NumPy's and Python's global generators too (MindSpore's set_seed seeds numpy.random;
+    # user code may draw from either): every generator a checkpoint restores then starts
+    # from the seed, so a resumed run ends in the uninterrupted run's state, not in one
+    # drawn from the first process's entropy
+    np.random.seed(config.seed)
+    random.seed(config.seed)
     net = task.network(config, data)
     loss = task.loss(config)
     o = config.optimizer

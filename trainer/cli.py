@@ -99,6 +99,7 @@ def _guarded(action):
     from framework.train.loop import TrainingInterrupted
 
     from .config import ConfigError
+    from .executor import UnsavedRun
     from .preflight import InputError
     from .user_code import UserCodeError
 
@@ -120,6 +121,8 @@ def _guarded(action):
             FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError,
             ExportError) as error:
         _fail(str(error), 2)
+    except UnsavedRun as error:  # trained, but nothing holds the result: a failed run
+        _fail(str(error), 1)
     except KeyboardInterrupt:  # before or after training (inside, trainer/loop.py's guard)
         # further Ctrl-Cs while this one is reported and the process exits are ignored: at
         # exit Python puts back the default disposition of every signal it has a handler for,

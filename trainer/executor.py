@@ -23,7 +23,13 @@ from .export import export_weights
 from .plan import RunPlan, output_places
 from .preflight import check_accumulation, check_outputs
 from .run_callbacks import RunCallbacks, callbacks_for
+from .run_folders import remove_stale_temps_under
 from .tasks import Task, TaskData, task_of
+
+
+class UnsavedRun(RuntimeError):
+    """The run trained, but its final state could not be written anywhere (every save and
+    the rescue folder refused it): a run whose result is lost fails (the CLI: exit 1)."""
 
 
 @dataclass
@@ -108,20 +114,26 @@ def build(plan: RunPlan) -> Built:
 
 def execute(plan: RunPlan) -> RunResult:
     """Train and evaluate the plan's config; record it in MLflow (rank 0, ``options.log``)."""
-    plan.rank.check("the config hash", plan.config.hash())
-    check_outputs(output_places(plan))
-    if plan.nothing_to_train:
-        return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
-    set_device_context(plan.config, plan.ir_dir)
-    from . import profile_report
-
-    if plan.options.profile:
-        profile_report.start()
     try:
-        return _execute(plan)
-    finally:
+        plan.rank.check("the config hash", plan.config.hash())
+        check_outputs(output_places(plan))
+        if plan.rank.leader:
+            remove_stale_temps_under(plan.config.checkpoint_dir)
+        if plan.nothing_to_train:
+            return RunResult(plan.mode, nothing_to_train=plan.nothing_to_train)
+        set_device_context(plan.config, plan.ir_dir)
+        from . import profile_report
+
         if plan.options.profile:
-            profile_report.stop()
+            profile_report.start()
+        try:
+            return _execute(plan)
+        finally:
+            if plan.options.profile:
+                profile_report.stop()
+    finally:
+        if plan.run_lock is not None:  # the resumed run's (its ModelCheckpoint may have let it go)
+            plan.run_lock.release()
 
 
 def _execute(plan: RunPlan) -> RunResult:
@@ -178,6 +190,8 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
     every = config.train.eval_every if not built.task.by_steps else 1  # by steps: each interval
     ctx = model.fit(built.task.epochs(config), built.train, built.test, valid_frequency=every,
                     callbacks=built.run.callbacks, resume_from=plan.resume)
+    if plan.rank.leader:
+        _check_saved(ctx, built.run.checkpoint)
     metrics = _final_metrics(built, ctx, record)
     best = built.run.best
     weights = export_weights(config, model.network, ctx.latest_checkpoint) if plan.rank.leader else None
@@ -191,6 +205,16 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
                      best_checkpoint=str(best.path) if best is not None and best.path else None,
                      best_score=_best_score(plan, built.task, best),
                      weights=str(weights) if weights else None)
+
+
+def _check_saved(ctx: Any, saver: Any) -> None:
+    """:class:`UnsavedRun` when the final step's state is in no file (rank 0 saves)."""
+    if ctx.global_step == 0 or ctx.latest_checkpoint_step == ctx.global_step:
+        return
+    earlier = (f"the newest checkpoint is {ctx.latest_checkpoint} (step {ctx.latest_checkpoint_step})"
+               if ctx.latest_checkpoint else "no checkpoint of this run was written")
+    raise UnsavedRun(f"the run's final state (step {ctx.global_step}) could not be written: "
+                     f"{saver.failure or 'no checkpoint was saved'}; {earlier}")
 
 
 def _final_metrics(built: Built, ctx: Any, record: Any) -> dict[str, float]:

@@ -405,12 +405,17 @@ class MLflowLogger(Callback):
         self.log_every = max(1, log_every)
         self.valid = valid  # the prefix of validation results (the task's)
         self._last_lr: float | None = None
+        self._resumed_lr: tuple[float | None] | None = None  # the checkpoint's, on a resume
 
     def on_train_begin(self, ctx: RunContext) -> None:
         # a schedule: every step whose LR differs from the previous one's (the first too);
-        # one learning rate: with the loss, every ``log_every`` steps
+        # one learning rate: with the loss, every ``log_every`` steps. A resume goes on from
+        # the LR the checkpointed step logged, so it logs what the uninterrupted run did.
         dynamic = getattr(ctx.optimizer, "dynamic_lr", False)
-        self._last_lr = None if dynamic else _step_lr(ctx.optimizer)
+        if self._resumed_lr is not None and dynamic:
+            self._last_lr = self._resumed_lr[0]
+        else:
+            self._last_lr = None if dynamic else _step_lr(ctx.optimizer)
 
     def on_train_step_end(self, ctx: RunContext) -> None:
         if ctx.timings.compile_seconds:
@@ -442,8 +447,14 @@ class MLflowLogger(Callback):
         self.run.flush()
 
     def state_dict(self) -> dict[str, Any]:
-        """Stored in each checkpoint: a resume continues this MLflow run."""
-        return {"run_id": self.run.run_id, "tracking_uri": self.run.uri}
+        """Stored in each checkpoint: a resume continues this MLflow run. Asked for as the
+        checkpoint is written: every metric logged so far is written first, so a resume from
+        it (logging from its next step on) leaves no step unlogged after a SIGKILL."""
+        self.run.flush()
+        self.run.wait()
+        return {"run_id": self.run.run_id, "tracking_uri": self.run.uri, "last_lr": self._last_lr}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        pass  # read before the run is opened (trainer.tracking.previous_run_id)
+        # the run id was read before the run was opened (trainer.tracking.previous_run_id)
+        if "last_lr" in state:
+            self._resumed_lr = (state["last_lr"],)

@@ -5,7 +5,9 @@ read once into a :class:`~framework.train.checkpoint.CheckpointRead` that ``Mode
 and the MLflow record both use. The executor (trainer/executor.py) carries a plan out.
 
 Contract: a :class:`RunPlan` is a frozen value; ``nothing_to_train`` says why a resumed
-run has no step left (the executor then trains nothing and opens no MLflow run). Its
+run has no step left (the executor then trains nothing and opens no MLflow run). A resume
+holds its run's lock from planning on (``run_lock``, released when the run ends): a second
+resume of a run being trained stops with one line (``ConfigError``) instead of forking it. Its
 ``checkpoint_dir`` is the run's own folder (trainer/run_folders.py): a new one under the
 config's ``checkpoint.dir`` (the one thing planning makes: an empty folder, so that runs
 started together never share one), the resumed checkpoint's, or the caller's
@@ -20,11 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from framework.train.checkpoint import CheckpointRead, read_checkpoint
+from framework.train.run_lock import RunBusy, RunLock, hold_run
 
 from .config import ExperimentConfig
 from .distributed import Rank
 from .preflight import sqlite_folder
 from .run_folders import ResumeMismatch, find_last, new_run_folder
+from .tasks import task_of
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,9 @@ class RunPlan:
     # the checkpoint read, or "last" when none was found (Model.fit warns and starts over)
     resume: CheckpointRead | str | None = None
     nothing_to_train: str | None = None
+    # rank 0 of a resume: the lock of the resumed run, held from planning to the run's end
+    # (framework/train/run_lock.py), so two resumes of one run never both train it
+    run_lock: RunLock | None = None
 
     @property
     def mode(self) -> str:
@@ -111,7 +118,7 @@ def _resumed(plan: RunPlan, asked: str) -> RunPlan:
 
     try:
         plan = _with_resume(plan, asked)
-    except ResumeMismatch as error:
+    except (ResumeMismatch, RunBusy) as error:
         raise ConfigError(f"--resume {error}") from None
     if isinstance(plan.resume, CheckpointRead) and not plan.options.checkpoint_dir:
         plan = replace(plan, checkpoint_dir=str(plan.resume.path.parent))
@@ -123,13 +130,28 @@ def _with_resume(plan: RunPlan, asked: str) -> RunPlan:
     and agreed by all ranks; each rank reads the file once."""
     rank = plan.rank
     chosen = _find(plan, asked) if rank.leader else None
-    path, finished = rank.agree(_describe(plan, chosen, asked) if rank.leader else None)
+    lock, busy = _hold(chosen) if rank.leader else (None, None)
+    path, finished, busy = rank.agree((*_describe(plan, chosen, asked), busy) if rank.leader else None)
+    if busy:
+        raise RunBusy(busy)
     if finished:
+        if lock is not None:
+            lock.release()
         return replace(plan, nothing_to_train=finished)
     if path in ("last", "latest"):
         return replace(plan, resume=path)
     read = chosen if chosen is not None else read_checkpoint(path)
-    return replace(plan, resume=read)
+    return replace(plan, resume=read, run_lock=lock)
+
+
+def _hold(chosen: CheckpointRead | None) -> tuple[RunLock | None, str | None]:
+    """(the lock of the run ``chosen`` belongs to, None) or (None, why it is busy)."""
+    if chosen is None:
+        return None, None
+    try:
+        return hold_run(chosen.path), None
+    except RunBusy as error:
+        return None, str(error)
 
 
 def _find(plan: RunPlan, asked: str) -> CheckpointRead | None:
@@ -143,14 +165,13 @@ def _find(plan: RunPlan, asked: str) -> CheckpointRead | None:
 
 
 def _describe(plan: RunPlan, chosen: CheckpointRead | None, asked: str) -> tuple[str, str | None]:
-    """``(path or "last", why nothing is left to train or None)``: what the ranks agree on."""
+    """``(path or "last", why nothing is left to train or None)``: what the ranks agree on.
+    The task says how long the run is (epochs, or a language model's step budget)."""
     if chosen is None:
         return asked, None
-    state, epochs = chosen.state, plan.config.train.epochs
-    if state.next_position()[0] >= epochs:
-        return str(chosen.path), (f"nothing to train: {chosen.path} is already at epoch {state.epoch} "
-                                  f"of train.epochs={epochs}; to continue, ask for more "
-                                  f"(train.epochs={state.epoch + 1} or more)")
+    task = task_of(plan.config)
+    if chosen.state.next_position()[0] >= task.epochs(plan.config):
+        return str(chosen.path), f"nothing to train: {chosen.path} {task.finished(plan.config, chosen.state)}"
     return str(chosen.path), None
 
 

@@ -79,7 +79,7 @@ def callbacks_for(plan: RunPlan, task_callbacks: list[Callback], terminal: list[
     c = config.checkpoint
     ckpt = ModelCheckpoint(plan.prefix, plan.checkpoint_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
-        keep_checkpoint_max=c.keep_max))
+        keep_checkpoint_max=c.keep_max), run_lock=plan.run_lock)
     callbacks = [recorder, ckpt] if leader else [recorder]
     callbacks += list(plan.options.callbacks)
     if plan.rank.distributed:

@@ -13,7 +13,8 @@ the keys a resume may change (:data:`RESUMABLE`: how long to train, the mode and
 where things are written and logged). When only runs of other configs have checkpoints,
 ``last`` is refused with the keys that differ (:class:`ResumeMismatch`, exit 2): a
 diverged run with another learning rate is never picked up by accident. ``best`` is the
-keep-best file of the newest run of this config.
+keep-best file of the newest run of this config. A run's start removes the temporaries of
+killed writers in every run folder (:func:`remove_stale_temps_under`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from framework._io import remove_stale_temps
 from framework.serialization import CheckpointError
 from framework.train.checkpoint import (
     CheckpointRead,
@@ -84,6 +86,17 @@ def run_folders(base: str | Path) -> list[Path]:
         if files:
             newest[folder] = files[0].stat().st_mtime_ns
     return sorted(newest, key=newest.__getitem__, reverse=True)
+
+
+def remove_stale_temps_under(base: str | Path) -> list[Path]:
+    """The temporaries of killed writers in every run folder under ``base`` (a run that is
+    never resumed would otherwise keep its half-written checkpoint for good)."""
+    base = Path(base)
+    try:
+        folders = [base, *(p for p in base.iterdir() if p.is_dir())]
+    except OSError:
+        return []
+    return [path for folder in folders for path in remove_stale_temps(folder)]
 
 
 def _differences(read: CheckpointRead, config: Mapping[str, Any], defaults: Mapping[str, Any] | None

@@ -4,7 +4,8 @@ Several runs may share a folder (same experiment name, concurrent or one after a
 Each claims a prefix (``lenet``, then ``lenet_1``, ``lenet_2`` ... as MindSpore names them)
 by taking an exclusive ``flock`` for as long as it trains; the kernel drops the lock when
 the process dies, so a killed run never blocks the next one. A prefix with files of an
-earlier run is not reused unless the new run resumes from one of them. Holding the lock
+earlier run is not reused unless the new run resumes from one of them; a resume whose
+prefix a running process holds is refused (:class:`RunBusy`). Holding the lock
 also proves that temporaries of this prefix are stale (their writer died). The lock files
 live in ``<tmp>/twinmode-locks`` (named by a hash of the folder), not among the
 checkpoints; the shared ``latest`` pointer is written under a ``flock`` of the folder itself.
@@ -22,6 +23,7 @@ from itertools import chain, count
 from pathlib import Path
 
 from .._io import shared_temp_folder
+from ..serialization import CheckpointError
 
 _NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
@@ -65,17 +67,48 @@ def _has_files(directory: Path, prefix: str) -> bool:
     return any(m and m["prefix"] == prefix for m in map(_NAME.match, os.listdir(directory)))
 
 
-def claim_prefix(directory: Path, base: str, resumed: Path | None = None) -> tuple[str, RunLock]:
-    """The prefix this run writes under, and the lock that holds it (release at the end)."""
+class RunBusy(CheckpointError):
+    """The run a checkpoint belongs to is being trained by a running process: resuming it
+    now would fork one run into two writers of the same files (and MLflow run)."""
+
+
+def busy_message(checkpoint: Path) -> str:
+    return (f"{checkpoint} belongs to a run that another process is training now (it holds the "
+            "run's lock); wait for that process to end, then resume again")
+
+
+def hold_run(checkpoint: Path) -> RunLock | None:
+    """The lock of the run that wrote ``checkpoint`` (its folder and prefix), taken for a
+    resume that is being prepared; :class:`RunBusy` when a running process holds it. None
+    for a file not named as a run's checkpoint (nothing to hold)."""
+    match = _NAME.match(checkpoint.name)
+    if match is None:
+        return None
+    lock = RunLock(lock_path(checkpoint.parent, match["prefix"]))
+    if not lock.acquire():
+        raise RunBusy(busy_message(checkpoint))
+    return lock
+
+
+def claim_prefix(directory: Path, base: str, resumed: Path | None = None,
+                 held: RunLock | None = None) -> tuple[str, RunLock]:
+    """The prefix this run writes under, and the lock that holds it (release at the end).
+    A resume continues its checkpoint's prefix; :class:`RunBusy` when a running process
+    holds it. ``held``: that prefix's lock, already taken by this process (``hold_run``)."""
     wanted = None
     if resumed is not None and resumed.parent.resolve() == directory.resolve():
         match = _NAME.match(resumed.name)
         if match and in_family(match["prefix"], base):
             wanted = match["prefix"]
+    if wanted and held is not None and held.path == lock_path(directory, wanted):
+        clean_stale(directory, wanted)
+        return wanted, held
     candidates = chain([wanted] if wanted else [], (p for p in run_prefixes(base) if p != wanted))
     for prefix in candidates:  # (run_prefixes is endless: a free prefix always comes)
         lock = RunLock(lock_path(directory, prefix))
         if not lock.acquire():
+            if prefix == wanted:
+                raise RunBusy(busy_message(resumed))
             continue  # a running process holds it
         if prefix != wanted and _has_files(directory, prefix):
             lock.release()

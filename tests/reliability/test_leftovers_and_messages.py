@@ -7,7 +7,10 @@ to train printed ``nan ms/step`` and logged an empty MLflow run, ``Dense(-4, 2)`
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +19,7 @@ from framework import nn
 from framework.train import CheckpointConfig, ModelCheckpoint
 
 from ..framework.train import tiny
-from .helpers import DATA, TINY, experiment, train
+from .helpers import DATA, ROOT, TINY, experiment, train
 
 
 def test_stale_temporaries_in_the_checkpoint_folder_are_removed(tmp_path: Path) -> None:
@@ -29,6 +32,49 @@ def test_stale_temporaries_in_the_checkpoint_folder_are_removed(tmp_path: Path) 
     assert not any(p.exists() for p in ours)
     assert other.exists()
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp") and p != other]
+
+
+WRITER = """\
+import sys, time
+from framework._io import atomic_write
+
+def chunks():
+    yield b"half a checkpoint"
+    print("writing", flush=True)
+    time.sleep(120)
+    yield b"never"
+
+atomic_write(sys.argv[1], chunks())
+"""
+
+
+def _writer(target: Path) -> subprocess.Popen:
+    """A process stopped in the middle of ``atomic_write(target)`` (its temporary made)."""
+    child = subprocess.Popen([sys.executable, "-c", WRITER, str(target)], stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert child.stdout.readline() == "writing\n"
+    return child
+
+
+def test_a_killed_writers_temporary_is_removed_at_the_next_save(tmp_path: Path) -> None:
+    """SIGKILLed mid-write, a writer leaves ``.<name>.w<pid>@<host>.<random>.tmp``; the next
+    save in that folder removes it, whatever run it was (before: only temporaries of the
+    saving run's own prefix went, so a run never resumed kept its temporary for good). A
+    live writer's temporary is left alone."""
+    killed, alive = _writer(tmp_path / "other-1_4.ckpt"), _writer(tmp_path / "third-1_4.ckpt")
+    try:
+        killed.kill()
+        killed.wait()
+        (dead,) = tmp_path.glob(".other-1_4.ckpt.*.tmp")
+        (live,) = tmp_path.glob(".third-1_4.ckpt.*.tmp")
+        assert f".w{killed.pid}@" in dead.name and f".w{alive.pid}@" in live.name
+        saver = ModelCheckpoint("run", tmp_path, CheckpointConfig(save_checkpoint_steps=4))
+        tiny.model(seed=0, mode="pynative").train(1, tiny.loader(), callbacks=[saver])
+        assert not dead.exists() and live.exists()
+    finally:
+        alive.kill()
+        alive.wait()
+    assert not list(tmp_path.glob("other-*")) and not list(tmp_path.glob("third-*"))
 
 
 @pytest.mark.slow

@@ -127,3 +127,37 @@ def test_a_failing_save_is_rescued_and_training_finishes(tmp_path: Path, monkeyp
     final = tiny.params(model)
     for name, value in final.items():
         assert arrays[name].tobytes() == value.tobytes(), name
+
+
+def _file_size_limit(limit: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+@pytest.mark.slow
+@needs_data
+def test_a_run_whose_final_state_cannot_be_written_anywhere_fails(tmp_path: Path) -> None:
+    """Every checkpoint write refused, the rescue folder's too (a file-size limit below a
+    checkpoint's size): exit 1 and one line saying the final state is lost (before: exit 0
+    and ``checkpoint: None``)."""
+    import subprocess
+    import sys
+
+    from .helpers import ROOT, env
+
+    file = experiment(tmp_path, TINY)
+    (tmp_path / "tmp").mkdir()
+    done = subprocess.run([sys.executable, "-m", "trainer.cli", "run", str(file), "train.epochs=1",
+                           "--quiet"], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=env(tmp_path, TMPDIR=str(tmp_path / "tmp"), PYTHONPATH=str(ROOT)),
+                          preexec_fn=lambda: _file_size_limit(40_000))  # noqa: PLW1509
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = _one_error_line(done.stderr)
+    folder = next((tmp_path / "checkpoints" / "tiny").iterdir())
+    rescue = next((tmp_path / "tmp" / "twinmode-rescue").iterdir())
+    assert line == (f"error: the run's final state (step 6) could not be written: "
+                    f"{folder.relative_to(tmp_path)}/tiny-1_6.ckpt could not be written (OSError: File "
+                    f"too large), nor {rescue}/tiny-1_6.ckpt (File too large); no checkpoint of this run "
+                    "was written")
+    assert not list(folder.glob("*.ckpt")) and not list(rescue.glob("*.ckpt"))

@@ -104,6 +104,77 @@ def test_a_resume_continues_bit_identically_in_pynative(lm):
     rest = run(lm, checkpoint_dir=str(lm.parent / "part"), resume=first.checkpoint)
     assert rest.steps == list(range(7, 13))
     assert rest.losses == whole.losses[6:]  # same windows, same weights: bit for bit
+    assert rest.metrics == whole.metrics  # the evaluation at step 12 reads the same windows
+
+
+def logged(uri: str, run_id: str) -> dict[str, dict[int, float]]:
+    """``{metric: {step: value}}`` of a run as MLflow's store holds it, timings left out
+    (``perf/*``: wall clock); a step logged twice (redone after a kill) must agree."""
+    import mlflow
+
+    client, out = mlflow.MlflowClient(uri), {}
+    for key in client.get_run(run_id).data.metrics:
+        if key.startswith(("perf/", "system/")):
+            continue
+        for m in client.get_metric_history(run_id, key):
+            assert out.setdefault(key, {}).setdefault(m.step, m.value) == m.value, (key, m.step)
+    return out
+
+
+@pytest.mark.slow
+def test_a_resumed_run_logs_the_uninterrupted_runs_metrics(lm):
+    """Resumed after its first evaluation, a run logs at step 12 the validation loss, the
+    training-loss estimate and every other figure the uninterrupted run logged: the
+    evaluation windows are those of the evaluation's step, not of the process's start, and
+    the learning rate is logged where it changed, as without the resume."""
+    uri = f"sqlite:///{lm.parent / 'mlflow.db'}"
+    # a schedule whose LR is flat from step 5 on: logged where it changes, not again at a resume
+    logs = (f"mlflow.tracking_uri={uri}", "mlflow.system_metrics=false", "mlflow.log_model=false",
+            "optimizer.schedule={name: cosine, warmup_steps: 2, lr_decay_steps: 4, min_lr: 0.001}")
+    whole = run(lm, *logs, log=True)
+    first = run(lm, *logs, "train.max_steps=6", checkpoint_dir=str(lm.parent / "part"), log=True)
+    rest = run(lm, *logs, checkpoint_dir=str(lm.parent / "part"), resume=first.checkpoint, log=True)
+    assert rest.run_id == first.run_id != whole.run_id
+    expected, got = logged(uri, whole.run_id), logged(uri, rest.run_id)
+    assert {"val/loss", "train/loss_estimate", "val/perplexity", "train/loss", "lr"} <= set(expected)
+    assert set(expected["val/loss"]) == {6, 12} and set(expected["lr"]) == {1, 2, 3, 4, 5, 6, 9, 12}
+    assert got == expected
+
+
+def test_a_run_past_three_intervals_resumes_with_a_larger_step_budget(lm):
+    """The resume point is checked against the step budget (``train.max_steps``), not
+    ``train.epochs`` (3 by default, a key a language model does not take): 4 intervals
+    done, 6 asked for, the last 2 are trained; asking for what is done says so in steps."""
+    from framework.train.checkpoint import read_train_state
+    from trainer.distributed import Rank
+    from trainer.plan import RunOptions, plan_run
+
+    four = ("train.max_steps=8", "train.eval_every_steps=2")
+    first = run(lm, *four)
+    assert read_train_state(first.checkpoint)[1].global_step == 8
+    done = plan_run(load_config(lm, list(four)), Rank(),
+                    RunOptions(quiet=True, log=False, resume="last", checkpoint_dir=str(lm.parent / "ck")))
+    assert done.nothing_to_train == (f"nothing to train: {first.checkpoint} is already at step 8 of "
+                                     "train.max_steps=8; to continue, ask for more (train.max_steps=10 "
+                                     "or more, a multiple of train.eval_every_steps=2)")
+    more = run(lm, "train.max_steps=12", "train.eval_every_steps=2", resume="last")
+    assert more.nothing_to_train is None and more.steps == [9, 10, 11, 12]
+
+
+def test_a_resume_past_a_smaller_step_budget_names_the_next_whole_interval(lm):
+    from framework.train.checkpoint import read_train_state
+    from trainer.distributed import Rank
+    from trainer.plan import RunOptions, plan_run
+
+    run(lm, "train.max_steps=8", "train.eval_every_steps=4", "checkpoint.save_steps=2",
+        checkpoint_dir=str(lm.parent / "mid"))
+    mid = lm.parent / "mid" / "lm-2_2.ckpt"
+    assert read_train_state(mid)[1].global_step == 6
+    past = plan_run(load_config(lm, ["train.max_steps=4", "train.eval_every_steps=4"]), Rank(),
+                    RunOptions(quiet=True, log=False, resume=str(mid)))
+    assert past.nothing_to_train.endswith("is already at step 6 of train.max_steps=4; to continue, ask "
+                                          "for more (train.max_steps=8 or more, a multiple of "
+                                          "train.eval_every_steps=4)")
 
 
 def test_each_evaluation_logs_a_sample_and_the_val_metrics(lm):

@@ -4,6 +4,8 @@ as a value (the global context's mode is never touched by a run)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -88,3 +90,28 @@ def test_resume_last_with_no_checkpoint_plans_a_fresh_start(experiment):
 def test_ranks_other_than_0_run_quiet_and_unlogged(experiment):
     plan = plan_run(load_config(experiment, []), Rank(rank=1, size=2), RunOptions(quiet=False, log=True))
     assert plan.options.quiet and not plan.options.log and plan.ir_dir is None
+
+
+def test_a_runs_start_removes_killed_writers_temporaries_in_every_run_folder(experiment):
+    """A run killed mid-save and never resumed keeps its folder; the next run of the
+    experiment (in a folder of its own) removes that folder's temporary of a dead writer,
+    and leaves a live writer's and one it cannot judge (no writer named)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    config = load_config(experiment, ["mode=pynative"])
+    old = experiment.parent / config.checkpoint_dir / "20260101-000000-pynative"
+    old.mkdir(parents=True)
+    dead_pid = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                                  capture_output=True, text=True).stdout)
+    host = socket.gethostname().replace(".", "-")
+    dead = old / f".plan-1_2.ckpt.w{dead_pid}@{host}.k3j2h1x9.tmp"
+    live = old / f".plan-1_4.ckpt.w{os.getppid()}@{host}.a8f7d6z0.tmp"
+    unnamed = old / ".plan-1_3.ckpt.b9c8d7e6.tmp"
+    for path in (dead, live, unnamed):
+        path.write_bytes(b"half written")
+    result = execute(plan_run(config, Rank(), _options()))
+    assert result.checkpoint and old not in Path(result.checkpoint).parents
+    assert not dead.exists() and live.exists() and unnamed.exists()

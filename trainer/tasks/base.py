@@ -11,7 +11,8 @@ The executor (trainer/executor.py) runs every task the same way; a task says wha
   one "epoch" of the loop;
 - ``network(config, data)``, ``loss(config)``, ``metrics``: the Model's parts;
 - ``epochs(config)``: the loop's epochs (classification: ``train.epochs``; a language
-  model: ``train.max_steps / train.eval_every_steps`` intervals);
+  model: ``train.max_steps / train.eval_every_steps`` intervals); ``finished(config,
+  state)``: a resume with nothing left, in the task's own budget (epochs, steps);
 - ``summary_input(config, data)``: two samples for the model summary a run prints;
 - ``callbacks(plan, model, data)``: the task's own (train accuracy, perplexity, samples);
 - ``evaluate(config, model, data)``: ``train eval``'s metrics of a trained model (the test
@@ -68,6 +69,13 @@ class Task:
 
     def epochs(self, config: Any) -> int:
         raise NotImplementedError
+
+    def finished(self, config: Any, state: Any) -> str:
+        """Why a checkpoint's ``state`` (a TrainState) leaves nothing to train under
+        ``config``, and what to ask for to continue."""
+        epochs = config.train.epochs
+        return (f"is already at epoch {state.epoch} of train.epochs={epochs}; to continue, ask for "
+                f"more (train.epochs={state.epoch + 1} or more)")
 
     def example_batch(self, config: Any, data: TaskData | None) -> tuple[Any, Any]:
         """Zero ``(x, y)`` arrays shaped as one training batch (``train ir``)."""

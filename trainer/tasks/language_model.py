@@ -121,6 +121,13 @@ class LanguageModelTask(Task):
     def epochs(self, config: Any) -> int:
         return config.train.max_steps // config.train.eval_every_steps
 
+    def finished(self, config: Any, state: Any) -> str:
+        t = config.train
+        more = (state.global_step // t.eval_every_steps + 1) * t.eval_every_steps
+        return (f"is already at step {state.global_step} of train.max_steps={t.max_steps}; to continue, "
+                f"ask for more (train.max_steps={more} or more, a multiple of "
+                f"train.eval_every_steps={t.eval_every_steps})")
+
     def evaluate(self, config: Any, model: Any, data: TaskData) -> dict[str, float]:
         """The whole validation split in order (non-overlapping windows, not the training
         run's random estimate): loss, perplexity, bits per character, tokens read."""
@@ -198,7 +205,7 @@ class LanguageModelTask(Task):
         sampler = Sampler(model.network, tokenizer, config.dataset.block_size, config.mode)
         show = not plan.options.quiet
         return [TokenizerRecord(data.info["tokenizer"]),
-                LanguageModelMetrics(model, data.extra["train_estimate"], tokenizer.kind,
+                LanguageModelMetrics(model, data.valid, data.extra["train_estimate"], tokenizer.kind,
                                      config.dataset.block_size),
                 EvaluationSample(sampler, SAMPLE_TOKENS, show)]
 
@@ -232,12 +239,23 @@ def _unknown_args(cls: Any, args: dict[str, Any]) -> str | None:
 
 class LanguageModelMetrics(Callback):
     """At each evaluation: perplexity (and bits per character) of the validation loss, the
-    training loss estimated on fixed batches; tokens per second of the interval."""
+    training loss estimated on fixed batches; tokens per second of the interval.
+
+    The validation and estimate windows of evaluation ``e`` (1-based, at step ``e *
+    train.eval_every_steps``) are their batches ``(e - 1) * eval_batches ...``: positioned at
+    each interval's start, so the logged figures are a function of the weights and the step,
+    whether the process started at step 0 or resumed (the windows' own counters are not in
+    the checkpoint and would restart at 0)."""
 
     phase = "metrics"
 
-    def __init__(self, model: Any, estimate: Any, kind: str, block_size: int) -> None:
-        self.model, self.estimate, self.kind, self.block_size = model, estimate, kind, block_size
+    def __init__(self, model: Any, valid: Any, estimate: Any, kind: str, block_size: int) -> None:
+        self.model, self.valid, self.estimate = model, valid, estimate
+        self.kind, self.block_size = kind, block_size
+
+    def on_train_epoch_begin(self, ctx: Any) -> None:
+        for windows in (self.valid, self.estimate):
+            windows.load_state_dict({"epoch": ctx.epoch - 1, "position": 0})
 
     def on_train_epoch_end(self, ctx: Any) -> None:
         m = ctx.metrics

@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..._io import remove_stale_temps
 from ..checkpoint import (
     TrainState,
     capture_rng,
@@ -46,6 +47,18 @@ RETRIES = 2  # a failed save is tried again this many times before the rescue fo
 RETRY_SECONDS = 0.5
 
 
+def rescue_root() -> Path:
+    """Where saves refused by their folder go (read at each use: the temp dir may change)."""
+    return Path(tempfile.gettempdir()) / "twinmode-rescue"
+
+
+def _rescue_folders() -> list[Path]:
+    try:
+        return [p for p in rescue_root().iterdir() if p.is_dir()]
+    except OSError:
+        return []
+
+
 class ModelCheckpoint(Callback):
     """``ModelCheckpoint(prefix="CKP", directory=None, config=None)``.
 
@@ -62,14 +75,15 @@ class ModelCheckpoint(Callback):
     ``<prefix>_2`` ... as MindSpore does, so runs sharing a folder never overwrite or prune
     each other's files; a resumed run continues under the prefix of its checkpoint. A save
     that fails (full or read-only disk) is retried, then written to a rescue folder under
-    the system's temporary directory, with a warning naming it.
+    the system's temporary directory, with a warning naming it. A resume of a run that a
+    running process is training is refused (``RunBusy``, a ``CheckpointError``).
     """
 
     phase = "save"
     state_key = "checkpoint"
 
     def __init__(self, prefix: str = "CKP", directory: str | os.PathLike | None = None,
-                 config: CheckpointConfig | None = None) -> None:
+                 config: CheckpointConfig | None = None, *, run_lock: RunLock | None = None) -> None:
         if not isinstance(prefix, str) or not prefix or "/" in prefix or os.sep in prefix:
             raise ValueError(f"ModelCheckpoint: prefix must be a non-empty file-name prefix, got {prefix!r}")
         if config is not None and not isinstance(config, CheckpointConfig):
@@ -78,8 +92,12 @@ class ModelCheckpoint(Callback):
         self.prefix = self.base_prefix = prefix
         self.directory = Path(directory) if directory is not None else Path.cwd()
         self._lock: RunLock | None = None
+        # the resumed run's lock, taken by this process before the callbacks existed
+        # (run_lock.hold_run): the resume continues under it instead of claiming one
+        self._held = run_lock
         self.config = config or CheckpointConfig()
         self.latest: Path | None = None
+        self.failure: str | None = None  # why the newest save wrote nothing anywhere (else None)
         self._last_saved_step: int | None = None
         self._last_save_time = time.monotonic()
         self._kept: list[str] = []  # kept by keep_checkpoint_per_n_minutes
@@ -89,7 +107,9 @@ class ModelCheckpoint(Callback):
     def on_train_begin(self, run_context: RunContext) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         resumed = Path(run_context.resumed_from) if run_context.resumed_from else None
-        self.prefix, self._lock = claim_prefix(self.directory, self.base_prefix, resumed)
+        self.prefix, self._lock = claim_prefix(self.directory, self.base_prefix, resumed, self._held)
+        for folder in (self.directory, *_rescue_folders()):
+            remove_stale_temps(folder)
         self._last_saved_step = run_context.global_step if run_context.resumed_from else None
         self._last_save_time = time.monotonic()
 
@@ -123,6 +143,7 @@ class ModelCheckpoint(Callback):
         place at all could take it: training goes on with its state in memory)."""
         state = state_from_context(run_context)
         name = checkpoint_name(self.prefix, run_context.epoch, run_context.step)
+        remove_stale_temps(self.directory)  # a killed writer's (another run of this folder)
         info = self.config.appended(run_context.epoch, run_context.global_step)
         error: OSError | None = None
         for attempt in range(RETRIES + 1):
@@ -136,7 +157,7 @@ class ModelCheckpoint(Callback):
             path = self._rescue(name, run_context, state, info, error)
             if path is None:
                 return None
-        self.latest = path
+        self.latest, self.failure = path, None
         run_context.latest_checkpoint = str(path)
         run_context.latest_checkpoint_step = run_context.global_step
         self._last_saved_step = run_context.global_step
@@ -153,13 +174,14 @@ class ModelCheckpoint(Callback):
                 error: OSError | None) -> Path | None:
         """The configured folder refused the file: write it to a rescue folder instead."""
         reason = f"{type(error).__name__}: {error.strerror or error}" if error else "unknown error"
-        rescue = Path(tempfile.gettempdir()) / "twinmode-rescue" / f"{self.prefix}-{os.getpid()}"
+        rescue = rescue_root() / f"{self.prefix}-{os.getpid()}"
         try:
             path = self._write(rescue / name, ctx, state, info)
         except OSError as second:
-            warnings.warn(f"checkpoint {self.directory / name} could not be written ({reason}), nor "
-                          f"to {rescue} ({second.strerror or second}); training goes on with its "
-                          "state in memory and saves again at the next checkpoint", stacklevel=2)
+            self.failure = (f"{self.directory / name} could not be written ({reason}), nor "
+                            f"{rescue / name} ({second.strerror or second})")
+            warnings.warn(f"checkpoint {self.failure}; training goes on with its state in memory and "
+                          "saves again at the next checkpoint", stacklevel=2)
             return None
         warnings.warn(f"checkpoint folder {self.directory} cannot be written ({reason}); this run "
                       f"saves its checkpoints to {rescue} instead (resume with --resume {path})",
