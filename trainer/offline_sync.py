@@ -35,20 +35,74 @@ class SyncReport:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
+    """The records of an offline file, each checked for what replaying it reads (a file
+    edited by hand, or not ours, is one line naming the line, before anything is imported)."""
     records = []
-    lines = path.read_text().splitlines()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise OfflineRecordError(f"{path}: not a readable offline file ({error})") from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            record["kind"], record["data"]  # noqa: B018 - both must be there
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, RecursionError):
             if number == len(lines):
                 continue  # a last line cut short by a kill: the records before it stand
             raise OfflineRecordError(f"{path}:{number}: not an offline MLflow record") from None
+        problem = record_problem(record)
+        if problem:
+            raise OfflineRecordError(f"{path}:{number}: not an offline MLflow record ({problem})")
         records.append(record)
     return records
+
+
+def _names(data: Any) -> bool:
+    return isinstance(data, dict) and all(isinstance(k, str) for k in data)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _metric(row: Any) -> bool:
+    return (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and _number(row[1])
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in row[2:]))
+
+
+_DATA = {  # what each kind's data must be (as MLflowRun._offline writes it)
+    "params": ("a mapping of names", _names),
+    "tags": ("a mapping of names", _names),
+    "metrics": ("a list of [key, value, time, step]", lambda d: isinstance(d, list) and all(map(_metric, d))),
+    "text": ("a mapping of file names to text", lambda d: _names(d) and all(isinstance(v, str)
+                                                                            for v in d.values())),
+    "table": ("a mapping of file names to columns", lambda d: _names(d) and all(_names(v)
+                                                                                for v in d.values())),
+    "artifact": ("a file path", lambda d: isinstance(d, str) or (
+        isinstance(d, dict) and isinstance(d.get("path"), str)
+        and isinstance(d.get("artifact_path"), str | None))),
+    "inputs": ("anything", lambda d: True),
+    "end": ("a run status", lambda d: isinstance(d, str)),
+}
+
+
+def record_problem(record: Any) -> str | None:
+    """What in one offline record replaying could not use, or None."""
+    if not isinstance(record, dict):
+        return f"a JSON {type(record).__name__}, not an object"
+    for key in ("run_id", "run_name", "experiment", "parent_run_id"):
+        if not isinstance(record.get(key), str | None):
+            return f"{key} is {record[key]!r:.40}, not text"
+    kind = record.get("kind")
+    if kind not in _DATA:
+        return f"kind {kind!r:.40} is none of {', '.join(_DATA)}"
+    if "data" not in record:
+        return "no data"
+    what, ok = _DATA[kind]
+    if not ok(record["data"]):
+        return f"{kind!r} data must be {what}, got {record['data']!r:.60}"
+    return None
 
 
 def _replay(run: MLflowRun, records: list[dict[str, Any]]) -> tuple[int, str]:
@@ -107,6 +161,9 @@ def sync_offline(folder: str | Path, uri: str) -> SyncReport:
         raise FileNotFoundError(f"{folder}: no such folder of offline runs (runs logged while the "
                                 "store was unreachable go to mlruns-offline/)")
     report = SyncReport()
-    for path in sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime):
+    files = sorted(folder.glob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    for path in files:  # every file checked before any is imported
+        read_records(path)
+    for path in files:
         sync_file(path, uri, report)
     return report

@@ -20,6 +20,7 @@ from .run_folders import checkpoint_of
 
 def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | None = None) -> Any:
     """A :class:`~trainer.tasks.sampling.Sampler` of the checkpoint's network and tokenizer."""
+    from datasets.errors import DatasetError
     from datasets.tokenizer import tokenizer_from_dict
 
     from .tasks.language_model import trained_network
@@ -33,7 +34,10 @@ def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | No
     if saved is None:
         raise CheckpointError(f"{read.path} holds no tokenizer (it was not written by a language-model "
                               "run)")
-    tokenizer = tokenizer_from_dict(saved)
+    try:
+        tokenizer = tokenizer_from_dict(saved)
+    except DatasetError as error:
+        raise CheckpointError(f"{read.path}: {error}") from None
     net = trained_network(config, tokenizer, read.arrays)
     bad = non_finite_parameters(net)
     if bad:
