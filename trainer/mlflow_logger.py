@@ -261,6 +261,10 @@ class MLflowRun:
                   "kind": kind, "time": time.time(), "data": payload}
         try:
             self.offline_path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "artifact":
+                from .offline_sync import kept_artifact
+
+                record["data"] = kept_artifact(self.offline_path, payload)
             with open(self.offline_path, "a") as f:
                 f.write(json.dumps(record, default=str) + "\n")
         except OSError as error:  # (a full disk's error names no file: it comes at the flush)

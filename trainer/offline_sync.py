@@ -4,7 +4,8 @@ Every offline record names its run (``run_id``: the store's id when the run star
 and lost the store later, else ``offline-<uuid>``). Records of a run that exists in the
 store are appended to it; the others become new runs with the recorded name, experiment,
 parent, params, tags, metrics (with their original times and steps), texts, artifacts
-that still exist, and final status. A file whose runs were all imported is renamed to
+(copied beside the record when logged: only files inside the offline folder are imported)
+and final status. A file whose runs were all imported is renamed to
 ``*.jsonl.synced``, so a second sync imports nothing twice. Replaying goes through
 :class:`~trainer.mlflow_logger.MLflowRun` without its offline fallback: if the store fails,
 the sync stops and the file stays.
@@ -13,6 +14,9 @@ the sync stops and the file stays.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,8 +109,40 @@ def record_problem(record: Any) -> str | None:
     return None
 
 
-def _replay(run: MLflowRun, records: list[dict[str, Any]]) -> tuple[int, str]:
-    """Send ``records`` to ``run``; returns (metric count, final status)."""
+def kept_artifact(record_file: Path, payload: dict[str, Any]) -> dict[str, Any]:
+    """An artifact logged offline, copied beside its record file (``<record>.files/<n>/<name>``,
+    hard links where the disk allows) and named relative to the offline folder: the record
+    stays true when the original goes (a temporary IR folder, a checkpoint rotated out),
+    and ``sync-offline`` imports files inside its folder only."""
+    source = Path(payload["path"])
+    folder = record_file.with_name(record_file.stem + ".files")
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / str(sum(1 for _ in folder.iterdir())) / source.name
+    target.parent.mkdir()
+    if source.is_dir():
+        shutil.copytree(source, target, copy_function=_link_or_copy)
+    else:
+        _link_or_copy(source, target)
+    return {**payload, "path": target.relative_to(record_file.parent).as_posix()}
+
+
+def _link_or_copy(source: str | Path, target: str | Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another disk, or links not allowed there
+        shutil.copy2(source, target)
+
+
+def _inside(folder: Path, name: str) -> Path | None:
+    """The file ``name`` (relative to ``folder``, or absolute) when it is inside ``folder``
+    once links are resolved, else None: a record (edited, or not ours) must not send any
+    file of this machine to the store."""
+    path = (folder / name).resolve()
+    return path if path.is_relative_to(folder.resolve()) else None
+
+
+def _replay(run: MLflowRun, records: list[dict[str, Any]], file: Path) -> tuple[int, str]:
+    """Send ``records`` (of the offline ``file``) to ``run``; returns (metric count, final status)."""
     metrics, status = 0, "FINISHED"
     for record in records:
         kind, data = record["kind"], record["data"]
@@ -125,10 +161,14 @@ def _replay(run: MLflowRun, records: list[dict[str, Any]]) -> tuple[int, str]:
             for name, rows in data.items():
                 run.log_table(rows, name)
         elif kind == "artifact":
-            if isinstance(data, dict):
-                run.log_artifact(data["path"], data.get("artifact_path"))
+            name, under = ((data["path"], data.get("artifact_path")) if isinstance(data, dict)
+                           else (data, None))
+            path = _inside(file.parent, name)
+            if path is None:
+                warnings.warn(f"{file}: artifact {name} is outside {file.parent}: not imported "
+                              "(sync-offline imports files inside the offline folder only)", stacklevel=2)
             else:
-                run.log_artifact(data)
+                run.log_artifact(path, under)
         elif kind == "end":
             status = str(data)
     return metrics, status
@@ -145,7 +185,7 @@ def sync_file(path: Path, uri: str, report: SyncReport) -> None:
         run = MLflowRun(uri, first.get("experiment") or "twinmode", first.get("run_name"),
                         parent_run_id=report.run_ids.get(parent, parent), run_id=existing,
                         fallback=False)
-        metrics, status = _replay(run, records)
+        metrics, status = _replay(run, records, path)
         run.end(status)
         report.run_ids[offline_id] = run.run_id or ""
         report.runs += 1
