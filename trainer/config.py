@@ -27,7 +27,7 @@ from framework.train.dotted import flatten
 
 from .config_checks import check_values
 from .config_errors import ConfigError, Where, schema_error
-from .config_yaml import _Loader, parse_override, read_yaml  # noqa: F401 - _Loader: trainer/sweep
+from .config_yaml import parse_override, read_yaml
 
 __all__ = ["ConfigError", "ExperimentConfig", "build_config", "load_config", "parse_override",
            "read_yaml", "resolve_defaults"]

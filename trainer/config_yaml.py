@@ -18,7 +18,7 @@ import yaml
 
 from .config_errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "parse_override", "read_yaml"]
+__all__ = ["MAX_ALIAS_VALUES", "MAX_DEPTH", "MAX_FILE_BYTES", "load_value", "parse_override", "read_yaml"]
 
 
 class _PyLoader(yaml.SafeLoader):
@@ -162,6 +162,19 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     if _depth(value, _data_children) > MAX_DEPTH:
         raise deep
     return tuple(key.strip().split(".")), value
+
+
+def load_value(text: str) -> Any:
+    """``text`` as YAML data within an experiment file's bounds (a sweep's values): ``yaml.
+    YAMLError`` when it is no YAML, :class:`ConfigError` when it nests too deeply or its
+    aliases expand past ``MAX_ALIAS_VALUES``."""
+    try:
+        return _parse(text)[1]
+    except (_TooDeep, RecursionError):
+        raise ConfigError(f"'{text[:40]}': nested too deeply") from None
+    except _TooManyAliases as error:
+        raise ConfigError(f"'{text[:40]}': its aliases expand to {error.values:,} values, over the "
+                          f"{error.limit:,} allowed") from None
 
 
 def _read_text(path: Path) -> str:

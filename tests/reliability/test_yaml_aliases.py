@@ -63,3 +63,20 @@ def test_an_alias_inside_its_own_anchor_is_nested_too_deeply(tmp_path: Path) -> 
     file = experiment(tmp_path, "name: loop\nmodel:\n  args: &self {inner: *self}\n")
     with pytest.raises(ConfigError, match="nested too deeply"):
         load_config(file)
+
+
+def test_an_alias_bomb_in_a_sweep_value_is_refused_with_the_override() -> None:
+    from trainer.sweep.spec import build_spec
+
+    smoke = Path(__file__).resolve().parents[2] / "experiments" / "smoke.yaml"
+    flow = "[" + ", ".join(part.split(": ", 1)[1] for part in _bomb(7).splitlines()) + "]"
+    with pytest.raises(ConfigError) as caught:
+        build_spec(smoke, [f"model.args=choice({flow}, 1)"])
+    message = str(caught.value)
+    assert message.startswith("override 'model.args=choice(")
+    sizes = [10]
+    for _ in range(6):
+        sizes.append(1 + 9 * sizes[-1])
+    written = 1 + 10 + 6  # the outer list, a's list and scalars, the 6 lists of aliases
+    assert message.endswith(f"its aliases expand to {1 + sum(sizes):,} values, over the "
+                            f"{written + MAX_ALIAS_VALUES:,} allowed")
