@@ -87,6 +87,7 @@ def test_print_config_finds_the_users_file_without_running_it(tmp_path: Path) ->
 RECORD = {"run_id": "offline-1", "run_name": "r", "experiment": "trust", "parent_run_id": None, "time": 0}
 
 
+@pytest.mark.slow
 def test_sync_offline_imports_only_files_inside_the_offline_folder(tmp_path: Path) -> None:
     from mlflow.tracking import MlflowClient
 
@@ -117,6 +118,7 @@ def test_sync_offline_imports_only_files_inside_the_offline_folder(tmp_path: Pat
     assert [a.path for a in client.list_artifacts(run.info.run_id, "x")] == ["x/0-kept.txt"]
 
 
+@pytest.mark.slow
 def test_an_artifact_logged_offline_is_kept_and_synced(tmp_path: Path, monkeypatch) -> None:
     from mlflow.tracking import MlflowClient
 
