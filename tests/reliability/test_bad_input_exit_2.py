@@ -132,6 +132,7 @@ def test_a_checkpoint_with_a_bad_tokenizer_is_exit_2(lm: Path, saved: dict, word
     ("{n_embd: 0}", "'model.args.n_embd' of GPT must be a whole number >= 1, got 0"),
     ("{dropout: '0.1'}", "'model.args.dropout' of GPT must be a number in [0, 1) (a probability), got '0.1'"),
     ("{bias: 1}", "'model.args.bias' of GPT must be true or false, got 1"),
+    ("{n_head: 3}", "'model.args.n_embd' of GPT (16) must be a multiple of 'model.args.n_head' (3)"),
 ])
 def test_a_zoo_model_arg_of_the_wrong_type_is_refused_with_the_file(tmp_path: Path, args: str,
                                                                      words: str) -> None:

@@ -232,6 +232,11 @@ def _unknown_args(cls: Any, args: dict[str, Any]) -> str | None:
         rule = _ARG_RULES.get(type(parameters[key].default))
         if rule is not None and not rule[1](value):
             return f"'model.args.{key}' of {cls.__name__} must be {rule[0]}, got {value!r:.40}"
+    if "n_embd" in parameters and "n_head" in parameters:  # attention heads split the width
+        width, heads = (args.get(k, parameters[k].default) for k in ("n_embd", "n_head"))
+        if width % heads:
+            return (f"'model.args.n_embd' of {cls.__name__} ({width}) must be a multiple of "
+                    f"'model.args.n_head' ({heads})")
     return None
 
 
