@@ -2,10 +2,10 @@
 file, split into training and validation text (the first ``1 - val_fraction`` and the
 rest, as nanoGPT does), and encoded by a tokenizer (datasets/tokenizers.py).
 
-``tinyshakespeare`` is searched as every dataset is (``root``, ``$TRAIN_DATA_DIR``, the
-system and cache folders, datasets/sources.py) as ``tinyshakespeare/input.txt``, and
-downloaded with its MD5 checked when absent. A file that is empty, not UTF-8, or binary
-(a NUL byte) is refused with one line naming it.
+``tinyshakespeare`` is searched as every dataset is (``$TRAIN_DATA_DIR``, the system and
+cache folders, datasets/sources.py) as ``tinyshakespeare/input.txt``, and downloaded with
+its MD5 checked when absent; an explicit ``root`` is the only place looked at. A file that
+is empty, not UTF-8, or binary (a NUL byte) is refused with one line naming it.
 """
 
 from __future__ import annotations
@@ -52,7 +52,11 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def find_shakespeare(root: str | os.PathLike[str] | None = None, *, download: bool = True,
                      progress: bool = True) -> Path:
     """``tinyshakespeare/input.txt`` from the search path, downloaded into the cache when
-    absent and ``download`` is set."""
+    absent and ``download`` is set. An explicit ``root`` is the only place looked at (the
+    file itself, or a folder holding ``input.txt`` or ``tinyshakespeare/input.txt``): a
+    root without the text must not train on another copy found elsewhere."""
+    if root is not None:
+        return _in_root(Path(root).expanduser())
     places = search_paths(SHAKESPEARE, root, fallback=False)
     for folder, _, _ in places:
         if (folder / SHAKESPEARE_FILE).is_file():
@@ -63,6 +67,20 @@ def find_shakespeare(root: str | os.PathLike[str] | None = None, *, download: bo
                                    "TRAIN_DATA_DIR to a folder holding tinyshakespeare/input.txt")
     return download_file(SHAKESPEARE_FILE, cache_dir() / SHAKESPEARE, SHAKESPEARE_MIRRORS,
                          SHAKESPEARE_MD5, progress=progress)
+
+
+def _in_root(root: Path) -> Path:
+    if root.is_file():
+        return root
+    candidates = (root / SHAKESPEARE_FILE, root / SHAKESPEARE / SHAKESPEARE_FILE)
+    for path in candidates:
+        if path.is_file():
+            return path
+    what = "no such folder" if not root.exists() else "not there"
+    raise DatasetNotFoundError(
+        f"dataset.root {root} holds no {SHAKESPEARE} text: {' and '.join(map(str, candidates))} "
+        f"({what}); fix dataset.root, or remove it to search $TRAIN_DATA_DIR/{SHAKESPEARE}, the "
+        "system and cache folders (downloaded when absent)")
 
 
 def corpus(name: str, root: str | os.PathLike[str] | None = None, *,

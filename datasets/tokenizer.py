@@ -104,10 +104,26 @@ def train_tokenizer(kind: str, text: str, vocab_size: int | None = None) -> Char
 def tokenizer_from_dict(data: Any) -> CharTokenizer | BPETokenizer:
     """The tokenizer ``to_dict`` described (from a checkpoint or an MLflow artifact)."""
     if isinstance(data, str):
-        data = json.loads(data)
+        try:
+            data = json.loads(data)
+        except (ValueError, RecursionError):
+            raise DatasetError("not a saved tokenizer: not JSON") from None
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind == "char" and isinstance(data.get("chars"), str):
-        return CharTokenizer(data["chars"])
+        chars = data["chars"]
+        if not chars or len(set(chars)) != len(chars):
+            raise DatasetError(f"not a saved tokenizer: its char vocabulary {chars!r:.60} is "
+                               + ("empty" if not chars else "holding a character twice"))
+        return CharTokenizer(chars)
     if kind == "bpe" and isinstance(data.get("json"), str):
-        return BPETokenizer(_tokenizers().Tokenizer.from_str(data["json"]))
-    raise DatasetError(f"not a saved tokenizer (kind {kind!r}); expected char or bpe")
+        tokenizers = _tokenizers()
+        try:
+            tokenizer = tokenizers.Tokenizer.from_str(data["json"])
+        except Exception as error:  # noqa: BLE001 - the library's own exception types
+            first = " ".join(str(error).split())[:120]
+            raise DatasetError(f"not a saved tokenizer: its BPE JSON is not a Hugging Face "
+                               f"tokenizer ({first})") from None
+        if tokenizer.get_vocab_size() < 1:
+            raise DatasetError("not a saved tokenizer: its BPE vocabulary is empty")
+        return BPETokenizer(tokenizer)
+    raise DatasetError(f"not a saved tokenizer (kind {kind!r:.40}); expected char or bpe")

@@ -8,7 +8,8 @@ takes ``[r::num_shards]``. So a resume needs only the position (``state_dict``: 
 batches done, as datasets.loader.BatchIterator), every rank of a data-parallel job draws
 different windows, and one process with the global batch draws exactly the union of the
 ranks' windows. An "epoch" is ``steps`` batches (the trainer's evaluation interval).
-``sequential=True`` reads non-overlapping windows in order instead (evaluation passes).
+``sequential=True`` reads non-overlapping windows in order instead (evaluation passes; a
+text of fewer windows than ``batch_size`` is one smaller batch).
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ class TokenWindows:
         self.block_size, self.batch_size, self.steps, self.seed = block_size, batch_size, steps, seed
         self.num_shards, self.shard_id, self.sequential = num_shards, shard_id, sequential
         if sequential:
-            windows = (len(self.ids) - 1) // block_size
+            windows = (len(self.ids) - 1) // block_size  # >= 1: the text is longer than a block
+            # fewer windows than a batch: one batch of the windows there are
+            self.batch_size = batch_size = min(batch_size, windows)
             self.steps = max(1, min(steps, windows // batch_size))
         self._epoch, self._position = 0, 0
         self._offsets = np.arange(block_size, dtype=np.int64)

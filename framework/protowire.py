@@ -99,12 +99,17 @@ def _packed(buf: memoryview, kind: str, span: tuple[int, int]) -> list[Any]:
     return out
 
 
-def _value(buf: memoryview, kind: Any, wire: int, raw: Any, at: int) -> list[Any]:
+MAX_DEPTH = 100  # messages inside messages: protobuf's own default recursion limit
+
+
+def _value(buf: memoryview, kind: Any, wire: int, raw: Any, at: int, depth: int) -> list[Any]:
     """The decoded value(s) of one field occurrence (a list: packed fields hold several)."""
     if isinstance(kind, dict):
         if wire != _LEN:
             raise WireError(f"a message field has wire type {wire}", at)
-        return [decode(buf, kind, *raw)]
+        if depth >= MAX_DEPTH:
+            raise WireError(f"messages nested more than {MAX_DEPTH} deep", at)
+        return [decode(buf, kind, *raw, _depth=depth + 1)]
     if kind in ("str", "bytes"):
         if wire != _LEN:
             raise WireError(f"a {kind} field has wire type {wire}", at)
@@ -120,8 +125,10 @@ def _value(buf: memoryview, kind: Any, wire: int, raw: Any, at: int) -> list[Any
     return [_scalar(kind, wire, raw, at)]
 
 
-def decode(buf: memoryview, schema: Schema, start: int = 0, end: int | None = None) -> dict[str, Any]:
-    """The message in ``buf[start:end]`` as a dict (see the module docstring)."""
+def decode(buf: memoryview, schema: Schema, start: int = 0, end: int | None = None, *,
+           _depth: int = 0) -> dict[str, Any]:
+    """The message in ``buf[start:end]`` as a dict (see the module docstring); messages nested
+    deeper than ``MAX_DEPTH`` are a ``WireError`` (Python's stack would end first)."""
     end = len(buf) if end is None else end
     out: dict[str, Any] = {}
     pos = start
@@ -132,7 +139,7 @@ def decode(buf: memoryview, schema: Schema, start: int = 0, end: int | None = No
         if spec is None:
             continue
         name, kind, repeated = spec
-        values = _value(buf, kind, wire, raw, at)
+        values = _value(buf, kind, wire, raw, at, _depth)
         if repeated:
             out.setdefault(name, []).extend(values)
         elif values:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from .checkpoint_formats import (
     CheckpointError,
     former_name,
     mindspore_ckpt,
+    out_of_memory,
     read_file,
     safetensors_io,
     sniff,
@@ -160,11 +162,14 @@ def _read_entries(path: str | os.PathLike, expected: str | None) -> dict[str, An
     if expected is not None and kind != expected and not (expected == "ckpt" and kind != SAFETENSORS):
         raise CheckpointError(f"{path} is a {kind} file, not {expected}: leave format out to "
                               "read whichever it is")
-    if kind == MINDSPORE:
-        return mindspore_ckpt.decode(raw, path)
-    if kind == SAFETENSORS:
-        return safetensors_io.decode(raw, path)
-    arrays, metadata = twinmode.decode(raw, path)
+    try:
+        if kind == MINDSPORE:
+            return mindspore_ckpt.decode(raw, path)
+        if kind == SAFETENSORS:
+            return safetensors_io.decode(raw, path)
+        arrays, metadata = twinmode.decode(raw, path)
+    except MemoryError:  # the arrays besides the file's bytes
+        raise out_of_memory(Path(path), len(raw)) from None
     return {**arrays, **{k: v for k, v in metadata.items() if k not in arrays}}
 
 

@@ -12,7 +12,8 @@ import framework as ms
 from framework import nn
 from framework.train.model import Model
 
-from .config import ExperimentConfig
+from .config import ConfigError, ExperimentConfig
+from .config_checks import precision_problem
 from .registry import build_optimizer
 from .schedule import optimizer_lr
 from .tasks import TaskData, task_of
@@ -65,10 +66,9 @@ def _precision(config: ExperimentConfig, net: nn.Cell) -> tuple[nn.Cell, dict]:
     same Parameters, float32 outputs) with dynamic loss scaling; fp32: as it is."""
     if config.precision == "fp32":
         return net, {}
-    unscaled = config.train.accumulate_grad_batches > 1 or config.optimizer.clip_grad_norm is not None
-    if config.precision == "fp16" and unscaled:
-        raise ValueError("precision: fp16 needs loss scaling, which train.accumulate_grad_batches and "
-                         "optimizer.clip_grad_norm do not do; use precision: bf16 with them")
+    refused = precision_problem(config)  # (load_config refuses it first, naming the file's line)
+    if refused:
+        raise ConfigError(refused[1])
     dtype = ms.bfloat16 if config.precision == "bf16" else ms.float16
     return (ms.amp.auto_mixed_precision(net, "O2", dtype),
             {"loss_scale_manager": ms.amp.DynamicLossScaleManager()})

@@ -77,12 +77,12 @@ def _fail(message: str, code: int) -> None:
     raise typer.Exit(code)
 
 
-def _load(file: Path, overrides: list[str] | None, **forced: str | None):
+def _load(file: Path, overrides: list[str] | None, import_code: bool = True, **forced: str | None):
     from .config import ConfigError, load_config
 
     extra = [f"{k}={v}" for k, v in forced.items() if v is not None]
     try:
-        return load_config(file, list(overrides or []) + extra)
+        return load_config(file, list(overrides or []) + extra, import_code=import_code)
     except ConfigError as error:
         _fail(str(error), 2)
 
@@ -156,7 +156,7 @@ def run(
 ) -> None:
     """Train and evaluate one experiment; logs the run to MLflow."""
     forced = {"dist.nproc": nproc, "dist.hosts": f"[{hosts}]" if hosts else None}
-    config = _load(file, overrides, mode=mode.value if mode else None,
+    config = _load(file, overrides, not print_config, mode=mode.value if mode else None,
                    device=device.value if device else None, **forced)
     from framework.communication import launched_by_mpi
 

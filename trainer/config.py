@@ -27,7 +27,7 @@ from framework.train.dotted import flatten
 
 from .config_checks import check_values
 from .config_errors import ConfigError, Where, schema_error
-from .config_yaml import _Loader, parse_override, read_yaml  # noqa: F401 - _Loader: trainer/sweep
+from .config_yaml import parse_override, read_yaml
 
 __all__ = ["ConfigError", "ExperimentConfig", "build_config", "load_config", "parse_override",
            "read_yaml", "resolve_defaults"]
@@ -388,8 +388,10 @@ def _check_task_keys(task: str, data: Any, where: Where) -> None:
                               f"task: {task}; remove it or set task: {owner}")
 
 
-def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig:
-    """Read, merge overrides into, type and check an experiment file."""
+def load_config(path: str | Path, overrides: list[str] = (), *, import_code: bool = True) -> ExperimentConfig:
+    """Read, merge overrides into, type and check an experiment file; ``import_code=False``
+    finds the files of ``model.class``/``dataset.class`` without running them (their
+    signatures are then unchecked: ``--print-config``)."""
     path = Path(path)
     data, lines = read_yaml(path)
     if isinstance(data, dict):
@@ -401,5 +403,5 @@ def load_config(path: str | Path, overrides: list[str] = ()) -> ExperimentConfig
     check_values(config, where)
     from .user_code import check_targets
 
-    check_targets(config, data, path.resolve().parent, where)  # resolves class paths, dataset.root
+    check_targets(config, data, path.resolve().parent, where, import_code)  # class paths, dataset.root
     return config

@@ -216,6 +216,19 @@ def _schedule(cfg: Any) -> Problem | None:
     return None
 
 
+def precision_problem(cfg: Any) -> Problem | None:
+    """fp16 trains with dynamic loss scaling (float16's range); the gradient-accumulation and
+    clipping train steps do not scale the loss, so fp16 with them would underflow."""
+    if cfg.precision != "fp16":
+        return None
+    for path, used in ((("train", "accumulate_grad_batches"), cfg.train.accumulate_grad_batches > 1),
+                       (("optimizer", "clip_grad_norm"), cfg.optimizer.clip_grad_norm is not None)):
+        if used:
+            return ("precision",), (f"'precision: fp16' needs loss scaling, which '{'.'.join(path)}' does "
+                                    "not do; use precision: bf16 with it (or fp32)")
+    return None
+
+
 CHECKS: tuple[Check, ...] = (
     _finite, _folder_name, _model_name, *(_count(path) for path in COUNTS),
     _rule(("dist", "timeout"), _optional(lambda v: v > 0), "> 0 seconds (or null)"),
@@ -248,6 +261,7 @@ CHECKS: tuple[Check, ...] = (
     _rule(("optimizer", "eps"), _optional(lambda v: v > 0), "> 0 or null"),
     _task,
     _schedule,
+    precision_problem,
     _rule(("graph", "tuning"), tuning_ok, f"'off', a number of trials per task (e.g. 16, at most "
           f"{MAX_COUNT:,}) or a time budget like '60s'"),
 )

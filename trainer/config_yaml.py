@@ -18,7 +18,7 @@ import yaml
 
 from .config_errors import ConfigError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "parse_override", "read_yaml"]
+__all__ = ["MAX_ALIAS_VALUES", "MAX_DEPTH", "MAX_FILE_BYTES", "load_value", "parse_override", "read_yaml"]
 
 
 class _PyLoader(yaml.SafeLoader):
@@ -72,6 +72,61 @@ def _depth(root: Any, children: Callable[[Any], Iterable[Any]]) -> int:
     return deepest
 
 
+# An alias repeats its anchor's values without repeating its text: nine lines of nine aliases
+# each stand for 9**9 values ("billion laughs"), and anything walking the data (the checks,
+# printing, copying, logging) would take hours. Beyond the values the document writes, its
+# aliases may add this many; experiment files reuse an anchor (shared optimizer settings) a
+# few times.
+MAX_ALIAS_VALUES = 10_000
+
+
+class _TooManyAliases(Exception):
+    """Aliases expand the YAML to more values than it writes plus ``MAX_ALIAS_VALUES``."""
+
+    def __init__(self, line: int, values: int, limit: int) -> None:
+        super().__init__(line)
+        self.line, self.values, self.limit = line, values, limit
+
+
+def _check_nodes(root: yaml.Node) -> None:
+    """Raise ``_TooDeep`` when ``root`` nests deeper than ``MAX_DEPTH`` (or holds itself
+    through an alias), ``_TooManyAliases`` when its aliases expand it past the document's own
+    nodes plus ``MAX_ALIAS_VALUES``. Each distinct node is visited once (sizes and depths
+    memoized), so the work is the document's size, whatever its aliases expand to."""
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    open_: set[int] = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_.discard(key)
+            children = _node_children(node)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            depth[key] = 1 + max((depth[id(c)] for c in children), default=0)
+            if depth[key] > MAX_DEPTH:
+                raise _TooDeep
+            continue
+        if key in size:
+            continue
+        if key in open_:  # an alias inside its own anchor: data that holds itself
+            raise _TooDeep
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _node_children(node))
+    limit = len(size) + MAX_ALIAS_VALUES
+    if size[id(root)] > limit:
+        # the innermost collection past the limit: the line whose aliases blow it up
+        worst = root
+        while True:
+            bigger = [c for c in _node_children(worst) if size[id(c)] > limit]
+            if not bigger:
+                break
+            worst = bigger[0]
+        raise _TooManyAliases(worst.start_mark.line + 1, size[id(root)], limit)
+
+
 def _node_children(node: yaml.Node) -> Iterable[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
@@ -90,7 +145,12 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     key, raw = text.split("=", 1)
     deep = ConfigError(f"override '{key}=...': its value is nested too deeply")
     try:
-        value = yaml.load(raw, Loader=_Loader) if raw.strip() else None
+        value = _parse(raw)[1] if raw.strip() else None
+    except _TooManyAliases as error:
+        raise ConfigError(f"override '{key}=...': its aliases expand to {error.values:,} values, over "
+                          f"the {error.limit:,} allowed; write the values out") from None
+    except _TooDeep:
+        raise deep from None
     except yaml.YAMLError as error:
         if "maximum nesting depth" in str(error):  # libyaml's limit (1,000 levels)
             raise deep from None
@@ -102,6 +162,19 @@ def parse_override(text: str) -> tuple[tuple[str, ...], Any]:
     if _depth(value, _data_children) > MAX_DEPTH:
         raise deep
     return tuple(key.strip().split(".")), value
+
+
+def load_value(text: str) -> Any:
+    """``text`` as YAML data within an experiment file's bounds (a sweep's values): ``yaml.
+    YAMLError`` when it is no YAML, :class:`ConfigError` when it nests too deeply or its
+    aliases expand past ``MAX_ALIAS_VALUES``."""
+    try:
+        return _parse(text)[1]
+    except (_TooDeep, RecursionError):
+        raise ConfigError(f"'{text[:40]}': nested too deeply") from None
+    except _TooManyAliases as error:
+        raise ConfigError(f"'{text[:40]}': its aliases expand to {error.values:,} values, over the "
+                          f"{error.limit:,} allowed") from None
 
 
 def _read_text(path: Path) -> str:
@@ -128,8 +201,8 @@ def _parse(text: str, loader_class: type = _Loader) -> tuple[yaml.Node | None, A
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
-        if node is not None and _depth(node, _node_children) > MAX_DEPTH:
-            raise _TooDeep
+        if node is not None:
+            _check_nodes(node)
         return node, (loader.construct_document(node) if node is not None else None)
     finally:
         loader.dispose()
@@ -159,7 +232,7 @@ def _yaml_problem(text: str, error: yaml.YAMLError) -> yaml.YAMLError:
         _parse(text, _PyLoader)
     except yaml.YAMLError as better:
         return better
-    except (RecursionError, _TooDeep, ValueError, OverflowError):
+    except (RecursionError, _TooDeep, _TooManyAliases, ValueError, OverflowError):
         pass
     return error
 
@@ -175,6 +248,11 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, int]]:
         node, data = _parse(text)
     except (RecursionError, _TooDeep):
         raise deep from None
+    except _TooManyAliases as error:
+        raise ConfigError(f"{path}:{error.line}: invalid YAML: its aliases expand to {error.values:,} "
+                          f"values, over the {error.limit:,} allowed (the file's own values plus "
+                          f"{MAX_ALIAS_VALUES:,}); write the values out, or reuse an anchor fewer "
+                          "times") from None
     except (ValueError, OverflowError) as error:  # a value the constructors refuse
         line, why = _bad_scalar(yaml.compose(text, Loader=_Loader))
         raise ConfigError(f"{path}:{line}: invalid YAML: {why}" if line else

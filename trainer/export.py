@@ -58,14 +58,14 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
     ``out_path`` (``.onnx`` appended when missing); returns the written file. With ``log``,
     also logs it to the checkpoint's MLflow run (module docstring) and prints one line
     saying where, or why not."""
-    if fmt.upper() == "MINDIR":  # framework.export writes MindIR, but this command logs ONNX
-        from framework.exporter import ExportError
+    from framework.exporter import ExportError
 
+    if fmt.upper() == "MINDIR":  # framework.export writes MindIR, but this command logs ONNX
         raise ExportError("export: the trainer writes ONNX only (format 'mindir' asked); for "
                           "MindIR call framework.export(net, x, file_name=..., file_format='MINDIR')")
     if fmt.lower() not in FORMATS and fmt.upper() != "AIR":
         # (AIR: ms.export words its refusal)
-        raise ValueError(f"export: unknown format {fmt!r}; supported: {', '.join(FORMATS)}")
+        raise ExportError(f"export: unknown format {fmt!r}; supported: {', '.join(FORMATS)}")
     if not isinstance(config, ExperimentConfig):
         config = load_config(config)
     values = ms.load_checkpoint(str(checkpoint_path))  # a bad file fails before the data is read
@@ -73,7 +73,12 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
     _, net = build_model_for(config, data)
     ms.load_param_into_net(net, values, strict_load=True)
     example = sample_input(config, data)
-    written = Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
+    try:
+        written = Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
+    except OSError as error:  # a read-only or full disk, a file where a folder should be
+        blocker = next((p for p in Path(out_path).parents if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file, not a folder" if blocker else (error.strerror or str(error))
+        raise ExportError(f"export: {out_path} cannot be written ({why}); choose another --out") from None
     if log:
         where, why = log_onnx(config, checkpoint_path, written, example)
         print(f"MLflow: logged as {where}" if where else f"MLflow: not logged ({why})", flush=True)

@@ -259,9 +259,21 @@ class MLflowRun:
         record = {"run_id": self.run_id or self.offline_id, "run_name": self.run_name,
                   "experiment": self.experiment, "parent_run_id": self.parent_run_id,
                   "kind": kind, "time": time.time(), "data": payload}
-        self.offline_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.offline_path, "a") as f:
-            f.write(json.dumps(record, default=str) + "\n")
+        try:
+            self.offline_path.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "artifact":
+                from .offline_sync import kept_artifact
+
+                record["data"] = kept_artifact(self.offline_path, payload)
+            with open(self.offline_path, "a") as f:
+                f.write(json.dumps(record, default=str) + "\n")
+        except OSError as error:  # (a full disk's error names no file: it comes at the flush)
+            from .preflight import InputError
+
+            raise InputError(f"the offline MLflow record {self.offline_path} cannot be written "
+                             f"({error.strerror or error}) and the store {self.uri} is not reachable: "
+                             "the run's record has nowhere to go; free space there or set "
+                             "MLFLOW_TRACKING_URI to a store that takes it") from None
 
     def _safely(self, kind: str, payload: Any, fn: Any) -> None:
         if self.online:

@@ -20,6 +20,7 @@ from .run_folders import checkpoint_of
 
 def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | None = None) -> Any:
     """A :class:`~trainer.tasks.sampling.Sampler` of the checkpoint's network and tokenizer."""
+    from datasets.errors import DatasetError
     from datasets.tokenizer import tokenizer_from_dict
 
     from .tasks.language_model import trained_network
@@ -33,9 +34,26 @@ def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | No
     if saved is None:
         raise CheckpointError(f"{read.path} holds no tokenizer (it was not written by a language-model "
                               "run)")
-    tokenizer = tokenizer_from_dict(saved)
+    try:
+        tokenizer = tokenizer_from_dict(saved)
+    except DatasetError as error:
+        raise CheckpointError(f"{read.path}: {error}") from None
     net = trained_network(config, tokenizer, read.arrays)
+    bad = non_finite_parameters(net)
+    if bad:
+        shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")
+        raise CheckpointError(f"{read.path} has non-finite weights (NaN or inf) in {shown}: the run "
+                              "diverged before it was saved; sample from an earlier checkpoint")
     return Sampler(net, tokenizer, config.dataset.block_size, mode or config.mode)
+
+
+def non_finite_parameters(net: Any) -> list[str]:
+    """The names of ``net``'s parameters holding a NaN or an infinity (a network that gives
+    no meaningful logits: every draw would be the same token)."""
+    import numpy as np
+
+    return [name for name, param in net.parameters_and_names()
+            if not np.isfinite(param.asnumpy()).all()]
 
 
 def sample(config: ExperimentConfig, checkpoint: str | Path, prompt: str = "", tokens: int = 500,
@@ -43,11 +61,38 @@ def sample(config: ExperimentConfig, checkpoint: str | Path, prompt: str = "", t
            write: Callable[[str], None] | None = None) -> str:
     """``prompt`` and ``tokens`` tokens after it; each piece goes to ``write`` as it comes."""
     sampler = sampler_for(config, checkpoint, mode)
+    sampler.tokenizer.encode(prompt)  # a character the vocabulary lacks: refused before any output
     write = write or (lambda text: None)
     write(prompt)
-    pieces = []
+    decoder = IncrementalDecoder(sampler.tokenizer)
     for token in sampler.tokens(prompt, tokens, temperature=temperature, top_k=top_k, seed=seed):
-        piece = sampler.tokenizer.decode([token])
-        pieces.append(piece)
-        write(piece)
-    return prompt + "".join(pieces)
+        write(decoder.add(token))
+    write(decoder.flush())
+    return prompt + sampler.tokenizer.decode(decoder.ids)
+
+
+class IncrementalDecoder:
+    """Text of a stream of token ids, piece by piece, equal in the end to decoding the whole
+    sequence. A byte-level BPE token may hold part of a character's UTF-8 bytes (any script
+    beyond ASCII): decoded alone it gives U+FFFD. The ids since the last whole character are
+    kept until they decode to whole characters (at most ``hold`` of them: bytes that never
+    complete a character are invalid UTF-8, written as the whole-sequence decode writes them)."""
+
+    def __init__(self, tokenizer: Any, hold: int = 8) -> None:
+        self.tokenizer, self.hold = tokenizer, hold
+        self.ids: list[int] = []
+        self._pending: list[int] = []
+
+    def add(self, token: int) -> str:
+        self.ids.append(token)
+        self._pending.append(token)
+        text = self.tokenizer.decode(self._pending)
+        if text.endswith("\ufffd") and len(self._pending) < self.hold:
+            return ""
+        self._pending = []
+        return text
+
+    def flush(self) -> str:
+        text = self.tokenizer.decode(self._pending) if self._pending else ""
+        self._pending = []
+        return text

@@ -131,18 +131,45 @@ def _attribute(obj: Any, name: str, source: str, what: str) -> Any:
     return obj
 
 
-def resolve(target: str, base: Path | None, what: str) -> tuple[Any, str]:
-    """The object named by ``target`` and a description of where it came from.
+def resolve(target: str, base: Path | None, what: str, *, cell: bool = False) -> tuple[Any, str]:
+    """The object named by ``target`` and a description of where it came from; ``cell``: a
+    class must be an ``nn.Cell`` (``model.class``; a function may return one).
 
-    Raises ``LookupError`` (not found: a plain message) or :class:`UserCodeError` (the
-    module raised while being imported)."""
+    Raises ``LookupError`` (not found, or not a class or function of the user's: a plain
+    message) or :class:`UserCodeError` (the module raised while being imported)."""
     _check_target_form(target, what)
     module_part, name = target.split(":")
     loader, source = _module_loader(module_part, base, what)
     obj = _attribute(_import_user_module(loader, module_part, source, what), name, source, what)
-    if not callable(obj):
-        raise LookupError(f"{what}: {target} is not a class or function")
+    _check_kind(obj, target, what, cell)
     return obj, source
+
+
+def locate(target: str, base: Path | None, what: str) -> str:
+    """Where ``target``'s module is (a resolved file path, or the dotted module name),
+    without importing it: what ``--print-config`` shows, running none of the user's code."""
+    _check_target_form(target, what)
+    return _module_loader(target.split(":")[0], base, what)[1]
+
+
+def _check_kind(obj: Any, target: str, what: str, cell: bool) -> None:
+    """Only a class or a function written in Python, outside Python's standard library, is
+    called (``os:system`` or ``subprocess:call`` would run whatever ``args`` say before any
+    check of what they return); a ``cell`` target's class is an ``nn.Cell``. Checked before
+    anything is called."""
+    if not (inspect.isclass(obj) or inspect.isfunction(obj)):
+        raise LookupError(f"{what}: {target} is a {type(obj).__name__}, not a class or a function "
+                          "written in Python")
+    module = getattr(obj, "__module__", None) or ""
+    if module.split(".")[0] in (*sys.stdlib_module_names, "builtins"):
+        raise LookupError(f"{what}: {target} is {module}.{obj.__qualname__} of Python's standard library, "
+                          "not code of yours; name your own class (FILE.py:Class)")
+    if cell and inspect.isclass(obj):
+        from framework import nn
+
+        if not issubclass(obj, nn.Cell):
+            raise LookupError(f"{what}: {target} is a class that is not an nn.Cell; point it at a Cell "
+                              "subclass or a function returning one")
 
 
 def _files(source: str) -> set[str]:
@@ -180,11 +207,13 @@ _ROOT_RULES = {
 }
 
 
-def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], str]) -> None:
+def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], str],
+                  import_code: bool = True) -> None:
     """The ``class``/``args`` of the ``model`` and ``dataset`` sections (trainer/config.py):
     the target imports, its signature takes the args (a dataset function also ``split``);
     a relative file path is stored resolved (absolute), so runs and MLflow's copy of the
-    config find it from any folder; ``dataset.name: npz`` has an existing ``root`` file."""
+    config find it from any folder; ``dataset.name: npz`` has an existing ``root`` file.
+    Without ``import_code`` (``--print-config``) the targets' files are found, not run."""
     for section in ("model", "dataset"):
         part = getattr(config, section)
         given = data.get(section, {}) if isinstance(data, dict) else {}
@@ -193,7 +222,7 @@ def check_targets(config: Any, data: Any, base: Path, where: Callable[[tuple], s
             if not (section == "model" and _task(config.task).data_sizes):
                 _check_builtin_args(section, part, where)  # (a zoo that takes args: the task checks them)
         else:
-            _check_user_target(section, part, given, base, where, config.task)
+            _check_user_target(section, part, given, base, where, config.task, import_code)
     _adopt_num_classes(config.model)
     d = config.dataset
     rule = _ROOT_RULES.get(d.name) if d.class_ is None else None
@@ -226,23 +255,29 @@ def _task(name: str) -> Any:
 
 
 def _check_user_target(section: str, part: Any, given: dict, base: Path,
-                       where: Callable[[tuple], str], task: str = "classification") -> None:
+                       where: Callable[[tuple], str], task: str = "classification",
+                       import_code: bool = True) -> None:
     """``<section>.class`` (not with ``name``) imports and takes ``<section>.args`` (a
     language model's network also the data's sizes it names); a file target is stored
-    with its resolved path."""
+    with its resolved path. Without ``import_code`` only the file is found."""
     from .config_errors import ConfigError
 
     if "name" in given:
         raise ConfigError(f"{where((section, 'name'))}: give {section}.name (built in) or "
                           f"{section}.class (your own), not both")
+    display = part.class_.split(":")[-1]
     try:
-        obj, source = resolve(part.class_, base, f"'{section}.class'")
+        if not import_code:  # its file is found, its path resolved; nothing of it runs
+            source = locate(part.class_, base, f"'{section}.class'")
+            if source.endswith(".py"):
+                part.class_ = f"{source}:{display}"
+            return
+        obj, source = resolve(part.class_, base, f"'{section}.class'", cell=section == "model")
     except LookupError as error:
         raise ConfigError(f"{where((section, 'class'))}: {error}{_builtin_hint(section, part.class_, task)}"
                           ) from None
     except UserCodeError as error:
         raise ConfigError(str(error)) from None
-    display = part.class_.split(":")[1]
     anchor = None if "args" in given else (section, "class")
     if section == "dataset":
         _check_dataset_function(obj, part.args, display, anchor, where)

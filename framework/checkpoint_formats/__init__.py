@@ -59,13 +59,57 @@ def sniff(head: bytes, size: int) -> str | None:
 
 
 def read_file(path: str | os.PathLike) -> bytes:
-    """The bytes of a checkpoint file, or a one-line error naming it."""
+    """The bytes of a checkpoint file, or a one-line error naming it (a file larger than the
+    memory this process may still take is refused by its size, before it is read)."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"checkpoint {path} is a directory; give the path of a .ckpt file")
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {path} does not exist")
-    return path.read_bytes()
+    size = path.stat().st_size
+    room = available_memory()
+    if room is not None and size > room:
+        raise CheckpointError(f"checkpoint {path} is {_gib(size)}, more than the {_gib(room)} of memory "
+                              "this process can still take; load it on a machine with more memory")
+    try:
+        return path.read_bytes()
+    except MemoryError:  # (Python's says nothing: an empty message)
+        raise out_of_memory(path, size) from None
+
+
+def out_of_memory(path: Path, size: int) -> CheckpointError:
+    """The one line of a checkpoint of ``size`` bytes that did not fit in memory."""
+    return CheckpointError(f"checkpoint {path} ({_gib(size)}) does not fit in the memory left to this "
+                           "process; load it on a machine with more memory")
+
+
+def _gib(size: int) -> str:
+    return f"{size / 2**30:.1f} GiB" if size >= 2**30 else f"{size / 2**20:.1f} MiB"
+
+
+def available_memory() -> int | None:
+    """Bytes this process can still allocate: the system's available memory (Linux's
+    ``MemAvailable``) and what the address-space limit (``ulimit -v``) leaves, whichever is
+    smaller; None where neither is known."""
+    limits = []
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    limits.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/status") as f:
+                used = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+            limits.append(max(soft - used, 0))
+    except (ImportError, OSError, ValueError, StopIteration):
+        pass
+    return min(limits) if limits else None
 
 
 def widen_bfloat16(array: np.ndarray) -> np.ndarray:

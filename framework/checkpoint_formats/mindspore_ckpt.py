@@ -138,15 +138,20 @@ def _convert(tag: str, dims: list[int], ttype: str | None, parts: list[memoryvie
         raise _Bad(f"entry {tag!r} has dtype {ttype!r}, which twinmode does not load ({known})", at)
     dtype = np.dtype(_DTYPES[ttype])
     shape = tuple(dims)
+    if len(shape) > 64:  # NumPy's most (MindSpore's tensors have at most 8)
+        raise _Bad(f"entry {tag!r} has {len(shape)} dimensions; an array has at most 64", at)
     if shape == (0,) and len(data) == dtype.itemsize:
         shape = ()  # MindSpore reads dims [0] as a scalar
     expected = math.prod(shape) * dtype.itemsize
     if len(data) != expected:
         raise _Bad(f"entry {tag!r} holds {len(data)} bytes of data, but {ttype} {list(shape)} "
                    f"needs {expected}", at)
+    try:
+        array = np.frombuffer(data, np.uint8 if ttype == "Bool" else dtype).reshape(shape)
+    except ValueError as error:  # sizes whose product NumPy cannot index, even with a 0 ([2**62, 0])
+        raise _Bad(f"entry {tag!r} has shape {list(shape)}, which is not an array ({error})", at) from None
     if ttype == "Bool":
-        return np.not_equal(np.frombuffer(data, np.uint8).reshape(shape), 0, out=np.empty(shape, bool))
-    array = np.frombuffer(data, dtype).reshape(shape)
+        return np.not_equal(array, 0, out=np.empty(shape, bool))
     if ttype == "BFloat16":
         return widen_bfloat16(array)
     return array.astype(dtype.newbyteorder("="))  # a copy the caller owns

@@ -117,8 +117,10 @@ def read_model(path: str | os.PathLike) -> MindIRModel:
         return _model(where, message)
     except WireError as error:
         raise MindIRError(f"load: {where!r} is not a MindIR file (protobuf: {error})") from None
-    except (ValueError, KeyError, IndexError, TypeError) as error:
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
         raise MindIRError(f"load: cannot read MindIR file {where!r}: {error}") from None
+    except RecursionError:
+        raise MindIRError(f"load: cannot read MindIR file {where!r}: its values nest too deeply") from None
 
 
 def _model(path: str, message: dict[str, Any]) -> MindIRModel:

@@ -68,4 +68,9 @@ def read_locations(data_path: str) -> list[tuple[int, ...]]:
         raise MindRecordError(f"{db}: not a readable MindRecord index ({exc})") from None
     if [r[0] for r in rows] != list(range(len(rows))):
         raise MindRecordError(f"{db}: row ids are not 0..{len(rows) - 1}")
-    return [tuple(int(x) for x in r[1:]) for r in rows]
+    for row, r in enumerate(rows):  # SQLite keeps any value in an INT column: text, a float
+        bad = next((x for x in r[1:] if not isinstance(x, int) or x < 0), None)
+        if bad is not None:
+            raise MindRecordError(f"{db}: row {row} has a page id or offset {bad!r:.40}, not a whole "
+                                  "number >= 0")
+    return [tuple(r[1:]) for r in rows]

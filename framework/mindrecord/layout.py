@@ -156,7 +156,9 @@ def header_json(layout: ShardLayout, schema: dict[str, Any], desc: str, blobs: l
 
 
 def parse_header(path: str, head: bytes, file_size: int) -> dict[str, Any]:
-    """The header of ``path`` from its first bytes, or ``MindRecordError`` saying what is wrong."""
+    """The header of ``path`` from its first bytes, or ``MindRecordError`` saying what is wrong
+    (every key the reader uses is checked for its type here: a header written by hand or by
+    another tool must not fail later with a ``TypeError``)."""
     if len(head) < 8:
         raise MindRecordError(f"{path}: too short for a MindRecord file ({file_size} bytes)")
     n = struct.unpack("<Q", head[:8])[0]
@@ -166,15 +168,40 @@ def parse_header(path: str, head: bytes, file_size: int) -> dict[str, Any]:
         header = json.loads(head[8:8 + n].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise MindRecordError(f"{path}: damaged MindRecord header ({exc})") from None
+    except RecursionError:  # JSON nested past Python's stack
+        raise MindRecordError(f"{path}: damaged MindRecord header (nested too deeply)") from None
     missing = [k for k in _HEADER_KEYS if not isinstance(header, dict) or k not in header]
     if missing:
         raise MindRecordError(f"{path}: damaged MindRecord header (no {', '.join(missing)})")
     if header["version"] != VERSION:
-        raise MindRecordError(f"{path}: MindRecord version {header['version']!r} is not supported "
+        raise MindRecordError(f"{path}: MindRecord version {header['version']!r:.40} is not supported "
                               f"(only {VERSION})")
-    if not header["schema"] or not isinstance(header["schema"][0].get("schema"), dict):
-        raise MindRecordError(f"{path}: damaged MindRecord header (no schema)")
+    problem = _wrong_type(header)
+    if problem:
+        raise MindRecordError(f"{path}: damaged MindRecord header ({problem})")
     if 8 + n > header["header_size"] or header["page_size"] <= 0:
         raise MindRecordError(f"{path}: damaged MindRecord header (header_size {header['header_size']}, "
                               f"page_size {header['page_size']})")
     return header
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _wrong_type(header: dict[str, Any]) -> str | None:
+    """What in ``header`` has the wrong type for the reader, or None."""
+    for key in ("header_size", "page_size"):
+        if not _is_int(header[key]):
+            return f"{key} is {header[key]!r:.40}, not a whole number"
+    schema = header["schema"]
+    if (not isinstance(schema, list) or not schema or not isinstance(schema[0], dict)
+            or not isinstance(schema[0].get("schema"), dict)):
+        return "no schema"
+    blobs = schema[0].get("blob_fields", [])
+    if not isinstance(blobs, list) or not all(isinstance(b, str) for b in blobs):
+        return f"blob_fields is {blobs!r:.40}, not a list of names"
+    addresses = header["shard_addresses"]
+    if not isinstance(addresses, list) or not all(isinstance(a, str) for a in addresses):
+        return f"shard_addresses is {addresses!r:.40}, not a list of file names"
+    return None

@@ -232,8 +232,31 @@ def read_train_state(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], Tr
         state = TrainState(**{k: v for k, v in meta.items() if k in known})
     except TypeError as error:
         raise CheckpointError(f"{path} has an unreadable training state: {error}") from None
+    problem = rng_problem(state.rng) if state.rng else None
+    if problem:
+        raise CheckpointError(f"{path} has a damaged random-generator state ({problem}); resume from "
+                              "another checkpoint (its weights alone: ms.load_checkpoint)")
     state.path = str(path)
     return arrays, state
+
+
+def rng_problem(rng: Any) -> str | None:
+    """Why the saved generator states ``rng`` cannot be restored, or None: each is tried on a
+    scratch generator of its kind, so a damaged one is found when the file is read, before a
+    resume changes anything."""
+    if not isinstance(rng, Mapping):
+        return f"a {type(rng).__name__}, not a mapping"
+    trials = {"framework": lambda s: setattr(np.random.default_rng().bit_generator, "state", s),
+              "numpy": lambda s: np.random.RandomState().set_state(
+                  (s["kind"], np.array(s["keys"], dtype=np.uint32), s["pos"], s["has_gauss"], s["gauss"])),
+              "python": lambda s: random.Random().setstate((s["version"], tuple(s["state"]), s["gauss"]))}
+    for name, trial in trials.items():
+        if name in rng:
+            try:
+                trial(rng[name])
+            except (KeyError, TypeError, ValueError, OverflowError, IndexError) as error:
+                return f"{name}: {type(error).__name__}: {' '.join(str(error).split())[:80]}"
+    return None
 
 
 def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: Any, *,

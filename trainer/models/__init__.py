@@ -45,7 +45,7 @@ def network_for(model: Any, registry: dict[str, Any] | None = None,
 
     from ..user_code import UserCodeError, call, resolve
 
-    cls, source = resolve(model.class_, None, "model.class")
+    cls, source = resolve(model.class_, None, "model.class", cell=True)
     display = model.class_.rsplit(":", 1)[1]
     args = dict(model.args)
     try:

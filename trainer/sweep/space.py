@@ -77,12 +77,15 @@ def _show(value: Any) -> str:
 
 
 def _scalar(text: str) -> Any:
-    from ..config import _Loader
+    from ..config_errors import ConfigError
+    from ..config_yaml import load_value
 
     try:
-        return yaml.load(text, Loader=_Loader) if text.strip() else None
+        return load_value(text) if text.strip() else None
     except yaml.YAMLError:
         return text.strip()
+    except ConfigError as error:  # an alias bomb, or nesting past an experiment file's
+        raise SpaceError(f"search space value {error}") from None
 
 
 def split_top_level(text: str) -> list[str]:

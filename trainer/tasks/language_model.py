@@ -229,12 +229,33 @@ def _unknown_args(cls: Any, args: dict[str, Any]) -> str | None:
     """Why ``args`` do not fit the zoo model ``cls`` (the data sets its sizes), or None."""
     import inspect
 
-    named = [n for n in inspect.signature(cls).parameters if n not in ("vocab_size", "block_size")]
+    parameters = inspect.signature(cls).parameters
+    named = [n for n in parameters if n not in ("vocab_size", "block_size")]
     bad = [k for k in args if k not in named]
     if bad:
         return (f"'model.args' of {cls.__name__} takes {', '.join(named)} (vocab_size and block_size "
                 f"come from the data), got {', '.join(map(repr, bad))}")
+    for key, value in args.items():
+        rule = _ARG_RULES.get(type(parameters[key].default))
+        if rule is not None and not rule[1](value):
+            return f"'model.args.{key}' of {cls.__name__} must be {rule[0]}, got {value!r:.40}"
+    if "n_embd" in parameters and "n_head" in parameters:  # attention heads split the width
+        width, heads = (args.get(k, parameters[k].default) for k in ("n_embd", "n_head"))
+        if width % heads:
+            return (f"'model.args.n_embd' of {cls.__name__} ({width}) must be a multiple of "
+                    f"'model.args.n_head' ({heads})")
     return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# a zoo model's argument by its default's type: what the constructor can build with
+_ARG_RULES = {int: ("a whole number >= 1", lambda v: _is_int(v) and v >= 1),
+              float: ("a number in [0, 1) (a probability)",
+                      lambda v: (_is_int(v) or isinstance(v, float)) and 0 <= v < 1),
+              bool: ("true or false", lambda v: isinstance(v, bool))}
 
 
 class LanguageModelMetrics(Callback):

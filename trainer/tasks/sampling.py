@@ -30,6 +30,7 @@ class Sampler:
     def __init__(self, net: Any, tokenizer: Any, block_size: int, mode: str = "graph") -> None:
         self.net, self.tokenizer, self.block_size, self.mode = net, tokenizer, block_size, mode
         self.window = np.zeros((1, block_size), np.int32)
+        self.start = _start_ids(tokenizer)
         self.cached = hasattr(net, "decode") and hasattr(net, "init_state")
         self._fn = self._compiled(net.decode if self.cached else net.construct)
         # a whole window into the cache (the GPT's) in one call
@@ -59,12 +60,12 @@ class Sampler:
 
     def tokens(self, prompt: str, count: int, temperature: float = 1.0, top_k: int | None = None,
                seed: int = 0) -> Iterator[int]:
-        """The next ``count`` token ids after ``prompt`` (an empty prompt starts at a newline)."""
+        """The next ``count`` token ids after ``prompt`` (an empty prompt: after ``start``)."""
         if temperature <= 0:
             raise ValueError(f"temperature must be > 0, got {temperature}")
         if top_k is not None and top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
-        context = list(self.tokenizer.encode(prompt or "\n"))
+        context = list(self.tokenizer.encode(prompt)) if prompt else list(self.start)
         rng = np.random.default_rng(seed)
         t = self.block_size
         was = self.net.training
@@ -116,6 +117,19 @@ class Sampler:
 
     def text(self, prompt: str, count: int, **options: Any) -> str:
         return self.tokenizer.decode(list(self.tokens(prompt, count, **options)))
+
+
+def _start_ids(tokenizer: Any) -> list[int]:
+    """What an empty prompt starts from: a newline (nanoGPT's start), or the vocabulary's
+    first token when the training text had no newline (a one-line corpus, whose char
+    vocabulary lacks it). Decided when the sampler is made, so before training."""
+    from datasets.errors import DatasetError
+
+    try:
+        ids = list(tokenizer.encode("\n"))
+    except DatasetError:
+        ids = []
+    return ids or [0]
 
 
 def _draw(logits: np.ndarray, top_k: int | None, rng: np.random.Generator) -> int:
