@@ -9,7 +9,14 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
-from ._utils import argument_error, float32_accumulation, normalize_axes, normalize_axis, reduced_shape
+from ._utils import (
+    argument_error,
+    concrete_ints,
+    float32_accumulation,
+    normalize_axes,
+    normalize_axis,
+    reduced_shape,
+)
 
 
 class _Reduce(Primitive, abstract=True):
@@ -23,7 +30,7 @@ class _Reduce(Primitive, abstract=True):
             axes = normalize_axes(axis, len(x.shape))
         except ValueError as error:
             raise argument_error(self.name, error) from None
-        return Primitive.__call__(type(self)(self.keep_dims, axes), x)
+        return Primitive.__call__(type(self)(self.keep_dims, axis=axes), x)
 
     def infer(self, x: Any) -> Spec:
         axes = normalize_axes(self.axis, len(x.shape))
@@ -34,6 +41,20 @@ class _Reduce(Primitive, abstract=True):
 
 
 class ReduceSum(_Reduce):
+    """``ReduceSum(keep_dims=False, skip_mode=False)(x, axis=())``: with ``skip_mode`` an
+    empty ``axis`` leaves ``x`` as it is instead of summing every axis (MindSpore's)."""
+
+    def __init__(self, keep_dims: bool = False, skip_mode: bool = False, axis: Any = None) -> None:
+        super().__init__(keep_dims, axis)
+        self.skip_mode = bool(skip_mode)  # decided at call time: no attribute of the node
+
+    def __call__(self, x: Any, axis: Any = ()) -> Any:
+        if self.skip_mode:
+            axis = concrete_ints(axis, "ReduceSum: axis")
+            if axis is None or axis == () or axis == []:
+                return x
+        return super().__call__(x, axis)
+
     @float32_accumulation
     def kernel(self, x):
         return np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
