@@ -45,6 +45,8 @@ class ReduceSum(_Reduce):
     empty ``axis`` leaves ``x`` as it is instead of summing every axis (MindSpore's)."""
 
     def __init__(self, keep_dims: bool = False, skip_mode: bool = False, axis: Any = None) -> None:
+        if not isinstance(skip_mode, bool):  # the node's own form: ReduceSum(keep_dims, axes)
+            skip_mode, axis = False, skip_mode
         super().__init__(keep_dims, axis)
         self.skip_mode = bool(skip_mode)  # decided at call time: no attribute of the node
 
