@@ -11,6 +11,7 @@ import numpy as np
 
 from . import dtype as mstype
 from ._memory import aligned_copy
+from .absent_names import tensor_attribute_error
 
 
 class Tensor:
@@ -284,6 +285,9 @@ class Tensor:
         if not _operand(other):
             return NotImplemented
         return F.not_equal(self, other)
+
+    def __getattr__(self, name: str) -> Any:  # only for names Tensor lacks
+        raise tensor_attribute_error(self, name)
 
     def __getitem__(self, index: Any) -> Tensor:
         return F.getitem(self, index)
