@@ -9,6 +9,7 @@ from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..ops.conv import pair
 from ..parameter import Parameter
+from ..tensor import Tensor
 from .cell import Cell
 from .checks import positive_ints
 
@@ -60,6 +61,39 @@ class Conv2d(Cell):
                 f"kernel_size={self.kernel_size}, stride={c.stride}, pad_mode={c.pad_mode}, "
                 f"padding={c.pad}, dilation={c.dilation}, group={self.group}, "
                 f"has_bias={self.has_bias}")
+
+
+class Conv1d(Conv2d):
+    """MindSpore's ``nn.Conv1d`` (NCL): a :class:`Conv2d` over a height of 1, as MindSpore
+    builds it: weight ``(out, in / group, 1, kernel_size)`` (HeUniform(sqrt(5)); a Tensor
+    ``weight_init`` is given 3-d, ``(out, in / group, kernel_size)``), bias
+    ``U(-1/sqrt(fan_in), 1/sqrt(fan_in))``; ``padding`` an int (both ends, 'pad' mode)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
+                 pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
+                 has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
+                 dtype: Any = None) -> None:
+        for name, value in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation),
+                            ("padding", padding)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"Conv1d: {name} must be an int, got {value!r}")
+        if hasattr(weight_init, "shape") and not isinstance(weight_init, str):  # a Tensor or array
+            shape = (out_channels, in_channels // group, kernel_size)
+            if tuple(weight_init.shape) != shape:
+                raise ValueError(f"Conv1d: weight_init must have shape {shape} (out, in / group, "
+                                 f"kernel_size), got {tuple(weight_init.shape)}")
+            weight_init = ops.expand_dims(Tensor(weight_init), 2)  # stored as (out, in / group, 1, k)
+        super().__init__(in_channels, out_channels, (1, kernel_size), (1, stride), pad_mode,
+                         (0, 0, padding, padding), (1, dilation), group, has_bias, weight_init,
+                         bias_init, dtype=dtype)
+
+    def construct(self, x):
+        if len(x.shape) != 3:
+            raise ValueError(f"Conv1d: needs an (N, C, L) input, got shape {tuple(x.shape)}")
+        out = self.conv2d(ops.expand_dims(x, 2), self.weight)
+        if self.has_bias:
+            out = self.bias_add(out, self.bias)
+        return ops.squeeze(out, 2)
 
 
 class MaxPool2d(Cell):

@@ -19,6 +19,8 @@ from .functional import *  # noqa: F403
 from .functional import __all__ as _functional_all
 from .operations import *  # noqa: F403
 from .operations import __all__ as _operations_all
+from .resample import interpolate
+from .scatter_gather import scatter_nd
 
 
 class _ShapeModule(_types.ModuleType):
@@ -38,7 +40,7 @@ functional.grad, functional.value_and_grad, functional.vmap = grad, value_and_gr
 
 __all__ = ["GradOperation", "HookBackward", "HyperMap", "Map", "MultitypeFuncGraph", "composite",
            "functional", "grad", "operations", "shape", "value_and_grad", "vmap", *_functional_all,
-           *_operations_all, *_complex_all]
+           *_operations_all, *_complex_all, "interpolate", "scatter_nd"]
 
 # the P.* classes of operations/prim_*.py find this package here (they never import it)
 operations._namespaces.INSTALLED["ops"] = _sys.modules[__name__]

@@ -95,7 +95,7 @@ from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
 from ..reduce_extra import ArgMaxWithValue, Argmin, ArgMinWithValue, ReduceMin, ReduceProd
 from ..scan import CumSum
-from ..scatter_gather import Gather, IndexAdd, ScatterUpdate
+from ..scatter_gather import Gather, IndexAdd, ScatterNd, ScatterUpdate
 from ..shape import (
     BroadcastTo,
     Concat,
@@ -155,7 +155,7 @@ __all__ = [
     "Abs", "Add", "AddN", "Argmax", "Assign", "AvgPool", "AvgPoolGrad", "BatchNorm", "BiasAdd",
     "BroadcastTo", "Cast", "Concat", "Conv2D", "Conv2DBackpropFilter",
     "Cos", "DType", "Depend", "Div", "Dropout", "Equal", "Exp", "ExpandDims", "Fill", "FloorDiv",
-    "FloorMod", "Gather", "Greater", "GreaterEqual", "GroupConv2D",
+    "FloorMod", "Gather", "ScatterNd", "Greater", "GreaterEqual", "GroupConv2D",
     "GroupConv2DBackpropFilter", "GroupConv2DBackpropInput", "IndexAdd", "Less", "LessEqual", "Log",
     "LogSoftmax", "MatMul", "MaxPool", "MaxPoolGrad", "Maximum", "Minimum", "Mul", "Neg",
     "NotEqual", "OneHot", "Ones", "OnesLike", "Pad", "Pow", "Print", "Rank", "ReLU", "RealDiv",
