@@ -7,7 +7,7 @@ from . import loss_extra as _loss_extra
 from .activation_extra import *  # noqa: F403  (issue 25: activation cells)
 from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
-from .conv import AvgPool2d, Conv1d, Conv2d, MaxPool2d
+from .conv import AvgPool2d, Conv1d, Conv1dTranspose, Conv2d, MaxPool2d
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .embedding import Embedding
@@ -88,7 +88,7 @@ __all__ = [
     "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "get_metric_fn",
     "names",
     "SGD", "Adam", "AdamWeightDecay", "AvgPool2d", "BatchNorm1d", "BatchNorm2d", "Cell", "CellList",
-    "Conv1d", "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
+    "Conv1d", "Conv1dTranspose", "Conv2d", "DistributedGradReducer", "SyncBatchNorm",
     "BCEWithLogitsLoss", "CrossEntropyLoss", "Dense", "Embedding", "Dropout", "Flatten", "L1Loss",
     "GraphCell",
     "LogSoftmax", "LossBase",

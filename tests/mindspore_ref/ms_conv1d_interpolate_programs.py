@@ -1,7 +1,8 @@
-"""``nn.Conv1d``, ``ops.interpolate`` and ``ops.scatter_nd`` / ``P.ScatterNd`` as MindSpore 2.10
-computes them on CPU, eagerly and in a compiled ``construct``, with gradients: ``Conv1d``'s
-pad modes, stride, dilation, group and bias with weights given from NumPy (and its
-parameters' names and shapes: ``(out, in / group, 1, k)``); ``interpolate``'s nearest (3-d,
+"""``nn.Conv1d``, ``nn.Conv1dTranspose``, ``ops.interpolate`` and ``ops.scatter_nd`` /
+``P.ScatterNd`` as MindSpore 2.10 computes them on CPU, eagerly and in a compiled
+``construct``, with gradients: ``Conv1d``'s and ``Conv1dTranspose``'s pad modes, stride,
+dilation, group and bias with weights given from NumPy (and their parameters' names and
+shapes: ``(out, in / group, 1, k)``, ``(in, out / group, 1, k)``); ``interpolate``'s nearest (3-d,
 4-d), linear (3-d), bilinear and bicubic (4-d) modes with and without ``align_corners``,
 upsampling and downsampling, and the arguments its CPU modes refuse; ``scatter_nd`` with
 repeated positions, positions of several axes and integer updates (out-of-range positions
@@ -65,6 +66,29 @@ def main():
     net = Net()
     grads = ops.grad(Summed(net), grad_position=0, weights=net.trainable_params())(X3)
     return net(X3), grads
+''')
+
+_program("conv1d_transpose_cells", '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.same = nn.Conv1dTranspose(4, 3, 3, stride=2, has_bias=True, weight_init=weight(4, 3, 3),
+                                       bias_init=Tensor(np.array([0.1, -0.2, 0.3], np.float32)))
+        self.valid = nn.Conv1dTranspose(4, 2, 4, stride=3, pad_mode="valid", dilation=2,
+                                        weight_init=weight(4, 2, 4))
+        self.pad = nn.Conv1dTranspose(4, 6, 3, stride=2, pad_mode="pad", padding=1, group=2,
+                                      weight_init=weight(4, 3, 3))
+
+    def construct(self, x):
+        return self.same(x), self.valid(x), self.pad(x)
+
+
+def main():
+    net = Net()
+    grads = ops.grad(Summed(net), grad_position=0, weights=net.trainable_params())(X3)
+    cell = nn.Conv1dTranspose(4, 6, 5, has_bias=True, group=2)
+    shapes = [(p.name, tuple(p.shape)) for p in cell.get_parameters()]
+    return net(X3), grads, shapes
 ''')
 
 _program("conv1d_parameters", '''
