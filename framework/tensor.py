@@ -326,8 +326,7 @@ class Tensor:
         return F.squeeze(self, axis)
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        x = F.cast(self, mstype.int64) if self.dtype == mstype.bool_ else self  # a count, as MindSpore
-        return F.reduce_sum(x, axis, keepdims)
+        return F.sum(self, axis, keepdims)  # bool and integer tensors sum in int64, as MindSpore
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
         return F.reduce_mean(self, axis, keep_dims)

@@ -163,7 +163,15 @@ def reduce_any(x, axis=(), keep_dims=False):
     return ReduceAny(keep_dims)(x, axis)
 
 
-def sum(x, dim=None, keepdim=False):  # noqa: A001  (MindSpore 2.x ops.sum)
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (MindSpore 2.x ops.sum)
+    """MindSpore's ``ops.sum``: bool and integer inputs sum in int64 unless ``dtype`` is given
+    (``ReduceSum`` keeps the input's dtype)."""
+    from .elementwise import cast
+
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif mstype.kind(mstype.to_np(x.dtype)) in "biu" and mstype.to_np(x.dtype) != np.int64:
+        x = cast(x, mstype.int64)
     return ReduceSum(keepdim)(x, dim)
 
 

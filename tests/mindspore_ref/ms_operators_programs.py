@@ -7,7 +7,8 @@ tensor); a bool tensor with a Python int computes in int64 (``mask & 3``, ``mask
 ``&``/``|``/``^`` of a float raise; in-place forms bind a new tensor (another name for the
 old one keeps its value; MindSpore's graph mode alone updates an argument's alias in place,
 which the programs leave out); the reflected ``3 & x`` exists in MindSpore's graph mode only
-(its PyNative Tensor has no ``__rand__``), so the programs use it inside ``ms.jit``.
+(its PyNative Tensor has no ``__rand__``), so the programs use it inside ``ms.jit``; masks
+and integers sum in int64 (``Tensor.sum``, ``ops.sum``; ``ReduceSum`` keeps the dtype).
 
 ``EXPECTED`` (``ms_operators_expected.json``) holds MindSpore's answers per mode;
 ``python -m tests.mindspore_ref.ms_operators_programs`` re-records them (needs
@@ -139,6 +140,14 @@ _program("round_pos_contains", '''
 def main():
     f = Tensor(np.array([1.5, -2.5, 3.2, 0.5], np.float32))
     return round(f), +I, +B, 12 in I, 4 in I, [x for x in J]
+''')
+
+_program("mask_counts", '''
+def main():
+    small = Tensor(np.array([[1, 2, 3], [4, 5, 6]], np.int8))
+    return ((I == J).sum(), (I > 0).sum(0), I.sum(), L.sum(), U.sum(), small.sum(1), small.sum(),
+            ops.sum(I), ops.sum(B), ops.sum(I, dtype=ms.float32), ops.sum(small, 1, True),
+            ops.operations.ReduceSum()(I), (B & C).astype(ms.int32).sum(), F.sum())
 ''')
 
 
