@@ -4,7 +4,7 @@
 """
 
 # _malloc first: it tunes the host allocator on import (framework/_malloc.py)
-from . import _malloc, context, dtype, mint, nn, ops, profiler, runtime  # noqa: F401
+from . import _malloc, absent_names, context, dtype, mint, nn, ops, profiler, runtime  # noqa: F401
 from .autograd import control as _control_bprops  # noqa: F401  (registers If/While bprops)
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .autograd.vmap import vmap
@@ -64,14 +64,19 @@ _LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "Checkp
 _LAZY_MODULES = ("train", "dataset", "communication", "amp", "numpy")
 
 
-def __getattr__(name: str):
+def _lazy(name: str):
     import importlib
 
     if name in _LAZY_MODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_TRAIN:
         return getattr(importlib.import_module(f"{__name__}.train"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    raise KeyError(name)
+
+
+# then an absent MindSpore name: one line naming it, the coverage table and the closest name
+__getattr__ = absent_names.module_getattr("ms", __name__, lazy=_lazy,
+                                          lazy_names=_LAZY_TRAIN + _LAZY_MODULES)
 
 __all__ = [
     "COMPATIBLE", "GRAPH_MODE", "JitConfig", "LAX", "PYNATIVE_MODE", "STRICT", "ParallelMode",

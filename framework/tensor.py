@@ -11,6 +11,7 @@ import numpy as np
 
 from . import dtype as mstype
 from ._memory import aligned_copy
+from .absent_names import tensor_attribute_error
 
 
 class Tensor:
@@ -169,24 +170,24 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    # -- operators -------------------------------------------------------------------
+    # -- operators (MindSpore's: a bool tensor with a Python int computes in int64) -------
     def __add__(self, other: Any) -> Tensor:
-        return F.add(self, other)
+        return F.add(self, _int_over_bool(self, other))
 
     def __radd__(self, other: Any) -> Tensor:
-        return F.add(other, self)
+        return F.add(_int_over_bool(self, other), self)
 
     def __sub__(self, other: Any) -> Tensor:
-        return F.sub(self, other)
+        return F.sub(self, _int_over_bool(self, other))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return F.sub(other, self)
+        return F.sub(_int_over_bool(self, other), self)
 
     def __mul__(self, other: Any) -> Tensor:
-        return F.mul(self, other)
+        return F.mul(self, _int_over_bool(self, other))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return F.mul(other, self)
+        return F.mul(_int_over_bool(self, other), self)
 
     def __truediv__(self, other: Any) -> Tensor:
         return F.div(self, other)
@@ -195,25 +196,75 @@ class Tensor:
         return F.div(other, self)
 
     def __floordiv__(self, other: Any) -> Tensor:
-        return F.floor_div(self, other)
+        return F.floor_div(self, _int_over_bool(self, other))
 
     def __rfloordiv__(self, other: Any) -> Tensor:
-        return F.floor_div(other, self)
+        return F.floor_div(_int_over_bool(self, other), self)
 
     def __mod__(self, other: Any) -> Tensor:
-        return F.floor_mod(self, other)
+        return F.floor_mod(self, _int_over_bool(self, other))
 
     def __rmod__(self, other: Any) -> Tensor:
-        return F.floor_mod(other, self)
+        return F.floor_mod(_int_over_bool(self, other), self)
 
     def __pow__(self, other: Any) -> Tensor:
-        return F.pow(self, other)
+        return F.pow(self, _int_over_bool(self, other))
 
     def __rpow__(self, other: Any) -> Tensor:
-        return F.pow(other, self)
+        return F.pow(_int_over_bool(self, other), self)
 
     def __matmul__(self, other: Any) -> Tensor:
         return F.matmul(self, other)
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return F.matmul(other, self)
+
+    # bool or integer operands; MindSpore's PyNative has no reflected forms, its graph mode has
+    def __and__(self, other: Any) -> Tensor:
+        return F.bitwise_and(self, _int_over_bool(self, other))
+
+    def __rand__(self, other: Any) -> Tensor:
+        return F.bitwise_and(_int_over_bool(self, other), self)
+
+    def __or__(self, other: Any) -> Tensor:
+        return F.bitwise_or(self, _int_over_bool(self, other))
+
+    def __ror__(self, other: Any) -> Tensor:
+        return F.bitwise_or(_int_over_bool(self, other), self)
+
+    def __xor__(self, other: Any) -> Tensor:
+        return F.bitwise_xor(self, _int_over_bool(self, other))
+
+    def __rxor__(self, other: Any) -> Tensor:
+        return F.bitwise_xor(_int_over_bool(self, other), self)
+
+    # integer shifts (MindSpore 2.10's Tensor has none; ops.bitwise_left/right_shift's values)
+    def __lshift__(self, other: Any) -> Tensor:
+        return _shift(self, other, left=True)
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return _shift(other, self, left=True)
+
+    def __rshift__(self, other: Any) -> Tensor:
+        return _shift(self, other, left=False)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return _shift(other, self, left=False)
+
+    def __invert__(self) -> Tensor:
+        """MindSpore's ``~x`` is logical not, of any dtype (nonzero is True): a bool tensor."""
+        return F.logical_not(self if self.dtype == mstype.bool_ else F.cast(self, mstype.bool_))
+
+    def __pos__(self) -> Tensor:
+        return self
+
+    def __round__(self) -> Tensor:
+        return F.round(self)
+
+    # in place: a new tensor bound to the name (MindSpore's; other references keep the old value)
+    __iadd__, __isub__, __imul__, __itruediv__ = __add__, __sub__, __mul__, __truediv__
+    __ifloordiv__, __imod__, __ipow__, __imatmul__ = __floordiv__, __mod__, __pow__, __matmul__
+    __iand__, __ior__, __ixor__, __ilshift__, __irshift__ = __and__, __or__, __xor__, __lshift__, __rshift__
 
     def __neg__(self) -> Tensor:
         return F.neg(self)
@@ -242,6 +293,9 @@ class Tensor:
         if not _operand(other):
             return NotImplemented
         return F.not_equal(self, other)
+
+    def __getattr__(self, name: str) -> Any:  # only for names Tensor lacks
+        raise tensor_attribute_error(self, name)
 
     def __getitem__(self, index: Any) -> Tensor:
         return F.getitem(self, index)
@@ -280,8 +334,7 @@ class Tensor:
         return F.squeeze(self, axis)
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> Tensor:
-        x = F.cast(self, mstype.int64) if self.dtype == mstype.bool_ else self  # a count, as MindSpore
-        return _reduce.reduce_sum(x, axis, keepdims)
+        return _reduce.sum(self, axis, keepdims)  # bool and integer tensors sum in int64, as MindSpore
 
     def mean(self, axis: Any = None, keep_dims: bool = False) -> Tensor:
         return _reduce.reduce_mean(self, axis, keep_dims)
@@ -326,6 +379,29 @@ class Tensor:
         from .autograd.hooks import register_tensor_hook
 
         return register_tensor_hook(self, hook)
+
+
+def _int_over_bool(tensor: Tensor, other: Any) -> Any:
+    """``other`` as MindSpore's operators take it beside ``tensor``: a Python int next to a
+    bool tensor is an int64 tensor (``mask + 1``, ``mask & 3`` count in int64)."""
+    if type(other) is int and tensor.dtype == mstype.bool_:
+        return Tensor(other, mstype.int64)
+    return other
+
+
+def _shift(x: Any, y: Any, *, left: bool) -> Tensor:
+    """``x << y`` is ``x * 2**y`` and ``x >> y`` ``floor(x / 2**y)`` (arithmetic), in the
+    integer dtype of the operands, wrapping as it does."""
+    ref = x if isinstance(x, Tensor) else y
+    x, y = _int_over_bool(ref, x), _int_over_bool(ref, y)
+    for v in (x, y):
+        if isinstance(v, Tensor) and mstype.kind(mstype.to_np(v.dtype)) not in "iu" or isinstance(v, float):
+            raise TypeError(f"unsupported operand type for {'<<' if left else '>>'}: needs integer "
+                            f"tensors or ints, got {getattr(v, 'dtype', type(v).__name__)}")
+    if isinstance(y, int) and y < 0:
+        raise ValueError(f"negative shift count {y}")
+    two = F.pow(F.fill(y.dtype, tuple(y.shape), 2), y) if isinstance(y, Tensor) else 2 ** y
+    return F.mul(x, two) if left else F.floor_div(x, two)
 
 
 def _operand(value: Any) -> bool:

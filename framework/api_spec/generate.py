@@ -196,8 +196,12 @@ def exports_source(spec: str, package: str, doc: str) -> str:
     for module in sorted(imports, key=lambda m: (m.startswith(BASES[spec] + "."), m)):
         what = ", ".join(sorted(imports[module]))
         lines.append(f"from {_relative(module, package)} import {what}")
-    out = [HEADER.format(doc=doc, src=f"{spec}.yaml"), "# ruff: noqa: E501, I001", "", *lines, "",
-           "__all__ = [", *_wrap_names(names), "]", ""]
+    ns = {"operations": "ops.operations", "nn": "nn"}[spec]
+    out = [HEADER.format(doc=doc, src=f"{spec}.yaml"), "# ruff: noqa: E501, I001", "", *lines,
+           "from framework import absent_names as _absent_names", "",
+           "__all__ = [", *_wrap_names(names), "]", "",
+           "# an absent MindSpore name: one line naming it, the coverage table and the closest name",
+           f"__getattr__ = _absent_names.module_getattr({ns!r}, __name__)", ""]
     return "\n".join(out)
 
 

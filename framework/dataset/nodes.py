@@ -213,13 +213,19 @@ class _Passthrough(Dataset):
 
 
 class ShuffleDataset(_Passthrough):
-    def __init__(self, parent: Dataset, buffer_size: int) -> None:
+    """``reshuffle_each_epoch=False``: every epoch in the first epoch's order (``split``'s)."""
+
+    def __init__(self, parent: Dataset, buffer_size: int, reshuffle_each_epoch: bool = True) -> None:
         super().__init__(parent)
         self.buffer_size = _count(buffer_size, "shuffle: buffer_size", 2)
+        self.reshuffle_each_epoch = reshuffle_each_epoch
+
+    def _draws(self, epoch: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, self.depth, epoch if self.reshuffle_each_epoch else 0])
 
     def _make_ids(self, epoch: int) -> np.ndarray:
         ids = self.parents[0]._ids(epoch)
-        return ids[np.random.default_rng([self.seed, self.depth, epoch]).permutation(len(ids))]
+        return ids[self._draws(epoch).permutation(len(ids))]
 
     def _num_rows(self) -> int | None:
         return self.parents[0]._num_rows()
@@ -228,7 +234,7 @@ class ShuffleDataset(_Passthrough):
         if self._store() is not None:
             yield from super()._rows(epoch, start)
             return
-        rng = np.random.default_rng([self.seed, self.depth, epoch])
+        rng = self._draws(epoch)
         buffer: list[list[Any]] = []
 
         def stream() -> Iterator[list[Any]]:

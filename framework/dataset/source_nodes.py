@@ -107,20 +107,20 @@ class StreamDataset(Dataset):
 
 
 class SubsetDataset(_Passthrough):
-    """One part of ``split``: fixed store rows (reshuffled each epoch when ``randomize``;
-    ``split`` itself, as MindSpore's, shuffles once and keeps each part's order)."""
+    """One part of ``split`` of indexable rows: fixed ``positions`` in the parent's order of
+    each epoch (MindSpore's subset sampler under the source's sampler). An unshuffled parent
+    has one order, so a part holds the same rows every epoch; a shuffled source gives each
+    part other rows every epoch, as MindSpore's do (its docs advise ``randomize`` instead)."""
 
-    def __init__(self, parent: Dataset, ids: np.ndarray, randomize: bool) -> None:
+    def __init__(self, parent: Dataset, positions: np.ndarray) -> None:
         super().__init__(parent)
-        self.fixed, self.randomize = ids, randomize
+        self.positions = positions
 
     def _make_ids(self, epoch: int) -> np.ndarray:
-        if not self.randomize:
-            return self.fixed
-        return self.fixed[np.random.default_rng([self.seed, self.depth, epoch]).permutation(len(self.fixed))]
+        return self.parents[0]._ids(epoch)[self.positions]
 
     def _num_rows(self) -> int:
-        return len(self.fixed)
+        return len(self.positions)
 
 
 def _split_counts(sizes: Sequence[int | float], total: int) -> list[int]:
@@ -130,9 +130,12 @@ def _split_counts(sizes: Sequence[int | float], total: int) -> list[int]:
     if all(isinstance(s, float) for s in sizes):
         if not math.isclose(sum(sizes), 1.0) or min(sizes) <= 0:
             raise ValueError(f"split: fractions must be > 0 and sum to 1, got {sizes}")
-        counts = [int(math.floor(s * total)) for s in sizes]
-        for i in range(total - sum(counts)):
-            counts[i % len(counts)] += 1
+        # MindSpore's: each fraction of the rows rounded (Python's round), the first part
+        # taking what the rounding gained or lost
+        counts = [round(s * total) for s in sizes]
+        counts[0] += total - sum(counts)
+        if min(counts) < 1:
+            raise ValueError(f"split: fractions {sizes} of {total} rows leave a part empty")
         return counts
     if all(isinstance(s, int) and not isinstance(s, bool) for s in sizes):
         counts = [int(s) for s in sizes]
@@ -143,13 +146,34 @@ def _split_counts(sizes: Sequence[int | float], total: int) -> list[int]:
 
 
 def split_dataset(ds: Dataset, sizes: Sequence[int | float], randomize: bool) -> list[Dataset]:
-    if ds._store() is None or ds.get_repeat_count() != 1:
-        raise ValueError("split: only datasets of indexable rows (sources, map, take, skip ... before "
-                         "batch and repeat) can be split")
-    rows = np.sort(ds._ids(0))
-    total = len(rows)
+    """MindSpore's ``split``. Indexable rows (sources and what keeps them indexable): the
+    positions ``0..n-1``, shuffled once with the seed when ``randomize``, cut into parts of
+    ``sizes`` (:class:`SubsetDataset`). Streams (a generator function's rows): each part
+    skips the rows of the parts before it and takes its own, after one shuffle that is the
+    same every epoch when ``randomize`` (MindSpore's design; its buffer's draws are not
+    reproduced, so the rows of a randomized stream's parts differ from MindSpore's)."""
+    if ds.get_repeat_count() != 1:
+        raise ValueError("split: a repeated dataset cannot be split; split before repeat()")
+    if ds._store() is None:
+        return _split_stream(ds, sizes, randomize)
+    total = len(ds._ids(0))
     counts = _split_counts(sizes, total)
-    if randomize:  # MindSpore's: one seeded shuffle, then each part keeps its order every epoch
-        rows = rows[shuffle(np.arange(total), ds.seed)]
+    positions = np.arange(total)
+    if randomize:  # MindSpore's: one seeded shuffle of the positions, the same every epoch
+        positions = shuffle(positions, ds.seed)
     bounds = np.cumsum([0, *counts])
-    return [SubsetDataset(ds, rows[a:b], False) for a, b in itertools.pairwise(bounds)]
+    return [SubsetDataset(ds, positions[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+def _split_stream(ds: Dataset, sizes: Sequence[int | float], randomize: bool) -> list[Dataset]:
+    from .nodes import ShuffleDataset
+
+    counts = _split_counts(sizes, ds.get_dataset_size())
+    parts, skipped = [], 0
+    for count in counts:
+        part = ds
+        if randomize:
+            part = ShuffleDataset(ds, 10000, reshuffle_each_epoch=False)
+        parts.append(part.skip(skipped).take(count) if skipped else part.take(count))
+        skipped += count
+    return parts

@@ -59,7 +59,8 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
     if factory is _UNCONVERTIBLE:
         return fn
     try:
-        closure = [cell.cell_contents for cell in fn.__closure__ or ()]
+        closure = [cell.cell_contents for name, cell in zip(code.co_freevars, fn.__closure__ or ())
+                   if name != "_cf_rt"]
     except ValueError:  # an empty closure cell (not assigned yet): trace as it is
         return fn
     from . import rt
@@ -71,25 +72,30 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _compile(fn: types.FunctionType) -> Any:
+    # the source of fn's own code: inspect.getsource(fn) follows __wrapped__, which for a
+    # functools.wraps decorator is another function with other globals and free variables
+    code = fn.__code__
     try:
-        source = textwrap.dedent(inspect.getsource(fn))
+        source = textwrap.dedent(inspect.getsource(code))
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError, IndentationError):
         return _UNCONVERTIBLE
     fdef = tree.body[0] if tree.body else None
-    if not isinstance(fdef, ast.FunctionDef) or fdef.name != fn.__name__:
+    if not isinstance(fdef, ast.FunctionDef) or fdef.name != code.co_name:
         return _UNCONVERTIBLE
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
-    owner = fn.__qualname__.rsplit(".", 2)[-2] if "." in fn.__qualname__ else None
+    qualname = code.co_qualname
+    owner = qualname.rsplit(".", 2)[-2] if "." in qualname else None
     if owner and owner != "<locals>":
         _Mangle(owner).visit(fdef)
     filename = fn.__code__.co_filename
-    fdef = Transformer(filename, fn.__name__).visit(fdef)
-    freevars = list(fn.__code__.co_freevars)
+    fdef = Transformer(filename, code.co_name).visit(fdef)
+    # a function defined inside converted code sees the runtime as a free variable already
+    freevars = [v for v in code.co_freevars if v != "_cf_rt"]
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in ["_cf_rt", *freevars]],
                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     factory = ast.FunctionDef(name="_cf_factory", args=args,
-                              body=[fdef, ast.Return(value=ast.Name(id=fn.__name__, ctx=ast.Load()))],
+                              body=[fdef, ast.Return(value=ast.Name(id=code.co_name, ctx=ast.Load()))],
                               decorator_list=[], returns=None, type_params=[])
     module = ast.Module(body=[ast.copy_location(factory, fdef)], type_ignores=[])
     ast.fix_missing_locations(module)

@@ -19,6 +19,9 @@ def matmul(input, other):  # noqa: A002
 
 
 def bmm(input, mat2):  # noqa: A002
+    if input.ndim != 3 or mat2.ndim != 3:  # mint's is 3-D only (ops.bmm takes any batch)
+        raise argument_error("bmm", ValueError(
+            f"needs two 3-d tensors, got shapes {tuple(input.shape)} and {tuple(mat2.shape)}"))
     return ops.bmm(input, mat2)
 
 

@@ -51,7 +51,9 @@ def normalize_axis(axis: int, ndim: int) -> int:
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """``None``/``()`` mean every axis (MindSpore's convention for reductions)."""
+    """``None``/``()`` mean every axis (MindSpore's convention for reductions); a Tensor of
+    axes (empty too) counts as its values."""
+    axis = concrete_ints(axis, "axis")
     if axis is None or axis == ():
         return tuple(range(ndim))
     if isinstance(axis, int | np.integer):
@@ -60,6 +62,22 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {tuple(axis)}")
     return axes
+
+
+def concrete_ints(value: Any, what: str) -> Any:
+    """An int Tensor argument (MindSpore takes axes, begin/end/strides as Tensors) as the
+    int or tuple of ints it holds; other values as they are. Graph mode needs the values
+    while compiling, as MindSpore's does for these arguments."""
+    if not hasattr(value, "asnumpy") or isinstance(value, np.ndarray):
+        return value
+    try:
+        array = np.asarray(value.asnumpy())
+    except (ValueError, TypeError, RuntimeError):
+        raise TypeError(f"{what} must be known while compiling: give a tuple of ints or a "
+                        f"constant Tensor, not a computed one") from None
+    if array.dtype.kind not in "iu":
+        raise TypeError(f"{what} must hold integers, got a {array.dtype} Tensor")
+    return int(array) if array.ndim == 0 else tuple(int(v) for v in array.reshape(-1))
 
 
 def reduced_shape(shape: Sequence[int], axes: tuple[int, ...], keep_dims: bool) -> tuple:

@@ -146,7 +146,7 @@ class _Floor(_Binary, abstract=True):
     """Floor division family (rounds toward -inf; floats as MindSpore: ``floor_float``)."""
 
     def infer(self, x: Any, y: Any) -> Spec:
-        if np.dtype(x.dtype) == np.bool_ or np.dtype(y.dtype) == np.bool_:
+        if np.dtype(x.dtype) == np.bool_ and np.dtype(y.dtype) == np.bool_:
             raise TypeError(f"needs numeric inputs, got {x.dtype} and {y.dtype}")
         return super().infer(x, y)
 

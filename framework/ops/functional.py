@@ -36,6 +36,7 @@ from . import pool_extra as _pool_extra
 from . import products_extra as _products_extra
 from . import reduce as _reduce
 from . import reduce_extra as _reduce_extra
+from . import resample as _resample
 from . import scalar_tensors as _scalar_tensors
 from . import scan as _scan
 from . import scan_extra as _scan_extra
@@ -390,6 +391,7 @@ index_add.__doc__ = _scatter_gather.index_add.__doc__
 
 index_select = _array_more.index_select
 inner = _products_extra.inner
+interpolate = _resample.interpolate
 
 
 def invert(x):
@@ -622,6 +624,8 @@ def scalar_to_tensor(input_x, dtype=mindspore.float32):
     return _scalar_tensors.scalar_to_tensor(input_x=input_x, dtype=dtype)
 scalar_to_tensor.__doc__ = _scalar_tensors.scalar_to_tensor.__doc__
 
+scatter_nd = _scatter_gather.scatter_nd
+
 
 def scatter_update(input_x, indices, updates):
     return _scatter_gather.scatter_update(indices=indices, updates=updates, x=input_x)
@@ -711,8 +715,7 @@ subtract = _math_composite.subtract
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    _at_default('ops.sum', 'dtype', dtype, None)
-    return _reduce.sum(dim=dim, keepdim=keepdim, x=input)
+    return _reduce.sum(dim=dim, keepdim=keepdim, dtype=dtype, x=input)
 sum.__doc__ = _reduce.sum.__doc__
 
 sum_to = _elementwise.sum_to
@@ -850,8 +853,8 @@ __all__ = [
     "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink",
     "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit",
     "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_select", "inner",
-    "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
-    "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
+    "interpolate", "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite",
+    "isinf", "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
     "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
     "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
     "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace",
@@ -864,15 +867,16 @@ __all__ = [
     "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel",
     "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update",
-    "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
-    "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
-    "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
-    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
-    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
-    "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean",
-    "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_nd",
+    "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu",
+    "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus",
+    "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
+    "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes",
+    "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot",
+    "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod",
+    "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace",
+    "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc",
+    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var",
+    "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros",
+    "zeros_like",
 ]

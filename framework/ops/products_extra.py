@@ -3,7 +3,7 @@
 ``baddbmm``, ``addbmm``, ``addcmul``, ``addcdiv``: compositions of MatMul/BatchMatMul,
 broadcasting products and sums (both modes and gradients from their rules).
 
-Contracts: shapes as MindSpore's (``mm`` 2-D x 2-D, ``bmm`` 3-D x 3-D, ``mv`` 2-D x 1-D,
+Contracts: shapes as MindSpore's (``mm`` 2-D x 2-D, ``bmm`` over equal batch axes, ``mv`` 2-D x 1-D,
 ``dot`` NumPy's dot of ranks >= 2, ``inner`` over the last axes, ``ger`` the outer product of two vectors);
 ``add*(input, a, b, beta=1, alpha=1)`` is ``beta * input + alpha * product(a, b)``
 (``addbmm`` sums the batch of products); ``addcmul``/``addcdiv(input, t1, t2, value=1)``
@@ -35,8 +35,12 @@ def mm(input, mat2):  # noqa: A002  (MindSpore's parameter names)
 
 
 def bmm(input_x, mat2):
-    _rank("bmm", "input_x", input_x, 3)
-    _rank("bmm", "mat2", mat2, 3)
+    """Matrix products over equal batch axes of any number (MindSpore's BatchMatMul on CPU
+    broadcasts none): ``(..., n, k) @ (..., k, m)``, two matrices included."""
+    sa, sb = tuple(input_x.shape), tuple(mat2.shape)
+    if len(sa) < 2 or len(sb) < 2 or sa[:-2] != sb[:-2]:
+        raise ValueError(f"bmm: input_x and mat2 need rank >= 2 and equal batch axes (none "
+                         f"broadcast), got shapes {sa} and {sb}")
     return matmul(input_x, mat2)
 
 

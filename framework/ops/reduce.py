@@ -9,7 +9,14 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
-from ._utils import argument_error, float32_accumulation, normalize_axes, normalize_axis, reduced_shape
+from ._utils import (
+    argument_error,
+    concrete_ints,
+    float32_accumulation,
+    normalize_axes,
+    normalize_axis,
+    reduced_shape,
+)
 
 
 class _Reduce(Primitive, abstract=True):
@@ -23,7 +30,7 @@ class _Reduce(Primitive, abstract=True):
             axes = normalize_axes(axis, len(x.shape))
         except ValueError as error:
             raise argument_error(self.name, error) from None
-        return Primitive.__call__(type(self)(self.keep_dims, axes), x)
+        return Primitive.__call__(type(self)(self.keep_dims, axis=axes), x)
 
     def infer(self, x: Any) -> Spec:
         axes = normalize_axes(self.axis, len(x.shape))
@@ -34,6 +41,22 @@ class _Reduce(Primitive, abstract=True):
 
 
 class ReduceSum(_Reduce):
+    """``ReduceSum(keep_dims=False, skip_mode=False)(x, axis=())``: with ``skip_mode`` an
+    empty ``axis`` leaves ``x`` as it is instead of summing every axis (MindSpore's)."""
+
+    def __init__(self, keep_dims: bool = False, skip_mode: bool = False, axis: Any = None) -> None:
+        if not isinstance(skip_mode, bool):  # the node's own form: ReduceSum(keep_dims, axes)
+            skip_mode, axis = False, skip_mode
+        super().__init__(keep_dims, axis)
+        self.skip_mode = bool(skip_mode)  # decided at call time: no attribute of the node
+
+    def __call__(self, x: Any, axis: Any = ()) -> Any:
+        if self.skip_mode:
+            axis = concrete_ints(axis, "ReduceSum: axis")
+            if axis is None or axis == () or axis == []:
+                return x
+        return super().__call__(x, axis)
+
     @float32_accumulation
     def kernel(self, x):
         return np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
@@ -140,7 +163,15 @@ def reduce_any(x, axis=(), keep_dims=False):
     return ReduceAny(keep_dims)(x, axis)
 
 
-def sum(x, dim=None, keepdim=False):  # noqa: A001  (MindSpore 2.x ops.sum)
+def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (MindSpore 2.x ops.sum)
+    """MindSpore's ``ops.sum``: bool and integer inputs sum in int64 unless ``dtype`` is given
+    (``ReduceSum`` keeps the input's dtype)."""
+    from .elementwise import cast
+
+    if dtype is not None:
+        x = cast(x, dtype)
+    elif mstype.kind(mstype.to_np(x.dtype)) in "biu" and mstype.to_np(x.dtype) != np.int64:
+        x = cast(x, mstype.int64)
     return ReduceSum(keepdim)(x, dim)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import user_location, with_location
 from ..interpreters import is_tracing
 from ..primitive import Primitive, Spec, shape_str
+from ._class_form import class_form
 from ._utils import normalize_axis
 from .range_check import check_range, worst
 
@@ -197,3 +198,45 @@ def index_add(x, indices, y, axis=0):
 
 def scatter_update(x, indices, updates):
     return _SCATTER_UPDATE(x, indices, updates)
+
+
+def scatter_nd(indices, updates, shape):
+    """MindSpore's ``ops.scatter_nd(indices, updates, shape)``: zeros of ``shape`` with each
+    ``updates[i...]`` added at the position ``indices[i...]`` (its last axis, ``K`` long,
+    indexes the first ``K`` axes; repeated positions accumulate). An ``IndexAdd`` on the
+    row-major position, so both modes and the gradient (``gather`` of ``dout`` for the
+    updates) follow it. ``shape`` is a tuple of ints (a list or Tensor is a TypeError, as MindSpore's);
+    positions out of range are a RuntimeError (checked in PyNative, as MindSpore's kernel)."""
+    from .. import dtype as mstype
+    from .elementwise import cast, mul
+    from .reduce import reduce_sum
+    from .shape import reshape
+
+    op = "ScatterNd"
+    if not isinstance(shape, tuple) or not all(isinstance(d, int) and d > 0 for d in shape):
+        raise TypeError(f"{op}: shape must be a tuple of positive ints (not a list or Tensor, as "
+                        f"MindSpore's), got {shape!r}")
+    indices = _as_index_tensor(indices)
+    shape, ishape = tuple(shape), tuple(indices.shape)
+    depth = ishape[-1] if ishape else 0
+    if not 1 <= depth <= len(shape):
+        raise ValueError(f"{op}: indices' last axis must be 1..{len(shape)} (the rank of shape), "
+                         f"got indices of shape {shape_str(ishape)}")
+    want = ishape[:-1] + shape[depth:]
+    if tuple(updates.shape) != want:
+        raise ValueError(f"{op}: updates must have shape {shape_str(want)} (indices "
+                         f"{shape_str(ishape)}, shape {shape_str(shape)}), got {shape_str(updates.shape)}")
+    values = indices._data
+    if isinstance(values, np.ndarray) and values.size:  # concrete (PyNative)
+        if (values < 0).any() or (values >= np.array(shape[:depth])).any():
+            raise RuntimeError(f"{op}: indices {values.tolist()} are out of range for shape {shape}")
+    strides = np.cumprod((shape[1:depth] + (1,))[::-1])[::-1].astype(mstype.to_np(indices.dtype))
+    position = reduce_sum(mul(indices, strides), -1) if depth > 1 else reshape(indices, ishape[:-1])
+    rows = int(np.prod(shape[:depth]))
+    zeros = np.zeros((rows,) + shape[depth:], mstype.to_np(updates.dtype))
+    flat_updates = reshape(updates, (int(np.prod(ishape[:-1], dtype=np.int64)),) + shape[depth:])
+    out = IndexAdd(0)(zeros, reshape(cast(position, indices.dtype), (-1,)), flat_updates)
+    return reshape(out, shape)
+
+
+ScatterNd = class_form("ScatterNd", scatter_nd)  # P.ScatterNd()(indices, updates, shape)

@@ -7,7 +7,7 @@ come from those):
 
 - ``strided_slice(x, begin, end, strides, begin_mask=0, end_mask=0, ellipsis_mask=0,
   new_axis_mask=0, shrink_axis_mask=0)``: MindSpore's (TensorFlow's) strided slice. Entry
-  ``i`` of ``begin``/``end``/``strides`` (tuples of ints) is a slice of the next axis; bit
+  ``i`` of ``begin``/``end``/``strides`` (tuples of ints, or int Tensors) is a slice of the next axis; bit
   ``i`` of a mask makes it: ``begin_mask`` from the start (the end for a negative stride),
   ``end_mask`` to the end, ``ellipsis_mask`` ``...`` (at most one bit), ``new_axis_mask`` a new
   axis of size 1, ``shrink_axis_mask`` the single index ``begin[i]`` (the axis goes).
@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 
 from ._class_form import class_form
-from ._utils import argument_error
+from ._utils import argument_error, concrete_ints
 
 
 def _ints(op: str, name: str, value: Any) -> tuple[int, ...]:
+    value = concrete_ints(value, f"{op}: {name}")  # a Tensor of ints, as MindSpore takes it
     values = tuple(value) if isinstance(value, tuple | list) else None
     if values is None or not all(isinstance(v, int | np.integer) and not isinstance(v, bool)
                                  for v in values):

@@ -6,18 +6,13 @@ Contracts (PyTorch's, as MindSpore 2.10's ``mint``):
   input, weight ``(out, in / groups, k)``; ``padding`` an int, ``'same'`` or ``'valid'``;
   computed as a 2-d convolution with a height of 1;
 - ``interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None)``
-  for NCL / NCHW inputs: ``'nearest'`` takes source index ``floor(dst * in / out)``;
-  ``'linear'`` / ``'bilinear'`` weight the two neighbours of source coordinate
-  ``dst * (in - 1) / (out - 1)`` (``align_corners=True``) or ``(dst + 0.5) * step - 0.5``
-  clamped at 0 (False, the default), ``step`` being ``in / out``, or ``1 / scale_factor``
-  when a scale is given (and ``recompute_scale_factor`` is not set). The indices and
-  weights are constants of the output size, so both modes and gradients follow
-  ``ops.gather``.
+  for NCL / NCHW inputs, ``nearest``, ``linear`` (3-d) or ``bilinear`` (4-d), with
+  :mod:`framework.ops.resample`'s kernels; ``step`` is ``in / out``, or ``1 / scale_factor``
+  when a scale is given (and ``recompute_scale_factor`` is not set).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -25,6 +20,7 @@ import numpy as np
 from ... import ops
 from ...dtype import int64 as ms_int64
 from ...ops._utils import argument_error
+from ...ops.resample import plan, resample_axis
 from ...tensor import Tensor
 
 
@@ -39,54 +35,6 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return out if bias is None else out + ops.reshape(bias, (1, -1, 1))
 
 
-def _plan(op: str, spatial: tuple[int, ...], size: Any, scale_factor: Any,
-          recompute: Any) -> list[tuple[int, float]]:
-    """Per spatial axis: the output size and the source step per output index (``in/out``,
-    or ``1/scale_factor`` when a scale is given and not recomputed)."""
-    if (size is None) == (scale_factor is None):
-        raise argument_error(op, ValueError("give exactly one of size and scale_factor"))
-    if size is not None:
-        sizes = (size,) * len(spatial) if isinstance(size, int) else tuple(size)
-        steps = [n / m for n, m in zip(spatial, sizes, strict=False)]
-    else:
-        scales = (scale_factor,) * len(spatial) if isinstance(scale_factor, int | float) \
-            else tuple(scale_factor)
-        sizes = tuple(int(math.floor(n * s)) for n, s in zip(spatial, scales, strict=True))
-        steps = [n / m if recompute else 1.0 / s for n, m, s in zip(spatial, sizes, scales, strict=True)]
-    if len(sizes) != len(spatial):
-        raise argument_error(op, ValueError(f"size {sizes} does not match {len(spatial)} spatial axes"))
-    return list(zip(sizes, steps, strict=True))
-
-
-def _nearest(axis_in: int, axis_out: int, step: float) -> np.ndarray:
-    return np.minimum(np.floor(np.arange(axis_out) * step), axis_in - 1).astype(np.int64)
-
-
-def _linear(axis_in: int, axis_out: int, step: float,
-            align_corners: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Low and high source indices and the high neighbour's weight, per output index."""
-    dst = np.arange(axis_out, dtype=np.float64)
-    if align_corners:
-        src = dst * ((axis_in - 1) / (axis_out - 1)) if axis_out > 1 else np.zeros_like(dst)
-    else:
-        src = np.maximum((dst + 0.5) * step - 0.5, 0.0)
-    low = np.minimum(np.floor(src).astype(np.int64), axis_in - 1)
-    high = np.minimum(low + 1, axis_in - 1)
-    return low, high, (src - low).astype(np.float32)
-
-
-def _resample_axis(x: Any, axis: int, size: int, step: float, mode: str,
-                   align_corners: bool) -> Any:
-    if mode == "nearest":
-        return ops.gather(x, Tensor(_nearest(x.shape[axis], size, step)), axis)
-    low, high, weight = _linear(x.shape[axis], size, step, align_corners)
-    shape = [1] * x.ndim
-    shape[axis] = size
-    w = Tensor(weight.reshape(shape)).astype(x.dtype)
-    below, above = ops.gather(x, Tensor(low), axis), ops.gather(x, Tensor(high), axis)
-    return below + (above - below) * w
-
-
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
                 recompute_scale_factor=None):
     spatial_axes = input.ndim - 2
@@ -95,11 +43,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise argument_error("interpolate", ValueError(
             f"mode {mode!r} on a {input.ndim}-d input is not supported (nearest, linear for 3-d, "
             "bilinear for 4-d)"))
-    plan = _plan("interpolate", tuple(input.shape[2:]), size, scale_factor, recompute_scale_factor)
+    axes = plan("interpolate", tuple(input.shape[2:]), size, scale_factor, recompute_scale_factor)
     out = input
-    for offset, (n, step) in enumerate(plan):
-        out = _resample_axis(out, 2 + offset, n, step, "nearest" if mode == "nearest" else "linear",
-                             bool(align_corners))
+    for offset, (n, step) in enumerate(axes):
+        out = resample_axis(out, 2 + offset, n, step, "nearest" if mode == "nearest" else "linear",
+                            bool(align_corners))
     return out
 
 
