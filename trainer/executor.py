@@ -22,7 +22,7 @@ from .distributed import check_shapes
 from .export import export_weights
 from .plan import RunPlan, output_places
 from .preflight import check_accumulation, check_outputs
-from .run_callbacks import RunCallbacks, callbacks_for
+from .run_callbacks import RunCallbacks, callbacks_for, terminal_callbacks
 from .run_folders import remove_stale_temps_under
 from .tasks import Task, TaskData, task_of
 
@@ -108,7 +108,8 @@ def build(plan: RunPlan) -> Built:
     if rank.distributed:
         check_shapes(net)
     task.check_fit(config, net, data)
-    run = callbacks_for(plan, task.callbacks(plan, model, data), task.terminal(plan))
+    run = callbacks_for(plan, task.callbacks(plan, model, data),
+                        terminal_callbacks(plan, **task.terminal_options(plan)))
     return Built(task, data, model, run)
 
 

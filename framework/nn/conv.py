@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..ops.conv import Conv2DBackpropInput, pair
@@ -26,7 +27,6 @@ class Conv2d(Cell):
                  has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
                  data_format: str = "NCHW", dtype: Any = None) -> None:
         super().__init__()
-        from .. import dtype as mstype
 
         positive_ints("Conv2d", in_channels=in_channels, out_channels=out_channels, group=group)
         if in_channels % group or out_channels % group:
@@ -73,7 +73,7 @@ class Conv1d(Conv2d):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
                  pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
                  has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = mstype.float32) -> None:
         for name, value in (("kernel_size", kernel_size), ("stride", stride), ("dilation", dilation),
                             ("padding", padding)):
             if not isinstance(value, int) or isinstance(value, bool):
@@ -106,9 +106,8 @@ class Conv1dTranspose(Cell):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
                  pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
                  has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = mstype.float32) -> None:
         super().__init__()
-        from .. import dtype as mstype
 
         positive_ints("Conv1dTranspose", in_channels=in_channels, out_channels=out_channels,
                       kernel_size=kernel_size, stride=stride, dilation=dilation, group=group)

@@ -108,11 +108,10 @@ class Task:
         """A finished run's speed, for the summary's ``speed:`` line."""
         return f"{result.ms_per_step:.2f} ms/step, {result.samples_per_second:,.0f} samples/s (wall clock)"
 
-    def terminal(self, plan: Any) -> list[Any]:
-        """What the terminal shows while training (trainer/run_callbacks.py)."""
-        from ..run_callbacks import terminal_callbacks
-
-        return terminal_callbacks(plan)
+    def terminal_options(self, plan: Any) -> dict[str, Any]:
+        """What the terminal shows while training: the keywords of
+        ``trainer.run_callbacks.terminal_callbacks`` beyond the plan (none: its defaults)."""
+        return {}
 
     def record_data(self, run: Any, config: Any, data: TaskData) -> None:
         """The data read, in the run's MLflow record (params, dataset inputs)."""

@@ -147,13 +147,11 @@ class LanguageModelTask(Task):
         tokens = result.samples_per_second * config.dataset.block_size
         return f"{result.ms_per_step:.2f} ms/step, {tokens:,.0f} tokens/s (wall clock)"
 
-    def terminal(self, plan: Any) -> list[Any]:
+    def terminal_options(self, plan: Any) -> dict[str, Any]:
         """One bar over all steps (loss, lr, tokens/s, ETA); nanoGPT-like lines: every
         ``train.log_every`` steps the loss, lr and tokens/s, at each evaluation the losses."""
-        from ..run_callbacks import terminal_callbacks
-
-        return terminal_callbacks(plan, self.metric_prefix, by_steps=True, unit="tokens",
-                                  unit_per_sample=plan.config.dataset.block_size)
+        return {"valid": self.metric_prefix, "by_steps": True, "unit": "tokens",
+                "unit_per_sample": plan.config.dataset.block_size}
 
     def record_data(self, run: Any, config: Any, data: TaskData) -> None:
         """The text file (its SHA-256 digest), tokens per split, the tokenizer (params and
