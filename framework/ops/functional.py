@@ -42,6 +42,7 @@ from . import scan_extra as _scan_extra
 from . import scatter_gather as _scatter_gather
 from . import shape as _shape
 from . import sorting as _sorting
+from . import special_math as _special_math
 from . import state as _state
 from . import tensor_info as _tensor_info
 from . import zoo_extra as _zoo_extra
@@ -143,6 +144,19 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return _nn_ops.batch_norm(running_mean=running_mean, running_var=running_var, weight=weight, bias=bias, training=training, momentum=momentum, eps=eps, x=input_x)
 batch_norm.__doc__ = _nn_ops.batch_norm.__doc__
 
+bessel_i0 = _special_math.bessel_i0
+bessel_i0e = _special_math.bessel_i0e
+bessel_i1 = _special_math.bessel_i1
+bessel_i1e = _special_math.bessel_i1e
+bessel_j0 = _special_math.bessel_j0
+bessel_j1 = _special_math.bessel_j1
+bessel_k0 = _special_math.bessel_k0
+bessel_k0e = _special_math.bessel_k0e
+bessel_k1 = _special_math.bessel_k1
+bessel_k1e = _special_math.bessel_k1e
+bessel_y0 = _special_math.bessel_y0
+bessel_y1 = _special_math.bessel_y1
+
 
 def bias_add(input_x, bias):
     return _nn_ops.bias_add(bias=bias, x=input_x)
@@ -230,6 +244,7 @@ depend = _state.depend
 diag = _array_extra.diag
 diagflat = _array_more.diagflat
 diff = _array_extra.diff
+digamma = _special_math.digamma
 dist = _nn_extra.dist
 
 
@@ -272,6 +287,7 @@ equal.__doc__ = _elementwise.equal.__doc__
 
 erf = _activations.erf
 erfc = _math_unary.erfc
+erfinv = _special_math.erfinv
 
 
 def exp(input):  # noqa: A002
@@ -383,7 +399,10 @@ hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
 hypot = _math_composite.hypot
+i0 = _special_math.i0
 identity = _zoo_extra.identity
+igamma = _special_math.igamma
+igammac = _special_math.igammac
 imag = _complex_ops.imag
 
 
@@ -432,6 +451,7 @@ def less_equal(input, other):  # noqa: A002
     return _elementwise.less_equal(x=input, y=other)
 less_equal.__doc__ = _elementwise.less_equal.__doc__
 
+lgamma = _special_math.lgamma
 linspace = _array_more.linspace
 
 
@@ -513,6 +533,7 @@ multilabel_soft_margin_loss = _loss_extra.multilabel_soft_margin_loss
 multinomial = _sorting.multinomial
 multiply = _math_composite.multiply
 mv = _products_extra.mv
+mvlgamma = _special_math.mvlgamma
 nan_to_num = _math_more.nan_to_num
 nanmean = _math_more.nanmean
 nansum = _math_more.nansum
@@ -554,6 +575,7 @@ permute = _shape.permute
 pixel_shuffle = _nn_extra.pixel_shuffle
 pixel_unshuffle = _nn_extra.pixel_unshuffle
 polar = _complex_ops.polar
+polygamma = _special_math.polygamma
 positive = _math_composite.positive
 
 
@@ -833,6 +855,7 @@ xdivy = _math_more.xdivy
 xlogy = _math_composite.xlogy
 zeros = _creation.zeros
 zeros_like = _creation.zeros_like
+zeta = _special_math.zeta
 
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
@@ -841,43 +864,47 @@ __all__ = [
     "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
     "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
     "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm", "batch_norm",
-    "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast",
-    "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip",
-    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign",
-    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
-    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag",
-    "diagflat", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
-    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2",
-    "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud",
-    "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod",
-    "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge",
-    "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink",
-    "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit",
-    "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_select", "inner",
-    "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
-    "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
-    "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
-    "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace",
-    "logsumexp", "make_range", "margin_ranking_loss", "masked_fill", "matmul", "matrix_power",
-    "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish",
-    "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
-    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
-    "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "norm", "not_equal", "numel",
-    "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle",
-    "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel",
-    "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update",
-    "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
-    "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
-    "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
-    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
-    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
-    "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean",
-    "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0",
+    "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast", "cat", "cdist",
+    "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip", "clip_by_global_norm",
+    "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign", "cos", "cosh",
+    "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross", "cross_entropy",
+    "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag", "diagflat",
+    "diff", "digamma", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
+    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "erfinv", "exp",
+    "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr",
+    "flipud", "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv",
+    "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
+    "gaussian_nll_loss", "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal",
+    "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
+    "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity", "igamma",
+    "igammac", "imag", "index_add", "index_select", "inner", "invert", "is_complex",
+    "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp",
+    "le", "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10",
+    "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp",
+    "make_range", "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max",
+    "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm",
+    "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
+    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "mvlgamma", "nan_to_num",
+    "nanmean", "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "norm", "not_equal",
+    "numel", "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute",
+    "pixel_shuffle", "pixel_unshuffle", "polar", "polygamma", "positive", "pow", "prelu", "prod",
+    "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max",
+    "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave",
+    "reshape", "roll", "rot90", "round", "row_stack", "rsqrt", "scalar_to_array",
+    "scalar_to_tensor", "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid", "sign",
+    "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum",
+    "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
+    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
+    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
+    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
+    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind",
+    "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack",
+    "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]

@@ -20,6 +20,7 @@ from . import scan as _scan
 from . import scatter_gather as _scatter_gather
 from . import shape as _shape
 from . import sorting as _sorting
+from . import special_math as _special_math
 
 METHODS = {
     'absolute': _math_composite.absolute,
@@ -56,12 +57,14 @@ METHODS = {
     'deg2rad': _math_composite.deg2rad,
     'diag': _array_extra.diag,
     'diff': _array_extra.diff,
+    'digamma': _special_math.digamma,
     'div': _elementwise.div,
     'divide': _math_composite.divide,
     'eq': _elementwise.equal,
     'equal': _elementwise.equal,
     'erf': _activations.erf,
     'erfc': _math_unary.erfc,
+    'erfinv': _special_math.erfinv,
     'expm1': _math_unary.expm1,
     'flip': _array_extra.flip,
     'fliplr': _array_extra.fliplr,
@@ -77,6 +80,9 @@ METHODS = {
     'gt': _elementwise.greater,
     'hardshrink': _activations_extra.hardshrink,
     'hypot': _math_composite.hypot,
+    'i0': _special_math.i0,
+    'igamma': _special_math.igamma,
+    'igammac': _special_math.igammac,
     'inv': _math_unary.reciprocal,
     'invert': _math_unary.invert,
     'isfinite': _math_unary.isfinite,
@@ -86,6 +92,7 @@ METHODS = {
     'lerp': _math_composite.lerp,
     'less': _elementwise.less,
     'less_equal': _elementwise.less_equal,
+    'lgamma': _special_math.lgamma,
     'log10': _math_composite.log10,
     'log1p': _math_unary.log1p,
     'log2': _math_composite.log2,
@@ -104,6 +111,7 @@ METHODS = {
     'movedim': _array_extra.movedim,
     'mul': _elementwise.mul,
     'multiply': _math_composite.multiply,
+    'mvlgamma': _special_math.mvlgamma,
     'narrow': _array_extra.narrow,
     'ne': _elementwise.not_equal,
     'neg': _elementwise.neg,
