@@ -21,6 +21,7 @@ from . import creation as _creation
 from . import elementwise as _elementwise
 from . import group_conv as _group_conv
 from . import indexing as _indexing
+from . import integer_math as _integer_math
 from . import layer_norm as _layer_norm
 from . import loss_extra as _loss_extra
 from . import loss_fns as _loss_fns
@@ -36,6 +37,7 @@ from . import pool_extra as _pool_extra
 from . import products_extra as _products_extra
 from . import reduce as _reduce
 from . import reduce_extra as _reduce_extra
+from . import scalar_math as _scalar_math
 from . import scalar_tensors as _scalar_tensors
 from . import scan as _scan
 from . import scan_extra as _scan_extra
@@ -45,6 +47,7 @@ from . import sorting as _sorting
 from . import special_math as _special_math
 from . import state as _state
 from . import tensor_info as _tensor_info
+from . import windows as _windows
 from . import zoo_extra as _zoo_extra
 import functools as _functools
 
@@ -135,9 +138,16 @@ atanh = _math_unary.atanh
 atleast_1d = _array_more.atleast_1d
 atleast_2d = _array_more.atleast_2d
 atleast_3d = _array_more.atleast_3d
+augassign_add = _scalar_math.augassign_add
+augassign_div = _scalar_math.augassign_div
+augassign_floordiv = _scalar_math.augassign_floordiv
+augassign_mod = _scalar_math.augassign_mod
+augassign_mul = _scalar_math.augassign_mul
+augassign_sub = _scalar_math.augassign_sub
 avg_pool1d = _pool_extra.avg_pool1d
 avg_pool2d = _pool.avg_pool2d
 baddbmm = _products_extra.baddbmm
+bartlett_window = _windows.bartlett_window
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-05):
@@ -169,9 +179,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _loss_fns.binary_cross_entropy_with_logits(input=input, target=target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 binary_cross_entropy_with_logits.__doc__ = _loss_fns.binary_cross_entropy_with_logits.__doc__
 
+bincount = _integer_math.bincount
 bitwise_and = _math_binary.bitwise_and
+bitwise_left_shift = _integer_math.bitwise_left_shift
 bitwise_or = _math_binary.bitwise_or
+bitwise_right_shift = _integer_math.bitwise_right_shift
 bitwise_xor = _math_binary.bitwise_xor
+blackman_window = _windows.blackman_window
 block_diag = _array_more.block_diag
 bmm = _products_extra.bmm
 
@@ -322,6 +336,7 @@ flip = _array_extra.flip
 fliplr = _array_extra.fliplr
 flipud = _array_extra.flipud
 float_power = _math_more.float_power
+float_power_ext = _math_more.float_power
 floor = _math_unary.floor
 floor_div = _elementwise.floor_div
 floor_divide = _math_composite.floor_divide
@@ -352,6 +367,7 @@ gather.__doc__ = _scatter_gather.gather.__doc__
 
 gather_nd = _zoo_extra.gather_nd
 gaussian_nll_loss = _loss_extra.gaussian_nll_loss
+gcd = _integer_math.gcd
 
 
 def ge(input, other):  # noqa: A002
@@ -380,6 +396,9 @@ def gt(input, other):  # noqa: A002
     return _elementwise.greater(x=input, y=other)
 gt.__doc__ = _elementwise.greater.__doc__
 
+hamming_window = _windows.hamming_window
+hann_window = _windows.hann_window
+
 
 def hardshrink(input, lambd=0.5):  # noqa: A002
     return _activations_extra.hardshrink(lambd=lambd, x=input)
@@ -395,6 +414,7 @@ hardswish.__doc__ = _activations_extra.hardswish.__doc__
 hardtanh = _activations_extra.hardtanh
 heaviside = _math_more.heaviside
 hinge_embedding_loss = _loss_extra.hinge_embedding_loss
+histc = _integer_math.histc
 hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
@@ -414,6 +434,7 @@ index_add.__doc__ = _scatter_gather.index_add.__doc__
 
 index_select = _array_more.index_select
 inner = _products_extra.inner
+inv = _integer_math.inv
 
 
 def invert(x):
@@ -430,11 +451,13 @@ isnan = _math_unary.isnan
 isneginf = _math_more.isneginf
 isposinf = _math_more.isposinf
 isreal = _complex_ops.isreal
+kaiser_window = _windows.kaiser_window
 kl_div = _loss_extra.kl_div
 kron = _products_extra.kron
 l1_loss = _loss_extra.l1_loss
 layer_norm = _layer_norm.layer_norm
 layer_norm_grad = _layer_norm.layer_norm_grad
+lcm = _integer_math.lcm
 ldexp = _array_more.ldexp
 
 
@@ -550,6 +573,7 @@ def neg(input):  # noqa: A002
 neg.__doc__ = _elementwise.neg.__doc__
 
 negative = _math_composite.negative
+nextafter = _integer_math.nextafter
 nll_loss = _loss_extra.nll_loss
 norm = _reduce_extra.norm
 
@@ -576,6 +600,7 @@ pixel_shuffle = _nn_extra.pixel_shuffle
 pixel_unshuffle = _nn_extra.pixel_unshuffle
 polar = _complex_ops.polar
 polygamma = _special_math.polygamma
+population_count = _integer_math.population_count
 positive = _math_composite.positive
 
 
@@ -642,12 +667,30 @@ def row_stack(tensors):
 row_stack.__doc__ = _array_more.vstack.__doc__
 
 rsqrt = _math_unary.rsqrt
+scalar_add = _scalar_math.scalar_add
+scalar_div = _scalar_math.scalar_div
+scalar_eq = _scalar_math.scalar_eq
+scalar_floordiv = _scalar_math.scalar_floordiv
+scalar_ge = _scalar_math.scalar_ge
+scalar_gt = _scalar_math.scalar_gt
+scalar_le = _scalar_math.scalar_le
+scalar_log = _scalar_math.scalar_log
+scalar_lt = _scalar_math.scalar_lt
+scalar_max = _scalar_math.scalar_max
+scalar_min = _scalar_math.scalar_min
+scalar_mod = _scalar_math.scalar_mod
+scalar_mul = _scalar_math.scalar_mul
+scalar_pow = _scalar_math.scalar_pow
+scalar_sub = _scalar_math.scalar_sub
 scalar_to_array = _scalar_tensors.scalar_to_array
 
 
 def scalar_to_tensor(input_x, dtype=mindspore.float32):
     return _scalar_tensors.scalar_to_tensor(input_x=input_x, dtype=dtype)
 scalar_to_tensor.__doc__ = _scalar_tensors.scalar_to_tensor.__doc__
+
+scalar_uadd = _scalar_math.scalar_uadd
+scalar_usub = _scalar_math.scalar_usub
 
 
 def scatter_update(input_x, indices, updates):
@@ -863,48 +906,54 @@ __all__ = [
     "addmv", "addn", "addr", "all", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
     "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
     "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
-    "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm", "batch_norm",
-    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0",
-    "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and", "bitwise_or",
-    "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast", "cat", "cdist",
-    "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip", "clip_by_global_norm",
-    "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign", "cos", "cosh",
-    "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross", "cross_entropy",
-    "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag", "diagflat",
-    "diff", "digamma", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
-    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "erfinv", "exp",
-    "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr",
-    "flipud", "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv",
-    "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
-    "gaussian_nll_loss", "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal",
-    "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
-    "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity", "igamma",
-    "igammac", "imag", "index_add", "index_select", "inner", "invert", "is_complex",
-    "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf",
-    "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp",
-    "le", "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10",
-    "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp",
-    "make_range", "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max",
-    "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm",
-    "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
-    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "mvlgamma", "nan_to_num",
-    "nanmean", "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "norm", "not_equal",
-    "numel", "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute",
-    "pixel_shuffle", "pixel_unshuffle", "polar", "polygamma", "positive", "pow", "prelu", "prod",
-    "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max",
-    "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave",
-    "reshape", "roll", "rot90", "round", "row_stack", "rsqrt", "scalar_to_array",
-    "scalar_to_tensor", "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid", "sign",
-    "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax",
-    "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze",
-    "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum",
-    "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
-    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
-    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
-    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
-    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind",
-    "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack",
-    "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
+    "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
+    "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "avg_pool1d",
+    "avg_pool2d", "baddbmm", "bartlett_window", "batch_norm", "bessel_i0", "bessel_i0e",
+    "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e", "bessel_k1",
+    "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "bincount", "bitwise_and", "bitwise_left_shift",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window", "block_diag", "bmm",
+    "broadcast_to", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle",
+    "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat",
+    "conj", "conv2d", "copysign", "cos", "cosh", "cosine_embedding_loss", "cosine_similarity",
+    "count_nonzero", "cross", "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad",
+    "dense", "depend", "diag", "diagflat", "diff", "digamma", "dist", "div", "divide", "dot",
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq",
+    "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu",
+    "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "float_power_ext", "floor",
+    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
+    "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "gcd", "ge", "gelu", "ger",
+    "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hamming_window",
+    "hann_window", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
+    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity",
+    "igamma", "igammac", "imag", "index_add", "index_select", "inner", "inv", "invert",
+    "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div", "kron", "l1_loss", "layer_norm",
+    "layer_norm_grad", "lcm", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "lgamma",
+    "linspace", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2",
+    "logcumsumexp", "logical_and", "logical_not", "logical_or", "logical_xor", "logit",
+    "logsigmoid", "logspace", "logsumexp", "make_range", "margin_ranking_loss", "masked_fill",
+    "matmul", "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid",
+    "min", "minimum", "mish", "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul",
+    "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial", "multiply", "mv",
+    "mvlgamma", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "nextafter",
+    "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer", "pad",
+    "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "polygamma",
+    "population_count", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel", "real",
+    "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
+    "round", "row_stack", "rsqrt", "scalar_add", "scalar_div", "scalar_eq", "scalar_floordiv",
+    "scalar_ge", "scalar_gt", "scalar_le", "scalar_log", "scalar_lt", "scalar_max", "scalar_min",
+    "scalar_mod", "scalar_mul", "scalar_pow", "scalar_sub", "scalar_to_array", "scalar_to_tensor",
+    "scalar_uadd", "scalar_usub", "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid",
+    "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss",
+    "softmax", "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square",
+    "squeeze", "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract",
+    "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add",
+    "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le",
+    "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub",
+    "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu",
+    "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array",
+    "unbind", "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit",
+    "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]

@@ -11,6 +11,7 @@ from . import activations_extra as _activations_extra
 from . import array_extra as _array_extra
 from . import array_ops as _array_ops
 from . import elementwise as _elementwise
+from . import integer_math as _integer_math
 from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_unary as _math_unary
@@ -42,8 +43,11 @@ METHODS = {
     'atan': _math_unary.atan,
     'atan2': _math_binary.atan2,
     'atanh': _math_unary.atanh,
+    'bincount': _integer_math.bincount,
     'bitwise_and': _math_binary.bitwise_and,
+    'bitwise_left_shift': _integer_math.bitwise_left_shift,
     'bitwise_or': _math_binary.bitwise_or,
+    'bitwise_right_shift': _integer_math.bitwise_right_shift,
     'bitwise_xor': _math_binary.bitwise_xor,
     'broadcast_to': _shape.broadcast_to,
     'ceil': _math_unary.ceil,
@@ -74,11 +78,13 @@ METHODS = {
     'fmod': _math_composite.fmod,
     'frac': _math_composite.frac,
     'gather': _scatter_gather.gather,
+    'gcd': _integer_math.gcd,
     'ge': _elementwise.greater_equal,
     'greater': _elementwise.greater,
     'greater_equal': _elementwise.greater_equal,
     'gt': _elementwise.greater,
     'hardshrink': _activations_extra.hardshrink,
+    'histc': _integer_math.histc,
     'hypot': _math_composite.hypot,
     'i0': _special_math.i0,
     'igamma': _special_math.igamma,
@@ -88,6 +94,7 @@ METHODS = {
     'isfinite': _math_unary.isfinite,
     'isinf': _math_unary.isinf,
     'isnan': _math_unary.isnan,
+    'lcm': _integer_math.lcm,
     'le': _elementwise.less_equal,
     'lerp': _math_composite.lerp,
     'less': _elementwise.less,
@@ -116,6 +123,7 @@ METHODS = {
     'ne': _elementwise.not_equal,
     'neg': _elementwise.neg,
     'negative': _math_composite.negative,
+    'nextafter': _integer_math.nextafter,
     'norm': _reduce_extra.norm,
     'not_equal': _elementwise.not_equal,
     'outer': _array_extra.outer,

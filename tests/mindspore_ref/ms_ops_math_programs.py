@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.mindspore_ref.families import family_source, used_arrays
+from tests.mindspore_ref.recorded import ERROR_KIND
 
 _PRELUDE = '''
 X = np.array([[0.3, 1.5, 4.0], [0.05, 2.5, 9.0]], np.float32)
@@ -24,10 +25,22 @@ Z = np.array([[1.5, 2.0, 3.5], [4.0, 1.1, 6.5]], np.float32)
 XH = np.array([[0.3, 1.5, 4.0], [0.05, 2.5, 9.0]], np.float16)
 X64 = np.array([[0.3, 1.5, 4.0], [0.05, 2.5, 9.0]], np.float64)
 I = np.array([[-7, -2, 0], [3, 5, 12]], np.int32)
+IA = np.array([[-12, 18, 0], [7, 9, -4]], np.int32)
+IB = np.array([8, -6, 5], np.int32)
+IB64 = np.array([8, -6, 5], np.int64)
+SH = np.array([1, 2, 3], np.int32)
+I16 = np.array([0, 7, -1, 255, 1023], np.int16)
+U8 = np.array([255, 16, 3], np.uint8)
+F64A = np.array([1.0, 0.0, -2.0, 3.0], np.float64)
+F64B = np.array([2.0, -1.0, -3.0, 3.0], np.float64)
+Y = np.array([[2.0, -1.0, -3.0], [0.5, 4.0, -0.25]], np.float32)
+H = np.array([1.0, 2.5, 2.5, 3.0, 4.0, -1.0, 6.0, 2.0], np.float32)
+HI = np.array([1, 2, 2, 3, 7, 0], np.int32)
 '''
 
 PROGRAMS: dict[str, str] = {}
-_ARRAYS = ("X", "NEG", "U", "A", "Z", "XH", "X64", "I")
+_ARRAYS = ("X", "NEG", "U", "A", "Z", "XH", "X64", "I", "IA", "IB", "IB64", "SH", "I16", "U8", "F64A",
+           "F64B", "Y", "H", "HI")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None,
@@ -59,6 +72,91 @@ _family("bessel", [
     "i0", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1")]
   + [(f"ops.{n}({{}})", ["X"]) for n in (
     "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1")])
+
+
+# -- integer and bit math ---------------------------------------------------------------------
+_family("integer_bits", [
+    "ops.gcd(ia, ib)", "ia.gcd(ib)", "ops.lcm(ia, ib)", "ia.lcm(ib)", "ops.gcd(ia, ib64)",
+    "ops.lcm(ib64, ia)", "ops.bitwise_left_shift(ia, sh)", "ia.bitwise_left_shift(sh)",
+    "ops.bitwise_left_shift(ia, 2)", "ops.bitwise_right_shift(ia, sh)",
+    "ia.bitwise_right_shift(sh)", "ops.bitwise_right_shift(u8, Tensor(np.array([1, 2, 3], np.uint8)))",
+    "ops.population_count(ia)", "ops.population_count(i16)", "ops.population_count(u8)",
+    "ops.nextafter(f64a, f64b)", "f64a.nextafter(f64b)", "ops.inv(y)", "y.inv()", "ops.inv(i)",
+    "ops.histc(h, 4, 1.0, 4.0)", "h.histc(5)", "ops.histc(h, 3, 2.0, 2.0)", "ops.histc(hi, 3, 1, 3)",
+    "ops.float_power_ext(y, x)",
+], [("ops.inv({})", ["Y"]), ("ops.nextafter({}, {})", ["F64A", "F64B"])])
+
+PROGRAMS["bincount_shifts"] = _PRELUDE + """
+def main():
+    c = Tensor(np.array([2, 0, 5, 2, 1], np.int32))
+    w = Tensor(np.array([0.5, 1, 2, 3, 4], np.float32))
+    return (ops.bincount(c), ops.bincount(c, w), ops.bincount(c, minlength=8), c.bincount(),
+            ops.bincount(Tensor(np.array([-1, 2], np.int32))),
+            ops.bincount(c.astype(ms.int64), Tensor(np.array([1, 1, 2, 3, 4], np.int32))),
+            ops.bitwise_left_shift(Tensor(IA), Tensor(np.array([33, 40, -1], np.int32))),
+            ops.bitwise_right_shift(Tensor(IA), Tensor(np.array([33, 40, -1], np.int32))),
+            ops.bitwise_left_shift(3, Tensor(np.array([1, 2], np.int32))))
+"""
+
+# -- scalar ops: Python numbers (in graph mode, constants folded), 0-d Tensors in PyNative -----
+_SCALAR_BINARY = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "eq", "ge", "gt", "le",
+                  "lt", "max", "min")
+PROGRAMS["scalar_ops"] = _PRELUDE + ERROR_KIND + f"""
+_BINARY = {_SCALAR_BINARY!r}
+class Scalars(nn.Cell):
+    def construct(self, a, b):
+        return (ops.scalar_add(a, b), ops.scalar_sub(a, b), ops.scalar_mul(a, b),
+                ops.scalar_div(a, b), ops.scalar_floordiv(a, b), ops.scalar_mod(a, b),
+                ops.scalar_pow(a, b), ops.scalar_eq(a, b), ops.scalar_ge(a, b), ops.scalar_gt(a, b),
+                ops.scalar_le(a, b), ops.scalar_lt(a, b), ops.scalar_max(a, b), ops.scalar_min(a, b),
+                ops.scalar_uadd(a), ops.scalar_usub(a), ops.augassign_add(a, b),
+                ops.augassign_sub(a, b), ops.augassign_mul(a, b), ops.augassign_div(a, b),
+                ops.augassign_floordiv(a, b), ops.augassign_mod(a, b))
+
+
+def main():
+    # float operands whose results float32 holds exactly: MindSpore's graph mode computes
+    # Python floats in float32 (ours, as Python does, in float64)
+    pairs = [(7, 2), (9, 0.5), (-7, 2), (-7.5, 2.0)]
+    t7, t2 = Tensor(7), Tensor(2)
+    f = Tensor(np.array([7.0, 3.0], np.float32))
+    g = Tensor(np.array([2.0, -2.0], np.float32))
+    k = Tensor(np.array([7, -3], np.int32))
+    return ([Scalars()(a, b) for a, b in pairs],
+            [ops.scalar_log(3), ops.scalar_log(2.5), ops.scalar_log(Tensor(2.5)),
+             ops.scalar_add(True, 2), ops.scalar_min(True, 2), ops.scalar_max(7, 2.5),
+             ops.scalar_div(True, 2)] + [getattr(ops, "scalar_" + n)(7, 2.5) for n in _BINARY],
+            [ops.scalar_add(t7, t2), ops.scalar_div(t7, t2), ops.scalar_floordiv(t7, t2),
+             ops.scalar_mod(t7, t2), ops.scalar_pow(t7, t2), ops.scalar_gt(t7, t2),
+             ops.scalar_usub(Tensor(2.5))],
+            [ops.augassign_add(f, g), ops.augassign_sub(f, g), ops.augassign_mul(f, g),
+             ops.augassign_mod(f, g), ops.augassign_add([1, 2], [3])]
+            + [getattr(ops, "augassign_" + n)(k, 2) for n in ("add", "sub", "mul", "div", "floordiv", "mod")],
+            [kind(lambda: ops.scalar_div(1, 0)), kind(lambda: ops.scalar_mod(1, 0)),
+             kind(lambda: ops.scalar_floordiv(1, 0)), kind(lambda: ops.scalar_log(0)),
+             kind(lambda: ops.scalar_log(-1)), kind(lambda: ops.augassign_sub([1], [2]))])
+"""
+
+# -- windows -------------------------------------------------------------------------------------
+PROGRAMS["windows"] = _PRELUDE + ERROR_KIND + """
+class Windows(nn.Cell):
+    def construct(self):
+        return (ops.hamming_window(6), ops.hamming_window(5, False), ops.hann_window(6),
+                ops.hann_window(5, False), ops.kaiser_window(6), ops.kaiser_window(5, False, 4.0),
+                ops.hamming_window(6, True, 0.5, 0.5), ops.hann_window(4, dtype=ms.float32),
+                ops.kaiser_window(4, dtype=ms.float32))
+
+
+def main():
+    five = Tensor(np.array(5, np.int32))
+    return (Windows()(), ops.bartlett_window(five), ops.bartlett_window(five, False),
+            ops.blackman_window(five), ops.blackman_window(Tensor(6), False),
+            ops.bartlett_window(Tensor(4), dtype=ms.float64), ops.hann_window(1), ops.hann_window(0),
+            ops.kaiser_window(1), ops.hamming_window(4, dtype=ms.float64),
+            [kind(lambda: ops.hann_window(-1)), kind(lambda: ops.hann_window(4.0)),
+             kind(lambda: ops.hann_window(4, dtype=ms.int32)), kind(lambda: ops.bartlett_window(5)),
+             kind(lambda: ops.kaiser_window(-2))])
+"""
 
 
 if __name__ == "__main__":

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from framework import Tensor, ops
 from tests.mindspore_ref.ms_ops_math_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import both_modes
 
 # MindSpore's special-function kernels are single-precision approximations (~1e-5 relative
 # from the correctly rounded values ours give); float16 results differ by an ulp of float16
@@ -19,3 +24,33 @@ RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_ops_math_expected.json
 RUN = RECORDED.run
 (test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
  test_against_mindspore) = RECORDED.tests()
+
+
+# -- where MindSpore 2.10 gives no answer (or a wrong one) on CPU: NumPy -------------------------
+def test_nextafter_float32_steps_one_float32_ulp():
+    """MindSpore 2.10's float32 kernel steps a float64 ulp and rounds back (x unchanged)."""
+    x = np.array([1.0, 0.0, -2.0, 3.0, 1e-30], np.float32)
+    y = np.array([2.0, -1.0, -3.0, 3.0, 0.0], np.float32)
+    for got in both_modes(ops.nextafter, x, y):
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, np.nextafter(x, y))
+
+
+def test_value_dependent_lengths_need_pynative():
+    c = np.array([2, 0, 5], np.int32)
+    with pytest.raises(RuntimeError, match="bincount: its output shape depends on the input values"):
+        both_modes(ops.bincount, c)
+    with pytest.raises(RuntimeError, match="bartlett_window: .*PyNative"):
+        both_modes(ops.bartlett_window, np.array(5, np.int32))
+
+
+def test_bad_integer_math_inputs_say_what():
+    f = Tensor(np.array([1.0], np.float32))
+    with pytest.raises(TypeError, match="gcd: needs int16, int32 or int64"):
+        ops.gcd(f, f)
+    with pytest.raises(TypeError, match="one dtype"):
+        ops.bitwise_left_shift(Tensor(np.array([1], np.int32)), Tensor(np.array([1], np.int64)))
+    with pytest.raises(ValueError, match="histc: min must be <= max"):
+        ops.histc(f, 3, 3.0, 2.0)
+    with pytest.raises(ValueError, match="mvlgamma: every element"):
+        ops.mvlgamma(Tensor(np.array([0.2], np.float32)), 3)
