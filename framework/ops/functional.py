@@ -45,6 +45,7 @@ from . import scatter_gather as _scatter_gather
 from . import shape as _shape
 from . import sorting as _sorting
 from . import special_math as _special_math
+from . import spectral as _spectral
 from . import state as _state
 from . import tensor_info as _tensor_info
 from . import windows as _windows
@@ -323,6 +324,11 @@ def eye(n, m=None, dtype=None):
 eye.__doc__ = _array_extra.eye.__doc__
 
 fast_gelu = _activations.fast_gelu
+fft = _spectral.fft
+fft2 = _spectral.fft2
+fftfreq = _spectral.fftfreq
+fftn = _spectral.fftn
+fftshift = _spectral.fftshift
 fill = _creation.fill
 
 
@@ -413,6 +419,9 @@ hardswish.__doc__ = _activations_extra.hardswish.__doc__
 
 hardtanh = _activations_extra.hardtanh
 heaviside = _math_more.heaviside
+hfft = _spectral.hfft
+hfft2 = _spectral.hfft2
+hfftn = _spectral.hfftn
 hinge_embedding_loss = _loss_extra.hinge_embedding_loss
 histc = _integer_math.histc
 hsplit = _array_more.hsplit
@@ -421,8 +430,15 @@ huber_loss = _loss_extra.huber_loss
 hypot = _math_composite.hypot
 i0 = _special_math.i0
 identity = _zoo_extra.identity
+ifft = _spectral.ifft
+ifft2 = _spectral.ifft2
+ifftn = _spectral.ifftn
+ifftshift = _spectral.ifftshift
 igamma = _special_math.igamma
 igammac = _special_math.igammac
+ihfft = _spectral.ihfft
+ihfft2 = _spectral.ihfft2
+ihfftn = _spectral.ihfftn
 imag = _complex_ops.imag
 
 
@@ -441,6 +457,9 @@ def invert(x):
     return _math_unary.invert(input=x)
 invert.__doc__ = _math_unary.invert.__doc__
 
+irfft = _spectral.irfft
+irfft2 = _spectral.irfft2
+irfftn = _spectral.irfftn
 is_complex = _complex_ops.is_complex
 is_floating_point = _math_more.is_floating_point
 is_tensor = _math_more.is_tensor
@@ -657,6 +676,10 @@ def reshape(input, shape):  # noqa: A002
     return _shape.reshape(shape=shape, x=input)
 reshape.__doc__ = _shape.reshape.__doc__
 
+rfft = _spectral.rfft
+rfft2 = _spectral.rfft2
+rfftfreq = _spectral.rfftfreq
+rfftn = _spectral.rfftn
 roll = _array_extra.roll
 rot90 = _array_more.rot90
 round = _math_unary.round
@@ -920,40 +943,42 @@ __all__ = [
     "dense", "depend", "diag", "diagflat", "diff", "digamma", "dist", "div", "divide", "dot",
     "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq",
     "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu",
-    "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "float_power_ext", "floor",
-    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
-    "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "gcd", "ge", "gelu", "ger",
-    "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hamming_window",
-    "hann_window", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
-    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity",
-    "igamma", "igammac", "imag", "index_add", "index_select", "inner", "inv", "invert",
-    "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
-    "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div", "kron", "l1_loss", "layer_norm",
-    "layer_norm_grad", "lcm", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "lgamma",
-    "linspace", "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2",
-    "logcumsumexp", "logical_and", "logical_not", "logical_or", "logical_xor", "logit",
-    "logsigmoid", "logspace", "logsumexp", "make_range", "margin_ranking_loss", "masked_fill",
-    "matmul", "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid",
-    "min", "minimum", "mish", "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul",
-    "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial", "multiply", "mv",
-    "mvlgamma", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "nextafter",
-    "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer", "pad",
-    "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "polygamma",
-    "population_count", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel", "real",
-    "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_add", "scalar_div", "scalar_eq", "scalar_floordiv",
-    "scalar_ge", "scalar_gt", "scalar_le", "scalar_log", "scalar_lt", "scalar_max", "scalar_min",
-    "scalar_mod", "scalar_mul", "scalar_pow", "scalar_sub", "scalar_to_array", "scalar_to_tensor",
-    "scalar_uadd", "scalar_usub", "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid",
-    "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss",
-    "softmax", "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square",
-    "squeeze", "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract",
-    "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add",
-    "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le",
-    "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub",
-    "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu",
-    "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array",
-    "unbind", "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit",
-    "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
+    "fft", "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten", "flip", "fliplr", "flipud",
+    "float_power", "float_power_ext", "floor", "floor_div", "floor_divide", "floor_mod",
+    "floordiv", "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
+    "gaussian_nll_loss", "gcd", "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal",
+    "group_norm", "gt", "hamming_window", "hann_window", "hardshrink", "hardsigmoid", "hardswish",
+    "hardtanh", "heaviside", "hfft", "hfft2", "hfftn", "hinge_embedding_loss", "histc", "hsplit",
+    "hstack", "huber_loss", "hypot", "i0", "identity", "ifft", "ifft2", "ifftn", "ifftshift",
+    "igamma", "igammac", "ihfft", "ihfft2", "ihfftn", "imag", "index_add", "index_select", "inner",
+    "inv", "invert", "irfft", "irfft2", "irfftn", "is_complex", "is_floating_point", "is_tensor",
+    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kaiser_window",
+    "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le",
+    "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10", "log1p",
+    "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
+    "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max", "max_pool1d",
+    "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis",
+    "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "multinomial", "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean", "nansum", "narrow", "ne",
+    "neg", "negative", "nextafter", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones",
+    "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle",
+    "polar", "polygamma", "population_count", "positive", "pow", "prelu", "prod", "rad2deg",
+    "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean",
+    "reduce_min", "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape",
+    "rfft", "rfft2", "rfftfreq", "rfftn", "roll", "rot90", "round", "row_stack", "rsqrt",
+    "scalar_add", "scalar_div", "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt",
+    "scalar_le", "scalar_log", "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul",
+    "scalar_pow", "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd",
+    "scalar_usub", "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid", "sign",
+    "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum",
+    "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
+    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
+    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
+    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
+    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind",
+    "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack",
+    "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]

@@ -158,6 +158,72 @@ def main():
              kind(lambda: ops.kaiser_window(-2))])
 """
 
+# -- FFTs: complex results as (real, imag); graph mode runs them interpreted (no complex types
+# in the compiled code) -----------------------------------------------------------------------
+_FFT_PRELUDE = _PRELUDE + """
+S = (np.arange(12, dtype=np.float32).reshape(3, 4) ** 1.3).astype(np.float32)
+W = np.array([[0.5, -1.0, 2.0, 0.25, 1.5], [1.0, 0.0, -0.5, 3.0, 2.0]], np.float32)
+
+
+def parts(t):
+    return ops.real(t), ops.imag(t)
+
+
+def cplx(a):
+    return ops.Complex()(a, a * 0.5 - 1.0)
+"""
+
+PROGRAMS["fft_forward"] = _FFT_PRELUDE + """
+class Forward(nn.Cell):
+    def construct(self, s, w):
+        c = cplx(s)
+        return (parts(ops.fft(s)), parts(ops.fft(s, 6, 0, "ortho")), parts(ops.ifft(s)),
+                parts(ops.ifft(w, 3, -1, "forward")), parts(ops.fft(c)), parts(ops.ifft(c, 5)),
+                parts(ops.rfft(s)), parts(ops.rfft(w, 4, 0)), parts(ops.ihfft(s)),
+                parts(ops.ihfft(w, 7, -1, "ortho")), ops.irfft(c), ops.irfft(c, 5, 0, "forward"),
+                ops.hfft(c), ops.hfft(c, 7, -1, "ortho"), ops.irfft(s),
+                parts(ops.fft2(s)), parts(ops.ifft2(s, (2, 6))), parts(ops.rfft2(w)),
+                parts(ops.ihfft2(w, (3, 4))), ops.irfft2(c), ops.hfft2(c, (2, 6)),
+                parts(ops.fftn(w)), parts(ops.ifftn(c, (4,))), parts(ops.rfftn(s, dim=(0,))),
+                parts(ops.ihfftn(w)), ops.irfftn(c, (3, 5)), ops.hfftn(c, dim=(0, 1), norm="forward"),
+                ops.fftshift(s), ops.fftshift(w, 1), ops.ifftshift(w), ops.ifftshift(s, (0, 1)))
+
+
+def main():
+    return (Forward()(Tensor(S), Tensor(W)), parts(ops.fft(Tensor(S.astype(np.float64)))),
+            parts(ops.rfft(Tensor(np.array([[1, 2, 3, 4]], np.int32)))),
+            ops.fftfreq(5), ops.fftfreq(6, 0.5), ops.fftfreq(4, dtype=ms.float64), ops.rfftfreq(5),
+            ops.rfftfreq(6, 0.5), ops.fftshift(Tensor(np.arange(7, dtype=np.int32))))
+"""
+
+PROGRAMS["fft_gradients"] = _FFT_PRELUDE + """
+G = Tensor(np.linspace(-1.0, 2.0, 30).astype(np.float32).reshape(5, 6))
+
+
+def against(y):
+    # a real loss weighting every real and imaginary part differently
+    if y.dtype in (ms.complex64, ms.complex128):
+        re, im = parts(y)
+        return (re * G[:re.shape[0], :re.shape[1]]).sum() + (im * G[:im.shape[0], :im.shape[1]] * im).sum()
+    return (y * y * G[:y.shape[0], :y.shape[1]]).sum()
+
+
+class Loss(nn.Cell):
+    def construct(self, s, w, a, b):
+        c = ops.Complex()(a, b)
+        return (against(ops.fft(s)) + against(ops.ifft(w, 6, -1, "ortho")) + against(ops.rfft(s))
+                + against(ops.rfft(w, 3, 0, "forward")) + against(ops.irfft(c))
+                + against(ops.irfft(c, 5, -1, "ortho")) + against(ops.fft2(s, (2, 5)))
+                + against(ops.rfftn(w)) + against(ops.irfft2(c)) + against(ops.ifftn(c))
+                + against(ops.fftshift(s)) + against(ops.ifftshift(w, 1)))
+
+
+def main():
+    a = Tensor(S[:, :3] - 2.0)
+    b = Tensor(S[:, 1:] * 0.3)
+    return ops.grad(Loss(), grad_position=(0, 1, 2, 3))(Tensor(S), Tensor(W), a, b)
+"""
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record

@@ -54,3 +54,41 @@ def test_bad_integer_math_inputs_say_what():
         ops.histc(f, 3, 3.0, 2.0)
     with pytest.raises(ValueError, match="mvlgamma: every element"):
         ops.mvlgamma(Tensor(np.array([0.2], np.float32)), 3)
+
+
+def _numeric_grad(f, x, eps=1e-6):
+    grad = np.zeros_like(x)
+    for idx in np.ndindex(x.shape):
+        for unit in ((1.0, 1j) if np.iscomplexobj(x) else (1.0,)):
+            step = np.zeros_like(x)
+            step[idx] = eps * unit
+            grad[idx] += unit * (f(x + step) - f(x - step)) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_hermitian_fft_gradients_are_the_adjoints(norm):
+    """MindSpore 2.10 drops hfft's imaginary gradient and flips ihfft's: finite differences
+    (conjugate convention, dL/dre + i dL/dim) say what they are."""
+    x = (np.arange(10, dtype=np.float64).reshape(2, 5) ** 1.3) - 2.0
+    c = x[:, :4] + 0.7j * x[:, 1:]
+    wr = np.linspace(-1.0, 2.0, 18).reshape(2, 9)
+
+    def hfft_loss(a):
+        return (np.fft.hfft(a, 7, -1, norm or "backward") ** 2 * wr[:, :7]).sum()
+
+    def ihfft_loss(a):
+        y = np.fft.ihfft(a, 5, -1, norm or "backward")
+        return (y.real * wr[:, :3]).sum() + (y.imag ** 2 * wr[:, 3:6]).sum()
+
+    w = Tensor(wr.astype(np.float32))
+    got = ops.grad(lambda t: (ops.hfft(t, 7, -1, norm) ** 2 * w[:, :7]).sum())(
+        Tensor(c.astype(np.complex64))).asnumpy()
+    np.testing.assert_allclose(got, _numeric_grad(hfft_loss, c), rtol=1e-4, atol=1e-3)
+
+    def ihfft_ours(t):
+        y = ops.ihfft(t, 5, -1, norm)
+        return (ops.real(y) * w[:, :3]).sum() + (ops.imag(y) ** 2 * w[:, 3:6]).sum()
+
+    got = ops.grad(ihfft_ours)(Tensor(x.astype(np.float32))).asnumpy()
+    np.testing.assert_allclose(got, _numeric_grad(ihfft_loss, x), rtol=1e-4, atol=1e-5)
