@@ -23,6 +23,9 @@ from . import group_conv as _group_conv
 from . import indexing as _indexing
 from . import integer_math as _integer_math
 from . import layer_norm as _layer_norm
+from . import linalg_compose as _linalg_compose
+from . import linalg_decompose as _linalg_decompose
+from . import linalg_solve as _linalg_solve
 from . import loss_extra as _loss_extra
 from . import loss_fns as _loss_fns
 from . import masking as _masking
@@ -82,6 +85,7 @@ def addn(x):
 addn.__doc__ = _add_n.addn.__doc__
 
 addr = _products_extra.addr
+adjoint = _linalg_compose.adjoint
 all = _math_more.all
 
 
@@ -207,6 +211,9 @@ cdist = _nn_extra.cdist
 ceil = _math_unary.ceil
 celu = _activations_extra.celu
 channel_shuffle = _nn_extra.channel_shuffle
+cholesky = _linalg_decompose.cholesky
+cholesky_inverse = _linalg_solve.cholesky_inverse
+cholesky_solve = _linalg_solve.cholesky_solve
 chunk = _array_ops.chunk
 clamp = _math_composite.clamp
 clip = _math_composite.clamp
@@ -237,6 +244,7 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=mindspore.int32):
     return _reduce_extra.count_nonzero(axis=axis, keep_dims=keep_dims, dtype=dtype, input=x)
 count_nonzero.__doc__ = _reduce_extra.count_nonzero.__doc__
 
+cov = _linalg_compose.cov
 cross = _products_extra.cross
 
 
@@ -256,6 +264,7 @@ def dense(input, weight, bias=None):  # noqa: A002
 dense.__doc__ = _nn_ops.dense.__doc__
 
 depend = _state.depend
+det = _linalg_solve.det
 diag = _array_extra.diag
 diagflat = _array_more.diagflat
 diff = _array_extra.diff
@@ -288,6 +297,8 @@ def dtype(x):
     return _tensor_info.dtype(input_x=x)
 dtype.__doc__ = _tensor_info.dtype.__doc__
 
+eig = _linalg_decompose.eig
+eigvals = _linalg_decompose.eigvals
 elu = _activations_extra.elu
 
 
@@ -381,6 +392,7 @@ def ge(input, other):  # noqa: A002
 ge.__doc__ = _elementwise.greater_equal.__doc__
 
 gelu = _activations.gelu
+geqrf = _linalg_decompose.geqrf
 ger = _products_extra.ger
 getitem = _indexing.getitem
 glu = _nn_extra.glu
@@ -451,6 +463,7 @@ index_add.__doc__ = _scatter_gather.index_add.__doc__
 index_select = _array_more.index_select
 inner = _products_extra.inner
 inv = _integer_math.inv
+inverse = _linalg_solve.inverse
 
 
 def invert(x):
@@ -513,6 +526,7 @@ log_softmax.__doc__ = _nn_ops.log_softmax.__doc__
 logaddexp = _math_composite.logaddexp
 logaddexp2 = _math_composite.logaddexp2
 logcumsumexp = _scan_extra.logcumsumexp
+logdet = _linalg_solve.logdet
 logical_and = _math_binary.logical_and
 logical_not = _math_unary.logical_not
 logical_or = _math_binary.logical_or
@@ -530,6 +544,9 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     return _reduce_extra.logsumexp(input=input, axis=dim, keep_dims=keepdim)
 logsumexp.__doc__ = _reduce_extra.logsumexp.__doc__
 
+lstsq = _linalg_solve.lstsq
+lu_solve = _linalg_solve.lu_solve
+lu_unpack = _linalg_solve.lu_unpack
 make_range = _zoo_extra.make_range
 margin_ranking_loss = _loss_extra.margin_ranking_loss
 masked_fill = _masking.masked_fill
@@ -539,7 +556,9 @@ def matmul(input, other):  # noqa: A002
     return _nn_ops.matmul(a=input, b=other)
 matmul.__doc__ = _nn_ops.matmul.__doc__
 
+matrix_norm = _linalg_compose.matrix_norm
 matrix_power = _array_more.matrix_power
+matrix_solve = _linalg_solve.matrix_solve
 max = _reduce_extra.max
 max_pool1d = _pool_extra.max_pool1d
 max_pool2d = _pool.max_pool2d
@@ -550,6 +569,7 @@ def maximum(input, other):  # noqa: A002
 maximum.__doc__ = _elementwise.maximum.__doc__
 
 mean = _reduce.mean
+median = _linalg_compose.median
 meshgrid = _array_extra.meshgrid
 min = _reduce_extra.min
 
@@ -578,6 +598,7 @@ mv = _products_extra.mv
 mvlgamma = _special_math.mvlgamma
 nan_to_num = _math_more.nan_to_num
 nanmean = _math_more.nanmean
+nanmedian = _linalg_compose.nanmedian
 nansum = _math_more.nansum
 narrow = _array_extra.narrow
 
@@ -610,11 +631,13 @@ one_hot.__doc__ = _nn_ops.one_hot.__doc__
 
 ones = _creation.ones
 ones_like = _creation.ones_like
+orgqr = _linalg_decompose.orgqr
 outer = _array_extra.outer
 pad = _shape.pad
 partial = _functools.partial
 pdist = _nn_extra.pdist
 permute = _shape.permute
+pinv = _linalg_solve.pinv
 pixel_shuffle = _nn_extra.pixel_shuffle
 pixel_unshuffle = _nn_extra.pixel_unshuffle
 polar = _complex_ops.polar
@@ -633,6 +656,7 @@ def prelu(input, weight):  # noqa: A002
 prelu.__doc__ = _activations_extra.prelu.__doc__
 
 prod = _reduce_extra.prod
+qr = _linalg_decompose.qr
 rad2deg = _math_composite.rad2deg
 rank = _tensor_info.rank
 ravel = _array_extra.ravel
@@ -669,6 +693,7 @@ relu.__doc__ = _elementwise.relu.__doc__
 
 relu6 = _activations_extra.relu6
 remainder = _math_composite.remainder
+renorm = _linalg_compose.renorm
 repeat_interleave = _array_extra.repeat_interleave
 
 
@@ -748,6 +773,7 @@ sinc = _math_more.sinc
 sinh = _math_unary.sinh
 size = _tensor_info.size
 slice_ = _shape.slice_
+slogdet = _linalg_solve.slogdet
 smooth_l1_loss = _loss_extra.smooth_l1_loss
 
 
@@ -809,6 +835,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 sum.__doc__ = _reduce.sum.__doc__
 
 sum_to = _elementwise.sum_to
+svd = _linalg_decompose.svd
 swapaxes = _array_extra.swapaxes
 
 
@@ -910,6 +937,7 @@ tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
 unsqueeze = _array_extra.unsqueeze
 unstack = _array_ops.unstack
+vander = _linalg_compose.vander
 var = _reduce_extra.var
 var_mean = _math_more.var_mean
 vecdot = _products_extra.vecdot
@@ -926,10 +954,10 @@ zeta = _special_math.zeta
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "all", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
-    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
-    "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
+    "addmv", "addn", "addr", "adjoint", "all", "all_reduce", "amax", "amin", "aminmax", "angle",
+    "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
+    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
     "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "avg_pool1d",
     "avg_pool2d", "baddbmm", "bartlett_window", "batch_norm", "bessel_i0", "bessel_i0e",
     "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e", "bessel_k1",
@@ -937,48 +965,52 @@ __all__ = [
     "binary_cross_entropy_with_logits", "bincount", "bitwise_and", "bitwise_left_shift",
     "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window", "block_diag", "bmm",
     "broadcast_to", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle",
-    "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat",
-    "conj", "conv2d", "copysign", "cos", "cosh", "cosine_embedding_loss", "cosine_similarity",
-    "count_nonzero", "cross", "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad",
-    "dense", "depend", "diag", "diagflat", "diff", "digamma", "dist", "div", "divide", "dot",
-    "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq",
-    "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu",
-    "fft", "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten", "flip", "fliplr", "flipud",
+    "cholesky", "cholesky_inverse", "cholesky_solve", "chunk", "clamp", "clip",
+    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign",
+    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cov", "cross",
+    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "det",
+    "diag", "diagflat", "diff", "digamma", "dist", "div", "divide", "dot", "dropout", "dropout1d",
+    "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "eig", "eigvals", "elu", "eq", "equal",
+    "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fft",
+    "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten", "flip", "fliplr", "flipud",
     "float_power", "float_power_ext", "floor", "floor_div", "floor_divide", "floor_mod",
     "floordiv", "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
-    "gaussian_nll_loss", "gcd", "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal",
-    "group_norm", "gt", "hamming_window", "hann_window", "hardshrink", "hardsigmoid", "hardswish",
-    "hardtanh", "heaviside", "hfft", "hfft2", "hfftn", "hinge_embedding_loss", "histc", "hsplit",
-    "hstack", "huber_loss", "hypot", "i0", "identity", "ifft", "ifft2", "ifftn", "ifftshift",
-    "igamma", "igammac", "ihfft", "ihfft2", "ihfftn", "imag", "index_add", "index_select", "inner",
-    "inv", "invert", "irfft", "irfft2", "irfftn", "is_complex", "is_floating_point", "is_tensor",
-    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kaiser_window",
-    "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le",
-    "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10", "log1p",
-    "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
-    "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max", "max_pool1d",
-    "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis",
-    "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
-    "multinomial", "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean", "nansum", "narrow", "ne",
+    "gaussian_nll_loss", "gcd", "ge", "gelu", "geqrf", "ger", "getitem", "glu", "greater",
+    "greater_equal", "group_norm", "gt", "hamming_window", "hann_window", "hardshrink",
+    "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hfft", "hfft2", "hfftn",
+    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity",
+    "ifft", "ifft2", "ifftn", "ifftshift", "igamma", "igammac", "ihfft", "ihfft2", "ihfftn",
+    "imag", "index_add", "index_select", "inner", "inv", "inverse", "invert", "irfft", "irfft2",
+    "irfftn", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
+    "isnan", "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div", "kron", "l1_loss",
+    "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le", "leaky_relu", "lerp", "less",
+    "less_equal", "lgamma", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
+    "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lstsq",
+    "lu_solve", "lu_unpack", "make_range", "margin_ranking_loss", "masked_fill", "matmul",
+    "matrix_norm", "matrix_power", "matrix_solve", "max", "max_pool1d", "max_pool2d", "maximum",
+    "mean", "median", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis", "movedim",
+    "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
+    "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean", "nanmedian", "nansum", "narrow", "ne",
     "neg", "negative", "nextafter", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones",
-    "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle",
-    "polar", "polygamma", "population_count", "positive", "pow", "prelu", "prod", "rad2deg",
-    "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean",
-    "reduce_min", "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape",
-    "rfft", "rfft2", "rfftfreq", "rfftn", "roll", "rot90", "round", "row_stack", "rsqrt",
-    "scalar_add", "scalar_div", "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt",
-    "scalar_le", "scalar_log", "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul",
-    "scalar_pow", "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd",
-    "scalar_usub", "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid", "sign",
-    "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax",
-    "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze",
-    "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum",
-    "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
+    "ones_like", "orgqr", "outer", "pad", "partial", "pdist", "permute", "pinv", "pixel_shuffle",
+    "pixel_unshuffle", "polar", "polygamma", "population_count", "positive", "pow", "prelu",
+    "prod", "qr", "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder",
+    "renorm", "repeat_interleave", "reshape", "rfft", "rfft2", "rfftfreq", "rfftn", "roll",
+    "rot90", "round", "row_stack", "rsqrt", "scalar_add", "scalar_div", "scalar_eq",
+    "scalar_floordiv", "scalar_ge", "scalar_gt", "scalar_le", "scalar_log", "scalar_lt",
+    "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow", "scalar_sub",
+    "scalar_to_array", "scalar_to_tensor", "scalar_uadd", "scalar_usub", "scatter_update",
+    "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
+    "sinh", "size", "slice_", "slogdet", "smooth_l1_loss", "softmax", "softmin", "softplus",
+    "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
+    "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd",
+    "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
     "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
     "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
     "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
     "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind",
-    "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack",
-    "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
+    "unsqueeze", "unstack", "vander", "var", "var_mean", "vecdot", "vector_norm", "vsplit",
+    "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]

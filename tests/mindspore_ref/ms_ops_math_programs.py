@@ -224,6 +224,94 @@ def main():
     return ops.grad(Loss(), grad_position=(0, 1, 2, 3))(Tensor(S), Tensor(W), a, b)
 """
 
+# -- linear algebra -----------------------------------------------------------------------------
+# singular vectors and eigenvectors are determined up to sign/phase and order, which MindSpore's
+# CPU kernels choose differently from LAPACK's: the programs compare what they determine
+_LINALG_PRELUDE = _PRELUDE + """
+N = np.array([[1.0, 2.0, 0.5], [-1.0, 0.3, 2.0], [0.7, -1.5, 1.0]], np.float32)
+SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -0.2], [0.5, -0.2, 2.0]], np.float32)
+B = np.array([[1.0, 2.0], [0.0, -1.0], [3.0, 1.0]], np.float32)
+R = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0], [-1.0, 0.5]], np.float32)
+BA = np.stack([N, SPD, -N])
+RN = np.array([[1.0, np.nan, 2.0], [3.0, 4.0, np.nan], [np.nan, 7.0, 1.0], [-1.0, 0.5, np.nan]], np.float32)
+MED = np.array([[3.0, 1.0, 2.0, 2.0, -5.0], [0.5, 0.5, -1.0, 4.0, 9.0]], np.float32)
+LU = np.array([[4.0, 1.0, -2.0], [0.5, 3.0, 1.0], [-0.25, 0.4, 2.5]], np.float32)
+PIV = np.array([2, 3, 3], np.int32)
+"""
+
+PROGRAMS["linalg_forward"] = _LINALG_PRELUDE + """
+class Forward(nn.Cell):
+    def construct(self, n, spd, b, r, ba, rn, med):
+        low = ops.cholesky(spd)
+        s, u, v = ops.svd(r)
+        s_full, u_full, v_full = ops.svd(r, True)
+        inf = float("inf")
+        return (ops.inverse(n), ops.inverse(ba), n.inverse(), ops.det(ba), ba.det(), ops.logdet(ba),
+                ops.slogdet(ba), low, ops.cholesky(spd, True), spd.cholesky(),
+                ops.cholesky_inverse(low), ops.cholesky_inverse(ops.transpose(low, (1, 0)), True),
+                low.cholesky_inverse(), ops.cholesky_solve(b, low), b.cholesky_solve(low),
+                ops.matrix_solve(n, b), ops.matrix_solve(n, b, True), ops.pinv(r),
+                ops.pinv(spd, hermitian=True), ops.qr(r), ops.qr(r, "complete"), r.qr(),
+                s, ops.abs(u), ops.abs(v), ops.matmul(u * s, ops.transpose(v, (1, 0))), s_full,
+                ops.abs(u_full[:, :2]), ops.matmul(u_full[:, 2:], ops.transpose(u_full[:, 2:], (1, 0))),
+                ops.abs(v_full), ops.svd(r, compute_uv=False), ops.geqrf(r),
+                r.geqrf(), ops.adjoint(r), r.adjoint(), ops.matrix_norm(r), ops.matrix_norm(r, 1),
+                ops.matrix_norm(r, "nuc"), ops.matrix_norm(r, 2), ops.matrix_norm(r, -2),
+                ops.matrix_norm(r, inf, keepdims=True), ops.matrix_norm(ba, -inf),
+                ops.matrix_norm(ba, -1, (0, 2)), ops.matrix_norm(ba, "fro", (2, 1), True),
+                ops.cov(ops.transpose(r, (1, 0))), ops.cov(ops.transpose(r, (1, 0)), correction=0),
+                ops.cov(ops.transpose(r, (1, 0)), fweights=Tensor(np.array([1, 2, 1, 3], np.int32)),
+                        aweights=Tensor(np.array([0.5, 1.0, 2.0, 1.0], np.float32))),
+                ops.cov(r[:, 0]), ops.renorm(r, 2, 0, 3.0), ops.renorm(r, 1, 1, 5.0), r.renorm(3, 0, 2.5),
+                ops.vander(r[:, 0]), ops.vander(r[:, 1], 4), ops.median(med), ops.median(med, 0, True),
+                med.median(1), ops.median(ops.cast(med, ms.int32)), ops.nanmedian(rn, 0),
+                rn.nanmedian(1, True), ops.lstsq(r, ops.ones((4, 2), ms.float32)))
+
+
+def main():
+    h, tau = ops.geqrf(Tensor(R))
+    lu_data, piv = Tensor(LU), Tensor(PIV)
+    ws, vs = ops.eig(Tensor(N))
+    w = ws.asnumpy()
+    order = np.lexsort((np.round(w.imag, 4), np.round(w.real, 4)))  # float32 ties: MindSpore's
+    w2 = ops.eigvals(Tensor(N)).asnumpy()                               # roundings differ
+    order2 = np.lexsort((np.round(w2.imag, 4), np.round(w2.real, 4)))
+    return (Forward()(Tensor(N), Tensor(SPD), Tensor(B), Tensor(R), Tensor(BA), Tensor(RN), Tensor(MED)),
+            ops.orgqr(h, tau), h.orgqr(tau), ops.lu_unpack(lu_data, piv),
+            ops.lu_solve(Tensor(B), lu_data, piv),
+            Tensor(B).lu_solve(lu_data, piv), w.real[order], w.imag[order], np.abs(vs.asnumpy())[:, order],
+            str(ws.dtype), np.sort_complex(ops.eigvals(Tensor(SPD)).asnumpy()).real,
+            w2.real[order2], w2.imag[order2],
+            ops.vander(Tensor(np.array([1, 2, 3], np.int32)), 4))
+"""
+
+PROGRAMS["linalg_gradients"] = _LINALG_PRELUDE + """
+WU = Tensor(np.array([[1.0, -2.0], [0.5, 3.0], [-1.0, 1.5], [2.0, 0.25]], np.float32))
+WV = Tensor(np.array([[0.3, -1.0], [2.0, 0.7]], np.float32))
+
+
+class Loss(nn.Cell):
+    def construct(self, n, ba, spd, low, b, r, r2, med, rn):
+        s, u, v = ops.svd(r2)
+        return ((ops.inverse(n) * n).sum() + ops.det(ba).sum() + ops.slogdet(ba)[1].sum()
+                + ops.logdet(spd) + (ops.cholesky_inverse(ops.transpose(low, (1, 0)), True) * spd).sum()
+                + (ops.cholesky_solve(b, low) ** 2).sum() + (ops.matrix_solve(n, b) * b).sum()
+                + (ops.matrix_solve(n, b, True) ** 2).sum() + (ops.pinv(r) ** 2).sum()
+                + (s * s).sum() + (WU * u * u).sum() + (WV * v * v).sum()
+                + ops.svd(r, compute_uv=False).sum() + ops.matrix_norm(r) + ops.matrix_norm(r, 1)
+                + ops.matrix_norm(r, "nuc") + ops.matrix_norm(r, 2) + ops.cov(ops.transpose(r, (1, 0))).sum()
+                + (ops.renorm(r, 2, 0, 3.0) ** 2).sum() + ops.vander(r[:, 1], 3).sum()
+                + (ops.median(med, 1)[0] * Tensor(np.array([2.0, -1.0], np.float32))).sum()
+                + ops.nanmedian(rn, 0)[0].sum())
+
+
+def main():
+    low = ops.cholesky(Tensor(SPD))
+    return ops.grad(Loss(), grad_position=tuple(range(9)))(
+        Tensor(N), Tensor(BA), Tensor(SPD), low, Tensor(B), Tensor(R), Tensor(R * 1.3 - 0.5), Tensor(MED),
+        Tensor(RN))
+"""
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record

@@ -92,3 +92,46 @@ def test_hermitian_fft_gradients_are_the_adjoints(norm):
 
     got = ops.grad(ihfft_ours)(Tensor(x.astype(np.float32))).asnumpy()
     np.testing.assert_allclose(got, _numeric_grad(ihfft_loss, x), rtol=1e-4, atol=1e-5)
+
+
+SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -0.2], [0.5, -0.2, 2.0]], np.float64)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_gradients_match_finite_differences(upper):
+    """MindSpore 2.10 has no cholesky gradient on CPU and a wrong cholesky_inverse one for
+    upper=False (its upper=True one agrees with ours)."""
+    low = np.linalg.cholesky(SPD)
+    factor = low.T if upper else low
+    w = np.arange(9, dtype=np.float64).reshape(3, 3) / 4.0 - 1.0
+
+    def chol(a):
+        f = np.linalg.cholesky((a + a.T) / 2)  # a function of every entry, symmetric in use
+        return f.T if upper else f
+
+    g = ops.grad(lambda t: (ops.cholesky(t, upper) * Tensor(w)).sum())(Tensor(SPD)).asnumpy()
+    np.testing.assert_allclose(g, _numeric_grad(lambda a: (chol(a) * w).sum(), SPD), atol=1e-6)
+
+    def inv(f):
+        return np.linalg.inv(f.T @ f if upper else f @ f.T)
+
+    for mode_fn in both_modes_grad(lambda t: (ops.cholesky_inverse(t, upper) * Tensor(w)).sum(), factor):
+        np.testing.assert_allclose(mode_fn, _numeric_grad(lambda f: (inv(f) * w).sum(), factor), atol=1e-6)
+
+
+def both_modes_grad(loss, x):
+    """``ops.grad(loss)`` at ``x`` in PyNative and compiled (graph mode)."""
+    import framework as ms
+
+    class Loss(ms.nn.Cell):
+        def construct(self, t):
+            return loss(t)
+
+    out = []
+    for mode in (ms.PYNATIVE_MODE, ms.GRAPH_MODE):
+        ms.set_context(mode=mode)
+        try:
+            out.append(ops.grad(Loss())(Tensor(x)).asnumpy())
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    return out
