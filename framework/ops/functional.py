@@ -38,6 +38,7 @@ from . import nn_ops as _nn_ops
 from . import pool as _pool
 from . import pool_extra as _pool_extra
 from . import products_extra as _products_extra
+from . import random_ops as _random_ops
 from . import reduce as _reduce
 from . import reduce_extra as _reduce_extra
 from . import scalar_math as _scalar_math
@@ -159,6 +160,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return _nn_ops.batch_norm(running_mean=running_mean, running_var=running_var, weight=weight, bias=bias, training=training, momentum=momentum, eps=eps, x=input_x)
 batch_norm.__doc__ = _nn_ops.batch_norm.__doc__
 
+bernoulli = _random_ops.bernoulli
 bessel_i0 = _special_math.bessel_i0
 bessel_i0e = _special_math.bessel_i0e
 bessel_i1 = _special_math.bessel_i1
@@ -414,6 +416,7 @@ def gt(input, other):  # noqa: A002
     return _elementwise.greater(x=input, y=other)
 gt.__doc__ = _elementwise.greater.__doc__
 
+gumbel_softmax = _random_ops.gumbel_softmax
 hamming_window = _windows.hamming_window
 hann_window = _windows.hann_window
 
@@ -487,6 +490,7 @@ kaiser_window = _windows.kaiser_window
 kl_div = _loss_extra.kl_div
 kron = _products_extra.kron
 l1_loss = _loss_extra.l1_loss
+laplace = _random_ops.laplace
 layer_norm = _layer_norm.layer_norm
 layer_norm_grad = _layer_norm.layer_norm_grad
 lcm = _integer_math.lcm
@@ -593,6 +597,7 @@ mul.__doc__ = _elementwise.mul.__doc__
 multi_margin_loss = _loss_extra.multi_margin_loss
 multilabel_soft_margin_loss = _loss_extra.multilabel_soft_margin_loss
 multinomial = _sorting.multinomial
+multinomial_with_replacement = _random_ops.multinomial_with_replacement
 multiply = _math_composite.multiply
 mv = _products_extra.mv
 mvlgamma = _special_math.mvlgamma
@@ -616,6 +621,7 @@ negative = _math_composite.negative
 nextafter = _integer_math.nextafter
 nll_loss = _loss_extra.nll_loss
 norm = _reduce_extra.norm
+normal = _random_ops.normal
 
 
 def not_equal(input, other):  # noqa: A002
@@ -658,6 +664,11 @@ prelu.__doc__ = _activations_extra.prelu.__doc__
 prod = _reduce_extra.prod
 qr = _linalg_decompose.qr
 rad2deg = _math_composite.rad2deg
+rand = _random_ops.rand
+randn = _random_ops.randn
+randn_like = _random_ops.randn_like
+random_categorical = _random_ops.random_categorical
+randperm = _random_ops.randperm
 rank = _tensor_info.rank
 ravel = _array_extra.ravel
 real = _complex_ops.real
@@ -714,6 +725,7 @@ def row_stack(tensors):
     return _array_more.vstack(inputs=tensors)
 row_stack.__doc__ = _array_more.vstack.__doc__
 
+rrelu = _random_ops.rrelu
 rsqrt = _math_unary.rsqrt
 scalar_add = _scalar_math.scalar_add
 scalar_div = _scalar_math.scalar_div
@@ -754,6 +766,7 @@ selu = _activations_extra.selu
 setitem = _indexing.setitem
 sgn = _math_more.sgn
 shape = _tensor_info.shape
+shuffle = _random_ops.shuffle
 
 
 def sigmoid(input):  # noqa: A002
@@ -811,6 +824,8 @@ def squeeze(input, axis=None):  # noqa: A002
 squeeze.__doc__ = _shape.squeeze.__doc__
 
 stack = _array_ops.stack
+standard_laplace = _random_ops.standard_laplace
+standard_normal = _random_ops.standard_normal
 std = _reduce_extra.std
 std_mean = _math_more.std_mean
 
@@ -935,6 +950,7 @@ truncate_div = _math_more.truncate_div
 truncate_mod = _math_more.truncate_mod
 tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
+uniform = _random_ops.uniform
 unsqueeze = _array_extra.unsqueeze
 unstack = _array_ops.unstack
 vander = _linalg_compose.vander
@@ -959,9 +975,9 @@ __all__ = [
     "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
     "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
     "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "avg_pool1d",
-    "avg_pool2d", "baddbmm", "bartlett_window", "batch_norm", "bessel_i0", "bessel_i0e",
-    "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e", "bessel_k1",
-    "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add", "binary_cross_entropy",
+    "avg_pool2d", "baddbmm", "bartlett_window", "batch_norm", "bernoulli", "bessel_i0",
+    "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
+    "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "bincount", "bitwise_and", "bitwise_left_shift",
     "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window", "block_diag", "bmm",
     "broadcast_to", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle",
@@ -976,14 +992,14 @@ __all__ = [
     "float_power", "float_power_ext", "floor", "floor_div", "floor_divide", "floor_mod",
     "floordiv", "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
     "gaussian_nll_loss", "gcd", "ge", "gelu", "geqrf", "ger", "getitem", "glu", "greater",
-    "greater_equal", "group_norm", "gt", "hamming_window", "hann_window", "hardshrink",
-    "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hfft", "hfft2", "hfftn",
+    "greater_equal", "group_norm", "gt", "gumbel_softmax", "hamming_window", "hann_window",
+    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hfft", "hfft2", "hfftn",
     "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity",
     "ifft", "ifft2", "ifftn", "ifftshift", "igamma", "igammac", "ihfft", "ihfft2", "ihfftn",
     "imag", "index_add", "index_select", "inner", "inv", "inverse", "invert", "irfft", "irfft2",
     "irfftn", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
     "isnan", "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div", "kron", "l1_loss",
-    "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le", "leaky_relu", "lerp", "less",
+    "laplace", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le", "leaky_relu", "lerp", "less",
     "less_equal", "lgamma", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
     "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and", "logical_not",
     "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lstsq",
@@ -991,26 +1007,28 @@ __all__ = [
     "matrix_norm", "matrix_power", "matrix_solve", "max", "max_pool1d", "max_pool2d", "maximum",
     "mean", "median", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis", "movedim",
     "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
-    "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean", "nanmedian", "nansum", "narrow", "ne",
-    "neg", "negative", "nextafter", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones",
-    "ones_like", "orgqr", "outer", "pad", "partial", "pdist", "permute", "pinv", "pixel_shuffle",
-    "pixel_unshuffle", "polar", "polygamma", "population_count", "positive", "pow", "prelu",
-    "prod", "qr", "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder",
-    "renorm", "repeat_interleave", "reshape", "rfft", "rfft2", "rfftfreq", "rfftn", "roll",
-    "rot90", "round", "row_stack", "rsqrt", "scalar_add", "scalar_div", "scalar_eq",
-    "scalar_floordiv", "scalar_ge", "scalar_gt", "scalar_le", "scalar_log", "scalar_lt",
-    "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow", "scalar_sub",
-    "scalar_to_array", "scalar_to_tensor", "scalar_uadd", "scalar_usub", "scatter_update",
-    "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
-    "sinh", "size", "slice_", "slogdet", "smooth_l1_loss", "softmax", "softmin", "softplus",
-    "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
-    "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd",
-    "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
-    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
-    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
-    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
-    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind",
-    "unsqueeze", "unstack", "vander", "var", "var_mean", "vecdot", "vector_norm", "vsplit",
-    "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
+    "multinomial_with_replacement", "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean",
+    "nanmedian", "nansum", "narrow", "ne", "neg", "negative", "nextafter", "nll_loss", "norm",
+    "normal", "not_equal", "numel", "one_hot", "ones", "ones_like", "orgqr", "outer", "pad",
+    "partial", "pdist", "permute", "pinv", "pixel_shuffle", "pixel_unshuffle", "polar",
+    "polygamma", "population_count", "positive", "pow", "prelu", "prod", "qr", "rad2deg", "rand",
+    "randn", "randn_like", "random_categorical", "randperm", "rank", "ravel", "real", "reciprocal",
+    "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
+    "relu6", "remainder", "renorm", "repeat_interleave", "reshape", "rfft", "rfft2", "rfftfreq",
+    "rfftn", "roll", "rot90", "round", "row_stack", "rrelu", "rsqrt", "scalar_add", "scalar_div",
+    "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt", "scalar_le", "scalar_log",
+    "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow",
+    "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd", "scalar_usub",
+    "scatter_update", "select", "selu", "setitem", "sgn", "shuffle", "sigmoid", "sign", "signbit",
+    "silu", "sin", "sinc", "sinh", "size", "slice_", "slogdet", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze",
+    "stack", "standard_laplace", "standard_normal", "std", "std_mean", "stop_gradient",
+    "strided_slice", "sub", "subtract", "sum", "sum_to", "svd", "swapaxes", "swapdims", "t", "tan",
+    "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge",
+    "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
+    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
+    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
+    "truncate_mod", "tuple_to_array", "unbind", "uniform", "unsqueeze", "unstack", "vander", "var",
+    "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros",
+    "zeros_like", "zeta",
 ]

@@ -312,6 +312,54 @@ def main():
         Tensor(RN))
 """
 
+# -- random draws: MindSpore's numbers cannot be matched; what they determine can (shapes,
+# dtypes, supports, permutations, the degenerate distributions) -------------------------------
+PROGRAMS["random_draws"] = _PRELUDE + """
+P2 = np.array([[0.5, -1.0, 2.0], [1.0, -3.0, 0.1]], np.float32)
+
+
+def blank(t):
+    return t * 0  # its shape and dtype
+
+
+class Draws(nn.Cell):
+    def construct(self, x, pos, neg):
+        lo = Tensor(np.array([1.0, -2.0], np.float32))
+        hi = Tensor(np.array([[3.0], [5.0]], np.float32))
+        u = ops.uniform((2, 2), lo, hi)
+        k = ops.uniform((3, 4), Tensor(2, ms.int32), Tensor(6, ms.int32), dtype=ms.int32)
+        r = ops.rand(2, 3)
+        r64 = ops.rand((4,), dtype=ms.float64)
+        perm = ops.randperm(6)
+        shuffled = ops.shuffle(x)
+        logits = Tensor(np.array([[0.0, -1e9, -1e9], [-1e9, -1e9, 0.0]], np.float32))
+        cat = ops.random_categorical(logits, 5)
+        soft = ops.gumbel_softmax(x, 0.7)
+        hard = ops.gumbel_softmax(x, 1.0, True, 0)
+        slope = ops.rrelu(neg, 0.2, 0.4) / neg
+        weights = Tensor(np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 0.0]], np.float32))
+        means = Tensor(np.array([[0.0], [10.0]], np.float32))
+        return (blank(ops.standard_normal((2, 3))), blank(ops.normal((3,), means, Tensor(1.0))),
+                blank(ops.normal((2, 2), Tensor(1.0), Tensor(0.5))), blank(u), (u >= lo).all(),
+                (u < hi).all(),
+                blank(k), (k >= 2).all(), (k < 6).all(), blank(r), ops.logical_and(r >= 0, r < 1).all(), blank(r64),
+                blank(ops.randn(2, 3)), blank(ops.randn((3,), dtype=ms.float64)), blank(ops.randn_like(x)),
+                blank(ops.randn_like(x, dtype=ms.float64)), ops.sort(perm.astype(ms.float32))[0],
+                perm.dtype == ms.int64, ops.randperm(Tensor(4), dtype=ms.int32).shape,
+                blank(ops.laplace((2, 3), Tensor(1.0), Tensor(2.0))), blank(ops.standard_laplace((4,))),
+                ops.bernoulli(x, 0.0), ops.bernoulli(x, 1.0), blank(ops.bernoulli(x)),
+                ops.bernoulli(x, Tensor(np.array([[0.0, 1.0, 0.0], [1.0, 1.0, 0.0]], np.float32))),
+                ops.sort(shuffled.reshape(-1))[0], cat,
+                ops.multinomial_with_replacement(weights, 0, 0, 4, True),
+                blank(soft), ops.isclose(soft.sum(-1), ops.ones((2,), ms.float32)).all(), blank(hard),
+                ops.logical_or(hard == 0, hard == 1).all(), hard.sum(0),
+                ops.rrelu(pos), blank(slope), (slope >= 0.2).all(), (slope <= 0.4).all())
+
+
+def main():
+    return Draws()(Tensor(P2), Tensor(np.abs(P2)), Tensor(-np.abs(P2) - 0.5))
+"""
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record

@@ -135,3 +135,88 @@ def both_modes_grad(loss, x):
         finally:
             ms.set_context(mode=ms.PYNATIVE_MODE)
     return out
+
+
+# -- random draws: distributions (ours; MindSpore's generator is its own) -----------------------
+def _draws(fn, n=20000):
+    import framework as ms
+
+    ms.set_seed(123)
+    return fn(n).asnumpy().astype(np.float64)
+
+
+def test_random_draws_follow_their_distributions():
+    def near(value, want, sigma, n=20000):
+        assert abs(value - want) < 5 * sigma / np.sqrt(n), (value, want)
+
+    z = _draws(lambda n: ops.standard_normal((n,)))
+    near(z.mean(), 0.0, 1.0)
+    near(z.var(), 1.0, np.sqrt(2.0))
+    z = _draws(lambda n: ops.normal((n,), Tensor(3.0), Tensor(2.0)))
+    near(z.mean(), 3.0, 2.0)
+    near(z.std(), 2.0, np.sqrt(2.0))
+    z = _draws(lambda n: ops.uniform((n,), Tensor(1.0), Tensor(3.0)))
+    assert z.min() >= 1.0 and z.max() < 3.0
+    near(z.mean(), 2.0, np.sqrt(1 / 3))
+    k = _draws(lambda n: ops.uniform((n,), Tensor(2, ms_int32()), Tensor(6, ms_int32()), dtype=ms_int32()))
+    np.testing.assert_allclose(np.bincount(k.astype(int), minlength=6)[2:] / k.size, 0.25, atol=0.02)
+    z = _draws(lambda n: ops.standard_laplace((n,)))
+    near(z.mean(), 0.0, np.sqrt(2.0))
+    near(np.abs(z).mean(), 1.0, 1.0)  # |Laplace(0, 1)| is Exp(1)
+    z = _draws(lambda n: ops.laplace((n,), Tensor(1.0), Tensor(2.0)))
+    near(np.median(z), 1.0, 2.0)
+    near(np.abs(z - 1.0).mean(), 2.0, 2.0)
+    b = _draws(lambda n: ops.bernoulli(Tensor(np.zeros(n, np.float32)), 0.3))
+    near(b.mean(), 0.3, np.sqrt(0.21))
+    probs = np.array([0.2, 0.3, 0.5])
+    logits = Tensor(np.log(probs)[None].astype(np.float32))
+    c = _draws(lambda n: ops.random_categorical(logits, n))
+    np.testing.assert_allclose(np.bincount(c.astype(int).ravel(), minlength=3) / c.size, probs, atol=0.02)
+    weights = Tensor(probs[None].astype(np.float32) * 4)
+    m = _draws(lambda n: ops.multinomial_with_replacement(weights, 0, 0, n, True))
+    np.testing.assert_allclose(np.bincount(m.astype(int).ravel(), minlength=3) / m.size, probs, atol=0.02)
+    g = _draws(lambda n: ops.gumbel_softmax(ops.tile(logits, (n, 1)), 1.0, True))
+    np.testing.assert_allclose(g.mean(0), probs, atol=0.02)  # argmax of logits + Gumbel noise
+    s = _draws(lambda n: ops.rrelu(Tensor(-np.ones(n, np.float32)), 0.1, 0.3))
+    assert -0.3 <= s.min() and s.max() <= -0.1
+    near(-s.mean(), 0.2, 0.2 / np.sqrt(3))
+    for perm in (_draws(lambda n: ops.randperm(n)), _draws(lambda n: ops.shuffle(Tensor(np.arange(n)))),
+                 _draws(lambda n: ops.randperm(n, dtype=ms_int32()))):
+        np.testing.assert_array_equal(np.sort(perm), np.arange(perm.size))
+        assert (perm != np.arange(perm.size)).mean() > 0.99
+
+
+def ms_int32():
+    import framework as ms
+
+    return ms.int32
+
+
+@pytest.mark.slow
+def test_seeded_draws_repeat_in_both_modes_and_differ_between_calls():
+    import framework as ms
+
+    x = np.array([[0.5, -1.0, 2.0], [1.0, -3.0, 0.1]], np.float32)
+
+    class Draws(ms.nn.Cell):
+        def construct(self, a):
+            return (ops.standard_normal((3,)), ops.rrelu(a), ops.gumbel_softmax(a), ops.shuffle(a),
+                    ops.randperm(4), ops.random_categorical(a, 3), ops.bernoulli(a, 0.5),
+                    ops.uniform((2,), Tensor(0.0), Tensor(1.0)), ops.laplace((2,), Tensor(0.0), Tensor(1.0)),
+                    ops.rand(2), ops.randn_like(a), ops.normal((2,), Tensor(1.0), Tensor(3.0)))
+
+    runs = {}
+    for mode in (ms.GRAPH_MODE, ms.PYNATIVE_MODE):
+        ms.set_context(mode=mode)
+        try:
+            ms.set_seed(7)
+            net = Draws()
+            runs[mode] = [[o.asnumpy() for o in net(Tensor(x))] for _ in range(2)]
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    for graph, pynative in zip(runs[ms.GRAPH_MODE], runs[ms.PYNATIVE_MODE]):
+        for g, p in zip(graph, pynative):
+            assert g.dtype == p.dtype and g.shape == p.shape
+            np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-7)
+    first, second = runs[ms.GRAPH_MODE]
+    assert not np.array_equal(first[0], second[0])  # a compiled function draws anew per call
