@@ -16,7 +16,8 @@ Contracts (MindSpore 2.10's CPU kernels):
   minimum for 0, as MindSpore's kernel; gradient ``-dout * out^2``.
 - ``histc(input, bins, min, max)``: counts in ``bins`` equal bins over ``[min, max]`` (both
   0, or equal: the data's range), values outside ignored, ``max`` in the last bin; float32
-  counts for float16/float32 input, int32 for int32. No gradient.
+  counts for float input (float64 too, which MindSpore's CPU kernel refuses), int32 for
+  int32. No gradient.
 - ``bincount(input, weights, minlength)``: float32 (weighted) counts of each non-negative
   value (negatives ignored); its length depends on the values, so it runs in PyNative only
   (graph mode stops with one line).
@@ -162,8 +163,8 @@ class Histogram(Primitive):
 
     def infer(self, x: Any) -> Spec:
         dtype = np.dtype(x.dtype)
-        if dtype not in (np.float16, np.float32, np.int32):
-            raise TypeError(f"histc: needs a float16, float32 or int32 input, got {dtype}")
+        if dtype not in (np.float16, np.float32, np.float64, np.int32):  # float64: ours too
+            raise TypeError(f"histc: needs a float16, float32, float64 or int32 input, got {dtype}")
         return Spec((self.bins,), np.dtype(np.int32 if dtype == np.int32 else np.float32))
 
     def kernel(self, x):

@@ -6,9 +6,9 @@ Contracts (MindSpore 2.10 on CPU; kernels are LAPACK through NumPy, in float64, 
 
 - float32/float64 (batches of) matrices in the last two axes; results keep the dtype.
 - ``cholesky(A, upper)``: the lower factor ``L`` (``upper``: ``L^T``) of a symmetric positive
-  definite ``A``, a ``ValueError`` naming the op otherwise. Gradient: the symmetric adjoint
-  (every entry of ``A`` a free variable, the result's upper zeros constant); MindSpore 2.10
-  has none on CPU.
+  definite ``A`` (its lower triangle is read, as LAPACK's), a ``ValueError`` naming the op
+  otherwise. Gradient: with respect to that lower triangle (zero above the diagonal);
+  MindSpore 2.10 has none on CPU.
 - ``qr(A, mode)``: ``'reduced'`` or ``'complete'``; LAPACK's signs (``R``'s diagonal as
   Householder gives it). No gradient (MindSpore has none).
 - ``svd(A, full_matrices, compute_uv)`` returns ``(s, u, v)`` with ``A = u diag(s) v^T``
@@ -59,7 +59,10 @@ def _cholesky_grad(factor, g, upper):
     phi[..., np.arange(phi.shape[-1]), np.arange(phi.shape[-1])] *= 0.5
     inv = np.linalg.inv(lower)
     s = _t(inv) @ phi @ inv
-    return (0.5 * (s + _t(s)),)
+    sym = 0.5 * (s + _t(s))
+    # the kernel reads A's lower triangle (LAPACK's): an entry below the diagonal stands for
+    # both of its symmetric places
+    return (np.tril(2.0 * sym) - sym * np.eye(sym.shape[-1]),)
 
 
 class Qr(Primitive):
