@@ -71,7 +71,7 @@ class Qr(Primitive):
 
     def __init__(self, mode: str = "reduced") -> None:
         if mode not in ("reduced", "complete"):
-            raise ValueError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")
+            raise TypeError(f"qr: mode must be 'reduced' or 'complete', got {mode!r}")  # MindSpore's kind
         super().__init__(mode=mode)
 
     def infer(self, x: Any) -> tuple[Spec, Spec]:

@@ -342,7 +342,8 @@ class Draws(nn.Cell):
         return (blank(ops.standard_normal((2, 3))), blank(ops.normal((3,), means, Tensor(1.0))),
                 blank(ops.normal((2, 2), Tensor(1.0), Tensor(0.5))), blank(u), (u >= lo).all(),
                 (u < hi).all(),
-                blank(k), (k >= 2).all(), (k < 6).all(), blank(r), ops.logical_and(r >= 0, r < 1).all(), blank(r64),
+                blank(k), (k >= 2).all(), (k < 6).all(), blank(r), ops.logical_and(r >= 0, r < 1).all(),
+                blank(r64),
                 blank(ops.randn(2, 3)), blank(ops.randn((3,), dtype=ms.float64)), blank(ops.randn_like(x)),
                 blank(ops.randn_like(x, dtype=ms.float64)), ops.sort(perm.astype(ms.float32))[0],
                 perm.dtype == ms.int64, ops.randperm(Tensor(4), dtype=ms.int32).shape,
@@ -358,6 +359,25 @@ class Draws(nn.Cell):
 
 def main():
     return Draws()(Tensor(P2), Tensor(np.abs(P2)), Tensor(-np.abs(P2) - 0.5))
+"""
+
+# -- bad input: the kind of error each engine raises ----------------------------------------------
+PROGRAMS["bad_inputs"] = _PRELUDE + ERROR_KIND + """
+def main():
+    f = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    i = Tensor(np.array([[1, 2], [3, 4]], np.int32))
+    c = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    return [kind(lambda: ops.lgamma(f[0]) + ops.bessel_j0(i)), kind(lambda: ops.digamma(i)),
+            kind(lambda: ops.polygamma(Tensor(np.array([1, 2])), f)), kind(lambda: ops.igamma(f, i)),
+            kind(lambda: ops.gcd(f, f)), kind(lambda: ops.lcm(i, f)), kind(lambda: ops.nextafter(i, i)),
+            kind(lambda: ops.bitwise_left_shift(f, f)), kind(lambda: ops.population_count(f)),
+            kind(lambda: ops.histc(c, 3, 3.0, 2.0)), kind(lambda: ops.inverse(i)),
+            kind(lambda: ops.det(c)), kind(lambda: ops.matrix_solve(f, c)),
+            kind(lambda: ops.qr(f, "r")), kind(lambda: ops.fft(c, norm="bad")),
+            kind(lambda: ops.fft2(c)), kind(lambda: ops.fftfreq(0)),
+            kind(lambda: ops.hann_window(3, dtype=ms.int32)), kind(lambda: ops.randn(2, dtype=ms.int32)),
+            kind(lambda: ops.uniform((2,), 0.0, 1.0)), kind(lambda: ops.laplace((2,), 0.0, 1.0)),
+            kind(lambda: ops.bernoulli(f, Tensor(np.array([0.5, 0.5, 0.5], np.float32))))]
 """
 
 
