@@ -77,9 +77,16 @@ class Det(Primitive):
 
 
 @rule("det")
-def _det_grad(x, det, g):  # d det = det tr(A^-1 dA); adjugate form, exact for singular A too
-    return ((g * det)[..., None, None] * _t(np.linalg.pinv(x)) if np.any(det == 0)
-            else (g * det)[..., None, None] * _t(np.linalg.inv(x)),)
+def _det_grad(x, det, g):
+    """``g adj(A)^T`` (``det A * A^-T`` where ``A`` is invertible), with the adjugate from the
+    SVD ``A = U S V^T``: ``adj(A) = det(U) det(V) V adj(S) U^T``, ``adj(S)`` the products of
+    the other singular values: exact for singular ``A`` too."""
+    u, s, vh = np.linalg.svd(x)
+    n = s.shape[-1]
+    others = np.stack([np.prod(np.delete(s, i, axis=-1), axis=-1) for i in range(n)], -1)
+    signs = np.linalg.det(u) * np.linalg.det(vh)
+    adj = signs[..., None, None] * (_t(vh) * others[..., None, :]) @ _t(u)
+    return (g[..., None, None] * _t(adj),)
 
 
 class Slogdet(Primitive):

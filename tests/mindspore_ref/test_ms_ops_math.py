@@ -220,3 +220,10 @@ def test_seeded_draws_repeat_in_both_modes_and_differ_between_calls():
             np.testing.assert_allclose(g, p, rtol=1e-6, atol=1e-7)
     first, second = runs[ms.GRAPH_MODE]
     assert not np.array_equal(first[0], second[0])  # a compiled function draws anew per call
+
+
+def test_det_gradient_of_a_singular_matrix_is_the_cofactor_matrix():
+    a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])  # rank 2: det 0
+    for got in both_modes_grad(lambda t: ops.det(t) * 3.0, a):
+        np.testing.assert_allclose(got, _numeric_grad(lambda m: 3.0 * np.linalg.det(m), a), atol=1e-6)
+        assert np.abs(got).max() > 1.0
