@@ -14,6 +14,7 @@ from . import add_n as _add_n
 from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
+from . import bessel as _bessel
 from . import clip as _clip
 from . import comm as _comm
 from . import complex_ops as _complex_ops
@@ -35,6 +36,7 @@ from . import math_more as _math_more
 from . import math_unary as _math_unary
 from . import nn_extra as _nn_extra
 from . import nn_ops as _nn_ops
+from . import order_statistics as _order_statistics
 from . import pool as _pool
 from . import pool_extra as _pool_extra
 from . import products_extra as _products_extra
@@ -161,18 +163,18 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
 batch_norm.__doc__ = _nn_ops.batch_norm.__doc__
 
 bernoulli = _random_ops.bernoulli
-bessel_i0 = _special_math.bessel_i0
-bessel_i0e = _special_math.bessel_i0e
-bessel_i1 = _special_math.bessel_i1
-bessel_i1e = _special_math.bessel_i1e
-bessel_j0 = _special_math.bessel_j0
-bessel_j1 = _special_math.bessel_j1
-bessel_k0 = _special_math.bessel_k0
-bessel_k0e = _special_math.bessel_k0e
-bessel_k1 = _special_math.bessel_k1
-bessel_k1e = _special_math.bessel_k1e
-bessel_y0 = _special_math.bessel_y0
-bessel_y1 = _special_math.bessel_y1
+bessel_i0 = _bessel.bessel_i0
+bessel_i0e = _bessel.bessel_i0e
+bessel_i1 = _bessel.bessel_i1
+bessel_i1e = _bessel.bessel_i1e
+bessel_j0 = _bessel.bessel_j0
+bessel_j1 = _bessel.bessel_j1
+bessel_k0 = _bessel.bessel_k0
+bessel_k0e = _bessel.bessel_k0e
+bessel_k1 = _bessel.bessel_k1
+bessel_k1e = _bessel.bessel_k1e
+bessel_y0 = _bessel.bessel_y0
+bessel_y1 = _bessel.bessel_y1
 
 
 def bias_add(input_x, bias):
@@ -443,7 +445,7 @@ hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
 hypot = _math_composite.hypot
-i0 = _special_math.i0
+i0 = _bessel.i0
 identity = _zoo_extra.identity
 ifft = _spectral.ifft
 ifft2 = _spectral.ifft2
@@ -573,7 +575,7 @@ def maximum(input, other):  # noqa: A002
 maximum.__doc__ = _elementwise.maximum.__doc__
 
 mean = _reduce.mean
-median = _linalg_compose.median
+median = _order_statistics.median
 meshgrid = _array_extra.meshgrid
 min = _reduce_extra.min
 
@@ -603,7 +605,7 @@ mv = _products_extra.mv
 mvlgamma = _special_math.mvlgamma
 nan_to_num = _math_more.nan_to_num
 nanmean = _math_more.nanmean
-nanmedian = _linalg_compose.nanmedian
+nanmedian = _order_statistics.nanmedian
 nansum = _math_more.nansum
 narrow = _array_extra.narrow
 

@@ -1,6 +1,6 @@
 """Special functions: ``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, ``erfinv``, the
-incomplete gamma functions ``igamma``/``igammac``, Hurwitz's ``zeta`` and the Bessel
-functions of integer order (``bessel_i0`` ... ``bessel_y1``, ``i0``).
+incomplete gamma functions ``igamma``/``igammac`` and Hurwitz's ``zeta`` (the Bessel
+functions, on the same base, are in :mod:`.bessel`).
 
 Contracts:
 
@@ -11,11 +11,10 @@ Contracts:
   MindSpore's); the other ops refuse a non-float input with a ``TypeError``.
 - Binary ops (``igamma``, ``igammac``, ``zeta``) broadcast and need one float dtype.
 - Where MindSpore's CPU kernels choose a value outside the functions' domain, ours choose
-  the same: ``K0/K1`` (and the scaled forms) are ``inf`` and ``Y0/Y1`` ``-inf`` for
-  ``x < 0``; ``lgamma(-inf)`` is ``inf``; ``igamma``/``igammac`` of ``a = 0`` are ``nan``;
+  the same: ``lgamma(-inf)`` is ``inf``; ``igamma``/``igammac`` of ``a = 0`` are ``nan``;
   ``polygamma(n >= 1, +inf)`` is ``nan``.
-- Gradients are MindSpore's: the derivative in closed form where one exists (Bessel
-  recurrences, ``d lgamma = digamma``, ``d erfinv = sqrt(pi)/2 exp(erfinv^2)``,
+- Gradients are MindSpore's: the derivative in closed form where one exists
+  (``d lgamma = digamma``, ``d erfinv = sqrt(pi)/2 exp(erfinv^2)``,
   ``d/dq zeta(x, q) = -x zeta(x + 1, q)``, ``d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)``);
   ``d/da P(a, x)`` by a float64 central difference (no closed form); none for ``zeta``'s
   ``x`` (MindSpore's is zero) or ``polygamma``'s order.
@@ -32,8 +31,7 @@ from scipy import special
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 from ._utils import broadcast_shape
-from .elementwise import add, div, exp, log, mul, neg, sub, sum_to
-from .math_unary import sign
+from .elementwise import add, exp, log, mul, neg, sub, sum_to
 
 
 def _float_spec(op: str, x: Any, ints_to_float32: bool = False) -> Spec:
@@ -87,100 +85,6 @@ class Erfinv(_Special):
 
     def bprop(self, x, *, out, dout, needs):
         return (mul(dout, mul(exp(mul(out, out)), math.sqrt(math.pi) / 2)),)
-
-
-class BesselI0(_Special):
-    fn = special.i0
-
-    def bprop(self, x, *, out, dout, needs):
-        return (mul(dout, bessel_i1(x)),)
-
-
-class BesselI0e(_Special):
-    fn = special.i0e
-
-    def bprop(self, x, *, out, dout, needs):  # e^-|x| (I1 - sign(x) I0)
-        return (mul(dout, sub(bessel_i1e(x), mul(sign(x), out))),)
-
-
-class BesselI1(_Special):
-    fn = special.i1
-
-    def bprop(self, x, *, out, dout, needs):  # I0 - I1 / x
-        return (mul(dout, sub(bessel_i0(x), div(out, x))),)
-
-
-class BesselI1e(_Special):
-    fn = special.i1e
-
-    def bprop(self, x, *, out, dout, needs):  # i0e - i1e (sign(x) + 1/x)
-        return (mul(dout, sub(bessel_i0e(x), mul(out, add(sign(x), div(1.0, x))))),)
-
-
-class BesselJ0(_Special):
-    fn = special.j0
-
-    def bprop(self, x, *, out, dout, needs):
-        return (neg(mul(dout, bessel_j1(x))),)
-
-
-class BesselJ1(_Special):
-    fn = special.j1
-
-    def bprop(self, x, *, out, dout, needs):  # J0 - J1 / x
-        return (mul(dout, sub(bessel_j0(x), div(out, x))),)
-
-
-class _BesselK(_Special, abstract=True):
-    def fix(self, x, y):  # MindSpore's kernels: +inf left of the domain
-        return np.where(x < 0, np.inf, y)
-
-
-class BesselK0(_BesselK):
-    fn = special.k0
-
-    def bprop(self, x, *, out, dout, needs):
-        return (neg(mul(dout, bessel_k1(x))),)
-
-
-class BesselK0e(_BesselK):
-    fn = special.k0e
-
-    def bprop(self, x, *, out, dout, needs):  # k0e - k1e
-        return (mul(dout, sub(out, bessel_k1e(x))),)
-
-
-class BesselK1(_BesselK):
-    fn = special.k1
-
-    def bprop(self, x, *, out, dout, needs):  # -K0 - K1 / x
-        return (neg(mul(dout, add(bessel_k0(x), div(out, x)))),)
-
-
-class BesselK1e(_BesselK):
-    fn = special.k1e
-
-    def bprop(self, x, *, out, dout, needs):  # k1e (1 - 1/x) - k0e
-        return (mul(dout, sub(mul(out, sub(1.0, div(1.0, x))), bessel_k0e(x))),)
-
-
-class _BesselY(_Special, abstract=True):
-    def fix(self, x, y):  # MindSpore's kernels: -inf left of the domain
-        return np.where(x < 0, -np.inf, y)
-
-
-class BesselY0(_BesselY):
-    fn = special.y0
-
-    def bprop(self, x, *, out, dout, needs):
-        return (neg(mul(dout, bessel_y1(x))),)
-
-
-class BesselY1(_BesselY):
-    fn = special.y1
-
-    def bprop(self, x, *, out, dout, needs):  # Y0 - Y1 / x
-        return (mul(dout, sub(bessel_y0(x), div(out, x))),)
 
 
 class Polygamma(Primitive):
@@ -320,9 +224,6 @@ def _as_float(x: Any, out: Any) -> Any:
 
 # -- functional forms (MindSpore's names and parameters) -----------------------------------
 _LGAMMA, _DIGAMMA, _ERFINV, _POLYGAMMA = Lgamma(), Digamma(), Erfinv(), Polygamma()
-_I0, _I0E, _I1, _I1E = BesselI0(), BesselI0e(), BesselI1(), BesselI1e()
-_J0, _J1, _Y0, _Y1 = BesselJ0(), BesselJ1(), BesselY0(), BesselY1()
-_K0, _K0E, _K1, _K1E = BesselK0(), BesselK0e(), BesselK1(), BesselK1e()
 _IGAMMA, _IGAMMAC, _IGAMMA_GRAD_A, _ZETA = Igamma(), Igammac(), IgammaGradA(), Zeta()
 
 
@@ -361,55 +262,3 @@ def igammac(input, other):  # noqa: A002
 
 def zeta(input, other):  # noqa: A002
     return _ZETA(input, other)
-
-
-def i0(input):  # noqa: A002
-    return _I0(input)
-
-
-def bessel_i0(x):
-    return _I0(x)
-
-
-def bessel_i0e(x):
-    return _I0E(x)
-
-
-def bessel_i1(x):
-    return _I1(x)
-
-
-def bessel_i1e(x):
-    return _I1E(x)
-
-
-def bessel_j0(x):
-    return _J0(x)
-
-
-def bessel_j1(x):
-    return _J1(x)
-
-
-def bessel_k0(x):
-    return _K0(x)
-
-
-def bessel_k0e(x):
-    return _K0E(x)
-
-
-def bessel_k1(x):
-    return _K1(x)
-
-
-def bessel_k1e(x):
-    return _K1E(x)
-
-
-def bessel_y0(x):
-    return _Y0(x)
-
-
-def bessel_y1(x):
-    return _Y1(x)

@@ -10,6 +10,7 @@ from . import activations as _activations
 from . import activations_extra as _activations_extra
 from . import array_extra as _array_extra
 from . import array_ops as _array_ops
+from . import bessel as _bessel
 from . import elementwise as _elementwise
 from . import integer_math as _integer_math
 from . import linalg_compose as _linalg_compose
@@ -19,6 +20,7 @@ from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_unary as _math_unary
 from . import nn_ops as _nn_ops
+from . import order_statistics as _order_statistics
 from . import reduce_extra as _reduce_extra
 from . import scan as _scan
 from . import scatter_gather as _scatter_gather
@@ -97,7 +99,7 @@ METHODS = {
     'hardshrink': _activations_extra.hardshrink,
     'histc': _integer_math.histc,
     'hypot': _math_composite.hypot,
-    'i0': _special_math.i0,
+    'i0': _bessel.i0,
     'igamma': _special_math.igamma,
     'igammac': _special_math.igammac,
     'inv': _math_unary.reciprocal,
@@ -128,14 +130,14 @@ METHODS = {
     'lu_solve': _linalg_solve.lu_solve,
     'matmul': _nn_ops.matmul,
     'maximum': _elementwise.maximum,
-    'median': _linalg_compose.median,
+    'median': _order_statistics.median,
     'minimum': _elementwise.minimum,
     'moveaxis': _array_extra.movedim,
     'movedim': _array_extra.movedim,
     'mul': _elementwise.mul,
     'multiply': _math_composite.multiply,
     'mvlgamma': _special_math.mvlgamma,
-    'nanmedian': _linalg_compose.nanmedian,
+    'nanmedian': _order_statistics.nanmedian,
     'narrow': _array_extra.narrow,
     'ne': _elementwise.not_equal,
     'neg': _elementwise.neg,

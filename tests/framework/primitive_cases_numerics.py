@@ -1,6 +1,6 @@
 """Harness cases (see primitive_cases.py) of the spec's numerics primitives: special
 functions (ops/special_math.py), integer and bit math (ops/integer_math.py), linear algebra
-(ops/linalg_solve.py, ops/linalg_decompose.py, median in ops/linalg_compose.py) and the host
+(ops/linalg_solve.py, ops/linalg_decompose.py, ops/order_statistics.py) and the host
 gradient rules (ops/host_grad.py). References are NumPy, SciPy and math-module formulas;
 gradients the harness's finite differences. These primitives have no TVM lowering: graph
 mode runs their kernels on the host (test_lowering checks that path with the same cases)."""
@@ -13,12 +13,13 @@ import numpy as np
 from scipy import special
 from scipy.linalg import lapack
 
+from framework.ops import bessel as bs
 from framework.ops import integer_math as im
 from framework.ops import linalg_decompose as ld
 from framework.ops import linalg_solve as ls
 from framework.ops import special_math as sm
 from framework.ops.host_grad import HostGrad
-from framework.ops.linalg_compose import Median
+from framework.ops.order_statistics import Median
 
 from .primitive_cases import Case, positive, rand
 
@@ -112,18 +113,18 @@ NUMERICS_CASES = [
     Case(sm.IgammaGradA(), lambda r: [r.uniform(0.5, 4, S), r.uniform(0.2, 5, S)], _dgammainc_da),
     # MindSpore's zeta has no gradient in its first argument (zero): q's is checked
     Case(sm.Zeta(), lambda r: [r.uniform(1.5, 4, S), r.uniform(0.5, 3, S)], special.zeta, diff=(1,)),
-    Case(sm.BesselI0(), rand(S), np.i0),
-    Case(sm.BesselI0e(), rand(S), lambda x: np.i0(x) * np.exp(-np.abs(x))),
-    Case(sm.BesselI1(), rand(S), special.i1),
-    Case(sm.BesselI1e(), rand(S), special.i1e),
-    Case(sm.BesselJ0(), lambda r: [r.uniform(-8, 8, S)], _j0),
-    Case(sm.BesselJ1(), lambda r: [r.uniform(-8, 8, S)], special.j1),
-    Case(sm.BesselK0(), positive(S), special.k0),
-    Case(sm.BesselK0e(), positive(S), special.k0e),
-    Case(sm.BesselK1(), positive(S), special.k1),
-    Case(sm.BesselK1e(), positive(S), special.k1e),
-    Case(sm.BesselY0(), positive(S), special.y0),
-    Case(sm.BesselY1(), positive(S), special.y1),
+    Case(bs.BesselI0(), rand(S), np.i0),
+    Case(bs.BesselI0e(), rand(S), lambda x: np.i0(x) * np.exp(-np.abs(x))),
+    Case(bs.BesselI1(), rand(S), special.i1),
+    Case(bs.BesselI1e(), rand(S), special.i1e),
+    Case(bs.BesselJ0(), lambda r: [r.uniform(-8, 8, S)], _j0),
+    Case(bs.BesselJ1(), lambda r: [r.uniform(-8, 8, S)], special.j1),
+    Case(bs.BesselK0(), positive(S), special.k0),
+    Case(bs.BesselK0e(), positive(S), special.k0e),
+    Case(bs.BesselK1(), positive(S), special.k1),
+    Case(bs.BesselK1e(), positive(S), special.k1e),
+    Case(bs.BesselY0(), positive(S), special.y0),
+    Case(bs.BesselY1(), positive(S), special.y1),
     Case(im.Gcd(), _ints(-30, 30), np.gcd),
     Case(im.Lcm(), _ints(-30, 30, np.int64), np.lcm),
     Case(im.LeftShift(), lambda r: [r.integers(-50, 50, S).astype(np.int32),
