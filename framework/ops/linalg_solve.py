@@ -17,7 +17,7 @@ Contracts (MindSpore 2.10 on CPU):
   ``lu_unpack``/``lu_solve`` read LAPACK's ``getrf`` form (unit-lower ``L`` below the
   diagonal, ``U`` on and above, 1-based row swaps ``LU_pivots`` in int32).
 - Gradients (``inverse``, ``det``, ``slogdet``, ``logdet``, the solves, ``cholesky_inverse``,
-  ``pinv``) are the closed-form adjoints, computed on the host (:mod:`.host_grad`); every
+  ``pinv``, ``lu_unpack``) are the closed-form adjoints, computed on the host (:mod:`.host_grad`); every
   entry of a triangular factor is taken as free, as MindSpore's rules do.
 """
 
@@ -264,10 +264,10 @@ def _check_lu(op: str, lu: Any, pivots: Any) -> tuple[int, ...]:
 
 
 class LuUnpack(Primitive):
-    """``(P, L, U)`` with ``A = P L U`` from LAPACK's packed LU."""
+    """``(P, L, U)`` with ``A = P L U`` from LAPACK's packed LU; the gradient reaches the
+    packed entries ``L`` and ``U`` were read from (none through ``P``)."""
 
     num_outputs = 3
-    differentiable = False
 
     def infer(self, lu: Any, pivots: Any) -> tuple[Spec, Spec, Spec]:
         shape = _check_lu("lu_unpack", lu, pivots)
@@ -286,6 +286,19 @@ class LuUnpack(Primitive):
         p = np.zeros(lu.shape[:-2] + (m, m), lu.dtype)
         np.put_along_axis(p, perm[..., :, None], 1, axis=-1)  # row i of P^T picks perm[i]
         return _t(p), lower.astype(lu.dtype), upper.astype(lu.dtype)
+
+    def bprop(self, lu, pivots, *, out, dout, needs):
+        return host_grads("lu_unpack", (lu, dout[1], dout[2]), (lu, pivots), (needs[0], False))
+
+
+@rule("lu_unpack")
+def _lu_unpack_grad(lu, g_lower, g_upper):
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    grad = np.zeros(lu.shape)
+    grad[..., :, :k] += np.tril(g_lower, -1)
+    grad[..., :k, :] += np.triu(g_upper)
+    return (grad,)
 
 
 class LuSolve(Primitive):

@@ -305,9 +305,15 @@ class Loss(nn.Cell):
                 + ops.nanmedian(rn, 0)[0].sum())
 
 
+class Unpacked(nn.Cell):
+    def construct(self, lu, piv):
+        p, low, up = ops.lu_unpack(lu, piv)
+        return (low * Tensor(np.arange(9, dtype=np.float32).reshape(3, 3))).sum() + (up * up).sum() + p.sum()
+
+
 def main():
     low = ops.cholesky(Tensor(SPD))
-    return ops.grad(Loss(), grad_position=tuple(range(9)))(
+    return ops.grad(Unpacked())(Tensor(LU), Tensor(PIV)), ops.grad(Loss(), grad_position=tuple(range(9)))(
         Tensor(N), Tensor(BA), Tensor(SPD), low, Tensor(B), Tensor(R), Tensor(R * 1.3 - 0.5), Tensor(MED),
         Tensor(RN))
 """
