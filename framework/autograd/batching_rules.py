@@ -39,6 +39,17 @@ from ..ops._utils import normalize_axes, normalize_axis
 from ..ops.activations import _Activation
 from ..ops.batch_matmul import BatchMatMul
 from ..ops.elementwise import Abs, Add, Cast, Neg, Select, _Binary, _Unary
+from ..ops.linalg_decompose import Cholesky, Geqrf, Qr, SingularValues, Svd
+from ..ops.linalg_solve import (
+    CholeskyInverse,
+    CholeskySolve,
+    Det,
+    Logdet,
+    MatrixInverse,
+    MatrixSolve,
+    Pinv,
+    Slogdet,
+)
 from ..ops.math_binary import Atan2, _Bitwise, _Logical
 from ..ops.math_unary import Invert, _FloatUnary, _Numeric, _Predicate
 from ..ops.nn_ops import BiasAdd, MatMul, OneHot, _AlongAxis
@@ -59,6 +70,7 @@ from ..ops.shape import (
     ZerosLike,
 )
 from ..ops.sorting import Sort, TopK
+from ..ops.special_math import _Special
 from ..primitive import Primitive
 
 
@@ -274,6 +286,10 @@ def _bias_add(call: Call) -> Any:
 
 
 register(_FloatUnary, _Numeric, _Predicate, Invert)(_unary)
+# special functions (elementwise) and the matrix ops that take leading batch axes as they are
+register(_Special, MatrixInverse, Det, Slogdet, Logdet, CholeskyInverse, Pinv, Cholesky, Qr, Svd,
+         SingularValues, Geqrf)(_unary)
+register(MatrixSolve, CholeskySolve, when=all)(_unary)
 register(_Logical, _Bitwise, Atan2)(_broadcasting)
 
 

@@ -14,6 +14,7 @@ from . import add_n as _add_n
 from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
+from . import bessel as _bessel
 from . import clip as _clip
 from . import comm as _comm
 from . import complex_ops as _complex_ops
@@ -21,7 +22,11 @@ from . import creation as _creation
 from . import elementwise as _elementwise
 from . import group_conv as _group_conv
 from . import indexing as _indexing
+from . import integer_math as _integer_math
 from . import layer_norm as _layer_norm
+from . import linalg_compose as _linalg_compose
+from . import linalg_decompose as _linalg_decompose
+from . import linalg_solve as _linalg_solve
 from . import loss_extra as _loss_extra
 from . import loss_fns as _loss_fns
 from . import masking as _masking
@@ -31,20 +36,26 @@ from . import math_more as _math_more
 from . import math_unary as _math_unary
 from . import nn_extra as _nn_extra
 from . import nn_ops as _nn_ops
+from . import order_statistics as _order_statistics
 from . import pool as _pool
 from . import pool_extra as _pool_extra
 from . import products_extra as _products_extra
+from . import random_ops as _random_ops
 from . import reduce as _reduce
 from . import reduce_extra as _reduce_extra
 from . import resample as _resample
+from . import scalar_math as _scalar_math
 from . import scalar_tensors as _scalar_tensors
 from . import scan as _scan
 from . import scan_extra as _scan_extra
 from . import scatter_gather as _scatter_gather
 from . import shape as _shape
 from . import sorting as _sorting
+from . import special_math as _special_math
+from . import spectral as _spectral
 from . import state as _state
 from . import tensor_info as _tensor_info
+from . import windows as _windows
 from . import zoo_extra as _zoo_extra
 import functools as _functools
 
@@ -78,6 +89,7 @@ def addn(x):
 addn.__doc__ = _add_n.addn.__doc__
 
 addr = _products_extra.addr
+adjoint = _linalg_compose.adjoint
 all = _math_more.all
 
 
@@ -135,14 +147,35 @@ atanh = _math_unary.atanh
 atleast_1d = _array_more.atleast_1d
 atleast_2d = _array_more.atleast_2d
 atleast_3d = _array_more.atleast_3d
+augassign_add = _scalar_math.augassign_add
+augassign_div = _scalar_math.augassign_div
+augassign_floordiv = _scalar_math.augassign_floordiv
+augassign_mod = _scalar_math.augassign_mod
+augassign_mul = _scalar_math.augassign_mul
+augassign_sub = _scalar_math.augassign_sub
 avg_pool1d = _pool_extra.avg_pool1d
 avg_pool2d = _pool.avg_pool2d
 baddbmm = _products_extra.baddbmm
+bartlett_window = _windows.bartlett_window
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-05):
     return _nn_ops.batch_norm(running_mean=running_mean, running_var=running_var, weight=weight, bias=bias, training=training, momentum=momentum, eps=eps, x=input_x)
 batch_norm.__doc__ = _nn_ops.batch_norm.__doc__
+
+bernoulli = _random_ops.bernoulli
+bessel_i0 = _bessel.bessel_i0
+bessel_i0e = _bessel.bessel_i0e
+bessel_i1 = _bessel.bessel_i1
+bessel_i1e = _bessel.bessel_i1e
+bessel_j0 = _bessel.bessel_j0
+bessel_j1 = _bessel.bessel_j1
+bessel_k0 = _bessel.bessel_k0
+bessel_k0e = _bessel.bessel_k0e
+bessel_k1 = _bessel.bessel_k1
+bessel_k1e = _bessel.bessel_k1e
+bessel_y0 = _bessel.bessel_y0
+bessel_y1 = _bessel.bessel_y1
 
 
 def bias_add(input_x, bias):
@@ -156,9 +189,13 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _loss_fns.binary_cross_entropy_with_logits(input=input, target=target, weight=weight, pos_weight=pos_weight, reduction=reduction)
 binary_cross_entropy_with_logits.__doc__ = _loss_fns.binary_cross_entropy_with_logits.__doc__
 
+bincount = _integer_math.bincount
 bitwise_and = _math_binary.bitwise_and
+bitwise_left_shift = _integer_math.bitwise_left_shift
 bitwise_or = _math_binary.bitwise_or
+bitwise_right_shift = _integer_math.bitwise_right_shift
 bitwise_xor = _math_binary.bitwise_xor
+blackman_window = _windows.blackman_window
 block_diag = _array_more.block_diag
 bmm = _products_extra.bmm
 
@@ -179,6 +216,9 @@ cdist = _nn_extra.cdist
 ceil = _math_unary.ceil
 celu = _activations_extra.celu
 channel_shuffle = _nn_extra.channel_shuffle
+cholesky = _linalg_decompose.cholesky
+cholesky_inverse = _linalg_solve.cholesky_inverse
+cholesky_solve = _linalg_solve.cholesky_solve
 chunk = _array_ops.chunk
 clamp = _math_composite.clamp
 clip = _math_composite.clamp
@@ -209,6 +249,7 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=mindspore.int32):
     return _reduce_extra.count_nonzero(axis=axis, keep_dims=keep_dims, dtype=dtype, input=x)
 count_nonzero.__doc__ = _reduce_extra.count_nonzero.__doc__
 
+cov = _linalg_compose.cov
 cross = _products_extra.cross
 
 
@@ -228,9 +269,11 @@ def dense(input, weight, bias=None):  # noqa: A002
 dense.__doc__ = _nn_ops.dense.__doc__
 
 depend = _state.depend
+det = _linalg_solve.det
 diag = _array_extra.diag
 diagflat = _array_more.diagflat
 diff = _array_extra.diff
+digamma = _special_math.digamma
 dist = _nn_extra.dist
 
 
@@ -259,6 +302,8 @@ def dtype(x):
     return _tensor_info.dtype(input_x=x)
 dtype.__doc__ = _tensor_info.dtype.__doc__
 
+eig = _linalg_decompose.eig
+eigvals = _linalg_decompose.eigvals
 elu = _activations_extra.elu
 
 
@@ -273,6 +318,7 @@ equal.__doc__ = _elementwise.equal.__doc__
 
 erf = _activations.erf
 erfc = _math_unary.erfc
+erfinv = _special_math.erfinv
 
 
 def exp(input):  # noqa: A002
@@ -289,6 +335,11 @@ expand_dims.__doc__ = _shape.expand_dims.__doc__
 expm1 = _math_unary.expm1
 eye = _array_extra.eye
 fast_gelu = _activations.fast_gelu
+fft = _spectral.fft
+fft2 = _spectral.fft2
+fftfreq = _spectral.fftfreq
+fftn = _spectral.fftn
+fftshift = _spectral.fftshift
 fill = _creation.fill
 
 
@@ -302,6 +353,7 @@ flip = _array_extra.flip
 fliplr = _array_extra.fliplr
 flipud = _array_extra.flipud
 float_power = _math_more.float_power
+float_power_ext = _math_more.float_power
 floor = _math_unary.floor
 floor_div = _elementwise.floor_div
 floor_divide = _math_composite.floor_divide
@@ -332,6 +384,7 @@ gather.__doc__ = _scatter_gather.gather.__doc__
 
 gather_nd = _zoo_extra.gather_nd
 gaussian_nll_loss = _loss_extra.gaussian_nll_loss
+gcd = _integer_math.gcd
 
 
 def ge(input, other):  # noqa: A002
@@ -339,6 +392,7 @@ def ge(input, other):  # noqa: A002
 ge.__doc__ = _elementwise.greater_equal.__doc__
 
 gelu = _activations.gelu
+geqrf = _linalg_decompose.geqrf
 ger = _products_extra.ger
 getitem = _indexing.getitem
 glu = _nn_extra.glu
@@ -360,6 +414,10 @@ def gt(input, other):  # noqa: A002
     return _elementwise.greater(x=input, y=other)
 gt.__doc__ = _elementwise.greater.__doc__
 
+gumbel_softmax = _random_ops.gumbel_softmax
+hamming_window = _windows.hamming_window
+hann_window = _windows.hann_window
+
 
 def hardshrink(input, lambd=0.5):  # noqa: A002
     return _activations_extra.hardshrink(lambd=lambd, x=input)
@@ -374,12 +432,26 @@ hardswish.__doc__ = _activations_extra.hardswish.__doc__
 
 hardtanh = _activations_extra.hardtanh
 heaviside = _math_more.heaviside
+hfft = _spectral.hfft
+hfft2 = _spectral.hfft2
+hfftn = _spectral.hfftn
 hinge_embedding_loss = _loss_extra.hinge_embedding_loss
+histc = _integer_math.histc
 hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
 hypot = _math_composite.hypot
+i0 = _bessel.i0
 identity = _zoo_extra.identity
+ifft = _spectral.ifft
+ifft2 = _spectral.ifft2
+ifftn = _spectral.ifftn
+ifftshift = _spectral.ifftshift
+igamma = _special_math.igamma
+igammac = _special_math.igammac
+ihfft = _spectral.ihfft
+ihfft2 = _spectral.ihfft2
+ihfftn = _spectral.ihfftn
 imag = _complex_ops.imag
 
 
@@ -392,12 +464,17 @@ index_add.__doc__ = _scatter_gather.index_add.__doc__
 index_select = _array_more.index_select
 inner = _products_extra.inner
 interpolate = _resample.interpolate
+inv = _integer_math.inv
+inverse = _linalg_solve.inverse
 
 
 def invert(x):
     return _math_unary.invert(input=x)
 invert.__doc__ = _math_unary.invert.__doc__
 
+irfft = _spectral.irfft
+irfft2 = _spectral.irfft2
+irfftn = _spectral.irfftn
 is_complex = _complex_ops.is_complex
 is_floating_point = _math_more.is_floating_point
 is_tensor = _math_more.is_tensor
@@ -408,11 +485,14 @@ isnan = _math_unary.isnan
 isneginf = _math_more.isneginf
 isposinf = _math_more.isposinf
 isreal = _complex_ops.isreal
+kaiser_window = _windows.kaiser_window
 kl_div = _loss_extra.kl_div
 kron = _products_extra.kron
 l1_loss = _loss_extra.l1_loss
+laplace = _random_ops.laplace
 layer_norm = _layer_norm.layer_norm
 layer_norm_grad = _layer_norm.layer_norm_grad
+lcm = _integer_math.lcm
 ldexp = _array_more.ldexp
 
 
@@ -429,6 +509,7 @@ def less_equal(input, other):  # noqa: A002
     return _elementwise.less_equal(x=input, y=other)
 less_equal.__doc__ = _elementwise.less_equal.__doc__
 
+lgamma = _special_math.lgamma
 linspace = _array_more.linspace
 
 
@@ -448,6 +529,7 @@ log_softmax.__doc__ = _nn_ops.log_softmax.__doc__
 logaddexp = _math_composite.logaddexp
 logaddexp2 = _math_composite.logaddexp2
 logcumsumexp = _scan_extra.logcumsumexp
+logdet = _linalg_solve.logdet
 logical_and = _math_binary.logical_and
 logical_not = _math_unary.logical_not
 logical_or = _math_binary.logical_or
@@ -465,6 +547,9 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     return _reduce_extra.logsumexp(input=input, axis=dim, keep_dims=keepdim)
 logsumexp.__doc__ = _reduce_extra.logsumexp.__doc__
 
+lstsq = _linalg_solve.lstsq
+lu_solve = _linalg_solve.lu_solve
+lu_unpack = _linalg_solve.lu_unpack
 make_range = _zoo_extra.make_range
 margin_ranking_loss = _loss_extra.margin_ranking_loss
 masked_fill = _masking.masked_fill
@@ -474,7 +559,9 @@ def matmul(input, other):  # noqa: A002
     return _nn_ops.matmul(a=input, b=other)
 matmul.__doc__ = _nn_ops.matmul.__doc__
 
+matrix_norm = _linalg_compose.matrix_norm
 matrix_power = _array_more.matrix_power
+matrix_solve = _linalg_solve.matrix_solve
 max = _reduce_extra.max
 max_pool1d = _pool_extra.max_pool1d
 max_pool2d = _pool.max_pool2d
@@ -485,6 +572,7 @@ def maximum(input, other):  # noqa: A002
 maximum.__doc__ = _elementwise.maximum.__doc__
 
 mean = _reduce.mean
+median = _order_statistics.median
 meshgrid = _array_extra.meshgrid
 min = _reduce_extra.min
 
@@ -508,10 +596,13 @@ mul.__doc__ = _elementwise.mul.__doc__
 multi_margin_loss = _loss_extra.multi_margin_loss
 multilabel_soft_margin_loss = _loss_extra.multilabel_soft_margin_loss
 multinomial = _sorting.multinomial
+multinomial_with_replacement = _random_ops.multinomial_with_replacement
 multiply = _math_composite.multiply
 mv = _products_extra.mv
+mvlgamma = _special_math.mvlgamma
 nan_to_num = _math_more.nan_to_num
 nanmean = _math_more.nanmean
+nanmedian = _order_statistics.nanmedian
 nansum = _math_more.nansum
 narrow = _array_extra.narrow
 
@@ -526,8 +617,10 @@ def neg(input):  # noqa: A002
 neg.__doc__ = _elementwise.neg.__doc__
 
 negative = _math_composite.negative
+nextafter = _integer_math.nextafter
 nll_loss = _loss_extra.nll_loss
 norm = _reduce_extra.norm
+normal = _random_ops.normal
 
 
 def not_equal(input, other):  # noqa: A002
@@ -543,14 +636,18 @@ one_hot.__doc__ = _nn_ops.one_hot.__doc__
 
 ones = _creation.ones
 ones_like = _creation.ones_like
+orgqr = _linalg_decompose.orgqr
 outer = _array_extra.outer
 pad = _shape.pad
 partial = _functools.partial
 pdist = _nn_extra.pdist
 permute = _shape.permute
+pinv = _linalg_solve.pinv
 pixel_shuffle = _nn_extra.pixel_shuffle
 pixel_unshuffle = _nn_extra.pixel_unshuffle
 polar = _complex_ops.polar
+polygamma = _special_math.polygamma
+population_count = _integer_math.population_count
 positive = _math_composite.positive
 
 
@@ -564,7 +661,13 @@ def prelu(input, weight):  # noqa: A002
 prelu.__doc__ = _activations_extra.prelu.__doc__
 
 prod = _reduce_extra.prod
+qr = _linalg_decompose.qr
 rad2deg = _math_composite.rad2deg
+rand = _random_ops.rand
+randn = _random_ops.randn
+randn_like = _random_ops.randn_like
+random_categorical = _random_ops.random_categorical
+randperm = _random_ops.randperm
 rank = _tensor_info.rank
 ravel = _array_extra.ravel
 real = _complex_ops.real
@@ -600,6 +703,7 @@ relu.__doc__ = _elementwise.relu.__doc__
 
 relu6 = _activations_extra.relu6
 remainder = _math_composite.remainder
+renorm = _linalg_compose.renorm
 repeat_interleave = _array_extra.repeat_interleave
 
 
@@ -607,6 +711,10 @@ def reshape(input, shape):  # noqa: A002
     return _shape.reshape(shape=shape, x=input)
 reshape.__doc__ = _shape.reshape.__doc__
 
+rfft = _spectral.rfft
+rfft2 = _spectral.rfft2
+rfftfreq = _spectral.rfftfreq
+rfftn = _spectral.rfftn
 roll = _array_extra.roll
 rot90 = _array_more.rot90
 round = _math_unary.round
@@ -616,7 +724,23 @@ def row_stack(tensors):
     return _array_more.vstack(inputs=tensors)
 row_stack.__doc__ = _array_more.vstack.__doc__
 
+rrelu = _random_ops.rrelu
 rsqrt = _math_unary.rsqrt
+scalar_add = _scalar_math.scalar_add
+scalar_div = _scalar_math.scalar_div
+scalar_eq = _scalar_math.scalar_eq
+scalar_floordiv = _scalar_math.scalar_floordiv
+scalar_ge = _scalar_math.scalar_ge
+scalar_gt = _scalar_math.scalar_gt
+scalar_le = _scalar_math.scalar_le
+scalar_log = _scalar_math.scalar_log
+scalar_lt = _scalar_math.scalar_lt
+scalar_max = _scalar_math.scalar_max
+scalar_min = _scalar_math.scalar_min
+scalar_mod = _scalar_math.scalar_mod
+scalar_mul = _scalar_math.scalar_mul
+scalar_pow = _scalar_math.scalar_pow
+scalar_sub = _scalar_math.scalar_sub
 scalar_to_array = _scalar_tensors.scalar_to_array
 
 
@@ -624,6 +748,8 @@ def scalar_to_tensor(input_x, dtype=mindspore.float32):
     return _scalar_tensors.scalar_to_tensor(input_x=input_x, dtype=dtype)
 scalar_to_tensor.__doc__ = _scalar_tensors.scalar_to_tensor.__doc__
 
+scalar_uadd = _scalar_math.scalar_uadd
+scalar_usub = _scalar_math.scalar_usub
 scatter_nd = _scatter_gather.scatter_nd
 
 
@@ -640,6 +766,7 @@ selu = _activations_extra.selu
 setitem = _indexing.setitem
 sgn = _math_more.sgn
 shape = _tensor_info.shape
+shuffle = _random_ops.shuffle
 
 
 def sigmoid(input):  # noqa: A002
@@ -659,6 +786,7 @@ sinc = _math_more.sinc
 sinh = _math_unary.sinh
 size = _tensor_info.size
 slice_ = _shape.slice_
+slogdet = _linalg_solve.slogdet
 smooth_l1_loss = _loss_extra.smooth_l1_loss
 
 
@@ -696,6 +824,8 @@ def squeeze(input, axis=None):  # noqa: A002
 squeeze.__doc__ = _shape.squeeze.__doc__
 
 stack = _array_ops.stack
+standard_laplace = _random_ops.standard_laplace
+standard_normal = _random_ops.standard_normal
 std = _reduce_extra.std
 std_mean = _math_more.std_mean
 
@@ -719,6 +849,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
 sum.__doc__ = _reduce.sum.__doc__
 
 sum_to = _elementwise.sum_to
+svd = _linalg_decompose.svd
 swapaxes = _array_extra.swapaxes
 
 
@@ -818,8 +949,10 @@ truncate_div = _math_more.truncate_div
 truncate_mod = _math_more.truncate_mod
 tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
+uniform = _random_ops.uniform
 unsqueeze = _array_extra.unsqueeze
 unstack = _array_ops.unstack
+vander = _linalg_compose.vander
 var = _reduce_extra.var
 var_mean = _math_more.var_mean
 vecdot = _products_extra.vecdot
@@ -831,52 +964,70 @@ xdivy = _math_more.xdivy
 xlogy = _math_composite.xlogy
 zeros = _creation.zeros
 zeros_like = _creation.zeros_like
+zeta = _special_math.zeta
 
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "all", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
-    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
-    "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm", "batch_norm",
-    "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast",
-    "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip",
+    "addmv", "addn", "addr", "adjoint", "all", "all_reduce", "amax", "amin", "aminmax", "angle",
+    "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
+    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
+    "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "avg_pool1d",
+    "avg_pool2d", "baddbmm", "bartlett_window", "batch_norm", "bernoulli", "bessel_i0",
+    "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
+    "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "bincount", "bitwise_and", "bitwise_left_shift",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window", "block_diag", "bmm",
+    "broadcast_to", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle",
+    "cholesky", "cholesky_inverse", "cholesky_solve", "chunk", "clamp", "clip",
     "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign",
-    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
-    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag",
-    "diagflat", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
-    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2",
-    "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud",
-    "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod",
-    "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge",
-    "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink",
-    "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit",
-    "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_select", "inner",
-    "interpolate", "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite",
-    "isinf", "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
-    "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
-    "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace",
-    "logsumexp", "make_range", "margin_ranking_loss", "masked_fill", "matmul", "matrix_power",
-    "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish",
-    "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
-    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
-    "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "norm", "not_equal", "numel",
-    "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle",
-    "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel",
-    "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_nd",
-    "scatter_update", "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu",
-    "sin", "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus",
-    "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
-    "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes",
+    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cov", "cross",
+    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "det",
+    "diag", "diagflat", "diff", "digamma", "dist", "div", "divide", "dot", "dropout", "dropout1d",
+    "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "eig", "eigvals", "elu", "eq", "equal",
+    "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fft",
+    "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten", "flip", "fliplr", "flipud",
+    "float_power", "float_power_ext", "floor", "floor_div", "floor_divide", "floor_mod",
+    "floordiv", "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
+    "gaussian_nll_loss", "gcd", "ge", "gelu", "geqrf", "ger", "getitem", "glu", "greater",
+    "greater_equal", "group_norm", "gt", "gumbel_softmax", "hamming_window", "hann_window",
+    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hfft", "hfft2", "hfftn",
+    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity",
+    "ifft", "ifft2", "ifftn", "ifftshift", "igamma", "igammac", "ihfft", "ihfft2", "ihfftn",
+    "imag", "index_add", "index_select", "inner", "interpolate", "inv", "inverse", "invert",
+    "irfft", "irfft2", "irfftn", "is_complex", "is_floating_point", "is_tensor", "isclose",
+    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div",
+    "kron", "l1_loss", "laplace", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le",
+    "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10", "log1p",
+    "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp",
+    "lstsq", "lu_solve", "lu_unpack", "make_range", "margin_ranking_loss", "masked_fill", "matmul",
+    "matrix_norm", "matrix_power", "matrix_solve", "max", "max_pool1d", "max_pool2d", "maximum",
+    "mean", "median", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis", "movedim",
+    "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
+    "multinomial_with_replacement", "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean",
+    "nanmedian", "nansum", "narrow", "ne", "neg", "negative", "nextafter", "nll_loss", "norm",
+    "normal", "not_equal", "numel", "one_hot", "ones", "ones_like", "orgqr", "outer", "pad",
+    "partial", "pdist", "permute", "pinv", "pixel_shuffle", "pixel_unshuffle", "polar",
+    "polygamma", "population_count", "positive", "pow", "prelu", "prod", "qr", "rad2deg", "rand",
+    "randn", "randn_like", "random_categorical", "randperm", "rank", "ravel", "real", "reciprocal",
+    "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
+    "relu6", "remainder", "renorm", "repeat_interleave", "reshape", "rfft", "rfft2", "rfftfreq",
+    "rfftn", "roll", "rot90", "round", "row_stack", "rrelu", "rsqrt", "scalar_add", "scalar_div",
+    "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt", "scalar_le", "scalar_log",
+    "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow",
+    "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd", "scalar_usub",
+    "scatter_nd", "scatter_update", "select", "selu", "setitem", "sgn", "shuffle", "sigmoid",
+    "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "slogdet",
+    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "sort", "split",
+    "sqrt", "square", "squeeze", "stack", "standard_laplace", "standard_normal", "std", "std_mean",
+    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd", "swapaxes",
     "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot",
     "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod",
     "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace",
     "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc",
-    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var",
-    "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros",
-    "zeros_like",
+    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "uniform", "unsqueeze", "unstack",
+    "vander", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy",
+    "xlogy", "zeros", "zeros_like", "zeta",
 ]

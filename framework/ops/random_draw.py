@@ -14,6 +14,9 @@ Contracts:
   identity of that input), so a compiled function gives new numbers at each call, and the
   two modes consume the generator alike: after the same ``ms.set_seed``, the same calls
   give the same numbers in PyNative and in graph mode.
+- ``seed`` given: the draws come from a generator of that seed (one per seed, advancing
+  at each draw, as ``Multinomial``'s), so a seeded call gives the same sequence in every
+  process, in both modes; else from the framework's generator.
 - No gradient (``differentiable = False``); never constant-folded.
 """
 
@@ -27,6 +30,7 @@ from .. import seed as _seed
 from ..primitive import Primitive, Spec
 
 KINDS = ("uniform", "normal", "integers", "permutation")
+_SEEDED: dict[int, np.random.Generator] = {}
 
 
 class RandomDraw(Primitive):
@@ -36,7 +40,7 @@ class RandomDraw(Primitive):
     differentiable = False
 
     def __init__(self, kind: str, shape: tuple[int, ...], dtype: Any, a: float = 0,
-                 b: float = 0) -> None:
+                 b: float = 0, seed: int | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"RandomDraw: kind must be one of {KINDS}, got {kind!r}")
         shape = tuple(int(n) for n in shape)
@@ -44,7 +48,8 @@ class RandomDraw(Primitive):
             raise ValueError(f"RandomDraw: shape must be non-negative ints, got {shape}")
         if kind == "integers" and not a < b:
             raise ValueError(f"RandomDraw: integers need low < high, got low={a}, high={b}")
-        super().__init__(kind=kind, shape=shape, dtype=np.dtype(dtype), a=a, b=b)
+        super().__init__(kind=kind, shape=shape, dtype=np.dtype(dtype), a=a, b=b,
+                         seed=None if seed is None else int(seed))
 
     def infer(self) -> Spec:
         return Spec(self.shape, self.dtype)
@@ -53,7 +58,8 @@ class RandomDraw(Primitive):
         return Spec(self.shape, self.dtype)
 
     def draw_mask(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
-        rng = _seed.generator()
+        rng = _seed.generator() if self.seed is None else \
+            _SEEDED.setdefault(self.seed, np.random.default_rng(self.seed))
         if self.kind == "uniform":
             values = rng.random(shape)
         elif self.kind == "normal":
@@ -68,6 +74,7 @@ class RandomDraw(Primitive):
         return self.draw_mask(self.shape, self.dtype) if draw is None else draw
 
 
-def random_draw(kind: str, shape: tuple[int, ...], dtype: Any, a: float = 0, b: float = 0) -> Any:
-    """A fresh tensor of ``RandomDraw(kind, shape, dtype, a, b)`` (new numbers per call)."""
-    return RandomDraw(kind, shape, dtype, a, b)()
+def random_draw(kind: str, shape: tuple[int, ...], dtype: Any, a: float = 0, b: float = 0,
+                seed: int | None = None) -> Any:
+    """A fresh tensor of ``RandomDraw(kind, shape, dtype, a, b, seed)`` (new numbers per call)."""
+    return RandomDraw(kind, shape, dtype, a, b, seed)()

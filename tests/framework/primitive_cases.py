@@ -456,3 +456,7 @@ def _check_dropout(x, outputs):
 from .primitive_cases_math import MATH_CASES  # noqa: E402
 
 CASES += MATH_CASES
+
+from .primitive_cases_numerics import NUMERICS_CASES  # noqa: E402
+
+CASES += NUMERICS_CASES

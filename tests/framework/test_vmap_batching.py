@@ -126,7 +126,16 @@ CASES = {
     "batch_matmul": (lambda a, b: ops.matmul(a, b), (X3, "X3T"), lambda a, b: a @ b),
     "conv_pool": (lambda x, w: ops.max_pool2d(ops.conv2d(x, w), 2, 2), (IMG, "KER"),
                   lambda x, w: _np_conv(x, w).reshape(2, 4, 2, 2, 2, 2).max((3, 5))),
+    "special_and_matrix_functions": (
+        lambda a, c: (ops.lgamma(a + 4.0), ops.bessel_j1(a), ops.inverse(_square(a)), ops.det(_square(a)),
+                      ops.slogdet(_square(a))[1], ops.svd(_square(a), compute_uv=False),
+                      ops.matrix_solve(_square(a), _square(a * 2.0)[:, :2])),
+        (X3, None), None),
 }
+
+
+def _square(a):  # a well-conditioned 3 x 3 matrix from a (3, 5) example
+    return a[:, :3] + ops.eye(3, 3, ms.float32) * 4.0
 
 
 def _inputs(args: tuple) -> tuple[list, tuple]:
