@@ -16,7 +16,7 @@ from framework.primitive import Primitive, Spec
 _CALLS: list[tuple[int, ...]] = []
 
 
-class _CumMaxPair(Primitive):
+class _CumMaxPair(Primitive, abstract=True):  # not registered: a test-only primitive
     """A test primitive no backend lowers: the running maximum along the last axis and,
     as a second output, the row sums of the input's cube."""
 
