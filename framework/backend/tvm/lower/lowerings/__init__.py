@@ -27,7 +27,8 @@ Known differences from the NumPy kernels (all documented at the lowering):
 - ``AvgPoolGrad`` materializes a zero tensor of ``input_shape`` because
   ``relax.op.grad.avg_pool2d_backward`` takes the forward input (it reads only its shape).
 - ``Div`` of integer tensors divides in float64 and casts to float32, as the kernel does.
-  ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only).
+  ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only); a negative
+  exponent gives MindSpore's integer answer (framework/ops/int_edges.py).
 - bool arithmetic/comparisons compute in int8 (TVM's LLVM codegen rejects them on bool).
 - ``Gather``/``IndexAdd``/``ScatterUpdate`` clip out-of-range indices (after wrapping
   negative ones once) where the kernels raise: compiled code never leaves the tensor.
@@ -87,7 +88,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Mul: elementwise.binary(relax.op.multiply),
     # Div is true division: integers divide in float64, then take the declared float32.
     _ew.Div: elementwise.division("true"),
-    _ew.Pow: elementwise.binary(relax.op.power, float_only=True),
+    _ew.Pow: elementwise.lower_pow,
     _ew.Maximum: elementwise.extremum("max"),
     _ew.Minimum: elementwise.extremum("min"),
     # floor division/modulo as in NumPy: round toward -inf, the sign of the divisor
