@@ -13,8 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from .primitive import shape_str
-
 
 @functools.cache
 def capacity() -> int:
@@ -52,6 +50,7 @@ def check_results(specs: Any) -> None:
     for spec in specs if isinstance(specs, tuple) and not hasattr(specs, "dtype") else (specs,):
         nbytes = math.prod(int(d) for d in spec.shape) * np.dtype(spec.dtype).itemsize
         if nbytes > capacity():
-            raise MemoryError(f"its result {shape_str(tuple(spec.shape))} {np.dtype(spec.dtype)} would "
+            shape = tuple(int(d) for d in spec.shape)
+            raise MemoryError(f"its result {shape} {np.dtype(spec.dtype)} would "
                               f"take {size_str(nbytes)}, more than this machine can hold "
                               f"({size_str(capacity())}); make it smaller")
