@@ -258,8 +258,8 @@ def fingerprint(graph: Graph) -> str:
     digest = hashlib.sha256(to_text(graph, locations=False).encode())
     for v in graph.inputs:
         digest.update(f"{v.kind}:{v.dtype}{v.shape}".encode())
-    for v in graph.constants():
-        digest.update(np.ascontiguousarray(v.data).tobytes())
+    for v in graph.constants():  # (the text shows small constants without their dtype)
+        digest.update(f"{v.dtype}{v.shape}".encode() + np.ascontiguousarray(v.data).tobytes())
     return digest.hexdigest()
 
 

@@ -113,6 +113,8 @@ class RelaxBuilder:
             if v.kind != "const":
                 raise KeyError(f"value %{v.id} used before definition")
             data = np.asarray(v.data)
+            if data.size == 0:  # (TVM cannot load a library holding an empty constant)
+                return self.bb.emit(relax.op.zeros(list(v.shape), _dtype(v)))
             if data.size > 1 and not any(data.strides):  # one value broadcast (passes._fold_empty):
                 scalar = relax.const(data.reshape(-1)[:1].reshape(()), _dtype(v))  # at each use
                 return self.bb.emit(relax.op.broadcast_to(scalar, list(v.shape)))

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from tvm import relax
 
 from .....dtype import BFLOAT16_NP
@@ -244,6 +245,10 @@ _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDim
 def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) -> Any:
     """Lower one IR node whose inputs are the Relax values ``args``."""
     ctx = node_context(bb, node)
+    if all(0 in s.shape for s in ctx.out_specs):  # nothing to compute (TVM's topk reads k=0 as all)
+        empty = tuple(relax.op.zeros(list(s.shape), "bool" if s.dtype == np.bool_ else s.dtype.name)
+                      for s in ctx.out_specs)
+        return empty if len(empty) != 1 else empty[0]
     lower = lowering_for(node.prim)
     if type(node.prim) not in _MOVES and any(s.dtype == BFLOAT16_NP for s in ctx.in_specs):
         lower = float32_compute(lower)
