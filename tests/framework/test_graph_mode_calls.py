@@ -55,7 +55,6 @@ class Wrap(nn.Cell):
         return self.inner(x) + 1
 
 
-@pytest.mark.slow
 def test_cells_nested_300_deep_compile():
     net = nn.ReLU()
     for _ in range(300):

@@ -116,13 +116,14 @@ EMPTY = np.zeros((2, 0), np.float32)
 
 @pytest.mark.parametrize("fn, arrays", [
     (lambda a: ops.cumsum(a, 1), (EMPTY,)),
+    (lambda a: (ops.softmax(a, -1), ops.log_softmax(a, -1)), (EMPTY,)),  # PyNative raised
     (lambda a: ops.sort(a)[0], (EMPTY,)),
     (lambda a: ops.argsort(a), (EMPTY,)),
     (lambda a: a.T * 2, (EMPTY,)),
     (lambda a: ops.topk(a, 0)[0], (np.ones((2, 4), np.float32),)),  # TVM's topk reads k=0 as all
     (lambda a: (a > 0).astype(ms.int64).sum(0), (EMPTY.T,)),
     (lambda a: (a > 0).astype(ms.int32).sum(0), (EMPTY.T,)),  # the same graph text as int64's
-], ids=["cumsum", "sort", "argsort", "transpose", "topk0", "int64_sum", "int32_sum"])
+], ids=["cumsum", "softmax", "sort", "argsort", "transpose", "topk0", "int64_sum", "int32_sum"])
 def test_ops_on_empty_tensors_give_pynatives_results(fn, arrays):
     eager, compiled = _modes(fn, *arrays)
     _assert_equal(eager, compiled)
