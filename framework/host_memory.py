@@ -46,8 +46,14 @@ def size_str(nbytes: float) -> str:
 
 def check_results(specs: Any) -> None:
     """Raise ``MemoryError`` if a result (a Spec, or a tuple of them) needs more bytes than
-    :func:`capacity`; the caller adds the op, its inputs and the user's line."""
-    for spec in specs if isinstance(specs, tuple) and not hasattr(specs, "dtype") else (specs,):
+    :func:`capacity`; the caller adds the op, its inputs and the user's line. (On every
+    PyNative op: a bound from the dims first, the precise size only past it.)"""
+    for spec in specs if type(specs) is tuple else (specs,):
+        count = 16  # the widest itemsize (complex128)
+        for d in spec.shape:
+            count *= d
+        if count <= capacity():
+            continue
         nbytes = math.prod(int(d) for d in spec.shape) * np.dtype(spec.dtype).itemsize
         if nbytes > capacity():
             shape = tuple(int(d) for d in spec.shape)
