@@ -36,6 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ import numpy as np
 from ._io import atomic_write, disk_full, skip_optional
 from .autograd.hooks import share_tensor_hooks
 from .frontend import convert
+from .frontend.depth import deep_calls
 from .frontend.pyobjects import FUNCTION_TYPES, returned
 from .interpreters import using
 from .interpreters.trace import TraceInterpreter
@@ -110,10 +112,17 @@ def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Call
     interp = TraceInterpreter(graph, fail_dir=fail_dir)
     if hasattr(cell, "cells_and_names"):  # a Cell's construct
         interp.enter_cell(cell)
-    with using(interp), collecting_writes() as written:
+    with using(interp), collecting_writes() as written, deep_calls():
         try:
             leaves, _, rebuild = flatten(returned(convert(fn)(*rebuild_args(traced))))
             leaves = [_traced_value(interp, leaf) for leaf in leaves]
+        except RecursionError:
+            error = RecursionError(
+                f"compiling {name}: its calls nest deeper than graph mode can follow "
+                f"({sys.getrecursionlimit()} interpreter frames, about 5 per nested call or cell); "
+                "nest fewer levels (a loop over a CellList does not nest)")
+            interp.report_failure(error)
+            raise error from None
         except Exception as error:
             if not isinstance(error, quiet):
                 interp.report_failure(error)
@@ -249,8 +258,8 @@ def fingerprint(graph: Graph) -> str:
     digest = hashlib.sha256(to_text(graph, locations=False).encode())
     for v in graph.inputs:
         digest.update(f"{v.kind}:{v.dtype}{v.shape}".encode())
-    for v in graph.constants():
-        digest.update(np.ascontiguousarray(v.data).tobytes())
+    for v in graph.constants():  # (the text shows small constants without their dtype)
+        digest.update(f"{v.dtype}{v.shape}".encode() + np.ascontiguousarray(v.data).tobytes())
     return digest.hexdigest()
 
 

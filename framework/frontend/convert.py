@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import _PACKAGE_DIR
-from .transformer import Transformer
+from .transformer import RT, Transformer
 
 _SKIP_DIRS = tuple({os.path.abspath(p) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib")
                     if (p := sysconfig.get_paths().get(key))})
@@ -50,6 +50,8 @@ def convert(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn
     code = fn.__code__
     if not is_user_code(code.co_filename) and fn.__globals__.get("GRAPH_MODE_SOURCE") is not True:
+        return fn
+    if RT in code.co_freevars:  # defined in converted code: converted with it already
         return fn
     key = (code, id(fn.__globals__))
     entry = _cache.get(key)
@@ -91,8 +93,8 @@ def _compile(fn: types.FunctionType) -> Any:
     filename = fn.__code__.co_filename
     fdef = Transformer(filename, code.co_name).visit(fdef)
     # a function defined inside converted code sees the runtime as a free variable already
-    freevars = [v for v in code.co_freevars if v != "_cf_rt"]
-    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in ["_cf_rt", *freevars]],
+    freevars = [v for v in code.co_freevars if v != RT]
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in [RT, *freevars]],
                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     factory = ast.FunctionDef(name="_cf_factory", args=args,
                               body=[fdef, ast.Return(value=ast.Name(id=code.co_name, ctx=ast.Load()))],

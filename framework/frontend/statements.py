@@ -9,13 +9,14 @@ from typing import Any
 from ..interpreters import is_tracing
 from ..tensor import Tensor
 from .convert import convert
+from .depth import tracked
 
 
 def converted(fn: Any) -> Any:
     """A called function, converted when it is user code (MindSpore parses the functions
     a compiled function calls); cells convert their ``construct`` when called."""
     if is_tracing() and isinstance(fn, types.FunctionType | types.MethodType):
-        return convert(fn)
+        return tracked(fn, convert(fn))
     return fn
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..autograd import tape as _tape
 from ..errors import user_location, with_location
+from ..host_memory import check_results
 from ..primitive import shape_str
 from .base import Interpreter
 
@@ -43,8 +44,8 @@ class EagerInterpreter(Interpreter):
         tensors = as_tensor_args(args)
         arrays = tuple([t._data for t in tensors])
         try:
-            prim.infer(*arrays)
-        except (ValueError, TypeError) as error:
+            check_results(prim.infer(*arrays))
+        except (ValueError, TypeError, MemoryError) as error:
             raise_op_error(prim, arrays, error)
         out = prim.kernel(*arrays)
         if prim.num_outputs == 1:

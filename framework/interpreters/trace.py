@@ -23,6 +23,7 @@ import numpy as np
 from .._io import atomic_write
 from ..autograd import tape as _tape
 from ..errors import graph_location, user_location, with_location
+from ..host_memory import check_results
 from ..ir.graph import Graph, GraphModeError, Node, Value, refuse_complex
 from ..ir.printer import to_text
 from .base import Interpreter
@@ -169,7 +170,8 @@ class TraceInterpreter(Interpreter):
         values = tuple(self.value_of(t) for t in tensors)
         try:
             specs = prim.out_specs(*values)
-        except (ValueError, TypeError) as error:
+            check_results(specs)
+        except (ValueError, TypeError, MemoryError) as error:
             self.fail(prim, values, error)
         refuse_complex([v.dtype for v in values] + [s.dtype for s in specs], prim.name)
         if prim.host_random:

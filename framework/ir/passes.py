@@ -7,6 +7,8 @@ whose condition is a constant is replaced by the branch it takes.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .control import If, has_side_effects
@@ -77,9 +79,46 @@ def _inline(node: Node, region: Graph, mapping: dict[int, Value]) -> list[Node]:
     return nodes
 
 
+def _known(v: Value) -> bool:
+    """A constant, or a tensor of no entries (its value is its shape: nothing to read)."""
+    return v.kind == "const" or v.size == 0
+
+
+def _data(v: Value) -> np.ndarray:
+    return v.data if v.kind == "const" else np.empty(v.shape, v.dtype)
+
+
+def _fold_empty(node: Node) -> tuple[np.ndarray, ...] | None:
+    """The results of a node that reads only constants and empty tensors, at least one
+    of them empty, from its NumPy kernel (PyNative's values: the sum or the product of
+    nothing, the mean of nothing...; compiled kernels with an empty reduction may read
+    memory that is not there), or None where the kernel refuses. A large result is kept
+    only when uniform, as a broadcast scalar (lowered as one)."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            results = node.prim.kernel(*[_data(v) for v in node.inputs])
+            results = results if isinstance(results, tuple) else (results,)
+            results = [np.asarray(data).astype(value.dtype, copy=False).reshape(value.shape)
+                       for value, data in zip(node.outputs, results, strict=True)]
+    except (ValueError, TypeError, ArithmeticError, IndexError, MemoryError):
+        return None
+    out = []
+    for data in results:
+        if data.size > FOLD_MAX_ELEMENTS:
+            flat = data.reshape(-1)
+            first = flat[0]
+            if not ((flat == first) | ((flat != flat) & (first != first))).all():  # NaN == NaN
+                return None
+            data = np.broadcast_to(first, data.shape)
+        out.append(data)
+    return tuple(out)
+
+
 def fold_constants(graph: Graph) -> int:
-    """Evaluate nodes whose inputs are all constants, and replace an ``If`` on a constant
-    condition by its branch; returns how many nodes were folded."""
+    """Evaluate nodes whose inputs are all constants (or empty tensors: ``_fold_empty``),
+    and replace an ``If`` on a constant condition by its branch; returns how many nodes
+    were folded."""
     mapping: dict[int, Value] = {}
     kept, folded = [], 0
     for node in graph.nodes:
@@ -90,15 +129,19 @@ def fold_constants(graph: Graph) -> int:
             kept += _inline(node, branch, mapping)
             folded += 1
             continue
-        foldable = (all(v.kind == "const" for v in node.inputs)
-                    and not node.prim.host_random and not node.prim.regions
-                    and not has_side_effects(node)
+        plain = not node.prim.host_random and not node.prim.regions and not has_side_effects(node)
+        foldable = (plain and all(v.kind == "const" for v in node.inputs)
                     and all(o.size <= FOLD_MAX_ELEMENTS for o in node.outputs))
-        if not foldable:
+        if foldable:
+            results = node.prim.kernel(*[v.data for v in node.inputs])
+            results = results if isinstance(results, tuple) else (results,)
+        elif plain and all(map(_known, node.inputs)) and any(v.size == 0 for v in node.inputs):
+            results = _fold_empty(node)
+        else:
+            results = None
+        if results is None:
             kept.append(node)
             continue
-        results = node.prim.kernel(*[v.data for v in node.inputs])
-        results = results if isinstance(results, tuple) else (results,)
         for out, data in zip(node.outputs, results):
             data = np.asarray(data).astype(out.dtype, copy=False)
             mapping[out.id] = Value(out.shape, out.dtype, kind="const", data=data)

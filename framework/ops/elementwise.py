@@ -12,6 +12,7 @@ from ..primitive import Primitive, Spec
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
 from .floor_float import ms_floor_divide, ms_floor_mod
+from .int_edges import ms_power
 
 
 def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
@@ -106,7 +107,7 @@ RealDiv = Div
 
 
 class Pow(_Binary):
-    fn = np.power
+    fn = ms_power  # integers' negative exponents as MindSpore's
 
     def bprop(self, x, y, *, out, dout, needs):
         dx = sum_to(mul(dout, mul(y, pow(x, sub(y, 1)))), x.shape) if needs[0] else None
@@ -157,18 +158,6 @@ class FloorDiv(_Floor):
     smallest for x < 0, 0 for 0 (floats: ``floor_float``)."""
 
     fn = ms_floor_divide
-
-    def kernel(self, x, y):
-        with np.errstate(divide="ignore"):  # integer / 0: handled below, as MindSpore
-            out = super().kernel(x, y)
-        if out.dtype.kind in "iu":
-            zero = np.broadcast_to(y == 0, out.shape)
-            if zero.any():
-                info = np.iinfo(out.dtype)
-                sign = np.broadcast_to(np.sign(x), out.shape)
-                out = np.where(zero, np.where(sign > 0, info.max, np.where(sign < 0, info.min, 0)),
-                               out).astype(out.dtype)
-        return out
 
     def bprop(self, x, y, *, out, dout, needs):
         from .shape import zeros_like

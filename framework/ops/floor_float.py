@@ -12,11 +12,17 @@ Contracts (``X``, ``Y``: the operands in float64, whatever the float result dtyp
   ``x == 0`` (so ``1 // -0.0`` is ``+inf``, unlike IEEE).
 - ``x % y`` is ``X - floor(X / Y) * Y`` (rounded after each operation, no fused multiply-add),
   cast to the result dtype: NaN where ``y`` is 0 or infinite, ``+0.0`` for an exact multiple.
+
+Integers (NumPy's floor division, with MindSpore's answers where the hardware would trap):
+``min // -1`` is ``min`` (the quotient wraps) and ``min % -1`` is 0; ``x % 0`` is
+MindSpore's (:mod:`framework.ops.int_edges`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .int_edges import indefinite, int_floor_divide_by_zero
 
 F64 = np.dtype(np.float64)
 
@@ -41,15 +47,24 @@ def float_floor_mod(x: np.ndarray, y: np.ndarray, dtype: np.dtype) -> np.ndarray
 
 
 def ms_floor_divide(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x // y``: float results as :func:`float_floor_div`, integers as NumPy's."""
+    """``x // y``: float results as :func:`float_floor_div`, integers as NumPy's but by zero
+    MindSpore's (``int_edges``)."""
     dtype = np.result_type(x, y)
-    return float_floor_div(x, y, dtype) if dtype.kind == "f" else np.floor_divide(x, y)
+    if dtype.kind == "f":
+        return float_floor_div(x, y, dtype)
+    with np.errstate(divide="ignore", over="ignore"):  # min // -1 wraps to min, as MindSpore's
+        return int_floor_divide_by_zero(x, y, np.floor_divide(x, y))
 
 
 def ms_floor_mod(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``x % y``: float results as :func:`float_floor_mod`, integers as NumPy's."""
+    """``x % y``: float results as :func:`float_floor_mod`, integers as NumPy's but by zero
+    MindSpore's (``int_edges.indefinite``)."""
     dtype = np.result_type(x, y)
     if dtype.kind == "f":
         return float_floor_mod(x, y, dtype)
-    with np.errstate(divide="ignore"):  # integer % 0 is 0, as NumPy's (and MindSpore's)
-        return np.mod(x, y)
+    with np.errstate(divide="ignore", over="ignore"):
+        out = np.mod(x, y)
+    zero = np.asarray(y) == 0
+    if zero.any() and indefinite(out.dtype):
+        out = np.where(np.broadcast_to(zero, out.shape), out.dtype.type(indefinite(out.dtype)), out)
+    return out

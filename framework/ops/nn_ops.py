@@ -86,7 +86,7 @@ class _AlongAxis(Primitive, abstract=True):
 class Softmax(_AlongAxis):
     @float32_accumulation
     def kernel(self, x):
-        e = np.exp(x - np.max(x, axis=self.axis, keepdims=True))
+        e = np.exp(x - np.max(x, axis=self.axis, keepdims=True, initial=-np.inf))  # (empty axes)
         return e / np.sum(e, axis=self.axis, keepdims=True)
 
     def bprop(self, x, *, out, dout, needs):
@@ -97,7 +97,7 @@ class Softmax(_AlongAxis):
 class LogSoftmax(_AlongAxis):
     @float32_accumulation
     def kernel(self, x):
-        shifted = x - np.max(x, axis=self.axis, keepdims=True)
+        shifted = x - np.max(x, axis=self.axis, keepdims=True, initial=-np.inf)
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
     def bprop(self, x, *, out, dout, needs):

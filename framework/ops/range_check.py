@@ -70,6 +70,8 @@ def check_range(values: Any, low: int, high: int, describe: Callable[[int], str]
     interp = current()
     if interp.scope is not interp.root:  # inside a region: see the module docstring
         return
+    if 0 in tuple(values.shape):  # nothing to check (and no maximum of nothing)
+        return
     if ignore is not None:
         values = select(equal(values, ignore), low, values)
     over = reduce_max(select(greater_equal(values, high), values, high - 1))

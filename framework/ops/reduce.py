@@ -93,7 +93,20 @@ class ReduceMean(_Reduce):
         return (broadcast_to(reshape(div(dout, float(count)), self._grad_shape(x)), x.shape),)
 
 
+def _nothing_to_pick(shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
+    """A maximum (or its index) of no entries has no value: the same error in both modes
+    (NumPy's kernels raise one; compiled code would read memory that is not there)."""
+    empty = [a for a in axes if shape[a] == 0]
+    if empty:
+        raise ValueError(f"the input of shape {tuple(shape)} has no entries along axis {empty[0]}, "
+                         "so no largest (or smallest) one; reduce over non-empty axes")
+
+
 class ReduceMax(_Reduce):
+    def infer(self, x: Any) -> Spec:
+        _nothing_to_pick(tuple(x.shape), normalize_axes(self.axis, len(x.shape)))
+        return super().infer(x)
+
     def kernel(self, x):
         return np.max(x, axis=self.axis, keepdims=self.keep_dims)
 
@@ -137,6 +150,7 @@ class Argmax(Primitive):
 
     def infer(self, x: Any) -> Spec:
         axis = normalize_axis(self.axis, len(x.shape))
+        _nothing_to_pick(tuple(x.shape), (axis,))
         return Spec(tuple(d for i, d in enumerate(x.shape) if i != axis), self.output_type)
 
     def kernel(self, x):

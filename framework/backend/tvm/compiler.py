@@ -99,6 +99,8 @@ class Executable:
         never writes its inputs), after an aligned copy if it does not start on the
         64-byte boundary the kernels assume."""
         array = np.asarray(array)
+        if array.size == 0:  # no data to borrow (NumPy's pointer of nothing is unaligned)
+            return tvm.runtime.empty(array.shape, str(array.dtype), self.device)
         if self.device.dlpack_device_type() != _CPU:
             return tvm.runtime.tensor(np.asarray(array, order="C"), self.device)
         if not array.flags.c_contiguous or array.ctypes.data % ALIGNMENT:

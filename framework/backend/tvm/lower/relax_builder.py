@@ -112,7 +112,13 @@ class RelaxBuilder:
         if v.id not in env:
             if v.kind != "const":
                 raise KeyError(f"value %{v.id} used before definition")
-            env[v.id] = relax.const(np.asarray(v.data), _dtype(v))
+            data = np.asarray(v.data)
+            if data.size == 0:  # (TVM cannot load a library holding an empty constant)
+                return self.bb.emit(relax.op.zeros(list(v.shape), _dtype(v)))
+            if data.size > 1 and not any(data.strides):  # one value broadcast (passes._fold_empty):
+                scalar = relax.const(data.reshape(-1)[:1].reshape(()), _dtype(v))  # at each use
+                return self.bb.emit(relax.op.broadcast_to(scalar, list(v.shape)))
+            env[v.id] = relax.const(data, _dtype(v))
         if isinstance(env[v.id], AtUse):  # emitted here, at its first use (named after its node)
             tag, self.bb.tag = self.bb.tag, self._tag(v.producer) or self.bb.tag
             env[v.id] = self.bb.emit(env[v.id].expr)

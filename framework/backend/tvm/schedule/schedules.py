@@ -23,15 +23,21 @@ from ....context import get_context
 from ..lower.inlining import inline_marked
 from . import cpu_rules, vector_math
 
+# framework modules outside the backend whose values the lowerings compile into kernels
+BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
+
 
 @functools.cache
 def backend_digest() -> str:
-    """Hash of this backend's source (lowerings, rules, kernels, pipeline): any edit to
-    them changes the compile-cache key, so stale libraries are never loaded."""
+    """Hash of this backend's source (lowerings, rules, kernels, pipeline) and of
+    ``BAKED_IN``: any edit to them changes the compile-cache key, so stale libraries are
+    never loaded."""
     digest = hashlib.sha256()
     root = Path(__file__).parents[1]  # the whole backend: lower/, schedule/, runtime/
     for path in sorted(root.rglob("*.py")):  # lowerings/ too
         digest.update(path.relative_to(root).as_posix().encode() + path.read_bytes())
+    for path in BAKED_IN:
+        digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -27,7 +27,8 @@ Known differences from the NumPy kernels (all documented at the lowering):
 - ``AvgPoolGrad`` materializes a zero tensor of ``input_shape`` because
   ``relax.op.grad.avg_pool2d_backward`` takes the forward input (it reads only its shape).
 - ``Div`` of integer tensors divides in float64 and casts to float32, as the kernel does.
-  ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only).
+  ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only); a negative
+  exponent gives MindSpore's integer answer (framework/ops/int_edges.py).
 - bool arithmetic/comparisons compute in int8 (TVM's LLVM codegen rejects them on bool).
 - ``Gather``/``IndexAdd``/``ScatterUpdate`` clip out-of-range indices (after wrapping
   negative ones once) where the kernels raise: compiled code never leaves the tensor.
@@ -38,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from tvm import relax
 
 from .....dtype import BFLOAT16_NP
@@ -89,7 +91,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Mul: elementwise.binary(relax.op.multiply),
     # Div is true division: integers divide in float64, then take the declared float32.
     _ew.Div: elementwise.division("true"),
-    _ew.Pow: elementwise.binary(relax.op.power, float_only=True),
+    _ew.Pow: elementwise.lower_pow,
     _ew.Maximum: elementwise.extremum("max"),
     _ew.Minimum: elementwise.extremum("min"),
     # floor division/modulo as in NumPy: round toward -inf, the sign of the divisor
@@ -248,6 +250,10 @@ _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDim
 def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) -> Any:
     """Lower one IR node whose inputs are the Relax values ``args``."""
     ctx = node_context(bb, node)
+    if all(0 in s.shape for s in ctx.out_specs):  # nothing to compute (TVM's topk reads k=0 as all)
+        empty = tuple(relax.op.zeros(list(s.shape), "bool" if s.dtype == np.bool_ else s.dtype.name)
+                      for s in ctx.out_specs)
+        return empty if len(empty) != 1 else empty[0]
     lower = lowering_for(node.prim)
     if type(node.prim) not in _MOVES and any(s.dtype == BFLOAT16_NP for s in ctx.in_specs):
         lower = float32_compute(lower)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 from tvm import relax, te, tirx, topi
 
+from .....ops.int_edges import indefinite
 from .base import LowerContext, Lowering, cast, cast_emit, emit
 
 
@@ -86,9 +87,9 @@ def lower_cast(ctx: LowerContext, x):
 # process (std::terminate, exit 134); and an integer division by a zero read at run time
 # traps (SIGFPE). So float division reads its divisor through a bit-cast round trip that
 # the simplifier does not fold (LLVM removes it; x / 0 is then IEEE: +-inf, nan), and
-# integer floor division/modulo never divide by 0: ``//`` by zero gives MindSpore's CPU
-# result (the dtype's max for x > 0, its min for x < 0, 0 for 0), ``%`` by zero 0 (NumPy's),
-# the same as the PyNative kernels (framework/ops/elementwise.py).
+# integer floor division/modulo never divide by 0 (nor the minimum by -1): ``//`` by zero
+# gives MindSpore's CPU result (the dtype's max for x > 0, its min for x < 0, 0 for 0), ``%``
+# by zero MindSpore's too, as the PyNative kernels (framework/ops/int_edges.py).
 
 _BITS = {"float16": "int16", "float32": "int32", "float64": "int64"}
 
@@ -137,28 +138,57 @@ def _float_floor_mod(bb, x, y):
     return relax.op.subtract(x, multiple)
 
 
+def _safe_divisor(b: tirx.PrimExpr, dtype: str) -> tuple[tirx.PrimExpr, tirx.PrimExpr]:
+    """``(b, minus_one)``: the divisor with 0 and -1 replaced by 1, and whether it was -1.
+    The hardware traps (SIGFPE) on a division by 0 and on the dtype's minimum divided by
+    -1 (its quotient does not fit); both are answered without dividing."""
+    one, zero = tirx.const(1, dtype), tirx.const(0, dtype)
+    if not dtype.startswith("int"):  # unsigned: no -1
+        return tirx.Select(b == zero, one, b), tirx.const(False, "bool")
+    minus_one = b == tirx.const(-1, dtype)
+    return tirx.Select(tirx.Or(b == zero, minus_one), one, b), minus_one
+
+
+def _wrapping_negative(a: tirx.PrimExpr, dtype: str) -> tirx.PrimExpr:
+    """``-a``, where the minimum stays the minimum (its negative wraps, as MindSpore's and
+    NumPy's ``min // -1``); never an overflowing negation (undefined in LLVM)."""
+    low = tirx.const(int(np.iinfo(dtype).min), dtype)
+    return tirx.Select(a == low, low, tirx.const(0, dtype) - tirx.Select(a == low, tirx.const(0, dtype), a))
+
+
 def _int_floor_div(x: te.Tensor, y: te.Tensor) -> te.Tensor:
     """Integer ``x // y`` (same shapes); by zero as MindSpore's CPU kernel: the dtype's
-    largest value for x > 0, its smallest for x < 0, 0 for 0."""
-    info = np.iinfo(str(x.dtype))
-    zero = tirx.const(0, x.dtype)
+    largest value for x > 0, its smallest for x < 0, 0 for 0; ``min // -1`` is ``min``."""
+    dtype = str(x.dtype)
+    info = np.iinfo(dtype)
+    zero = tirx.const(0, dtype)
 
     def at(*i):
         a, b = x(*i), y(*i)
-        quotient = tirx.floordiv(a, tirx.Select(b == zero, tirx.const(1, x.dtype), b))
-        by_zero = tirx.Select(a > zero, tirx.const(int(info.max), x.dtype),
-                              tirx.Select(a < zero, tirx.const(int(info.min), x.dtype), zero))
+        divisor, minus_one = _safe_divisor(b, dtype)
+        quotient = tirx.Select(minus_one, _wrapping_negative(a, dtype) if info.min else a,
+                               tirx.floordiv(a, divisor))
+        by_zero = tirx.Select(a > zero, tirx.const(int(info.max), dtype),
+                              tirx.Select(a < zero, tirx.const(int(info.min), dtype), zero))
         return tirx.Select(b == zero, by_zero, quotient)
 
     return te.compute(x.shape, at, name="floor_divide")
 
 
 def _int_floor_mod(x: te.Tensor, y: te.Tensor) -> te.Tensor:
-    """Integer ``x % y`` (same shapes), 0 where ``y`` is 0 (NumPy's value)."""
-    zero = tirx.const(0, x.dtype)
-    return te.compute(x.shape, lambda *i: tirx.Select(
-        y(*i) == zero, zero, tirx.floormod(x(*i), tirx.Select(y(*i) == zero, tirx.const(1, x.dtype),
-                                                               y(*i)))), name="floor_mod")
+    """Integer ``x % y`` (same shapes); ``x % -1`` is 0; by zero MindSpore's CPU value
+    (``int_edges.indefinite``: the minimum for 32 and 64 bits, else 0)."""
+    dtype = str(x.dtype)
+    zero = tirx.const(0, dtype)
+    by_zero = tirx.const(indefinite(np.dtype(dtype)), dtype)
+
+    def at(*i):
+        a, b = x(*i), y(*i)
+        divisor, minus_one = _safe_divisor(b, dtype)
+        return tirx.Select(b == zero, by_zero,
+                           tirx.Select(minus_one, zero, tirx.floormod(a, divisor)))
+
+    return te.compute(x.shape, at, name="floor_mod")
 
 
 def division(kind: str) -> Lowering:
@@ -187,6 +217,48 @@ def division(kind: str) -> Lowering:
 
     lower.__name__ = f"lower_{kind}_division"
     return lower
+
+
+# -- integer powers: TVM's ``power`` is float-only, so integers compute in float64; a negative
+# exponent takes MindSpore's answer explicitly (framework/ops/int_edges.py), never the
+# conversion of 1 / 0 = inf to an integer (undefined in LLVM).
+
+_float_power = binary(relax.op.power, float_only=True)
+
+
+def _int_power(x: te.Tensor, y: te.Tensor) -> te.Tensor:
+    """Integer ``x ** y`` (same shapes): ``pow`` in float64 for ``y >= 0``; for ``y < 0``
+    1 (x == 1), +-1 (x == -1, by the parity of y), the indefinite value (x == 0), else 0."""
+    dtype = str(x.dtype)
+
+    def at(*i):
+        a, b = x(*i), y(*i)
+        zero, one = tirx.const(0, dtype), tirx.const(1, dtype)
+        exponent = tirx.Cast("float64", tirx.Select(b < zero, zero, b)) if dtype.startswith("int") \
+            else tirx.Cast("float64", b)
+        plain = tirx.Cast(dtype, tirx.pow(tirx.Cast("float64", a), exponent))
+        if not dtype.startswith("int"):  # unsigned: no negative exponent
+            return plain
+        odd = tirx.floormod(b, tirx.const(2, dtype)) != zero
+        minus_one = tirx.Select(odd, tirx.const(-1, dtype), one)
+        fraction = tirx.Select(a == one, one, tirx.Select(a == tirx.const(-1, dtype), minus_one, tirx.Select(
+            a == zero, tirx.const(indefinite(np.dtype(dtype)), dtype), zero)))
+        return tirx.Select(b < zero, fraction, plain)
+
+    return te.compute(x.shape, at, name="int_power")
+
+
+def lower_pow(ctx: LowerContext, x, y):
+    """Pow: floats (and bools) as ``binary(float_only=True)``, integers by :func:`_int_power`."""
+    (xs, ys), dtype = ctx.in_specs, ctx.out_specs[0].dtype
+    if dtype.kind not in "iu":
+        return _float_power(ctx, x, y)
+    bb = ctx.bb
+    x, y = emit(bb, cast(x, xs.dtype, dtype)), emit(bb, cast(y, ys.dtype, dtype))
+    shape = list(ctx.out_specs[0].shape)
+    x = x if tuple(xs.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(x, shape))
+    y = y if tuple(ys.shape) == tuple(shape) else bb.emit(relax.op.broadcast_to(y, shape))
+    return bb.call_te(_int_power, x, y, primfunc_name_hint="int_power")
 
 
 # -- NaN propagates through max/min/ReLU, as in NumPy (and so PyNative) ----------------------

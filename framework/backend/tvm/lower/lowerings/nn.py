@@ -135,7 +135,9 @@ def lower_batch_norm(ctx: LowerContext, x, scale, bias, mean, variance):
     if prim.is_training:
         # sum, then scale: TOPI's mean is a reduction with a division in one kernel, which
         # FuseOps does not fuse its producers into (the square below would be written out)
-        count = const(1.0 / float(np.prod([spec.shape[a] for a in axes])), dtype)
+        # an empty batch: 1 / 0 is inf, so its statistics are 0 * inf = NaN, as np.mean's
+        n = int(np.prod([spec.shape[a] for a in axes]))
+        count = const(1.0 / n if n else np.inf, dtype)
         mean = bb.emit(relax.op.multiply(relax.op.sum(x, axes, False), count))
         centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
         # biased variance, two-pass like np.var

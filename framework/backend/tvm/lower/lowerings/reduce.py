@@ -29,12 +29,17 @@ def reduction(op: Callable[..., relax.Expr]) -> Lowering:
 
 def lower_reduce_mean(ctx: LowerContext, x):
     """Floats: Relax's mean. Integers: the sum in int64, divided toward zero
-    (``sign(s) * (|s| // n)``, exact; Relax's integer mean returns int64)."""
+    (``sign(s) * (|s| // n)``, exact; Relax's integer mean returns int64). The mean of no
+    entries is NaN (integers: 0), as NumPy's kernel gives; TVM refuses to divide by 0."""
     spec = ctx.in_specs[0]
     axes = normalize_axes(ctx.prim.axis, len(spec.shape))
+    count = int(np.prod([spec.shape[a] for a in axes], dtype=np.int64))
+    out = ctx.out_specs[0]
+    if axes and count == 0:
+        zeros = emit(ctx.bb, relax.op.zeros(list(out.shape), out.dtype.name))
+        return relax.op.add(zeros, const(np.nan, out.dtype)) if out.dtype.kind == "f" else zeros
     if not axes or np.dtype(spec.dtype).kind == "f":
         return reduction(relax.op.mean)(ctx, x)
-    count = int(np.prod([spec.shape[a] for a in axes], dtype=np.int64))
     bb = ctx.bb
     total = emit(bb, relax.op.sum(emit(bb, cast(x, spec.dtype, "int64")), list(axes),
                                   ctx.prim.keep_dims))
