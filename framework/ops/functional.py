@@ -42,6 +42,7 @@ from . import scan_extra as _scan_extra
 from . import scatter_gather as _scatter_gather
 from . import shape as _shape
 from . import sorting as _sorting
+from . import sparse as _sparse
 from . import state as _state
 from . import tensor_info as _tensor_info
 from . import zoo_extra as _zoo_extra
@@ -192,6 +193,43 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, dila
     return _group_conv.conv2d(weight=weight, bias=bias, stride=stride, pad_mode=pad_mode, padding=padding, dilation=dilation, groups=groups, x=input)
 conv2d.__doc__ = _group_conv.conv2d.__doc__
 
+coo2csr = _sparse.coo2csr
+coo_abs = _sparse.coo_abs
+coo_acos = _sparse.coo_acos
+coo_acosh = _sparse.coo_acosh
+coo_add = _sparse.coo_add
+coo_asin = _sparse.coo_asin
+coo_asinh = _sparse.coo_asinh
+coo_atan = _sparse.coo_atan
+coo_atanh = _sparse.coo_atanh
+coo_ceil = _sparse.coo_ceil
+coo_concat = _sparse.coo_concat
+coo_cos = _sparse.coo_cos
+coo_cosh = _sparse.coo_cosh
+coo_exp = _sparse.coo_exp
+coo_expm1 = _sparse.coo_expm1
+coo_floor = _sparse.coo_floor
+coo_inv = _sparse.coo_inv
+coo_isfinite = _sparse.coo_isfinite
+coo_isinf = _sparse.coo_isinf
+coo_isnan = _sparse.coo_isnan
+coo_log = _sparse.coo_log
+coo_log1p = _sparse.coo_log1p
+coo_neg = _sparse.coo_neg
+coo_relu = _sparse.coo_relu
+coo_relu6 = _sparse.coo_relu6
+coo_round = _sparse.coo_round
+coo_sigmoid = _sparse.coo_sigmoid
+coo_sin = _sparse.coo_sin
+coo_sinh = _sparse.coo_sinh
+coo_softsign = _sparse.coo_softsign
+coo_sqrt = _sparse.coo_sqrt
+coo_square = _sparse.coo_square
+coo_tan = _sparse.coo_tan
+coo_tanh = _sparse.coo_tanh
+coo_tensor_get_dense_shape = _sparse.coo_tensor_get_dense_shape
+coo_tensor_get_indices = _sparse.coo_tensor_get_indices
+coo_tensor_get_values = _sparse.coo_tensor_get_values
 copysign = _math_more.copysign
 
 
@@ -215,6 +253,51 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     return _loss_fns.cross_entropy(input=input, target=target, weight=weight, ignore_index=ignore_index, reduction=reduction, label_smoothing=label_smoothing)
 cross_entropy.__doc__ = _loss_fns.cross_entropy.__doc__
 
+csr2coo = _sparse.csr2coo
+csr_abs = _sparse.csr_abs
+csr_acos = _sparse.csr_acos
+csr_acosh = _sparse.csr_acosh
+csr_add = _sparse.csr_add
+csr_asin = _sparse.csr_asin
+csr_asinh = _sparse.csr_asinh
+csr_atan = _sparse.csr_atan
+csr_atanh = _sparse.csr_atanh
+csr_ceil = _sparse.csr_ceil
+csr_cos = _sparse.csr_cos
+csr_cosh = _sparse.csr_cosh
+csr_div = _sparse.csr_div
+csr_exp = _sparse.csr_exp
+csr_expm1 = _sparse.csr_expm1
+csr_floor = _sparse.csr_floor
+csr_gather = _sparse.csr_gather
+csr_inv = _sparse.csr_inv
+csr_isfinite = _sparse.csr_isfinite
+csr_isinf = _sparse.csr_isinf
+csr_isnan = _sparse.csr_isnan
+csr_log = _sparse.csr_log
+csr_log1p = _sparse.csr_log1p
+csr_mul = _sparse.csr_mul
+csr_mv = _sparse.csr_mv
+csr_neg = _sparse.csr_neg
+csr_reduce_sum = _sparse.csr_reduce_sum
+csr_relu = _sparse.csr_relu
+csr_relu6 = _sparse.csr_relu6
+csr_round = _sparse.csr_round
+csr_sigmoid = _sparse.csr_sigmoid
+csr_sin = _sparse.csr_sin
+csr_sinh = _sparse.csr_sinh
+csr_softmax = _sparse.csr_softmax
+csr_softsign = _sparse.csr_softsign
+csr_sqrt = _sparse.csr_sqrt
+csr_square = _sparse.csr_square
+csr_tan = _sparse.csr_tan
+csr_tanh = _sparse.csr_tanh
+csr_tensor_get_dense_shape = _sparse.csr_tensor_get_dense_shape
+csr_tensor_get_indices = _sparse.csr_tensor_get_indices
+csr_tensor_get_indptr = _sparse.csr_tensor_get_indptr
+csr_tensor_get_values = _sparse.csr_tensor_get_values
+csr_to_coo = _sparse.csr_to_coo
+csr_to_dense = _sparse.csr_to_dense
 cummax = _scan_extra.cummax
 cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
@@ -844,40 +927,53 @@ __all__ = [
     "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and",
     "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast",
     "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip",
-    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign",
-    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
-    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag",
-    "diagflat", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
-    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2",
-    "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud",
-    "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod",
-    "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge",
-    "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink",
-    "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit",
-    "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_select", "inner",
-    "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
-    "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
-    "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
-    "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace",
-    "logsumexp", "make_range", "margin_ranking_loss", "masked_fill", "matmul", "matrix_power",
-    "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish",
-    "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
-    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
-    "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "norm", "not_equal", "numel",
-    "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle",
-    "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel",
-    "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update",
-    "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
-    "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
-    "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
-    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
-    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
-    "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean",
-    "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "coo2csr",
+    "coo_abs", "coo_acos", "coo_acosh", "coo_add", "coo_asin", "coo_asinh", "coo_atan",
+    "coo_atanh", "coo_ceil", "coo_concat", "coo_cos", "coo_cosh", "coo_exp", "coo_expm1",
+    "coo_floor", "coo_inv", "coo_isfinite", "coo_isinf", "coo_isnan", "coo_log", "coo_log1p",
+    "coo_neg", "coo_relu", "coo_relu6", "coo_round", "coo_sigmoid", "coo_sin", "coo_sinh",
+    "coo_softsign", "coo_sqrt", "coo_square", "coo_tan", "coo_tanh", "coo_tensor_get_dense_shape",
+    "coo_tensor_get_indices", "coo_tensor_get_values", "copysign", "cos", "cosh",
+    "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross", "cross_entropy",
+    "csr2coo", "csr_abs", "csr_acos", "csr_acosh", "csr_add", "csr_asin", "csr_asinh", "csr_atan",
+    "csr_atanh", "csr_ceil", "csr_cos", "csr_cosh", "csr_div", "csr_exp", "csr_expm1", "csr_floor",
+    "csr_gather", "csr_inv", "csr_isfinite", "csr_isinf", "csr_isnan", "csr_log", "csr_log1p",
+    "csr_mul", "csr_mv", "csr_neg", "csr_reduce_sum", "csr_relu", "csr_relu6", "csr_round",
+    "csr_sigmoid", "csr_sin", "csr_sinh", "csr_softmax", "csr_softsign", "csr_sqrt", "csr_square",
+    "csr_tan", "csr_tanh", "csr_tensor_get_dense_shape", "csr_tensor_get_indices",
+    "csr_tensor_get_indptr", "csr_tensor_get_values", "csr_to_coo", "csr_to_dense", "cummax",
+    "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag", "diagflat", "diff",
+    "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit",
+    "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1",
+    "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor",
+    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
+    "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge", "gelu", "ger",
+    "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss",
+    "hypot", "identity", "imag", "index_add", "index_select", "inner", "invert", "is_complex",
+    "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp",
+    "le", "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2",
+    "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
+    "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max", "max_pool1d",
+    "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis",
+    "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "multinomial", "multiply", "mv", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg",
+    "negative", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer",
+    "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "positive",
+    "pow", "prelu", "prod", "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all",
+    "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6",
+    "remainder", "repeat_interleave", "reshape", "roll", "rot90", "round", "row_stack", "rsqrt",
+    "scalar_to_array", "scalar_to_tensor", "scatter_update", "select", "selu", "setitem", "sgn",
+    "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_",
+    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "sort", "split",
+    "sqrt", "square", "squeeze", "stack", "std", "std_mean", "stop_gradient", "strided_slice",
+    "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink",
+    "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt",
+    "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split",
+    "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril",
+    "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod",
+    "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm",
+    "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
 ]
