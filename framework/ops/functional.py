@@ -15,6 +15,7 @@ from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
 from . import clip as _clip
+from . import collectives as _collectives
 from . import comm as _comm
 from . import complex_ops as _complex_ops
 from . import creation as _creation
@@ -79,6 +80,7 @@ addn.__doc__ = _add_n.addn.__doc__
 
 addr = _products_extra.addr
 all = _math_more.all
+all_gather = _collectives.all_gather
 
 
 def all_reduce(tensor, op='sum', group=None, async_op=False):
@@ -138,6 +140,7 @@ atleast_3d = _array_more.atleast_3d
 avg_pool1d = _pool_extra.avg_pool1d
 avg_pool2d = _pool.avg_pool2d
 baddbmm = _products_extra.baddbmm
+barrier = _collectives.barrier
 
 
 def batch_norm(input_x, running_mean, running_var, weight, bias, training=False, momentum=0.1, eps=1e-05):
@@ -161,6 +164,7 @@ bitwise_or = _math_binary.bitwise_or
 bitwise_xor = _math_binary.bitwise_xor
 block_diag = _array_more.block_diag
 bmm = _products_extra.bmm
+broadcast = _collectives.broadcast
 
 
 def broadcast_to(input, shape):  # noqa: A002
@@ -427,6 +431,9 @@ ge.__doc__ = _elementwise.greater_equal.__doc__
 
 gelu = _activations.gelu
 ger = _products_extra.ger
+get_backend = _collectives.get_backend
+get_process_group_ranks = _collectives.get_process_group_ranks
+get_rank = _collectives.get_rank
 getitem = _indexing.getitem
 glu = _nn_extra.glu
 
@@ -612,6 +619,7 @@ def neg(input):  # noqa: A002
 neg.__doc__ = _elementwise.neg.__doc__
 
 negative = _math_composite.negative
+new_group = _collectives.new_group
 nll_loss = _loss_extra.nll_loss
 norm = _reduce_extra.norm
 
@@ -655,6 +663,7 @@ rank = _tensor_info.rank
 ravel = _array_extra.ravel
 real = _complex_ops.real
 reciprocal = _math_unary.reciprocal
+recv = _collectives.recv
 reduce_all = _reduce.reduce_all
 reduce_any = _reduce.reduce_any
 
@@ -721,6 +730,7 @@ def select(condition, input, other):  # noqa: A002
 select.__doc__ = _elementwise.select.__doc__
 
 selu = _activations_extra.selu
+send = _collectives.send
 setitem = _indexing.setitem
 sgn = _math_more.sgn
 shape = _tensor_info.shape
@@ -920,23 +930,24 @@ zeros_like = _creation.zeros_like
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "all", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
-    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
-    "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm", "batch_norm",
-    "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast",
-    "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip",
-    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "coo2csr",
-    "coo_abs", "coo_acos", "coo_acosh", "coo_add", "coo_asin", "coo_asinh", "coo_atan",
-    "coo_atanh", "coo_ceil", "coo_concat", "coo_cos", "coo_cosh", "coo_exp", "coo_expm1",
-    "coo_floor", "coo_inv", "coo_isfinite", "coo_isinf", "coo_isnan", "coo_log", "coo_log1p",
-    "coo_neg", "coo_relu", "coo_relu6", "coo_round", "coo_sigmoid", "coo_sin", "coo_sinh",
-    "coo_softsign", "coo_sqrt", "coo_square", "coo_tan", "coo_tanh", "coo_tensor_get_dense_shape",
-    "coo_tensor_get_indices", "coo_tensor_get_values", "copysign", "cos", "cosh",
-    "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross", "cross_entropy",
-    "csr2coo", "csr_abs", "csr_acos", "csr_acosh", "csr_add", "csr_asin", "csr_asinh", "csr_atan",
-    "csr_atanh", "csr_ceil", "csr_cos", "csr_cosh", "csr_div", "csr_exp", "csr_expm1", "csr_floor",
+    "addmv", "addn", "addr", "all", "all_gather", "all_reduce", "amax", "amin", "aminmax", "angle",
+    "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
+    "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
+    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm",
+    "barrier", "batch_norm", "bias_add", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "bitwise_and", "bitwise_or", "bitwise_xor", "block_diag",
+    "bmm", "broadcast", "broadcast_to", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu",
+    "channel_shuffle", "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_value",
+    "column_stack", "concat", "conj", "conv2d", "coo2csr", "coo_abs", "coo_acos", "coo_acosh",
+    "coo_add", "coo_asin", "coo_asinh", "coo_atan", "coo_atanh", "coo_ceil", "coo_concat",
+    "coo_cos", "coo_cosh", "coo_exp", "coo_expm1", "coo_floor", "coo_inv", "coo_isfinite",
+    "coo_isinf", "coo_isnan", "coo_log", "coo_log1p", "coo_neg", "coo_relu", "coo_relu6",
+    "coo_round", "coo_sigmoid", "coo_sin", "coo_sinh", "coo_softsign", "coo_sqrt", "coo_square",
+    "coo_tan", "coo_tanh", "coo_tensor_get_dense_shape", "coo_tensor_get_indices",
+    "coo_tensor_get_values", "copysign", "cos", "cosh", "cosine_embedding_loss",
+    "cosine_similarity", "count_nonzero", "cross", "cross_entropy", "csr2coo", "csr_abs",
+    "csr_acos", "csr_acosh", "csr_add", "csr_asin", "csr_asinh", "csr_atan", "csr_atanh",
+    "csr_ceil", "csr_cos", "csr_cosh", "csr_div", "csr_exp", "csr_expm1", "csr_floor",
     "csr_gather", "csr_inv", "csr_isfinite", "csr_isinf", "csr_isnan", "csr_log", "csr_log1p",
     "csr_mul", "csr_mv", "csr_neg", "csr_reduce_sum", "csr_relu", "csr_relu6", "csr_round",
     "csr_sigmoid", "csr_sin", "csr_sinh", "csr_softmax", "csr_softsign", "csr_sqrt", "csr_square",
@@ -948,32 +959,33 @@ __all__ = [
     "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor",
     "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
     "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge", "gelu", "ger",
-    "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid",
-    "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss",
-    "hypot", "identity", "imag", "index_add", "index_select", "inner", "invert", "is_complex",
-    "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf",
-    "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp",
-    "le", "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2",
-    "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
+    "get_backend", "get_process_group_ranks", "get_rank", "getitem", "glu", "greater",
+    "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+    "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "identity",
+    "imag", "index_add", "index_select", "inner", "invert", "is_complex", "is_floating_point",
+    "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal",
+    "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le", "leaky_relu",
+    "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
+    "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
     "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max", "max_pool1d",
     "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis",
     "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
     "multinomial", "multiply", "mv", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg",
-    "negative", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer",
-    "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "positive",
-    "pow", "prelu", "prod", "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all",
-    "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6",
-    "remainder", "repeat_interleave", "reshape", "roll", "rot90", "round", "row_stack", "rsqrt",
-    "scalar_to_array", "scalar_to_tensor", "scatter_update", "select", "selu", "setitem", "sgn",
-    "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_",
-    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "sort", "split",
-    "sqrt", "square", "squeeze", "stack", "std", "std_mean", "stop_gradient", "strided_slice",
-    "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink",
-    "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt",
-    "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split",
-    "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril",
-    "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod",
-    "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm",
-    "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "negative", "new_group", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones",
+    "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle",
+    "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel", "real", "reciprocal",
+    "recv", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum",
+    "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90", "round",
+    "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update", "select",
+    "selu", "send", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh",
+    "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
+    "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "stop_gradient",
+    "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan",
+    "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge",
+    "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
+    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
+    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
+    "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean",
+    "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
 ]
