@@ -18,8 +18,12 @@ from . import clip as _clip
 from . import collectives as _collectives
 from . import comm as _comm
 from . import complex_ops as _complex_ops
+from . import composite as _composite
 from . import creation as _creation
+from . import custom_info as _custom_info
+from . import debug as _debug
 from . import elementwise as _elementwise
+from . import gradient_ids as _gradient_ids
 from . import group_conv as _group_conv
 from . import indexing as _indexing
 from . import layer_norm as _layer_norm
@@ -306,6 +310,7 @@ cummax = _scan_extra.cummax
 cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
 cumsum = _scan.cumsum
+custom_info_register = _custom_info.custom_info_register
 deg2rad = _math_composite.deg2rad
 
 
@@ -432,6 +437,7 @@ ge.__doc__ = _elementwise.greater_equal.__doc__
 gelu = _activations.gelu
 ger = _products_extra.ger
 get_backend = _collectives.get_backend
+get_grad = _gradient_ids.get_grad
 get_process_group_ranks = _collectives.get_process_group_ranks
 get_rank = _collectives.get_rank
 getitem = _indexing.getitem
@@ -472,6 +478,7 @@ hinge_embedding_loss = _loss_extra.hinge_embedding_loss
 hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
+hyper_add = _composite.hyper_add
 hypot = _math_composite.hypot
 identity = _zoo_extra.identity
 imag = _complex_ops.imag
@@ -657,6 +664,7 @@ def prelu(input, weight):  # noqa: A002
     return _activations_extra.prelu(weight=weight, x=input)
 prelu.__doc__ = _activations_extra.prelu.__doc__
 
+print_ = _debug.print_
 prod = _reduce_extra.prod
 rad2deg = _math_composite.rad2deg
 rank = _tensor_info.rank
@@ -953,39 +961,40 @@ __all__ = [
     "csr_sigmoid", "csr_sin", "csr_sinh", "csr_softmax", "csr_softsign", "csr_sqrt", "csr_square",
     "csr_tan", "csr_tanh", "csr_tensor_get_dense_shape", "csr_tensor_get_indices",
     "csr_tensor_get_indptr", "csr_tensor_get_values", "csr_to_coo", "csr_to_dense", "cummax",
-    "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag", "diagflat", "diff",
-    "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit",
-    "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1",
-    "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor",
-    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
-    "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge", "gelu", "ger",
-    "get_backend", "get_process_group_ranks", "get_rank", "getitem", "glu", "greater",
-    "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
-    "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "identity",
-    "imag", "index_add", "index_select", "inner", "invert", "is_complex", "is_floating_point",
-    "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal",
-    "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le", "leaky_relu",
-    "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
-    "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
+    "cummin", "cumprod", "cumsum", "custom_info_register", "deg2rad", "dense", "depend", "diag",
+    "diagflat", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
+    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2",
+    "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud",
+    "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod",
+    "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge",
+    "gelu", "ger", "get_backend", "get_grad", "get_process_group_ranks", "get_rank", "getitem",
+    "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss",
+    "hyper_add", "hypot", "identity", "imag", "index_add", "index_select", "inner", "invert",
+    "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad",
+    "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p",
+    "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
     "margin_ranking_loss", "masked_fill", "matmul", "matrix_power", "max", "max_pool1d",
     "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis",
     "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
     "multinomial", "multiply", "mv", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg",
     "negative", "new_group", "nll_loss", "norm", "not_equal", "numel", "one_hot", "ones",
     "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle",
-    "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel", "real", "reciprocal",
-    "recv", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum",
-    "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90", "round",
-    "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update", "select",
-    "selu", "send", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh",
-    "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
-    "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean", "stop_gradient",
-    "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan",
-    "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge",
-    "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
-    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
-    "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean",
-    "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "polar", "positive", "pow", "prelu", "print_", "prod", "rad2deg", "rank", "ravel", "real",
+    "reciprocal", "recv", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
+    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update",
+    "select", "selu", "send", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin",
+    "sinc", "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus",
+    "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std",
+    "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes",
+    "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot",
+    "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod",
+    "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace",
+    "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc",
+    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var",
+    "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros",
+    "zeros_like",
 ]

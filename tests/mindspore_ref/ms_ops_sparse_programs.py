@@ -245,6 +245,49 @@ def main():
 '''
 
 
+# the helpers of ops beside the sparse ones: get_grad on grad(..., return_ids=True), hyper_add,
+# custom_info_register, print_
+PROGRAMS["grad_ids_and_helpers"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([2.0, -1.0], np.float32)), name="w")
+        self.b = ms.Parameter(Tensor(np.array([0.5], np.float32)), name="b")
+
+    def construct(self, x, y):
+        return (x * self.w * x + y * self.b).sum()
+
+
+class Grads(nn.Cell):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.grad = ms.grad(net, grad_position=(0, 1), weights=net.trainable_params(), return_ids=True)
+
+    def construct(self, x, y):
+        res = self.grad(x, y)
+        return ops.get_grad(res, 1), ops.get_grad(res, 0), ops.get_grad(res, self.net.b), \\
+            ops.get_grad(res, self.net.w)
+
+
+class Sums(nn.Cell):
+    def construct(self, a, b, c):
+        return ops.hyper_add((a, (b, c)), (c, (a, b)))
+
+
+@ops.custom_info_register("first record", {"op_name": "twice"})
+def twice(x):
+    return x * 2
+
+
+def main():
+    x, y = Tensor(np.array([1.5, -0.5], np.float32)), Tensor(np.array([3.0, 4.0], np.float32))
+    a, b = Tensor(U[:2]), Tensor(HALF[:2])
+    return (Grads(Net())(x, y), Sums()(a, b, Tensor(POS[:2])), twice(a), len(twice.reg_info),
+            twice.reg_info[0], ops.print_("print_:", a, 3))
+'''
+
+
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
 

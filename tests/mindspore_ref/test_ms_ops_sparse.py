@@ -145,3 +145,40 @@ def test_bad_inputs_say_what_and_where():
                                    np.zeros(0, np.float32), (2, 4)), 1.0, 1.0)
     with pytest.raises(TypeError, match="integer tensor"):
         COOTensor(Tensor(np.zeros((1, 2), np.float32)), Tensor(np.ones(1, np.float32)), (2, 2))
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_print_prints_what_print_primitive_prints(mode, capfd):
+    """``ops.print_`` is ``ops.Print()`` as a function (its output format is checked against
+    MindSpore by test_ms_print); the two print the same lines in both modes."""
+    class Net(ms.nn.Cell):
+        def __init__(self, fn):
+            super().__init__()
+            self.fn = fn
+
+        def construct(self, x):
+            self.fn("value:", x, 3)
+            return x + 1
+
+    x = Tensor(np.array([[1.5, -2.0]], np.float32))
+    ms.set_context(mode=mode)
+    try:
+        Net(ops.print_)(x)
+        first = capfd.readouterr().out
+        Net(ops.Print())(x)
+        second = capfd.readouterr().out
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert first == second and "value:" in first and "1.5" in first
+
+
+def test_get_grad_refuses_what_it_cannot_find():
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    res = ms.grad(lambda t: (t * t).sum(), grad_position=0, return_ids=True)(x)
+    np.testing.assert_array_equal(ops.get_grad((res,), 0).asnumpy(), [2.0, 4.0])
+    with pytest.raises(ValueError, match="no gradient of 1"):
+        ops.get_grad((res,), 1)
+    with pytest.raises(TypeError, match="must be the tuple"):
+        ops.get_grad(x, 0)
+    with pytest.raises(TypeError, match="position \\(int\\) or a Parameter"):
+        ops.get_grad((res,), "w")
