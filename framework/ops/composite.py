@@ -132,14 +132,3 @@ class HyperMap(Map):
         if any(isinstance(i, tuple | list) for i in items):
             return self._map(fn, items)
         return fn(*items)
-
-
-def _add(x: Any, y: Any) -> Any:
-    from .elementwise import add
-
-    return add(x, y)
-
-
-# MindSpore's ``ops.hyper_add``: element-wise ``add`` over (nested) tuples/lists of tensors,
-# e.g. two gradient tuples summed entry by entry
-hyper_add = HyperMap(_add)

@@ -18,7 +18,6 @@ from . import clip as _clip
 from . import collectives as _collectives
 from . import comm as _comm
 from . import complex_ops as _complex_ops
-from . import composite as _composite
 from . import creation as _creation
 from . import custom_info as _custom_info
 from . import debug as _debug
@@ -34,6 +33,7 @@ from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_more as _math_more
 from . import math_unary as _math_unary
+from . import nested as _nested
 from . import nn_extra as _nn_extra
 from . import nn_ops as _nn_ops
 from . import pool as _pool
@@ -478,7 +478,7 @@ hinge_embedding_loss = _loss_extra.hinge_embedding_loss
 hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
-hyper_add = _composite.hyper_add
+hyper_add = _nested.hyper_add
 hypot = _math_composite.hypot
 identity = _zoo_extra.identity
 imag = _complex_ops.imag
