@@ -354,6 +354,12 @@ class CSRTensor:
             return self.add(other, one, one)
         return self.to_dense() + other
 
+    def __sub__(self, other: Any) -> Any:
+        if isinstance(other, CSRTensor):
+            one = const(np.array(1, mstype.to_np(self._values.dtype)))
+            return self.add(other, one, -one)
+        return self.to_dense() - other
+
     def __mul__(self, other: Any) -> CSRTensor:
         return self.with_values(self._values * self._dense_at(other))
 

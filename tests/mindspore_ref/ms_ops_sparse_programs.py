@@ -245,6 +245,19 @@ def main():
 '''
 
 
+# (CSR times / divided by a dense tensor is csr_mul / csr_div: MindSpore's AKG kernels, above)
+PROGRAMS["sparse_operators"] = _PRELUDE + '''
+def main():
+    a = ms.COOTensor(Tensor(IDX), Tensor(U), SHAPE)
+    b = ms.COOTensor(Tensor(IDX2), Tensor(V2), SHAPE)
+    p = ms.CSRTensor(Tensor(INDPTR), Tensor(COLS), Tensor(HALF), SHAPE)
+    q = ms.CSRTensor(Tensor(INDPTR2), Tensor(COLS2), Tensor(V2), SHAPE)
+    coo_sum, coo_diff, csr_sum, csr_diff = a + b, a - b, p + q, p - q
+    return (coo_sum.indices, coo_sum.values, coo_diff.indices, coo_diff.values, csr_sum.indptr,
+            csr_sum.indices, csr_sum.values, csr_diff.indices, csr_diff.values, (-p).values,
+            a - Tensor(DENSE))
+'''
+
 # the helpers of ops beside the sparse ones: get_grad on grad(..., return_ids=True), hyper_add,
 # custom_info_register, print_
 PROGRAMS["grad_ids_and_helpers"] = _PRELUDE + '''
