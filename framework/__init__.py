@@ -42,6 +42,7 @@ from .dtype import (
 from .exporter import export  # ms.export (ONNX)
 from .jit_api import JitConfig, jit, jit_class, lazy_inline, ms_function, mutable
 from .mindir import load  # ms.load (MindIR, for nn.GraphCell)
+from .ops.sparse_tensor import COOTensor, CSRTensor
 from .parallel_context import (
     ParallelMode,
     get_auto_parallel_context,
@@ -79,7 +80,8 @@ __getattr__ = absent_names.module_getattr("ms", __name__, lazy=_lazy,
                                           lazy_names=_LAZY_TRAIN + _LAZY_MODULES)
 
 __all__ = [
-    "COMPATIBLE", "GRAPH_MODE", "JitConfig", "LAX", "PYNATIVE_MODE", "STRICT", "ParallelMode",
+    "COMPATIBLE", "COOTensor", "CSRTensor", "GRAPH_MODE",
+    "JitConfig", "LAX", "PYNATIVE_MODE", "STRICT", "ParallelMode",
     "get_auto_parallel_context",
     "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
     "ParameterTuple",

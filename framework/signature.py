@@ -1,6 +1,10 @@
 """A call's arguments as a signature: their leaves, and a hashable key that is the
 structure itself (tensors by shape and dtype, Python values by type and value: 1, 1.0
-and True trace differently), so the flattening and the cache key are one thing."""
+and True trace differently), so the flattening and the cache key are one thing.
+
+An object whose class has ``_tree_flatten()`` (returning its children and a hashable
+static part) and ``_tree_unflatten(static, children)`` is a node too (the sparse tensors:
+their tensors are leaves, their shape is structure)."""
 
 from __future__ import annotations
 
@@ -35,6 +39,9 @@ class Tree:
         elif isinstance(value, dict):
             self.kind, self.keys = dict, list(value)
             self.children = [Tree(value[k]) for k in self.keys]
+        elif hasattr(type(value), "_tree_flatten"):
+            children, self.keys = value._tree_flatten()
+            self.kind, self.children = type(value), [Tree(v) for v in children]
         else:
             self.kind, self.keys, self.children = None, None, []
         self.size = 1 if self.kind is None else sum(c.size for c in self.children)
@@ -43,7 +50,8 @@ class Tree:
         """A hashable description of the structure (not of the leaves)."""
         if self.kind is None:
             return None
-        return (self.kind.__name__, tuple(self.keys or ()), tuple(c.signature() for c in self.children))
+        keys = self.keys if hasattr(self.kind, "_tree_flatten") else tuple(self.keys or ())
+        return (self.kind.__name__, keys, tuple(c.signature() for c in self.children))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Tree) and self.signature() == other.signature()
@@ -58,6 +66,8 @@ class Tree:
             pos += child.size
         if self.kind is dict:
             return dict(zip(self.keys, parts))
+        if hasattr(self.kind, "_tree_unflatten"):
+            return self.kind._tree_unflatten(self.keys, parts)
         return parts if self.kind is list else tuple(parts)
 
 
@@ -67,6 +77,8 @@ def leaves(value: Any) -> list[Any]:
         return [leaf for v in value for leaf in leaves(v)]
     if isinstance(value, dict):
         return [leaf for v in value.values() for leaf in leaves(v)]
+    if hasattr(type(value), "_tree_flatten"):
+        return [leaf for v in value._tree_flatten()[0] for leaf in leaves(v)]
     return [value]
 
 

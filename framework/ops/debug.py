@@ -208,3 +208,8 @@ class Print:
             runtime_print(print_items(inputs))
         else:
             runtime_print([x if isinstance(x, Tensor | str) else str(x) for x in inputs], "repr")
+
+
+def print_(*input_x: Any) -> None:
+    """MindSpore's functional ``ops.print_(*input_x)``: ``ops.Print()(*input_x)``."""
+    Print()(*input_x)

@@ -16,10 +16,14 @@ from . import array_more as _array_more
 from . import array_ops as _array_ops
 from . import bessel as _bessel
 from . import clip as _clip
+from . import collectives as _collectives
 from . import comm as _comm
 from . import complex_ops as _complex_ops
 from . import creation as _creation
+from . import custom_info as _custom_info
+from . import debug as _debug
 from . import elementwise as _elementwise
+from . import gradient_ids as _gradient_ids
 from . import group_conv as _group_conv
 from . import indexing as _indexing
 from . import integer_math as _integer_math
@@ -34,6 +38,7 @@ from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_more as _math_more
 from . import math_unary as _math_unary
+from . import nested as _nested
 from . import nn_extra as _nn_extra
 from . import nn_ops as _nn_ops
 from . import order_statistics as _order_statistics
@@ -51,6 +56,7 @@ from . import scan_extra as _scan_extra
 from . import scatter_gather as _scatter_gather
 from . import shape as _shape
 from . import sorting as _sorting
+from . import sparse as _sparse
 from . import special_math as _special_math
 from . import spectral as _spectral
 from . import state as _state
@@ -91,6 +97,7 @@ addn.__doc__ = _add_n.addn.__doc__
 addr = _products_extra.addr
 adjoint = _linalg_compose.adjoint
 all = _math_more.all
+all_gather = _collectives.all_gather
 
 
 def all_reduce(tensor, op='sum', group=None, async_op=False):
@@ -156,6 +163,7 @@ augassign_sub = _scalar_math.augassign_sub
 avg_pool1d = _pool_extra.avg_pool1d
 avg_pool2d = _pool.avg_pool2d
 baddbmm = _products_extra.baddbmm
+barrier = _collectives.barrier
 bartlett_window = _windows.bartlett_window
 
 
@@ -198,6 +206,7 @@ bitwise_xor = _math_binary.bitwise_xor
 blackman_window = _windows.blackman_window
 block_diag = _array_more.block_diag
 bmm = _products_extra.bmm
+broadcast = _collectives.broadcast
 
 
 def broadcast_to(input, shape):  # noqa: A002
@@ -233,6 +242,43 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, dila
     return _group_conv.conv2d(weight=weight, bias=bias, stride=stride, pad_mode=pad_mode, padding=padding, dilation=dilation, groups=groups, x=input)
 conv2d.__doc__ = _group_conv.conv2d.__doc__
 
+coo2csr = _sparse.coo2csr
+coo_abs = _sparse.coo_abs
+coo_acos = _sparse.coo_acos
+coo_acosh = _sparse.coo_acosh
+coo_add = _sparse.coo_add
+coo_asin = _sparse.coo_asin
+coo_asinh = _sparse.coo_asinh
+coo_atan = _sparse.coo_atan
+coo_atanh = _sparse.coo_atanh
+coo_ceil = _sparse.coo_ceil
+coo_concat = _sparse.coo_concat
+coo_cos = _sparse.coo_cos
+coo_cosh = _sparse.coo_cosh
+coo_exp = _sparse.coo_exp
+coo_expm1 = _sparse.coo_expm1
+coo_floor = _sparse.coo_floor
+coo_inv = _sparse.coo_inv
+coo_isfinite = _sparse.coo_isfinite
+coo_isinf = _sparse.coo_isinf
+coo_isnan = _sparse.coo_isnan
+coo_log = _sparse.coo_log
+coo_log1p = _sparse.coo_log1p
+coo_neg = _sparse.coo_neg
+coo_relu = _sparse.coo_relu
+coo_relu6 = _sparse.coo_relu6
+coo_round = _sparse.coo_round
+coo_sigmoid = _sparse.coo_sigmoid
+coo_sin = _sparse.coo_sin
+coo_sinh = _sparse.coo_sinh
+coo_softsign = _sparse.coo_softsign
+coo_sqrt = _sparse.coo_sqrt
+coo_square = _sparse.coo_square
+coo_tan = _sparse.coo_tan
+coo_tanh = _sparse.coo_tanh
+coo_tensor_get_dense_shape = _sparse.coo_tensor_get_dense_shape
+coo_tensor_get_indices = _sparse.coo_tensor_get_indices
+coo_tensor_get_values = _sparse.coo_tensor_get_values
 copysign = _math_more.copysign
 
 
@@ -257,10 +303,56 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     return _loss_fns.cross_entropy(input=input, target=target, weight=weight, ignore_index=ignore_index, reduction=reduction, label_smoothing=label_smoothing)
 cross_entropy.__doc__ = _loss_fns.cross_entropy.__doc__
 
+csr2coo = _sparse.csr2coo
+csr_abs = _sparse.csr_abs
+csr_acos = _sparse.csr_acos
+csr_acosh = _sparse.csr_acosh
+csr_add = _sparse.csr_add
+csr_asin = _sparse.csr_asin
+csr_asinh = _sparse.csr_asinh
+csr_atan = _sparse.csr_atan
+csr_atanh = _sparse.csr_atanh
+csr_ceil = _sparse.csr_ceil
+csr_cos = _sparse.csr_cos
+csr_cosh = _sparse.csr_cosh
+csr_div = _sparse.csr_div
+csr_exp = _sparse.csr_exp
+csr_expm1 = _sparse.csr_expm1
+csr_floor = _sparse.csr_floor
+csr_gather = _sparse.csr_gather
+csr_inv = _sparse.csr_inv
+csr_isfinite = _sparse.csr_isfinite
+csr_isinf = _sparse.csr_isinf
+csr_isnan = _sparse.csr_isnan
+csr_log = _sparse.csr_log
+csr_log1p = _sparse.csr_log1p
+csr_mul = _sparse.csr_mul
+csr_mv = _sparse.csr_mv
+csr_neg = _sparse.csr_neg
+csr_reduce_sum = _sparse.csr_reduce_sum
+csr_relu = _sparse.csr_relu
+csr_relu6 = _sparse.csr_relu6
+csr_round = _sparse.csr_round
+csr_sigmoid = _sparse.csr_sigmoid
+csr_sin = _sparse.csr_sin
+csr_sinh = _sparse.csr_sinh
+csr_softmax = _sparse.csr_softmax
+csr_softsign = _sparse.csr_softsign
+csr_sqrt = _sparse.csr_sqrt
+csr_square = _sparse.csr_square
+csr_tan = _sparse.csr_tan
+csr_tanh = _sparse.csr_tanh
+csr_tensor_get_dense_shape = _sparse.csr_tensor_get_dense_shape
+csr_tensor_get_indices = _sparse.csr_tensor_get_indices
+csr_tensor_get_indptr = _sparse.csr_tensor_get_indptr
+csr_tensor_get_values = _sparse.csr_tensor_get_values
+csr_to_coo = _sparse.csr_to_coo
+csr_to_dense = _sparse.csr_to_dense
 cummax = _scan_extra.cummax
 cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
 cumsum = _scan.cumsum
+custom_info_register = _custom_info.custom_info_register
 deg2rad = _math_composite.deg2rad
 
 
@@ -394,6 +486,10 @@ ge.__doc__ = _elementwise.greater_equal.__doc__
 gelu = _activations.gelu
 geqrf = _linalg_decompose.geqrf
 ger = _products_extra.ger
+get_backend = _collectives.get_backend
+get_grad = _gradient_ids.get_grad
+get_process_group_ranks = _collectives.get_process_group_ranks
+get_rank = _collectives.get_rank
 getitem = _indexing.getitem
 glu = _nn_extra.glu
 
@@ -440,6 +536,7 @@ histc = _integer_math.histc
 hsplit = _array_more.hsplit
 hstack = _array_more.hstack
 huber_loss = _loss_extra.huber_loss
+hyper_add = _nested.hyper_add
 hypot = _math_composite.hypot
 i0 = _bessel.i0
 identity = _zoo_extra.identity
@@ -617,6 +714,7 @@ def neg(input):  # noqa: A002
 neg.__doc__ = _elementwise.neg.__doc__
 
 negative = _math_composite.negative
+new_group = _collectives.new_group
 nextafter = _integer_math.nextafter
 nll_loss = _loss_extra.nll_loss
 norm = _reduce_extra.norm
@@ -660,6 +758,7 @@ def prelu(input, weight):  # noqa: A002
     return _activations_extra.prelu(weight=weight, x=input)
 prelu.__doc__ = _activations_extra.prelu.__doc__
 
+print_ = _debug.print_
 prod = _reduce_extra.prod
 qr = _linalg_decompose.qr
 rad2deg = _math_composite.rad2deg
@@ -672,6 +771,7 @@ rank = _tensor_info.rank
 ravel = _array_extra.ravel
 real = _complex_ops.real
 reciprocal = _math_unary.reciprocal
+recv = _collectives.recv
 reduce_all = _reduce.reduce_all
 reduce_any = _reduce.reduce_any
 
@@ -763,6 +863,7 @@ def select(condition, input, other):  # noqa: A002
 select.__doc__ = _elementwise.select.__doc__
 
 selu = _activations_extra.selu
+send = _collectives.send
 setitem = _indexing.setitem
 sgn = _math_more.sgn
 shape = _tensor_info.shape
@@ -969,36 +1070,50 @@ zeta = _special_math.zeta
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "adjoint", "all", "all_reduce", "amax", "amin", "aminmax", "angle",
-    "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh",
-    "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
-    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
-    "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "avg_pool1d",
-    "avg_pool2d", "baddbmm", "bartlett_window", "batch_norm", "bernoulli", "bessel_i0",
-    "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
-    "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "bincount", "bitwise_and", "bitwise_left_shift",
-    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window", "block_diag", "bmm",
-    "broadcast_to", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle",
-    "cholesky", "cholesky_inverse", "cholesky_solve", "chunk", "clamp", "clip",
-    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign",
+    "addmv", "addn", "addr", "adjoint", "all", "all_gather", "all_reduce", "amax", "amin",
+    "aminmax", "angle", "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add",
+    "atan", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add",
+    "augassign_div", "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub",
+    "avg_pool1d", "avg_pool2d", "baddbmm", "barrier", "bartlett_window", "batch_norm", "bernoulli",
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0",
+    "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "bincount", "bitwise_and",
+    "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window",
+    "block_diag", "bmm", "broadcast", "broadcast_to", "cartesian_prod", "cast", "cat", "cdist",
+    "ceil", "celu", "channel_shuffle", "cholesky", "cholesky_inverse", "cholesky_solve", "chunk",
+    "clamp", "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj",
+    "conv2d", "coo2csr", "coo_abs", "coo_acos", "coo_acosh", "coo_add", "coo_asin", "coo_asinh",
+    "coo_atan", "coo_atanh", "coo_ceil", "coo_concat", "coo_cos", "coo_cosh", "coo_exp",
+    "coo_expm1", "coo_floor", "coo_inv", "coo_isfinite", "coo_isinf", "coo_isnan", "coo_log",
+    "coo_log1p", "coo_neg", "coo_relu", "coo_relu6", "coo_round", "coo_sigmoid", "coo_sin",
+    "coo_sinh", "coo_softsign", "coo_sqrt", "coo_square", "coo_tan", "coo_tanh",
+    "coo_tensor_get_dense_shape", "coo_tensor_get_indices", "coo_tensor_get_values", "copysign",
     "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cov", "cross",
-    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "det",
-    "diag", "diagflat", "diff", "digamma", "dist", "div", "divide", "dot", "dropout", "dropout1d",
-    "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "eig", "eigvals", "elu", "eq", "equal",
-    "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fft",
-    "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten", "flip", "fliplr", "flipud",
-    "float_power", "float_power_ext", "floor", "floor_div", "floor_divide", "floor_mod",
-    "floordiv", "floormod", "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd",
-    "gaussian_nll_loss", "gcd", "ge", "gelu", "geqrf", "ger", "getitem", "glu", "greater",
+    "cross_entropy", "csr2coo", "csr_abs", "csr_acos", "csr_acosh", "csr_add", "csr_asin",
+    "csr_asinh", "csr_atan", "csr_atanh", "csr_ceil", "csr_cos", "csr_cosh", "csr_div", "csr_exp",
+    "csr_expm1", "csr_floor", "csr_gather", "csr_inv", "csr_isfinite", "csr_isinf", "csr_isnan",
+    "csr_log", "csr_log1p", "csr_mul", "csr_mv", "csr_neg", "csr_reduce_sum", "csr_relu",
+    "csr_relu6", "csr_round", "csr_sigmoid", "csr_sin", "csr_sinh", "csr_softmax", "csr_softsign",
+    "csr_sqrt", "csr_square", "csr_tan", "csr_tanh", "csr_tensor_get_dense_shape",
+    "csr_tensor_get_indices", "csr_tensor_get_indptr", "csr_tensor_get_values", "csr_to_coo",
+    "csr_to_dense", "cummax", "cummin", "cumprod", "cumsum", "custom_info_register", "deg2rad",
+    "dense", "depend", "det", "diag", "diagflat", "diff", "digamma", "dist", "div", "divide",
+    "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "eig",
+    "eigvals", "elu", "eq", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims",
+    "expm1", "eye", "fast_gelu", "fft", "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten",
+    "flip", "fliplr", "flipud", "float_power", "float_power_ext", "floor", "floor_div",
+    "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac", "full",
+    "full_like", "gather", "gather_nd", "gaussian_nll_loss", "gcd", "ge", "gelu", "geqrf", "ger",
+    "get_backend", "get_grad", "get_process_group_ranks", "get_rank", "getitem", "glu", "greater",
     "greater_equal", "group_norm", "gt", "gumbel_softmax", "hamming_window", "hann_window",
     "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hfft", "hfft2", "hfftn",
-    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hypot", "i0", "identity",
-    "ifft", "ifft2", "ifftn", "ifftshift", "igamma", "igammac", "ihfft", "ihfft2", "ihfftn",
-    "imag", "index_add", "index_select", "inner", "interpolate", "inv", "inverse", "invert",
-    "irfft", "irfft2", "irfftn", "is_complex", "is_floating_point", "is_tensor", "isclose",
-    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div",
-    "kron", "l1_loss", "laplace", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le",
+    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hyper_add", "hypot", "i0",
+    "identity", "ifft", "ifft2", "ifftn", "ifftshift", "igamma", "igammac", "ihfft", "ihfft2",
+    "ihfftn", "imag", "index_add", "index_select", "inner", "interpolate", "inv", "inverse",
+    "invert", "irfft", "irfft2", "irfftn", "is_complex", "is_floating_point", "is_tensor",
+    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kaiser_window",
+    "kl_div", "kron", "l1_loss", "laplace", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le",
     "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10", "log1p",
     "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and",
     "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp",
@@ -1007,27 +1122,27 @@ __all__ = [
     "mean", "median", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis", "movedim",
     "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
     "multinomial_with_replacement", "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean",
-    "nanmedian", "nansum", "narrow", "ne", "neg", "negative", "nextafter", "nll_loss", "norm",
-    "normal", "not_equal", "numel", "one_hot", "ones", "ones_like", "orgqr", "outer", "pad",
-    "partial", "pdist", "permute", "pinv", "pixel_shuffle", "pixel_unshuffle", "polar",
-    "polygamma", "population_count", "positive", "pow", "prelu", "prod", "qr", "rad2deg", "rand",
-    "randn", "randn_like", "random_categorical", "randperm", "rank", "ravel", "real", "reciprocal",
-    "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
-    "relu6", "remainder", "renorm", "repeat_interleave", "reshape", "rfft", "rfft2", "rfftfreq",
-    "rfftn", "roll", "rot90", "round", "row_stack", "rrelu", "rsqrt", "scalar_add", "scalar_div",
-    "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt", "scalar_le", "scalar_log",
-    "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul", "scalar_pow",
-    "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd", "scalar_usub",
-    "scatter_nd", "scatter_update", "select", "selu", "setitem", "sgn", "shuffle", "sigmoid",
-    "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_", "slogdet",
-    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "sort", "split",
-    "sqrt", "square", "squeeze", "stack", "standard_laplace", "standard_normal", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd", "swapaxes",
-    "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot",
-    "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod",
-    "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace",
-    "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc",
-    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "uniform", "unsqueeze", "unstack",
-    "vander", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy",
-    "xlogy", "zeros", "zeros_like", "zeta",
+    "nanmedian", "nansum", "narrow", "ne", "neg", "negative", "new_group", "nextafter", "nll_loss",
+    "norm", "normal", "not_equal", "numel", "one_hot", "ones", "ones_like", "orgqr", "outer",
+    "pad", "partial", "pdist", "permute", "pinv", "pixel_shuffle", "pixel_unshuffle", "polar",
+    "polygamma", "population_count", "positive", "pow", "prelu", "print_", "prod", "qr", "rad2deg",
+    "rand", "randn", "randn_like", "random_categorical", "randperm", "rank", "ravel", "real",
+    "reciprocal", "recv", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_sum", "relu", "relu6", "remainder", "renorm", "repeat_interleave", "reshape", "rfft",
+    "rfft2", "rfftfreq", "rfftn", "roll", "rot90", "round", "row_stack", "rrelu", "rsqrt",
+    "scalar_add", "scalar_div", "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt",
+    "scalar_le", "scalar_log", "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul",
+    "scalar_pow", "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd",
+    "scalar_usub", "scatter_nd", "scatter_update", "select", "selu", "send", "setitem", "sgn",
+    "shuffle", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_",
+    "slogdet", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
+    "sort", "split", "sqrt", "square", "squeeze", "stack", "standard_laplace", "standard_normal",
+    "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd",
+    "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
+    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
+    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
+    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
+    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "uniform",
+    "unsqueeze", "unstack", "vander", "var", "var_mean", "vecdot", "vector_norm", "vsplit",
+    "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]
