@@ -12,10 +12,13 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+REQUIRED = inspect.Parameter.empty  # a ``defaults`` value: the attribute has no default
+
 
 def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
     """A callable class ``name``: ``name(**attrs)(*tensors)`` is ``fn(*tensors, **attrs)``
-    (attributes by position too, in the order of ``defaults``)."""
+    (attributes by position too, in the order of ``defaults``; one given as ``REQUIRED``
+    must be passed)."""
     keys = tuple(defaults)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -25,6 +28,9 @@ def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
         if unknown:
             raise TypeError(f"{name}() got unknown attributes {sorted(unknown)}")
         attrs = {**defaults, **dict(zip(keys, args)), **kwargs}
+        missing = [k for k, v in attrs.items() if v is REQUIRED]
+        if missing:
+            raise TypeError(f"{name}() missing the attributes {missing}")
         self.attrs = attrs
         self.__dict__.update(attrs)
 
@@ -36,6 +42,7 @@ def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
         [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
         + [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
            for k, v in defaults.items()])
-    doc = f"``{name}({', '.join(f'{k}={v!r}' for k, v in defaults.items())})``: calls ``{fn.__name__}``."
+    shown = ", ".join(k if v is REQUIRED else f"{k}={v!r}" for k, v in defaults.items())
+    doc = f"``{name}({shown})``: calls ``{fn.__name__}``."
     return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": doc,
                            "__module__": fn.__module__})
