@@ -43,6 +43,7 @@ draws uniforms of its own shape).
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -78,6 +79,10 @@ class Primitive:
         super().__init_subclass__(**kwargs)
         if not abstract:
             Primitive.registry.append(cls)
+        if cls.__init__ is Primitive.__init__:
+            # a primitive that defines no attributes takes none: ``Add()``, as MindSpore's
+            # ``P.Add.__init__(self)`` (``Add(x=1)`` is a TypeError, not a stored attribute)
+            cls.__init__ = _no_attributes  # type: ignore[method-assign]
 
     def __init__(self, **attrs: Any) -> None:
         self.attrs = attrs
@@ -120,6 +125,19 @@ class Primitive:
     def __repr__(self) -> str:
         attrs = ", ".join(f"{k}={v!r}" for k, v in self.attrs.items())
         return f"{self.name}({attrs})"
+
+
+def _no_attributes(self: Primitive, **attrs: Any) -> None:
+    """The constructor of a primitive without attributes: ``Add()``. A subclass that does
+    define attributes passes them through it to ``Primitive.__init__``."""
+    if attrs and type(self).__init__ is _no_attributes:
+        raise TypeError(f"{type(self).__name__}() takes no attributes, got {sorted(attrs)}")
+    Primitive.__init__(self, **attrs)
+
+
+# what such a primitive's own constructor accepts (MindSpore's ``P.Add.__init__(self)``)
+_no_attributes.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
 
 
 _APPLY: Any = None  # interpreters.apply, imported on first use (the interpreters need us)
