@@ -19,6 +19,7 @@ from . import comm as _comm
 from . import complex_ops as _complex_ops
 from . import creation as _creation
 from . import elementwise as _elementwise
+from . import fixed_positions as _fixed_positions
 from . import group_conv as _group_conv
 from . import indexing as _indexing
 from . import layer_norm as _layer_norm
@@ -39,11 +40,15 @@ from . import reduce_extra as _reduce_extra
 from . import scalar_tensors as _scalar_tensors
 from . import scan as _scan
 from . import scan_extra as _scan_extra
+from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
+from . import search as _search
+from . import segment as _segment
 from . import shape as _shape
 from . import sorting as _sorting
 from . import state as _state
 from . import tensor_info as _tensor_info
+from . import tensor_scatter as _tensor_scatter
 from . import zoo_extra as _zoo_extra
 import functools as _functools
 
@@ -166,6 +171,7 @@ def broadcast_to(input, shape):  # noqa: A002
     return _shape.broadcast_to(shape=shape, x=input)
 broadcast_to.__doc__ = _shape.broadcast_to.__doc__
 
+bucketize = _search.bucketize
 cartesian_prod = _array_more.cartesian_prod
 
 
@@ -228,7 +234,10 @@ dense.__doc__ = _nn_ops.dense.__doc__
 
 depend = _state.depend
 diag = _array_extra.diag
+diag_embed = _fixed_positions.diag_embed
 diagflat = _array_more.diagflat
+diagonal = _fixed_positions.diagonal
+diagonal_scatter = _fixed_positions.diagonal_scatter
 diff = _array_extra.diff
 dist = _nn_extra.dist
 
@@ -334,6 +343,8 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     return _scatter_gather.gather(axis=axis, indices=input_indices, x=input_params)
 gather.__doc__ = _scatter_gather.gather.__doc__
 
+gather_d = _scatter_elements.gather_d
+gather_elements = _scatter_elements.gather_elements
 gather_nd = _zoo_extra.gather_nd
 gaussian_nll_loss = _loss_extra.gaussian_nll_loss
 
@@ -393,8 +404,13 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
     return _scatter_gather.index_add(x=x, indices=indices, y=y, axis=axis)
 index_add.__doc__ = _scatter_gather.index_add.__doc__
 
+index_fill = _fixed_positions.index_fill
 index_select = _array_more.index_select
 inner = _products_extra.inner
+inplace_add = _fixed_positions.inplace_add
+inplace_index_add = _fixed_positions.inplace_index_add
+inplace_sub = _fixed_positions.inplace_sub
+inplace_update = _fixed_positions.inplace_update
 
 
 def invert(x):
@@ -627,16 +643,24 @@ def scalar_to_tensor(input_x, dtype=mindspore.float32):
     return _scalar_tensors.scalar_to_tensor(input_x=input_x, dtype=dtype)
 scalar_to_tensor.__doc__ = _scalar_tensors.scalar_to_tensor.__doc__
 
+scatter = _scatter_elements.scatter
+scatter_add = _tensor_scatter.scatter_add
+scatter_nd_add = _tensor_scatter.scatter_nd_add
+scatter_nd_update = _tensor_scatter.scatter_nd_update
+
 
 def scatter_update(input_x, indices, updates):
     return _scatter_gather.scatter_update(indices=indices, updates=updates, x=input_x)
 scatter_update.__doc__ = _scatter_gather.scatter_update.__doc__
+
+searchsorted = _search.searchsorted
 
 
 def select(condition, input, other):  # noqa: A002
     return _elementwise.select(cond=condition, x=input, y=other)
 select.__doc__ = _elementwise.select.__doc__
 
+select_scatter = _fixed_positions.select_scatter
 selu = _activations_extra.selu
 setitem = _indexing.setitem
 sgn = _math_more.sgn
@@ -660,6 +684,7 @@ sinc = _math_more.sinc
 sinh = _math_unary.sinh
 size = _tensor_info.size
 slice_ = _shape.slice_
+slice_scatter = _fixed_positions.slice_scatter
 smooth_l1_loss = _loss_extra.smooth_l1_loss
 
 
@@ -782,6 +807,9 @@ def tensor_pow(input, exponent):  # noqa: A002
     return _elementwise.pow(x=input, y=exponent)
 tensor_pow.__doc__ = _elementwise.pow.__doc__
 
+tensor_scatter_add = _tensor_scatter.tensor_scatter_add
+tensor_scatter_elements = _scatter_elements.tensor_scatter_elements
+tensor_scatter_update = _tensor_scatter.tensor_scatter_update
 tensor_split = _array_more.tensor_split
 tensor_sub = _elementwise.sub
 threshold = _activations_extra.threshold
@@ -820,6 +848,10 @@ truncate_div = _math_more.truncate_div
 truncate_mod = _math_more.truncate_mod
 tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
+unsorted_segment_max = _segment.unsorted_segment_max
+unsorted_segment_min = _segment.unsorted_segment_min
+unsorted_segment_prod = _segment.unsorted_segment_prod
+unsorted_segment_sum = _segment.unsorted_segment_sum
 unsqueeze = _array_extra.unsqueeze
 unstack = _array_ops.unstack
 var = _reduce_extra.var
@@ -842,19 +874,21 @@ __all__ = [
     "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
     "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm", "batch_norm",
     "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "cartesian_prod", "cast",
-    "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp", "clip",
-    "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d", "copysign",
-    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
-    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense", "depend", "diag",
-    "diagflat", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d", "dropout2d",
-    "dropout3d", "dsplit", "dstack", "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2",
-    "expand_dims", "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud",
-    "float_power", "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod",
-    "fmax", "fmod", "frac", "full", "full_like", "gather", "gather_nd", "gaussian_nll_loss", "ge",
-    "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink",
-    "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit",
-    "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_select", "inner",
+    "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "bucketize",
+    "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp",
+    "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d",
+    "copysign", "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero",
+    "cross", "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense",
+    "depend", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter", "diff", "dist",
+    "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack",
+    "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1", "eye",
+    "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor",
+    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
+    "full", "full_like", "gather", "gather_d", "gather_elements", "gather_nd", "gaussian_nll_loss",
+    "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt",
+    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss",
+    "hsplit", "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_fill",
+    "index_select", "inner", "inplace_add", "inplace_index_add", "inplace_sub", "inplace_update",
     "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
     "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
     "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
@@ -869,15 +903,19 @@ __all__ = [
     "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel",
     "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
     "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter_update",
-    "select", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
-    "sinh", "size", "slice_", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
-    "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
-    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
-    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
-    "truncate_mod", "tuple_to_array", "unbind", "unsqueeze", "unstack", "var", "var_mean",
-    "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add",
+    "scatter_nd_add", "scatter_nd_update", "scatter_update", "searchsorted", "select",
+    "select_scatter", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin",
+    "sinc", "sinh", "size", "slice_", "slice_scatter", "smooth_l1_loss", "softmax", "softmin",
+    "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack",
+    "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to",
+    "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
+    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
+    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_scatter_add", "tensor_scatter_elements",
+    "tensor_scatter_update", "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace",
+    "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc",
+    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unsorted_segment_max",
+    "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze",
+    "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy",
+    "xlogy", "zeros", "zeros_like",
 ]

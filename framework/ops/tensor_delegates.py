@@ -11,13 +11,16 @@ from . import activations_extra as _activations_extra
 from . import array_extra as _array_extra
 from . import array_ops as _array_ops
 from . import elementwise as _elementwise
+from . import fixed_positions as _fixed_positions
 from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_unary as _math_unary
 from . import nn_ops as _nn_ops
 from . import reduce_extra as _reduce_extra
 from . import scan as _scan
+from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
+from . import segment as _segment
 from . import shape as _shape
 from . import sorting as _sorting
 
@@ -55,6 +58,8 @@ METHODS = {
     'cumsum': _scan.cumsum,
     'deg2rad': _math_composite.deg2rad,
     'diag': _array_extra.diag,
+    'diagonal': _fixed_positions.diagonal,
+    'diagonal_scatter': _fixed_positions.diagonal_scatter,
     'diff': _array_extra.diff,
     'div': _elementwise.div,
     'divide': _math_composite.divide,
@@ -71,12 +76,15 @@ METHODS = {
     'fmod': _math_composite.fmod,
     'frac': _math_composite.frac,
     'gather': _scatter_gather.gather,
+    'gather_elements': _scatter_elements.gather_elements,
     'ge': _elementwise.greater_equal,
     'greater': _elementwise.greater,
     'greater_equal': _elementwise.greater_equal,
     'gt': _elementwise.greater,
     'hardshrink': _activations_extra.hardshrink,
     'hypot': _math_composite.hypot,
+    'index_fill': _fixed_positions.index_fill,
+    'inplace_update': _fixed_positions.inplace_update,
     'inv': _math_unary.reciprocal,
     'invert': _math_unary.invert,
     'isfinite': _math_unary.isfinite,
@@ -124,11 +132,14 @@ METHODS = {
     'roll': _array_extra.roll,
     'round': _math_unary.round,
     'rsqrt': _math_unary.rsqrt,
+    'scatter': _scatter_elements.scatter,
+    'select_scatter': _fixed_positions.select_scatter,
     'sgn': _math_unary.sign,
     'sigmoid': _elementwise.sigmoid,
     'sign': _math_unary.sign,
     'sin': _elementwise.sin,
     'sinh': _math_unary.sinh,
+    'slice_scatter': _fixed_positions.slice_scatter,
     'softmax': _nn_ops.softmax,
     'sort': _sorting.sort,
     'split': _array_ops.split,
@@ -148,6 +159,9 @@ METHODS = {
     'true_divide': _math_composite.true_divide,
     'trunc': _math_unary.trunc,
     'unbind': _array_extra.unbind,
+    'unsorted_segment_max': _segment.unsorted_segment_max,
+    'unsorted_segment_min': _segment.unsorted_segment_min,
+    'unsorted_segment_prod': _segment.unsorted_segment_prod,
     'unsqueeze': _array_extra.unsqueeze,
     'var': _reduce_extra.var,
     'xlogy': _math_composite.xlogy,

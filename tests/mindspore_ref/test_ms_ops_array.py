@@ -1,0 +1,115 @@
+"""The ``ops`` array names of :mod:`tests.mindspore_ref.ms_ops_array_programs` in both modes
+(values, dtypes, shapes, gradients): against MindSpore 2.10's recorded answers
+(``ms_ops_array_expected.json``, CI), our two modes against each other, and MindSpore
+itself where ``MINDSPORE_PYTHON`` names its venv. Then what the recording leaves out:
+gradients MindSpore does not take (finite differences), names MindSpore 2.10 cannot run on
+CPU (its ``UNTESTABLE``: NumPy), and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import framework as ms
+from framework import Tensor, ops
+from tests.mindspore_ref.ms_ops_array_programs import PROGRAMS, UNTESTABLE  # noqa: F401
+from tests.mindspore_ref.recorded import Recorded
+from tests.mindspore_ref.reference import both_modes
+
+TOL = {"rtol": 2e-5, "atol": 2e-6}
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_ops_array_expected.json", per_mode=True,
+                    tolerance={"*": TOL}, mode_dependent=())
+RUN = RECORDED.run
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
+
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4) / 4 - 1
+ROWS = np.array([[7.0, -8.0, 9.0, 1.0], [0.5, 1.5, 2.5, 3.5]], np.float32)
+W = np.array([[0.5, -1.0, 2.0, 1.5], [3.0, 0.25, -2.0, 1.0], [1.0, 2.0, -0.5, 4.0]], np.float32)
+
+
+# -- what MindSpore 2.10 cannot answer on CPU: NumPy ------------------------------------
+@pytest.mark.parametrize("right", [False, True])
+def test_bucketize_matches_numpy(right):
+    values = np.array([[3.0, 6.0, 9.0], [0.0, 7.0, 5.0]], np.float32)
+    edges = [1.0, 3.0, 5.0, 7.0]
+    want = np.searchsorted(edges, values, side="right" if right else "left")
+    for got in both_modes(lambda v: ops.bucketize(v, edges, right=right), values):
+        assert got.dtype == np.int32
+        np.testing.assert_array_equal(got, want)
+    ints = ops.bucketize(Tensor(values.astype(np.int32)), [1, 3, 5, 7], right=right).asnumpy()
+    np.testing.assert_array_equal(ints, want)
+
+
+def test_searchsorted_out_int32_and_sorter():
+    seq, values = np.array([7.0, 1.0, 5.0, 3.0], np.float32), np.array([3.0, 6.0], np.float32)
+    order = np.argsort(seq)
+    got = ops.searchsorted(Tensor(seq), Tensor(values), sorter=Tensor(order), out_int32=True)
+    assert got.dtype == ms.int32
+    np.testing.assert_array_equal(got.asnumpy(), np.searchsorted(seq, values, sorter=order))
+
+
+# -- gradients MindSpore does not take: the derivatives ---------------------------------
+def _grads(fn, *arrays):
+    grads = ops.grad(fn, grad_position=tuple(range(len(arrays))))(*(Tensor(a) for a in arrays))
+    return [g.asnumpy() for g in (grads if isinstance(grads, tuple) else (grads,))]
+
+
+@pytest.mark.parametrize("name,sign", [("inplace_add", 1.0), ("inplace_sub", -1.0)])
+def test_inplace_row_ops_differentiate(name, sign):
+    """d/dx is the weight everywhere; d/dv the weight of each row v lands on."""
+    fn = getattr(ops, name)
+    dx, dv = _grads(lambda x, v: (fn(x, v, (0, 2)) * Tensor(W)).sum(), X, ROWS)
+    np.testing.assert_array_equal(dx, W)
+    np.testing.assert_array_equal(dv, sign * W[[0, 2]])
+
+
+def test_inplace_update_and_index_fill_differentiate():
+    dx, dv = _grads(lambda x, v: (ops.inplace_update(x, v, (0, 2)) * Tensor(W)).sum(), X, ROWS)
+    np.testing.assert_array_equal(dx, W * np.array([[0], [1], [0]], np.float32))
+    np.testing.assert_array_equal(dv, W[[0, 2]])
+    one = Tensor(np.array([1], np.int32))
+    (dx,) = _grads(lambda x: (ops.index_fill(x, 1, one, 2.0) * Tensor(W)).sum(), X)
+    np.testing.assert_array_equal(dx, W * np.array([1, 0, 1, 1], np.float32))
+
+
+def test_segment_product_gradient_is_finite_difference():
+    y = np.array([[1.5, 0.0, 2.0], [-2.0, 0.0, 0.5], [3.0, 3.0, 0.25]], np.float32)
+    ids = Tensor(np.array([0, 0, 1], np.int32))
+    (g,) = _grads(lambda a: (ops.unsorted_segment_prod(a, ids, 2) ** 2).sum(), y)
+    eps, num = 1e-3, np.zeros_like(y, np.float64)
+
+    def f(v):
+        return (np.stack([v[0] * v[1], v[2]]) ** 2).sum()
+    for idx in np.ndindex(y.shape):
+        up, down = y.astype(np.float64), y.astype(np.float64)
+        up[idx] += eps
+        down[idx] -= eps
+        num[idx] = (f(up) - f(down)) / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-4, atol=1e-4)
+
+
+# -- bad input: one line naming the op ---------------------------------------------------
+def test_bad_input_says_what():
+    x = Tensor(X)
+    with pytest.raises(IndexError, match="TensorScatterUpdate: indices.*out of range"):
+        ops.tensor_scatter_update(x, Tensor(np.array([[0, 4]], np.int32)), Tensor(np.ones(1, np.float32)))
+    with pytest.raises(ValueError, match="GatherElements: index of shape .* rank 2"):
+        ops.gather_elements(x, 0, Tensor(np.array([0, 1], np.int32)))
+    with pytest.raises(ValueError, match="updates of shape"):
+        ops.tensor_scatter_add(x, Tensor(np.array([[0]], np.int32)), Tensor(np.ones(3, np.float32)))
+    with pytest.raises(ValueError, match="segment_ids of shape"):
+        ops.unsorted_segment_sum(x, Tensor(np.array([0, 1], np.int32)), 2)
+    with pytest.raises(ValueError, match="src of shape"):
+        ops.slice_scatter(x, Tensor(np.ones((3, 3), np.float32)), 1, 0, 4, 2)
+    with pytest.raises(ValueError, match="reduction"):
+        ops.tensor_scatter_elements(x, Tensor(np.zeros((1, 1), np.int32)),
+                                    Tensor(np.ones((1, 1), np.float32)), 0, "mul")
+    for call in (lambda: ops.bucketize(x, Tensor(np.ones(2, np.float32))),
+                 lambda: ops.searchsorted(Tensor(np.ones(3, np.float32)), x, side="middle")):
+        with pytest.raises((TypeError, ValueError)) as info:
+            call()
+        assert "\n" not in str(info.value)
