@@ -49,6 +49,7 @@ from . import sorting as _sorting
 from . import state as _state
 from . import tensor_info as _tensor_info
 from . import tensor_scatter as _tensor_scatter
+from . import value_shaped as _value_shaped
 from . import zoo_extra as _zoo_extra
 import functools as _functools
 
@@ -129,6 +130,7 @@ argmax.__doc__ = _reduce.argmax.__doc__
 
 argmin = _reduce_extra.argmin
 argsort = _math_more.argsort
+argwhere = _value_shaped.argwhere
 asin = _math_unary.asin
 asinh = _math_unary.asinh
 assign = _state.assign
@@ -419,6 +421,7 @@ invert.__doc__ = _math_unary.invert.__doc__
 
 is_complex = _complex_ops.is_complex
 is_floating_point = _math_more.is_floating_point
+is_nonzero = _value_shaped.is_nonzero
 is_tensor = _math_more.is_tensor
 isclose = _math_more.isclose
 isfinite = _math_unary.isfinite
@@ -487,6 +490,7 @@ logsumexp.__doc__ = _reduce_extra.logsumexp.__doc__
 make_range = _zoo_extra.make_range
 margin_ranking_loss = _loss_extra.margin_ranking_loss
 masked_fill = _masking.masked_fill
+masked_select = _value_shaped.masked_select
 
 
 def matmul(input, other):  # noqa: A002
@@ -546,6 +550,7 @@ neg.__doc__ = _elementwise.neg.__doc__
 
 negative = _math_composite.negative
 nll_loss = _loss_extra.nll_loss
+nonzero = _value_shaped.nonzero
 norm = _reduce_extra.norm
 
 
@@ -848,6 +853,8 @@ truncate_div = _math_more.truncate_div
 truncate_mod = _math_more.truncate_mod
 tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
+unique = _value_shaped.unique
+unique_consecutive = _value_shaped.unique_consecutive
 unsorted_segment_max = _segment.unsorted_segment_max
 unsorted_segment_min = _segment.unsorted_segment_min
 unsorted_segment_prod = _segment.unsorted_segment_prod
@@ -871,10 +878,10 @@ __all__ = [
     "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
     "addmv", "addn", "addr", "all", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
     "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "argsort", "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh",
-    "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm", "batch_norm",
-    "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "bucketize",
+    "argmin", "argsort", "argwhere", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
+    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm",
+    "batch_norm", "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "bucketize",
     "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp",
     "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d",
     "copysign", "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero",
@@ -889,32 +896,33 @@ __all__ = [
     "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss",
     "hsplit", "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_fill",
     "index_select", "inner", "inplace_add", "inplace_index_add", "inplace_sub", "inplace_update",
-    "invert", "is_complex", "is_floating_point", "is_tensor", "isclose", "isfinite", "isinf",
-    "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
+    "invert", "is_complex", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite",
+    "isinf", "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
     "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
     "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
     "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace",
-    "logsumexp", "make_range", "margin_ranking_loss", "masked_fill", "matmul", "matrix_power",
-    "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min", "minimum", "mish",
-    "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
-    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
-    "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "norm", "not_equal", "numel",
-    "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle",
-    "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg", "rank", "ravel",
-    "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_sum", "relu", "relu6", "remainder", "repeat_interleave", "reshape", "roll", "rot90",
-    "round", "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add",
-    "scatter_nd_add", "scatter_nd_update", "scatter_update", "searchsorted", "select",
-    "select_scatter", "selu", "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin",
-    "sinc", "sinh", "size", "slice_", "slice_scatter", "smooth_l1_loss", "softmax", "softmin",
-    "softplus", "softshrink", "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack",
-    "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to",
-    "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
-    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
-    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_scatter_add", "tensor_scatter_elements",
-    "tensor_scatter_update", "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace",
-    "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc",
-    "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unsorted_segment_max",
+    "logsumexp", "make_range", "margin_ranking_loss", "masked_fill", "masked_select", "matmul",
+    "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min",
+    "minimum", "mish", "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul",
+    "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial", "multiply", "mv",
+    "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "nonzero",
+    "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer", "pad", "partial",
+    "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "positive", "pow", "prelu",
+    "prod", "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder",
+    "repeat_interleave", "reshape", "roll", "rot90", "round", "row_stack", "rsqrt",
+    "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add", "scatter_nd_add",
+    "scatter_nd_update", "scatter_update", "searchsorted", "select", "select_scatter", "selu",
+    "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size",
+    "slice_", "slice_scatter", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
+    "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
+    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
+    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
+    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
+    "tensor_scatter_add", "tensor_scatter_elements", "tensor_scatter_update", "tensor_split",
+    "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril",
+    "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod",
+    "tuple_to_array", "unbind", "unique", "unique_consecutive", "unsorted_segment_max",
     "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze",
     "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy",
     "xlogy", "zeros", "zeros_like",

@@ -23,6 +23,7 @@ from . import scatter_gather as _scatter_gather
 from . import segment as _segment
 from . import shape as _shape
 from . import sorting as _sorting
+from . import value_shaped as _value_shaped
 
 METHODS = {
     'absolute': _math_composite.absolute,
@@ -39,6 +40,7 @@ METHODS = {
     'arctan2': _math_binary.atan2,
     'arctanh': _math_unary.atanh,
     'argmin': _reduce_extra.argmin,
+    'argwhere': _value_shaped.argwhere,
     'asin': _math_unary.asin,
     'asinh': _math_unary.asinh,
     'atan': _math_unary.atan,
@@ -105,6 +107,7 @@ METHODS = {
     'logical_xor': _math_binary.logical_xor,
     'logsumexp': _reduce_extra.logsumexp,
     'lt': _elementwise.less,
+    'masked_select': _value_shaped.masked_select,
     'matmul': _nn_ops.matmul,
     'maximum': _elementwise.maximum,
     'minimum': _elementwise.minimum,
@@ -116,6 +119,7 @@ METHODS = {
     'ne': _elementwise.not_equal,
     'neg': _elementwise.neg,
     'negative': _math_composite.negative,
+    'nonzero': _value_shaped.nonzero,
     'norm': _reduce_extra.norm,
     'not_equal': _elementwise.not_equal,
     'outer': _array_extra.outer,
@@ -159,6 +163,7 @@ METHODS = {
     'true_divide': _math_composite.true_divide,
     'trunc': _math_unary.trunc,
     'unbind': _array_extra.unbind,
+    'unique_consecutive': _value_shaped.unique_consecutive,
     'unsorted_segment_max': _segment.unsorted_segment_max,
     'unsorted_segment_min': _segment.unsorted_segment_min,
     'unsorted_segment_prod': _segment.unsorted_segment_prod,

@@ -67,12 +67,19 @@ ROW02 = np.array([0, 2], np.int32)
 ONE = np.array([1], np.int32)
 ROWV = np.array([7.0, -8.0, 9.0, 1.0], np.float32)
 ROW1 = np.array([[7.0, -8.0, 9.0, 1.0]], np.float32)
+Z = np.array([[0.5, 0.0, -1.5], [0.0, 2.0, 0.0]], np.float32)
+MASK = np.array([[True, False, True], [False, True, True]])
+ROWMASK = np.array([True, False, True])
+REP = np.array([3, 1, 3, 2, 1, 1, 5], np.int32)
+RUNS = np.array([1, 1, 2, 2, 3, 1, 1, 2], np.int32)
+RUNS2 = np.array([[1, 1, 2], [1, 1, 2], [3, 0, 0], [1, 1, 2]], np.float32)
+W4 = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
 _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "IDX0", "SRC", "SRC0", "ND",
            "ND1", "NDREP", "UPD", "ROWS", "SEG", "SEGX", "SEG2", "SORTED", "SORTED2", "VALS",
            "SORTEDI", "VALSI", "FILL", "FILLB", "DIAG", "DIAG2", "DUP", "ROW02", "ONE", "ROWV", "ROW1",
-           "PLANE")
+           "PLANE", "Z", "MASK", "ROWMASK", "REP", "RUNS", "RUNS2", "W4")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -181,6 +188,23 @@ _family("search", [
     "ops.searchsorted(sortedi, valsi)", "ops.searchsorted(sortedi, valsi, side='left')",
     "ops.searchsorted(sorted, ops.reduce_max(vals))",
 ])
+
+_family("masked_select_constant_mask", [
+    "ops.masked_select(z, Tensor(MASK))", "z.masked_select(Tensor(ROWMASK))",
+], [("ops.masked_select({}, Tensor(MASK)) * Tensor(W4)", ["Z"])])
+
+_program("value_shaped", '''
+def main():
+    z, runs, runs2 = Tensor(Z), Tensor(RUNS), Tensor(RUNS2)
+    return (ops.masked_select(z, Tensor(MASK)), ops.masked_select(z, Tensor(ROWMASK)),
+            ops.masked_select(Tensor(XI), Tensor(XI) > 0),
+            ops.nonzero(z), z.nonzero(), ops.nonzero(Tensor(REP) - 3), ops.argwhere(z), z.argwhere(),
+            ops.argwhere(Tensor(MASK)), ops.unique(Tensor(REP)), ops.unique(Tensor(Z)),
+            ops.unique(Tensor(RUNS2)), ops.unique_consecutive(runs), runs.unique_consecutive(True, True),
+            ops.unique_consecutive(runs2, True, True, 0), ops.unique_consecutive(runs2, False, True, 1),
+            ops.unique_consecutive(runs2, True), ops.is_nonzero(Tensor(np.array([0.0], np.float32))),
+            ops.is_nonzero(Tensor(np.array([[3]], np.int32))), ops.is_nonzero(Tensor(True)))
+''')
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)

@@ -113,3 +113,36 @@ def test_bad_input_says_what():
         with pytest.raises((TypeError, ValueError)) as info:
             call()
         assert "\n" not in str(info.value)
+
+
+# -- value-dependent shapes: PyNative only, one line in a compiled Cell -------------------
+@pytest.mark.parametrize("call", [
+    lambda x: ops.masked_select(x, x > 0), lambda x: ops.nonzero(x), lambda x: ops.argwhere(x),
+    lambda x: ops.unique(x)[0], lambda x: ops.unique_consecutive(x)])
+def test_value_dependent_shapes_need_pynative(call):
+    class Net(ms.nn.Cell):
+        def construct(self, x):
+            return call(x)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises(RuntimeError, match="depends on the input values.*PyNative") as info:
+            Net()(Tensor(X))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert "\n" not in str(info.value)
+
+
+def test_nonzero_as_tuple_and_unique_gradients():
+    """``as_tuple`` (MindSpore's NonZeroExt kernel is unregistered on CPU) is NumPy's
+    nonzero; unique's gradient reaches each value's first occurrence (MindSpore has none)."""
+    z = np.array([[0.5, 0.0, -1.5], [0.0, 2.0, 0.0]], np.float32)
+    for got, want in zip(ops.nonzero(Tensor(z), as_tuple=True), np.nonzero(z)):
+        assert got.dtype == ms.int64
+        np.testing.assert_array_equal(got.asnumpy(), want)
+    rep = np.array([2.5, -1.0, 2.5, 4.0], np.float32)
+    (g,) = _grads(lambda a: (ops.unique(a)[0] * Tensor(np.array([1.0, 2.0, 3.0], np.float32))).sum(), rep)
+    np.testing.assert_array_equal(g, [1.0, 2.0, 0.0, 3.0])
+    (g,) = _grads(lambda a: (ops.unique_consecutive(a) * Tensor(np.array([1.0, 2.0, 3.0], np.float32))).sum(),
+                  np.array([1.0, 1.0, 2.0, 1.0], np.float32))
+    np.testing.assert_array_equal(g, [1.0, 0.0, 2.0, 3.0])
