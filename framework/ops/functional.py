@@ -14,9 +14,11 @@ from . import add_n as _add_n
 from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
+from . import block_layout as _block_layout
 from . import clip as _clip
 from . import comm as _comm
 from . import complex_ops as _complex_ops
+from . import copies as _copies
 from . import creation as _creation
 from . import elementwise as _elementwise
 from . import fixed_positions as _fixed_positions
@@ -30,6 +32,7 @@ from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_more as _math_more
 from . import math_unary as _math_unary
+from . import matrix_diagonals as _matrix_diagonals
 from . import nn_extra as _nn_extra
 from . import nn_ops as _nn_ops
 from . import pool as _pool
@@ -44,6 +47,7 @@ from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
 from . import search as _search
 from . import segment as _segment
+from . import sequences as _sequences
 from . import shape as _shape
 from . import sorting as _sorting
 from . import state as _state
@@ -150,6 +154,8 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return _nn_ops.batch_norm(running_mean=running_mean, running_var=running_var, weight=weight, bias=bias, training=training, momentum=momentum, eps=eps, x=input_x)
 batch_norm.__doc__ = _nn_ops.batch_norm.__doc__
 
+batch_to_space_nd = _block_layout.batch_to_space_nd
+
 
 def bias_add(input_x, bias):
     return _nn_ops.bias_add(bias=bias, x=input_x)
@@ -191,7 +197,10 @@ clamp = _math_composite.clamp
 clip = _math_composite.clamp
 clip_by_global_norm = _clip.clip_by_global_norm
 clip_by_value = _math_more.clip_by_value
+coalesce = _value_shaped.coalesce
+col2im = _block_layout.col2im
 column_stack = _array_more.column_stack
+combinations = _sequences.combinations
 concat = _shape.concat
 conj = _complex_ops.conj
 
@@ -227,6 +236,7 @@ cummax = _scan_extra.cummax
 cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
 cumsum = _scan.cumsum
+deepcopy = _copies.deepcopy
 deg2rad = _math_composite.deg2rad
 
 
@@ -269,7 +279,9 @@ def dtype(x):
     return _tensor_info.dtype(input_x=x)
 dtype.__doc__ = _tensor_info.dtype.__doc__
 
+dyn_shape = _tensor_info.dyn_shape
 elu = _activations_extra.elu
+eps = _creation.eps
 
 
 def eq(input, other):  # noqa: A002
@@ -330,6 +342,7 @@ floordiv.__doc__ = _elementwise.floor_div.__doc__
 floormod = _elementwise.floor_mod
 fmax = _math_more.fmax
 fmod = _math_composite.fmod
+fold = _block_layout.fold
 
 
 def frac(x):
@@ -497,6 +510,8 @@ def matmul(input, other):  # noqa: A002
     return _nn_ops.matmul(a=input, b=other)
 matmul.__doc__ = _nn_ops.matmul.__doc__
 
+matrix_diag = _matrix_diagonals.matrix_diag
+matrix_diag_part = _matrix_diagonals.matrix_diag_part
 matrix_power = _array_more.matrix_power
 max = _reduce_extra.max
 max_pool1d = _pool_extra.max_pool1d
@@ -516,8 +531,10 @@ def minimum(input, other):  # noqa: A002
     return _elementwise.minimum(x=input, y=other)
 minimum.__doc__ = _elementwise.minimum.__doc__
 
+mirror_pad = _block_layout.mirror_pad
 mish = _activations_extra.mish
 mm = _products_extra.mm
+move_to = _copies.move_to
 moveaxis = _array_extra.movedim
 movedim = _array_extra.movedim
 mse_loss = _loss_extra.mse_loss
@@ -589,6 +606,7 @@ prelu.__doc__ = _activations_extra.prelu.__doc__
 
 prod = _reduce_extra.prod
 rad2deg = _math_composite.rad2deg
+range = _sequences.range
 rank = _tensor_info.rank
 ravel = _array_extra.ravel
 real = _complex_ops.real
@@ -624,6 +642,7 @@ relu.__doc__ = _elementwise.relu.__doc__
 
 relu6 = _activations_extra.relu6
 remainder = _math_composite.remainder
+repeat_elements = _sequences.repeat_elements
 repeat_interleave = _array_extra.repeat_interleave
 
 
@@ -631,6 +650,8 @@ def reshape(input, shape):  # noqa: A002
     return _shape.reshape(shape=shape, x=input)
 reshape.__doc__ = _shape.reshape.__doc__
 
+reverse = _sequences.reverse
+reverse_sequence = _sequences.reverse_sequence
 roll = _array_extra.roll
 rot90 = _array_more.rot90
 round = _math_unary.round
@@ -667,9 +688,15 @@ select.__doc__ = _elementwise.select.__doc__
 
 select_scatter = _fixed_positions.select_scatter
 selu = _activations_extra.selu
+sequence_mask = _sequences.sequence_mask
 setitem = _indexing.setitem
 sgn = _math_more.sgn
 shape = _tensor_info.shape
+
+
+def shape_(x):
+    return _tensor_info.shape(input_x=x)
+shape_.__doc__ = _tensor_info.shape.__doc__
 
 
 def sigmoid(input):  # noqa: A002
@@ -688,6 +715,12 @@ sin.__doc__ = _elementwise.sin.__doc__
 sinc = _math_more.sinc
 sinh = _math_unary.sinh
 size = _tensor_info.size
+
+
+def slice(input_x, begin, size):
+    return _shape.slice_(begin=begin, size=size, x=input_x)
+slice.__doc__ = _shape.slice_.__doc__
+
 slice_ = _shape.slice_
 slice_scatter = _fixed_positions.slice_scatter
 smooth_l1_loss = _loss_extra.smooth_l1_loss
@@ -713,6 +746,7 @@ softshrink.__doc__ = _activations_extra.softshrink.__doc__
 
 softsign = _activations_extra.softsign
 sort = _sorting.sort
+space_to_batch_nd = _block_layout.space_to_batch_nd
 split = _array_ops.split
 sqrt = _elementwise.sqrt
 
@@ -815,6 +849,12 @@ tensor_pow.__doc__ = _elementwise.pow.__doc__
 tensor_scatter_add = _tensor_scatter.tensor_scatter_add
 tensor_scatter_elements = _scatter_elements.tensor_scatter_elements
 tensor_scatter_update = _tensor_scatter.tensor_scatter_update
+
+
+def tensor_slice(input, begin, size):  # noqa: A002
+    return _shape.slice_(begin=begin, size=size, x=input)
+tensor_slice.__doc__ = _shape.slice_.__doc__
+
 tensor_split = _array_more.tensor_split
 tensor_sub = _elementwise.sub
 threshold = _activations_extra.threshold
@@ -853,6 +893,7 @@ truncate_div = _math_more.truncate_div
 truncate_mod = _math_more.truncate_mod
 tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
+unfold = _block_layout.unfold
 unique = _value_shaped.unique
 unique_consecutive = _value_shaped.unique_consecutive
 unsorted_segment_max = _segment.unsorted_segment_max
@@ -865,6 +906,7 @@ var = _reduce_extra.var
 var_mean = _math_more.var_mean
 vecdot = _products_extra.vecdot
 vector_norm = _math_more.vector_norm
+view_as_real = _complex_ops.view_as_real
 vsplit = _array_more.vsplit
 vstack = _array_more.vstack
 where = _masking.where
@@ -880,50 +922,54 @@ __all__ = [
     "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
     "argmin", "argsort", "argwhere", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
     "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm",
-    "batch_norm", "bias_add", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-    "bitwise_and", "bitwise_or", "bitwise_xor", "block_diag", "bmm", "broadcast_to", "bucketize",
-    "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle", "chunk", "clamp",
-    "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj", "conv2d",
-    "copysign", "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero",
-    "cross", "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deg2rad", "dense",
+    "batch_norm", "batch_to_space_nd", "bias_add", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "bitwise_and", "bitwise_or", "bitwise_xor", "block_diag",
+    "bmm", "broadcast_to", "bucketize", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu",
+    "channel_shuffle", "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_value",
+    "coalesce", "col2im", "column_stack", "combinations", "concat", "conj", "conv2d", "copysign",
+    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
+    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deepcopy", "deg2rad", "dense",
     "depend", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter", "diff", "dist",
     "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack",
-    "dtype", "elu", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1", "eye",
-    "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor",
-    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac",
-    "full", "full_like", "gather", "gather_d", "gather_elements", "gather_nd", "gaussian_nll_loss",
-    "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal", "group_norm", "gt",
-    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss",
-    "hsplit", "hstack", "huber_loss", "hypot", "identity", "imag", "index_add", "index_fill",
-    "index_select", "inner", "inplace_add", "inplace_index_add", "inplace_sub", "inplace_update",
-    "invert", "is_complex", "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite",
-    "isinf", "isnan", "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm",
-    "layer_norm_grad", "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace",
-    "log", "log10", "log1p", "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace",
-    "logsumexp", "make_range", "margin_ranking_loss", "masked_fill", "masked_select", "matmul",
-    "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean", "meshgrid", "min",
-    "minimum", "mish", "mm", "moveaxis", "movedim", "mse_loss", "msort", "mul",
-    "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial", "multiply", "mv",
-    "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "nonzero",
-    "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer", "pad", "partial",
-    "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "positive", "pow", "prelu",
-    "prod", "rad2deg", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder",
-    "repeat_interleave", "reshape", "roll", "rot90", "round", "row_stack", "rsqrt",
-    "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add", "scatter_nd_add",
-    "scatter_nd_update", "scatter_update", "searchsorted", "select", "select_scatter", "selu",
-    "setitem", "sgn", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size",
-    "slice_", "slice_scatter", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink",
-    "softsign", "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
-    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_scatter_add", "tensor_scatter_elements", "tensor_scatter_update", "tensor_split",
-    "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril",
-    "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod",
-    "tuple_to_array", "unbind", "unique", "unique_consecutive", "unsorted_segment_max",
-    "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze",
-    "unstack", "var", "var_mean", "vecdot", "vector_norm", "vsplit", "vstack", "where", "xdivy",
-    "xlogy", "zeros", "zeros_like",
+    "dtype", "dyn_shape", "elu", "eps", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims",
+    "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power",
+    "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod",
+    "fold", "frac", "full", "full_like", "gather", "gather_d", "gather_elements", "gather_nd",
+    "gaussian_nll_loss", "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal",
+    "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
+    "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "identity", "imag",
+    "index_add", "index_fill", "index_select", "inner", "inplace_add", "inplace_index_add",
+    "inplace_sub", "inplace_update", "invert", "is_complex", "is_floating_point", "is_nonzero",
+    "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal",
+    "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le", "leaky_relu",
+    "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
+    "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
+    "margin_ranking_loss", "masked_fill", "masked_select", "matmul", "matrix_diag",
+    "matrix_diag_part", "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean",
+    "meshgrid", "min", "minimum", "mirror_pad", "mish", "mm", "move_to", "moveaxis", "movedim",
+    "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
+    "multiply", "mv", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg", "negative",
+    "nll_loss", "nonzero", "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer",
+    "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "positive",
+    "pow", "prelu", "prod", "rad2deg", "range", "rank", "ravel", "real", "reciprocal",
+    "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
+    "relu6", "remainder", "repeat_elements", "repeat_interleave", "reshape", "reverse",
+    "reverse_sequence", "roll", "rot90", "round", "row_stack", "rsqrt", "scalar_to_array",
+    "scalar_to_tensor", "scatter", "scatter_add", "scatter_nd_add", "scatter_nd_update",
+    "scatter_update", "searchsorted", "select", "select_scatter", "selu", "sequence_mask",
+    "setitem", "sgn", "shape_", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh",
+    "size", "slice", "slice_", "slice_scatter", "smooth_l1_loss", "softmax", "softmin", "softplus",
+    "softshrink", "softsign", "sort", "space_to_batch_nd", "split", "sqrt", "square", "squeeze",
+    "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum",
+    "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
+    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
+    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_scatter_add", "tensor_scatter_elements",
+    "tensor_scatter_update", "tensor_slice", "tensor_split", "tensor_sub", "threshold", "tile",
+    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
+    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unfold",
+    "unique", "unique_consecutive", "unsorted_segment_max", "unsorted_segment_min",
+    "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze", "unstack", "var", "var_mean",
+    "vecdot", "vector_norm", "view_as_real", "vsplit", "vstack", "where", "xdivy", "xlogy",
+    "zeros", "zeros_like",
 ]

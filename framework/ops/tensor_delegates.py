@@ -10,6 +10,7 @@ from . import activations as _activations
 from . import activations_extra as _activations_extra
 from . import array_extra as _array_extra
 from . import array_ops as _array_ops
+from . import block_layout as _block_layout
 from . import elementwise as _elementwise
 from . import fixed_positions as _fixed_positions
 from . import math_binary as _math_binary
@@ -21,6 +22,7 @@ from . import scan as _scan
 from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
 from . import segment as _segment
+from . import sequences as _sequences
 from . import shape as _shape
 from . import sorting as _sorting
 from . import value_shaped as _value_shaped
@@ -54,6 +56,7 @@ METHODS = {
     'chunk': _array_ops.chunk,
     'clamp': _math_composite.clamp,
     'clip': _math_composite.clamp,
+    'col2im': _block_layout.col2im,
     'cos': _elementwise.cos,
     'cosh': _math_unary.cosh,
     'count_nonzero': _reduce_extra.count_nonzero,
@@ -76,6 +79,7 @@ METHODS = {
     'floor': _math_unary.floor,
     'floor_divide': _math_composite.floor_divide,
     'fmod': _math_composite.fmod,
+    'fold': _block_layout.fold,
     'frac': _math_composite.frac,
     'gather': _scatter_gather.gather,
     'gather_elements': _scatter_elements.gather_elements,
@@ -133,6 +137,7 @@ METHODS = {
     'remainder': _math_composite.remainder,
     'repeat_interleave': _array_extra.repeat_interleave,
     'reverse': _array_extra.flip,
+    'reverse_sequence': _sequences.reverse_sequence,
     'roll': _array_extra.roll,
     'round': _math_unary.round,
     'rsqrt': _math_unary.rsqrt,
@@ -163,6 +168,7 @@ METHODS = {
     'true_divide': _math_composite.true_divide,
     'trunc': _math_unary.trunc,
     'unbind': _array_extra.unbind,
+    'unfold': _block_layout.unfold,
     'unique_consecutive': _value_shaped.unique_consecutive,
     'unsorted_segment_max': _segment.unsorted_segment_max,
     'unsorted_segment_min': _segment.unsorted_segment_min,

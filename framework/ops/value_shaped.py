@@ -119,3 +119,22 @@ def is_nonzero(input):  # noqa: A002
         raise argument_error("is_nonzero", ValueError(f"input must have one element, got {a.size}"))
     return bool(a.reshape(-1)[0])
 
+
+
+def coalesce(x_indices, x_values, x_shape):
+    """A COO tensor's entries with repeated indices summed and the indices sorted:
+    ``(indices (ndim, count), values (count,), shape)``, int64 indices and shape."""
+    from .segment import unsorted_segment_sum
+
+    indices = _values("coalesce", x_indices)
+    shape = tuple(int(d) for d in _values("coalesce", x_shape).reshape(-1))
+    if indices.ndim != 2 or indices.shape[0] != len(shape) or indices.shape[1] != x_values.shape[0]:
+        raise argument_error("coalesce", ValueError(
+            f"x_indices must be (ndim={len(shape)}, nnz={x_values.shape[0]}), got {indices.shape}"))
+    if ((indices < 0) | (indices >= np.array(shape)[:, None])).any():
+        raise argument_error("coalesce", IndexError(f"x_indices lie outside x_shape {shape}"))
+    flat = np.ravel_multi_index(tuple(indices), shape)
+    unique_flat, inverse = np.unique(flat, return_inverse=True)
+    values = unsorted_segment_sum(x_values, _tensor(inverse.reshape(-1).astype(np.int64)), unique_flat.size)
+    coords = np.stack(np.unravel_index(unique_flat, shape)).astype(np.int64).reshape(len(shape), -1)
+    return _tensor(coords), values, _tensor(np.asarray(shape, np.int64))

@@ -146,3 +146,28 @@ def test_nonzero_as_tuple_and_unique_gradients():
     (g,) = _grads(lambda a: (ops.unique_consecutive(a) * Tensor(np.array([1.0, 2.0, 3.0], np.float32))).sum(),
                   np.array([1.0, 1.0, 2.0, 1.0], np.float32))
     np.testing.assert_array_equal(g, [1.0, 0.0, 2.0, 3.0])
+
+
+def test_coalesce_sums_repeated_indices_in_sorted_order():
+    indices = np.array([[1, 0, 1, 0, 2], [2, 1, 2, 0, 0]], np.int64)
+    values = np.array([1.0, -2.0, 3.0, 0.5, 4.0], np.float32)
+    out_indices, out_values, shape = ops.coalesce(Tensor(indices), Tensor(values),
+                                                  Tensor(np.array([3, 3], np.int64)))
+    dense = np.zeros((3, 3), np.float32)
+    np.add.at(dense, tuple(indices), values)
+    np.testing.assert_array_equal(out_indices.asnumpy(), [[0, 0, 1, 2], [0, 1, 2, 0]])
+    np.testing.assert_array_equal(out_values.asnumpy(), dense[tuple(out_indices.asnumpy())])
+    np.testing.assert_array_equal(shape.asnumpy(), [3, 3])
+    (g,) = _grads(lambda v: (ops.coalesce(Tensor(indices), v, Tensor(np.array([3, 3], np.int64)))[1]
+                             * Tensor(np.array([1.0, 2.0, 3.0, 4.0], np.float32))).sum(), values)
+    np.testing.assert_array_equal(g, [3.0, 2.0, 3.0, 1.0, 4.0])
+
+
+def test_move_to_cpu_copies():
+    """MindSpore 2.10's CPU build raises an empty RuntimeError for ``move_to(x, 'CPU')``."""
+    x = Tensor(X)
+    y = ops.move_to(x, "CPU")
+    assert y is not x
+    np.testing.assert_array_equal(y.asnumpy(), X)
+    with pytest.raises(RuntimeError, match="move_to: .*GPU"):
+        ops.move_to(x, "GPU")
