@@ -15,6 +15,7 @@ from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
 from . import block_layout as _block_layout
+from . import boxes as _boxes
 from . import clip as _clip
 from . import comm as _comm
 from . import complex_ops as _complex_ops
@@ -24,6 +25,7 @@ from . import elementwise as _elementwise
 from . import fixed_positions as _fixed_positions
 from . import group_conv as _group_conv
 from . import indexing as _indexing
+from . import layer_functions as _layer_functions
 from . import layer_norm as _layer_norm
 from . import loss_extra as _loss_extra
 from . import loss_fns as _loss_fns
@@ -87,6 +89,7 @@ def addn(x):
 addn.__doc__ = _add_n.addn.__doc__
 
 addr = _products_extra.addr
+affine_grid = _layer_functions.affine_grid
 all = _math_more.all
 
 
@@ -161,6 +164,7 @@ def bias_add(input_x, bias):
     return _nn_ops.bias_add(bias=bias, x=input_x)
 bias_add.__doc__ = _nn_ops.bias_add.__doc__
 
+bidense = _layer_functions.bidense
 binary_cross_entropy = _loss_extra.binary_cross_entropy
 
 
@@ -173,6 +177,8 @@ bitwise_or = _math_binary.bitwise_or
 bitwise_xor = _math_binary.bitwise_xor
 block_diag = _array_more.block_diag
 bmm = _products_extra.bmm
+bounding_box_decode = _boxes.bounding_box_decode
+bounding_box_encode = _boxes.bounding_box_encode
 
 
 def broadcast_to(input, shape):  # noqa: A002
@@ -192,10 +198,12 @@ cdist = _nn_extra.cdist
 ceil = _math_unary.ceil
 celu = _activations_extra.celu
 channel_shuffle = _nn_extra.channel_shuffle
+check_valid = _boxes.check_valid
 chunk = _array_ops.chunk
 clamp = _math_composite.clamp
 clip = _math_composite.clamp
 clip_by_global_norm = _clip.clip_by_global_norm
+clip_by_norm = _clip.clip_by_norm
 clip_by_value = _math_more.clip_by_value
 coalesce = _value_shaped.coalesce
 col2im = _block_layout.col2im
@@ -432,6 +440,7 @@ def invert(x):
     return _math_unary.invert(input=x)
 invert.__doc__ = _math_unary.invert.__doc__
 
+iou = _boxes.iou
 is_complex = _complex_ops.is_complex
 is_floating_point = _math_more.is_floating_point
 is_nonzero = _value_shaped.is_nonzero
@@ -500,6 +509,7 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     return _reduce_extra.logsumexp(input=input, axis=dim, keep_dims=keepdim)
 logsumexp.__doc__ = _reduce_extra.logsumexp.__doc__
 
+lrn = _layer_functions.lrn
 make_range = _zoo_extra.make_range
 margin_ranking_loss = _loss_extra.margin_ranking_loss
 masked_fill = _masking.masked_fill
@@ -533,6 +543,7 @@ minimum.__doc__ = _elementwise.minimum.__doc__
 
 mirror_pad = _block_layout.mirror_pad
 mish = _activations_extra.mish
+mixed_precision_cast = _layer_functions.mixed_precision_cast
 mm = _products_extra.mm
 move_to = _copies.move_to
 moveaxis = _array_extra.movedim
@@ -918,16 +929,17 @@ zeros_like = _creation.zeros_like
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "all", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
-    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "argsort", "argwhere", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
-    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d", "baddbmm",
-    "batch_norm", "batch_to_space_nd", "bias_add", "binary_cross_entropy",
+    "addmv", "addn", "addr", "affine_grid", "all", "all_reduce", "amax", "amin", "aminmax",
+    "angle", "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
+    "arctanh", "argmax", "argmin", "argsort", "argwhere", "asin", "asinh", "assign", "assign_add",
+    "atan", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d",
+    "baddbmm", "batch_norm", "batch_to_space_nd", "bias_add", "bidense", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "bitwise_and", "bitwise_or", "bitwise_xor", "block_diag",
-    "bmm", "broadcast_to", "bucketize", "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu",
-    "channel_shuffle", "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_value",
-    "coalesce", "col2im", "column_stack", "combinations", "concat", "conj", "conv2d", "copysign",
-    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
+    "bmm", "bounding_box_decode", "bounding_box_encode", "broadcast_to", "bucketize",
+    "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle", "check_valid",
+    "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_norm", "clip_by_value", "coalesce",
+    "col2im", "column_stack", "combinations", "concat", "conj", "conv2d", "copysign", "cos",
+    "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
     "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deepcopy", "deg2rad", "dense",
     "depend", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter", "diff", "dist",
     "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack",
@@ -939,37 +951,37 @@ __all__ = [
     "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
     "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "identity", "imag",
     "index_add", "index_fill", "index_select", "inner", "inplace_add", "inplace_index_add",
-    "inplace_sub", "inplace_update", "invert", "is_complex", "is_floating_point", "is_nonzero",
-    "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal",
-    "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le", "leaky_relu",
-    "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
-    "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "make_range",
-    "margin_ranking_loss", "masked_fill", "masked_select", "matmul", "matrix_diag",
+    "inplace_sub", "inplace_update", "invert", "iou", "is_complex", "is_floating_point",
+    "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf",
+    "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le",
+    "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2",
+    "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lrn",
+    "make_range", "margin_ranking_loss", "masked_fill", "masked_select", "matmul", "matrix_diag",
     "matrix_diag_part", "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean",
-    "meshgrid", "min", "minimum", "mirror_pad", "mish", "mm", "move_to", "moveaxis", "movedim",
-    "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
-    "multiply", "mv", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg", "negative",
-    "nll_loss", "nonzero", "norm", "not_equal", "numel", "one_hot", "ones", "ones_like", "outer",
-    "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle", "polar", "positive",
-    "pow", "prelu", "prod", "rad2deg", "range", "rank", "ravel", "real", "reciprocal",
-    "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu",
-    "relu6", "remainder", "repeat_elements", "repeat_interleave", "reshape", "reverse",
-    "reverse_sequence", "roll", "rot90", "round", "row_stack", "rsqrt", "scalar_to_array",
-    "scalar_to_tensor", "scatter", "scatter_add", "scatter_nd_add", "scatter_nd_update",
-    "scatter_update", "searchsorted", "select", "select_scatter", "selu", "sequence_mask",
-    "setitem", "sgn", "shape_", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh",
-    "size", "slice", "slice_", "slice_scatter", "smooth_l1_loss", "softmax", "softmin", "softplus",
-    "softshrink", "softsign", "sort", "space_to_batch_nd", "split", "sqrt", "square", "squeeze",
-    "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum",
-    "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
-    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
-    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_scatter_add", "tensor_scatter_elements",
-    "tensor_scatter_update", "tensor_slice", "tensor_split", "tensor_sub", "threshold", "tile",
-    "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
-    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unfold",
-    "unique", "unique_consecutive", "unsorted_segment_max", "unsorted_segment_min",
-    "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze", "unstack", "var", "var_mean",
-    "vecdot", "vector_norm", "view_as_real", "vsplit", "vstack", "where", "xdivy", "xlogy",
-    "zeros", "zeros_like",
+    "meshgrid", "min", "minimum", "mirror_pad", "mish", "mixed_precision_cast", "mm", "move_to",
+    "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
+    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
+    "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "nonzero", "norm", "not_equal",
+    "numel", "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute",
+    "pixel_shuffle", "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg",
+    "range", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max",
+    "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder", "repeat_elements",
+    "repeat_interleave", "reshape", "reverse", "reverse_sequence", "roll", "rot90", "round",
+    "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add",
+    "scatter_nd_add", "scatter_nd_update", "scatter_update", "searchsorted", "select",
+    "select_scatter", "selu", "sequence_mask", "setitem", "sgn", "shape_", "sigmoid", "sign",
+    "signbit", "silu", "sin", "sinc", "sinh", "size", "slice", "slice_", "slice_scatter",
+    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "sort",
+    "space_to_batch_nd", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
+    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
+    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
+    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
+    "tensor_scatter_add", "tensor_scatter_elements", "tensor_scatter_update", "tensor_slice",
+    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
+    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
+    "truncate_mod", "tuple_to_array", "unbind", "unfold", "unique", "unique_consecutive",
+    "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod",
+    "unsorted_segment_sum", "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm",
+    "view_as_real", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
 ]

@@ -97,6 +97,20 @@ WC = np.arange(12, dtype=np.float32).reshape(4, 3)
 PADS = np.array([[1, 1], [2, 1]], np.int32)
 PADS64 = np.array([[2, 0], [1, 3]], np.int64)
 K = np.array([-1, 1], np.int32)
+ANCH = np.array([[0.0, 0.0, 10.0, 10.0], [2.0, 3.0, 8.0, 12.0], [5.0, 5.0, 6.0, 6.0]], np.float32)
+GTB = np.array([[1.0, 1.0, 9.0, 11.0], [0.0, 4.0, 9.0, 10.0], [4.0, 4.0, 7.0, 9.0]], np.float32)
+DELTA = np.array([[0.1, -0.2, 0.3, 0.05], [-0.5, 0.4, -0.1, 0.2], [0.0, 0.0, 5.0, -5.0]], np.float32)
+BOXES = np.array([[0.0, 0.0, 10.0, 10.0], [-1.0, 3.0, 8.0, 12.0], [5.0, 5.0, 60.0, 6.0], [5, 5, 6, 40]],
+                 np.float32)
+META = np.array([40.0, 61.0, 1.0], np.float32)
+HALVE = np.array([0.5, 0.5, 2.0], np.float32)
+THETA = np.array([[[1.0, 0.2, -0.1], [0.3, 0.8, 0.5]], [[0.5, -0.4, 0.0], [0.1, 1.2, -0.3]]], np.float32)
+THETA3 = np.array([[[1.0, 0.2, -0.1, 0.0], [0.3, 0.8, 0.5, 0.1], [0.0, 0.1, 0.9, -0.2]]], np.float32)
+BI1 = np.array([[1.0, -0.5, 2.0], [0.3, 0.7, -1.2]], np.float32)
+BI2 = np.array([[0.5, 1.5], [-2.0, 0.25]], np.float32)
+BIW = (np.arange(4 * 3 * 2, dtype=np.float32).reshape(4, 3, 2) % 5 - 2) / 4
+BIB = np.array([0.1, -0.2, 0.3, 0.0], np.float32)
+LRNX = (np.arange(2 * 7 * 2 * 2, dtype=np.float32).reshape(2, 7, 2, 2) % 9 - 4) / 5
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -104,7 +118,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "ND1", "NDREP", "UPD", "ROWS", "SEG", "SEGX", "SEG2", "SORTED", "SORTED2", "VALS",
            "SORTEDI", "VALSI", "FILL", "FILLB", "DIAG", "DIAG2", "DUP", "ROW02", "ONE", "ROWV", "ROW1",
            "PLANE", "Z", "MASK", "ROWMASK", "REP", "RUNS", "RUNS2", "W4", "LENS",
-           "LENS4", "LENS2", "COMPLEX", "LINE", "IMG", "IMG5", "BATCH", "COLS", "COLS9", "BAND")
+           "LENS4", "LENS2", "COMPLEX", "LINE", "IMG", "IMG5", "BATCH", "COLS", "COLS9", "BAND", "ANCH",
+           "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -287,7 +302,37 @@ def main():
             ops.range(Tensor(1.0, ms.float32), Tensor(2.0, ms.float32), Tensor(0.3, ms.float32)),
             ops.range(10, 1, -4),
             ops.range(Tensor(5, ms.int64), Tensor(0, ms.int64), Tensor(-1, ms.int64)),
-            ops.sequence_mask(Tensor(LENS)), ops.sequence_mask(Tensor(LENS2)))
+            ops.sequence_mask(Tensor(LENS)), ops.sequence_mask(Tensor(LENS2)),
+            ops.mixed_precision_cast(ms.float16, (Tensor(X), Tensor(XI))))
+''')
+
+_family("boxes", [
+    "ops.iou(anch, gtb)", "ops.iou(anch, gtb, 'iof')", "ops.iou(gtb, anch[:2])",
+    "ops.bounding_box_encode(anch, gtb)",
+    "ops.bounding_box_encode(anch, gtb, (0.1, 0.0, 0.2, 0.0), (0.5, 1.0, 2.0, 1.0))",
+    "ops.bounding_box_decode(anch, delta, (11, 9))",
+    "ops.bounding_box_decode(anch, delta, (20, 20), (0.1, 0.0, 0.2, 0.0), (0.5, 1.0, 2.0, 1.0), 0.5)",
+    "ops.check_valid(boxes, meta)", "ops.check_valid(boxes, meta * Tensor(HALVE))",
+])
+
+_family("layer_functions", [
+    "ops.bidense(bi1, bi2, biw)", "ops.bidense(bi1, bi2, biw, bib)",
+    "ops.lrn(lrnx)", "ops.lrn(lrnx, 2, 1.0, 0.5, 0.75)",
+    "ops.affine_grid(theta, (2, 1, 3, 4))", "ops.affine_grid(theta, (2, 3, 2, 3), True)",
+    "ops.affine_grid(theta3, (1, 1, 2, 3, 2))",
+], [("ops.bidense({}, {}, {}, {}) * Tensor(W[:2, :4])", ["BI1", "BI2", "BIW", "BIB"]),
+    ("ops.lrn({}, 2, 1.0, 0.5, 0.75) * Tensor(LRNX + 1)", ["LRNX"]),
+    ("ops.affine_grid({}, (2, 1, 3, 4)) * 2.0", ["THETA"])])
+
+_family("cast_in_cell", ["ops.mixed_precision_cast(ms.float16, x)", "ops.mixed_precision_cast(ms.int32, xi)"])
+
+# MindSpore 2.10 cannot compile clip_by_norm in a Cell ("Cannot join the return values of
+# different branches"): eager in both modes; our graph mode is checked in the test module
+_program("clip_eager", '''
+def main():
+    x = Tensor(X)
+    return (ops.clip_by_norm(x, 2.0), ops.clip_by_norm(x, 100.0), ops.clip_by_norm(x, 0.5, float("inf")),
+            ops.clip_by_norm((x, Tensor(CUBE)), 3.0))
 ''')
 
 

@@ -171,3 +171,29 @@ def test_move_to_cpu_copies():
     np.testing.assert_array_equal(y.asnumpy(), X)
     with pytest.raises(RuntimeError, match="move_to: .*GPU"):
         ops.move_to(x, "GPU")
+
+
+@pytest.mark.parametrize("norm_type", [1.0, 2.0, 3.0, float("inf")])
+def test_clip_by_norm_in_both_modes(norm_type):
+    """MindSpore 2.10 compiles no ``clip_by_norm`` in a Cell, and its L1 norm on CPU leaves
+    ``x`` unscaled: the documented formula, in both of our modes."""
+    norm = np.linalg.norm(X.reshape(-1).astype(np.float64), norm_type)
+    want = X * min(1.0, 2.0 / (norm + 1e-6))
+    for got in both_modes(lambda x: ops.clip_by_norm(x, 2.0, norm_type), X):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_iou_gradient_is_finite_difference():
+    """MindSpore's IOU has no gradient (zeros); ours is the derivative of its formula."""
+    anchors = np.array([[0.0, 0.0, 10.0, 10.0], [2.0, 3.0, 8.0, 12.0]], np.float32)
+    gt = Tensor(np.array([[1.0, 1.0, 9.0, 11.0], [0.0, 4.0, 9.0, 10.0]], np.float32))
+    weights = np.array([[1.0, 2.0], [-1.0, 0.5]], np.float32)
+    (g,) = _grads(lambda a: (ops.iou(a, gt) * Tensor(weights)).sum(), anchors)
+    eps, num = 1e-2, np.zeros_like(anchors, np.float64)
+    for idx in np.ndindex(anchors.shape):
+        up, down = anchors.copy(), anchors.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        f = [(ops.iou(Tensor(v), gt).asnumpy() * weights).sum() for v in (up, down)]
+        num[idx] = (f[0] - f[1]) / (2 * eps)
+    np.testing.assert_allclose(g, num, rtol=1e-3, atol=1e-3)
