@@ -56,6 +56,7 @@ from . import state as _state
 from . import tensor_info as _tensor_info
 from . import tensor_scatter as _tensor_scatter
 from . import value_shaped as _value_shaped
+from . import window_pool as _window_pool
 from . import zoo_extra as _zoo_extra
 import functools as _functools
 
@@ -69,8 +70,10 @@ acos = _math_unary.acos
 acosh = _math_unary.acosh
 adaptive_avg_pool1d = _pool_extra.adaptive_avg_pool1d
 adaptive_avg_pool2d = _pool_extra.adaptive_avg_pool2d
+adaptive_avg_pool3d = _window_pool.adaptive_avg_pool3d
 adaptive_max_pool1d = _pool_extra.adaptive_max_pool1d
 adaptive_max_pool2d = _pool_extra.adaptive_max_pool2d
+adaptive_max_pool3d = _window_pool.adaptive_max_pool3d
 
 
 def add(input, other):  # noqa: A002
@@ -150,6 +153,7 @@ atleast_2d = _array_more.atleast_2d
 atleast_3d = _array_more.atleast_3d
 avg_pool1d = _pool_extra.avg_pool1d
 avg_pool2d = _pool.avg_pool2d
+avg_pool3d = _window_pool.avg_pool3d
 baddbmm = _products_extra.baddbmm
 
 
@@ -509,6 +513,8 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     return _reduce_extra.logsumexp(input=input, axis=dim, keep_dims=keepdim)
 logsumexp.__doc__ = _reduce_extra.logsumexp.__doc__
 
+lp_pool1d = _window_pool.lp_pool1d
+lp_pool2d = _window_pool.lp_pool2d
 lrn = _layer_functions.lrn
 make_range = _zoo_extra.make_range
 margin_ranking_loss = _loss_extra.margin_ranking_loss
@@ -526,6 +532,10 @@ matrix_power = _array_more.matrix_power
 max = _reduce_extra.max
 max_pool1d = _pool_extra.max_pool1d
 max_pool2d = _pool.max_pool2d
+max_pool3d = _window_pool.max_pool3d
+max_unpool1d = _window_pool.max_unpool1d
+max_unpool2d = _window_pool.max_unpool2d
+max_unpool3d = _window_pool.max_unpool3d
 
 
 def maximum(input, other):  # noqa: A002
@@ -928,12 +938,13 @@ zeros_like = _creation.zeros_like
 
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "affine_grid", "all", "all_reduce", "amax", "amin", "aminmax",
-    "angle", "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2",
-    "arctanh", "argmax", "argmin", "argsort", "argwhere", "asin", "asinh", "assign", "assign_add",
-    "atan", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "avg_pool1d", "avg_pool2d",
-    "baddbmm", "batch_norm", "batch_to_space_nd", "bias_add", "bidense", "binary_cross_entropy",
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+    "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addn", "addr", "affine_grid", "all",
+    "all_reduce", "amax", "amin", "aminmax", "angle", "any", "arange", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax", "argmin", "argsort", "argwhere",
+    "asin", "asinh", "assign", "assign_add", "atan", "atan2", "atanh", "atleast_1d", "atleast_2d",
+    "atleast_3d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "baddbmm", "batch_norm",
+    "batch_to_space_nd", "bias_add", "bidense", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "bitwise_and", "bitwise_or", "bitwise_xor", "block_diag",
     "bmm", "bounding_box_decode", "bounding_box_encode", "broadcast_to", "bucketize",
     "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle", "check_valid",
@@ -956,32 +967,33 @@ __all__ = [
     "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le",
     "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2",
     "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lrn",
-    "make_range", "margin_ranking_loss", "masked_fill", "masked_select", "matmul", "matrix_diag",
-    "matrix_diag_part", "matrix_power", "max", "max_pool1d", "max_pool2d", "maximum", "mean",
-    "meshgrid", "min", "minimum", "mirror_pad", "mish", "mixed_precision_cast", "mm", "move_to",
-    "moveaxis", "movedim", "mse_loss", "msort", "mul", "multi_margin_loss",
-    "multilabel_soft_margin_loss", "multinomial", "multiply", "mv", "nan_to_num", "nanmean",
-    "nansum", "narrow", "ne", "neg", "negative", "nll_loss", "nonzero", "norm", "not_equal",
-    "numel", "one_hot", "ones", "ones_like", "outer", "pad", "partial", "pdist", "permute",
-    "pixel_shuffle", "pixel_unshuffle", "polar", "positive", "pow", "prelu", "prod", "rad2deg",
-    "range", "rank", "ravel", "real", "reciprocal", "reduce_all", "reduce_any", "reduce_max",
-    "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder", "repeat_elements",
-    "repeat_interleave", "reshape", "reverse", "reverse_sequence", "roll", "rot90", "round",
-    "row_stack", "rsqrt", "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add",
-    "scatter_nd_add", "scatter_nd_update", "scatter_update", "searchsorted", "select",
-    "select_scatter", "selu", "sequence_mask", "setitem", "sgn", "shape_", "sigmoid", "sign",
-    "signbit", "silu", "sin", "sinc", "sinh", "size", "slice", "slice_", "slice_scatter",
-    "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign", "sort",
-    "space_to_batch_nd", "split", "sqrt", "square", "squeeze", "stack", "std", "std_mean",
-    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims",
-    "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv",
-    "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow",
-    "tensor_scatter_add", "tensor_scatter_elements", "tensor_scatter_update", "tensor_slice",
-    "tensor_split", "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz",
-    "tril", "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div",
-    "truncate_mod", "tuple_to_array", "unbind", "unfold", "unique", "unique_consecutive",
-    "unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod",
-    "unsorted_segment_sum", "unsqueeze", "unstack", "var", "var_mean", "vecdot", "vector_norm",
-    "view_as_real", "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lp_pool1d",
+    "lp_pool2d", "lrn", "make_range", "margin_ranking_loss", "masked_fill", "masked_select",
+    "matmul", "matrix_diag", "matrix_diag_part", "matrix_power", "max", "max_pool1d", "max_pool2d",
+    "max_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "maximum", "mean", "meshgrid",
+    "min", "minimum", "mirror_pad", "mish", "mixed_precision_cast", "mm", "move_to", "moveaxis",
+    "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "multinomial", "multiply", "mv", "nan_to_num", "nanmean", "nansum", "narrow", "ne", "neg",
+    "negative", "nll_loss", "nonzero", "norm", "not_equal", "numel", "one_hot", "ones",
+    "ones_like", "outer", "pad", "partial", "pdist", "permute", "pixel_shuffle", "pixel_unshuffle",
+    "polar", "positive", "pow", "prelu", "prod", "rad2deg", "range", "rank", "ravel", "real",
+    "reciprocal", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
+    "reduce_sum", "relu", "relu6", "remainder", "repeat_elements", "repeat_interleave", "reshape",
+    "reverse", "reverse_sequence", "roll", "rot90", "round", "row_stack", "rsqrt",
+    "scalar_to_array", "scalar_to_tensor", "scatter", "scatter_add", "scatter_nd_add",
+    "scatter_nd_update", "scatter_update", "searchsorted", "select", "select_scatter", "selu",
+    "sequence_mask", "setitem", "sgn", "shape_", "sigmoid", "sign", "signbit", "silu", "sin",
+    "sinc", "sinh", "size", "slice", "slice_", "slice_scatter", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "sort", "space_to_batch_nd", "split", "sqrt",
+    "square", "squeeze", "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub",
+    "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink",
+    "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt",
+    "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_scatter_add",
+    "tensor_scatter_elements", "tensor_scatter_update", "tensor_slice", "tensor_split",
+    "tensor_sub", "threshold", "tile", "topk", "trace", "transpose", "trapz", "tril",
+    "tril_indices", "triu", "triu_indices", "true_divide", "trunc", "truncate_div", "truncate_mod",
+    "tuple_to_array", "unbind", "unfold", "unique", "unique_consecutive", "unsorted_segment_max",
+    "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze",
+    "unstack", "var", "var_mean", "vecdot", "vector_norm", "view_as_real", "vsplit", "vstack",
+    "where", "xdivy", "xlogy", "zeros", "zeros_like",
 ]

@@ -111,6 +111,15 @@ BI2 = np.array([[0.5, 1.5], [-2.0, 0.25]], np.float32)
 BIW = (np.arange(4 * 3 * 2, dtype=np.float32).reshape(4, 3, 2) % 5 - 2) / 4
 BIB = np.array([0.1, -0.2, 0.3, 0.0], np.float32)
 LRNX = (np.arange(2 * 7 * 2 * 2, dtype=np.float32).reshape(2, 7, 2, 2) % 9 - 4) / 5
+VOL = (np.random.default_rng(0).permutation(200).reshape(2, 2, 2, 5, 5) / 40 - 2).astype(np.float32)
+VOL = np.concatenate([VOL, VOL[:, :, ::-1] + 0.0125], 2)  # (2, 2, 4, 5, 5), no ties in a window
+POSV = np.abs(VOL[:, :, 0]) + 0.1
+POS1 = POSV[:, :, 0].copy()
+UNX1 = np.array([[[1.0, 2.0, 3.0]]], np.float32)
+UNI1 = np.array([[[1, 2, 5]]], np.int64)
+WUN = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+UNX = np.array([[[[1.0, -2.0], [3.0, 4.0]]]], np.float32)
+UNI = np.array([[[[0, 3], [9, 15]]]], np.int64)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -119,7 +128,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "SORTEDI", "VALSI", "FILL", "FILLB", "DIAG", "DIAG2", "DUP", "ROW02", "ONE", "ROWV", "ROW1",
            "PLANE", "Z", "MASK", "ROWMASK", "REP", "RUNS", "RUNS2", "W4", "LENS",
            "LENS4", "LENS2", "COMPLEX", "LINE", "IMG", "IMG5", "BATCH", "COLS", "COLS9", "BAND", "ANCH",
-           "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX")
+           "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX", "VOL",
+           "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -334,6 +344,28 @@ def main():
     return (ops.clip_by_norm(x, 2.0), ops.clip_by_norm(x, 100.0), ops.clip_by_norm(x, 0.5, float("inf")),
             ops.clip_by_norm((x, Tensor(CUBE)), 3.0))
 ''')
+
+_family("pooling_3d", [
+    "ops.avg_pool3d(vol, 2, 2)", "ops.avg_pool3d(vol, 3, 2, 1)",
+    "ops.avg_pool3d(vol, 3, 2, 1, False, False)",
+    "ops.avg_pool3d(vol, 2, 2, 0, True)", "ops.avg_pool3d(vol, (2, 3, 3), (1, 2, 2), 1, False, True, 5)",
+    "ops.max_pool3d(vol, 2, 2)", "ops.max_pool3d(vol, 2, 1, 1, 2)",
+    "ops.max_pool3d(vol, 2, 2, 0, 1, True, True)",
+    "ops.adaptive_max_pool3d(vol, (2, 3, 2))", "ops.adaptive_max_pool3d(vol, (3, 2, 4), True)",
+    "ops.adaptive_avg_pool3d(vol, (3, 2, 4))", "ops.adaptive_avg_pool3d(vol, (None, 2, 3))",
+], [("ops.avg_pool3d({}, 3, 2, 1, True, False)", ["VOL"]),
+    ("ops.max_pool3d({}, 2, 1, 1, 2) * 1.5", ["VOL"]),
+    ("ops.adaptive_avg_pool3d({}, (3, 2, 4)) * 2.0", ["VOL"]),
+    ("ops.adaptive_max_pool3d({}, (3, 2, 4))", ["VOL"])])
+
+_family("lp_pool_and_unpool", [
+    "ops.lp_pool1d(pos1, 2, 2)", "ops.lp_pool1d(pos1, 3, 2, 1, True)",
+    "ops.lp_pool2d(posv, 2, 2, 2)", "ops.lp_pool2d(posv, 1, (2, 3), (2, 1), True)",
+    "ops.max_unpool2d(unx, uni, 2, 2)", "ops.max_unpool2d(unx, uni, 2, 2, 0, (5, 5))",
+    "ops.max_unpool1d(unx1, uni1, 2)", "ops.max_unpool3d(ops.reshape(unx, (1, 1, 1, 2, 2)), "
+    "ops.reshape(uni, (1, 1, 1, 2, 2)), 2, (1, 2, 2))",
+], [("ops.lp_pool2d({}, 2, 2, 2) * 1.5", ["POSV"]), ("ops.lp_pool1d({}, 3, 2, 1, True)", ["POS1"]),
+    ("ops.max_unpool2d({}, Tensor(UNI), 2, 2) * Tensor(WUN)", ["UNX"])])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)
