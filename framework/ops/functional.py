@@ -21,6 +21,7 @@ from . import comm as _comm
 from . import complex_ops as _complex_ops
 from . import copies as _copies
 from . import creation as _creation
+from . import ctc as _ctc
 from . import elementwise as _elementwise
 from . import fixed_positions as _fixed_positions
 from . import group_conv as _group_conv
@@ -244,6 +245,8 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
     return _loss_fns.cross_entropy(input=input, target=target, weight=weight, ignore_index=ignore_index, reduction=reduction, label_smoothing=label_smoothing)
 cross_entropy.__doc__ = _loss_fns.cross_entropy.__doc__
 
+ctc_greedy_decoder = _ctc.ctc_greedy_decoder
+ctc_loss = _ctc.ctc_loss
 cummax = _scan_extra.cummax
 cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
@@ -951,22 +954,22 @@ __all__ = [
     "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_norm", "clip_by_value", "coalesce",
     "col2im", "column_stack", "combinations", "concat", "conj", "conv2d", "copysign", "cos",
     "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
-    "cross_entropy", "cummax", "cummin", "cumprod", "cumsum", "deepcopy", "deg2rad", "dense",
-    "depend", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter", "diff", "dist",
-    "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack",
-    "dtype", "dyn_shape", "elu", "eps", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims",
-    "expm1", "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power",
-    "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod",
-    "fold", "frac", "full", "full_like", "gather", "gather_d", "gather_elements", "gather_nd",
-    "gaussian_nll_loss", "ge", "gelu", "ger", "getitem", "glu", "greater", "greater_equal",
-    "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside",
-    "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot", "identity", "imag",
-    "index_add", "index_fill", "index_select", "inner", "inplace_add", "inplace_index_add",
-    "inplace_sub", "inplace_update", "invert", "iou", "is_complex", "is_floating_point",
-    "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf",
-    "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad", "ldexp", "le",
-    "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2",
-    "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
+    "cross_entropy", "ctc_greedy_decoder", "ctc_loss", "cummax", "cummin", "cumprod", "cumsum",
+    "deepcopy", "deg2rad", "dense", "depend", "diag", "diag_embed", "diagflat", "diagonal",
+    "diagonal_scatter", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d",
+    "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "dyn_shape", "elu", "eps", "eq",
+    "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fill",
+    "flatten", "flip", "fliplr", "flipud", "float_power", "floor", "floor_div", "floor_divide",
+    "floor_mod", "floordiv", "floormod", "fmax", "fmod", "fold", "frac", "full", "full_like",
+    "gather", "gather_d", "gather_elements", "gather_nd", "gaussian_nll_loss", "ge", "gelu", "ger",
+    "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss",
+    "hypot", "identity", "imag", "index_add", "index_fill", "index_select", "inner", "inplace_add",
+    "inplace_index_add", "inplace_sub", "inplace_update", "invert", "iou", "is_complex",
+    "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad",
+    "ldexp", "le", "leaky_relu", "lerp", "less", "less_equal", "linspace", "log", "log10", "log1p",
+    "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and", "logical_not",
     "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lp_pool1d",
     "lp_pool2d", "lrn", "make_range", "margin_ranking_loss", "masked_fill", "masked_select",
     "matmul", "matrix_diag", "matrix_diag_part", "matrix_power", "max", "max_pool1d", "max_pool2d",

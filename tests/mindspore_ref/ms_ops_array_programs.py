@@ -120,6 +120,12 @@ UNI1 = np.array([[[1, 2, 5]]], np.int64)
 WUN = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
 UNX = np.array([[[[1.0, -2.0], [3.0, 4.0]]]], np.float32)
 UNI = np.array([[[[0, 3], [9, 15]]]], np.int64)
+LOGP = np.log(np.random.default_rng(1).dirichlet(np.ones(4), (5, 2))).astype(np.float32)
+TGT = np.array([[1, 2, 2], [3, 1, 0]], np.int32)
+INLEN = np.array([5, 4], np.int32)
+TGLEN = np.array([3, 2], np.int32)
+TGREP = np.array([[1, 1, 1], [3, 1, 0]], np.int32)
+SHORT = np.array([4, 4], np.int32)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -129,7 +135,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "PLANE", "Z", "MASK", "ROWMASK", "REP", "RUNS", "RUNS2", "W4", "LENS",
            "LENS4", "LENS2", "COMPLEX", "LINE", "IMG", "IMG5", "BATCH", "COLS", "COLS9", "BAND", "ANCH",
            "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX", "VOL",
-           "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN")
+           "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN", "LOGP",
+           "TGT", "INLEN", "TGLEN", "TGREP", "SHORT")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -366,6 +373,23 @@ _family("lp_pool_and_unpool", [
     "ops.reshape(uni, (1, 1, 1, 2, 2)), 2, (1, 2, 2))",
 ], [("ops.lp_pool2d({}, 2, 2, 2) * 1.5", ["POSV"]), ("ops.lp_pool1d({}, 3, 2, 1, True)", ["POS1"]),
     ("ops.max_unpool2d({}, Tensor(UNI), 2, 2) * Tensor(WUN)", ["UNX"])])
+
+_family("ctc", [
+    "ops.ctc_loss(logp, tgt, inlen, tglen, 0, 'none')", "ops.ctc_loss(logp, tgt, inlen, tglen)",
+    "ops.ctc_loss(logp, tgt, inlen, tglen, 0, 'sum')",
+    "ops.ctc_loss(logp, tgrep, inlen, tglen, 0, 'none', True)",
+    "ops.ctc_loss(logp, tgrep, short, tglen, 0, 'none')",
+    "ops.ctc_loss(logp, tgt, inlen, tglen, 3, 'mean')",
+], [("ops.ctc_loss({}, Tensor(TGT), Tensor(INLEN), Tensor(TGLEN), 0, 'sum')[0]", ["LOGP"]),
+    ("ops.ctc_loss({}, Tensor(TGT), Tensor(INLEN), Tensor(TGLEN))[0] * 3.0", ["LOGP"]),
+    ("ops.ctc_loss({}, Tensor(TGREP), Tensor(SHORT), Tensor(TGLEN), 0, 'none', True)[0]", ["LOGP"])])
+
+_program("ctc_greedy", '''
+def main():
+    x, lengths = Tensor(LOGP), Tensor(INLEN)
+    return (ops.ctc_greedy_decoder(x, lengths), ops.ctc_greedy_decoder(x, lengths, False),
+            ops.ctc_greedy_decoder(x, Tensor(np.array([0, 3], np.int32))))
+''')
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)

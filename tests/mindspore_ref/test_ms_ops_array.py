@@ -197,3 +197,15 @@ def test_iou_gradient_is_finite_difference():
         f = [(ops.iou(Tensor(v), gt).asnumpy() * weights).sum() for v in (up, down)]
         num[idx] = (f[0] - f[1]) / (2 * eps)
     np.testing.assert_allclose(g, num, rtol=1e-3, atol=1e-3)
+
+
+def test_ctc_zero_infinity_zeroes_the_loss_too():
+    """MindSpore's docs: an infinite loss and its gradient become 0 with ``zero_infinity``
+    (its CPU kernel zeroes the gradient only, returning ``inf``)."""
+    rng = np.random.default_rng(1)
+    logp = Tensor(np.log(rng.dirichlet(np.ones(4), (5, 2))).astype(np.float32))
+    targets = Tensor(np.array([[1, 1, 1], [3, 1, 0]], np.int32))
+    lengths, target_lengths = Tensor(np.array([4, 4], np.int32)), Tensor(np.array([3, 2], np.int32))
+    loss = ops.ctc_loss(logp, targets, lengths, target_lengths, 0, "none", True)[0].asnumpy()
+    assert loss[0] == 0 and np.isfinite(loss[1]) and loss[1] > 0
+    assert np.isinf(ops.ctc_loss(logp, targets, lengths, target_lengths, 0, "none")[0].asnumpy()[0])
