@@ -112,3 +112,66 @@ def check_valid(bboxes, img_metas):
     inside = logical_and(greater_equal(x1, 0.0), greater_equal(y1, 0.0))
     inside = logical_and(inside, less_equal(x2, width * ratio - 1.0))
     return logical_and(inside, less_equal(y2, height * ratio - 1.0))
+
+
+def _sample_points(start: Any, end: Any, size: int, extent: int) -> Any:
+    """``(num, size)`` sample coordinates spanning each box's ``[start, end]`` (normalized)
+    in pixels of an axis of ``extent``; one sample: the box's centre."""
+    from ..tensor import Tensor
+
+    scale = float(extent - 1)
+    if size == 1:
+        return expand_dims((start + end) * (0.5 * scale), 1)
+    steps = Tensor(np.arange(size, dtype=np.float32).reshape(1, size) / (size - 1))
+    return expand_dims(start * scale, 1) + expand_dims((end - start) * scale, 1) * steps
+
+
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
+                    extrapolation_value=0.0):
+    """Crops of the NHWC ``image`` at ``boxes`` (normalized ``(y1, x1, y2, x2)``, of image
+    ``box_indices``), resampled to ``crop_size`` (``'bilinear'`` or ``'nearest'``); samples
+    outside the image read ``extrapolation_value``. Float32 ``(num, h, w, C)``."""
+    from .. import dtype as mstype
+    from ..tensor import Tensor
+    from .elementwise import cast, greater_equal, less_equal, select
+    from .math_binary import logical_and
+    from .math_unary import floor
+    from .scatter_gather import gather
+    from .shape import broadcast_to
+
+    op = "crop_and_resize"
+    if method not in ("bilinear", "nearest"):
+        raise argument_error(op, ValueError(
+            f"method must be 'bilinear' or 'nearest' ('bilinear_v2' is not supported), got {method!r}"))
+    if len(image.shape) != 4:
+        raise argument_error(op, ValueError(f"image must be NHWC, got shape {tuple(image.shape)}"))
+    n, height, width, channels = image.shape
+    y1, x1, y2, x2 = _columns(op, "boxes", boxes)
+    crop_h, crop_w = (int(v) for v in crop_size)
+    num = boxes.shape[0]
+    ys = _sample_points(y1, y2, crop_h, height)  # (num, h)
+    xs = _sample_points(x1, x2, crop_w, width)  # (num, w)
+    ys = broadcast_to(expand_dims(ys, 2), (num, crop_h, crop_w))
+    xs = broadcast_to(expand_dims(xs, 1), (num, crop_h, crop_w))
+    inside = logical_and(logical_and(greater_equal(ys, 0.0), less_equal(ys, float(height - 1))),
+                         logical_and(greater_equal(xs, 0.0), less_equal(xs, float(width - 1))))
+    pixels = reshape(cast(image, mstype.float32), (n * height * width, channels))
+    base = reshape(cast(box_indices, mstype.int64), (num, 1, 1)) * (height * width)
+
+    def read(row: Any, col: Any) -> Any:
+        row = maximum(minimum(row, float(height - 1)), 0.0)
+        col = maximum(minimum(col, float(width - 1)), 0.0)
+        flat = base + cast(row, mstype.int64) * width + cast(col, mstype.int64)
+        return gather(pixels, flat, 0)  # (num, h, w, C)
+
+    if method == "nearest":
+        out = read(floor(ys + 0.5), floor(xs + 0.5))
+    else:
+        top, left = floor(ys), floor(xs)
+        dy, dx = expand_dims(ys - top, 3), expand_dims(xs - left, 3)
+        upper = read(top, left) + (read(top, left + 1.0) - read(top, left)) * dx
+        lower = read(top + 1.0, left) + (read(top + 1.0, left + 1.0) - read(top + 1.0, left)) * dx
+        out = upper + (lower - upper) * dy
+    fill = Tensor(np.full((1, 1, 1, 1), extrapolation_value, np.float32))
+    shape = tuple(out.shape)
+    return select(broadcast_to(expand_dims(inside, 3), shape), out, broadcast_to(fill, shape))

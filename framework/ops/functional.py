@@ -238,6 +238,7 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=mindspore.int32):
     return _reduce_extra.count_nonzero(axis=axis, keep_dims=keep_dims, dtype=dtype, input=x)
 count_nonzero.__doc__ = _reduce_extra.count_nonzero.__doc__
 
+crop_and_resize = _boxes.crop_and_resize
 cross = _products_extra.cross
 
 
@@ -953,10 +954,10 @@ __all__ = [
     "cartesian_prod", "cast", "cat", "cdist", "ceil", "celu", "channel_shuffle", "check_valid",
     "chunk", "clamp", "clip", "clip_by_global_norm", "clip_by_norm", "clip_by_value", "coalesce",
     "col2im", "column_stack", "combinations", "concat", "conj", "conv2d", "copysign", "cos",
-    "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cross",
-    "cross_entropy", "ctc_greedy_decoder", "ctc_loss", "cummax", "cummin", "cumprod", "cumsum",
-    "deepcopy", "deg2rad", "dense", "depend", "diag", "diag_embed", "diagflat", "diagonal",
-    "diagonal_scatter", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d",
+    "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "crop_and_resize",
+    "cross", "cross_entropy", "ctc_greedy_decoder", "ctc_loss", "cummax", "cummin", "cumprod",
+    "cumsum", "deepcopy", "deg2rad", "dense", "depend", "diag", "diag_embed", "diagflat",
+    "diagonal", "diagonal_scatter", "diff", "dist", "div", "divide", "dot", "dropout", "dropout1d",
     "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "dyn_shape", "elu", "eps", "eq",
     "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fill",
     "flatten", "flip", "fliplr", "flipud", "float_power", "floor", "floor_div", "floor_divide",

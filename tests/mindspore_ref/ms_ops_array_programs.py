@@ -126,6 +126,10 @@ INLEN = np.array([5, 4], np.int32)
 TGLEN = np.array([3, 2], np.int32)
 TGREP = np.array([[1, 1, 1], [3, 1, 0]], np.int32)
 SHORT = np.array([4, 4], np.int32)
+IMGH = ((np.arange(2 * 5 * 6 * 2) * 37 % 23) / 4).astype(np.float32).reshape(2, 5, 6, 2)
+CROPS = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [-0.2, 0.5, 0.6, 1.3], [0.5, 0.5, 0.5, 0.5]],
+                 np.float32)
+CROPI = np.array([0, 1, 1, 0], np.int32)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -136,7 +140,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "LENS4", "LENS2", "COMPLEX", "LINE", "IMG", "IMG5", "BATCH", "COLS", "COLS9", "BAND", "ANCH",
            "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX", "VOL",
            "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN", "LOGP",
-           "TGT", "INLEN", "TGLEN", "TGREP", "SHORT")
+           "TGT", "INLEN", "TGLEN", "TGREP", "SHORT", "IMGH",
+           "CROPS", "CROPI")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -390,6 +395,13 @@ def main():
     return (ops.ctc_greedy_decoder(x, lengths), ops.ctc_greedy_decoder(x, lengths, False),
             ops.ctc_greedy_decoder(x, Tensor(np.array([0, 3], np.int32))))
 ''')
+
+_family("crop_and_resize", [
+    "ops.crop_and_resize(imgh, crops, cropi, (3, 4))",
+    "ops.crop_and_resize(imgh, crops, cropi, (3, 4), 'nearest', 0.5)",
+    "ops.crop_and_resize(imgh, crops, cropi, (1, 1))",
+    "ops.crop_and_resize(imgh, crops, cropi, (2, 5), 'bilinear', -1.0)",
+], [("ops.crop_and_resize({}, Tensor(CROPS), Tensor(CROPI), (3, 4)) * 2.0", ["IMGH"])])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)
