@@ -182,3 +182,61 @@ def col2im(input_x, output_size, kernel_size, dilation, padding_value, stride):
             f"{tuple(input_x.shape)}"))
     n, c = input_x.shape[:2]
     return _fold(reshape(input_x, (n, c * where.shape[0], where.shape[1])), where, plane, p, size)
+
+
+def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dilation=1, group=1,
+                     output_padding=0):
+    """The transpose (input gradient) of a 3-d convolution: each input entry adds
+    ``x * weight`` into the output window it maps to, ``(N, Cin, D, H, W)`` with weight
+    ``(Cin, Cout, kd, kh, kw)`` giving ``(N, Cout, (D - 1) * s + d * (k - 1) + 1 - pads +
+    output_padding, ...)``; ``padding`` is 1 or 6 ints (head, tail, top, bottom, left, right)."""
+    from .creation import zeros
+    from .nn_ops import matmul
+
+    op = "conv3d_transpose"
+    if len(inputs.shape) != 5 or len(weight.shape) != 5 or weight.shape[0] != inputs.shape[1]:
+        raise argument_error(op, ValueError(
+            f"inputs (N, Cin, D, H, W) and weight (Cin, Cout, kd, kh, kw) must agree, got "
+            f"{tuple(inputs.shape)} and {tuple(weight.shape)}"))
+    if group != 1:
+        raise argument_error(op, ValueError(f"group must be 1 (as on MindSpore's CPU), got {group}"))
+    if pad_mode not in ("valid", "same", "pad"):
+        raise argument_error(op, ValueError(
+            f"pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}"))
+    n, cin, *spatial = inputs.shape
+    cout, kernel = weight.shape[1], tuple(weight.shape[2:])
+    s, d = _ints(op, "stride", stride, 3), _ints(op, "dilation", dilation, 3)
+    extra = _ints(op, "output_padding", output_padding, 3)
+    if pad_mode != "pad" and (any(extra) or padding not in (0, (0,) * 6)):
+        raise argument_error(op, ValueError("padding and output_padding need pad_mode='pad'"))
+    full = tuple((i - 1) * si + di * (k - 1) + 1 for i, si, di, k in zip(spatial, s, d, kernel))
+    if pad_mode == "pad":
+        pads = _ints(op, "padding", padding, 6)
+        before, after = pads[0::2], tuple(p - e for p, e in zip(pads[1::2], extra))
+    elif pad_mode == "same":
+        total = tuple(max(f - i * si, 0) for f, i, si in zip(full, spatial, s))
+        before, after = tuple(t // 2 for t in total), tuple(t - t // 2 for t in total)
+    else:
+        before = after = (0, 0, 0)
+    # positions of (kernel entry, input entry) in the uncropped output, padded after by what
+    # output_padding adds past it
+    grow = tuple(max(-a, 0) for a in after)
+    plane = tuple(f + g for f, g in zip(full, grow))
+    offsets = [np.arange(k)[:, None] * di + np.arange(i)[None, :] * si
+               for k, i, si, di in zip(kernel, spatial, s, d)]
+    where = (offsets[0][:, None, None, :, None, None] * plane[1] * plane[2]
+             + offsets[1][None, :, None, None, :, None] * plane[2]
+             + offsets[2][None, None, :, None, None, :]).reshape(int(np.prod(kernel)), -1)
+    # columns[n, co, k, l] = sum_ci weight[ci, co, k] * inputs[n, ci, l]: one product
+    pixels = reshape(transpose(reshape(inputs, (n, cin, -1)), (1, 0, 2)), (cin, -1))  # (Cin, N*L)
+    columns = matmul(reshape(weight, (cin, -1)), pixels, transpose_a=True)  # (Cout*K, N*L)
+    columns = reshape(columns, (cout, where.shape[0], n, where.shape[1]))
+    columns = reshape(transpose(columns, (2, 0, 1, 3)), (n, cout, where.size))
+    out = zeros((n, cout, int(np.prod(plane))), inputs.dtype)
+    out = index_add(out, _tensor(where.reshape(-1)), columns, 2)
+    out = reshape(out, (n, cout) + plane)
+    size = tuple(p - b - max(a, 0) for p, b, a in zip(plane, before, after))
+    if min(size) < 1:
+        raise argument_error(op, ValueError(
+            f"the padding {before + after} leaves no output of {full}"))
+    return slice_(out, (0, 0) + before, (n, cout) + size)

@@ -130,6 +130,8 @@ IMGH = ((np.arange(2 * 5 * 6 * 2) * 37 % 23) / 4).astype(np.float32).reshape(2, 
 CROPS = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [-0.2, 0.5, 0.6, 1.3], [0.5, 0.5, 0.5, 0.5]],
                  np.float32)
 CROPI = np.array([0, 1, 1, 0], np.int32)
+VX = ((np.arange(1 * 2 * 2 * 3 * 3) % 7 - 3) / 3).astype(np.float32).reshape(1, 2, 2, 3, 3)
+VW = ((np.arange(2 * 3 * 2 * 2 * 2) % 5 - 2) / 4).astype(np.float32).reshape(2, 3, 2, 2, 2)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -141,7 +143,7 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX", "VOL",
            "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN", "LOGP",
            "TGT", "INLEN", "TGLEN", "TGREP", "SHORT", "IMGH",
-           "CROPS", "CROPI")
+           "CROPS", "CROPI", "VX", "VW")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -402,6 +404,15 @@ _family("crop_and_resize", [
     "ops.crop_and_resize(imgh, crops, cropi, (1, 1))",
     "ops.crop_and_resize(imgh, crops, cropi, (2, 5), 'bilinear', -1.0)",
 ], [("ops.crop_and_resize({}, Tensor(CROPS), Tensor(CROPI), (3, 4)) * 2.0", ["IMGH"])])
+
+_family("conv3d_transpose", [
+    "ops.conv3d_transpose(vx, vw)", "ops.conv3d_transpose(vx, vw, stride=2)",
+    "ops.conv3d_transpose(vx, vw, 'pad', 1, 2)", "ops.conv3d_transpose(vx, vw, 'same', stride=2)",
+    "ops.conv3d_transpose(vx, vw, 'pad', (1, 0, 0, 1, 1, 0), (1, 2, 2))",
+    "ops.conv3d_transpose(vx, vw, 'pad', 0, 2, output_padding=1)",
+    "ops.conv3d_transpose(vx, vw, 'pad', (0, 1, 1, 0, 0, 1), (1, 2, 3), (1, 2, 1))",
+], [("ops.conv3d_transpose({}, {}, 'pad', 1, 2) * 1.5", ["VX", "VW"]),
+    ("ops.conv3d_transpose({}, {}, 'pad', (1, 0, 0, 1, 1, 0), (1, 2, 2))", ["VX", "VW"])])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)
