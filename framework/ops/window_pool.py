@@ -245,3 +245,80 @@ def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, output_size=No
 def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _unpool("max_unpool3d", 3, x, indices, kernel_size, stride, padding, output_size)
 
+
+
+def _intervals(sample: np.ndarray, size: int, out: int, k: int) -> np.ndarray:
+    """Fractional pooling's window starts along one axis, per plane (``sample``: (planes,)
+    in [0, 1)): ``floor((i + u) * a) - floor(u * a)`` with ``a = (size - k) / (out - 1)``,
+    the last window ending at the edge. Float32 arithmetic, as the kernels'."""
+    starts = np.empty(sample.shape + (out,), np.int64)
+    if out > 1:
+        alpha = np.float32(size - k) / np.float32(out - 1)
+        u = sample.astype(np.float32)[:, None]
+        steps = np.arange(out - 1, dtype=np.float32)[None, :]
+        first = np.floor(u * alpha).astype(np.int64)
+        starts[:, :-1] = np.floor((steps + u) * alpha).astype(np.int64) - first
+    starts[:, -1] = size - k
+    return starts
+
+
+def _fractional(op: str, dims: int, input: Any, kernel_size: Any, output_size: Any,  # noqa: A002
+                output_ratio: Any, return_indices: bool, samples: Any) -> Any:
+    x, unbatched = _batched(op, input, dims)
+    n, c, *spatial = x.shape
+    k = _tuple(op, "kernel_size", kernel_size, dims, 1)
+    if output_size is not None:
+        out = _tuple(op, "output_size", output_size, dims, 1)
+    elif output_ratio is not None:
+        ratios = (output_ratio,) * dims if isinstance(output_ratio, int | float) else tuple(output_ratio)
+        out = tuple(int(size * r) for size, r in zip(spatial, ratios))
+    else:
+        raise argument_error(op, ValueError("output_size or output_ratio must be given"))
+    if any(o + ki - 1 > size or o < 1 for o, ki, size in zip(out, k, spatial)):
+        raise argument_error(op, ValueError(
+            f"output {out} with kernel {k} does not fit the input {tuple(spatial)}"))
+    if samples is None:
+        u = np.random.default_rng().random((n, c, dims))
+    else:
+        data = getattr(samples, "_data", samples)
+        if not isinstance(data, np.ndarray):
+            raise argument_error(op, RuntimeError(
+                "_random_samples must have its values (a constant in graph mode)"))
+        u = np.broadcast_to(np.asarray(data), (n, c, dims))
+    # the samples are ordered (W, H) for 2-d and (D, H, W) for 3-d (MindSpore's kernels)
+    order = (1, 0) if dims == 2 else (0, 1, 2)
+    planes = n * c
+    starts = [_intervals(u[..., order[a]].reshape(planes), spatial[a], out[a], k[a]) for a in range(dims)]
+    strides = np.cumprod((tuple(spatial[1:]) + (1,))[::-1])[::-1]
+    flat = np.zeros((planes,) + tuple(out) + tuple(k), np.int64)
+    for a in range(dims):
+        shape = [planes] + [1] * (2 * dims)
+        shape[1 + a] = out[a]
+        offset = [1] * (1 + 2 * dims)
+        offset[1 + dims + a] = k[a]
+        flat = flat + (starts[a].reshape(shape) + np.arange(k[a]).reshape(offset)) * int(strides[a])
+    windows = flat.reshape(n, c, int(np.prod(out)), -1).transpose(0, 1, 3, 2)  # (N, C, K, L)
+    index = _tensor(np.ascontiguousarray(windows).reshape(n, c, -1))
+    values = reshape(GatherElements(2)(reshape(x, (n, c, -1)), index), (n, c) + windows.shape[2:])
+    shape = (n, c) + tuple(out)
+    result = _finish(reshape(reduce_max(values, 2), shape), unbatched)
+    if not return_indices:
+        return result
+    best = cast(expand_dims(argmax(values, 2), 2), mstype.int64)
+    chosen = GatherElements(2)(_tensor(windows), best)
+    return result, _finish(reshape(chosen, shape), unbatched)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+                          return_indices=False, _random_samples=None):
+    """Max pooling over pseudo-random windows (``_random_samples``: ``(N or 1, C, 2)`` in
+    [0, 1), drawn when None) of the last two axes; indices are int64 flat positions."""
+    return _fractional("fractional_max_pool2d", 2, input, kernel_size, output_size, output_ratio,
+                       return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,  # noqa: A002
+                          return_indices=False, _random_samples=None):
+    """``fractional_max_pool2d`` over the last three axes (``_random_samples`` ``(N, C, 3)``)."""
+    return _fractional("fractional_max_pool3d", 3, input, kernel_size, output_size, output_ratio,
+                       return_indices, _random_samples)

@@ -132,6 +132,10 @@ CROPS = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [-0.2, 0.5, 0.6, 1
 CROPI = np.array([0, 1, 1, 0], np.int32)
 VX = ((np.arange(1 * 2 * 2 * 3 * 3) % 7 - 3) / 3).astype(np.float32).reshape(1, 2, 2, 3, 3)
 VW = ((np.arange(2 * 3 * 2 * 2 * 2) % 5 - 2) / 4).astype(np.float32).reshape(2, 3, 2, 2, 2)
+FRX = (np.random.default_rng(3).permutation(2 * 2 * 7 * 9) / 10).astype(np.float32).reshape(2, 2, 7, 9)
+FRS = np.array([[[0.3, 0.7], [0.9, 0.1]], [[0.5, 0.5], [0.05, 0.95]]], np.float32)
+FRX3 = (np.random.default_rng(4).permutation(420) / 10).astype(np.float32).reshape(1, 2, 5, 6, 7)
+FRS3 = np.array([[[0.3, 0.7, 0.2], [0.9, 0.1, 0.6]]], np.float32)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -143,7 +147,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "GTB", "DELTA", "BOXES", "META", "THETA", "THETA3", "BI1", "BI2", "BIW", "BIB", "LRNX", "VOL",
            "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN", "LOGP",
            "TGT", "INLEN", "TGLEN", "TGREP", "SHORT", "IMGH",
-           "CROPS", "CROPI", "VX", "VW")
+           "CROPS", "CROPI", "VX", "VW", "FRX", "FRS",
+           "FRX3", "FRS3")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -413,6 +418,13 @@ _family("conv3d_transpose", [
     "ops.conv3d_transpose(vx, vw, 'pad', (0, 1, 1, 0, 0, 1), (1, 2, 3), (1, 2, 1))",
 ], [("ops.conv3d_transpose({}, {}, 'pad', 1, 2) * 1.5", ["VX", "VW"]),
     ("ops.conv3d_transpose({}, {}, 'pad', (1, 0, 0, 1, 1, 0), (1, 2, 2))", ["VX", "VW"])])
+
+_family("fractional_max_pool", [
+    "ops.fractional_max_pool2d(frx, 2, (3, 4), None, True, Tensor(FRS))",
+    "ops.fractional_max_pool2d(frx, (2, 3), None, (0.5, 0.5), True, Tensor(FRS))",
+    "ops.fractional_max_pool3d(frx3, 2, (3, 3, 4), None, True, Tensor(FRS3))",
+    "ops.fractional_max_pool3d(frx3, (1, 2, 3), (4, 3, 3), None, False, Tensor(FRS3))",
+], [("ops.fractional_max_pool3d({}, 2, (3, 3, 4), None, False, Tensor(FRS3))", ["FRX3"])])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)

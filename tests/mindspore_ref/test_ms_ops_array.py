@@ -209,3 +209,18 @@ def test_ctc_zero_infinity_zeroes_the_loss_too():
     loss = ops.ctc_loss(logp, targets, lengths, target_lengths, 0, "none", True)[0].asnumpy()
     assert loss[0] == 0 and np.isfinite(loss[1]) and loss[1] > 0
     assert np.isinf(ops.ctc_loss(logp, targets, lengths, target_lengths, 0, "none")[0].asnumpy()[0])
+
+
+def test_fractional_max_pool2d_gradient_reaches_the_maxima():
+    """MindSpore 2.10's CPU gradient of ``fractional_max_pool2d`` raises a TypeError: ours
+    sends each output's cotangent to the input entry its index names."""
+    x = (np.random.default_rng(3).permutation(2 * 2 * 7 * 9) / 10).astype(np.float32).reshape(2, 2, 7, 9)
+    samples = Tensor(np.array([[[0.3, 0.7], [0.9, 0.1]], [[0.5, 0.5], [0.05, 0.95]]], np.float32))
+    weights = np.arange(1, 49, dtype=np.float32).reshape(2, 2, 3, 4)
+    _, index = ops.fractional_max_pool2d(Tensor(x), 2, (3, 4), None, True, samples)
+    (g,) = _grads(lambda a: (ops.fractional_max_pool2d(a, 2, (3, 4), None, False, samples)
+                             * Tensor(weights)).sum(), x)
+    want = np.zeros((2, 2, 63), np.float32)
+    where = (np.arange(2)[:, None, None], np.arange(2)[None, :, None], index.asnumpy().reshape(2, 2, -1))
+    np.add.at(want, where, weights.reshape(2, 2, -1))
+    np.testing.assert_array_equal(g, want.reshape(x.shape))
