@@ -22,6 +22,7 @@ from . import complex_ops as _complex_ops
 from . import copies as _copies
 from . import creation as _creation
 from . import ctc as _ctc
+from . import deformable_conv as _deformable_conv
 from . import elementwise as _elementwise
 from . import fixed_positions as _fixed_positions
 from . import group_conv as _group_conv
@@ -254,6 +255,7 @@ cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
 cumsum = _scan.cumsum
 deepcopy = _copies.deepcopy
+deformable_conv2d = _deformable_conv.deformable_conv2d
 deg2rad = _math_composite.deg2rad
 
 
@@ -959,17 +961,17 @@ __all__ = [
     "col2im", "column_stack", "combinations", "concat", "conj", "conv2d", "conv3d_transpose",
     "copysign", "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero",
     "crop_and_resize", "cross", "cross_entropy", "ctc_greedy_decoder", "ctc_loss", "cummax",
-    "cummin", "cumprod", "cumsum", "deepcopy", "deg2rad", "dense", "depend", "diag", "diag_embed",
-    "diagflat", "diagonal", "diagonal_scatter", "diff", "dist", "div", "divide", "dot", "dropout",
-    "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "dyn_shape", "elu", "eps",
-    "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu",
-    "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor", "floor_div",
-    "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "fold", "frac",
-    "fractional_max_pool2d", "fractional_max_pool3d", "full", "full_like", "gather", "gather_d",
-    "gather_elements", "gather_nd", "gaussian_nll_loss", "ge", "gelu", "ger", "getitem", "glu",
-    "greater", "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid", "hardswish",
-    "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss", "hypot",
-    "identity", "imag", "index_add", "index_fill", "index_select", "inner", "inplace_add",
+    "cummin", "cumprod", "cumsum", "deepcopy", "deformable_conv2d", "deg2rad", "dense", "depend",
+    "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter", "diff", "dist", "div",
+    "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype",
+    "dyn_shape", "elu", "eps", "eq", "equal", "erf", "erfc", "exp", "exp2", "expand_dims", "expm1",
+    "eye", "fast_gelu", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "floor",
+    "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "fold",
+    "frac", "fractional_max_pool2d", "fractional_max_pool3d", "full", "full_like", "gather",
+    "gather_d", "gather_elements", "gather_nd", "gaussian_nll_loss", "ge", "gelu", "ger",
+    "getitem", "glu", "greater", "greater_equal", "group_norm", "gt", "hardshrink", "hardsigmoid",
+    "hardswish", "hardtanh", "heaviside", "hinge_embedding_loss", "hsplit", "hstack", "huber_loss",
+    "hypot", "identity", "imag", "index_add", "index_fill", "index_select", "inner", "inplace_add",
     "inplace_index_add", "inplace_sub", "inplace_update", "invert", "iou", "is_complex",
     "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
     "isneginf", "isposinf", "isreal", "kl_div", "kron", "l1_loss", "layer_norm", "layer_norm_grad",

@@ -136,6 +136,23 @@ FRX = (np.random.default_rng(3).permutation(2 * 2 * 7 * 9) / 10).astype(np.float
 FRS = np.array([[[0.3, 0.7], [0.9, 0.1]], [[0.5, 0.5], [0.05, 0.95]]], np.float32)
 FRX3 = (np.random.default_rng(4).permutation(420) / 10).astype(np.float32).reshape(1, 2, 5, 6, 7)
 FRS3 = np.array([[[0.3, 0.7, 0.2], [0.9, 0.1, 0.6]]], np.float32)
+_RNG = np.random.default_rng(5)
+DCX = _RNG.normal(size=(2, 4, 5, 6)).astype(np.float32)
+DCW = _RNG.normal(size=(6, 4, 2, 3)).astype(np.float32)
+DCWG = _RNG.normal(size=(6, 2, 2, 3)).astype(np.float32)
+DCB = _RNG.normal(size=(6,)).astype(np.float32)
+
+
+def _offsets(groups, ho, wo, seed):
+    o = np.random.default_rng(seed).uniform(-1.3, 1.3, (2, 3 * groups * 6, ho, wo)).astype(np.float32)
+    o[:, 2 * groups * 6:] = np.abs(o[:, 2 * groups * 6:]) / 1.3
+    return o
+
+
+DCO = _offsets(1, 4, 4, 1)
+DCO3 = _offsets(1, 3, 3, 2)
+DCO32 = _offsets(1, 3, 2, 3)
+DCO2 = _offsets(2, 4, 4, 5)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -148,7 +165,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "POSV", "POS1", "UNX", "UNI", "UNX1", "UNI1", "WUN", "LOGP",
            "TGT", "INLEN", "TGLEN", "TGREP", "SHORT", "IMGH",
            "CROPS", "CROPI", "VX", "VW", "FRX", "FRS",
-           "FRX3", "FRS3")
+           "FRX3", "FRS3", "DCX", "DCW",
+           "DCWG", "DCB", "DCO", "DCO3", "DCO32", "DCO2")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -425,6 +443,16 @@ _family("fractional_max_pool", [
     "ops.fractional_max_pool3d(frx3, 2, (3, 3, 4), None, True, Tensor(FRS3))",
     "ops.fractional_max_pool3d(frx3, (1, 2, 3), (4, 3, 3), None, False, Tensor(FRS3))",
 ], [("ops.fractional_max_pool3d({}, 2, (3, 3, 4), None, False, Tensor(FRS3))", ["FRX3"])])
+
+_family("deformable_conv2d", [
+    "ops.deformable_conv2d(dcx, dcw, dco, (2, 3), (1, 1, 1, 1), (0, 0, 0, 0))",
+    "ops.deformable_conv2d(dcx, dcw, dco3, (2, 3), (1, 1, 2, 2), (1, 0, 0, 1), dcb)",
+    "ops.deformable_conv2d(dcx, dcw, dco32, (2, 3), (1, 1, 1, 1), (0, 0, 0, 0), None, (1, 1, 2, 2))",
+    "ops.deformable_conv2d(dcx, dcwg, dco, (2, 3), (1, 1, 1, 1), (0, 0, 0, 0), None, (1, 1, 1, 1), 2)",
+    "ops.deformable_conv2d(dcx, dcw, dco2, (2, 3), (1, 1, 1, 1), (0, 0, 0, 0), None, (1, 1, 1, 1), 1, 2)",
+], [("ops.deformable_conv2d({}, {}, {}, (2, 3), (1, 1, 1, 1), (0, 0, 0, 0))", ["DCX", "DCW", "DCO"]),
+    ("ops.deformable_conv2d({}, {}, {}, (2, 3), (1, 1, 2, 2), (1, 0, 0, 1), {}) * 0.5",
+     ["DCX", "DCW", "DCO3", "DCB"])])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)
