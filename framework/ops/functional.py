@@ -53,6 +53,7 @@ from . import search as _search
 from . import segment as _segment
 from . import sequences as _sequences
 from . import shape as _shape
+from . import short_time_fourier as _short_time_fourier
 from . import sorting as _sorting
 from . import state as _state
 from . import tensor_info as _tensor_info
@@ -793,6 +794,7 @@ squeeze.__doc__ = _shape.squeeze.__doc__
 stack = _array_ops.stack
 std = _reduce_extra.std
 std_mean = _math_more.std_mean
+stft = _short_time_fourier.stft
 
 
 def stop_gradient(value):
@@ -995,8 +997,8 @@ __all__ = [
     "sequence_mask", "setitem", "sgn", "shape_", "sigmoid", "sign", "signbit", "silu", "sin",
     "sinc", "sinh", "size", "slice", "slice_", "slice_scatter", "smooth_l1_loss", "softmax",
     "softmin", "softplus", "softshrink", "softsign", "sort", "space_to_batch_nd", "split", "sqrt",
-    "square", "squeeze", "stack", "std", "std_mean", "stop_gradient", "strided_slice", "sub",
-    "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink",
+    "square", "squeeze", "stack", "std", "std_mean", "stft", "stop_gradient", "strided_slice",
+    "sub", "subtract", "sum", "sum_to", "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink",
     "tensor_add", "tensor_div", "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt",
     "tensor_le", "tensor_lt", "tensor_mod", "tensor_mul", "tensor_pow", "tensor_scatter_add",
     "tensor_scatter_elements", "tensor_scatter_update", "tensor_slice", "tensor_split",

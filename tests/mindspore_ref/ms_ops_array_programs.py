@@ -153,6 +153,10 @@ DCO = _offsets(1, 4, 4, 1)
 DCO3 = _offsets(1, 3, 3, 2)
 DCO32 = _offsets(1, 3, 2, 3)
 DCO2 = _offsets(2, 4, 4, 5)
+_STEPS = np.arange(40, dtype=np.float32).reshape(2, 20)
+WAVE = np.sin(_STEPS * 0.7) + _STEPS / 40
+WAVE1 = WAVE[0].copy()
+HANN = np.hanning(6).astype(np.float32)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -166,7 +170,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "TGT", "INLEN", "TGLEN", "TGREP", "SHORT", "IMGH",
            "CROPS", "CROPI", "VX", "VW", "FRX", "FRS",
            "FRX3", "FRS3", "DCX", "DCW",
-           "DCWG", "DCB", "DCO", "DCO3", "DCO32", "DCO2")
+           "DCWG", "DCB", "DCO", "DCO3", "DCO32", "DCO2", "WAVE",
+           "WAVE1", "HANN")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -453,6 +458,14 @@ _family("deformable_conv2d", [
 ], [("ops.deformable_conv2d({}, {}, {}, (2, 3), (1, 1, 1, 1), (0, 0, 0, 0))", ["DCX", "DCW", "DCO"]),
     ("ops.deformable_conv2d({}, {}, {}, (2, 3), (1, 1, 2, 2), (1, 0, 0, 1), {}) * 0.5",
      ["DCX", "DCW", "DCO3", "DCB"])])
+
+_family("stft", [
+    "ops.stft(wave, 8)", "ops.stft(wave, 8, 3, 6, hann)",
+    "ops.stft(wave, 8, 2, None, None, False, 'REFLECT', True)",
+    "ops.stft(wave1, 8, return_complex=False)", "ops.stft(wave, 8, center=True, pad_mode='CONSTANT')",
+    "ops.view_as_real(ops.stft(wave, 8, onesided=False, return_complex=True))",
+    "ops.view_as_real(ops.stft(wave1, 8, 3, return_complex=True))",
+])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)

@@ -224,3 +224,16 @@ def test_fractional_max_pool2d_gradient_reaches_the_maxima():
     where = (np.arange(2)[:, None, None], np.arange(2)[None, :, None], index.asnumpy().reshape(2, 2, -1))
     np.add.at(want, where, weights.reshape(2, 2, -1))
     np.testing.assert_array_equal(g, want.reshape(x.shape))
+
+
+def test_stft_gradient_is_its_linear_map():
+    """MindSpore's STFT has no gradient; ours is the transpose of the (linear) transform."""
+    wave = np.sin(np.arange(20, dtype=np.float32) * 0.7)
+    weights = np.random.default_rng(2).normal(size=(5, 11, 2)).astype(np.float32)
+
+    def f(v):
+        return (ops.stft(v, 8, return_complex=False) * Tensor(weights)).sum()
+    (g,) = _grads(f, wave)
+    basis = np.eye(20, dtype=np.float32)
+    want = [f(Tensor(row)).asnumpy() for row in basis]  # linear: the gradient is f at each basis vector
+    np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
