@@ -141,7 +141,8 @@ class CTCLossGrad(CTCLoss):
         beta_r, _ = _forward(reversed_lp, ext_r, skip_r, il, tl)
         beta = np.take_along_axis(np.take_along_axis(beta_r, order.T[:, :, None], 1), flip[:, None, :], 2)
         emit = np.take_along_axis(x.transpose(1, 0, 2), ext[:, None, :], 2)
-        log_post = alpha + beta - emit + loss[:, None, None]  # (N, T, S'): log occupancy
+        with np.errstate(invalid="ignore"):  # an infeasible sequence: inf - inf, zeroed or nan below
+            log_post = alpha + beta - emit + loss[:, None, None]  # (N, T, S'): log occupancy
         post = np.zeros((n, t_max, c))
         with np.errstate(over="ignore", invalid="ignore"):
             np.add.at(post, (np.arange(n)[:, None, None], np.arange(t_max)[None, :, None],
