@@ -11,6 +11,7 @@ from . import activations_extra as _activations_extra
 from . import array_extra as _array_extra
 from . import array_ops as _array_ops
 from . import block_layout as _block_layout
+from . import copies as _copies
 from . import elementwise as _elementwise
 from . import fixed_positions as _fixed_positions
 from . import math_binary as _math_binary
@@ -115,6 +116,7 @@ METHODS = {
     'matmul': _nn_ops.matmul,
     'maximum': _elementwise.maximum,
     'minimum': _elementwise.minimum,
+    'move_to': _copies.move_to,
     'moveaxis': _array_extra.movedim,
     'movedim': _array_extra.movedim,
     'mul': _elementwise.mul,
