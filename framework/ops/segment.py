@@ -116,9 +116,12 @@ def _segment(kind: str, op: str, x: Any, segment_ids: Any, num_segments: Any) ->
         ids = _as_index_tensor(segment_ids)
     except TypeError as error:
         raise argument_error(op, error) from None
-    if hasattr(num_segments, "asnumpy"):
-        num_segments = num_segments.asnumpy()
-    return UnsortedSegment(kind, int(num_segments))(x, ids)
+    data = getattr(num_segments, "_data", num_segments)
+    if not isinstance(data, np.ndarray | np.generic | int):
+        raise argument_error(op, RuntimeError(
+            "num_segments decides the output's shape: pass an int (graph mode cannot read a "
+            "traced tensor's value)"))
+    return UnsortedSegment(kind, int(np.asarray(data)))(x, ids)
 
 
 def unsorted_segment_sum(input_x, segment_ids, num_segments):
