@@ -158,6 +158,11 @@ _STEPS = np.arange(40, dtype=np.float32).reshape(2, 20)
 WAVE = np.sin(_STEPS * 0.7) + _STEPS / 40
 WAVE1 = WAVE[0].copy()
 HANN = np.hanning(6).astype(np.float32)
+_RNG7 = np.random.default_rng(7)
+GSX = _RNG7.normal(size=(2, 3, 4, 5)).astype(np.float32)
+GSG = _RNG7.uniform(-1.3, 1.3, (2, 3, 4, 2)).astype(np.float32)
+GSX5 = _RNG7.normal(size=(1, 2, 3, 4, 5)).astype(np.float32)
+GSG5 = _RNG7.uniform(-1.2, 1.2, (1, 2, 3, 2, 3)).astype(np.float32)
 BAND = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0], [6.0, 0.0, 0.0]], np.float32)
 PLANE = np.array([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], np.float32)
 '''
@@ -172,7 +177,8 @@ _ARRAYS = ("X", "XB", "XC", "Y", "XI", "W", "W3", "CUBE", "VEC", "IDX", "NEG", "
            "CROPS", "CROPI", "VX", "VW", "FRX", "FRS",
            "FRX3", "FRS3", "DCX", "DCW",
            "DCWG", "DCB", "DCO", "DCO3", "DCO32", "DCO2", "WAVE",
-           "WAVE1", "HANN")
+           "WAVE1", "HANN", "GSX", "GSG",
+           "GSX5", "GSG5")
 
 PROGRAMS: dict[str, str] = {}
 
@@ -467,6 +473,14 @@ _family("stft", [
     "ops.view_as_real(ops.stft(wave, 8, onesided=False, return_complex=True))",
     "ops.view_as_real(ops.stft(wave1, 8, 3, return_complex=True))",
 ])
+
+_family("grid_sample", [
+    *(f"ops.grid_sample(gsx, gsg, '{m}', '{p}', {a})" for m in ("bilinear", "nearest")
+      for p in ("zeros", "border", "reflection") for a in (False, True)),
+    *(f"ops.grid_sample(gsx5, gsg5, '{m}', '{p}', False)" for m in ("bilinear", "nearest")
+      for p in ("zeros", "border", "reflection")),
+], [("ops.grid_sample({}, {}, 'bilinear', 'zeros', False) * 1.5", ["GSX", "GSG"]),
+    ("ops.grid_sample({}, {}, 'bilinear', 'border', True)", ["GSX", "GSG"])])
 
 
 if __name__ == "__main__":  # re-record ms_ops_array_expected.json (needs MINDSPORE_PYTHON)
