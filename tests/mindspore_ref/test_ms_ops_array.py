@@ -238,3 +238,43 @@ def test_stft_gradient_is_its_linear_map():
     basis = np.eye(20, dtype=np.float32)
     want = [f(Tensor(row)).asnumpy() for row in basis]  # linear: the gradient is f at each basis vector
     np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-4)
+
+
+V5 = np.zeros((1, 1, 2, 3, 3), np.float32)
+IMG4 = np.zeros((1, 2, 4, 4), np.float32)
+
+
+@pytest.mark.parametrize("name,call", [
+    ("diagonal", lambda: ops.diagonal(Tensor(X), 0, 1, 1)),
+    ("mirror_pad", lambda: ops.mirror_pad(Tensor(X), Tensor(np.array([[3, 0], [0, 0]])), "REFLECT")),
+    ("mirror_pad", lambda: ops.mirror_pad(Tensor(X), Tensor(np.zeros((2, 2), np.int32)), "EDGE")),
+    ("unfold", lambda: ops.unfold(Tensor(IMG4), 5)),
+    ("fold", lambda: ops.fold(Tensor(np.zeros((1, 8, 5), np.float32)), (4, 4), 2, 1, 0, 2)),
+    ("space_to_batch_nd", lambda: ops.space_to_batch_nd(Tensor(IMG4), (3, 3), ((0, 0), (0, 0)))),
+    ("matrix_diag_part", lambda: ops.matrix_diag_part(Tensor(X), Tensor(np.array([1, -1], np.int32)), 0.0)),
+    ("reverse_sequence", lambda: ops.reverse_sequence(Tensor(X), Tensor(np.array([5, 1, 1], np.int32)), 1)),
+    ("combinations", lambda: ops.combinations(Tensor(X))),
+    ("range", lambda: ops.range(0, 5, 0)),
+    ("max_pool3d", lambda: ops.max_pool3d(Tensor(V5), 4)),
+    ("avg_pool3d", lambda: ops.avg_pool3d(Tensor(IMG4[0, 0]), 2)),
+    ("fractional_max_pool2d", lambda: ops.fractional_max_pool2d(Tensor(IMG4), 2)),
+    ("crop_and_resize", lambda: ops.crop_and_resize(Tensor(np.zeros((1, 4, 4, 1), np.float32)),
+                                                    Tensor(np.zeros((1, 4), np.float32)),
+                                                    Tensor(np.zeros(1, np.int32)), (2, 2), "bilinear_v2")),
+    ("grid_sample", lambda: ops.grid_sample(Tensor(IMG4), Tensor(np.zeros((1, 2, 2, 3), np.float32)))),
+    ("conv3d_transpose", lambda: ops.conv3d_transpose(Tensor(V5), Tensor(np.zeros((2, 1, 2, 2, 2),
+                                                                                       np.float32)))),
+    ("deformable_conv2d", lambda: ops.deformable_conv2d(
+        Tensor(IMG4), Tensor(np.zeros((1, 2, 2, 2), np.float32)), Tensor(np.zeros((1, 12, 2, 2), np.float32)),
+        (2, 2), (1, 1, 1, 1), (0, 0, 0, 0))),
+    ("ctc_loss", lambda: ops.ctc_loss(
+        Tensor(np.zeros((3, 1, 4), np.float32)), Tensor(np.ones((1, 2), np.int32)),
+        Tensor(np.array([5], np.int32)), Tensor(np.array([2], np.int32)))),
+    ("stft", lambda: ops.stft(Tensor(np.zeros(4, np.float32)), 8, center=False)),
+    ("sequence_mask", lambda: ops.sequence_mask(Tensor(np.array([1, 2], np.int32)), -1)),
+])
+def test_bad_input_of_the_new_names_is_one_line(name, call):
+    with pytest.raises((TypeError, ValueError, IndexError, RuntimeError)) as info:
+        call()
+    message = str(info.value)
+    assert "\n" not in message and name.split("_")[0].lower() in message.lower(), message
