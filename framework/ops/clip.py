@@ -24,3 +24,40 @@ def clip_by_global_norm(x: Any, clip_norm: float = 1.0, use_norm: Any = None) ->
         use_norm = sqrt(total)
     scale = div(float(clip_norm), maximum(use_norm, float(clip_norm)))
     return tuple(mul(t, scale) for t in tensors)
+
+
+def clip_by_norm(x: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Any:
+    """MindSpore 2.x's ``ops.clip_by_norm``: a tensor (or a list/tuple of tensors, scaled
+    together) times ``min(1, max_norm / (norm + 1e-6))``, where ``norm`` is the
+    ``norm_type``-norm of all their entries (``inf``: the largest magnitude)."""
+    import math
+
+    from .. import dtype as mstype
+    from .elementwise import abs as absolute
+    from .elementwise import cast, minimum, pow
+    from .reduce import reduce_max
+
+    many = isinstance(x, list | tuple)
+    tensors = tuple(x) if many else (x,)
+    if not tensors:
+        raise ValueError("clip_by_norm: x must hold at least one tensor")
+    norm_type = float(norm_type)
+    if norm_type <= 0:
+        raise ValueError(f"clip_by_norm: norm_type must be > 0 or inf, got {norm_type}")
+    if math.isinf(norm_type):
+        parts = [reduce_max(absolute(cast(t, mstype.float32))) for t in tensors]
+        norm = parts[0]
+        for part in parts[1:]:
+            norm = maximum(norm, part)
+    else:
+        total = reduce_sum(pow(absolute(cast(tensors[0], mstype.float32)), norm_type))
+        for t in tensors[1:]:
+            total = add(total, reduce_sum(pow(absolute(cast(t, mstype.float32)), norm_type)))
+        norm = pow(total, 1.0 / norm_type)
+    if error_if_nonfinite:
+        data = getattr(norm, "_data", None)
+        if data is not None and hasattr(data, "dtype") and not (abs(float(data)) < float("inf")):
+            raise RuntimeError(f"clip_by_norm: the total norm of order {norm_type} is not finite")
+    scale = minimum(div(float(max_norm), add(norm, 1e-6)), 1.0)
+    out = tuple(mul(t, cast(scale, t.dtype)) for t in tensors)
+    return out if many else out[0]

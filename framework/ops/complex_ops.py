@@ -216,6 +216,15 @@ def angle(input):  # noqa: A002
     return _ANGLE(input)
 
 
+def view_as_real(input):  # noqa: A002
+    """A complex tensor as reals: a last axis of 2 holding (real, imaginary)."""
+    from .array_ops import stack
+
+    if not input.dtype.is_complex:
+        raise TypeError(f"view_as_real: input must be complex, got {input.dtype}")
+    return stack((real(input), imag(input)), -1)
+
+
 def polar(abs, angle):  # noqa: A002
     return Polar()(abs, angle)
 
@@ -249,4 +258,4 @@ def install(tensor_class: type) -> None:
 
 
 __all__ = ["Angle", "Complex", "ComplexAbs", "Conj", "Imag", "Polar", "Real", "angle", "conj", "imag",
-           "is_complex", "isreal", "polar", "real"]
+           "is_complex", "isreal", "polar", "real", "view_as_real"]

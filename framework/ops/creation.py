@@ -54,6 +54,14 @@ def fill(type: Any, shape: Any, value: Any) -> Any:  # noqa: A002  (MindSpore's 
     return full(shape, value, dtype=type)
 
 
+def eps(x: Any) -> Any:
+    """A tensor like ``x`` filled with its float dtype's machine epsilon."""
+    kind = np.dtype(mstype.to_np(x.dtype))
+    if kind.kind != "f":
+        raise argument_error("eps", TypeError(f"x must be a float tensor, got {x.dtype}"))
+    return full(tuple(x.shape), float(np.finfo(kind).eps), dtype=x.dtype)
+
+
 def zeros_like(input: Any, *, dtype: Any = None) -> Any:  # noqa: A002
     from .elementwise import cast
     from .shape import zeros_like as _zeros_like

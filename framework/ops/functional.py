@@ -15,18 +15,26 @@ from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
 from . import bessel as _bessel
+from . import block_layout as _block_layout
+from . import boxes as _boxes
 from . import clip as _clip
 from . import collectives as _collectives
 from . import comm as _comm
 from . import complex_ops as _complex_ops
+from . import copies as _copies
 from . import creation as _creation
+from . import ctc as _ctc
 from . import custom_info as _custom_info
 from . import debug as _debug
+from . import deformable_conv as _deformable_conv
 from . import elementwise as _elementwise
+from . import fixed_positions as _fixed_positions
 from . import gradient_ids as _gradient_ids
+from . import grid_sampling as _grid_sampling
 from . import group_conv as _group_conv
 from . import indexing as _indexing
 from . import integer_math as _integer_math
+from . import layer_functions as _layer_functions
 from . import layer_norm as _layer_norm
 from . import linalg_compose as _linalg_compose
 from . import linalg_decompose as _linalg_decompose
@@ -38,6 +46,7 @@ from . import math_binary as _math_binary
 from . import math_composite as _math_composite
 from . import math_more as _math_more
 from . import math_unary as _math_unary
+from . import matrix_diagonals as _matrix_diagonals
 from . import nested as _nested
 from . import nn_extra as _nn_extra
 from . import nn_ops as _nn_ops
@@ -53,14 +62,22 @@ from . import scalar_math as _scalar_math
 from . import scalar_tensors as _scalar_tensors
 from . import scan as _scan
 from . import scan_extra as _scan_extra
+from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
+from . import search as _search
+from . import segment as _segment
+from . import sequences as _sequences
 from . import shape as _shape
+from . import short_time_fourier as _short_time_fourier
 from . import sorting as _sorting
 from . import sparse as _sparse
 from . import special_math as _special_math
 from . import spectral as _spectral
 from . import state as _state
 from . import tensor_info as _tensor_info
+from . import tensor_scatter as _tensor_scatter
+from . import value_shaped as _value_shaped
+from . import window_pool as _window_pool
 from . import windows as _windows
 from . import zoo_extra as _zoo_extra
 import functools as _functools
@@ -75,8 +92,10 @@ acos = _math_unary.acos
 acosh = _math_unary.acosh
 adaptive_avg_pool1d = _pool_extra.adaptive_avg_pool1d
 adaptive_avg_pool2d = _pool_extra.adaptive_avg_pool2d
+adaptive_avg_pool3d = _window_pool.adaptive_avg_pool3d
 adaptive_max_pool1d = _pool_extra.adaptive_max_pool1d
 adaptive_max_pool2d = _pool_extra.adaptive_max_pool2d
+adaptive_max_pool3d = _window_pool.adaptive_max_pool3d
 
 
 def add(input, other):  # noqa: A002
@@ -96,6 +115,7 @@ addn.__doc__ = _add_n.addn.__doc__
 
 addr = _products_extra.addr
 adjoint = _linalg_compose.adjoint
+affine_grid = _layer_functions.affine_grid
 all = _math_more.all
 all_gather = _collectives.all_gather
 
@@ -144,6 +164,7 @@ argmax.__doc__ = _reduce.argmax.__doc__
 
 argmin = _reduce_extra.argmin
 argsort = _math_more.argsort
+argwhere = _value_shaped.argwhere
 asin = _math_unary.asin
 asinh = _math_unary.asinh
 assign = _state.assign
@@ -162,6 +183,7 @@ augassign_mul = _scalar_math.augassign_mul
 augassign_sub = _scalar_math.augassign_sub
 avg_pool1d = _pool_extra.avg_pool1d
 avg_pool2d = _pool.avg_pool2d
+avg_pool3d = _window_pool.avg_pool3d
 baddbmm = _products_extra.baddbmm
 barrier = _collectives.barrier
 bartlett_window = _windows.bartlett_window
@@ -171,6 +193,7 @@ def batch_norm(input_x, running_mean, running_var, weight, bias, training=False,
     return _nn_ops.batch_norm(running_mean=running_mean, running_var=running_var, weight=weight, bias=bias, training=training, momentum=momentum, eps=eps, x=input_x)
 batch_norm.__doc__ = _nn_ops.batch_norm.__doc__
 
+batch_to_space_nd = _block_layout.batch_to_space_nd
 bernoulli = _random_ops.bernoulli
 bessel_i0 = _bessel.bessel_i0
 bessel_i0e = _bessel.bessel_i0e
@@ -190,6 +213,7 @@ def bias_add(input_x, bias):
     return _nn_ops.bias_add(bias=bias, x=input_x)
 bias_add.__doc__ = _nn_ops.bias_add.__doc__
 
+bidense = _layer_functions.bidense
 binary_cross_entropy = _loss_extra.binary_cross_entropy
 
 
@@ -206,6 +230,8 @@ bitwise_xor = _math_binary.bitwise_xor
 blackman_window = _windows.blackman_window
 block_diag = _array_more.block_diag
 bmm = _products_extra.bmm
+bounding_box_decode = _boxes.bounding_box_decode
+bounding_box_encode = _boxes.bounding_box_encode
 broadcast = _collectives.broadcast
 
 
@@ -213,6 +239,7 @@ def broadcast_to(input, shape):  # noqa: A002
     return _shape.broadcast_to(shape=shape, x=input)
 broadcast_to.__doc__ = _shape.broadcast_to.__doc__
 
+bucketize = _search.bucketize
 cartesian_prod = _array_more.cartesian_prod
 
 
@@ -225,6 +252,7 @@ cdist = _nn_extra.cdist
 ceil = _math_unary.ceil
 celu = _activations_extra.celu
 channel_shuffle = _nn_extra.channel_shuffle
+check_valid = _boxes.check_valid
 cholesky = _linalg_decompose.cholesky
 cholesky_inverse = _linalg_solve.cholesky_inverse
 cholesky_solve = _linalg_solve.cholesky_solve
@@ -232,8 +260,12 @@ chunk = _array_ops.chunk
 clamp = _math_composite.clamp
 clip = _math_composite.clamp
 clip_by_global_norm = _clip.clip_by_global_norm
+clip_by_norm = _clip.clip_by_norm
 clip_by_value = _math_more.clip_by_value
+coalesce = _value_shaped.coalesce
+col2im = _block_layout.col2im
 column_stack = _array_more.column_stack
+combinations = _sequences.combinations
 concat = _shape.concat
 conj = _complex_ops.conj
 
@@ -242,6 +274,7 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, dila
     return _group_conv.conv2d(weight=weight, bias=bias, stride=stride, pad_mode=pad_mode, padding=padding, dilation=dilation, groups=groups, x=input)
 conv2d.__doc__ = _group_conv.conv2d.__doc__
 
+conv3d_transpose = _block_layout.conv3d_transpose
 coo2csr = _sparse.coo2csr
 coo_abs = _sparse.coo_abs
 coo_acos = _sparse.coo_acos
@@ -296,6 +329,7 @@ def count_nonzero(x, axis=(), keep_dims=False, dtype=mindspore.int32):
 count_nonzero.__doc__ = _reduce_extra.count_nonzero.__doc__
 
 cov = _linalg_compose.cov
+crop_and_resize = _boxes.crop_and_resize
 cross = _products_extra.cross
 
 
@@ -348,11 +382,15 @@ csr_tensor_get_indptr = _sparse.csr_tensor_get_indptr
 csr_tensor_get_values = _sparse.csr_tensor_get_values
 csr_to_coo = _sparse.csr_to_coo
 csr_to_dense = _sparse.csr_to_dense
+ctc_greedy_decoder = _ctc.ctc_greedy_decoder
+ctc_loss = _ctc.ctc_loss
 cummax = _scan_extra.cummax
 cummin = _scan_extra.cummin
 cumprod = _scan_extra.cumprod
 cumsum = _scan.cumsum
 custom_info_register = _custom_info.custom_info_register
+deepcopy = _copies.deepcopy
+deformable_conv2d = _deformable_conv.deformable_conv2d
 deg2rad = _math_composite.deg2rad
 
 
@@ -363,7 +401,10 @@ dense.__doc__ = _nn_ops.dense.__doc__
 depend = _state.depend
 det = _linalg_solve.det
 diag = _array_extra.diag
+diag_embed = _fixed_positions.diag_embed
 diagflat = _array_more.diagflat
+diagonal = _fixed_positions.diagonal
+diagonal_scatter = _fixed_positions.diagonal_scatter
 diff = _array_extra.diff
 digamma = _special_math.digamma
 dist = _nn_extra.dist
@@ -394,9 +435,11 @@ def dtype(x):
     return _tensor_info.dtype(input_x=x)
 dtype.__doc__ = _tensor_info.dtype.__doc__
 
+dyn_shape = _tensor_info.dyn_shape
 eig = _linalg_decompose.eig
 eigvals = _linalg_decompose.eigvals
 elu = _activations_extra.elu
+eps = _creation.eps
 
 
 def eq(input, other):  # noqa: A002
@@ -459,12 +502,15 @@ floordiv.__doc__ = _elementwise.floor_div.__doc__
 floormod = _elementwise.floor_mod
 fmax = _math_more.fmax
 fmod = _math_composite.fmod
+fold = _block_layout.fold
 
 
 def frac(x):
     return _math_composite.frac(input=x)
 frac.__doc__ = _math_composite.frac.__doc__
 
+fractional_max_pool2d = _window_pool.fractional_max_pool2d
+fractional_max_pool3d = _window_pool.fractional_max_pool3d
 full = _creation.full
 full_like = _array_extra.full_like
 
@@ -474,6 +520,8 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     return _scatter_gather.gather(axis=axis, indices=input_indices, x=input_params)
 gather.__doc__ = _scatter_gather.gather.__doc__
 
+gather_d = _scatter_elements.gather_d
+gather_elements = _scatter_elements.gather_elements
 gather_nd = _zoo_extra.gather_nd
 gaussian_nll_loss = _loss_extra.gaussian_nll_loss
 gcd = _integer_math.gcd
@@ -503,6 +551,7 @@ def greater_equal(input, other):  # noqa: A002
     return _elementwise.greater_equal(x=input, y=other)
 greater_equal.__doc__ = _elementwise.greater_equal.__doc__
 
+grid_sample = _grid_sampling.grid_sample
 group_norm = _nn_extra.group_norm
 
 
@@ -558,8 +607,13 @@ def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
     return _scatter_gather.index_add(x=x, indices=indices, y=y, axis=axis)
 index_add.__doc__ = _scatter_gather.index_add.__doc__
 
+index_fill = _fixed_positions.index_fill
 index_select = _array_more.index_select
 inner = _products_extra.inner
+inplace_add = _fixed_positions.inplace_add
+inplace_index_add = _fixed_positions.inplace_index_add
+inplace_sub = _fixed_positions.inplace_sub
+inplace_update = _fixed_positions.inplace_update
 interpolate = _resample.interpolate
 inv = _integer_math.inv
 inverse = _linalg_solve.inverse
@@ -569,11 +623,13 @@ def invert(x):
     return _math_unary.invert(input=x)
 invert.__doc__ = _math_unary.invert.__doc__
 
+iou = _boxes.iou
 irfft = _spectral.irfft
 irfft2 = _spectral.irfft2
 irfftn = _spectral.irfftn
 is_complex = _complex_ops.is_complex
 is_floating_point = _math_more.is_floating_point
+is_nonzero = _value_shaped.is_nonzero
 is_tensor = _math_more.is_tensor
 isclose = _math_more.isclose
 isfinite = _math_unary.isfinite
@@ -644,24 +700,34 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     return _reduce_extra.logsumexp(input=input, axis=dim, keep_dims=keepdim)
 logsumexp.__doc__ = _reduce_extra.logsumexp.__doc__
 
+lp_pool1d = _window_pool.lp_pool1d
+lp_pool2d = _window_pool.lp_pool2d
+lrn = _layer_functions.lrn
 lstsq = _linalg_solve.lstsq
 lu_solve = _linalg_solve.lu_solve
 lu_unpack = _linalg_solve.lu_unpack
 make_range = _zoo_extra.make_range
 margin_ranking_loss = _loss_extra.margin_ranking_loss
 masked_fill = _masking.masked_fill
+masked_select = _value_shaped.masked_select
 
 
 def matmul(input, other):  # noqa: A002
     return _nn_ops.matmul(a=input, b=other)
 matmul.__doc__ = _nn_ops.matmul.__doc__
 
+matrix_diag = _matrix_diagonals.matrix_diag
+matrix_diag_part = _matrix_diagonals.matrix_diag_part
 matrix_norm = _linalg_compose.matrix_norm
 matrix_power = _array_more.matrix_power
 matrix_solve = _linalg_solve.matrix_solve
 max = _reduce_extra.max
 max_pool1d = _pool_extra.max_pool1d
 max_pool2d = _pool.max_pool2d
+max_pool3d = _window_pool.max_pool3d
+max_unpool1d = _window_pool.max_unpool1d
+max_unpool2d = _window_pool.max_unpool2d
+max_unpool3d = _window_pool.max_unpool3d
 
 
 def maximum(input, other):  # noqa: A002
@@ -678,8 +744,11 @@ def minimum(input, other):  # noqa: A002
     return _elementwise.minimum(x=input, y=other)
 minimum.__doc__ = _elementwise.minimum.__doc__
 
+mirror_pad = _block_layout.mirror_pad
 mish = _activations_extra.mish
+mixed_precision_cast = _layer_functions.mixed_precision_cast
 mm = _products_extra.mm
+move_to = _copies.move_to
 moveaxis = _array_extra.movedim
 movedim = _array_extra.movedim
 mse_loss = _loss_extra.mse_loss
@@ -717,6 +786,7 @@ negative = _math_composite.negative
 new_group = _collectives.new_group
 nextafter = _integer_math.nextafter
 nll_loss = _loss_extra.nll_loss
+nonzero = _value_shaped.nonzero
 norm = _reduce_extra.norm
 normal = _random_ops.normal
 
@@ -767,6 +837,7 @@ randn = _random_ops.randn
 randn_like = _random_ops.randn_like
 random_categorical = _random_ops.random_categorical
 randperm = _random_ops.randperm
+range = _sequences.range
 rank = _tensor_info.rank
 ravel = _array_extra.ravel
 real = _complex_ops.real
@@ -804,6 +875,7 @@ relu.__doc__ = _elementwise.relu.__doc__
 relu6 = _activations_extra.relu6
 remainder = _math_composite.remainder
 renorm = _linalg_compose.renorm
+repeat_elements = _sequences.repeat_elements
 repeat_interleave = _array_extra.repeat_interleave
 
 
@@ -811,6 +883,8 @@ def reshape(input, shape):  # noqa: A002
     return _shape.reshape(shape=shape, x=input)
 reshape.__doc__ = _shape.reshape.__doc__
 
+reverse = _sequences.reverse
+reverse_sequence = _sequences.reverse_sequence
 rfft = _spectral.rfft
 rfft2 = _spectral.rfft2
 rfftfreq = _spectral.rfftfreq
@@ -850,23 +924,37 @@ scalar_to_tensor.__doc__ = _scalar_tensors.scalar_to_tensor.__doc__
 
 scalar_uadd = _scalar_math.scalar_uadd
 scalar_usub = _scalar_math.scalar_usub
+scatter = _scatter_elements.scatter
+scatter_add = _tensor_scatter.scatter_add
 scatter_nd = _scatter_gather.scatter_nd
+scatter_nd_add = _tensor_scatter.scatter_nd_add
+scatter_nd_update = _tensor_scatter.scatter_nd_update
 
 
 def scatter_update(input_x, indices, updates):
     return _scatter_gather.scatter_update(indices=indices, updates=updates, x=input_x)
 scatter_update.__doc__ = _scatter_gather.scatter_update.__doc__
 
+searchsorted = _search.searchsorted
+
 
 def select(condition, input, other):  # noqa: A002
     return _elementwise.select(cond=condition, x=input, y=other)
 select.__doc__ = _elementwise.select.__doc__
 
+select_scatter = _fixed_positions.select_scatter
 selu = _activations_extra.selu
 send = _collectives.send
+sequence_mask = _sequences.sequence_mask
 setitem = _indexing.setitem
 sgn = _math_more.sgn
 shape = _tensor_info.shape
+
+
+def shape_(x):
+    return _tensor_info.shape(input_x=x)
+shape_.__doc__ = _tensor_info.shape.__doc__
+
 shuffle = _random_ops.shuffle
 
 
@@ -886,7 +974,14 @@ sin.__doc__ = _elementwise.sin.__doc__
 sinc = _math_more.sinc
 sinh = _math_unary.sinh
 size = _tensor_info.size
+
+
+def slice(input_x, begin, size):
+    return _shape.slice_(begin=begin, size=size, x=input_x)
+slice.__doc__ = _shape.slice_.__doc__
+
 slice_ = _shape.slice_
+slice_scatter = _fixed_positions.slice_scatter
 slogdet = _linalg_solve.slogdet
 smooth_l1_loss = _loss_extra.smooth_l1_loss
 
@@ -911,6 +1006,7 @@ softshrink.__doc__ = _activations_extra.softshrink.__doc__
 
 softsign = _activations_extra.softsign
 sort = _sorting.sort
+space_to_batch_nd = _block_layout.space_to_batch_nd
 split = _array_ops.split
 sqrt = _elementwise.sqrt
 
@@ -929,6 +1025,7 @@ standard_laplace = _random_ops.standard_laplace
 standard_normal = _random_ops.standard_normal
 std = _reduce_extra.std
 std_mean = _math_more.std_mean
+stft = _short_time_fourier.stft
 
 
 def stop_gradient(value):
@@ -1012,6 +1109,15 @@ def tensor_pow(input, exponent):  # noqa: A002
     return _elementwise.pow(x=input, y=exponent)
 tensor_pow.__doc__ = _elementwise.pow.__doc__
 
+tensor_scatter_add = _tensor_scatter.tensor_scatter_add
+tensor_scatter_elements = _scatter_elements.tensor_scatter_elements
+tensor_scatter_update = _tensor_scatter.tensor_scatter_update
+
+
+def tensor_slice(input, begin, size):  # noqa: A002
+    return _shape.slice_(begin=begin, size=size, x=input)
+tensor_slice.__doc__ = _shape.slice_.__doc__
+
 tensor_split = _array_more.tensor_split
 tensor_sub = _elementwise.sub
 threshold = _activations_extra.threshold
@@ -1050,14 +1156,23 @@ truncate_div = _math_more.truncate_div
 truncate_mod = _math_more.truncate_mod
 tuple_to_array = _scalar_tensors.tuple_to_array
 unbind = _array_extra.unbind
+unfold = _block_layout.unfold
 uniform = _random_ops.uniform
+unique = _value_shaped.unique
+unique_consecutive = _value_shaped.unique_consecutive
+unsorted_segment_max = _segment.unsorted_segment_max
+unsorted_segment_min = _segment.unsorted_segment_min
+unsorted_segment_prod = _segment.unsorted_segment_prod
+unsorted_segment_sum = _segment.unsorted_segment_sum
 unsqueeze = _array_extra.unsqueeze
 unstack = _array_ops.unstack
+upsample = _resample.interpolate
 vander = _linalg_compose.vander
 var = _reduce_extra.var
 var_mean = _math_more.var_mean
 vecdot = _products_extra.vecdot
 vector_norm = _math_more.vector_norm
+view_as_real = _complex_ops.view_as_real
 vsplit = _array_more.vsplit
 vstack = _array_more.vstack
 where = _masking.where
@@ -1069,80 +1184,96 @@ zeta = _special_math.zeta
 
 __all__ = [
     "abs", "absolute", "acos", "acosh", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "add", "addbmm", "addcdiv", "addcmul", "addmm",
-    "addmv", "addn", "addr", "adjoint", "all", "all_gather", "all_reduce", "amax", "amin",
-    "aminmax", "angle", "any", "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
-    "arctan2", "arctanh", "argmax", "argmin", "argsort", "asin", "asinh", "assign", "assign_add",
-    "atan", "atan2", "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add",
-    "augassign_div", "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub",
-    "avg_pool1d", "avg_pool2d", "baddbmm", "barrier", "bartlett_window", "batch_norm", "bernoulli",
-    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0",
-    "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "bias_add",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits", "bincount", "bitwise_and",
-    "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman_window",
-    "block_diag", "bmm", "broadcast", "broadcast_to", "cartesian_prod", "cast", "cat", "cdist",
-    "ceil", "celu", "channel_shuffle", "cholesky", "cholesky_inverse", "cholesky_solve", "chunk",
-    "clamp", "clip", "clip_by_global_norm", "clip_by_value", "column_stack", "concat", "conj",
-    "conv2d", "coo2csr", "coo_abs", "coo_acos", "coo_acosh", "coo_add", "coo_asin", "coo_asinh",
-    "coo_atan", "coo_atanh", "coo_ceil", "coo_concat", "coo_cos", "coo_cosh", "coo_exp",
-    "coo_expm1", "coo_floor", "coo_inv", "coo_isfinite", "coo_isinf", "coo_isnan", "coo_log",
-    "coo_log1p", "coo_neg", "coo_relu", "coo_relu6", "coo_round", "coo_sigmoid", "coo_sin",
-    "coo_sinh", "coo_softsign", "coo_sqrt", "coo_square", "coo_tan", "coo_tanh",
-    "coo_tensor_get_dense_shape", "coo_tensor_get_indices", "coo_tensor_get_values", "copysign",
-    "cos", "cosh", "cosine_embedding_loss", "cosine_similarity", "count_nonzero", "cov", "cross",
-    "cross_entropy", "csr2coo", "csr_abs", "csr_acos", "csr_acosh", "csr_add", "csr_asin",
-    "csr_asinh", "csr_atan", "csr_atanh", "csr_ceil", "csr_cos", "csr_cosh", "csr_div", "csr_exp",
-    "csr_expm1", "csr_floor", "csr_gather", "csr_inv", "csr_isfinite", "csr_isinf", "csr_isnan",
-    "csr_log", "csr_log1p", "csr_mul", "csr_mv", "csr_neg", "csr_reduce_sum", "csr_relu",
-    "csr_relu6", "csr_round", "csr_sigmoid", "csr_sin", "csr_sinh", "csr_softmax", "csr_softsign",
-    "csr_sqrt", "csr_square", "csr_tan", "csr_tanh", "csr_tensor_get_dense_shape",
-    "csr_tensor_get_indices", "csr_tensor_get_indptr", "csr_tensor_get_values", "csr_to_coo",
-    "csr_to_dense", "cummax", "cummin", "cumprod", "cumsum", "custom_info_register", "deg2rad",
-    "dense", "depend", "det", "diag", "diagflat", "diff", "digamma", "dist", "div", "divide",
-    "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack", "dtype", "eig",
-    "eigvals", "elu", "eq", "equal", "erf", "erfc", "erfinv", "exp", "exp2", "expand_dims",
-    "expm1", "eye", "fast_gelu", "fft", "fft2", "fftfreq", "fftn", "fftshift", "fill", "flatten",
-    "flip", "fliplr", "flipud", "float_power", "float_power_ext", "floor", "floor_div",
-    "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod", "frac", "full",
-    "full_like", "gather", "gather_nd", "gaussian_nll_loss", "gcd", "ge", "gelu", "geqrf", "ger",
-    "get_backend", "get_grad", "get_process_group_ranks", "get_rank", "getitem", "glu", "greater",
-    "greater_equal", "group_norm", "gt", "gumbel_softmax", "hamming_window", "hann_window",
-    "hardshrink", "hardsigmoid", "hardswish", "hardtanh", "heaviside", "hfft", "hfft2", "hfftn",
-    "hinge_embedding_loss", "histc", "hsplit", "hstack", "huber_loss", "hyper_add", "hypot", "i0",
-    "identity", "ifft", "ifft2", "ifftn", "ifftshift", "igamma", "igammac", "ihfft", "ihfft2",
-    "ihfftn", "imag", "index_add", "index_select", "inner", "interpolate", "inv", "inverse",
-    "invert", "irfft", "irfft2", "irfftn", "is_complex", "is_floating_point", "is_tensor",
-    "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "kaiser_window",
-    "kl_div", "kron", "l1_loss", "laplace", "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le",
-    "leaky_relu", "lerp", "less", "less_equal", "lgamma", "linspace", "log", "log10", "log1p",
-    "log2", "log_softmax", "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp",
-    "lstsq", "lu_solve", "lu_unpack", "make_range", "margin_ranking_loss", "masked_fill", "matmul",
-    "matrix_norm", "matrix_power", "matrix_solve", "max", "max_pool1d", "max_pool2d", "maximum",
-    "mean", "median", "meshgrid", "min", "minimum", "mish", "mm", "moveaxis", "movedim",
-    "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss", "multinomial",
-    "multinomial_with_replacement", "multiply", "mv", "mvlgamma", "nan_to_num", "nanmean",
-    "nanmedian", "nansum", "narrow", "ne", "neg", "negative", "new_group", "nextafter", "nll_loss",
-    "norm", "normal", "not_equal", "numel", "one_hot", "ones", "ones_like", "orgqr", "outer",
-    "pad", "partial", "pdist", "permute", "pinv", "pixel_shuffle", "pixel_unshuffle", "polar",
-    "polygamma", "population_count", "positive", "pow", "prelu", "print_", "prod", "qr", "rad2deg",
-    "rand", "randn", "randn_like", "random_categorical", "randperm", "rank", "ravel", "real",
-    "reciprocal", "recv", "reduce_all", "reduce_any", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_sum", "relu", "relu6", "remainder", "renorm", "repeat_interleave", "reshape", "rfft",
-    "rfft2", "rfftfreq", "rfftn", "roll", "rot90", "round", "row_stack", "rrelu", "rsqrt",
+    "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+    "add", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addn", "addr", "adjoint",
+    "affine_grid", "all", "all_gather", "all_reduce", "amax", "amin", "aminmax", "angle", "any",
+    "arange", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
+    "argmin", "argsort", "argwhere", "asin", "asinh", "assign", "assign_add", "atan", "atan2",
+    "atanh", "atleast_1d", "atleast_2d", "atleast_3d", "augassign_add", "augassign_div",
+    "augassign_floordiv", "augassign_mod", "augassign_mul", "augassign_sub", "avg_pool1d",
+    "avg_pool2d", "avg_pool3d", "baddbmm", "barrier", "bartlett_window", "batch_norm",
+    "batch_to_space_nd", "bernoulli", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e",
+    "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0",
+    "bessel_y1", "bias_add", "bidense", "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "bincount", "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "blackman_window", "block_diag", "bmm", "bounding_box_decode",
+    "bounding_box_encode", "broadcast", "broadcast_to", "bucketize", "cartesian_prod", "cast",
+    "cat", "cdist", "ceil", "celu", "channel_shuffle", "check_valid", "cholesky",
+    "cholesky_inverse", "cholesky_solve", "chunk", "clamp", "clip", "clip_by_global_norm",
+    "clip_by_norm", "clip_by_value", "coalesce", "col2im", "column_stack", "combinations",
+    "concat", "conj", "conv2d", "conv3d_transpose", "coo2csr", "coo_abs", "coo_acos", "coo_acosh",
+    "coo_add", "coo_asin", "coo_asinh", "coo_atan", "coo_atanh", "coo_ceil", "coo_concat",
+    "coo_cos", "coo_cosh", "coo_exp", "coo_expm1", "coo_floor", "coo_inv", "coo_isfinite",
+    "coo_isinf", "coo_isnan", "coo_log", "coo_log1p", "coo_neg", "coo_relu", "coo_relu6",
+    "coo_round", "coo_sigmoid", "coo_sin", "coo_sinh", "coo_softsign", "coo_sqrt", "coo_square",
+    "coo_tan", "coo_tanh", "coo_tensor_get_dense_shape", "coo_tensor_get_indices",
+    "coo_tensor_get_values", "copysign", "cos", "cosh", "cosine_embedding_loss",
+    "cosine_similarity", "count_nonzero", "cov", "crop_and_resize", "cross", "cross_entropy",
+    "csr2coo", "csr_abs", "csr_acos", "csr_acosh", "csr_add", "csr_asin", "csr_asinh", "csr_atan",
+    "csr_atanh", "csr_ceil", "csr_cos", "csr_cosh", "csr_div", "csr_exp", "csr_expm1", "csr_floor",
+    "csr_gather", "csr_inv", "csr_isfinite", "csr_isinf", "csr_isnan", "csr_log", "csr_log1p",
+    "csr_mul", "csr_mv", "csr_neg", "csr_reduce_sum", "csr_relu", "csr_relu6", "csr_round",
+    "csr_sigmoid", "csr_sin", "csr_sinh", "csr_softmax", "csr_softsign", "csr_sqrt", "csr_square",
+    "csr_tan", "csr_tanh", "csr_tensor_get_dense_shape", "csr_tensor_get_indices",
+    "csr_tensor_get_indptr", "csr_tensor_get_values", "csr_to_coo", "csr_to_dense",
+    "ctc_greedy_decoder", "ctc_loss", "cummax", "cummin", "cumprod", "cumsum",
+    "custom_info_register", "deepcopy", "deformable_conv2d", "deg2rad", "dense", "depend", "det",
+    "diag", "diag_embed", "diagflat", "diagonal", "diagonal_scatter", "diff", "digamma", "dist",
+    "div", "divide", "dot", "dropout", "dropout1d", "dropout2d", "dropout3d", "dsplit", "dstack",
+    "dtype", "dyn_shape", "eig", "eigvals", "elu", "eps", "eq", "equal", "erf", "erfc", "erfinv",
+    "exp", "exp2", "expand_dims", "expm1", "eye", "fast_gelu", "fft", "fft2", "fftfreq", "fftn",
+    "fftshift", "fill", "flatten", "flip", "fliplr", "flipud", "float_power", "float_power_ext",
+    "floor", "floor_div", "floor_divide", "floor_mod", "floordiv", "floormod", "fmax", "fmod",
+    "fold", "frac", "fractional_max_pool2d", "fractional_max_pool3d", "full", "full_like",
+    "gather", "gather_d", "gather_elements", "gather_nd", "gaussian_nll_loss", "gcd", "ge", "gelu",
+    "geqrf", "ger", "get_backend", "get_grad", "get_process_group_ranks", "get_rank", "getitem",
+    "glu", "greater", "greater_equal", "grid_sample", "group_norm", "gt", "gumbel_softmax",
+    "hamming_window", "hann_window", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+    "heaviside", "hfft", "hfft2", "hfftn", "hinge_embedding_loss", "histc", "hsplit", "hstack",
+    "huber_loss", "hyper_add", "hypot", "i0", "identity", "ifft", "ifft2", "ifftn", "ifftshift",
+    "igamma", "igammac", "ihfft", "ihfft2", "ihfftn", "imag", "index_add", "index_fill",
+    "index_select", "inner", "inplace_add", "inplace_index_add", "inplace_sub", "inplace_update",
+    "interpolate", "inv", "inverse", "invert", "iou", "irfft", "irfft2", "irfftn", "is_complex",
+    "is_floating_point", "is_nonzero", "is_tensor", "isclose", "isfinite", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "kaiser_window", "kl_div", "kron", "l1_loss", "laplace",
+    "layer_norm", "layer_norm_grad", "lcm", "ldexp", "le", "leaky_relu", "lerp", "less",
+    "less_equal", "lgamma", "linspace", "log", "log10", "log1p", "log2", "log_softmax",
+    "logaddexp", "logaddexp2", "logcumsumexp", "logdet", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "logsigmoid", "logspace", "logsumexp", "lp_pool1d",
+    "lp_pool2d", "lrn", "lstsq", "lu_solve", "lu_unpack", "make_range", "margin_ranking_loss",
+    "masked_fill", "masked_select", "matmul", "matrix_diag", "matrix_diag_part", "matrix_norm",
+    "matrix_power", "matrix_solve", "max", "max_pool1d", "max_pool2d", "max_pool3d",
+    "max_unpool1d", "max_unpool2d", "max_unpool3d", "maximum", "mean", "median", "meshgrid", "min",
+    "minimum", "mirror_pad", "mish", "mixed_precision_cast", "mm", "move_to", "moveaxis",
+    "movedim", "mse_loss", "msort", "mul", "multi_margin_loss", "multilabel_soft_margin_loss",
+    "multinomial", "multinomial_with_replacement", "multiply", "mv", "mvlgamma", "nan_to_num",
+    "nanmean", "nanmedian", "nansum", "narrow", "ne", "neg", "negative", "new_group", "nextafter",
+    "nll_loss", "nonzero", "norm", "normal", "not_equal", "numel", "one_hot", "ones", "ones_like",
+    "orgqr", "outer", "pad", "partial", "pdist", "permute", "pinv", "pixel_shuffle",
+    "pixel_unshuffle", "polar", "polygamma", "population_count", "positive", "pow", "prelu",
+    "print_", "prod", "qr", "rad2deg", "rand", "randn", "randn_like", "random_categorical",
+    "randperm", "range", "rank", "ravel", "real", "reciprocal", "recv", "reduce_all", "reduce_any",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_sum", "relu", "relu6", "remainder",
+    "renorm", "repeat_elements", "repeat_interleave", "reshape", "reverse", "reverse_sequence",
+    "rfft", "rfft2", "rfftfreq", "rfftn", "roll", "rot90", "round", "row_stack", "rrelu", "rsqrt",
     "scalar_add", "scalar_div", "scalar_eq", "scalar_floordiv", "scalar_ge", "scalar_gt",
     "scalar_le", "scalar_log", "scalar_lt", "scalar_max", "scalar_min", "scalar_mod", "scalar_mul",
     "scalar_pow", "scalar_sub", "scalar_to_array", "scalar_to_tensor", "scalar_uadd",
-    "scalar_usub", "scatter_nd", "scatter_update", "select", "selu", "send", "setitem", "sgn",
-    "shuffle", "sigmoid", "sign", "signbit", "silu", "sin", "sinc", "sinh", "size", "slice_",
-    "slogdet", "smooth_l1_loss", "softmax", "softmin", "softplus", "softshrink", "softsign",
-    "sort", "split", "sqrt", "square", "squeeze", "stack", "standard_laplace", "standard_normal",
-    "std", "std_mean", "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd",
-    "swapaxes", "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div",
-    "tensor_dot", "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt",
-    "tensor_mod", "tensor_mul", "tensor_pow", "tensor_split", "tensor_sub", "threshold", "tile",
+    "scalar_usub", "scatter", "scatter_add", "scatter_nd", "scatter_nd_add", "scatter_nd_update",
+    "scatter_update", "searchsorted", "select", "select_scatter", "selu", "send", "sequence_mask",
+    "setitem", "sgn", "shape_", "shuffle", "sigmoid", "sign", "signbit", "silu", "sin", "sinc",
+    "sinh", "size", "slice", "slice_", "slice_scatter", "slogdet", "smooth_l1_loss", "softmax",
+    "softmin", "softplus", "softshrink", "softsign", "sort", "space_to_batch_nd", "split", "sqrt",
+    "square", "squeeze", "stack", "standard_laplace", "standard_normal", "std", "std_mean", "stft",
+    "stop_gradient", "strided_slice", "sub", "subtract", "sum", "sum_to", "svd", "swapaxes",
+    "swapdims", "t", "tan", "tanh", "tanhshrink", "tensor_add", "tensor_div", "tensor_dot",
+    "tensor_floordiv", "tensor_ge", "tensor_gt", "tensor_le", "tensor_lt", "tensor_mod",
+    "tensor_mul", "tensor_pow", "tensor_scatter_add", "tensor_scatter_elements",
+    "tensor_scatter_update", "tensor_slice", "tensor_split", "tensor_sub", "threshold", "tile",
     "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
-    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "uniform",
-    "unsqueeze", "unstack", "vander", "var", "var_mean", "vecdot", "vector_norm", "vsplit",
-    "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
+    "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unfold",
+    "uniform", "unique", "unique_consecutive", "unsorted_segment_max", "unsorted_segment_min",
+    "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze", "unstack", "upsample", "vander",
+    "var", "var_mean", "vecdot", "vector_norm", "view_as_real", "vsplit", "vstack", "where",
+    "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]

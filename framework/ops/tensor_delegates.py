@@ -12,7 +12,10 @@ from . import array_extra as _array_extra
 from . import array_more as _array_more
 from . import array_ops as _array_ops
 from . import bessel as _bessel
+from . import block_layout as _block_layout
+from . import copies as _copies
 from . import elementwise as _elementwise
+from . import fixed_positions as _fixed_positions
 from . import integer_math as _integer_math
 from . import linalg_compose as _linalg_compose
 from . import linalg_decompose as _linalg_decompose
@@ -27,11 +30,15 @@ from . import products_extra as _products_extra
 from . import reduce_extra as _reduce_extra
 from . import scan as _scan
 from . import scan_extra as _scan_extra
+from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
+from . import segment as _segment
+from . import sequences as _sequences
 from . import shape as _shape
 from . import sorting as _sorting
 from . import special_math as _special_math
 from . import tensor_only as _tensor_only
+from . import value_shaped as _value_shaped
 from . import zoo_extra as _zoo_extra
 
 METHODS = {
@@ -59,6 +66,7 @@ METHODS = {
     'arctanh': _math_unary.atanh,
     'argmin': _reduce_extra.argmin,
     'argsort': _math_more.argsort,
+    'argwhere': _value_shaped.argwhere,
     'asin': _math_unary.asin,
     'asinh': _math_unary.asinh,
     'atan': _math_unary.atan,
@@ -82,6 +90,7 @@ METHODS = {
     'chunk': _array_ops.chunk,
     'clamp': _math_composite.clamp,
     'clip': _math_composite.clamp,
+    'col2im': _block_layout.col2im,
     'copy': _tensor_only.copy,
     'copysign': _math_more.copysign,
     'cos': _elementwise.cos,
@@ -98,6 +107,8 @@ METHODS = {
     'det': _linalg_solve.det,
     'diag': _array_extra.diag,
     'diagflat': _array_more.diagflat,
+    'diagonal': _fixed_positions.diagonal,
+    'diagonal_scatter': _fixed_positions.diagonal_scatter,
     'diff': _array_extra.diff,
     'digamma': _special_math.digamma,
     'div': _elementwise.div,
@@ -120,8 +131,10 @@ METHODS = {
     'floor_divide': _math_composite.floor_divide,
     'fmax': _math_more.fmax,
     'fmod': _math_composite.fmod,
+    'fold': _block_layout.fold,
     'frac': _math_composite.frac,
     'gather': _scatter_gather.gather,
+    'gather_elements': _scatter_elements.gather_elements,
     'gather_nd': _zoo_extra.gather_nd,
     'gcd': _integer_math.gcd,
     'ge': _elementwise.greater_equal,
@@ -140,10 +153,12 @@ METHODS = {
     'igamma': _special_math.igamma,
     'igammac': _special_math.igammac,
     'index_add': _tensor_only.index_add,
+    'index_fill': _fixed_positions.index_fill,
     'index_put': _tensor_only.index_put,
     'index_select': _array_more.index_select,
     'init_data': _tensor_only.init_data,
     'inner': _products_extra.inner,
+    'inplace_update': _fixed_positions.inplace_update,
     'inv': _math_unary.reciprocal,
     'inverse': _linalg_solve.inverse,
     'invert': _math_unary.invert,
@@ -179,12 +194,14 @@ METHODS = {
     'lt': _elementwise.less,
     'lu_solve': _linalg_solve.lu_solve,
     'masked_scatter': _tensor_only.masked_scatter,
+    'masked_select': _value_shaped.masked_select,
     'matmul': _nn_ops.matmul,
     'matrix_power': _array_more.matrix_power,
     'maximum': _elementwise.maximum,
     'median': _order_statistics.median,
     'minimum': _elementwise.minimum,
     'mm': _products_extra.mm,
+    'move_to': _copies.move_to,
     'moveaxis': _array_extra.movedim,
     'movedim': _array_extra.movedim,
     'msort': _array_more.msort,
@@ -203,6 +220,7 @@ METHODS = {
     'new_ones': _tensor_only.new_ones,
     'new_zeros': _tensor_only.new_zeros,
     'nextafter': _integer_math.nextafter,
+    'nonzero': _value_shaped.nonzero,
     'norm': _reduce_extra.norm,
     'not_equal': _elementwise.not_equal,
     'orgqr': _linalg_decompose.orgqr,
@@ -220,10 +238,13 @@ METHODS = {
     'repeat_interleave': _array_extra.repeat_interleave,
     'resize': _tensor_only.resize,
     'reverse': _array_extra.flip,
+    'reverse_sequence': _sequences.reverse_sequence,
     'roll': _array_extra.roll,
     'rot90': _array_more.rot90,
     'round': _math_unary.round,
     'rsqrt': _math_unary.rsqrt,
+    'scatter': _scatter_elements.scatter,
+    'select_scatter': _fixed_positions.select_scatter,
     'set_const_arg': _tensor_only.set_const_arg,
     'sgn': _math_unary.sign,
     'sigmoid': _elementwise.sigmoid,
@@ -232,6 +253,7 @@ METHODS = {
     'sin': _elementwise.sin,
     'sinc': _math_more.sinc,
     'sinh': _math_unary.sinh,
+    'slice_scatter': _fixed_positions.slice_scatter,
     'slogdet': _linalg_solve.slogdet,
     'softmax': _nn_ops.softmax,
     'sort': _sorting.sort,
@@ -257,6 +279,11 @@ METHODS = {
     'trunc': _math_unary.trunc,
     'type': _tensor_only.type,
     'unbind': _array_extra.unbind,
+    'unfold': _block_layout.unfold,
+    'unique_consecutive': _value_shaped.unique_consecutive,
+    'unsorted_segment_max': _segment.unsorted_segment_max,
+    'unsorted_segment_min': _segment.unsorted_segment_min,
+    'unsorted_segment_prod': _segment.unsorted_segment_prod,
     'unsqueeze': _array_extra.unsqueeze,
     'var': _reduce_extra.var,
     'view_as': _tensor_only.view_as,

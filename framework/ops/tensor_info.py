@@ -10,6 +10,15 @@ def shape(input_x: Any) -> tuple[int, ...]:
     return tuple(input_x.shape)
 
 
+def dyn_shape(input_x: Any) -> Any:
+    """The shape as a 1-d int64 tensor (MindSpore's ``TensorShape``)."""
+    import numpy as np
+
+    from ..tensor import Tensor
+
+    return Tensor(np.asarray(tuple(input_x.shape), np.int64).reshape(len(input_x.shape)))
+
+
 def dtype(input_x: Any) -> Any:
     return input_x.dtype
 

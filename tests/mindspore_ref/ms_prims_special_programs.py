@@ -36,7 +36,8 @@ _family("special", [
     "P.BesselY0()(x)", "P.BesselY1()(x)", "P.Digamma()(x)", "P.Lgamma()(x)", "P.Igamma()(x, x + 1.0)",
     "P.Igammac()(x, x + 1.0)", "P.Polygamma()(n1, x)", "P.Zeta()(x + 1.5, x + 0.5)",
     "P.Mvlgamma(2)(x + 1.5)", "P.Mvlgamma(p=3)(x + 2.0)",
-], [("P.Lgamma()({})", ["X"]), ("P.Digamma()({})", ["X"]), ("P.BesselI0()({}) + P.BesselJ1()({})", ["X", "X"])])
+], [("P.Lgamma()({})", ["X"]), ("P.Digamma()({})", ["X"]),
+    ("P.BesselI0()({}) + P.BesselJ1()({})", ["X", "X"])])
 
 _family("linalg", [
     "P.Cholesky()(a)", "P.Cholesky(upper=True)(a)", "P.CholeskyInverse()(la)", "P.CholeskySolve()(r, la)",

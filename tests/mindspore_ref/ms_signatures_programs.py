@@ -19,8 +19,9 @@ Y = np.array([[0.1, 0.4, 1.2, 0.2], [-1.0, 0.35, -0.9, 1.3], [0.8, 1.15, -0.5, 0
 P = np.array([[0.2, 0.7, 0.45, 0.9], [0.05, 0.6, 0.3, 0.85], [0.55, 0.15, 0.95, 0.4]], np.float32)
 I = np.array([2, 0, 1], np.int32)
 B = np.array([[True, False, True, True], [False, False, True, False], [True, True, False, True]])
+IMG = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5) % 7 * 0.3 - 0.8
 '''
-_ARRAYS = ("X", "Y", "P", "I", "B")
+_ARRAYS = ("X", "Y", "P", "I", "B", "IMG")
 PROGRAMS: dict[str, str] = {}
 # names MindSpore 2.10's CPU build cannot run (its error), tested against NumPy instead
 UNTESTABLE = {"ops:scalar_to_array": "RuntimeError: prim:ScalarToArray has no attr:__infer__ "
@@ -61,6 +62,12 @@ _family("axis_keywords", [
 ], [("ops.logsumexp({}, dim=1, keepdim=True)", ["X"]), ("ops.softmax({}, axis=0)", ["Y"]),
     ("ops.gather(input_params={}, input_indices=Tensor(I), axis=0)", ["P"]),
     ("ops.transpose(input={}, dims=(1, 0)) * Tensor(Y).T", ["X"])])
+
+# ops.upsample is ops.interpolate under MindSpore's other name
+_family("resample_keywords", [
+    "ops.upsample(img, size=(6, 7), mode='bilinear', align_corners=True)",
+    "ops.upsample(input=img, size=(8, 10))", "ops.interpolate(img, size=(3, 4), mode='bilinear')",
+], [("ops.upsample({}, size=(6, 7), mode='bilinear', align_corners=True)", ["IMG"])])
 
 
 if __name__ == "__main__":  # re-record ms_signatures_expected.json (needs MINDSPORE_PYTHON)
