@@ -12,7 +12,7 @@ import numpy as np
 from .. import ops
 from ..parameter import Parameter
 from ..tensor import Tensor
-from .cell import Cell
+from .cell import Cell, StatelessCell
 
 
 class ELU(Cell):
@@ -24,7 +24,7 @@ class ELU(Cell):
         return ops.elu(x, self.alpha)
 
 
-class SeLU(Cell):
+class SeLU(StatelessCell):
     def construct(self, x):
         return ops.selu(x)
 
@@ -64,12 +64,12 @@ class PReLU(Cell):
         return ops.prelu(x, self.w)
 
 
-class HSwish(Cell):
+class HSwish(StatelessCell):
     def construct(self, x):
         return ops.hardswish(x)
 
 
-class HSigmoid(Cell):
+class HSigmoid(StatelessCell):
     def construct(self, x):
         return ops.hardsigmoid(x)
 
@@ -85,17 +85,17 @@ class Hardtanh(Cell):
         return ops.hardtanh(x, self.min_val, self.max_val)
 
 
-class Mish(Cell):
+class Mish(StatelessCell):
     def construct(self, x):
         return ops.mish(x)
 
 
-class LogSigmoid(Cell):
+class LogSigmoid(StatelessCell):
     def construct(self, x):
         return ops.logsigmoid(x)
 
 
-class Softsign(Cell):
+class Softsign(StatelessCell):
     def construct(self, x):
         return ops.softsign(x)
 
@@ -118,7 +118,7 @@ class HShrink(Cell):
         return ops.hardshrink(x, self.lambd)
 
 
-class Tanhshrink(Cell):
+class Tanhshrink(StatelessCell):
     def construct(self, x):
         return ops.tanhshrink(x)
 
@@ -158,12 +158,12 @@ class Identity(Cell):
         return x
 
 
-class Tril(Cell):
+class Tril(StatelessCell):
     def construct(self, x, k=0):
         return ops.tril(x, k)
 
 
-class Triu(Cell):
+class Triu(StatelessCell):
     def construct(self, x, k=0):
         return ops.triu(x, k)
 

@@ -28,12 +28,14 @@ class Cell(CellHooks):
     ...) run around every call, in both modes: :mod:`framework.nn.cell_hooks`.
     """
 
-    def __init__(self, auto_prefix: bool = True) -> None:
+    def __init__(self, auto_prefix: bool = True, flags: dict[str, Any] | None = None) -> None:
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
         object.__setattr__(self, "_param_tuples", OrderedDict())
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "training", False)
+        if flags:
+            self.add_flags(**flags)
 
     # -- registration --------------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
@@ -363,3 +365,10 @@ def _params_cast(cell: Cell, dtype: Any) -> Iterator[None]:
     finally:
         for name, param in swapped:
             object.__setattr__(cell, name, param)
+
+
+class StatelessCell(Cell):
+    """A cell built with no arguments (``nn.ReLU()``), as MindSpore's activation cells are."""
+
+    def __init__(self) -> None:
+        super().__init__()

@@ -25,7 +25,7 @@ class Conv2d(Cell):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  pad_mode: str = "same", padding: Any = 0, dilation: Any = 1, group: int = 1,
                  has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
-                 data_format: str = "NCHW", dtype: Any = None) -> None:
+                 data_format: str = "NCHW", dtype: Any = mstype.float32) -> None:
         super().__init__()
 
         positive_ints("Conv2d", in_channels=in_channels, out_channels=out_channels, group=group)

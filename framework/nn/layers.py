@@ -5,31 +5,32 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..parameter import Parameter
-from .cell import Cell
+from .cell import Cell, StatelessCell
 from .checks import positive_ints, tensor_shape
 
 
-class ReLU(Cell):
+class ReLU(StatelessCell):
     def construct(self, x):
         return ops.relu(x)
 
 
-class ReLU6(Cell):
+class ReLU6(StatelessCell):
     """MindSpore's ``nn.ReLU6``: ``min(max(x, 0), 6)`` (MobileNet's activation)."""
 
     def construct(self, x):
         return ops.minimum(ops.relu(x), 6.0)
 
 
-class Sigmoid(Cell):
+class Sigmoid(StatelessCell):
     def construct(self, x):
         return ops.sigmoid(x)
 
 
-class Tanh(Cell):
+class Tanh(StatelessCell):
     def construct(self, x):
         return ops.tanh(x)
 
@@ -64,12 +65,12 @@ class GELU(Cell):
         return self.gelu(x)
 
 
-class FastGelu(Cell):
+class FastGelu(StatelessCell):
     def construct(self, x):
         return ops.fast_gelu(x)
 
 
-class SiLU(Cell):
+class SiLU(StatelessCell):
     def construct(self, x):
         return ops.silu(x)
 
@@ -119,9 +120,8 @@ class Dense(Cell):
 
     def __init__(self, in_channels: int, out_channels: int, weight_init: Any = None,
                  bias_init: Any = None, has_bias: bool = True, activation: Any = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = mstype.float32) -> None:
         super().__init__()
-        from .. import dtype as mstype
 
         positive_ints("Dense", in_channels=in_channels, out_channels=out_channels)
         self.in_channels, self.out_channels, self.has_bias = in_channels, out_channels, has_bias

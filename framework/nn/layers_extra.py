@@ -25,7 +25,7 @@ from .. import ops
 from ..common.initializer import initializer
 from ..ops import nn_extra, pool_extra, reduce
 from ..parameter import Parameter
-from .cell import Cell
+from .cell import Cell, StatelessCell
 from .layers import Dense
 from .padding import mirror_pad
 
@@ -252,7 +252,7 @@ class ChannelShuffle(Cell):
         return nn_extra.channel_shuffle(x, self.groups)
 
 
-class Softmax2d(Cell):
+class Softmax2d(StatelessCell):
     """Softmax over the channels of ``(C, H, W)`` or ``(N, C, H, W)``."""
 
     def construct(self, x):
@@ -261,7 +261,7 @@ class Softmax2d(Cell):
 
 class GroupNorm(Cell):
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True,
-                 gamma_init: Any = "ones", beta_init: Any = "zeros", dtype: Any = None) -> None:
+                 gamma_init: Any = "ones", beta_init: Any = "zeros", dtype: Any = mstype.float32) -> None:
         super().__init__()
         from .. import dtype as mstype
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
 from ..parameter import Parameter
@@ -28,9 +29,8 @@ class _BatchNorm(Cell):
                  affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
                  moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
                  use_batch_statistics: bool | None = None, data_format: str = "NCHW",
-                 dtype: Any = None) -> None:
+                 dtype: Any = mstype.float32) -> None:
         super().__init__()
-        from .. import dtype as mstype
 
         if data_format != "NCHW":
             raise ValueError(f"{type(self).__name__}: only data_format='NCHW' is supported, "
@@ -84,9 +84,8 @@ class LayerNorm(Cell):
 
     def __init__(self, normalized_shape: Any, begin_norm_axis: int = -1, begin_params_axis: int = -1,
                  gamma_init: Any = "ones", beta_init: Any = "zeros", epsilon: float = 1e-7,
-                 dtype: Any = None) -> None:
+                 dtype: Any = mstype.float32) -> None:
         super().__init__()
-        from .. import dtype as mstype
 
         if not isinstance(normalized_shape, list | tuple):
             raise TypeError(f"LayerNorm: normalized_shape must be a list or tuple, got "

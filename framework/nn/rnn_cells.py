@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import Uniform, initializer
 from ..ops.lstm_cell import LSTMPointwise
@@ -85,9 +86,8 @@ class _RNNCellBase(Cell):
     mode = "RNN_TANH"
 
     def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True,
-                 dtype: Any = None) -> None:
+                 dtype: Any = mstype.float32) -> None:
         super().__init__()
-        from .. import dtype as mstype
 
         who = type(self).__name__
         positive_ints(who, input_size=input_size, hidden_size=hidden_size)
@@ -133,7 +133,7 @@ class RNNCell(_RNNCellBase):
     """
 
     def __init__(self, input_size: int, hidden_size: int, has_bias: bool = True,
-                 nonlinearity: str = "tanh", dtype: Any = None) -> None:
+                 nonlinearity: str = "tanh", dtype: Any = mstype.float32) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNNCell: nonlinearity must be 'tanh' or 'relu', got {nonlinearity!r}")
         object.__setattr__(self, "mode", "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU")
