@@ -118,6 +118,7 @@ class CTCLossGrad(CTCLoss):
 
     num_outputs = 1
     differentiable = False
+    bprop = Primitive.bprop  # not CTCLoss's: no gradient of the gradient
 
     def infer(self, x, targets, il, tl):
         _check(x, targets, il, tl)
