@@ -77,3 +77,29 @@ checkpoint:
 mlflow:
   experiment: reliability
 """
+
+
+# a one-layer character GPT over corpus.txt next to the YAML: 4 steps, one evaluation
+TINY_LM = """\
+name: lm
+task: language_model
+seed: 0
+mode: pynative
+model:
+  name: gpt
+  args: {n_layer: 1, n_head: 2, n_embd: 16}
+dataset:
+  name: text
+  root: corpus.txt
+  block_size: 8
+  batch_size: 4
+optimizer:
+  name: adamw
+  learning_rate: 0.01
+train:
+  max_steps: 4
+  eval_every_steps: 4
+  eval_batches: 2
+checkpoint:
+  save_steps: 0
+"""

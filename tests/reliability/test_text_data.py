@@ -13,31 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .helpers import DATA, experiment, one_error, train
+from .helpers import DATA, TINY_LM, experiment, one_error, train
 
-LM = """\
-name: lm
-task: language_model
-seed: 0
-mode: pynative
-model:
-  name: gpt
-  args: {n_layer: 1, n_head: 2, n_embd: 16}
-dataset:
-  name: text
-  root: corpus.txt
-  block_size: 8
-  batch_size: 4
-optimizer:
-  name: adamw
-  learning_rate: 0.01
-train:
-  max_steps: 4
-  eval_every_steps: 2
-  eval_batches: 2
-checkpoint:
-  save_steps: 0
-"""
+LM = TINY_LM.replace("eval_every_steps: 4", "eval_every_steps: 2")
 WORDS = ["to be", "or not", "that is", "the question", "whether", "tis nobler"]
 
 
