@@ -16,6 +16,8 @@ from .activation_extra import CELU, ELU, GLU, HShrink, HSigmoid, HSwish, Hardtan
 from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
 from .conv import AvgPool2d, Conv2d, MaxPool2d
+from .conv3d import Conv3d, Conv3dTranspose
+from .conv_transpose import Conv1dTranspose, Conv2dTranspose
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
 from .embedding import Embedding
@@ -39,13 +41,14 @@ __all__ = [
     "Accuracy", "Adam", "AdamWeightDecay", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d", "AvgPool2d", "BCELoss",
     "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "CELU", "Cell", "CellList",
-    "ChannelShuffle", "ClipByNorm", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv2d",
-    "CosineDecayLR", "CosineEmbeddingLoss", "CrossEntropyLoss", "Dense", "DistributedGradReducer",
-    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "DynamicLossScaleUpdateCell", "ELU",
-    "Embedding", "ExponentialDecayLR", "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell",
-    "Flatten", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm",
-    "HShrink", "HSigmoid", "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity",
-    "InverseDecayLR", "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU",
+    "ChannelShuffle", "ClipByNorm", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "Conv1dTranspose", "Conv2d", "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR",
+    "CosineEmbeddingLoss", "CrossEntropyLoss", "Dense", "DistributedGradReducer", "Dropout",
+    "Dropout1d", "Dropout2d", "Dropout3d", "DynamicLossScaleUpdateCell", "ELU", "Embedding",
+    "ExponentialDecayLR", "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten", "GELU",
+    "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm", "HShrink", "HSigmoid",
+    "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InverseDecayLR",
+    "KLDivLoss", "L1Loss", "LSTM", "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU",
     "LearningRateSchedule", "Linear", "LogSigmoid", "LogSoftmax", "Loss", "LossBase", "MAE",
     "MAELoss", "MSE", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "Metric", "Mish",
     "Momentum", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss",

@@ -1,0 +1,69 @@
+"""The ``nn`` cells, optimizers and helpers of :mod:`tests.mindspore_ref.ms_nn_cells_programs`
+(transposed and 3-d convolutions, CellDict, the second batch of optimizers, 3-d pooling and
+normalization, ...) in both modes: against MindSpore 2.10's recorded answers
+(``ms_nn_cells_expected.json``, CI), our two modes against each other, and MindSpore itself
+where ``MINDSPORE_PYTHON`` names its venv. Then checks against NumPy that need no recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from framework import Tensor, nn
+from tests.mindspore_ref.ms_nn_cells_programs import PROGRAMS
+from tests.mindspore_ref.recorded import Recorded
+
+TOL = {"rtol": 2e-5, "atol": 2e-5}
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_nn_cells_expected.json", per_mode=True,
+                    tolerance={"*": TOL})
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
+
+
+# -- independent of the recording ---------------------------------------------------------
+def _conv3d_numpy(x: np.ndarray, w: np.ndarray, stride: tuple[int, int, int]) -> np.ndarray:
+    """A direct 'valid' 3-d cross-correlation (loops over the kernel)."""
+    n, _, d, h, wd = x.shape
+    o, _, kd, kh, kw = w.shape
+    sd, sh, sw = stride
+    od, oh, ow = (d - kd) // sd + 1, (h - kh) // sh + 1, (wd - kw) // sw + 1
+    out = np.zeros((n, o, od, oh, ow))
+    for a in range(kd):
+        for b in range(kh):
+            for c in range(kw):
+                patch = x[:, :, a:a + sd * (od - 1) + 1:sd, b:b + sh * (oh - 1) + 1:sh,
+                          c:c + sw * (ow - 1) + 1:sw]
+                out += np.einsum("ncdhw,oc->nodhw", patch, w[:, :, a, b, c])
+    return out
+
+
+def test_conv3d_matches_a_direct_sum():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 3, 5, 4, 6)).astype(np.float32)
+    net = nn.Conv3d(3, 4, (2, 3, 2), stride=(2, 1, 2), pad_mode="valid")
+    got = net(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, _conv3d_numpy(x, net.weight.asnumpy(), (2, 1, 2)),
+                               rtol=1e-5, atol=1e-5)
+
+
+def test_conv3d_transpose_is_the_adjoint_of_conv3d():
+    """<conv(x), y> == <x, conv_transpose(y)> with the same weight ('valid', stride 2)."""
+    rng = np.random.default_rng(1)
+    conv = nn.Conv3d(3, 2, 3, stride=2, pad_mode="valid")
+    back = nn.Conv3dTranspose(2, 3, 3, stride=2, pad_mode="valid")
+    back.weight.set_data(conv.weight.value())
+    x = rng.normal(size=(1, 3, 7, 7, 7)).astype(np.float32)
+    y = rng.normal(size=(1, 2, 3, 3, 3)).astype(np.float32)
+    lhs = float((conv(Tensor(x)).asnumpy() * y).sum())
+    rhs = float((x * back(Tensor(y)).asnumpy()).sum())
+    assert lhs == pytest.approx(rhs, rel=1e-4)
+
+
+@pytest.mark.parametrize("bad", [dict(pad_mode="pad", padding=(1, 2)),
+                                 dict(padding=1), dict(pad_mode="full")])
+def test_conv3d_refuses_bad_padding_in_one_line(bad):
+    with pytest.raises(ValueError, match="Conv3d: (padding|pad_mode)") as info:
+        nn.Conv3d(2, 2, 3, **bad)
+    assert "\n" not in str(info.value)
