@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_COMMON = '''
+from tests.mindspore_ref.recorded import ERROR_KIND
+
+_COMMON = ERROR_KIND + '''
 def pattern(shape, k, scale=0.3):
     n = int(np.prod(shape)) if len(shape) else 1
     return (np.sin(np.arange(n) * 0.73 + k) * scale).reshape(shape).astype(np.float32)
@@ -52,8 +54,10 @@ class Grads(nn.Cell):
         return self.grad(self.net, self.params)(*xs)
 
 
-def check(net, *arrays, train=True):
+def check(net, *arrays, train=True, prepare=None):
     names = fill(net)
+    if prepare is not None:
+        prepare(net)
     net.set_train(train)
     xs = [Tensor(a) for a in arrays]
     out = net(*xs)
@@ -110,6 +114,248 @@ def main():
             check(nn.Conv3dTranspose(4, 2, 3, stride=2, pad_mode="pad", padding=(1, 0, 2, 1, 0, 1),
                                      output_padding=1, has_bias=True), x),
             check(nn.Conv3dTranspose(4, 2, 2, stride=(1, 2, 3), pad_mode="same"), x))
+''')
+
+# -- containers ----------------------------------------------------------------------------
+_program("cell_dict", '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.CellDict({"dense": nn.Dense(3, 4), "act": nn.Tanh()})
+        self.layers["out"] = nn.Dense(4, 2, has_bias=False)
+
+    def construct(self, x):
+        return self.layers["out"](self.layers["act"](self.layers["dense"](x)))
+
+
+def main():
+    net = Net()
+    out = check(net, pattern((5, 3), 1, 1.0))
+    cells = nn.CellDict([("a", nn.ReLU()), ("b", nn.Dense(2, 2))])
+    cells.update({"c": nn.Sigmoid(), "a": nn.Tanh()})
+    popped = cells.pop("b")
+    keys = list(cells.keys())
+    del cells["c"]
+    return (out, [name for name, _ in net.parameters_and_names()], keys, list(cells), len(cells),
+            "a" in cells, "b" in cells, type(popped).__name__, type(cells["a"]).__name__,
+            kind(lambda: cells.update({"x.y": nn.ReLU()})), kind(lambda: cells.update([("k",)])),
+            kind(lambda: cells.update({1: nn.ReLU()})), kind(lambda: cells.update({"d": 3})))
+''')
+
+# -- optimizers ----------------------------------------------------------------------------
+_OPTIM = '''
+X = np.array([[1.0, 2.0, -1.0], [0.5, -1.5, 2.0], [3.0, 0.0, 1.0], [-0.7, 0.4, 0.9]], np.float32)
+Y = np.array([[1.0, 0.0], [-1.0, 2.0], [0.5, 0.5], [0.2, -0.3]], np.float32)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 4)
+        self.out = nn.Dense(4, 2)
+
+    def construct(self, x):
+        return self.out(ops.tanh(self.dense(x)))
+
+
+def train(opt_fn, steps=3):
+    net = Net()
+    fill(net)
+    opt = opt_fn(net.trainable_params())
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), opt)
+    losses = [step(Tensor(X), Tensor(Y)) for _ in range(steps)]
+    return losses, [p for _, p in sorted(net.parameters_and_names(), key=lambda item: item[0])]
+'''
+
+_program("nn_adagrad", _OPTIM + '''
+def main():
+    return (train(lambda ps: nn.Adagrad(ps, learning_rate=0.1)),
+            train(lambda ps: nn.Adagrad(ps, accum=0.5, learning_rate=0.05, weight_decay=0.1)),
+            train(lambda ps: nn.Adagrad(ps, learning_rate=0.02, update_slots=False)))
+''')
+
+_program("nn_adadelta", _OPTIM + '''
+def main():
+    return (train(lambda ps: nn.Adadelta(ps)),
+            train(lambda ps: nn.Adadelta(ps, learning_rate=0.5, rho=0.8, epsilon=1e-4,
+                                         weight_decay=0.1)))
+''')
+
+_program("nn_adamax", _OPTIM + '''
+def main():
+    return (train(lambda ps: nn.AdaMax(ps, learning_rate=0.05), steps=4),
+            train(lambda ps: nn.AdaMax(ps, learning_rate=0.02, beta1=0.8, beta2=0.95, eps=1e-4,
+                                       weight_decay=0.1)))
+''')
+
+_program("nn_asgd", _OPTIM + '''
+def main():
+    opts = []
+
+    def keep(opt):
+        opts.append(opt)
+        return opt
+
+    plain = train(lambda ps: keep(nn.ASGD(ps, learning_rate=0.1)))
+    averaged = train(lambda ps: keep(nn.ASGD(ps, learning_rate=0.05, lambd=0.01, alpha=0.5, t0=1.0,
+                                             weight_decay=0.1)), steps=4)
+    return plain, averaged, [[ax + 0 for ax in opt.ax] for opt in opts]
+''')
+
+_program("nn_rprop", _OPTIM + '''
+def main():
+    return (train(lambda ps: nn.Rprop(ps, learning_rate=0.05), steps=4),
+            train(lambda ps: nn.Rprop(ps, learning_rate=0.1, etas=(0.3, 1.5), step_sizes=(0.02, 0.12),
+                                      weight_decay=0.1), steps=4))
+''')
+
+# -- 3-d normalization and pooling ---------------------------------------------------------
+_program("batch_norm3d", '''
+def main():
+    x = pattern((2, 3, 2, 3, 4), 5, 2.0)
+    net = nn.BatchNorm3d(3)
+    train = check(net, x)
+    moving = [p + 0 for _, p in sorted(net.parameters_and_names(), key=lambda item: item[0])]
+
+    def positive_variance(bn):
+        var = bn.bn2d.moving_variance
+        var.set_data(Tensor(np.abs(var.asnumpy()) + 0.5))
+
+    evaluated = check(nn.BatchNorm3d(3, eps=1e-3, momentum=0.8), x, train=False,
+                      prepare=positive_variance)
+    return train, moving, evaluated
+''')
+
+# a pattern without ties (each window's maximum is unique)
+_X3 = '''
+X3 = (np.sin(np.arange(2 * 3 * 5 * 6 * 7) * 1.37) * 2.0).astype(np.float32).reshape(2, 3, 5, 6, 7)
+'''
+
+_program("max_pool3d", _X3 + '''
+def main():
+    return (check(nn.MaxPool3d(2, 2), X3),
+            check(nn.MaxPool3d((2, 3, 2), (1, 2, 3), pad_mode="same"), X3),
+            check(nn.MaxPool3d(3, 2, pad_mode="pad", padding=(1, 0, 1), ceil_mode=True), X3),
+            check(nn.MaxPool3d(2, 1, pad_mode="pad", dilation=(1, 2, 2)), X3[0]),
+            nn.MaxPool3d(3, 2, pad_mode="pad", padding=1, return_indices=True)(Tensor(X3)))
+''')
+
+_program("avg_pool3d", _X3 + '''
+def main():
+    return (check(nn.AvgPool3d(2, 2), X3),
+            check(nn.AvgPool3d((2, 3, 2), (1, 2, 3), pad_mode="same"), X3),
+            check(nn.AvgPool3d(3, 2, pad_mode="pad", padding=(1, 0, 1), ceil_mode=True), X3),
+            check(nn.AvgPool3d(3, 2, pad_mode="pad", padding=1, count_include_pad=False), X3),
+            check(nn.AvgPool3d(2, (2, 1, 3), divisor_override=3), X3[1]))
+''')
+
+_program("adaptive_pool3d", _X3 + '''
+def main():
+    return (check(nn.AdaptiveAvgPool3d((2, 4, 3)), X3),
+            check(nn.AdaptiveAvgPool3d(3), X3[0]),
+            check(nn.AdaptiveAvgPool3d((None, 2, 5)), X3),
+            check(nn.AdaptiveMaxPool3d((2, 4, 3)), X3),
+            check(nn.AdaptiveMaxPool3d(1), X3[1]))
+''')
+
+_program("lp_pool", _X3 + '''
+def main():
+    x1 = np.abs(X3[:, 0, 0]) + 0.1
+    x2 = X3[:, :, 0]
+    return (check(nn.LPPool1d(2, 3), x1), check(nn.LPPool1d(3, 2, 1), x1),
+            check(nn.LPPool1d(1, 4, 3, ceil_mode=True), x1),
+            check(nn.LPPool2d(2, 2), x2), check(nn.LPPool2d(2, (2, 3), (1, 2)), x2),
+            check(nn.LPPool2d(4, 3, 2, ceil_mode=True), x2), check(nn.LPPool1d(2, 3), x1[0]),
+            kind(lambda: nn.LPPool2d(2, 2)(Tensor(x2[0]))))
+''')
+
+# -- unpooling, local normalization, randomized ReLU, losses -------------------------------
+_program("max_unpool", '''
+class Unpool(nn.Cell):
+    """The unpool cell with fixed indices, so only the values are an input."""
+
+    def __init__(self, cell, indices, output_size=None):
+        super().__init__()
+        self.cell, self.indices, self.output_size = cell, Tensor(indices), output_size
+
+    def construct(self, x):
+        return self.cell(x, self.indices, self.output_size)
+
+
+def window_indices(shape, kernel, out_sizes):
+    """A valid max-pool index per window: offset (i + j) % k inside window i (row-major)."""
+    lead, sizes = shape[:-len(kernel)], shape[-len(kernel):]
+    grids = np.meshgrid(*[np.arange(n) * k + (np.arange(n) + t) % k
+                          for t, (n, k) in enumerate(zip(sizes, kernel))], indexing="ij")
+    flat = np.ravel_multi_index(grids, out_sizes)
+    return np.broadcast_to(flat, shape).astype(np.int64).copy()
+
+
+def main():
+    x1 = pattern((2, 3, 4), 1, 1.0)
+    x2 = pattern((2, 2, 2, 3), 2, 1.0)
+    x3 = pattern((2, 2, 3, 2), 3, 1.0)
+    x4 = pattern((1, 2, 2, 2, 3), 4, 1.0)
+    return (check(Unpool(nn.MaxUnpool1d(2), window_indices(x1.shape, (2,), (8,))), x1),
+            check(Unpool(nn.MaxUnpool1d(2, 2, 1), np.broadcast_to(np.array([0, 2, 3, 5]), x1.shape)
+                         .astype(np.int64).copy()), x1),
+            check(Unpool(nn.MaxUnpool1d(2), window_indices(x1.shape, (2,), (9,)), (2, 3, 9)), x1),
+            check(Unpool(nn.MaxUnpool2d(2), window_indices(x2.shape, (2, 2), (4, 6))), x2),
+            check(Unpool(nn.MaxUnpool2d((2, 3)), window_indices(x3[0].shape, (2, 3), (6, 6))), x3[0]),
+            check(Unpool(nn.MaxUnpool3d(2), window_indices(x4.shape, (2, 2, 2), (4, 4, 6))), x4))
+''')
+
+_program("lrn", '''
+def main():
+    x = pattern((2, 7, 3, 2), 1, 2.0)
+    return (check(nn.LRN(), x), check(nn.LRN(2, 2.0, 0.5, 0.75), x),
+            check(nn.LRN(0, 1.0, 1e-2, 0.5), x))
+''')
+
+_program("rrelu", '''
+def main():
+    x = pattern((4, 50), 1, 2.0) + 0.01
+    out = nn.RReLU(0.1, 0.3)(Tensor(x)).asnumpy()
+    neg = x < 0
+    ratio = out[neg] / x[neg]
+    default = nn.RReLU()(Tensor(x)).asnumpy()
+    return (bool(np.all(out[~neg] == x[~neg])), bool(ratio.min() >= 0.1), bool(ratio.max() <= 0.3),
+            bool(np.unique(ratio).size > 50), bool((default[neg] / x[neg]).min() >= 0.125),
+            nn.RReLU()(Tensor(np.ones((2, 3), np.float16))).dtype == ms.float16,
+            kind(lambda: nn.RReLU(0.5, 0.2)))
+''')
+
+_program("poisson_nll_loss", '''
+def main():
+    x = pattern((3, 4), 1, 1.5)
+    rate = np.abs(pattern((3, 4), 2, 2.0)) + 0.1
+    t = np.array([[0.0, 1.0, 2.0, 5.0], [3.0, 0.0, 1.5, 0.5], [7.0, 2.0, 1.0, 0.0]], np.float32)
+
+    class Loss(nn.Cell):
+        def __init__(self, loss, target):
+            super().__init__()
+            self.loss, self.target = loss, Tensor(target)
+
+        def construct(self, x):
+            return self.loss(x, self.target)
+
+    return (check(Loss(nn.PoissonNLLLoss(), t), x),
+            check(Loss(nn.PoissonNLLLoss(log_input=False, full=True, reduction="sum"), t), rate),
+            check(Loss(nn.PoissonNLLLoss(full=True, eps=1e-3, reduction="none"), t), x))
+''')
+
+_program("triplet_margin_with_distance_loss", '''
+def main():
+    a, p = pattern((4, 5), 1, 1.0), pattern((4, 5), 2, 1.0)
+    n = a + pattern((4, 5), 3, 0.2) + np.float32(0.05) * np.arange(4, dtype=np.float32)[:, None]
+
+    def cosine_distance(x, y):
+        return 1.0 - (x * y).sum(1) / ops.sqrt((x * x).sum(1) * (y * y).sum(1))
+
+    return (check(nn.TripletMarginWithDistanceLoss(), a, p, n),
+            check(nn.TripletMarginWithDistanceLoss(swap=True, reduction="sum", margin=2.0), a, p, n),
+            check(nn.TripletMarginWithDistanceLoss(distance_function=cosine_distance,
+                                                   reduction="none", margin=0.5), a, p, n))
 ''')
 
 

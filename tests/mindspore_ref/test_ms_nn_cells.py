@@ -17,7 +17,7 @@ from tests.mindspore_ref.recorded import Recorded
 
 TOL = {"rtol": 2e-5, "atol": 2e-5}
 RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_nn_cells_expected.json", per_mode=True,
-                    tolerance={"*": TOL})
+                    tolerance={"*": TOL}, slow_graph=True)
 (test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
  test_against_mindspore) = RECORDED.tests()
 
