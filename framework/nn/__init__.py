@@ -16,6 +16,7 @@ from framework.optim.rmsprop import RMSProp
 from framework.optim.rprop import Rprop
 from framework.optim.sgd import SGD
 from .activation_extra import CELU, ELU, GLU, HShrink, HSigmoid, HSwish, Hardtanh, Identity, LeakyReLU, LogSigmoid, Mish, Norm, PReLU, ReduceLogSumExp, Roll, SeLU, SoftShrink, Softmin, Softsign, Tanhshrink, Threshold, Tril, Triu
+from .activation_names import get_activation
 from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
 from .cell_dict import CellDict
@@ -23,8 +24,9 @@ from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .conv3d import Conv3d, Conv3dTranspose
 from .conv_transpose import Conv1dTranspose, Conv2dTranspose
 from .distributed import DistributedGradReducer
-from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, piecewise_constant_lr, warmup_lr
+from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .embedding import Embedding
+from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct
 from .graph_cell import GraphCell
 from .layers import Dense, Dropout, FastGelu, Flatten, GELU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Tanh
 from .layers_extra import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, ChannelShuffle, ClipByNorm, ConstantPad1d, ConstantPad2d, ConstantPad3d, Dropout1d, Dropout2d, Dropout3d, GroupNorm, Linear, MaxPool1d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, Softmax2d, Unflatten, ZeroPad2d
@@ -43,35 +45,38 @@ from .sync_batchnorm import SyncBatchNorm
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from .wrap.cell_wrapper import TrainOneStepCell, WithEvalCell, WithLossCell
+from .wrap.grad_cells import ForwardValueAndGrad, ParameterUpdate, WithGradCell
 from .wrap.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
 
 __all__ = [
     "ASGD", "Accuracy", "AdaMax", "Adadelta", "Adagrad", "Adam", "AdamWeightDecay",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss",
-    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "CELU", "Cell", "CellDict",
-    "CellList", "ChannelShuffle", "ClipByNorm", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
-    "Conv1dTranspose", "Conv2d", "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR",
-    "CosineEmbeddingLoss", "CrossEntropyLoss", "Dense", "DistributedGradReducer", "Dropout",
-    "Dropout1d", "Dropout2d", "Dropout3d", "DynamicLossScaleUpdateCell", "ELU", "Embedding",
-    "ExponentialDecayLR", "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten", "GELU",
-    "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm", "HShrink", "HSigmoid",
-    "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InverseDecayLR",
-    "KLDivLoss", "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM", "LSTMCell", "Lamb", "LayerNorm",
-    "LeakyReLU", "LearningRateSchedule", "Linear", "LogSigmoid", "LogSoftmax", "Loss", "LossBase",
-    "MAE", "MAELoss", "MSE", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric", "Mish", "Momentum",
-    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss",
-    "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "Pad", "PixelShuffle", "PixelUnshuffle",
-    "PoissonNLLLoss", "PolynomialDecayLR", "Precision", "RMSELoss", "RMSProp", "RNN", "RNNCell",
-    "RReLU", "ReLU", "ReLU6", "Recall", "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d",
-    "ReflectionPad3d", "Roll", "Rprop", "SGD", "SeLU", "SequentialCell", "SiLU", "Sigmoid",
-    "SmoothL1Loss", "SoftShrink", "Softmax", "Softmax2d", "SoftmaxCrossEntropyWithLogits",
-    "Softmin", "Softplus", "Softsign", "SyncBatchNorm", "Tanh", "Tanhshrink", "Threshold",
-    "Top1CategoricalAccuracy", "Top5CategoricalAccuracy", "TopKCategoricalAccuracy",
-    "TrainOneStepCell", "TrainOneStepWithLossScaleCell", "Transformer", "TransformerDecoder",
-    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer", "Tril",
-    "TripletMarginWithDistanceLoss", "Triu", "Unflatten", "WarmUpLR", "WithEvalCell",
-    "WithLossCell", "ZeroPad2d", "cosine_decay_lr", "exponential_decay_lr", "get_metric_fn",
-    "names", "piecewise_constant_lr", "warmup_lr",
+    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BiDense", "CELU", "Cell",
+    "CellDict", "CellList", "CentralCrop", "ChannelShuffle", "ClipByNorm", "ConstantPad1d",
+    "ConstantPad2d", "ConstantPad3d", "Conv1dTranspose", "Conv2d", "Conv2dBnAct",
+    "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR", "CosineEmbeddingLoss",
+    "CrossEntropyLoss", "Dense", "DenseBnAct", "DistributedGradReducer", "Dropout", "Dropout1d",
+    "Dropout2d", "Dropout3d", "DynamicLossScaleUpdateCell", "ELU", "Embedding",
+    "ExponentialDecayLR", "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten",
+    "ForwardValueAndGrad", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell",
+    "GroupNorm", "HShrink", "HSigmoid", "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss",
+    "Identity", "InverseDecayLR", "KLDivLoss", "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM",
+    "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU", "LearningRateSchedule", "Linear", "LogSigmoid",
+    "LogSoftmax", "Loss", "LossBase", "MAE", "MAELoss", "MSE", "MSELoss", "MarginRankingLoss",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric",
+    "Mish", "Momentum", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention",
+    "NLLLoss", "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "Pad", "ParameterUpdate",
+    "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "PolynomialDecayLR", "Precision",
+    "RMSELoss", "RMSProp", "RNN", "RNNCell", "RReLU", "ReLU", "ReLU6", "Recall", "ReduceLogSumExp",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Roll", "Rprop", "SGD", "SeLU",
+    "SequentialCell", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftShrink", "Softmax", "Softmax2d",
+    "SoftmaxCrossEntropyWithLogits", "Softmin", "Softplus", "Softsign", "SyncBatchNorm", "Tanh",
+    "Tanhshrink", "Threshold", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+    "TopKCategoricalAccuracy", "TrainOneStepCell", "TrainOneStepWithLossScaleCell", "Transformer",
+    "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+    "TransformerEncoderLayer", "Tril", "TripletMarginWithDistanceLoss", "Triu", "Unflatten",
+    "WarmUpLR", "WithEvalCell", "WithGradCell", "WithLossCell", "ZeroPad2d", "cosine_decay_lr",
+    "exponential_decay_lr", "get_activation", "get_metric_fn", "inverse_decay_lr", "names",
+    "natural_exp_decay_lr", "piecewise_constant_lr", "polynomial_decay_lr", "warmup_lr",
 ]

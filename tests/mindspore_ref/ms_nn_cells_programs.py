@@ -358,6 +358,90 @@ def main():
                                                    reduction="none", margin=0.5), a, p, n))
 ''')
 
+# -- composite layers, activations by name, gradient wrappers, learning-rate lists ----------
+_program("bidense", '''
+def main():
+    x1, x2 = pattern((4, 3), 1, 1.0), pattern((4, 5), 2, 1.0)
+    return (check(nn.BiDense(3, 5, 2), x1, x2), check(nn.BiDense(3, 5, 4, has_bias=False), x1, x2),
+            check(nn.BiDense(3, 5, 2), pattern((2, 3, 3), 3, 1.0), pattern((2, 3, 5), 4, 1.0)))
+''')
+
+_program("bn_act_layers", '''
+def positive_variance(net):
+    var = net.batchnorm.moving_variance
+    var.set_data(Tensor(np.abs(var.asnumpy()) + 0.5))
+
+
+def main():
+    x = pattern((4, 3), 1, 1.0)
+    img = pattern((2, 3, 5, 5), 2, 1.0)
+    return (check(nn.DenseBnAct(3, 4, activation="relu"), x),
+            check(nn.DenseBnAct(3, 4, has_bn=True, activation="leakyrelu", alpha=0.1), x),
+            check(nn.DenseBnAct(3, 2, has_bias=False, activation=nn.Tanh()), x),
+            check(nn.Conv2dBnAct(3, 4, 3, has_bn=True, activation="sigmoid"), img),
+            check(nn.Conv2dBnAct(3, 2, 2, stride=2, pad_mode="valid", has_bias=True), img),
+            check(nn.Conv2dBnAct(3, 4, 3, has_bn=True, momentum=0.5, activation="hswish"), img,
+                  train=False, prepare=positive_variance))
+''')
+
+_program("central_crop", '''
+def main():
+    img = pattern((2, 3, 7, 6), 1, 1.0)
+    return (nn.CentralCrop(0.5)(Tensor(img)), nn.CentralCrop(0.75)(Tensor(img[0])),
+            nn.CentralCrop(1.0)(Tensor(img)), nn.CentralCrop(0.3)(Tensor(img)),
+            kind(lambda: nn.CentralCrop(1.5)), kind(lambda: nn.CentralCrop(0.5)(Tensor(img[0, 0]))))
+''')
+
+_program("get_activation", '''
+def main():
+    x = Tensor(pattern((2, 5), 1, 3.0))
+    names = ["softmin", "softmax", "logsoftmax", "relu", "relu6", "silu", "tanh", "tanhshrink",
+             "hardtanh", "gelu", "fast_gelu", "elu", "sigmoid", "softsign", "leakyrelu", "hswish",
+             "hsigmoid", "logsigmoid", "softshrink", "hshrink", "mish"]
+    return ([nn.get_activation(name)(x) for name in names], nn.get_activation(None) is None,
+            type(nn.get_activation("prelu")).__name__, kind(lambda: nn.get_activation("swish")))
+''')
+
+_program("grad_wrappers", '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(3, 2)
+
+    def construct(self, x):
+        return ops.tanh(self.dense(x))
+
+
+def main():
+    x, y = Tensor(pattern((4, 3), 1, 1.0)), Tensor(pattern((4, 2), 2, 1.0))
+    net = Net()
+    fill(net)
+    with_loss = nn.WithLossCell(net, nn.MSELoss())
+    weights = ms.ParameterTuple(net.trainable_params())
+    out = [nn.WithGradCell(net, nn.MSELoss())(x, y),
+           nn.WithGradCell(with_loss)(x, y),
+           nn.ForwardValueAndGrad(with_loss)(x, y),
+           nn.ForwardValueAndGrad(with_loss, weights=weights, get_all=True, get_by_list=True)(x, y),
+           nn.ForwardValueAndGrad(net, weights, get_by_list=True, sens_param=True)(
+               x, Tensor(pattern((4, 2), 3, 1.0)))]
+    target = ms.Parameter(Tensor(np.zeros((2, 2), np.float32)), name="target")
+    update = nn.ParameterUpdate(target)
+    update.phase = "update_param"
+    returned = update(Tensor(pattern((2, 2), 4, 1.0)))
+    return out, returned, target.value() + 0, kind(lambda: nn.ParameterUpdate(Tensor(np.ones(2))))
+''')
+
+_program("decay_lr_lists", '''
+def main():
+    return (nn.inverse_decay_lr(0.1, 0.5, 7, 2, 2), nn.inverse_decay_lr(0.1, 0.5, 7, 2, 2, True),
+            nn.natural_exp_decay_lr(0.1, 0.5, 7, 2, 2), nn.natural_exp_decay_lr(0.1, 0.5, 7, 2, 2, True),
+            nn.polynomial_decay_lr(0.1, 0.01, 8, 2, 2, 0.5),
+            nn.polynomial_decay_lr(0.1, 0.01, 8, 1, 3, 2.0, update_decay_epoch=True),
+            kind(lambda: nn.inverse_decay_lr(0.1, 0.5, 7, 2, 0)),
+            kind(lambda: nn.natural_exp_decay_lr(1, 0.5, 7, 2, 2)),
+            kind(lambda: nn.polynomial_decay_lr(0.1, 0.01, 8, 2, 2, -1.0)))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
