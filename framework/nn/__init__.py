@@ -26,7 +26,7 @@ from .conv_transpose import Conv1dTranspose, Conv2dTranspose
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .embedding import Embedding
-from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct
+from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct, PSNR
 from .graph_cell import GraphCell
 from .layers import Dense, Dropout, FastGelu, Flatten, GELU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Tanh
 from .layers_extra import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, ChannelShuffle, ClipByNorm, ConstantPad1d, ConstantPad2d, ConstantPad3d, Dropout1d, Dropout2d, Dropout3d, GroupNorm, Linear, MaxPool1d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, Softmax2d, Unflatten, ZeroPad2d
@@ -35,6 +35,7 @@ from .local_ops import LRN, RReLU
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
 from .loss_extra import BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MAELoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, RMSELoss, SmoothL1Loss
 from .losses_distance import PoissonNLLLoss, TripletMarginWithDistanceLoss
+from .metric_scores import ConfusionMatrix, CosineSimilarity, Dice, Perplexity, auc
 from .metrics import Accuracy, F1, Fbeta, Loss, MAE, MSE, Metric, Precision, Recall, Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metric_fn, names
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
 from .padding import Pad
@@ -53,30 +54,32 @@ __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss",
     "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BiDense", "CELU", "Cell",
-    "CellDict", "CellList", "CentralCrop", "ChannelShuffle", "ClipByNorm", "ConstantPad1d",
-    "ConstantPad2d", "ConstantPad3d", "Conv1dTranspose", "Conv2d", "Conv2dBnAct",
+    "CellDict", "CellList", "CentralCrop", "ChannelShuffle", "ClipByNorm", "ConfusionMatrix",
+    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv1dTranspose", "Conv2d", "Conv2dBnAct",
     "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR", "CosineEmbeddingLoss",
-    "CrossEntropyLoss", "Dense", "DenseBnAct", "DistributedGradReducer", "Dropout", "Dropout1d",
-    "Dropout2d", "Dropout3d", "DynamicLossScaleUpdateCell", "ELU", "Embedding",
-    "ExponentialDecayLR", "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten",
-    "ForwardValueAndGrad", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell",
-    "GroupNorm", "HShrink", "HSigmoid", "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss",
-    "Identity", "InverseDecayLR", "KLDivLoss", "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM",
-    "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU", "LearningRateSchedule", "Linear", "LogSigmoid",
-    "LogSoftmax", "Loss", "LossBase", "MAE", "MAELoss", "MSE", "MSELoss", "MarginRankingLoss",
-    "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric",
-    "Mish", "Momentum", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention",
-    "NLLLoss", "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "Pad", "ParameterUpdate",
-    "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "PolynomialDecayLR", "Precision",
-    "RMSELoss", "RMSProp", "RNN", "RNNCell", "RReLU", "ReLU", "ReLU6", "Recall", "ReduceLogSumExp",
-    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Roll", "Rprop", "SGD", "SeLU",
-    "SequentialCell", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftShrink", "Softmax", "Softmax2d",
-    "SoftmaxCrossEntropyWithLogits", "Softmin", "Softplus", "Softsign", "SyncBatchNorm", "Tanh",
-    "Tanhshrink", "Threshold", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-    "TopKCategoricalAccuracy", "TrainOneStepCell", "TrainOneStepWithLossScaleCell", "Transformer",
-    "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
-    "TransformerEncoderLayer", "Tril", "TripletMarginWithDistanceLoss", "Triu", "Unflatten",
-    "WarmUpLR", "WithEvalCell", "WithGradCell", "WithLossCell", "ZeroPad2d", "cosine_decay_lr",
-    "exponential_decay_lr", "get_activation", "get_metric_fn", "inverse_decay_lr", "names",
-    "natural_exp_decay_lr", "piecewise_constant_lr", "polynomial_decay_lr", "warmup_lr",
+    "CosineSimilarity", "CrossEntropyLoss", "Dense", "DenseBnAct", "Dice",
+    "DistributedGradReducer", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+    "DynamicLossScaleUpdateCell", "ELU", "Embedding", "ExponentialDecayLR", "F1", "FastGelu",
+    "Fbeta", "FixedLossScaleUpdateCell", "Flatten", "ForwardValueAndGrad", "GELU", "GLU", "GRU",
+    "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm", "HShrink", "HSigmoid", "HSwish",
+    "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InverseDecayLR", "KLDivLoss",
+    "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM", "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU",
+    "LearningRateSchedule", "Linear", "LogSigmoid", "LogSoftmax", "Loss", "LossBase", "MAE",
+    "MAELoss", "MSE", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric", "Mish", "Momentum",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss",
+    "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "PSNR", "Pad", "ParameterUpdate",
+    "Perplexity", "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "PolynomialDecayLR",
+    "Precision", "RMSELoss", "RMSProp", "RNN", "RNNCell", "RReLU", "ReLU", "ReLU6", "Recall",
+    "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Roll", "Rprop",
+    "SGD", "SeLU", "SequentialCell", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftShrink", "Softmax",
+    "Softmax2d", "SoftmaxCrossEntropyWithLogits", "Softmin", "Softplus", "Softsign",
+    "SyncBatchNorm", "Tanh", "Tanhshrink", "Threshold", "Top1CategoricalAccuracy",
+    "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "TrainOneStepCell",
+    "TrainOneStepWithLossScaleCell", "Transformer", "TransformerDecoder",
+    "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer", "Tril",
+    "TripletMarginWithDistanceLoss", "Triu", "Unflatten", "WarmUpLR", "WithEvalCell",
+    "WithGradCell", "WithLossCell", "ZeroPad2d", "auc", "cosine_decay_lr", "exponential_decay_lr",
+    "get_activation", "get_metric_fn", "inverse_decay_lr", "names", "natural_exp_decay_lr",
+    "piecewise_constant_lr", "polynomial_decay_lr", "warmup_lr",
 ]

@@ -442,6 +442,51 @@ def main():
             kind(lambda: nn.polynomial_decay_lr(0.1, 0.01, 8, 2, 2, -1.0)))
 ''')
 
+# -- metrics and image quality -------------------------------------------------------------
+_program("metric_scores", '''
+def use(metric, *batches):
+    """The metric's value as float64 (compared to a tolerance: summation orders differ)."""
+    metric.clear()
+    for batch in batches:
+        metric.update(*batch)
+    return np.asarray(metric.eval(), np.float64)
+
+
+def main():
+    pred = np.array([[0.2, 0.8, 0.1], [0.9, 0.05, 0.3], [0.4, 0.4, 0.7], [0.1, 0.2, 0.6]], np.float32)
+    mask = np.array([[0, 1, 0], [1, 0, 0], [0, 1, 1], [0, 0, 1]], np.float32)
+    scores = np.array([[0.1, 0.7, 0.2], [0.6, 0.3, 0.1], [0.2, 0.2, 0.6], [0.5, 0.4, 0.1]], np.float32)
+    labels = np.array([1, 0, 2, 1], np.int32)
+    binary = np.array([0.3, 0.7, 0.5, 0.1, 0.9], np.float32)
+    truth = np.array([0, 1, 1, 0, 0], np.int32)
+    emb = pattern((4, 3), 1, 1.0)
+    return ([use(nn.Dice(), (pred, mask)), use(nn.Dice(0.1), (pred, mask), (pred[:2], mask[:2]))],
+            [use(nn.ConfusionMatrix(3), (scores, labels)),
+             use(nn.ConfusionMatrix(2, threshold=0.6), (binary, truth)),
+             use(nn.ConfusionMatrix(3, "target"), (scores, labels), (scores[:2], labels[::-1][:2])),
+             use(nn.ConfusionMatrix(3, "prediction"), (scores, labels)),
+             use(nn.ConfusionMatrix(3, "all"), (scores, labels))],
+            [use(nn.Perplexity(), (scores, labels)), use(nn.Perplexity(ignore_label=1), (scores, labels))],
+            [use(nn.CosineSimilarity(), (emb,)), use(nn.CosineSimilarity("dot", "sum"), (emb,)),
+             use(nn.CosineSimilarity(reduction="mean", zero_diagonal=False), (emb,))],
+            [np.float64(nn.auc(np.array([0.0, 0.2, 0.5, 1.0]), np.array([0.0, 0.6, 0.8, 1.0]))),
+             np.float64(nn.auc(np.array([1.0, 0.5, 0.0]), np.array([1.0, 0.7, 0.0]))),
+             np.float64(nn.auc(np.array([0.5, 0.0, 1.0, 0.2]), np.array([0.8, 0.0, 1.0, 0.6]),
+                               reorder=True)),
+             kind(lambda: nn.auc(np.array([0.0, 1.0, 0.5]), np.array([0.0, 1.0, 0.5])))],
+            kind(lambda: use(nn.Dice())), kind(lambda: nn.ConfusionMatrix(3, "rows")))
+''')
+
+_program("psnr", '''
+def main():
+    # graph mode in both runs: MindSpore 2.10's PyNative PSNR fails on CPU (ScalarCast of a
+    # float32 max_val)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    a = np.abs(pattern((2, 3, 4, 5), 1, 1.0))
+    b = np.abs(pattern((2, 3, 4, 5), 2, 1.0))
+    return check(nn.PSNR(), a, b), nn.PSNR(2.0)(Tensor(a), Tensor(b))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record

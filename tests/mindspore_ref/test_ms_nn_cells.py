@@ -67,3 +67,17 @@ def test_conv3d_refuses_bad_padding_in_one_line(bad):
     with pytest.raises(ValueError, match="Conv3d: (padding|pad_mode)") as info:
         nn.Conv3d(2, 2, 3, **bad)
     assert "\n" not in str(info.value)
+
+
+def test_psnr_in_pynative_follows_its_formula():
+    """MindSpore 2.10 cannot run PSNR in PyNative on CPU, so the recording is graph mode's:
+    here PyNative against 10 log10(max^2 / mse), floats and uint8 (scaled by 255)."""
+    rng = np.random.default_rng(2)
+    a, b = rng.random((2, 3, 4, 5)).astype(np.float32), rng.random((2, 3, 4, 5)).astype(np.float32)
+    mse = ((a - b) ** 2).mean(axis=(1, 2, 3))
+    np.testing.assert_allclose(nn.PSNR(2.0)(Tensor(a), Tensor(b)).asnumpy(),
+                               10 * np.log10(4.0 / mse), rtol=1e-5)
+    ia, ib = (a * 255).astype(np.uint8), (b * 255).astype(np.uint8)
+    mse = ((ia / 255.0 - ib / 255.0) ** 2).mean(axis=(1, 2, 3))
+    np.testing.assert_allclose(nn.PSNR(255)(Tensor(ia), Tensor(ib)).asnumpy(),
+                               10 * np.log10(1.0 / mse), rtol=1e-4)
