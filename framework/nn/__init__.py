@@ -26,6 +26,7 @@ from .conv_transpose import Conv1dTranspose, Conv2dTranspose
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .embedding import Embedding
+from .embedding_lookup import EmbeddingLookup
 from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct, PSNR
 from .graph_cell import GraphCell
 from .layers import Dense, Dropout, FastGelu, Flatten, GELU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Tanh
@@ -45,6 +46,7 @@ from .rnn_cells import GRUCell, LSTMCell, RNNCell
 from .sync_batchnorm import SyncBatchNorm
 from .transformer import Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer
 from .unpool import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
+from .upsample import Upsample
 from .wrap.cell_wrapper import TrainOneStepCell, WithEvalCell, WithLossCell
 from .wrap.grad_cells import ForwardValueAndGrad, ParameterUpdate, WithGradCell
 from .wrap.loss_scale import DynamicLossScaleUpdateCell, FixedLossScaleUpdateCell, TrainOneStepWithLossScaleCell
@@ -59,15 +61,15 @@ __all__ = [
     "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR", "CosineEmbeddingLoss",
     "CosineSimilarity", "CrossEntropyLoss", "Dense", "DenseBnAct", "Dice",
     "DistributedGradReducer", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
-    "DynamicLossScaleUpdateCell", "ELU", "Embedding", "ExponentialDecayLR", "F1", "FastGelu",
-    "Fbeta", "FixedLossScaleUpdateCell", "Flatten", "ForwardValueAndGrad", "GELU", "GLU", "GRU",
-    "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm", "HShrink", "HSigmoid", "HSwish",
-    "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InverseDecayLR", "KLDivLoss",
-    "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM", "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU",
-    "LearningRateSchedule", "Linear", "LogSigmoid", "LogSoftmax", "Loss", "LossBase", "MAE",
-    "MAELoss", "MSE", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric", "Mish", "Momentum",
-    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss",
+    "DynamicLossScaleUpdateCell", "ELU", "Embedding", "EmbeddingLookup", "ExponentialDecayLR",
+    "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten", "ForwardValueAndGrad",
+    "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm", "HShrink",
+    "HSigmoid", "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity",
+    "InverseDecayLR", "KLDivLoss", "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM", "LSTMCell",
+    "Lamb", "LayerNorm", "LeakyReLU", "LearningRateSchedule", "Linear", "LogSigmoid", "LogSoftmax",
+    "Loss", "LossBase", "MAE", "MAELoss", "MSE", "MSELoss", "MarginRankingLoss", "MaxPool1d",
+    "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric", "Mish",
+    "Momentum", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss",
     "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "PSNR", "Pad", "ParameterUpdate",
     "Perplexity", "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "PolynomialDecayLR",
     "Precision", "RMSELoss", "RMSProp", "RNN", "RNNCell", "RReLU", "ReLU", "ReLU6", "Recall",
@@ -78,7 +80,7 @@ __all__ = [
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "TrainOneStepCell",
     "TrainOneStepWithLossScaleCell", "Transformer", "TransformerDecoder",
     "TransformerDecoderLayer", "TransformerEncoder", "TransformerEncoderLayer", "Tril",
-    "TripletMarginWithDistanceLoss", "Triu", "Unflatten", "WarmUpLR", "WithEvalCell",
+    "TripletMarginWithDistanceLoss", "Triu", "Unflatten", "Upsample", "WarmUpLR", "WithEvalCell",
     "WithGradCell", "WithLossCell", "ZeroPad2d", "auc", "cosine_decay_lr", "exponential_decay_lr",
     "get_activation", "get_metric_fn", "inverse_decay_lr", "names", "natural_exp_decay_lr",
     "piecewise_constant_lr", "polynomial_decay_lr", "warmup_lr",

@@ -487,6 +487,48 @@ def main():
     return check(nn.PSNR(), a, b), nn.PSNR(2.0)(Tensor(a), Tensor(b))
 ''')
 
+# -- lookup and resizing -------------------------------------------------------------------
+_program("embedding_lookup", '''
+def lookup(cell, ids):
+    """The forward only: MindSpore's gradient of the table is sparse (row slices), laid out
+    differently per mode; tests/mindspore_ref/test_ms_nn_cells.py checks ours against NumPy."""
+    fill(cell)
+    return cell(Tensor(ids))
+
+
+def main():
+    ids = np.array([[0, 3, 5], [2, 2, 7]], np.int32)
+    table = nn.EmbeddingLookup(8, 4)
+    # max_norm is left out: MindSpore 2.10's CPU result scales rows by norms that are not
+    # theirs (measured); test_ms_nn_cells.py checks ours against the documented formula
+    return (lookup(table, ids),
+            lookup(nn.EmbeddingLookup(6, 3), np.array([1, 6, -1, 4], np.int32)),
+            table.embedding_table.shape, kind(lambda: nn.EmbeddingLookup(8, 4, sparse=False)))
+''')
+
+_program("upsample", '''
+def main():
+    x3 = pattern((2, 3, 5), 1, 1.0)
+    x4 = pattern((2, 2, 3, 4), 2, 1.0)
+    x5 = pattern((1, 2, 2, 3, 4), 3, 1.0)
+    return (check(nn.Upsample(size=8), x3), check(nn.Upsample(size=(5, 7)), x4),
+            check(nn.Upsample(size=(3, 4, 6)), x5),
+            check(nn.Upsample(size=9, mode="linear"), x3),
+            check(nn.Upsample(size=4, mode="linear", align_corners=True), x3),
+            check(nn.Upsample(size=(6, 7), mode="bilinear"), x4),
+            check(nn.Upsample(size=(2, 9), mode="bilinear", align_corners=True), x4),
+            check(nn.Upsample(size=(5, 6), mode="bicubic"), x4),
+            check(nn.Upsample(size=(6, 3), mode="bicubic", align_corners=True), x4),
+            check(nn.Upsample(size=(3, 5, 5), mode="trilinear"), x5),
+            check(nn.Upsample(scale_factor=(2.0, 1.5, 1.0), mode="trilinear", align_corners=True), x5),
+            check(nn.Upsample(size=3, mode="area"), pattern((2, 3, 6), 4, 1.0)),
+            kind(lambda: nn.Upsample(size=3, mode="area")(Tensor(x3))),
+            check(nn.Upsample(size=(2, 3), mode="area"), x4),
+            check(nn.Upsample(scale_factor=0.5, mode="area"), x5),
+            check(nn.Upsample(size=(5, 7), mode="nearest-exact"), x4),
+            check(nn.Upsample(size=3, mode="nearest-exact"), x3))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record

@@ -81,3 +81,33 @@ def test_psnr_in_pynative_follows_its_formula():
     mse = ((ia / 255.0 - ib / 255.0) ** 2).mean(axis=(1, 2, 3))
     np.testing.assert_allclose(nn.PSNR(255)(Tensor(ia), Tensor(ib)).asnumpy(),
                                10 * np.log10(1.0 / mse), rtol=1e-4)
+
+
+def test_embedding_lookup_gradient_adds_up_rows():
+    """d sum(w * lookup(ids)) / d table: each id's row gets the sum of its weights (an id
+    outside the table: nothing), in both modes (MindSpore's own is a sparse row gradient)."""
+    import framework as ms
+    from tests.mindspore_ref.reference import both_modes
+
+    net = nn.EmbeddingLookup(6, 3)
+    ids = np.array([1, 4, 1, -1, 6], np.int32)
+    w = np.arange(15, dtype=np.float32).reshape(5, 3)
+    grad = ms.grad(lambda t: (net(Tensor(ids)) * Tensor(w)).sum(), grad_position=None,
+                   weights=[net.embedding_table])
+    for got in both_modes(lambda t: grad(t)[0], np.zeros(1, np.float32)):
+        want = np.zeros((6, 3), np.float32)
+        for row, i in zip(w, ids):
+            if 0 <= i < 6:
+                want[i] += row
+        np.testing.assert_allclose(got, want)
+
+
+def test_embedding_lookup_max_norm_clips_each_row():
+    net = nn.EmbeddingLookup(8, 4, max_norm=0.3)
+    table = np.sin(np.arange(32, dtype=np.float32)).reshape(8, 4) * 0.3
+    net.embedding_table.set_data(Tensor(table))
+    ids = np.array([[0, 3, 5], [2, 2, 7]], np.int32)
+    rows = table[ids]
+    norm = np.linalg.norm(rows, axis=-1, keepdims=True)
+    np.testing.assert_allclose(net(Tensor(ids)).asnumpy(), rows * 0.3 / np.maximum(norm, 0.3),
+                               rtol=1e-5)
