@@ -23,6 +23,7 @@ from .cell_dict import CellDict
 from .conv import AvgPool2d, Conv2d, MaxPool2d
 from .conv3d import Conv3d, Conv3dTranspose
 from .conv_transpose import Conv1dTranspose, Conv2dTranspose
+from .ctc import CTCLoss
 from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .embedding import Embedding
@@ -55,11 +56,11 @@ __all__ = [
     "ASGD", "Accuracy", "AdaMax", "Adadelta", "Adagrad", "Adam", "AdamWeightDecay",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "BCELoss",
-    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BiDense", "CELU", "Cell",
-    "CellDict", "CellList", "CentralCrop", "ChannelShuffle", "ClipByNorm", "ConfusionMatrix",
-    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv1dTranspose", "Conv2d", "Conv2dBnAct",
-    "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR", "CosineEmbeddingLoss",
-    "CosineSimilarity", "CrossEntropyLoss", "Dense", "DenseBnAct", "Dice",
+    "BCEWithLogitsLoss", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "BiDense", "CELU", "CTCLoss",
+    "Cell", "CellDict", "CellList", "CentralCrop", "ChannelShuffle", "ClipByNorm",
+    "ConfusionMatrix", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "Conv1dTranspose",
+    "Conv2d", "Conv2dBnAct", "Conv2dTranspose", "Conv3d", "Conv3dTranspose", "CosineDecayLR",
+    "CosineEmbeddingLoss", "CosineSimilarity", "CrossEntropyLoss", "Dense", "DenseBnAct", "Dice",
     "DistributedGradReducer", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
     "DynamicLossScaleUpdateCell", "ELU", "Embedding", "EmbeddingLookup", "ExponentialDecayLR",
     "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten", "ForwardValueAndGrad",

@@ -111,3 +111,35 @@ def test_embedding_lookup_max_norm_clips_each_row():
     norm = np.linalg.norm(rows, axis=-1, keepdims=True)
     np.testing.assert_allclose(net(Tensor(ids)).asnumpy(), rows * 0.3 / np.maximum(norm, 0.3),
                                rtol=1e-5)
+
+
+def _ctc_brute_force(lp: np.ndarray, target: list[int], blank: int) -> float:
+    """-log of the summed probability of every frame labelling that collapses to target."""
+    import itertools
+
+    total = 0.0
+    for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
+        collapsed = [c for i, c in enumerate(path) if c != blank and (i == 0 or c != path[i - 1])]
+        if collapsed == target:
+            total += float(np.exp(sum(lp[t, c] for t, c in enumerate(path))))
+    return -np.log(total) if total > 0 else np.inf
+
+
+def test_ctc_loss_is_the_sum_over_alignments():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 2, 3))
+    lp = (x - np.log(np.exp(x).sum(-1, keepdims=True))).astype(np.float32)
+    targets = np.array([[1, 1], [2, 0]], np.int32)
+    loss = nn.CTCLoss(reduction="none")(Tensor(lp), Tensor(targets), Tensor(np.array([5, 4], np.int32)),
+                                        Tensor(np.array([2, 1], np.int32))).asnumpy()
+    want = [_ctc_brute_force(lp[:5, 0], [1, 1], 0), _ctc_brute_force(lp[:4, 1], [2], 0)]
+    np.testing.assert_allclose(loss, want, rtol=1e-5)
+
+
+def test_ctc_zero_infinity_zeros_an_impossible_loss():
+    """As documented (MindSpore 2.10's CPU kernel returns inf here but zeros the gradient)."""
+    lp = np.log(np.full((2, 1, 3), 1 / 3, np.float32))
+    args = (Tensor(lp), Tensor(np.array([[1, 1]], np.int32)), Tensor(np.array([2], np.int32)),
+            Tensor(np.array([2], np.int32)))
+    assert np.isinf(nn.CTCLoss(reduction="none")(*args).asnumpy()[0])
+    assert nn.CTCLoss(reduction="none", zero_infinity=True)(*args).asnumpy()[0] == 0.0
