@@ -28,8 +28,9 @@ from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .embedding import Embedding
 from .embedding_lookup import EmbeddingLookup
-from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct, PSNR
+from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct
 from .graph_cell import GraphCell
+from .image_quality import PSNR, SSIM
 from .layers import Dense, Dropout, FastGelu, Flatten, GELU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Tanh
 from .layers_extra import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, ChannelShuffle, ClipByNorm, ConstantPad1d, ConstantPad2d, ConstantPad3d, Dropout1d, Dropout2d, Dropout3d, GroupNorm, Linear, MaxPool1d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, Softmax2d, Unflatten, ZeroPad2d
 from .learning_rate_schedule import CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR
@@ -75,8 +76,8 @@ __all__ = [
     "Perplexity", "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "PolynomialDecayLR",
     "Precision", "RMSELoss", "RMSProp", "RNN", "RNNCell", "RReLU", "ReLU", "ReLU6", "Recall",
     "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Roll", "Rprop",
-    "SGD", "SeLU", "SequentialCell", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftShrink", "Softmax",
-    "Softmax2d", "SoftmaxCrossEntropyWithLogits", "Softmin", "Softplus", "Softsign",
+    "SGD", "SSIM", "SeLU", "SequentialCell", "SiLU", "Sigmoid", "SmoothL1Loss", "SoftShrink",
+    "Softmax", "Softmax2d", "SoftmaxCrossEntropyWithLogits", "Softmin", "Softplus", "Softsign",
     "SyncBatchNorm", "Tanh", "Tanhshrink", "Threshold", "Top1CategoricalAccuracy",
     "Top5CategoricalAccuracy", "TopKCategoricalAccuracy", "TrainOneStepCell",
     "TrainOneStepWithLossScaleCell", "Transformer", "TransformerDecoder",

@@ -150,30 +150,3 @@ class CentralCrop(Cell):
         left = int((w - w * self.central_fraction) / 2)
         return image[..., top:h - top, left:w - left]
 
-
-class PSNR(Cell):
-    """Peak signal-to-noise ratio per image of two (N, C, H, W) batches:
-    ``10 log10(max_val^2 / mean((img1 - img2)^2))``; integer images are first scaled to
-    [0, 1] by their dtype's maximum (``max_val`` with them)."""
-
-    def __init__(self, max_val: float = 1.0) -> None:
-        super().__init__()
-        if isinstance(max_val, bool) or not isinstance(max_val, int | float) or max_val <= 0:
-            raise ValueError(f"PSNR: max_val must be a number > 0, got {max_val!r}")
-        self.max_val = max_val
-
-    def construct(self, img1, img2):
-        s1, s2 = tensor_shape("PSNR", img1), tensor_shape("PSNR", img2)
-        if len(s1) != 4 or s1 != s2 or img1.dtype != img2.dtype:
-            raise ValueError(f"PSNR: img1 {s1} and img2 {s2} must be 4-d of the same shape and dtype")
-        max_val = float(self.max_val)
-        if not img1.dtype.is_floating:
-            import numpy as np
-
-            top = float(np.iinfo(img1.dtype.np).max)
-            max_val /= top
-            img1 = ops.cast(img1, mstype.float32) / top
-            img2 = ops.cast(img2, mstype.float32) / top
-        diff = img1 - img2
-        mse = ops.reduce_mean(diff * diff, (-3, -2, -1))
-        return ops.log(max_val * max_val / mse) * (10.0 / math.log(10.0))

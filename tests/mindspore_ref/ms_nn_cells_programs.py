@@ -565,6 +565,36 @@ def main():
                        np.array([4, 5, 4], np.int32), lengths_t), lp)[1])
 ''')
 
+_program("ssim", '''
+class InputGrads(nn.Cell):
+    """Gradients at the inputs only: MindSpore's SSIM holds its window as a (frozen)
+    parameter, so check()'s fill would overwrite it."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+        self.grad = ops.GradOperation(get_all=True)
+
+    def construct(self, a, b):
+        return self.grad(self.net)(a, b)
+
+
+def run(net, a, b):
+    x, y = Tensor(a), Tensor(b)
+    return net(x, y), InputGrads(net)(x, y)
+
+
+def main():
+    # graph mode in both runs: MindSpore 2.10's PyNative SSIM fails on CPU (ScalarCast of a
+    # float32 max_val), as its PSNR does
+    ms.set_context(mode=ms.GRAPH_MODE)
+    a = np.abs(pattern((2, 3, 16, 14), 1, 1.0))
+    b = np.clip(a + pattern((2, 3, 16, 14), 2, 0.2), 0.0, 1.0).astype(np.float32)
+    return (run(nn.SSIM(), a, b), run(nn.SSIM(2.0, 4, 0.8, 0.02, 0.05), a, b),
+            nn.SSIM(filter_size=3, filter_sigma=1.0)(Tensor(a), Tensor(a)),
+            kind(lambda: nn.SSIM(filter_size=20)(Tensor(a), Tensor(b))))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record

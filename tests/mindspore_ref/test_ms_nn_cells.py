@@ -143,3 +143,16 @@ def test_ctc_zero_infinity_zeros_an_impossible_loss():
             Tensor(np.array([2], np.int32)))
     assert np.isinf(nn.CTCLoss(reduction="none")(*args).asnumpy()[0])
     assert nn.CTCLoss(reduction="none", zero_infinity=True)(*args).asnumpy()[0] == 0.0
+
+
+def test_ssim_in_pynative_matches_graph_mode():
+    """The recording is graph mode's (MindSpore 2.10 cannot run SSIM in PyNative on CPU)."""
+    from tests.mindspore_ref.reference import both_modes
+
+    rng = np.random.default_rng(4)
+    a = rng.random((1, 2, 12, 12)).astype(np.float32)
+    b = np.clip(a + rng.normal(0, 0.1, a.shape), 0, 1).astype(np.float32)
+    net = nn.SSIM(filter_size=5)
+    eager, graph = both_modes(net, a, b)
+    np.testing.assert_allclose(eager, graph, rtol=1e-5)
+    assert nn.SSIM(filter_size=5)(Tensor(a), Tensor(a)).asnumpy() == pytest.approx(1.0, abs=1e-6)
