@@ -595,6 +595,29 @@ def main():
             kind(lambda: nn.SSIM(filter_size=20)(Tensor(a), Tensor(b))))
 ''')
 
+_program("roc_bleu", '''
+def use(metric, *batches):
+    metric.clear()
+    for batch in batches:
+        metric.update(*batch)
+    return metric.eval()
+
+
+def main():
+    scores = np.array([0.1, 0.4, 0.35, 0.8, 0.4, 0.7, 0.2], np.float32)
+    labels = np.array([0, 0, 1, 1, 1, 0, 1], np.int32)
+    candidates = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "ran", "home"]]
+    references = [[["the", "cat", "is", "on", "the", "mat"], ["there", "is", "a", "cat", "on", "the", "mat"]],
+                  [["a", "dog", "ran", "to", "the", "house"], ["the", "dog", "went", "home"]]]
+    return (use(nn.ROC(), (scores, labels)), use(nn.ROC(pos_label=0), (scores, labels)),
+            use(nn.ROC(class_num=1), (scores[:4], labels[:4])),
+            kind(lambda: use(nn.ROC(), (scores, np.ones(7, np.int32)))),
+            [np.float64(use(nn.BleuScore(n), (candidates, references))) for n in (1, 2, 3, 4)],
+            np.float64(use(nn.BleuScore(smooth=True), (candidates, references))),
+            np.float64(use(nn.BleuScore(2), (candidates[:1], references[:1]), (candidates[1:], references[1:]))),
+            kind(lambda: nn.BleuScore(5)))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record

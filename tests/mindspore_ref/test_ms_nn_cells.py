@@ -156,3 +156,19 @@ def test_ssim_in_pynative_matches_graph_mode():
     eager, graph = both_modes(net, a, b)
     np.testing.assert_allclose(eager, graph, rtol=1e-5)
     assert nn.SSIM(filter_size=5)(Tensor(a), Tensor(a)).asnumpy() == pytest.approx(1.0, abs=1e-6)
+
+
+def test_roc_of_class_scores_is_one_curve_per_class():
+    """(N, C) scores: class c's curve is the binary curve of column c with c positive. Not
+    recorded: MindSpore 2.10 reshapes the (N, C) scores to (C, N) first, mixing samples."""
+    scores = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.3, 0.3, 0.4], [0.5, 0.1, 0.4],
+                       [0.2, 0.5, 0.3]], np.float32)
+    labels = np.array([0, 1, 2, 2, 1], np.int32)
+    roc = nn.ROC(class_num=3)
+    roc.update(scores, labels)
+    fpr, tpr, thresholds = roc.eval()
+    for c in range(3):
+        binary = nn.ROC(pos_label=c)
+        binary.update(scores[:, c], labels)
+        for got, want in zip((fpr[c], tpr[c], thresholds[c]), binary.eval()):
+            np.testing.assert_allclose(got, want)
