@@ -614,7 +614,8 @@ def main():
             kind(lambda: use(nn.ROC(), (scores, np.ones(7, np.int32)))),
             [np.float64(use(nn.BleuScore(n), (candidates, references))) for n in (1, 2, 3, 4)],
             np.float64(use(nn.BleuScore(smooth=True), (candidates, references))),
-            np.float64(use(nn.BleuScore(2), (candidates[:1], references[:1]), (candidates[1:], references[1:]))),
+            np.float64(use(nn.BleuScore(2), (candidates[:1], references[:1]),
+                           (candidates[1:], references[1:]))),
             kind(lambda: nn.BleuScore(5)))
 ''')
 
