@@ -10,11 +10,11 @@ from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..ops.conv import Conv2DBackpropInput
+from ..ops.conv_geometry import ints, pad_mode_of, transpose_crop
 from ..ops.group_conv import GroupConv2DBackpropInput
 from ..parameter import Parameter
 from .cell import Cell
 from .checks import positive_ints, tensor_shape
-from .conv_geometry import ints, pad_mode_of, transpose_crop
 
 
 def conv_weights(cell: Cell, who: str, in_channels: int, out_channels: int, group: int,

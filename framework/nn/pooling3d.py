@@ -9,10 +9,10 @@ import numbers
 from typing import Any
 
 from .. import ops
+from ..ops.conv_geometry import ints, same_pads
+from ..ops.pool_windows import Windows, argmax_index, max_of, sum_of
 from .cell import Cell
 from .checks import tensor_shape
-from .conv_geometry import ints, same_pads
-from .pool_windows import Windows, argmax_index, max_of, sum_of
 
 
 def _triple(who: str, name: str, value: Any, minimum: int = 1) -> tuple[int, int, int]:

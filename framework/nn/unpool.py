@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..ops.conv_geometry import ints
 from .cell import Cell
 from .checks import tensor_shape
-from .conv_geometry import ints
 
 
 class _MaxUnpool(Cell):

@@ -10,8 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
-
 
 def out_length(size: int, k: int, s: int, d: int, before: int, after: int, ceil_mode: bool) -> int:
     """Windows along one axis; with ``ceil_mode`` a last partial window counts when it
@@ -89,7 +87,14 @@ class Windows:
         return np.stack(result)
 
 
+def _ops() -> Any:
+    from .. import ops  # the functional surface, loaded by the time a pool runs
+
+    return ops
+
+
 def _pad_axis(x: Any, axis: int, before: int, after: int, fill: float) -> Any:
+    ops = _ops()
     parts = []
     for width in (before, after):
         if width:
@@ -103,6 +108,7 @@ def _pad_axis(x: Any, axis: int, before: int, after: int, fill: float) -> Any:
 
 
 def max_of(taps: list[Any]) -> Any:
+    ops = _ops()
     best = taps[0]
     for tap in taps[1:]:
         best = ops.maximum(best, tap)
@@ -120,6 +126,7 @@ def argmax_index(windows: Windows, taps: list[Any], best: Any) -> Any:
     """For a max pool: the flat input index of each window's first maximum (int64). The taps
     are visited last to first, each one that holds the maximum overwriting the index, so the
     first one wins (selects only: no boolean arithmetic)."""
+    ops = _ops()
     positions = windows.positions()
     index = None
     for t in reversed(range(len(taps))):

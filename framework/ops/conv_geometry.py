@@ -1,10 +1,5 @@
-"""Shapes and paddings shared by the 1-d/3-d and transposed convolution layers.
-
-A 3-d convolution here is a sum over the kernel's depth of 2-d convolutions (each depth tap
-is a :class:`framework.ops.Conv2D` over the depth slices it meets, batched with the
-samples), and a transposed one the adjoint of that; both are compositions of the 2-d
-primitives, so their gradients and graph-mode kernels are those primitives'.
-"""
+"""Convolution and pooling geometry (per axis: paddings, output lengths) shared by the 1-d,
+3-d and transposed convolutions and the N-d pools; plain Python on static shapes."""
 
 from __future__ import annotations
 
