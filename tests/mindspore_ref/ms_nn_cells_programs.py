@@ -619,6 +619,40 @@ def main():
             kind(lambda: nn.BleuScore(5)))
 ''')
 
+# -- P.* classes over the same compositions ------------------------------------------------
+_program("p_volume", _X3 + '''
+import importlib
+
+P = importlib.import_module(ms.__name__ + ".ops.operations")
+
+
+class Op(nn.Cell):
+    """A P.* operation as a cell, with its weight (if any) a parameter."""
+
+    def __init__(self, op, weight_shape=None):
+        super().__init__()
+        self.op = op
+        self.weight = None if weight_shape is None else ms.Parameter(
+            Tensor(np.zeros(weight_shape, np.float32)), name="weight")
+
+    def construct(self, x):
+        return self.op(x) if self.weight is None else self.op(x, self.weight)
+
+
+def main():
+    x = X3[:, :, :4, :5, :6].copy()
+    return (check(Op(P.Conv3D(4, 2), (4, 3, 2, 2, 2)), x),
+            check(Op(P.Conv3D(2, (2, 3, 1), pad_mode="pad", pad=(1, 0, 0, 2, 1, 1), stride=(2, 1, 2),
+                              dilation=(2, 1, 1)), (2, 3, 2, 3, 1)), x),
+            check(Op(P.Conv3D(4, 3, pad_mode="same", stride=2), (4, 3, 3, 3, 3)), x),
+            check(Op(P.AvgPool3D(2, 2)), x), check(Op(P.AvgPool3D((2, 3, 2), 1, "same")), x),
+            check(Op(P.AvgPool3D(3, 2, "pad", (1, 0, 1, 1, 0, 1), ceil_mode=True, count_include_pad=False)), x),
+            check(Op(P.AvgPool3D(2, (1, 2, 2), divisor_override=5)), x),
+            check(Op(P.MaxPool3D(2, 2)), x), check(Op(P.MaxPool3D((2, 3, 2), 1, "SAME")), x),
+            check(Op(P.MaxPool3D(3, 2, "PAD", (1, 0, 1), ceil_mode=True)), x),
+            check(Op(P.AdaptiveAvgPool3D((2, 3, 4))), x), check(Op(P.AdaptiveAvgPool3D((None, 2, 3))), x))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
