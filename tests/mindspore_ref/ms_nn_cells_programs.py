@@ -654,6 +654,44 @@ def main():
             check(Op(P.AdaptiveAvgPool3D((2, 3, 4))), x), check(Op(P.AdaptiveAvgPool3D((None, 2, 3))), x))
 ''')
 
+_program("p_volume_transpose_resize", _X3 + '''
+import importlib
+
+P = importlib.import_module(ms.__name__ + ".ops.operations")
+
+
+class Op(nn.Cell):
+    def __init__(self, op, weight_shape=None):
+        super().__init__()
+        self.op = op
+        self.weight = None if weight_shape is None else ms.Parameter(
+            Tensor(np.zeros(weight_shape, np.float32)), name="weight")
+
+    def construct(self, x):
+        return self.op(x) if self.weight is None else self.op(x, self.weight)
+
+
+class Resize(nn.Cell):
+    def __init__(self, op, output_size=None, scales=None):
+        super().__init__()
+        self.op, self.output_size, self.scales = op, output_size, scales
+
+    def construct(self, x):
+        return self.op(x, self.output_size, self.scales)
+
+
+def main():
+    x = X3[:1, :, :3, :4, :3].copy()
+    return (check(Op(P.Conv3DTranspose(3, 2, 2), (3, 2, 2, 2, 2)), x),
+            check(Op(P.Conv3DTranspose(3, 4, (2, 3, 2), pad_mode="pad", pad=(1, 0, 0, 1, 1, 1), stride=2,
+                                       dilation=(1, 2, 1), output_padding=1), (3, 4, 2, 3, 2)), x),
+            check(Op(P.Conv3DTranspose(3, 2, 3, pad_mode="same", stride=(1, 2, 2)), (3, 2, 3, 3, 3)), x),
+            check(Resize(P.UpsampleNearest3D(), (5, 6, 4)), x),
+            check(Resize(P.UpsampleNearest3D(), None, (2.0, 1.0, 2.0)), x),
+            check(Resize(P.UpsampleTrilinear3D(), (5, 6, 4)), x),
+            check(Resize(P.UpsampleTrilinear3D(True), (2, 7, 5)), x))
+''')
+
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record

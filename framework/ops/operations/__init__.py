@@ -36,7 +36,7 @@ from .prim_optim import Adam, AdamWeightDecay, ApplyAdaMax, ApplyAdadelta, Apply
 from .prim_random import Bernoulli, Cauchy, LogNormalReverse, Multinomial, RandomCategorical, RandomShuffle, StandardLaplace
 from .prim_sets import Bincount, Conv2DBackpropInput, Conv2DTranspose, FillV2, Histogram, InvertPermutation, NonZero, Qr, StandardNormal, TensorShape, Unique, UniqueConsecutive
 from .prim_update import ApplyGradientDescent, ApplyMomentum, DiagPart, EmbeddingLookup, FillDiagonal, IndexPut, MirrorPad, PadV3, Renorm, ReverseSequence, ScatterAdd, ScatterNdAdd, ScatterNdUpdate, TensorScatterUpdate
-from .prim_volume import AdaptiveAvgPool3D, AvgPool3D, Conv3D, MaxPool3D
+from .prim_volume import AdaptiveAvgPool3D, AvgPool3D, Conv3D, Conv3DTranspose, MaxPool3D, UpsampleNearest3D, UpsampleTrilinear3D
 from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
 from ..reduce_extra import ArgMaxWithValue, ArgMinWithValue, Argmin, ReduceMin, ReduceProd
@@ -61,19 +61,19 @@ __all__ = [
     "BoundingBoxDecode", "BoundingBoxEncode", "BroadcastTo", "BroadcastToView", "Bucketize",
     "Cast", "Cauchy", "CeLU", "Ceil", "ChannelShuffle", "ChunkView", "Col2Im", "Complex",
     "ComplexAbs", "Concat", "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput",
-    "Conv2DTranspose", "Conv3D", "Cos", "Cosh", "CountNonZero", "Cross", "CumProd", "CumSum",
-    "Cummin", "CumulativeLogsumexp", "DType", "Depend", "DepthToSpace", "Diag", "DiagPart", "Div",
-    "DivNoNan", "Dropout", "Dropout2D", "Dropout3D", "Elu", "EmbeddingLookup", "Equal",
-    "EqualCount", "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView", "Expm1", "Eye", "FastGeLU",
-    "Fill", "FillDiagonal", "FillV2", "Flatten", "FloatStatus", "Floor", "FloorDiv", "FloorMod",
-    "Fmax", "GLU", "Gather", "GatherNd", "GatherV2", "GeLU", "Ger", "Greater", "GreaterEqual",
-    "GridSampler2D", "GroupConv2D", "GroupConv2DBackpropFilter", "GroupConv2DBackpropInput",
-    "HShrink", "HSigmoid", "HSwish", "HammingWindow", "Heaviside", "Histogram", "HookBackward",
-    "Hypot", "IOU", "IdentityN", "Im2Col", "Imag", "IndexAdd", "IndexFill", "IndexPut",
-    "InplaceAdd", "InplaceIndexAdd", "InplaceSub", "InplaceUpdateV2", "Inv", "Invert",
-    "InvertPermutation", "IsClose", "IsFinite", "IsInf", "IsNan", "KLDivLoss", "L2Loss",
-    "L2Normalize", "LRN", "LayerNorm", "LayerNormGrad", "Lcm", "LeftShift", "Lerp", "Less",
-    "LessEqual", "LinSpace", "Log", "Log1p", "LogNormalReverse", "LogSoftmax", "LogSpace",
+    "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Cos", "Cosh", "CountNonZero", "Cross",
+    "CumProd", "CumSum", "Cummin", "CumulativeLogsumexp", "DType", "Depend", "DepthToSpace",
+    "Diag", "DiagPart", "Div", "DivNoNan", "Dropout", "Dropout2D", "Dropout3D", "Elu",
+    "EmbeddingLookup", "Equal", "EqualCount", "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView",
+    "Expm1", "Eye", "FastGeLU", "Fill", "FillDiagonal", "FillV2", "Flatten", "FloatStatus",
+    "Floor", "FloorDiv", "FloorMod", "Fmax", "GLU", "Gather", "GatherNd", "GatherV2", "GeLU",
+    "Ger", "Greater", "GreaterEqual", "GridSampler2D", "GroupConv2D", "GroupConv2DBackpropFilter",
+    "GroupConv2DBackpropInput", "HShrink", "HSigmoid", "HSwish", "HammingWindow", "Heaviside",
+    "Histogram", "HookBackward", "Hypot", "IOU", "IdentityN", "Im2Col", "Imag", "IndexAdd",
+    "IndexFill", "IndexPut", "InplaceAdd", "InplaceIndexAdd", "InplaceSub", "InplaceUpdateV2",
+    "Inv", "Invert", "InvertPermutation", "IsClose", "IsFinite", "IsInf", "IsNan", "KLDivLoss",
+    "L2Loss", "L2Normalize", "LRN", "LayerNorm", "LayerNormGrad", "Lcm", "LeftShift", "Lerp",
+    "Less", "LessEqual", "LinSpace", "Log", "Log1p", "LogNormalReverse", "LogSoftmax", "LogSpace",
     "LogicalAnd", "LogicalNot", "LogicalOr", "LogicalXor", "Logit", "LpNorm", "MaskedFill",
     "MatMul", "MatrixInverse", "MatrixPower", "MaxPool", "MaxPool3D", "MaxPoolGrad",
     "MaxPoolWithArgmaxV2", "MaxUnpool2D", "Maximum", "Meshgrid", "Minimum", "MirrorPad", "Mish",
@@ -96,6 +96,6 @@ __all__ = [
     "Tile", "TopK", "Trace", "Transpose", "TransposeExtView", "TransposeView", "Tril",
     "TrilIndices", "Triu", "TriuIndices", "Trunc", "TruncateDiv", "TruncateMod", "TupleToArray",
     "Unique", "UniqueConsecutive", "UnravelIndex", "UnsortedSegmentMax", "UnsortedSegmentMin",
-    "UnsortedSegmentProd", "Unstack", "UnstackExtView", "View", "Xdivy", "Xlogy", "Zeros",
-    "ZerosLike",
+    "UnsortedSegmentProd", "Unstack", "UnstackExtView", "UpsampleNearest3D", "UpsampleTrilinear3D",
+    "View", "Xdivy", "Xlogy", "Zeros", "ZerosLike",
 ]

@@ -12,6 +12,12 @@ they apply.
 - ``MaxPool3D(kernel_size=1, strides=1, pad_mode='VALID', pad_list=0, ceil_mode=None,
   data_format='NCDHW')(x)``: ``pad_list`` an int, 3 (each axis both sides) or 6 ints.
 - ``AdaptiveAvgPool3D(output_size)(x)``: the mean over the adaptive bins of D, H, W.
+- ``Conv3DTranspose(in_channel, out_channel, kernel_size, mode=1, pad_mode='valid', pad=0,
+  stride=1, dilation=1, group=1, output_padding=0, data_format='NCDHW')(dout, weight)``:
+  per axis ``(size - 1) * stride - head - tail + dilation * (k - 1) + output_padding + 1``
+  ('pad'), ``size * stride`` ('same'); the depth dilation must be 1 (as MindSpore's).
+- ``UpsampleNearest3D()(x, output_size=None, scales=None)`` and
+  ``UpsampleTrilinear3D(align_corners=False)(...)``: resize D, H, W (:mod:`..interpolation`).
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ import math
 import numbers
 from typing import Any
 
-from ..conv3d import conv3d
-from ..conv_geometry import conv_pads, same_pads
+from ..conv3d import conv3d, conv3d_transpose, crop
+from ..conv_geometry import conv_pads, same_pads, transpose_crop
+from ..interpolation import resize_axes
 from ..pool_windows import Windows, max_of, sum_of
 
 
@@ -200,4 +207,83 @@ class AdaptiveAvgPool3D:
         return x
 
 
-__all__ = ["AdaptiveAvgPool3D", "AvgPool3D", "Conv3D", "MaxPool3D"]
+class Conv3DTranspose:
+    """See the module docstring."""
+
+    def __init__(self, in_channel: int, out_channel: int, kernel_size: Any, mode: int = 1,
+                 pad_mode: str = "valid", pad: Any = 0, stride: Any = 1, dilation: Any = 1,
+                 group: int = 1, output_padding: Any = 0, data_format: str = "NCDHW") -> None:
+        who = "Conv3DTranspose"
+        if mode != 1 or data_format != "NCDHW":
+            raise ValueError(f"{who}: mode must be 1 and data_format 'NCDHW', got {mode!r}, "
+                             f"{data_format!r}")
+        for name, value in (("in_channel", in_channel), ("out_channel", out_channel), ("group", group)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{who}: {name} must be a positive int, got {value!r}")
+        self.in_channel, self.out_channel, self.group = in_channel, out_channel, group
+        self.kernel_size = _three(who, "kernel_size", kernel_size, five=False)
+        self.stride = _three(who, "stride", stride)
+        self.dilation = _three(who, "dilation", dilation)
+        if self.dilation[0] != 1:
+            raise ValueError(f"{who}: the depth of dilation must be 1, got {dilation!r}")
+        self.pad = _six(who, "pad", pad)
+        self.pad_mode = _mode(who, pad_mode, self.pad)
+        items = (output_padding,) * 3 if isinstance(output_padding, int) else tuple(output_padding)
+        if len(items) == 5:
+            items = items[2:]
+        if len(items) != 3 or any(not isinstance(v, int) or v < 0 for v in items):
+            raise ValueError(f"{who}: output_padding must be an int >= 0 or 3 of them, got "
+                             f"{output_padding!r}")
+        self.output_padding = tuple(items)
+
+    def __call__(self, dout: Any, weight: Any) -> Any:
+        _rank5("Conv3DTranspose", dout)
+        if tuple(weight.shape) != (self.in_channel, self.out_channel // self.group, *self.kernel_size):
+            raise ValueError(f"Conv3DTranspose: weight {tuple(weight.shape)} must be (in_channel, "
+                             f"out_channel / group, *kernel_size)")
+        out = conv3d_transpose(dout, weight, self.stride, self.dilation, self.group)
+        spans = []
+        for i, size in enumerate(dout.shape[2:]):
+            start, length = transpose_crop(self.pad_mode, size, self.kernel_size[i], self.stride[i],
+                                           self.dilation[i], self.pad[2 * i], self.pad[2 * i + 1])
+            spans.append((start, length + self.output_padding[i]))
+        return crop(out, 2, spans)
+
+
+class _Upsample3D:
+    mode = "nearest"
+    align_corners = False
+
+    def __call__(self, x: Any, output_size: Any = None, scales: Any = None) -> Any:
+        who = type(self).__name__
+        _rank5(who, x)
+        if (output_size is None) == (scales is None):
+            raise ValueError(f"{who}: exactly one of output_size and scales must be given")
+        if output_size is not None:
+            sizes = tuple(int(v) for v in output_size)
+        else:
+            sizes = tuple(int(math.floor(n * float(f))) for n, f in zip(x.shape[2:], scales))
+        if len(sizes) != 3 or any(v < 1 for v in sizes):
+            raise ValueError(f"{who}: the output size must be 3 positive ints, got {sizes}")
+        return resize_axes(x, sizes, self.mode, self.align_corners)
+
+
+class UpsampleNearest3D(_Upsample3D):
+    """See the module docstring."""
+
+    mode = "nearest"
+
+
+class UpsampleTrilinear3D(_Upsample3D):
+    """See the module docstring."""
+
+    mode = "trilinear"
+
+    def __init__(self, align_corners: bool = False) -> None:
+        if not isinstance(align_corners, bool):
+            raise TypeError(f"UpsampleTrilinear3D: align_corners must be a bool, got {align_corners!r}")
+        self.align_corners = align_corners
+
+
+__all__ = ["AdaptiveAvgPool3D", "AvgPool3D", "Conv3D", "Conv3DTranspose", "MaxPool3D",
+           "UpsampleNearest3D", "UpsampleTrilinear3D"]
