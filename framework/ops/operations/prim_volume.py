@@ -273,6 +273,9 @@ class UpsampleNearest3D(_Upsample3D):
 
     mode = "nearest"
 
+    def __init__(self) -> None:
+        self.align_corners = False
+
 
 class UpsampleTrilinear3D(_Upsample3D):
     """See the module docstring."""
