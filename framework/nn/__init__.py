@@ -28,6 +28,7 @@ from .distributed import DistributedGradReducer
 from .dynamic_lr import cosine_decay_lr, exponential_decay_lr, inverse_decay_lr, natural_exp_decay_lr, piecewise_constant_lr, polynomial_decay_lr, warmup_lr
 from .embedding import Embedding
 from .embedding_lookup import EmbeddingLookup
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
 from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct
 from .graph_cell import GraphCell
 from .image_quality import PSNR, SSIM
@@ -66,14 +67,15 @@ __all__ = [
     "DenseBnAct", "Dice", "DistributedGradReducer", "Dropout", "Dropout1d", "Dropout2d",
     "Dropout3d", "DynamicLossScaleUpdateCell", "ELU", "Embedding", "EmbeddingLookup",
     "ExponentialDecayLR", "F1", "FastGelu", "Fbeta", "FixedLossScaleUpdateCell", "Flatten",
-    "ForwardValueAndGrad", "GELU", "GLU", "GRU", "GRUCell", "GaussianNLLLoss", "GraphCell",
-    "GroupNorm", "HShrink", "HSigmoid", "HSwish", "Hardtanh", "HingeEmbeddingLoss", "HuberLoss",
-    "Identity", "InverseDecayLR", "KLDivLoss", "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM",
-    "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU", "LearningRateSchedule", "Linear", "LogSigmoid",
-    "LogSoftmax", "Loss", "LossBase", "MAE", "MAELoss", "MSE", "MSELoss", "MarginRankingLoss",
-    "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric",
-    "Mish", "Momentum", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention",
-    "NLLLoss", "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "PSNR", "Pad", "ParameterUpdate",
+    "ForwardValueAndGrad", "FractionalMaxPool2d", "FractionalMaxPool3d", "GELU", "GLU", "GRU",
+    "GRUCell", "GaussianNLLLoss", "GraphCell", "GroupNorm", "HShrink", "HSigmoid", "HSwish",
+    "Hardtanh", "HingeEmbeddingLoss", "HuberLoss", "Identity", "InverseDecayLR", "KLDivLoss",
+    "L1Loss", "LPPool1d", "LPPool2d", "LRN", "LSTM", "LSTMCell", "Lamb", "LayerNorm", "LeakyReLU",
+    "LearningRateSchedule", "Linear", "LogSigmoid", "LogSoftmax", "Loss", "LossBase", "MAE",
+    "MAELoss", "MSE", "MSELoss", "MarginRankingLoss", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Metric", "Mish", "Momentum",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiheadAttention", "NLLLoss",
+    "NaturalExpDecayLR", "Norm", "Optimizer", "PReLU", "PSNR", "Pad", "ParameterUpdate",
     "Perplexity", "PixelShuffle", "PixelUnshuffle", "PoissonNLLLoss", "PolynomialDecayLR",
     "Precision", "RMSELoss", "RMSProp", "RNN", "RNNCell", "ROC", "RReLU", "ReLU", "ReLU6",
     "Recall", "ReduceLogSumExp", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "Roll",

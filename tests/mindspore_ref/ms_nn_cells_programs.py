@@ -692,6 +692,24 @@ def main():
             check(Resize(P.UpsampleTrilinear3D(True), (2, 7, 5)), x))
 ''')
 
+_program("fractional_max_pool", _X3 + '''
+def main():
+    # forward only: MindSpore 2.10 cannot differentiate it on CPU (its gradient kernel
+    # refuses float32 indices); test_ms_nn_cells.py checks our gradient against the indices
+    x2 = X3[:, :, 0, :6, :7].copy()
+    s2 = np.array([[[0.3, 0.7], [0.1, 0.9], [0.55, 0.25]], [[0.8, 0.4], [0.05, 0.6], [0.5, 0.5]]],
+                  np.float32)
+    s3 = np.concatenate([s2, s2[..., :1] * 0.5], -1)
+    two, three = Tensor(s2), Tensor(s3)
+    return (nn.FractionalMaxPool2d(2, output_size=(4, 5), _random_samples=two)(Tensor(x2)),
+            nn.FractionalMaxPool2d((2, 3), output_size=3, _random_samples=two)(Tensor(x2)),
+            nn.FractionalMaxPool2d(2, output_ratio=(0.5, 0.6), _random_samples=two)(Tensor(x2)),
+            nn.FractionalMaxPool2d(2, output_size=(4, 5), return_indices=True, _random_samples=two)(
+                Tensor(x2)),
+            nn.FractionalMaxPool3d(2, output_size=(3, 4, 5), _random_samples=three)(Tensor(X3)),
+            nn.FractionalMaxPool3d((2, 2, 3), output_size=(2, 3, 4), return_indices=True,
+                                   _random_samples=three)(Tensor(X3)))
+''')
 
 if __name__ == "__main__":  # re-record ms_nn_cells_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record

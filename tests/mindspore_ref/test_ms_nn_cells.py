@@ -172,3 +172,26 @@ def test_roc_of_class_scores_is_one_curve_per_class():
         binary.update(scores[:, c], labels)
         for got, want in zip((fpr[c], tpr[c], thresholds[c]), binary.eval()):
             np.testing.assert_allclose(got, want)
+
+
+def test_fractional_max_pool_gradient_goes_to_the_maxima():
+    """Each window's output gradient lands on its maximum (the index it returns), summed
+    where windows share one; MindSpore 2.10 cannot differentiate it on CPU."""
+    import framework as ms
+    from tests.mindspore_ref.reference import both_modes
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(2, 3, 7, 6)).astype(np.float32)
+    samples = Tensor(rng.random((2, 3, 2)).astype(np.float32))
+    pool = nn.FractionalMaxPool2d(2, output_size=(4, 3), return_indices=True, _random_samples=samples)
+    _, idx = pool(Tensor(x))
+    w = rng.normal(size=(2, 3, 4, 3)).astype(np.float32)
+    plain = nn.FractionalMaxPool2d(2, output_size=(4, 3), _random_samples=samples)
+    grad = ms.grad(lambda t: (plain(t) * Tensor(w)).sum())
+    want = np.zeros((2, 3, 42), np.float32)
+    flat = idx.asnumpy().reshape(2, 3, -1)
+    for b in range(2):
+        for c in range(3):
+            np.add.at(want[b, c], flat[b, c], w[b, c].ravel())
+    for got in both_modes(grad, x):
+        np.testing.assert_allclose(got, want.reshape(x.shape), rtol=1e-6)
