@@ -8,8 +8,7 @@ from typing import Any
 from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
-from ..ops.conv import Conv2DBackpropInput, pair
-from ..ops.group_conv import GroupConv2DBackpropInput
+from ..ops.conv import pair
 from ..parameter import Parameter
 from ..tensor import Tensor
 from .cell import Cell
@@ -92,67 +91,6 @@ class Conv1d(Conv2d):
         if len(x.shape) != 3:
             raise ValueError(f"Conv1d: needs an (N, C, L) input, got shape {tuple(x.shape)}")
         out = self.conv2d(ops.expand_dims(x, 2), self.weight)
-        if self.has_bias:
-            out = self.bias_add(out, self.bias)
-        return ops.squeeze(out, 2)
-
-
-class Conv1dTranspose(Cell):
-    """MindSpore's ``nn.Conv1dTranspose`` (NCL): the gradient of a 1-d convolution with its
-    input (``Conv2DBackpropInput`` over a height of 1); weight ``(in, out / group, 1, k)``.
-    Output length: ``L * stride`` ('same'), ``(L - 1) * stride + dilation * (k - 1) + 1``
-    ('valid'), that less ``2 * padding`` ('pad')."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
-                 pad_mode: str = "same", padding: int = 0, dilation: int = 1, group: int = 1,
-                 has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
-                 dtype: Any = mstype.float32) -> None:
-        super().__init__()
-
-        positive_ints("Conv1dTranspose", in_channels=in_channels, out_channels=out_channels,
-                      kernel_size=kernel_size, stride=stride, dilation=dilation, group=group)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"Conv1dTranspose: in_channels ({in_channels}) and out_channels "
-                             f"({out_channels}) must both be divisible by group ({group})")
-        if pad_mode not in ("same", "valid", "pad"):
-            raise ValueError(f"Conv1dTranspose: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
-        if pad_mode != "pad" and padding:
-            raise ValueError(f"Conv1dTranspose: padding {padding} needs pad_mode='pad'")
-        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel_size
-        self.stride, self.pad_mode, self.padding, self.dilation = stride, pad_mode, padding, dilation
-        self.group, self.has_bias = group, has_bias
-        shape = (in_channels, out_channels // group, 1, kernel_size)
-        if hasattr(weight_init, "shape") and not isinstance(weight_init, str):
-            if tuple(weight_init.shape) != shape[:2] + shape[3:]:
-                raise ValueError(f"Conv1dTranspose: weight_init must have shape {shape[:2] + shape[3:]}, "
-                                 f"got {tuple(weight_init.shape)}")
-            weight_init = ops.expand_dims(Tensor(weight_init), 2)
-        dt = dtype or mstype.float32
-        winit = HeUniform(math.sqrt(5)) if weight_init is None else weight_init
-        self.weight = Parameter(initializer(winit, shape, dt), "weight")
-        if has_bias:
-            fan_in = out_channels // group * kernel_size
-            binit = Uniform(1 / math.sqrt(fan_in)) if bias_init is None else bias_init
-            self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
-        else:
-            self.bias = None
-        self.bias_add = ops.BiasAdd()
-
-    def _length(self, length: int) -> int:
-        if self.pad_mode == "same":
-            return length * self.stride
-        return ((length - 1) * self.stride + self.dilation * (self.kernel_size - 1) + 1
-                - 2 * (self.padding if self.pad_mode == "pad" else 0))
-
-    def construct(self, x):
-        if len(x.shape) != 3:
-            raise ValueError(f"Conv1dTranspose: needs an (N, C, L) input, got shape {tuple(x.shape)}")
-        shape = (x.shape[0], self.out_channels, 1, self._length(x.shape[2]))
-        attrs = {"stride": (1, self.stride), "dilation": (1, self.dilation), "pad_mode": self.pad_mode,
-                 "pad": (0, 0, self.padding, self.padding)}
-        conv = (Conv2DBackpropInput(input_shape=shape, **attrs) if self.group == 1 else
-                GroupConv2DBackpropInput(input_shape=shape, group=self.group, **attrs))
-        out = conv(ops.expand_dims(x, 2), self.weight)
         if self.has_bias:
             out = self.bias_add(out, self.bias)
         return ops.squeeze(out, 2)

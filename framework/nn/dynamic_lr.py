@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["cosine_decay_lr", "exponential_decay_lr", "piecewise_constant_lr", "warmup_lr"]
+__all__ = ["cosine_decay_lr", "exponential_decay_lr", "inverse_decay_lr", "natural_exp_decay_lr",
+           "piecewise_constant_lr", "polynomial_decay_lr", "warmup_lr"]
 
 
 def _float(name: str, value: object, fn: str) -> float:
@@ -99,3 +100,70 @@ def warmup_lr(learning_rate: float, total_step: int, step_per_epoch: int, warmup
         raise ValueError(f"{fn}: learning_rate must be >= 0, got {lr}")
     total, per_epoch, warmup = _steps(fn, total_step, step_per_epoch, "warmup_epoch", warmup_epoch)
     return [lr * min(i // per_epoch, warmup) / warmup for i in range(total)]
+
+
+def _decay_args(fn: str, learning_rate: object, decay_rate: object, is_stair: object) -> tuple[float, float]:
+    lr, rate = _float("learning_rate", learning_rate, fn), _float("decay_rate", decay_rate, fn)
+    if lr <= 0 or rate <= 0:
+        raise ValueError(f"{fn}: learning_rate and decay_rate must be > 0, got {lr}, {rate}")
+    if not isinstance(is_stair, bool):
+        raise TypeError(f"{fn}: is_stair must be a bool, got {is_stair!r}")
+    return lr, rate
+
+
+def inverse_decay_lr(learning_rate: float, decay_rate: float, total_step: int,
+                     step_per_epoch: int, decay_epoch: int, is_stair: bool = False) -> list[float]:
+    """``learning_rate / (1 + decay_rate * current_epoch / decay_epoch)`` (``is_stair``: the
+    ratio floored)."""
+    fn = "inverse_decay_lr"
+    lr, rate = _decay_args(fn, learning_rate, decay_rate, is_stair)
+    total, per_epoch, decay = _steps(fn, total_step, step_per_epoch, "decay_epoch", decay_epoch)
+    out = []
+    for i in range(total):
+        p = (i // per_epoch) / decay
+        out.append(lr / (1 + rate * (math.floor(p) if is_stair else p)))
+    return out
+
+
+def natural_exp_decay_lr(learning_rate: float, decay_rate: float, total_step: int,
+                         step_per_epoch: int, decay_epoch: int, is_stair: bool = False
+                         ) -> list[float]:
+    """``learning_rate * e^(-decay_rate * current_epoch)``; ``is_stair``: the epoch rounded
+    down to a multiple of ``decay_epoch`` (MindSpore 2.10's: without ``is_stair`` the epoch
+    is not divided by ``decay_epoch``)."""
+    fn = "natural_exp_decay_lr"
+    lr, rate = _decay_args(fn, learning_rate, decay_rate, is_stair)
+    total, per_epoch, decay = _steps(fn, total_step, step_per_epoch, "decay_epoch", decay_epoch)
+    out = []
+    for i in range(total):
+        epoch = i // per_epoch
+        if is_stair:
+            epoch = (epoch // decay) * decay
+        out.append(lr * math.e ** (-rate * epoch))
+    return out
+
+
+def polynomial_decay_lr(learning_rate: float, end_learning_rate: float, total_step: int,
+                        step_per_epoch: int, decay_epoch: int, power: float,
+                        update_decay_epoch: bool = False) -> list[float]:
+    """``(learning_rate - end) * (1 - min(current_epoch, decay_epoch) / decay_epoch)^power +
+    end``; ``update_decay_epoch``: the epoch is not capped, the decay epoch grows to
+    ``decay_epoch * ceil(current_epoch / decay_epoch)`` (at least ``decay_epoch``)."""
+    fn = "polynomial_decay_lr"
+    lr, end = _float("learning_rate", learning_rate, fn), _float("end_learning_rate", end_learning_rate, fn)
+    p = _float("power", power, fn)
+    if lr <= 0 or p <= 0 or end < 0:
+        raise ValueError(f"{fn}: learning_rate and power must be > 0 and end_learning_rate >= 0, "
+                         f"got {lr}, {p}, {end}")
+    if not isinstance(update_decay_epoch, bool):
+        raise TypeError(f"{fn}: update_decay_epoch must be a bool, got {update_decay_epoch!r}")
+    total, per_epoch, decay = _steps(fn, total_step, step_per_epoch, "decay_epoch", decay_epoch)
+    out = []
+    for i in range(total):
+        epoch = i // per_epoch
+        if update_decay_epoch:
+            span = decay * max(math.ceil(epoch / decay), 1)
+        else:
+            span, epoch = decay, min(epoch, decay)
+        out.append((lr - end) * (1 - epoch / span) ** p + end)
+    return out

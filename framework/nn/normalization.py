@@ -111,3 +111,26 @@ class LayerNorm(Cell):
     def extend_repr(self) -> str:
         return (f"normalized_shape={self.normalized_shape}, begin_norm_axis={self.begin_norm_axis}, "
                 f"begin_params_axis={self.begin_params_axis}")
+
+
+class BatchNorm3d(Cell):
+    """MindSpore's ``nn.BatchNorm3d``: a BatchNorm2d (its child ``bn2d``, so the parameters
+    are ``bn2d.gamma`` ...) over (N, C, D * H, W)."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9,
+                 affine: bool = True, gamma_init: Any = "ones", beta_init: Any = "zeros",
+                 moving_mean_init: Any = "zeros", moving_var_init: Any = "ones",
+                 use_batch_statistics: bool | None = None, dtype: Any = mstype.float32) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.bn2d = BatchNorm2d(num_features, eps, momentum, affine, gamma_init, beta_init,
+                                moving_mean_init, moving_var_init, use_batch_statistics,
+                                dtype=dtype)
+
+    def construct(self, x):
+        shape = tuple(x.shape)
+        if len(shape) != 5:
+            raise ValueError(f"BatchNorm3d({self.num_features}): expected a 5-d NCDHW input, "
+                             f"got {shape}")
+        n, c, d, h, w = shape
+        return ops.reshape(self.bn2d(ops.reshape(x, (n, c, d * h, w))), shape)

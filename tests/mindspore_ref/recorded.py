@@ -61,13 +61,14 @@ class Recorded:
 
     def __init__(self, programs: Mapping[str, str], expected: Path, *, per_mode: bool,
                  tolerance: Mapping[str, Mapping[str, float]] | None = None,
-                 mode_dependent: Iterable[str] = ()) -> None:
+                 mode_dependent: Iterable[str] = (), slow_graph: bool = False) -> None:
         self.programs = dict(programs)
         self.names = sorted(self.programs)
         self.expected = json.loads(Path(expected).read_text())
         self.per_mode = per_mode
         self.tolerance = dict(tolerance or {})
         self.mode_dependent = set(mode_dependent)
+        self.slow_graph = slow_graph  # graph-mode runs (compiles) in the slow tier
         self.run = Differential(self.programs)
 
     def tol(self, name: str) -> dict[str, float]:
@@ -76,27 +77,33 @@ class Recorded:
     def answer(self, name: str, mode: str) -> Any:
         return self.expected[name][mode] if self.per_mode else self.expected[name]
 
+    def modes(self) -> list[Any]:
+        return [pytest.param(m, marks=pytest.mark.slow) if self.slow_graph and m == "graph" else m
+                for m in MODES]
+
     def tests(self) -> tuple[Callable[..., None], ...]:
         recorded = self
+        agree = pytest.mark.slow if self.slow_graph else pytest.mark.usefixtures()
 
         def test_recorded_answers_cover_every_program():
             assert set(recorded.expected) == set(recorded.programs)
             if recorded.per_mode:
                 assert all(set(recorded.expected[n]) == set(MODES) for n in recorded.names)
 
-        @pytest.mark.parametrize("mode", MODES)
+        @pytest.mark.parametrize("mode", recorded.modes())
         @pytest.mark.parametrize("name", recorded.names)
         def test_matches_mindspores_answer(name, mode):
             assert_same(recorded.run.ours(mode, name), recorded.answer(name, mode), f"{name} ({mode})",
                         **recorded.tol(name))
 
+        @agree
         @pytest.mark.parametrize("name", sorted(set(recorded.names) - recorded.mode_dependent))
         def test_modes_agree(name):
             assert_same(recorded.run.ours("graph", name), recorded.run.ours("pynative", name),
                         f"{name}: graph vs pynative", **recorded.tol(name))
 
         @needs_mindspore
-        @pytest.mark.parametrize("mode", MODES)
+        @pytest.mark.parametrize("mode", recorded.modes())
         @pytest.mark.parametrize("name", recorded.names)
         def test_against_mindspore(name, mode):
             theirs = recorded.run.mindspore(mode, name)

@@ -37,6 +37,7 @@ from .prim_random import Bernoulli, Cauchy, LogNormalReverse, Multinomial, Rando
 from .prim_sets import Bincount, Conv2DBackpropInput, Conv2DTranspose, FillV2, Histogram, InvertPermutation, NonZero, Qr, StandardNormal, TensorShape, Unique, UniqueConsecutive
 from .prim_special import BesselI0, BesselI0e, BesselI1, BesselI1e, BesselJ0, BesselJ1, BesselK0, BesselK0e, BesselK1, BesselK1e, BesselY0, BesselY1, Cholesky, CholeskyInverse, CholeskySolve, Digamma, Eig, Igamma, Igammac, Lgamma, LogMatrixDeterminant, LuSolve, LuUnpack, MatrixDeterminant, MatrixSolve, Mvlgamma, Orgqr, Polygamma, Svd, Zeta
 from .prim_update import ApplyGradientDescent, ApplyMomentum, DiagPart, EmbeddingLookup, FillDiagonal, IndexPut, MirrorPad, PadV3, Renorm, ReverseSequence, ScatterAdd, ScatterNdAdd, ScatterNdUpdate, TensorScatterUpdate
+from .prim_volume import AdaptiveAvgPool3D, AvgPool3D, Conv3D, Conv3DTranspose, MaxPool3D, UpsampleNearest3D, UpsampleTrilinear3D
 from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
 from ..reduce_extra import ArgMaxWithValue, ArgMinWithValue, Argmin, ReduceMin, ReduceProd
@@ -51,19 +52,20 @@ from ..zoo_extra import AssignAdd, Flatten, FloatStatus, GatherNd, NPUAllocFloat
 from framework import absent_names as _absent_names
 
 __all__ = [
-    "ACos", "Abs", "Acosh", "Adam", "AdamWeightDecay", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D",
-    "Add", "AddN", "Addcdiv", "Addcmul", "AffineGrid", "AllReduce", "ApplyAdaMax", "ApplyAdadelta",
-    "ApplyAdagrad", "ApplyAdamWithAmsgrad", "ApplyAdamWithAmsgradV2", "ApplyCenteredRMSProp",
-    "ApplyGradientDescent", "ApplyMomentum", "ApplyRMSProp", "ArgMaxWithValue", "ArgMinWithValue",
-    "Argmax", "Argmin", "Asin", "Asinh", "Assign", "AssignAdd", "Atan", "Atan2", "Atanh",
-    "AvgPool", "AvgPoolGrad", "BCEWithLogitsLoss", "BartlettWindow", "BatchMatMul", "BatchNorm",
-    "Bernoulli", "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1",
-    "BesselK0", "BesselK0e", "BesselK1", "BesselK1e", "BesselY0", "BesselY1", "BiasAdd",
-    "BinaryCrossEntropy", "Bincount", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BlackmanWindow",
-    "BoundingBoxDecode", "BoundingBoxEncode", "BroadcastTo", "BroadcastToView", "Bucketize",
-    "Cast", "Cauchy", "CeLU", "Ceil", "ChannelShuffle", "Cholesky", "CholeskyInverse",
-    "CholeskySolve", "ChunkView", "Col2Im", "Complex", "ComplexAbs", "Concat", "Conv2D",
-    "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv2DTranspose", "Cos", "Cosh",
+    "ACos", "Abs", "Acosh", "Adam", "AdamWeightDecay", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D",
+    "AdaptiveMaxPool2D", "Add", "AddN", "Addcdiv", "Addcmul", "AffineGrid", "AllReduce",
+    "ApplyAdaMax", "ApplyAdadelta", "ApplyAdagrad", "ApplyAdamWithAmsgrad",
+    "ApplyAdamWithAmsgradV2", "ApplyCenteredRMSProp", "ApplyGradientDescent", "ApplyMomentum",
+    "ApplyRMSProp", "ArgMaxWithValue", "ArgMinWithValue", "Argmax", "Argmin", "Asin", "Asinh",
+    "Assign", "AssignAdd", "Atan", "Atan2", "Atanh", "AvgPool", "AvgPool3D", "AvgPoolGrad",
+    "BCEWithLogitsLoss", "BartlettWindow", "BatchMatMul", "BatchNorm", "Bernoulli", "BesselI0",
+    "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1", "BesselK0", "BesselK0e",
+    "BesselK1", "BesselK1e", "BesselY0", "BesselY1", "BiasAdd", "BinaryCrossEntropy", "Bincount",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BlackmanWindow", "BoundingBoxDecode",
+    "BoundingBoxEncode", "BroadcastTo", "BroadcastToView", "Bucketize", "Cast", "Cauchy", "CeLU",
+    "Ceil", "ChannelShuffle", "Cholesky", "CholeskyInverse", "CholeskySolve", "ChunkView",
+    "Col2Im", "Complex", "ComplexAbs", "Concat", "Conv2D", "Conv2DBackpropFilter",
+    "Conv2DBackpropInput", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Cos", "Cosh",
     "CountNonZero", "Cross", "CumProd", "CumSum", "Cummin", "CumulativeLogsumexp", "DType",
     "Depend", "DepthToSpace", "Diag", "DiagPart", "Digamma", "Div", "DivNoNan", "Dropout",
     "Dropout2D", "Dropout3D", "Eig", "Elu", "EmbeddingLookup", "Equal", "EqualCount", "Erf",
@@ -79,8 +81,8 @@ __all__ = [
     "LessEqual", "Lgamma", "LinSpace", "Log", "Log1p", "LogMatrixDeterminant", "LogNormalReverse",
     "LogSoftmax", "LogSpace", "LogicalAnd", "LogicalNot", "LogicalOr", "LogicalXor", "Logit",
     "LpNorm", "LuSolve", "LuUnpack", "MaskedFill", "MatMul", "MatrixDeterminant", "MatrixInverse",
-    "MatrixPower", "MatrixSolve", "MaxPool", "MaxPoolGrad", "MaxPoolWithArgmaxV2", "MaxUnpool2D",
-    "Maximum", "Meshgrid", "Minimum", "MirrorPad", "Mish", "Mod", "Mul", "MulNoNan",
+    "MatrixPower", "MatrixSolve", "MaxPool", "MaxPool3D", "MaxPoolGrad", "MaxPoolWithArgmaxV2",
+    "MaxUnpool2D", "Maximum", "Meshgrid", "Minimum", "MirrorPad", "Mish", "Mod", "Mul", "MulNoNan",
     "MultiMarginLoss", "Multinomial", "Mvlgamma", "NLLLoss", "NPUAllocFloatStatus",
     "NPUClearFloatStatus", "NPUGetFloatStatus", "NarrowView", "Neg", "NonZero", "NotEqual",
     "OneHot", "Ones", "OnesLike", "Orgqr", "PReLU", "Pad", "PadV3", "Partial", "Pdist", "Polar",
@@ -101,7 +103,8 @@ __all__ = [
     "TransposeView", "Tril", "TrilIndices", "Triu", "TriuIndices", "Trunc", "TruncateDiv",
     "TruncateMod", "TupleToArray", "Unique", "UniqueConsecutive", "UnravelIndex",
     "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd", "Unstack", "UnstackExtView",
-    "View", "Xdivy", "Xlogy", "Zeros", "ZerosLike", "Zeta",
+    "UpsampleNearest3D", "UpsampleTrilinear3D", "View", "Xdivy", "Xlogy", "Zeros", "ZerosLike",
+    "Zeta",
 ]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name
