@@ -1,0 +1,36 @@
+"""Summary and device-placement primitive classes (``P.ScalarSummary()``,
+``P.TensorSummary()``, ``P.ImageSummary()``, ``P.HistogramSummary()``, ``P.MoveTo()``).
+
+A summary op records ``(name, value)`` for a summary collector; outside one, as MindSpore
+2.10's CPU build does, it records nothing and returns None, in both modes — after checking
+its arguments (a string name, a tensor value of the kind it summarizes), so a misuse fails
+where it is written. ``MoveTo()(x, to='CPU', blocking=True)`` is ``ops.move_to``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._class_form import class_form
+from .._utils import argument_error
+from . import _namespaces
+
+
+def _summary(op: str, ranks: str, check: Any) -> Any:
+    def call(name: Any, value: Any) -> None:
+        if not isinstance(name, str) or not name:
+            raise argument_error(op, TypeError(f"the name must be a non-empty string, got {name!r}"))
+        if not hasattr(value, "shape") or not check(len(value.shape)):
+            raise argument_error(op, ValueError(f"the value must be a tensor of {ranks}, got {value!r}"))
+        return None
+    call.__name__ = op
+    return call
+
+
+ScalarSummary = class_form("ScalarSummary", _summary("ScalarSummary", "rank 0 or 1", lambda r: r <= 1))
+TensorSummary = class_form("TensorSummary", _summary("TensorSummary", "any rank", lambda r: True))
+ImageSummary = class_form("ImageSummary", _summary("ImageSummary", "rank 4 (NCHW)", lambda r: r == 4))
+HistogramSummary = class_form("HistogramSummary", _summary("HistogramSummary", "any rank", lambda r: True))
+MoveTo = class_form("MoveTo", lambda x, to="CPU", blocking=True: _namespaces.ops().move_to(x, to, blocking))
+
+__all__ = ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary", "MoveTo"]

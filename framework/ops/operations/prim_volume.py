@@ -1,0 +1,128 @@
+"""Pooling and resampling primitive classes over volumes and fixed windows
+(``P.AdaptiveAvgPool3D(output_size)``, ``P.MaxUnpool3D(ksize)``, ``P.UpsampleTrilinear3D()``,
+``P.GridSampler3D()``, ``P.CropAndResize()`` ...) over the functional ops: attributes in the
+constructor, tensors in the call, in MindSpore 2.10's argument order. No class holds a rule of
+its own: graph, gradient and kernels are those of ``window_pool``, ``resample``,
+``grid_sampling`` and ``boxes``.
+
+Contracts (``P.X(attrs)(tensors)``):
+
+- ``AdaptiveAvgPool3D(output_size)(x)``; ``AdaptiveMaxPool3D()(x, output_size)``: ``(y,
+  argmax int32)``, ``output_size`` a constant int tensor of three sizes;
+- ``MaxUnpool3D(ksize, strides=0, pads=0, output_shape=(), data_format='NCDHW')(x, argmax)``:
+  ``strides`` 0 is ``ksize``; ``output_shape`` empty is the shape the windows give;
+- ``FractionalMaxPoolWithFixedKsize(ksize, output_shape, data_format='NCHW')(x, samples)``
+  and ``FractionalMaxPool3DWithFixedKsize(..., data_format='NCDHW')``: ``(y, argmax int64)``,
+  ``samples`` ``(N, C, 2 or 3)`` in [0, 1) placing the windows;
+- ``UpsampleNearest3D()(x, output_size, scales)``, ``UpsampleTrilinear3D(align_corners=False)
+  (x, output_size, scales)``: one of ``output_size`` (three sizes) and ``scales`` (three
+  factors) given, the other None;
+- ``GridSampler3D(interpolation_mode='bilinear', padding_mode='zeros', align_corners=False)
+  (x, grid)``; ``CropAndResize(method='bilinear', extrapolation_value=0.0)(image, boxes,
+  box_index, crop_size)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._class_form import REQUIRED, class_form
+from .._utils import argument_error
+from . import _namespaces
+
+
+def _ops() -> Any:
+    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
+
+
+def _sizes(value: Any) -> Any:
+    """A constant int tensor, list or tuple as a tuple of ints (None stays None)."""
+    if value is None:
+        return None
+    if hasattr(value, "asnumpy"):
+        value = value.asnumpy().reshape(-1).tolist()
+    if isinstance(value, int):
+        return value
+    return tuple(int(v) for v in value)
+
+
+def _layout(op: str, data_format: str, expected: str) -> None:
+    if data_format != expected:
+        raise argument_error(op, ValueError(f"data_format must be '{expected}' on CPU, got {data_format!r}"))
+
+
+def _adaptive_max3d(x: Any, output_size: Any) -> Any:
+    return _ops().adaptive_max_pool3d(x, _sizes(output_size), True)
+
+
+def _max_unpool3d(x: Any, argmax: Any, *, ksize: Any, strides: Any, pads: Any, output_shape: Any,
+                  data_format: str) -> Any:
+    _layout("MaxUnpool3D", data_format, "NCDHW")
+    stride = ksize if strides in (0, (0, 0, 0), [0, 0, 0]) else strides
+    size = tuple(output_shape) if output_shape else None
+    return _ops().max_unpool3d(x, argmax, ksize, stride, pads, size)
+
+
+def _fixed_ksize(op: str, fn: str, layout: str) -> Any:
+    def call(x: Any, random_samples: Any, *, ksize: Any, output_shape: Any, data_format: str) -> Any:
+        _layout(op, data_format, layout)
+        return getattr(_ops(), fn)(x, ksize, _sizes(output_shape), None, True, random_samples)
+    call.__name__ = fn
+    return call
+
+
+def _upsample(mode: str) -> Any:
+    op = f"Upsample{'Nearest' if mode == 'nearest' else 'Trilinear'}3D"
+
+    def call(x: Any, output_size: Any = None, scales: Any = None, *, align_corners: bool = False) -> Any:
+        from ..resample import plan, resample_axis
+
+        if len(x.shape) != 5:
+            raise argument_error(op, ValueError(f"x must be 5-d (N, C, D, H, W), got shape {tuple(x.shape)}"))
+        scale = None if scales is None else tuple(float(s) for s in scales)
+        kernel = "nearest" if mode == "nearest" else "linear"
+        # separable: each spatial axis resampled in turn, as ops.interpolate's plans do
+        out = x
+        for offset, (n, step) in enumerate(plan(op, tuple(x.shape[2:]), _sizes(output_size), scale, None)):
+            out = resample_axis(out, 2 + offset, n, step, kernel, align_corners and mode != "nearest")
+        return out
+    call.__name__ = f"upsample_{mode}3d"
+    return call
+
+
+def _grid_sampler3d(x: Any, grid: Any, *, interpolation_mode: str, padding_mode: str,
+                    align_corners: bool) -> Any:
+    return _ops().grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _crop_and_resize(image: Any, boxes: Any, box_index: Any, crop_size: Any, *, method: str,
+                     extrapolation_value: float) -> Any:
+    return _ops().crop_and_resize(image, boxes, box_index, _sizes(crop_size), method,
+                                  extrapolation_value)
+
+
+AdaptiveAvgPool3D = class_form("AdaptiveAvgPool3D", lambda x, *, output_size: _ops().adaptive_avg_pool3d(
+    x, output_size), output_size=REQUIRED)
+AdaptiveMaxPool3D = class_form("AdaptiveMaxPool3D", _adaptive_max3d)
+MaxUnpool3D = class_form("MaxUnpool3D", _max_unpool3d, ksize=REQUIRED, strides=0, pads=0,
+                         output_shape=(), data_format="NCDHW")
+FractionalMaxPoolWithFixedKsize = class_form(
+    "FractionalMaxPoolWithFixedKsize",
+    _fixed_ksize("FractionalMaxPoolWithFixedKsize", "fractional_max_pool2d", "NCHW"),
+    ksize=REQUIRED, output_shape=REQUIRED, data_format="NCHW")
+FractionalMaxPool3DWithFixedKsize = class_form(
+    "FractionalMaxPool3DWithFixedKsize",
+    _fixed_ksize("FractionalMaxPool3DWithFixedKsize", "fractional_max_pool3d", "NCDHW"),
+    ksize=REQUIRED, output_shape=REQUIRED, data_format="NCDHW")
+UpsampleNearest3D = class_form("UpsampleNearest3D", _upsample("nearest"))
+UpsampleTrilinear3D = class_form("UpsampleTrilinear3D", _upsample("trilinear"), align_corners=False)
+GridSampler3D = class_form("GridSampler3D", _grid_sampler3d, interpolation_mode="bilinear",
+                           padding_mode="zeros", align_corners=False)
+CropAndResize = class_form("CropAndResize", _crop_and_resize, method="bilinear",
+                           extrapolation_value=0.0)
+
+__all__ = [
+    "AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "MaxUnpool3D", "FractionalMaxPoolWithFixedKsize",
+    "FractionalMaxPool3DWithFixedKsize", "UpsampleNearest3D", "UpsampleTrilinear3D",
+    "GridSampler3D", "CropAndResize",
+]

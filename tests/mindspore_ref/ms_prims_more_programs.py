@@ -1,0 +1,112 @@
+"""Volume pooling and resampling, CTC, band-matrix, least-squares, spectral and summary
+primitive classes (``P.AdaptiveAvgPool3D``, ``P.UpsampleTrilinear3D``, ``P.CTCLossV2``,
+``P.MatrixDiagV3``, ``P.FFTWithSize``, ``P.ScalarSummary`` ...;
+``framework/ops/operations/prim_volume.py``, ``prim_sequence.py``, ``prim_summary.py``) in both
+modes, values, dtypes and gradients where MindSpore differentiates them (family programs,
+:mod:`tests.mindspore_ref.families`). ``ms_prims_more_expected.json`` holds MindSpore 2.10's
+answers on CPU.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mindspore_ref.families import family_source, used_arrays
+
+_PRELUDE = '''
+P = ms.ops.operations
+V = np.sin(np.arange(128) * 0.7).reshape(2, 1, 4, 4, 4).astype(np.float32)
+OS = np.array([2, 2, 3], np.int32)
+U = np.array([1.0, -2.0, 3.0, 0.5, 2.5, -1.0, 4.0, 1.5], np.float32).reshape(1, 1, 2, 2, 2)
+IDX = np.array([0, 2, 8, 10, 32, 34, 40, 42], np.int64).reshape(1, 1, 2, 2, 2)
+Q = np.sin(np.arange(50) * 1.3).reshape(1, 2, 5, 5).astype(np.float32)
+FS2 = np.array([[[0.3, 0.6], [0.8, 0.1]]], np.float32)
+FS3 = np.array([[[0.3, 0.6, 0.2]], [[0.9, 0.4, 0.5]]], np.float32)
+G = np.sin(np.arange(108) * 0.37).reshape(2, 2, 3, 3, 3).astype(np.float32)
+IMG = np.cos(np.arange(32) * 0.45).reshape(1, 4, 4, 2).astype(np.float32)
+BOXES = np.array([[0.0, 0.0, 1.0, 1.0], [0.2, 0.1, 0.8, 0.9]], np.float32)
+BI = np.array([0, 0], np.int32)
+LP = np.log(np.abs(np.sin(np.arange(30) * 0.9)) + 0.1).reshape(5, 2, 3).astype(np.float32)
+TG = np.array([[1, 2], [1, 1]], np.int32)
+IL = np.array([5, 4], np.int32)
+TL = np.array([2, 1], np.int32)
+DG = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+M3 = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+LA = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], np.float32)
+LB = np.array([[1.0, 0.5], [2.0, -1.0], [3.0, 2.0]], np.float32)
+S8 = np.cos(np.arange(16) * 0.8).reshape(2, 8).astype(np.float32)
+'''
+_ARRAYS = ("V", "OS", "U", "IDX", "Q", "FS2", "FS3", "G", "IMG", "BOXES", "BI", "LP", "TG", "IL",
+           "TL", "DG", "M3", "LA", "LB", "S8")
+PROGRAMS: dict[str, str] = {}
+
+
+def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
+    PROGRAMS[name] = family_source(_PRELUDE, used_arrays(_ARRAYS, forward), forward, grads)
+
+
+_family("volume_pool", [
+    "P.AdaptiveAvgPool3D((2, 2, 3))(v)", "P.AdaptiveAvgPool3D(output_size=(1, 3, 2))(v)",
+    "P.AdaptiveMaxPool3D()(v, Tensor(OS))[0]", "P.AdaptiveMaxPool3D()(v, Tensor(OS))[1]",
+    "P.MaxUnpool3D(2, 2)(u, idx)", "P.MaxUnpool3D(ksize=2)(u, idx)",
+    "P.MaxUnpool3D(2, 2, 0, (1, 1, 5, 4, 4))(u, idx)",
+    "P.FractionalMaxPoolWithFixedKsize((2, 2), (3, 3))(q, Tensor(FS2))[0]",
+    "P.FractionalMaxPoolWithFixedKsize(2, (2, 3))(q, Tensor(FS2))[1]",
+    "P.FractionalMaxPool3DWithFixedKsize((2, 2, 2), (2, 2, 2))(v, Tensor(FS3))[0]",
+    "P.FractionalMaxPool3DWithFixedKsize(2, (1, 2, 2))(v, Tensor(FS3))[1]",
+], [("P.AdaptiveAvgPool3D((2, 2, 3))({})", ["V"]),
+    ("P.AdaptiveMaxPool3D()({}, Tensor(OS))[0]", ["V"])])
+
+_family("volume_resample", [
+    "P.UpsampleNearest3D()(v, (3, 6, 5), None)", "P.UpsampleNearest3D()(v, None, [2.0, 1.5, 1.0])",
+    "P.UpsampleTrilinear3D()(v, (3, 6, 5), None)", "P.UpsampleTrilinear3D(True)(v, (3, 6, 5), None)",
+    "P.UpsampleTrilinear3D()(v, None, [2.0, 1.5, 1.0])",
+    "P.GridSampler3D()(v, g)", "P.GridSampler3D('nearest')(v, g)",
+    "P.GridSampler3D('bilinear', 'border', True)(v, g * 1.3)",
+    "P.GridSampler3D(padding_mode='reflection')(v, g * 1.3)",
+    "P.CropAndResize()(img, boxes, bi, (3, 3))", "P.CropAndResize('nearest')(img, boxes, bi, (3, 2))",
+    "P.CropAndResize(extrapolation_value=-1.0)(img, boxes * 1.4 - 0.2, bi, (3, 3))",
+], [("P.UpsampleTrilinear3D()({}, (3, 6, 5), None)", ["V"]),
+    ("P.GridSampler3D()({}, {})", ["V", "G"]),
+    ("P.CropAndResize()({}, Tensor(BOXES), Tensor(BI), (3, 3))", ["IMG"])])
+
+_family("sequence_matrix", [
+    "P.CTCLossV2()(lp, tg, il, tl)[0]", "P.CTCLossV2()(lp, tg, il, tl)[1]",
+    "P.CTCLossV2(blank=1, reduction='mean')(lp, tg - 1, il, tl)[0]",
+    "P.CTCLossV2(0, 'sum', True)(lp, tg, il, tl)[0]",
+    "P.MatrixDiagV3()(dg, Tensor(np.array([0, 1], np.int32)), Tensor(np.array(-1, np.int32)), "
+    "Tensor(np.array(-1, np.int32)), Tensor(np.array(0.0, np.float32)))",
+    "P.MatrixDiagV3('LEFT_RIGHT')(dg, Tensor(np.array([-1, 0], np.int32)), Tensor(np.array(3, np.int32)), "
+    "Tensor(np.array(4, np.int32)), Tensor(np.array(9.0, np.float32)))",
+    "P.MatrixDiagPartV3()(m3, Tensor(np.array([0, 1], np.int32)), Tensor(np.array(0.0, np.float32)))",
+    "P.MatrixDiagPartV3('LEFT_LEFT')(m3, Tensor(np.array([-1, 2], np.int32)), "
+    "Tensor(np.array(7.0, np.float32)))",
+    "P.Lstsq()(la, lb)", "P.Lstsq(l2_regularizer=0.5)(la, lb)",
+    "P.FFTWithSize(1, False, True)(s8)", "P.FFTWithSize(2, False, True, 'ortho')(s8)",
+    "P.FFTWithSize(1, False, False)(ops.Complex()(s8, s8 * 0.5))",
+    "P.FFTWithSize(2, True, False, 'forward')(ops.Complex()(s8, s8 * 0.5))",
+    "P.FFTWithSize(1, True, True, signal_sizes=(8,))(P.FFTWithSize(1, False, True)(s8))",
+], [("P.CTCLossV2()({}, Tensor(TG), Tensor(IL), Tensor(TL))[0]", ["LP"]),
+    ("P.MatrixDiagPartV3()({}, Tensor(np.array([0, 1], np.int32)), "
+     "Tensor(np.array(0.0, np.float32)))", ["M3"])])
+
+# outside a summary collector a summary op records nothing and returns None, in both modes
+PROGRAMS["summaries"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def construct(self, x, img):
+        P.ScalarSummary()("loss", x.sum())
+        P.TensorSummary()("x", x)
+        P.ImageSummary()("image", img)
+        P.HistogramSummary()("hist", x)
+        return x * 2.0
+
+
+def main():
+    return Net()(Tensor(S8), Tensor(Q)), P.ScalarSummary()("s", Tensor(S8).sum()) is None
+'''
+
+
+if __name__ == "__main__":  # re-record ms_prims_more_expected.json (needs MINDSPORE_PYTHON)
+    from tests.mindspore_ref.recorded import record
+
+    record(PROGRAMS, Path(__file__).with_name("ms_prims_more_expected.json"))
