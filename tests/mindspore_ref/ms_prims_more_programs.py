@@ -13,6 +13,15 @@ from pathlib import Path
 
 from tests.mindspore_ref.families import family_source, used_arrays
 
+# names MindSpore 2.10 cannot run on one CPU process: its error
+UNTESTABLE: dict[str, str] = {
+    "ops.operations:MoveTo": "RuntimeError: Kernel select failed: Unsupported op [MoveTo] on CPU "
+                             "(checked against NumPy in test_ms_prims_more.py)",
+    "ops.operations:Coalesce": "wrong entries once other ops ran in the process (PyNative): indices "
+                               "[[0, 0, 1], [1, 1, 2]], values [1, 2, 3] gave 3 entries, not the 2 it "
+                               "gives alone (checked against NumPy in test_ms_prims_more.py)",
+}
+
 _PRELUDE = '''
 P = ms.ops.operations
 V = np.sin(np.arange(128) * 0.7).reshape(2, 1, 4, 4, 4).astype(np.float32)
@@ -103,6 +112,20 @@ class Net(nn.Cell):
 
 def main():
     return Net()(Tensor(S8), Tensor(Q)), P.ScalarSummary()("s", Tensor(S8).sum()) is None
+'''
+
+
+# value-dependent output lengths: run eagerly (outside a compiled Cell) in both modes, as
+# graph mode needs; the weights are one-hot rows, so the draws are determined
+PROGRAMS["decode_sample"] = _PRELUDE + '''
+def main():
+    x = Tensor(np.abs(LP))
+    one_hot = Tensor(np.array([[0.0, 2.0, 0.0], [1.0, 0.0, 0.0]], np.float32))
+    seed, offset = Tensor(np.array(3, np.int64)), Tensor(np.array(0, np.int64))
+    return (P.CTCGreedyDecoder()(x, Tensor(IL)), P.CTCGreedyDecoder(False)(x, Tensor(IL)),
+            P.CTCGreedyDecoder(merge_repeated=True)(x, Tensor(np.array([0, 3], np.int32))),
+            P.MultinomialWithReplacement(4, True)(one_hot, seed, offset),
+            P.MultinomialWithReplacement(numsamples=1)(one_hot, seed, offset))
 '''
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.mindspore_ref.ms_prims_more_programs import PROGRAMS
@@ -17,3 +18,32 @@ RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_prims_more_expected.js
                     tolerance={"*": {"rtol": 1e-4, "atol": 1e-5}}, mode_dependent=())
 (test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
  test_against_mindspore) = (pytest.mark.slow(t) for t in RECORDED.tests())  # graph compiles: ~30 s
+
+
+# MindSpore's CPU build cannot run these two (ms_prims_more_programs.UNTESTABLE): NumPy checks
+def test_move_to_copies_the_values_in_both_modes():
+    import framework as ms
+    from tests.mindspore_ref.reference import both_modes
+
+    x = np.linspace(-2.0, 3.0, 12, dtype=np.float32).reshape(3, 4)
+    for out in both_modes(lambda t: ms.ops.operations.MoveTo()(t, "CPU", True) * 2.0, x):
+        np.testing.assert_array_equal(out, x * 2.0)
+    with pytest.raises(ValueError, match="'CPU', 'Ascend' or 'GPU'"):
+        ms.ops.operations.MoveTo()(ms.Tensor(x), "TPU")
+
+
+def test_coalesce_sums_repeated_positions_in_row_major_order():
+    import framework as ms
+
+    rng = np.random.default_rng(5)
+    indices = rng.integers(0, 3, size=(2, 9)).astype(np.int64)
+    values = rng.normal(size=9).astype(np.float32)
+    dense = np.zeros((3, 4), np.float32)
+    np.add.at(dense, tuple(indices), values)
+    occupied = np.unique(np.ravel_multi_index(tuple(indices), (3, 4)))  # sorted flat positions
+    out_indices, out_values, out_shape = ms.ops.operations.Coalesce()(
+        ms.Tensor(indices), ms.Tensor(values), ms.Tensor(np.array([3, 4], np.int64)))
+    np.testing.assert_array_equal(out_indices.asnumpy(), np.stack(np.unravel_index(occupied, (3, 4))))
+    np.testing.assert_allclose(out_values.asnumpy(), dense.reshape(-1)[occupied], rtol=1e-6)
+    np.testing.assert_array_equal(out_shape.asnumpy(), [3, 4])
+    assert out_indices.dtype == ms.int64 and out_values.dtype == ms.float32
