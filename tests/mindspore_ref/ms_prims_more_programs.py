@@ -44,9 +44,12 @@ M3 = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
 LA = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], np.float32)
 LB = np.array([[1.0, 0.5], [2.0, -1.0], [3.0, 2.0]], np.float32)
 S8 = np.cos(np.arange(16) * 0.8).reshape(2, 8).astype(np.float32)
+TM = np.array([[2.0, 9.0, -4.0], [1.0, 3.0, 7.0], [-1.0, 0.5, 4.0]], np.float32)
+TB = np.array([[1.0, 2.0], [2.0, -1.0], [0.5, 3.0]], np.float32)
+BM = np.array([[True, False, True, False], [False, True, False, True], [True, True, False, False]])
 '''
 _ARRAYS = ("V", "OS", "U", "IDX", "Q", "FS2", "FS3", "G", "IMG", "BOXES", "BI", "LP", "TG", "IL",
-           "TL", "DG", "M3", "LA", "LB", "S8")
+           "TL", "DG", "M3", "LA", "LB", "S8", "TM", "TB", "BM")
 PROGRAMS: dict[str, str] = {}
 
 
@@ -114,6 +117,25 @@ def main():
     return Net()(Tensor(S8), Tensor(Q)), P.ScalarSummary()("s", Tensor(S8).sum()) is None
 '''
 
+# RandomChoiceWithMask's order is random: compared through the positions one call chose,
+# sorted (row-major codes; rows masked off sort last), and the entries they pick
+_CHOSEN = '''
+def chosen(bm, count):
+    index, mask = P.RandomChoiceWithMask(count)(bm)
+    codes = index[:, 0] * 4 + index[:, 1] + ops.cast(ops.logical_not(mask), ms.int32) * 100
+    return ops.sort(ops.cast(codes, ms.float32))[0], mask, ops.gather_nd(bm, index)
+
+'''
+_TRIANGULAR = [
+    "P.MatrixTriangularSolve()(tm, tb)", "P.MatrixTriangularSolve(False)(tm, tb)",
+    "P.MatrixTriangularSolve(True, True)(tm, tb)",
+    "P.MatrixTriangularSolve(lower=False, adjoint=True)(tm, tb)",
+    "chosen(bm, 10)", "chosen(bm, 3)[1:]", "P.RandomChoiceWithMask(count=4, seed=1)(bm)[0].shape",
+]
+PROGRAMS["triangular_choice"] = family_source(
+    _PRELUDE, used_arrays(_ARRAYS, _TRIANGULAR), _TRIANGULAR,
+    [("P.MatrixTriangularSolve()({}, {})", ["TM", "TB"]),
+     ("P.MatrixTriangularSolve(False, True)({}, {}) * 1.5", ["TM", "TB"])], _CHOSEN)
 
 # value-dependent output lengths: run eagerly (outside a compiled Cell) in both modes, as
 # graph mode needs; the weights are one-hot rows, so the draws are determined
@@ -125,7 +147,13 @@ def main():
     return (P.CTCGreedyDecoder()(x, Tensor(IL)), P.CTCGreedyDecoder(False)(x, Tensor(IL)),
             P.CTCGreedyDecoder(merge_repeated=True)(x, Tensor(np.array([0, 3], np.int32))),
             P.MultinomialWithReplacement(4, True)(one_hot, seed, offset),
-            P.MultinomialWithReplacement(numsamples=1)(one_hot, seed, offset))
+            P.MultinomialWithReplacement(numsamples=1)(one_hot, seed, offset),
+            P.RaggedRange(ms.int32)(Tensor(np.array([0, 5, 8], np.int32)),
+                                    Tensor(np.array([3, 3, 9], np.int32)),
+                                    Tensor(np.array([1, -1, 2], np.int32))),
+            P.RaggedRange(Tsplits=ms.int64)(Tensor(np.array([0.5, 1.0], np.float32)),
+                                            Tensor(np.array([3.0, 3.0], np.float32)),
+                                            Tensor(np.array([1.0, 0.7], np.float32))))
 '''
 
 

@@ -47,3 +47,21 @@ def test_coalesce_sums_repeated_positions_in_row_major_order():
     np.testing.assert_allclose(out_values.asnumpy(), dense.reshape(-1)[occupied], rtol=1e-6)
     np.testing.assert_array_equal(out_shape.asnumpy(), [3, 4])
     assert out_indices.dtype == ms.int64 and out_values.dtype == ms.float32
+
+
+def test_ragged_range_says_it_needs_pynative_and_refuses_a_zero_delta():
+    import framework as ms
+
+    class Net(ms.nn.Cell):
+        def construct(self, starts, limits, deltas):
+            return ms.ops.operations.RaggedRange(ms.int32)(starts, limits, deltas)
+
+    three = [ms.Tensor(np.array(v, np.int32)) for v in ([0, 1], [4, 5], [1, 2])]
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        with pytest.raises(RuntimeError, match="RaggedRange: its output shape depends on the input values"):
+            Net()(*three)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError, match="deltas must not be 0"):
+        Net()(three[0], three[1], ms.Tensor(np.array([1, 0], np.int32)))

@@ -34,7 +34,8 @@ from .prim_math import Addcdiv, Addcmul, CountNonZero, Cross, CumProd, Cummin, C
 from .prim_nn import AdaptiveAvgPool2D, AdaptiveMaxPool2D, BCEWithLogitsLoss, BinaryCrossEntropy, ChannelShuffle, DepthToSpace, Dropout2D, Dropout3D, GLU, KLDivLoss, L2Normalize, MultiMarginLoss, NLLLoss, SigmoidCrossEntropyWithLogits, SoftmaxCrossEntropyWithLogits, SpaceToDepth, SparseSoftmaxCrossEntropyWithLogits
 from .prim_optim import Adam, AdamWeightDecay, ApplyAdaMax, ApplyAdadelta, ApplyAdagrad, ApplyAdamWithAmsgrad, ApplyAdamWithAmsgradV2, ApplyCenteredRMSProp, ApplyRMSProp, InplaceIndexAdd, SGD
 from .prim_random import Bernoulli, Cauchy, LogNormalReverse, Multinomial, MultinomialWithReplacement, RandomCategorical, RandomShuffle, StandardLaplace
-from .prim_sequence import CTCGreedyDecoder, CTCLossV2, Coalesce, FFTWithSize, Lstsq, MatrixDiagPartV3, MatrixDiagV3
+from .prim_selection import RaggedRange, RandomChoiceWithMask
+from .prim_sequence import CTCGreedyDecoder, CTCLossV2, Coalesce, FFTWithSize, Lstsq, MatrixDiagPartV3, MatrixDiagV3, MatrixTriangularSolve
 from .prim_sets import Bincount, Conv2DBackpropInput, Conv2DTranspose, FillV2, Histogram, InvertPermutation, NonZero, Qr, StandardNormal, TensorShape, Unique, UniqueConsecutive
 from .prim_special import BesselI0, BesselI0e, BesselI1, BesselI1e, BesselJ0, BesselJ1, BesselK0, BesselK0e, BesselK1, BesselK1e, BesselY0, BesselY1, Cholesky, CholeskyInverse, CholeskySolve, Digamma, Eig, Igamma, Igammac, Lgamma, LogMatrixDeterminant, LuSolve, LuUnpack, MatrixDeterminant, MatrixSolve, Mvlgamma, Orgqr, Polygamma, Svd, Zeta
 from .prim_summary import HistogramSummary, ImageSummary, MoveTo, ScalarSummary, TensorSummary
@@ -85,13 +86,14 @@ __all__ = [
     "LogMatrixDeterminant", "LogNormalReverse", "LogSoftmax", "LogSpace", "LogicalAnd",
     "LogicalNot", "LogicalOr", "LogicalXor", "Logit", "LpNorm", "Lstsq", "LuSolve", "LuUnpack",
     "MaskedFill", "MatMul", "MatrixDeterminant", "MatrixDiagPartV3", "MatrixDiagV3",
-    "MatrixInverse", "MatrixPower", "MatrixSolve", "MaxPool", "MaxPoolGrad", "MaxPoolWithArgmaxV2",
-    "MaxUnpool2D", "MaxUnpool3D", "Maximum", "Meshgrid", "Minimum", "MirrorPad", "Mish", "Mod",
-    "MoveTo", "Mul", "MulNoNan", "MultiMarginLoss", "Multinomial", "MultinomialWithReplacement",
-    "Mvlgamma", "NLLLoss", "NPUAllocFloatStatus", "NPUClearFloatStatus", "NPUGetFloatStatus",
-    "NarrowView", "Neg", "NonZero", "NotEqual", "OneHot", "Ones", "OnesLike", "Orgqr", "PReLU",
-    "Pad", "PadV3", "Partial", "Pdist", "Polar", "Polygamma", "PopulationCount", "Pow", "Print",
-    "Qr", "RandomCategorical", "RandomShuffle", "Rank", "ReLU", "ReLU6", "RealDiv", "Reciprocal",
+    "MatrixInverse", "MatrixPower", "MatrixSolve", "MatrixTriangularSolve", "MaxPool",
+    "MaxPoolGrad", "MaxPoolWithArgmaxV2", "MaxUnpool2D", "MaxUnpool3D", "Maximum", "Meshgrid",
+    "Minimum", "MirrorPad", "Mish", "Mod", "MoveTo", "Mul", "MulNoNan", "MultiMarginLoss",
+    "Multinomial", "MultinomialWithReplacement", "Mvlgamma", "NLLLoss", "NPUAllocFloatStatus",
+    "NPUClearFloatStatus", "NPUGetFloatStatus", "NarrowView", "Neg", "NonZero", "NotEqual",
+    "OneHot", "Ones", "OnesLike", "Orgqr", "PReLU", "Pad", "PadV3", "Partial", "Pdist", "Polar",
+    "Polygamma", "PopulationCount", "Pow", "Print", "Qr", "RaggedRange", "RandomCategorical",
+    "RandomChoiceWithMask", "RandomShuffle", "Rank", "ReLU", "ReLU6", "RealDiv", "Reciprocal",
     "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceOp", "ReduceProd",
     "ReduceStd", "ReduceSum", "Renorm", "Reshape", "ResizeBilinearV2", "ResizeLinear1D",
     "ResizeNearestNeighbor", "ResizeNearestNeighborV2", "ReverseSequence", "ReverseV2",

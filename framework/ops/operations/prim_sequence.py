@@ -12,6 +12,8 @@ Contracts (``P.X(attrs)(tensors)``):
   (log_probs, targets, input_lengths, target_lengths)``: ``(loss, log_alpha)``;
 - ``MatrixDiagV3(align='RIGHT_LEFT')(x, k, num_rows, num_cols, padding_value)`` and
   ``MatrixDiagPartV3(align)(x, k, padding_value)``: ``k`` etc. constant tensors;
+- ``MatrixTriangularSolve(lower=True, adjoint=False)(matrix, rhs)``: ``T x = rhs`` (``T^H``
+  with ``adjoint``), ``T`` the lower (upper) triangle of ``matrix``, the rest unread;
 - ``Lstsq(fast=True, l2_regularizer=0.0)(matrix, rhs)``: least squares; a positive
   ``l2_regularizer`` solves the regularized normal equations ``(A^T A + l2 I) x = A^T b``;
 - ``Coalesce()(indices (ndim, nnz), values, shape)``: ``(indices, values, shape)`` with
@@ -71,6 +73,12 @@ def _lstsq(matrix: Any, rhs: Any, *, fast: bool, l2_regularizer: float) -> Any:
     return ops.matrix_solve(gram + ridge, ops.matmul(at, rhs))
 
 
+def _triangular_solve(matrix: Any, rhs: Any, *, lower: bool, adjoint: bool) -> Any:
+    ops = _ops()
+    triangle = ops.tril(matrix) if lower else ops.triu(matrix)
+    return ops.matrix_solve(triangle, rhs, adjoint)
+
+
 def _fft_with_size(x: Any, *, signal_ndim: int, inverse: bool, real: bool, norm: str,
                    onesided: bool, signal_sizes: Any) -> Any:
     ops = _ops()
@@ -93,10 +101,11 @@ CTCGreedyDecoder = class_form("CTCGreedyDecoder", lambda inputs, sequence_length
 CTCLossV2 = class_form("CTCLossV2", _ctc_loss_v2, blank=0, reduction="none", zero_infinity=False)
 MatrixDiagV3 = class_form("MatrixDiagV3", _matrix_diag_v3, align="RIGHT_LEFT")
 MatrixDiagPartV3 = class_form("MatrixDiagPartV3", _matrix_diag_part_v3, align="RIGHT_LEFT")
+MatrixTriangularSolve = class_form("MatrixTriangularSolve", _triangular_solve, lower=True, adjoint=False)
 Lstsq = class_form("Lstsq", _lstsq, fast=True, l2_regularizer=0.0)
 Coalesce = class_form("Coalesce", lambda indices, values, shape: _ops().coalesce(indices, values, shape))
 FFTWithSize = class_form("FFTWithSize", _fft_with_size, signal_ndim=REQUIRED, inverse=REQUIRED,
                          real=REQUIRED, norm="backward", onesided=True, signal_sizes=())
 
-__all__ = ["CTCGreedyDecoder", "CTCLossV2", "MatrixDiagV3", "MatrixDiagPartV3", "Lstsq", "Coalesce",
-           "FFTWithSize"]
+__all__ = ["CTCGreedyDecoder", "CTCLossV2", "MatrixDiagV3", "MatrixDiagPartV3", "MatrixTriangularSolve",
+           "Lstsq", "Coalesce", "FFTWithSize"]
