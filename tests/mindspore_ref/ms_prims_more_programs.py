@@ -46,10 +46,14 @@ LB = np.array([[1.0, 0.5], [2.0, -1.0], [3.0, 2.0]], np.float32)
 S8 = np.cos(np.arange(16) * 0.8).reshape(2, 8).astype(np.float32)
 TM = np.array([[2.0, 9.0, -4.0], [1.0, 3.0, 7.0], [-1.0, 0.5, 4.0]], np.float32)
 TB = np.array([[1.0, 2.0], [2.0, -1.0], [0.5, 3.0]], np.float32)
+BA = np.array([1.0, 2.0, 0.5, 3.5], np.float32)
+BB = np.array([2.0, 3.0, 1.5, 0.8], np.float32)
+BX = np.array([0.5, 0.3, 0.9, 0.05], np.float32)
 BM = np.array([[True, False, True, False], [False, True, False, True], [True, True, False, False]])
 '''
 _ARRAYS = ("V", "OS", "U", "IDX", "Q", "FS2", "FS3", "G", "IMG", "BOXES", "BI", "LP", "TG", "IL",
-           "TL", "DG", "M3", "LA", "LB", "S8", "TM", "TB", "BM")
+           "TL", "DG", "M3", "LA", "LB", "S8", "TM", "TB", "BM", "BA", "BB",
+           "BX")
 PROGRAMS: dict[str, str] = {}
 
 
@@ -117,6 +121,7 @@ def main():
     return Net()(Tensor(S8), Tensor(Q)), P.ScalarSummary()("s", Tensor(S8).sum()) is None
 '''
 
+# Betainc: MindSpore differentiates x only (zeros for a and b).
 # RandomChoiceWithMask's order is random: compared through the positions one call chose,
 # sorted (row-major codes; rows masked off sort last), and the entries they pick
 _CHOSEN = '''
@@ -130,12 +135,14 @@ _TRIANGULAR = [
     "P.MatrixTriangularSolve()(tm, tb)", "P.MatrixTriangularSolve(False)(tm, tb)",
     "P.MatrixTriangularSolve(True, True)(tm, tb)",
     "P.MatrixTriangularSolve(lower=False, adjoint=True)(tm, tb)",
+    "P.Betainc()(ba, bb, bx)", "P.Betainc()(bb, ba, bx * 0.5)",
     "chosen(bm, 10)", "chosen(bm, 3)[1:]", "P.RandomChoiceWithMask(count=4, seed=1)(bm)[0].shape",
 ]
 PROGRAMS["triangular_choice"] = family_source(
     _PRELUDE, used_arrays(_ARRAYS, _TRIANGULAR), _TRIANGULAR,
     [("P.MatrixTriangularSolve()({}, {})", ["TM", "TB"]),
-     ("P.MatrixTriangularSolve(False, True)({}, {}) * 1.5", ["TM", "TB"])], _CHOSEN)
+     ("P.MatrixTriangularSolve(False, True)({}, {}) * 1.5", ["TM", "TB"]),
+     ("P.Betainc()({}, {}, {}) * 2.0", ["BA", "BB", "BX"])], _CHOSEN)
 
 # value-dependent output lengths: run eagerly (outside a compiled Cell) in both modes, as
 # graph mode needs; the weights are one-hot rows, so the draws are determined
