@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.mindspore_ref.families import family_source, used_arrays
+from tests.mindspore_ref.recorded import ERROR_KIND
 
 # names MindSpore 2.10 cannot run on one CPU process: its error
 UNTESTABLE: dict[str, str] = {
@@ -161,6 +162,23 @@ def main():
             P.RaggedRange(Tsplits=ms.int64)(Tensor(np.array([0.5, 1.0], np.float32)),
                                             Tensor(np.array([3.0, 3.0], np.float32)),
                                             Tensor(np.array([1.0, 0.7], np.float32))))
+'''
+
+
+# Assert: a (1,) int32 tensor (its value unset in MindSpore's PyNative) while the condition
+# holds; a false one raises RuntimeError when the code reaches it (MindSpore's PyNative
+# raises at the next synchronisation: asnumpy)
+PROGRAMS["assert"] = _PRELUDE + ERROR_KIND + '''
+class Net(nn.Cell):
+    def construct(self, c, x):
+        P.Assert()(c, [x])
+        P.Assert(summarize=2)(c, [x, x * 2.0])
+        return x * 2.0, P.Assert(5)(c, [x]) * 0  # its value: uninitialised memory in MindSpore
+
+
+def main():
+    x = Tensor(S8)
+    return Net()(Tensor(True), x), kind(lambda: Net()(Tensor(False), x)[0].asnumpy())
 '''
 
 

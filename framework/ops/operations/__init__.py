@@ -38,7 +38,7 @@ from .prim_selection import RaggedRange, RandomChoiceWithMask
 from .prim_sequence import CTCGreedyDecoder, CTCLossV2, Coalesce, FFTWithSize, Lstsq, MatrixDiagPartV3, MatrixDiagV3, MatrixTriangularSolve
 from .prim_sets import Bincount, Conv2DBackpropInput, Conv2DTranspose, FillV2, Histogram, InvertPermutation, NonZero, Qr, StandardNormal, TensorShape, Unique, UniqueConsecutive
 from .prim_special import BesselI0, BesselI0e, BesselI1, BesselI1e, BesselJ0, BesselJ1, BesselK0, BesselK0e, BesselK1, BesselK1e, BesselY0, BesselY1, Betainc, Cholesky, CholeskyInverse, CholeskySolve, Digamma, Eig, Igamma, Igammac, Lgamma, LogMatrixDeterminant, LuSolve, LuUnpack, MatrixDeterminant, MatrixSolve, Mvlgamma, Orgqr, Polygamma, Svd, Zeta
-from .prim_summary import HistogramSummary, ImageSummary, MoveTo, ScalarSummary, TensorSummary
+from .prim_summary import Assert, HistogramSummary, ImageSummary, MoveTo, ScalarSummary, TensorSummary
 from .prim_update import ApplyGradientDescent, ApplyMomentum, DiagPart, EmbeddingLookup, FillDiagonal, IndexPut, MirrorPad, PadV3, Renorm, ReverseSequence, ScatterAdd, ScatterNdAdd, ScatterNdUpdate, TensorScatterUpdate
 from .prim_volume import AdaptiveAvgPool3D, AdaptiveMaxPool3D, CropAndResize, FractionalMaxPool3DWithFixedKsize, FractionalMaxPoolWithFixedKsize, GridSampler3D, MaxUnpool3D, UpsampleNearest3D, UpsampleTrilinear3D
 from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
@@ -60,15 +60,15 @@ __all__ = [
     "AllReduce", "ApplyAdaMax", "ApplyAdadelta", "ApplyAdagrad", "ApplyAdamWithAmsgrad",
     "ApplyAdamWithAmsgradV2", "ApplyCenteredRMSProp", "ApplyGradientDescent", "ApplyMomentum",
     "ApplyRMSProp", "ArgMaxWithValue", "ArgMinWithValue", "Argmax", "Argmin", "Asin", "Asinh",
-    "Assign", "AssignAdd", "Atan", "Atan2", "Atanh", "AvgPool", "AvgPoolGrad", "BCEWithLogitsLoss",
-    "BartlettWindow", "BatchMatMul", "BatchNorm", "Bernoulli", "BesselI0", "BesselI0e", "BesselI1",
-    "BesselI1e", "BesselJ0", "BesselJ1", "BesselK0", "BesselK0e", "BesselK1", "BesselK1e",
-    "BesselY0", "BesselY1", "Betainc", "BiasAdd", "BinaryCrossEntropy", "Bincount", "BitwiseAnd",
-    "BitwiseOr", "BitwiseXor", "BlackmanWindow", "BoundingBoxDecode", "BoundingBoxEncode",
-    "BroadcastTo", "BroadcastToView", "Bucketize", "CTCGreedyDecoder", "CTCLossV2", "Cast",
-    "Cauchy", "CeLU", "Ceil", "ChannelShuffle", "Cholesky", "CholeskyInverse", "CholeskySolve",
-    "ChunkView", "Coalesce", "Col2Im", "Complex", "ComplexAbs", "Concat", "Conv2D",
-    "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv2DTranspose", "Cos", "Cosh",
+    "Assert", "Assign", "AssignAdd", "Atan", "Atan2", "Atanh", "AvgPool", "AvgPoolGrad",
+    "BCEWithLogitsLoss", "BartlettWindow", "BatchMatMul", "BatchNorm", "Bernoulli", "BesselI0",
+    "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1", "BesselK0", "BesselK0e",
+    "BesselK1", "BesselK1e", "BesselY0", "BesselY1", "Betainc", "BiasAdd", "BinaryCrossEntropy",
+    "Bincount", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BlackmanWindow", "BoundingBoxDecode",
+    "BoundingBoxEncode", "BroadcastTo", "BroadcastToView", "Bucketize", "CTCGreedyDecoder",
+    "CTCLossV2", "Cast", "Cauchy", "CeLU", "Ceil", "ChannelShuffle", "Cholesky", "CholeskyInverse",
+    "CholeskySolve", "ChunkView", "Coalesce", "Col2Im", "Complex", "ComplexAbs", "Concat",
+    "Conv2D", "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv2DTranspose", "Cos", "Cosh",
     "CountNonZero", "CropAndResize", "Cross", "CumProd", "CumSum", "Cummin", "CumulativeLogsumexp",
     "DType", "Depend", "DepthToSpace", "Diag", "DiagPart", "Digamma", "Div", "DivNoNan", "Dropout",
     "Dropout2D", "Dropout3D", "Eig", "Elu", "EmbeddingLookup", "Equal", "EqualCount", "Erf",

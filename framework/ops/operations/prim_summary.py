@@ -34,3 +34,14 @@ HistogramSummary = class_form("HistogramSummary", _summary("HistogramSummary", "
 MoveTo = class_form("MoveTo", lambda x, to="CPU", blocking=True: _namespaces.ops().move_to(x, to, blocking))
 
 __all__ = ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary", "MoveTo"]
+
+
+def _assert(condition: Any, input_data: Any, *, summarize: int) -> Any:
+    from ..debug import AssertOp
+
+    data = list(input_data) if isinstance(input_data, list | tuple) else [input_data]
+    return AssertOp(summarize)(condition, *data)
+
+
+Assert = class_form("Assert", _assert, summarize=3)
+__all__ += ["Assert"]
