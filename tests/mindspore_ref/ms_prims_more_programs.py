@@ -165,6 +165,33 @@ def main():
 '''
 
 
+# FractionalMaxPool's windows are random: compared through what every draw determines (the
+# shapes, the sequences' ends and steps, the per-channel maximum). Its gradient fails in
+# MindSpore's PyNative ("Input device address is null for ...FractionalMaxPoolGrad"): checked
+# against NumPy in test_ms_prims_more.py
+PROGRAMS["fractional"] = _PRELUDE + ERROR_KIND + '''
+FX = np.sin(np.arange(2 * 7 * 6 * 3) * 0.77).reshape(2, 7, 6, 3).astype(np.float32)
+
+
+def checks(y, r, c, x):
+    steps = ops.concat([r[1:] - r[:-1], c[1:] - c[:-1]])
+    return (y.shape, r.shape, r.dtype == ms.int64, r[0], r[-1], c[0], c[-1], (steps >= 1).all(),
+            (steps <= 2).all(), ops.amax(y, (1, 2)) - ops.amax(x, (1, 2)))
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return (checks(*P.FractionalMaxPool([1.0, 1.5, 1.44, 1.0])(x), x),
+                checks(*P.FractionalMaxPool([1.0, 1.5, 1.44, 1.0], True)(x), x),
+                checks(*P.FractionalMaxPool(pooling_ratio=[1.0, 1.5, 1.44, 1.0], overlapping=True)(x), x),
+                checks(*P.FractionalMaxPool([1.0, 2.0, 1.2, 1.0], True, True)(x), x))
+
+
+def main():
+    x = Tensor(FX)
+    return Net()(x), kind(lambda: P.FractionalMaxPool((1.0, 1.5, 1.5, 1.0))(x))
+'''
+
 # Assert: a (1,) int32 tensor (its value unset in MindSpore's PyNative) while the condition
 # holds; a false one raises RuntimeError when the code reaches it (MindSpore's PyNative
 # raises at the next synchronisation: asnumpy)

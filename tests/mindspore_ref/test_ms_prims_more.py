@@ -65,3 +65,30 @@ def test_ragged_range_says_it_needs_pynative_and_refuses_a_zero_delta():
         ms.set_context(mode=ms.PYNATIVE_MODE)
     with pytest.raises(ValueError, match="deltas must not be 0"):
         Net()(three[0], three[1], ms.Tensor(np.array([1, 0], np.int32)))
+
+
+@pytest.mark.parametrize("overlapping", [False, True])
+def test_fractional_max_pool_pools_its_windows_and_sends_the_gradient_to_their_maxima(overlapping):
+    import framework as ms
+
+    x = np.sin(np.arange(2 * 7 * 6 * 3) * 0.77).reshape(2, 7, 6, 3).astype(np.float32)
+    pool = ms.ops.operations.FractionalMaxPool([1.0, 1.5, 1.44, 1.0], True, overlapping)
+    weights = np.cos(np.arange(2 * 4 * 4 * 3)).reshape(2, 4, 4, 3).astype(np.float32)
+    ms.set_seed(7)
+    y, rows, cols = (t.asnumpy() for t in pool(ms.Tensor(x)))
+    ms.set_seed(7)  # the same draws: the same windows
+    grad = ms.ops.grad(lambda t: (pool(t)[0] * ms.Tensor(weights)).sum())(ms.Tensor(x)).asnumpy()
+    extra = 1 if overlapping else 0
+    expected_grad = np.zeros((2, 7 * 6, 3), np.float64)
+    for i in range(4):
+        for j in range(4):
+            r1, c1 = min(rows[i + 1] + extra, 7), min(cols[j + 1] + extra, 6)
+            patch = x[:, rows[i]:r1, cols[j]:c1, :]
+            np.testing.assert_array_equal(y[:, i, j], patch.max(axis=(1, 2)))
+            first = patch.reshape(2, -1, 3).argmax(axis=1)  # (2, 3): the first maximum
+            width = c1 - cols[j]
+            flat = (rows[i] + first // width) * 6 + cols[j] + first % width
+            for n in range(2):
+                for ch in range(3):
+                    expected_grad[n, flat[n, ch], ch] += weights[n, i, j, ch]
+    np.testing.assert_allclose(grad, expected_grad.reshape(x.shape), rtol=1e-6)

@@ -14,6 +14,9 @@ Contracts (``P.X(attrs)(tensors)``):
 - ``FractionalMaxPoolWithFixedKsize(ksize, output_shape, data_format='NCHW')(x, samples)``
   and ``FractionalMaxPool3DWithFixedKsize(..., data_format='NCDHW')``: ``(y, argmax int64)``,
   ``samples`` ``(N, C, 2 or 3)`` in [0, 1) placing the windows;
+- ``FractionalMaxPool(pooling_ratio, pseudo_random=False, overlapping=False, ...)(x)``: NHWC
+  ``x`` pooled over random window sequences: ``(y, row_sequence, col_sequence)``
+  (``framework/ops/fractional_pool.py``; the seeds are accepted, the draws are ours);
 - ``UpsampleNearest3D()(x, output_size, scales)``, ``UpsampleTrilinear3D(align_corners=False)
   (x, output_size, scales)``: one of ``output_size`` (three sizes) and ``scales`` (three
   factors) given, the other None;
@@ -101,6 +104,16 @@ def _crop_and_resize(image: Any, boxes: Any, box_index: Any, crop_size: Any, *, 
                                   extrapolation_value)
 
 
+def _fractional_max_pool(x: Any, *, pooling_ratio: Any, pseudo_random: bool, overlapping: bool,
+                         deterministic: bool, seed: int, seed2: int) -> Any:
+    from ..fractional_pool import fractional_max_pool
+
+    if not isinstance(pooling_ratio, list):  # MindSpore refuses a tuple too
+        raise argument_error("FractionalMaxPool", TypeError(
+            f"pooling_ratio must be a list, got {type(pooling_ratio).__name__}"))
+    return fractional_max_pool(x, pooling_ratio, pseudo_random, overlapping)
+
+
 AdaptiveAvgPool3D = class_form("AdaptiveAvgPool3D", lambda x, *, output_size: _ops().adaptive_avg_pool3d(
     x, output_size), output_size=REQUIRED)
 AdaptiveMaxPool3D = class_form("AdaptiveMaxPool3D", _adaptive_max3d)
@@ -114,6 +127,9 @@ FractionalMaxPool3DWithFixedKsize = class_form(
     "FractionalMaxPool3DWithFixedKsize",
     _fixed_ksize("FractionalMaxPool3DWithFixedKsize", "fractional_max_pool3d", "NCDHW"),
     ksize=REQUIRED, output_shape=REQUIRED, data_format="NCDHW")
+FractionalMaxPool = class_form("FractionalMaxPool", _fractional_max_pool, pooling_ratio=REQUIRED,
+                               pseudo_random=False, overlapping=False, deterministic=False, seed=0,
+                               seed2=0)
 UpsampleNearest3D = class_form("UpsampleNearest3D", _upsample("nearest"))
 UpsampleTrilinear3D = class_form("UpsampleTrilinear3D", _upsample("trilinear"), align_corners=False)
 GridSampler3D = class_form("GridSampler3D", _grid_sampler3d, interpolation_mode="bilinear",
@@ -123,6 +139,6 @@ CropAndResize = class_form("CropAndResize", _crop_and_resize, method="bilinear",
 
 __all__ = [
     "AdaptiveAvgPool3D", "AdaptiveMaxPool3D", "MaxUnpool3D", "FractionalMaxPoolWithFixedKsize",
-    "FractionalMaxPool3DWithFixedKsize", "UpsampleNearest3D", "UpsampleTrilinear3D",
+    "FractionalMaxPool3DWithFixedKsize", "FractionalMaxPool", "UpsampleNearest3D", "UpsampleTrilinear3D",
     "GridSampler3D", "CropAndResize",
 ]
