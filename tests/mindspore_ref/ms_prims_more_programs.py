@@ -1,10 +1,13 @@
-"""Volume pooling and resampling, CTC, band-matrix, least-squares, spectral and summary
-primitive classes (``P.AdaptiveAvgPool3D``, ``P.UpsampleTrilinear3D``, ``P.CTCLossV2``,
-``P.MatrixDiagV3``, ``P.FFTWithSize``, ``P.ScalarSummary`` ...;
-``framework/ops/operations/prim_volume.py``, ``prim_sequence.py``, ``prim_summary.py``) in both
-modes, values, dtypes and gradients where MindSpore differentiates them (family programs,
-:mod:`tests.mindspore_ref.families`). ``ms_prims_more_expected.json`` holds MindSpore 2.10's
-answers on CPU.
+"""More ``P.*`` classes in both modes against MindSpore 2.10: volume pooling and resampling
+(``P.AdaptiveAvgPool3D``, ``P.UpsampleTrilinear3D``, ``P.GridSampler3D``, ``P.FractionalMaxPool``
+...; ``framework/ops/operations/prim_volume.py``), CTC, band matrices, triangular and least
+squares solves, FFTs (``prim_sequence.py``), ``P.Betainc`` (``prim_special.py``), selection and
+sampling (``prim_selection.py``, ``prim_random.py``), summaries and ``P.Assert``
+(``prim_summary.py``): values, dtypes, and gradients where MindSpore differentiates them (not
+``Lstsq``: "Illegal primitive Lstsq's bprop not defined"). Family programs
+(:mod:`tests.mindspore_ref.families`) and a few of their own; random ops compared through
+what their draws determine. ``ms_prims_more_expected.json`` holds MindSpore 2.10's answers on
+CPU.
 """
 
 from __future__ import annotations
@@ -72,7 +75,9 @@ _family("volume_pool", [
     "P.FractionalMaxPool3DWithFixedKsize((2, 2, 2), (2, 2, 2))(v, Tensor(FS3))[0]",
     "P.FractionalMaxPool3DWithFixedKsize(2, (1, 2, 2))(v, Tensor(FS3))[1]",
 ], [("P.AdaptiveAvgPool3D((2, 2, 3))({})", ["V"]),
-    ("P.AdaptiveMaxPool3D()({}, Tensor(OS))[0]", ["V"])])
+    ("P.AdaptiveMaxPool3D()({}, Tensor(OS))[0]", ["V"]),
+    ("P.MaxUnpool3D(2, 2)({}, Tensor(IDX)) * 2.0", ["U"]),
+    ("P.FractionalMaxPool3DWithFixedKsize((2, 2, 2), (2, 2, 2))({}, Tensor(FS3))[0] * 3.0", ["V"])])
 
 _family("volume_resample", [
     "P.UpsampleNearest3D()(v, (3, 6, 5), None)", "P.UpsampleNearest3D()(v, None, [2.0, 1.5, 1.0])",
@@ -84,6 +89,8 @@ _family("volume_resample", [
     "P.CropAndResize()(img, boxes, bi, (3, 3))", "P.CropAndResize('nearest')(img, boxes, bi, (3, 2))",
     "P.CropAndResize(extrapolation_value=-1.0)(img, boxes * 1.4 - 0.2, bi, (3, 3))",
 ], [("P.UpsampleTrilinear3D()({}, (3, 6, 5), None)", ["V"]),
+    ("P.UpsampleNearest3D()({}, (3, 6, 5), None) ** 2", ["V"]),
+    ("P.UpsampleTrilinear3D()({}, None, [2.0, 1.5, 1.0]) ** 2", ["V"]),
     ("P.GridSampler3D()({}, {})", ["V", "G"]),
     ("P.CropAndResize()({}, Tensor(BOXES), Tensor(BI), (3, 3))", ["IMG"])])
 
@@ -104,6 +111,9 @@ _family("sequence_matrix", [
     "P.FFTWithSize(2, True, False, 'forward')(ops.Complex()(s8, s8 * 0.5))",
     "P.FFTWithSize(1, True, True, signal_sizes=(8,))(P.FFTWithSize(1, False, True)(s8))",
 ], [("P.CTCLossV2()({}, Tensor(TG), Tensor(IL), Tensor(TL))[0]", ["LP"]),
+    ("P.MatrixDiagV3()({}, Tensor(np.array([0, 1], np.int32)), Tensor(np.array(-1, np.int32)), "
+     "Tensor(np.array(-1, np.int32)), Tensor(np.array(0.0, np.float32))) * 2.0", ["DG"]),
+    ("ops.abs(P.FFTWithSize(1, False, True)({}))", ["S8"]),
     ("P.MatrixDiagPartV3()({}, Tensor(np.array([0, 1], np.int32)), "
      "Tensor(np.array(0.0, np.float32)))", ["M3"])])
 
