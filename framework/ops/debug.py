@@ -244,6 +244,3 @@ class AssertOp(Primitive):
             raise RuntimeError("Assert: the condition is false (input data: "
                                + ", ".join(str(d) for d in shown) + ")")
         return np.zeros((1,), np.int32)
-
-    def bprop(self, *inputs: Any, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
-        return (None,) * len(inputs)

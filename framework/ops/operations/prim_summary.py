@@ -1,10 +1,15 @@
-"""Summary and device-placement primitive classes (``P.ScalarSummary()``,
-``P.TensorSummary()``, ``P.ImageSummary()``, ``P.HistogramSummary()``, ``P.MoveTo()``).
+"""Summary, assertion and device-placement primitive classes (``P.ScalarSummary()``,
+``P.TensorSummary()``, ``P.ImageSummary()``, ``P.HistogramSummary()``, ``P.Assert()``,
+``P.MoveTo()``).
 
 A summary op records ``(name, value)`` for a summary collector; outside one, as MindSpore
 2.10's CPU build does, it records nothing and returns None, in both modes — after checking
 its arguments (a string name, a tensor value of the kind it summarizes), so a misuse fails
 where it is written. ``MoveTo()(x, to='CPU', blocking=True)`` is ``ops.move_to``.
+``Assert(summarize=3)(condition, input_data)`` (``input_data`` a tensor or a list of them) is
+``framework/ops/debug.py``'s ``AssertOp``: a ``(1,)`` int32 tensor while ``condition`` holds;
+a false one writes the first ``summarize`` entries of each input and raises RuntimeError, in
+PyNative at once and in graph mode when the compiled code reaches it.
 """
 
 from __future__ import annotations
@@ -33,7 +38,6 @@ ImageSummary = class_form("ImageSummary", _summary("ImageSummary", "rank 4 (NCHW
 HistogramSummary = class_form("HistogramSummary", _summary("HistogramSummary", "any rank", lambda r: True))
 MoveTo = class_form("MoveTo", lambda x, to="CPU", blocking=True: _namespaces.ops().move_to(x, to, blocking))
 
-__all__ = ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary", "MoveTo"]
 
 
 def _assert(condition: Any, input_data: Any, *, summarize: int) -> Any:
@@ -44,4 +48,5 @@ def _assert(condition: Any, input_data: Any, *, summarize: int) -> Any:
 
 
 Assert = class_form("Assert", _assert, summarize=3)
-__all__ += ["Assert"]
+
+__all__ = ["ScalarSummary", "TensorSummary", "ImageSummary", "HistogramSummary", "MoveTo", "Assert"]
