@@ -213,3 +213,34 @@ class Print:
 def print_(*input_x: Any) -> None:
     """MindSpore's functional ``ops.print_(*input_x)``: ``ops.Print()(*input_x)``."""
     Print()(*input_x)
+
+
+class AssertOp(Primitive):
+    """``AssertOp(summarize)(condition, *data)``: ``[0]`` (int32, MindSpore's answer) while
+    the bool ``condition`` (one element) holds; when it fails, writes the first
+    ``summarize`` entries of each ``data`` tensor and raises RuntimeError, at once in
+    PyNative and in graph mode each time the compiled code reaches it (``side_effect``)."""
+
+    side_effect = True
+    differentiable = False
+
+    def __init__(self, summarize: int = 3) -> None:
+        super().__init__(summarize=summarize)
+
+    def infer(self, condition: Any, *data: Any) -> Any:
+        from ..primitive import Spec
+
+        if condition.dtype != np.bool_ or int(np.prod(condition.shape)) != 1:
+            raise TypeError(f"Assert: condition must be a bool tensor of one element, got {condition.dtype} "
+                            f"of shape {tuple(condition.shape)}")
+        return Spec((1,), np.dtype(np.int32))
+
+    def kernel(self, condition: np.ndarray, *data: np.ndarray) -> np.ndarray:
+        if not bool(np.asarray(condition).reshape(-1)[0]):
+            shown = [np.asarray(d).reshape(-1)[: self.summarize] for d in data]
+            sys.stdout.write("For 'Assert' condition is false.\n"
+                             + "".join(f"input data: {d}\n" for d in shown))
+            sys.stdout.flush()
+            raise RuntimeError("Assert: the condition is false (input data: "
+                               + ", ".join(str(d) for d in shown) + ")")
+        return np.zeros((1,), np.int32)

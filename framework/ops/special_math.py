@@ -1,5 +1,6 @@
 """Special functions: ``lgamma``, ``digamma``, ``polygamma``, ``mvlgamma``, ``erfinv``, the
-incomplete gamma functions ``igamma``/``igammac`` and Hurwitz's ``zeta`` (the Bessel
+incomplete gamma functions ``igamma``/``igammac``, Hurwitz's ``zeta`` and the regularized
+incomplete beta function ``betainc`` (the Bessel
 functions, on the same base, are in :mod:`.bessel`).
 
 Contracts:
@@ -215,6 +216,36 @@ class Zeta(_Binary):
         return dx, dq
 
 
+class Betainc(Primitive):
+    """``I_x(a, b)``, the regularized incomplete beta function (``P.Betainc()(a, b, x)``):
+    ``a``, ``b``, ``x`` of one shape and float dtype; ``x`` outside [0, 1] gives nan.
+    Its gradient is MindSpore's: ``x^(a-1) (1-x)^(b-1) / B(a, b)`` for ``x``, zero for ``a``
+    and ``b``."""
+
+    def infer(self, a: Any, b: Any, x: Any) -> Spec:
+        for t in (a, b, x):
+            _float_spec("betainc", t)
+        if not tuple(a.shape) == tuple(b.shape) == tuple(x.shape) or not a.dtype == b.dtype == x.dtype:
+            raise ValueError(f"betainc: a, b and x need one shape and dtype, got {tuple(a.shape)} "
+                             f"{a.dtype}, {tuple(b.shape)} {b.dtype}, {tuple(x.shape)} {x.dtype}")
+        return Spec(tuple(a.shape), a.dtype)
+
+    def kernel(self, a, b, x):
+        with np.errstate(all="ignore"):
+            y = special.betainc(a.astype(np.float64), b.astype(np.float64), x.astype(np.float64))
+        return np.asarray(y).astype(a.dtype)
+
+    def bprop(self, a, b, x, *, out, dout, needs):
+        from .shape import zeros_like
+
+        dx = None
+        if needs[2]:  # exp((a-1) log x + (b-1) log(1-x) - log B(a, b))
+            log_beta = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
+            log_density = add(mul(sub(a, 1.0), log(x)), mul(sub(b, 1.0), log(sub(1.0, x))))
+            dx = mul(dout, exp(sub(log_density, log_beta)))
+        return (zeros_like(a) if needs[0] else None, zeros_like(b) if needs[1] else None, dx)
+
+
 def _as_float(x: Any, out: Any) -> Any:
     """``x`` in ``out``'s float dtype (an integer input of ``lgamma``)."""
     from .elementwise import cast
@@ -225,6 +256,7 @@ def _as_float(x: Any, out: Any) -> Any:
 # -- functional forms (MindSpore's names and parameters) -----------------------------------
 _LGAMMA, _DIGAMMA, _ERFINV, _POLYGAMMA = Lgamma(), Digamma(), Erfinv(), Polygamma()
 _IGAMMA, _IGAMMAC, _IGAMMA_GRAD_A, _ZETA = Igamma(), Igammac(), IgammaGradA(), Zeta()
+_BETAINC = Betainc()
 
 
 def lgamma(input):  # noqa: A002  (MindSpore's parameter names)
@@ -262,3 +294,8 @@ def igammac(input, other):  # noqa: A002
 
 def zeta(input, other):  # noqa: A002
     return _ZETA(input, other)
+
+
+def betainc(a, b, x):
+    """``I_x(a, b)`` (MindSpore has it as ``P.Betainc`` only)."""
+    return _BETAINC(a, b, x)

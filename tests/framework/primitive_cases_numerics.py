@@ -14,10 +14,12 @@ from scipy import special
 from scipy.linalg import lapack
 
 from framework.ops import bessel as bs
+from framework.ops import fractional_pool as fp
 from framework.ops import integer_math as im
 from framework.ops import linalg_decompose as ld
 from framework.ops import linalg_solve as ls
 from framework.ops import special_math as sm
+from framework.ops.debug import AssertOp
 from framework.ops.host_grad import HostGrad
 from framework.ops.order_statistics import Median
 
@@ -113,6 +115,9 @@ NUMERICS_CASES = [
     Case(sm.IgammaGradA(), lambda r: [r.uniform(0.5, 4, S), r.uniform(0.2, 5, S)], _dgammainc_da),
     # MindSpore's zeta has no gradient in its first argument (zero): q's is checked
     Case(sm.Zeta(), lambda r: [r.uniform(1.5, 4, S), r.uniform(0.5, 3, S)], special.zeta, diff=(1,)),
+    # MindSpore's betainc differentiates x only (zeros for a and b)
+    Case(sm.Betainc(), lambda r: [r.uniform(0.5, 4, S), r.uniform(0.5, 4, S), r.uniform(0.1, 0.9, S)],
+         special.betainc, diff=(2,)),
     Case(bs.BesselI0(), rand(S), np.i0),
     Case(bs.BesselI0e(), rand(S), lambda x: np.i0(x) * np.exp(-np.abs(x))),
     Case(bs.BesselI1(), rand(S), special.i1),
@@ -164,4 +169,66 @@ NUMERICS_CASES = [
     Case(Median(-1), lambda r: [r.permutation(20).reshape(4, 5) * 0.1], _median_ref),
     Case(HostGrad("inverse", 0, (3, 3), "<f8"), lambda r: [np.linalg.inv(_square(r)), rand((3, 3))(r)[0]],
          lambda inv, g: -inv.T @ g @ inv.T),
+]
+
+
+# fractional max pooling (ops/fractional_pool.py): boundaries from the documented rules, the
+# windows' maxima and the gradient at each window's first maximum by loops
+def _pseudo_sequence(n, m):
+    def ref(u):
+        alpha, k = n / m, n // m
+        v = u[0] * min((k + 2) / alpha - 1, (n + 1 - k) / alpha - (m - 1))
+        return np.array([0] + [math.ceil(alpha * (i + v)) - 1 for i in range(1, m)] + [n], np.int64)
+    return ref
+
+
+def _shuffled_sequence(n, m):
+    def ref(u):
+        wider = set(np.argsort(u[1:], kind="stable")[: n % m].tolist())
+        widths = [n // m + (1 if i in wider else 0) for i in range(m)]
+        return np.array([sum(widths[:i]) for i in range(m + 1)], np.int64)
+    return ref
+
+
+def _pool_windows(x, rows, cols, overlapping):
+    extra = 1 if overlapping else 0
+    for i in range(len(rows) - 1):
+        for j in range(len(cols) - 1):
+            r1, c1 = min(rows[i + 1] + extra, x.shape[1]), min(cols[j + 1] + extra, x.shape[2])
+            yield i, j, rows[i], r1, cols[j], c1
+
+
+def _sequence_pool(overlapping):
+    def ref(x, rows, cols):
+        y = np.empty((x.shape[0], len(rows) - 1, len(cols) - 1, x.shape[3]), x.dtype)
+        for i, j, r0, r1, c0, c1 in _pool_windows(x, rows, cols, overlapping):
+            y[:, i, j] = x[:, r0:r1, c0:c1].max(axis=(1, 2))
+        return y
+    return ref
+
+
+def _sequence_pool_grad(overlapping):
+    def ref(x, rows, cols, dy):
+        dx = np.zeros_like(x)
+        for i, j, r0, r1, c0, c1 in _pool_windows(x, rows, cols, overlapping):
+            for n in range(x.shape[0]):
+                for ch in range(x.shape[3]):
+                    patch = x[n, r0:r1, c0:c1, ch]
+                    a, b = np.unravel_index(patch.argmax(), patch.shape)
+                    dx[n, r0 + a, c0 + b, ch] += dy[n, i, j, ch]
+        return dx
+    return ref
+
+
+_ROWS, _COLS = np.array([0, 2, 3, 5, 7], np.int64), np.array([0, 1, 3, 4, 6], np.int64)
+NUMERICS_CASES += [
+    Case(fp.PoolingSequence(7, 4, True), lambda r: [r.uniform(0, 1, 5)], _pseudo_sequence(7, 4)),
+    Case(fp.PoolingSequence(11, 4, False), lambda r: [r.uniform(0, 1, 5)], _shuffled_sequence(11, 4)),
+    Case(fp.SequencePool(False), lambda r: [r.standard_normal((2, 7, 6, 3)), _ROWS, _COLS],
+         _sequence_pool(False), diff=(0,)),
+    Case(fp.SequencePool(True), lambda r: [r.standard_normal((1, 7, 6, 2)), _ROWS, _COLS],
+         _sequence_pool(True), diff=(0,)),
+    Case(fp.SequencePoolGrad(True), lambda r: [r.standard_normal((1, 7, 6, 2)), _ROWS, _COLS,
+                                               r.standard_normal((1, 4, 4, 2))], _sequence_pool_grad(True)),
+    Case(AssertOp(2), lambda r: [np.array([True]), r.standard_normal(S)], lambda c, x: np.zeros(1, np.int32)),
 ]

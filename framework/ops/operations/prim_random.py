@@ -20,7 +20,10 @@ Contracts (``P.X(attrs)(inputs)``):
   per row of the 1-D or 2-D non-negative weights ``x``, drawn with replacement, as ``dtype``.
   Given a positional argument, ``num_samples=`` or ``replacement=``, ``Multinomial(...)``
   is our sampling primitive (:class:`framework.ops.sorting.Multinomial`, ``(num_samples,
-  replacement=True, seed=None)(x)``): MindSpore's seeds are keywords here.
+  replacement=True, seed=None)(x)``): MindSpore's seeds are keywords here;
+- ``MultinomialWithReplacement(numsamples, replacement=False)(x, seed, offset)``: int64
+  ``(batch, numsamples)`` class indices per row of the weights ``x`` (``seed`` and
+  ``offset`` 0-d int64 tensors, accepted as the other samplers' seeds are).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import dtype as mstype
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -108,5 +111,15 @@ class Multinomial(_MultinomialForm):
         return super().__new__(cls)
 
 
-__all__ = ["Bernoulli", "Cauchy", "LogNormalReverse", "Multinomial", "RandomCategorical", "RandomShuffle",
-           "StandardLaplace"]
+def _multinomial_with_replacement(x: Any, seed: Any, offset: Any, *, numsamples: int,
+                                  replacement: bool) -> Any:
+    from ..random_ops import multinomial_with_replacement
+
+    return multinomial_with_replacement(x, seed, offset, numsamples, replacement)
+
+
+MultinomialWithReplacement = class_form("MultinomialWithReplacement", _multinomial_with_replacement,
+                                        numsamples=REQUIRED, replacement=False)
+
+__all__ = ["Bernoulli", "Cauchy", "LogNormalReverse", "Multinomial", "MultinomialWithReplacement",
+           "RandomCategorical", "RandomShuffle", "StandardLaplace"]

@@ -8,7 +8,7 @@ Contracts (``P.X(attrs)(tensors)``):
 
 - ``BesselI0()(x)`` ... ``BesselY1()(x)``, ``Digamma()(x)``, ``Lgamma()(x)``: element-wise;
   ``Igamma()(a, x)``, ``Igammac()(a, x)``, ``Zeta()(x, q)``, ``Polygamma()(n, x)`` (``n`` a
-  0-d integer tensor), ``Mvlgamma(p)(x)``;
+  0-d integer tensor), ``Mvlgamma(p)(x)``, ``Betainc()(a, b, x)`` (``I_x(a, b)``, one shape);
 - ``Cholesky(upper=False)(x)``, ``CholeskyInverse(upper=False)(factor)``,
   ``CholeskySolve(upper=False)(b, factor)``;
 - ``MatrixDeterminant()(x)``; ``LogMatrixDeterminant()(x)``: ``(sign, log|det|)``;
@@ -110,10 +110,19 @@ LuUnpack = class_form("LuUnpack", _lu_unpack, unpack_data=True, unpack_pivots=Tr
 LuSolve = class_form("LuSolve", lambda b, lu, pivots: _ops().lu_solve(b, lu, pivots))
 Orgqr = class_form("Orgqr", lambda x, tau: _ops().orgqr(x, tau))
 
+
+def _betainc(a: Any, b: Any, x: Any) -> Any:
+    from ..special_math import betainc  # MindSpore's ops has no functional form of it
+
+    return betainc(a, b, x)
+
+
+Betainc = class_form("Betainc", _betainc)
+
 __all__ = [
     "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1", "BesselK0",
     "BesselK0e", "BesselK1", "BesselK1e", "BesselY0", "BesselY1", "Digamma", "Lgamma",
     "MatrixDeterminant", "LogMatrixDeterminant", "Igamma", "Igammac", "Zeta", "Polygamma",
     "Mvlgamma", "Cholesky", "CholeskyInverse", "CholeskySolve", "MatrixSolve", "Svd", "Eig",
-    "LuUnpack", "LuSolve", "Orgqr",
+    "LuUnpack", "LuSolve", "Orgqr", "Betainc",
 ]

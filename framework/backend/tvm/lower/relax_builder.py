@@ -29,6 +29,7 @@ from ....ir.control import If, While, WhileGrad
 from ....ops.debug import PrintOp, write
 from ....profiler import numbered
 from ..profile import TaggingBuilder, tag_of
+from ..runtime.host_kernels import has_kernel, register
 from . import accumulate, segment
 from .inlining import INLINE
 from .loop_grad import emit_saving_loop, lower_while_grad
@@ -205,6 +206,13 @@ class RelaxBuilder:
             outs = self._while(prim, args, node)
         elif isinstance(prim, WhileGrad):
             outs = lower_while_grad(self, prim, args, next(self.ids))
+        elif has_kernel(prim) and prim.num_outputs == 1:
+            # an effect with a host kernel (Assert): an impure call, as Print's, writing into
+            # an output allocated here (call_dps_packed is pure: relax would drop it unused)
+            spec = prim.out_specs(*node.inputs)[0]
+            out = bb.emit(relax.op.builtin.alloc_tensor(relax.ShapeExpr(spec.shape), spec.dtype.name, 0))
+            bb.emit(relax.Call(relax.ExternFunc(register(prim)), [*args, out], ty_args=[relax.ObjectType()]))
+            outs = [out]
         else:
             raise TypeError(f"no lowering for the side-effecting primitive {prim.name}")
         for value, var in zip(node.outputs, outs):
