@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
+from ..ops import reduce as reduce_ops
 from ..ops._utils import argument_error
 from ..tensor import Tensor
 from ._util import as_tensor, concrete, dims, one_dim, reduce_dtype
@@ -38,8 +39,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     x = reduce_dtype(input, dtype) if dtype is not None or input.dtype == mstype.bool_ else input
-    return ops.reduce_sum(ops.where(ops.isnan(x), ops.zeros_like(x), x) if ops.is_floating_point(x) else x,
-                          dims(dim, x.ndim), keepdim)
+    return reduce_ops.reduce_sum(ops.where(ops.isnan(x), ops.zeros_like(x), x) if ops.is_floating_point(x) else x,
+                                 dims(dim, x.ndim), keepdim)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
