@@ -39,8 +39,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     x = reduce_dtype(input, dtype) if dtype is not None or input.dtype == mstype.bool_ else input
-    return reduce_ops.reduce_sum(ops.where(ops.isnan(x), ops.zeros_like(x), x) if ops.is_floating_point(x) else x,
-                                 dims(dim, x.ndim), keepdim)
+    kept = ops.where(ops.isnan(x), ops.zeros_like(x), x) if ops.is_floating_point(x) else x
+    return reduce_ops.reduce_sum(kept, dims(dim, x.ndim), keepdim)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
