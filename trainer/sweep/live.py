@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .metric import Metric
-from .progress import COMPLETE, TrialView, best_of, changes, read_trials, show_params, show_value
+from .progress import COMPLETE, TrialView, announced, best_of, changes, read_trials, show_params, show_value
 
 STYLES = {"starting": "dim", "running": "cyan", "complete": "green", "pruned": "yellow",
           "failed": "red", "interrupted": "magenta"}
@@ -190,7 +190,7 @@ class SweepView:
                     print(line, file=sys.stderr, flush=True)
                 else:
                     self.echo(line)
-        self.seen = {v.number: v for v in views}
+        self.seen.update({v.number: v for v in announced(views)})
 
     def note(self, line: str, err: bool = False) -> None:
         """A line a worker printed: above the table, or as it is."""

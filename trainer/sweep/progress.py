@@ -131,11 +131,18 @@ class Change(NamedTuple):
     problem: bool = False  # a trial failed or was interrupted
 
 
+def announced(views: list[TrialView]) -> list[TrialView]:
+    """The trials a reading can speak of: a running trial whose parameters are still being
+    suggested (fewer than the widest trial's, nothing trained yet) waits for the next one."""
+    width = max((len(v.params) for v in views), default=0)
+    return [v for v in views if v.ended or v.done or len(v.params) >= width]
+
+
 def changes(before: dict[int, TrialView], views: list[TrialView], metric: Metric,
             best: TrialView | None) -> list[Change]:
     """One line per change from ``before`` (the last reading, by number) to ``views``."""
     lines = []
-    for view in views:
+    for view in announced(views):
         old = before.get(view.number)
         if old is not None and old.ended:
             continue
