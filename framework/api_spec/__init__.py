@@ -27,7 +27,7 @@ is the name and a flow mapping of:
   rows, a number that only goes down).
 
 ``python -m framework.api_spec.generate`` writes the surfaces
-(``framework/ops/functional.py``, ``framework/ops/tensor_delegates.py``,
+(``framework/ops/functional.py`` and its ``signature_wrappers.py``, ``tensor_delegates.py``,
 ``framework/ops/operations/__init__.py``) from the rows. A class namespace's module imports
 each class under its row's name; a class is its own surface, so its constructor must take
 MindSpore's signature (``differs`` otherwise). In ``ops``, a surface function is the

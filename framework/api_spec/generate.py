@@ -4,12 +4,12 @@
     python -m framework.api_spec.generate --check  # exit 1 when a file differs from its rows
 
 Generated: ``framework/ops/functional.py`` (``mindspore.ops.functional``; ``framework.ops``
-re-exports its ``__all__``), ``framework/ops/tensor_delegates.py`` (the Tensor methods that
-are functions with the tensor first) and the class namespaces ``framework/ops/operations/__init__.py``
-(``P.*``) and ``framework/nn/__init__.py``. Rows whose implementation lives outside
-``framework.ops`` and the standard library (``grad``, ``vmap``) are provided by the
-``framework.ops`` package itself, above autograd: the generated module never imports
-upward.
+re-exports its ``__all__``) with the wrappers it needs in ``framework/ops/signature_wrappers.py``,
+``framework/ops/tensor_delegates.py`` (the Tensor methods that are functions with the tensor
+first) and the class namespaces ``framework/ops/operations/__init__.py`` (``P.*``) and
+``framework/nn/__init__.py``. Rows whose implementation lives outside ``framework.ops`` and the
+standard library (``grad``, ``vmap``) are provided by the ``framework.ops`` package itself,
+above autograd: the generated modules never import upward.
 """
 
 from __future__ import annotations
@@ -87,40 +87,74 @@ def _wrapper(row: Row, target: str, the_plan: Plan) -> list[str]:
     return [header + noqa, *body, f"{row.name}.__doc__ = {target}.__doc__", ""]
 
 
-def functional_source(rows: dict[str, Row]) -> str:
-    """The text of ``framework/ops/functional.py``."""
-    modules = set()
+def functional_sources(rows: dict[str, Row]) -> tuple[str, str]:
+    """The texts of ``framework/ops/functional.py`` (each name imported from where it lives)
+    and ``framework/ops/signature_wrappers.py`` (the wrappers with MindSpore's signatures)."""
+    wrapper_modules: set[str] = set()
     defs: list[str] = []
+    imports: dict[str, list[str]] = {}  # module -> "attr" or "attr as name"
     names: list[str] = []
     for row in rows.values():
         if not generated_here(row):
             continue
         module, attr = split_impl(row.impl)  # type: ignore[arg-type]
-        modules.add(module)
-        target = f"{_alias(module)}.{attr}"
         names.append(row.name)
-        if row.sig is None or row.differs or opaque(row.sig):
-            defs.append(f"{row.name} = {target}")
+        the_plan = _plan_of(row)
+        if the_plan is None:
+            imports.setdefault(module, []).append(attr if attr == row.name else f"{attr} as {row.name}")
             continue
-        impl_sig = inspect.signature(resolve(row.impl))  # type: ignore[arg-type]
-        if canonical(row.sig) == canonical(impl_sig):
-            defs.append(f"{row.name} = {target}")
-            continue
-        try:
-            the_plan = plan(row.sig, impl_sig)
-        except Unmappable as e:
-            raise SpecError(f"ops.yaml: {row.name}: {e}; give the row `differs: <why>` or an "
-                            "implementation with MindSpore's parameters") from e
-        defs.extend(["", *_wrapper(row, target, the_plan)])
+        wrapper_modules.add(module)
+        imports.setdefault(WRAPPERS, []).append(row.name)
+        defs.extend(["", *_wrapper(row, f"{_alias(module)}.{attr}", the_plan)])
     doc = ("``mindspore.ops.functional`` (``F``) and the functions of ``mindspore.ops``: each one "
-           "the implementation\nitself where it takes MindSpore's signature, else a wrapper "
-           "with MindSpore's signature.")
-    out = [HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001", "",
-           "from .. import dtype as mindspore  # noqa: F401  (MindSpore's dtype defaults)",
-           "from ._spec_support import at_default as _at_default  # noqa: F401",
-           *_import_lines(modules), "", *_tidy(defs), "",
-           "__all__ = [", *_wrap_names([n for n in names if n not in NOT_STARRED]), "]", ""]
-    return "\n".join(out)
+           "the implementation\nitself where it takes MindSpore's signature, else its wrapper "
+           "with MindSpore's signature\n(:mod:`.signature_wrappers`).")
+    # F401: a re-export module (``F.shape`` is bound but kept out of ``__all__``, see NOT_STARRED)
+    functional = [HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001, F401", "",
+                  *_grouped_imports(imports), "",
+                  "__all__ = [", *_wrap_names([n for n in names if n not in NOT_STARRED]), "]", ""]
+    doc = ("The ``ops`` functions whose implementation spells its parameters otherwise than "
+           "MindSpore 2.10:\neach takes MindSpore's signature and passes every argument to "
+           "the implementation's\nparameter of that meaning (see ``framework/api_spec``).")
+    wrappers = [HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001", "",
+                "from .. import dtype as mindspore  # noqa: F401  (MindSpore's dtype defaults)",
+                "from ._spec_support import at_default as _at_default  # noqa: F401",
+                *_import_lines(wrapper_modules), "", *_tidy(defs), ""]
+    return "\n".join(functional), "\n".join(wrappers)
+
+
+WRAPPERS = "framework.ops.signature_wrappers"
+
+
+def _plan_of(row: Row) -> Plan | None:
+    """How the row's wrapper calls its implementation; None where the implementation itself
+    is the surface (no MindSpore signature to take, or the same one)."""
+    if row.sig is None or row.differs or opaque(row.sig):
+        return None
+    impl_sig = inspect.signature(resolve(row.impl))  # type: ignore[arg-type]
+    if canonical(row.sig) == canonical(impl_sig):
+        return None
+    try:
+        return plan(row.sig, impl_sig)
+    except Unmappable as e:
+        raise SpecError(f"ops.yaml: {row.name}: {e}; give the row `differs: <why>` or an "
+                        "implementation with MindSpore's parameters") from e
+
+
+def _grouped_imports(imports: dict[str, list[str]]) -> list[str]:
+    """``from .module import (a, b as c, ...)`` per module, wrapped."""
+    lines = []
+    for module in sorted(imports, key=lambda m: (not m.startswith("framework.ops."), m)):
+        source = "." + module.rsplit(".", 1)[-1] if module.startswith("framework.ops.") else module
+        names = sorted(imports[module])
+        head = f"from {source} import "
+        if len(head) + len(", ".join(names)) <= 99:
+            lines.append(head + ", ".join(names))
+            continue
+        lines.append(head + "(")
+        lines.extend(_wrap_names(names, quote=False))
+        lines.append(")")
+    return lines
 
 
 def _tidy(defs: list[str]) -> list[str]:
@@ -137,10 +171,10 @@ def _tidy(defs: list[str]) -> list[str]:
     return out
 
 
-def _wrap_names(names: list[str]) -> list[str]:
+def _wrap_names(names: list[str], quote: bool = True) -> list[str]:
     lines, cur = [], "   "
     for n in names:
-        item = f' "{n}",'
+        item = f' "{n}",' if quote else f" {n},"
         if len(cur) + len(item) > 99:
             lines.append(cur)
             cur = "   "
@@ -220,10 +254,11 @@ def _relative(module: str, package: str) -> str:
 
 def outputs() -> dict[Path, str]:
     rows = load("ops")
+    functional, wrappers = functional_sources(rows)
     operations_doc = ("``mindspore.ops.operations`` (``P``): the primitive classes, as "
                       "``from framework.ops import operations as P``\ncode uses them "
                       "(``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...).")
-    return {OPS / "functional.py": functional_source(rows),
+    return {OPS / "functional.py": functional, OPS / "signature_wrappers.py": wrappers,
             OPS / "tensor_delegates.py": tensor_source(rows, load("tensor")),
             OPS / "operations" / "__init__.py": exports_source(
                 "operations", "framework.ops.operations", operations_doc),
