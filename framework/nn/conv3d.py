@@ -32,6 +32,20 @@ def _bias(out: Any, bias: Any) -> Any:
     return out + ops.reshape(bias, (1, -1, 1, 1, 1))
 
 
+
+def _geometry(cell: Cell, kernel_size: Any, stride: Any, dilation: Any, padding: Any,
+              pad_mode: str, data_format: str) -> str:
+    """Checks and sets a 3-d convolution cell's window geometry; its name, for messages."""
+    who = type(cell).__name__
+    if data_format != "NCDHW":
+        raise ValueError(f"{who}: only data_format='NCDHW' is supported, got {data_format!r}")
+    cell.kernel_size = ints(who, "kernel_size", kernel_size, 3)
+    cell.stride = ints(who, "stride", stride, 3)
+    cell.dilation = ints(who, "dilation", dilation, 3)
+    cell.padding = _padding6(who, padding)
+    cell.pad_mode = pad_mode_of(who, pad_mode, cell.padding)
+    return who
+
 class Conv3d(Cell):
     """MindSpore's ``nn.Conv3d``: weight (out, in / group, kd, kh, kw); pad_mode 'same'
     (default), 'valid' or 'pad' with ``padding`` an int or (head, tail, top, bottom, left,
@@ -42,14 +56,7 @@ class Conv3d(Cell):
                  has_bias: bool = False, weight_init: Any = None, bias_init: Any = None,
                  data_format: str = "NCDHW", dtype: Any = mstype.float32) -> None:
         super().__init__()
-        who = type(self).__name__
-        if data_format != "NCDHW":
-            raise ValueError(f"{who}: only data_format='NCDHW' is supported, got {data_format!r}")
-        self.kernel_size = ints(who, "kernel_size", kernel_size, 3)
-        self.stride = ints(who, "stride", stride, 3)
-        self.dilation = ints(who, "dilation", dilation, 3)
-        self.padding = _padding6(who, padding)
-        self.pad_mode = pad_mode_of(who, pad_mode, self.padding)
+        who = _geometry(self, kernel_size, stride, dilation, padding, pad_mode, data_format)
         self.in_channels, self.out_channels, self.group = in_channels, out_channels, group
         conv_weights(self, who, in_channels, out_channels, group,
                      (out_channels, in_channels // group, *self.kernel_size), has_bias,
@@ -75,14 +82,7 @@ class Conv3dTranspose(Cell):
                  bias_init: Any = None, data_format: str = "NCDHW",
                  dtype: Any = mstype.float32) -> None:
         super().__init__()
-        who = type(self).__name__
-        if data_format != "NCDHW":
-            raise ValueError(f"{who}: only data_format='NCDHW' is supported, got {data_format!r}")
-        self.kernel_size = ints(who, "kernel_size", kernel_size, 3)
-        self.stride = ints(who, "stride", stride, 3)
-        self.dilation = ints(who, "dilation", dilation, 3)
-        self.padding = _padding6(who, padding)
-        self.pad_mode = pad_mode_of(who, pad_mode, self.padding)
+        who = _geometry(self, kernel_size, stride, dilation, padding, pad_mode, data_format)
         if self.dilation[0] != 1:  # as MindSpore's Conv3DTranspose
             raise ValueError(f"{who}: the depth of dilation must be 1, got {dilation!r}")
         self.output_padding = ints(who, "output_padding", output_padding, 3, 0)

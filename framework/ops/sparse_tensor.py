@@ -103,7 +103,19 @@ def indptr_of(rows: Any, height: int) -> Any:
     return reduce_sum(cast(before, mstype.int32), 1)
 
 
-class COOTensor:
+class _Sparse:
+    """What COO and CSR tensors share: their stored indices and values and their dense shape."""
+
+    indices = property(lambda self: self._indices)
+    values = property(lambda self: self._values)
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._values.dtype)
+    size = property(lambda self: int(self._values.shape[0]))
+    ndim = property(lambda self: len(self._shape))
+    itemsize = property(lambda self: mstype.to_np(self._values.dtype).itemsize)
+
+
+class COOTensor(_Sparse):
     """``COOTensor(indices=None, values=None, shape=None, coo_tensor=None)``."""
 
     def __init__(self, indices: Any = None, values: Any = None, shape: Any = None,
@@ -146,13 +158,6 @@ class COOTensor:
     def _tree_unflatten(cls, shape: Any, children: list[Any]) -> COOTensor:
         return cls._make(children[0], children[1], shape)
 
-    indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._values.dtype)
-    size = property(lambda self: int(self._values.shape[0]))
-    ndim = property(lambda self: len(self._shape))
-    itemsize = property(lambda self: mstype.to_np(self._values.dtype).itemsize)
 
     def __repr__(self) -> str:
         return (f"COOTensor(shape={list(self._shape)}, dtype={self.dtype}, indices={self._indices!r}, "
@@ -222,7 +227,7 @@ class COOTensor:
         return self.with_values(self._values / self._dense_at(other))
 
 
-class CSRTensor:
+class CSRTensor(_Sparse):
     """``CSRTensor(indptr=None, indices=None, values=None, shape=None, csr_tensor=None)``."""
 
     def __init__(self, indptr: Any = None, indices: Any = None, values: Any = None,
@@ -267,13 +272,6 @@ class CSRTensor:
         return cls._make(children[0], children[1], children[2], shape)
 
     indptr = property(lambda self: self._indptr)
-    indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
-    shape = property(lambda self: self._shape)
-    dtype = property(lambda self: self._values.dtype)
-    size = property(lambda self: int(self._values.shape[0]))
-    ndim = property(lambda self: len(self._shape))
-    itemsize = property(lambda self: mstype.to_np(self._values.dtype).itemsize)
 
     def __repr__(self) -> str:
         return (f"CSRTensor(shape={list(self._shape)}, dtype={self.dtype}, indptr={self._indptr!r}, "
