@@ -9,7 +9,7 @@ primitives. Files are read and written with a small wire codec (:mod:`.wire`), n
 - Export (:mod:`.writer`): the network is traced in eval mode into our IR (the ONNX
   exporter's :func:`framework.exporter.capture`), and each primitive is written as the
   MindSpore primitive(s) with its inputs and attributes as MindSpore 2.10 writes them
-  (:data:`.writer.CONVERTERS`, with :mod:`.writer_extra`), so MindSpore's ``load`` +
+  (:data:`.writer.CONVERTERS`, with :mod:`.writer_transformer_ops`), so MindSpore's ``load`` +
   ``GraphCell`` runs the file, at the exported batch size or another. Checked against
   MindSpore 2.10 for the tutorials' MLP and LeNet-5, ResNet-20, MobileNetV2 and networks of
   convolutions (pad/same/strided/grouped), pooling, BatchNorm, LayerNorm, activations,
@@ -17,7 +17,7 @@ primitives. Files are read and written with a small wire codec (:mod:`.wire`), n
   network using a primitive without a conversion is refused with one line naming it.
 - Load (:mod:`.model`, :mod:`.runner`): :func:`load` decodes the file into a
   :class:`MindIRGraph`; :class:`framework.nn.GraphCell` runs its nodes with our ops, in both
-  modes (:data:`.runner.OPS`, with :mod:`.runner_extra`; single-graph files only: control
+  modes (:data:`.runner.OPS`, with :mod:`.runner_transformer_ops`; single-graph files only: control
   flow, which MindSpore writes as extra function graphs, is refused). A file with a node
   whose op has no entry there, or a bad, cut or foreign file, is refused with one line
   naming the file (and the op).

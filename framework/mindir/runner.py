@@ -27,7 +27,7 @@ from ..ops.conv import Conv2D
 from ..tensor import Tensor
 from . import schema as S
 from .model import MONAD, MindIRError, MindIRModel
-from .runner_extra import OPS as OPS_EXTRA
+from .runner_transformer_ops import OPS as OPS_EXTRA
 
 _PAD_MODES = {0: "pad", 1: "same", 2: "valid"}  # MindSpore's PadMode enum
 

@@ -34,7 +34,7 @@ from ..ops.conv import Conv2D
 from ..ops.group_conv import GroupConv2D
 from ..protowire import encode
 from . import schema as S
-from .writer_extra import CONVERTERS as CONVERTERS_EXTRA
+from .writer_transformer_ops import CONVERTERS as CONVERTERS_EXTRA
 
 PRODUCER = "twinmode"
 MS_VERSION = "2.10.0"

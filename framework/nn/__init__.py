@@ -15,7 +15,7 @@ from framework.optim.optimizer import Optimizer
 from framework.optim.rmsprop import RMSProp
 from framework.optim.rprop import Rprop
 from framework.optim.sgd import SGD
-from .activation_extra import CELU, ELU, GLU, HShrink, HSigmoid, HSwish, Hardtanh, Identity, LeakyReLU, LogSigmoid, Mish, Norm, PReLU, ReduceLogSumExp, Roll, SeLU, SoftShrink, Softmin, Softsign, Tanhshrink, Threshold, Tril, Triu
+from .activation_cells import CELU, ELU, GLU, HShrink, HSigmoid, HSwish, Hardtanh, Identity, LeakyReLU, LogSigmoid, Mish, Norm, PReLU, ReduceLogSumExp, Roll, SeLU, SoftShrink, Softmin, Softsign, Tanhshrink, Threshold, Tril, Triu
 from .activation_names import get_activation
 from .attention import MultiheadAttention
 from .cell import Cell, CellList, SequentialCell
@@ -33,16 +33,16 @@ from .fused_layers import BiDense, CentralCrop, Conv2dBnAct, DenseBnAct
 from .graph_cell import GraphCell
 from .image_quality import PSNR, SSIM
 from .layers import Dense, Dropout, FastGelu, Flatten, GELU, LogSoftmax, ReLU, ReLU6, SiLU, Sigmoid, Softmax, Softplus, Tanh
-from .layers_extra import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, ChannelShuffle, ClipByNorm, ConstantPad1d, ConstantPad2d, ConstantPad3d, Dropout1d, Dropout2d, Dropout3d, GroupNorm, Linear, MaxPool1d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, Softmax2d, Unflatten, ZeroPad2d
 from .learning_rate_schedule import CosineDecayLR, ExponentialDecayLR, InverseDecayLR, LearningRateSchedule, NaturalExpDecayLR, PolynomialDecayLR, WarmUpLR
 from .local_ops import LRN, RReLU
 from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, LossBase, MSELoss, SoftmaxCrossEntropyWithLogits
-from .loss_extra import BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MAELoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, RMSELoss, SmoothL1Loss
+from .loss_cells import BCELoss, CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, MAELoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, RMSELoss, SmoothL1Loss
 from .losses_distance import PoissonNLLLoss, TripletMarginWithDistanceLoss
 from .metric_curves import BleuScore, ROC
 from .metric_scores import ConfusionMatrix, CosineSimilarity, Dice, Perplexity, auc
 from .metrics import Accuracy, F1, Fbeta, Loss, MAE, MSE, Metric, Precision, Recall, Top1CategoricalAccuracy, Top5CategoricalAccuracy, TopKCategoricalAccuracy, get_metric_fn, names
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, LayerNorm
+from .op_cells import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, ChannelShuffle, ClipByNorm, ConstantPad1d, ConstantPad2d, ConstantPad3d, Dropout1d, Dropout2d, Dropout3d, GroupNorm, Linear, MaxPool1d, PixelShuffle, PixelUnshuffle, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, Softmax2d, Unflatten, ZeroPad2d
 from .padding import Pad
 from .pooling3d import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, MaxPool3d
 from .rnn import GRU, LSTM, RNN

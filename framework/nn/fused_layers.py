@@ -10,7 +10,7 @@ from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import Uniform, initializer
 from ..parameter import Parameter
-from .activation_extra import LeakyReLU
+from .activation_cells import LeakyReLU
 from .activation_names import get_activation
 from .cell import Cell
 from .checks import positive_ints, tensor_shape

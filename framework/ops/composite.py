@@ -10,7 +10,7 @@ from typing import Any
 from ..autograd.grad import GradOperation, grad, value_and_grad
 from .clip import clip_by_global_norm
 from .creation import ones_like, zeros_like
-from .math_more import clip_by_value
+from .math_checks import clip_by_value
 
 __all__ = ["GradOperation", "HyperMap", "Map", "MultitypeFuncGraph", "add_flags",
            "clip_by_global_norm", "clip_by_value", "grad", "ones_like", "partial",

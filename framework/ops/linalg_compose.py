@@ -23,7 +23,7 @@ from ._utils import argument_error, normalize_axis
 
 
 def adjoint(x):
-    from .array_extra import swapaxes
+    from .array_layout import swapaxes
     from .complex_ops import conj
 
     out = swapaxes(x, -1, -2)
@@ -35,7 +35,7 @@ def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):  # 
     from .elementwise import cast, sqrt
     from .linalg_decompose import singular_values
     from .reduce import reduce_sum
-    from .reduce_extra import amax, amin
+    from .reductions import amax, amin
     from .shape import expand_dims, squeeze, transpose
 
     x = A if dtype is None else cast(A, dtype)

@@ -1,5 +1,5 @@
 """Binary primitives beyond :mod:`.elementwise`: ``Atan2`` and the logical and bitwise
-and/or/xor (lowerings in ``backend/tvm/lower/lowerings/math_extra.py``).
+and/or/xor (lowerings in ``backend/tvm/lower/lowerings/math_functions.py``).
 
 Contracts (all broadcast like NumPy):
 

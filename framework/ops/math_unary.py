@@ -3,7 +3,7 @@
 ``isnan`` family and the logical/bitwise negations.
 
 Contracts (each class: shape rule, NumPy kernel, bprop; lowerings in
-``backend/tvm/lower/lowerings/math_extra.py``):
+``backend/tvm/lower/lowerings/math_functions.py``):
 
 - float ops (``_FloatUnary``) take a float tensor and give its dtype (an integer input is
   a ``TypeError``, as MindSpore's CPU kernels refuse most of them);

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ._utils import argument_error, one_dim
-from .array_extra import flip, repeat_interleave
+from .array_layout import flip, repeat_interleave
 from .elementwise import cast, less, select
 from .scatter_elements import GatherElements
 from .scatter_gather import gather

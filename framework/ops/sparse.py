@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ._utils import argument_error
-from .activations_extra import relu6, softsign
+from .composed_activations import relu6, softsign
 from .creation import zeros
 from .elementwise import abs as _abs
 from .elementwise import cast, cos, equal, exp, log, neg, relu, select, sigmoid, sin, sqrt, square, tanh

@@ -283,7 +283,7 @@ def rfftfreq(n, d=1.0, dtype=None):
 
 
 def _shift(op: str, x: Any, dim: Any, sign: int) -> Any:
-    from .array_extra import roll
+    from .array_layout import roll
 
     ndim = len(x.shape)
     dims = tuple(range(ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))

@@ -21,7 +21,7 @@ from .. import dtype as mstype
 from ._utils import argument_error
 from .creation import full
 from .elementwise import cast, sum_to
-from .math_more import isclose
+from .math_checks import isclose
 from .operations.prim_update import FillDiagonal, IndexPut
 from .random_draw import random_draw
 from .scatter_gather import index_add as _index_add
@@ -51,7 +51,7 @@ def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def copy(self):
     """A new tensor with the same values."""
-    from .zoo_extra import identity
+    from .model_zoo_ops import identity
 
     return identity(self)
 

@@ -71,8 +71,8 @@ class TensorScatter(Primitive):
         return out
 
     def bprop(self, x, indices, updates, *, out, dout, needs):
+        from .model_zoo_ops import gather_nd
         from .shape import zeros_like
-        from .zoo_extra import gather_nd
 
         dx = dout
         if self.mode == "update" and needs[0]:  # the overwritten entries get none

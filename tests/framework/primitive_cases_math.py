@@ -9,7 +9,7 @@ from scipy import special
 
 from framework.ops import math_binary as mb
 from framework.ops import math_unary as mu
-from framework.ops.reduce_extra import ReduceProd
+from framework.ops.reductions import ReduceProd
 
 from .primitive_cases import Case, positive, rand
 

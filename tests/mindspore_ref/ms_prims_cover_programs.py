@@ -48,7 +48,7 @@ def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | 
     PROGRAMS[name] = family_source(_PRELUDE, used_arrays(_ARRAYS, forward), forward, grads, extra)
 
 
-_family("unary_math", [
+_family("math_functions", [
     "P.Abs()(r)", "P.Abs()(i)", "P.Neg()(r)", "P.Neg()(i)", "P.Exp()(r)", "P.Log()(pos)", "P.Sqrt()(pos)",
     "P.Sin()(r)", "P.Cos()(r)", "P.Tanh()(r)", "P.Sigmoid()(r)", "P.Erf()(r)", "P.Softplus()(r)",
     "P.SoftShrink()(r)", "P.SoftShrink(lambd=1.5)(r)", "P.FastGeLU()(r)", "P.GeLU()(r)",

@@ -24,7 +24,7 @@ P = ms.ops.operations
 # MindSpore's float32 kernels round a little differently (Tanh's gradient 1 - y*y near
 # saturation, LogSoftmax's log-sum-exp): ours are closer to the float64 values
 RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_prims_cover_expected.json", per_mode=True,
-                    tolerance={"unary_math": {"rtol": 1e-5, "atol": 1e-5},
+                    tolerance={"math_functions": {"rtol": 1e-5, "atol": 1e-5},
                                "nn_classes": {"rtol": 1e-4, "atol": 1e-5}},
                     mode_dependent=())
 (test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,

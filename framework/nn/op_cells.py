@@ -23,7 +23,7 @@ from typing import Any
 from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
-from ..ops import nn_extra, pool_extra, reduce
+from ..ops import adaptive_pool, nn_functions, reduce
 from ..parameter import Parameter
 from .cell import Cell, StatelessCell
 from .layers import Dense
@@ -68,13 +68,13 @@ class AvgPool1d(_Pool1d):
     def construct(self, x):
         left, right = self._pads(x)
         if left == right:
-            return pool_extra.avg_pool1d(x, self.kernel_size, self.stride, left,
+            return adaptive_pool.avg_pool1d(x, self.kernel_size, self.stride, left,
                                          count_include_pad=self.count_include_pad and self.pad_mode == "pad")
         # 'same' with an odd total: pad the extra entry after, count real entries only
         ones = ops.ones(tuple(x.shape), x.dtype)
         pairs = ((0, 0),) * (len(x.shape) - 1) + ((left, right),)
-        total = pool_extra.avg_pool1d(ops.pad(x, pairs), self.kernel_size, self.stride)
-        counts = pool_extra.avg_pool1d(ops.pad(ones, pairs), self.kernel_size, self.stride)
+        total = adaptive_pool.avg_pool1d(ops.pad(x, pairs), self.kernel_size, self.stride)
+        counts = adaptive_pool.avg_pool1d(ops.pad(ones, pairs), self.kernel_size, self.stride)
         return total / counts
 
 
@@ -89,10 +89,10 @@ class MaxPool1d(_Pool1d):
     def construct(self, x):
         left, right = self._pads(x)
         if left == right:
-            return pool_extra.max_pool1d(x, self.kernel_size, self.stride, left)
+            return adaptive_pool.max_pool1d(x, self.kernel_size, self.stride, left)
         low = ops.stop_gradient(ops.amin(x)) - 1.0
         pairs = ((0, 0),) * (len(x.shape) - 1) + ((left, right),)
-        return pool_extra.max_pool1d(ops.pad(x - low, pairs) + low, self.kernel_size, self.stride)
+        return adaptive_pool.max_pool1d(ops.pad(x - low, pairs) + low, self.kernel_size, self.stride)
 
 
 class _Adaptive(Cell):
@@ -107,19 +107,19 @@ class _Adaptive(Cell):
 
 
 class AdaptiveAvgPool1d(_Adaptive):
-    fn = staticmethod(pool_extra.adaptive_avg_pool1d)
+    fn = staticmethod(adaptive_pool.adaptive_avg_pool1d)
 
 
 class AdaptiveMaxPool1d(_Adaptive):
-    fn = staticmethod(pool_extra.adaptive_max_pool1d)
+    fn = staticmethod(adaptive_pool.adaptive_max_pool1d)
 
 
 class AdaptiveAvgPool2d(_Adaptive):
-    fn = staticmethod(pool_extra.adaptive_avg_pool2d)
+    fn = staticmethod(adaptive_pool.adaptive_avg_pool2d)
 
 
 class AdaptiveMaxPool2d(_Adaptive):
-    fn = staticmethod(pool_extra.adaptive_max_pool2d)
+    fn = staticmethod(adaptive_pool.adaptive_max_pool2d)
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__(output_size)
@@ -203,15 +203,15 @@ class _DropoutNd(Cell):
 
 
 class Dropout1d(_DropoutNd):
-    fn = staticmethod(nn_extra.dropout1d)
+    fn = staticmethod(nn_functions.dropout1d)
 
 
 class Dropout2d(_DropoutNd):
-    fn = staticmethod(nn_extra.dropout2d)
+    fn = staticmethod(nn_functions.dropout2d)
 
 
 class Dropout3d(_DropoutNd):
-    fn = staticmethod(nn_extra.dropout3d)
+    fn = staticmethod(nn_functions.dropout3d)
 
 
 class Unflatten(Cell):
@@ -231,7 +231,7 @@ class PixelShuffle(Cell):
         self.upscale_factor = upscale_factor
 
     def construct(self, x):
-        return nn_extra.pixel_shuffle(x, self.upscale_factor)
+        return nn_functions.pixel_shuffle(x, self.upscale_factor)
 
 
 class PixelUnshuffle(Cell):
@@ -240,7 +240,7 @@ class PixelUnshuffle(Cell):
         self.downscale_factor = downscale_factor
 
     def construct(self, x):
-        return nn_extra.pixel_unshuffle(x, self.downscale_factor)
+        return nn_functions.pixel_unshuffle(x, self.downscale_factor)
 
 
 class ChannelShuffle(Cell):
@@ -249,7 +249,7 @@ class ChannelShuffle(Cell):
         self.groups = groups
 
     def construct(self, x):
-        return nn_extra.channel_shuffle(x, self.groups)
+        return nn_functions.channel_shuffle(x, self.groups)
 
 
 class Softmax2d(StatelessCell):
@@ -276,7 +276,7 @@ class GroupNorm(Cell):
                               requires_grad=affine)
 
     def construct(self, x):
-        return nn_extra.group_norm(x, self.num_groups, self.gamma, self.beta, self.eps)
+        return nn_functions.group_norm(x, self.num_groups, self.gamma, self.beta, self.eps)
 
 
 class Linear(Dense):

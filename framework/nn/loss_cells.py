@@ -1,4 +1,4 @@
-"""Loss cells of issue 25 over :mod:`framework.ops.loss_extra`'s functions (MindSpore's
+"""Loss cells of issue 25 over :mod:`framework.ops.losses`'s functions (MindSpore's
 names, arguments and defaults: ``SmoothL1Loss`` reduces 'none' by default, the others
 'mean'); ``RMSELoss`` is ``sqrt(mean((x - y)^2))``, ``MAELoss`` ``|x - y|`` reduced."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import ops
-from ..ops import loss_extra as F
+from ..ops import losses as F
 from .loss import LossBase
 
 

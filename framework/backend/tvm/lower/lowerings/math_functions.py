@@ -1,5 +1,5 @@
 """Lowerings of the primitives of ``ops/math_unary.py``, ``ops/math_binary.py`` and
-``ReduceProd`` (``ops/reduce_extra.py``).
+``ReduceProd`` (``ops/reductions.py``).
 
 Known differences from the NumPy kernels:
 

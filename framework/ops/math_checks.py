@@ -197,21 +197,21 @@ def truncate_mod(x, y):
 
 
 def std_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
-    from .reduce_extra import std
+    from .reductions import std
 
     return std(input, axis, ddof, keepdims), reduce_mean(input, () if axis is None else axis,
                                                          keepdims)
 
 
 def var_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
-    from .reduce_extra import var
+    from .reductions import var
 
     return var(input, axis, ddof, keepdims), reduce_mean(input, () if axis is None else axis,
                                                          keepdims)
 
 
 def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
-    from .reduce_extra import amax, amin
+    from .reductions import amax, amin
 
     return amin(input, axis, keepdims), amax(input, axis, keepdims)
 
@@ -235,7 +235,7 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):  # noqa: A0
 
         return reduce_max(a, axes, keepdims)
     if ord == -math.inf:
-        from .reduce_extra import reduce_min
+        from .reductions import reduce_min
 
         return reduce_min(a, axes, keepdims)
     if ord == 0:

@@ -13,14 +13,14 @@ from ..ops import activations as act
 from ..ops import elementwise as ew
 from ..ops import reduce as rd
 from ..ops import shape as sh
-from ..ops.activations_extra import relu6
 from ..ops.array_ops import tile
 from ..ops.batch_matmul import BatchMatMul
+from ..ops.composed_activations import relu6
 from ..ops.layer_norm import layer_norm
 from ..ops.math_unary import rsqrt
-from ..ops.reduce_extra import ArgMaxWithValue, ArgMinWithValue
+from ..ops.model_zoo_ops import strided_slice
+from ..ops.reductions import ArgMaxWithValue, ArgMinWithValue
 from ..ops.scatter_gather import gather
-from ..ops.zoo_extra import strided_slice
 
 
 def _axes(axis: Any, x: Any) -> Any:

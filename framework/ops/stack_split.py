@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .array_extra import flip
+from .array_layout import flip
 from .shape import concat, reshape, transpose
 
 
@@ -138,7 +138,7 @@ def rot90(input, k, dims):  # noqa: A002
 
 
 def diagflat(input, offset=0):  # noqa: A002
-    from .array_extra import diag
+    from .array_layout import diag
     from .shape import pad
 
     d = diag(reshape(input, (-1,)))
@@ -195,7 +195,7 @@ def triu_indices(row, col, offset=0, *, dtype=None):
 
 
 def cartesian_prod(*inputs):
-    from .array_extra import meshgrid
+    from .array_layout import meshgrid
     from .array_ops import stack
 
     grids = meshgrid(*inputs, indexing="ij")
@@ -226,7 +226,7 @@ def matrix_power(input, n):  # noqa: A002
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"matrix_power: n must be an int >= 0 (no inverse), got {n!r}")
     if n == 0:
-        from .array_extra import eye
+        from .array_layout import eye
         from .elementwise import cast
 
         return cast(reshape(eye(input.shape[-1]), (1,) * (len(input.shape) - 2) + tuple(input.shape[-2:]))

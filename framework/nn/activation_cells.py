@@ -1,5 +1,5 @@
 """More of MindSpore's activation cells (and a few one-op cells): each ``construct`` is
-one functional op of ``framework.ops`` (see ``ops/activations_extra.py`` for the formulas
+one functional op of ``framework.ops`` (see ``ops/composed_activations.py`` for the formulas
 and their gradients at kinks). ``PReLU`` holds its slopes as the Parameter ``w``
 (``channel`` values, ``w`` each), as MindSpore's."""
 
