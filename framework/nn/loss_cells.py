@@ -1,4 +1,4 @@
-"""Loss cells of issue 25 over :mod:`framework.ops.losses`'s functions (MindSpore's
+"""Loss cells over :mod:`framework.ops.losses`'s functions (MindSpore's
 names, arguments and defaults: ``SmoothL1Loss`` reduces 'none' by default, the others
 'mean'); ``RMSELoss`` is ``sqrt(mean((x - y)^2))``, ``MAELoss`` ``|x - y|`` reduced."""
 

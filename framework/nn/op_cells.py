@@ -1,4 +1,4 @@
-"""Cells of issue 25 over functions of :mod:`framework.ops` (MindSpore's names, arguments
+"""Cells over functions of :mod:`framework.ops` (MindSpore's names, arguments
 and defaults): 1-d and adaptive pooling, padding cells, channel dropout, ``Unflatten``,
 pixel and channel shuffles, ``Softmax2d``, ``GroupNorm`` and ``Linear``.
 

@@ -1,4 +1,4 @@
-"""1-d and adaptive pooling (issue 25): compositions of strided slices, sums, maxima and
+"""1-d and adaptive pooling: compositions of strided slices, sums, maxima and
 concatenation, so both modes and the gradients come from those primitives' rules.
 
 Contracts (inputs ``(N, C, L)`` or ``(C, L)`` for 1-d, ``(N, C, H, W)`` or ``(C, H, W)``

@@ -1,4 +1,4 @@
-"""Cumulative products, maxima, minima and log-sum-exp along an axis (issue 25): one
+"""Cumulative products, maxima, minima and log-sum-exp along an axis: one
 slice per position along the axis, combined with the running value and concatenated, so
 both modes and the gradients come from the primitives' rules (a gradient through the
 product is exact with zeros too: no division).

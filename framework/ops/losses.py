@@ -1,4 +1,4 @@
-"""More of MindSpore's functional losses (issue 25): compositions of existing primitives,
+"""More of MindSpore's functional losses: compositions of existing primitives,
 so both modes and the gradients come from those primitives' rules.
 
 Contracts (``reduction`` is 'mean', 'sum' or 'none' unless said; ``d = input - target``):

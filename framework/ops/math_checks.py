@@ -1,4 +1,4 @@
-"""Elementwise and reduction functions of issue 25 (comparison aliases, sign tests, NaN
+"""Elementwise and reduction functions (comparison aliases, sign tests, NaN
 handling, closeness, mixed reductions): compositions of existing primitives, so both
 modes and the gradients come from their rules.
 

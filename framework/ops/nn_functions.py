@@ -1,4 +1,4 @@
-"""Functional nn operators of issue 25: distances, channel rearrangements, GLU, channel
+"""Functional nn operators: distances, channel rearrangements, GLU, channel
 dropout and group norm; compositions of existing primitives (both modes and gradients from
 their rules).
 

@@ -1,4 +1,4 @@
-"""Products of issue 25: ``mm``, ``bmm``, ``mv``, ``dot``, ``inner``, ``ger``, ``vecdot``,
+"""Products: ``mm``, ``bmm``, ``mv``, ``dot``, ``inner``, ``ger``, ``vecdot``,
 ``kron``, ``tensor_dot``, ``cross`` and the scaled sums ``addmm``, ``addmv``, ``addr``,
 ``baddbmm``, ``addbmm``, ``addcmul``, ``addcdiv``: compositions of MatMul/BatchMatMul,
 broadcasting products and sums (both modes and gradients from their rules).

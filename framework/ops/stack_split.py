@@ -1,4 +1,4 @@
-"""Array functions of issue 25 (stacking, splitting, rotating, selecting): compositions of
+"""Array functions (stacking, splitting, rotating, selecting): compositions of
 Concat, Reshape, Transpose, ReverseV2, Gather and slices, so both modes and the gradients
 come from those primitives' rules.
 

@@ -1,5 +1,5 @@
 """Array primitive classes (ranges, index sets, searching, scattering, row updates) over
-the functional ops we have (issue 25), as MindSpore 2.10's ``mindspore.ops.operations``
+the functional ops we have, as MindSpore 2.10's ``mindspore.ops.operations``
 spell them: attributes in the constructor, tensors in the call.
 Gradients and graph mode are those of the functional ops each one applies.
 

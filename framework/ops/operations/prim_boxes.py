@@ -1,5 +1,5 @@
 """Primitive classes for boxes, sampling grids and signal windows (``P.BoundingBoxEncode``,
-``P.AffineGrid``, ``P.HammingWindow`` ...) composed of elementwise ops (issue 25), as
+``P.AffineGrid``, ``P.HammingWindow`` ...) composed of elementwise ops, as
 MindSpore 2.10's ``mindspore.ops.operations`` spell them.
 
 Contracts (``P.X(attrs)(inputs)``):

@@ -1,6 +1,6 @@
 """Image primitive classes (resizing, grid sampling, space-to-batch, local response
-normalisation, pooling with indices, unpooling, patches) over the functional ops we have
-(issue 25), as MindSpore 2.10's ``mindspore.ops.operations`` spell them. Resizing and
+normalisation, pooling with indices, unpooling, patches) over the functional ops we have,
+as MindSpore 2.10's ``mindspore.ops.operations`` spell them. Resizing and
 patches gather at positions computed from the (static) sizes (and blend them), so values,
 gradients and graph mode come from ``gather``, ``scatter_add`` and elementwise ops.
 

@@ -1,5 +1,5 @@
 """Primitive classes for segment reductions, sparse and flat indices, box overlaps and bit
-shifts over the functional ops we have (issue 25), as MindSpore 2.10's
+shifts over the functional ops we have, as MindSpore 2.10's
 ``mindspore.ops.operations`` spell them. Gradients and graph mode are those of the ops each
 one applies.
 

@@ -1,5 +1,5 @@
 """Math primitive classes (``P.Addcdiv()``, ``P.CumProd(exclusive, reverse)`` ...) over the
-functional ops we have (issue 25): attributes in the constructor, tensors in the call, as
+functional ops we have: attributes in the constructor, tensors in the call, as
 MindSpore 2.10's ``mindspore.ops.operations`` spell them. No class holds a rule of its own:
 graph, gradient and lowering are those of the functional ops each one applies.
 

@@ -1,5 +1,5 @@
 """Neural-network primitive classes (losses, GLU, pooling, normalisation, depth/space
-rearrangement, channel dropout) over the functional ops we have (issue 25), as MindSpore
+rearrangement, channel dropout) over the functional ops we have, as MindSpore
 2.10's ``mindspore.ops.operations`` spell them: attributes in the constructor, tensors in
 the call. Gradients and graph mode are those of the functional ops each one applies.
 

@@ -1,5 +1,5 @@
 """Optimizer-step primitive classes (``P.Adam``, ``P.ApplyAdagrad`` ...) as MindSpore 2.10's
-``mindspore.ops.operations`` spell them (issue 25): each computes its update rule from
+``mindspore.ops.operations`` spell them: each computes its update rule from
 elementwise ops and writes the new state into its Parameters with ``ops.assign`` (so the
 step runs the same in PyNative and compiled Cells). No rule of its own: no gradient flows
 through an optimizer step.

@@ -1,6 +1,6 @@
 """Sampling primitive classes (``P.RandomShuffle``, ``P.RandomCategorical``,
 ``P.StandardLaplace``, ``P.Bernoulli``, ``P.Cauchy``, ``P.LogNormalReverse``) over our random
-functional ops (issue 25), as MindSpore 2.10's ``mindspore.ops.operations`` spell them.
+functional ops, as MindSpore 2.10's ``mindspore.ops.operations`` spell them.
 The samples come from our generator (``framework.set_seed``): the ``seed`` attributes name
 MindSpore's streams and are accepted, not reproduced, so the values are not MindSpore's;
 shapes, dtypes and distributions are.

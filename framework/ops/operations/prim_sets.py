@@ -1,5 +1,5 @@
 """Primitive classes for shapes, counting, sets, linear algebra, sampling and the
-transposed convolution, over the functional ops and primitives we have (issue 25), as
+transposed convolution, over the functional ops and primitives we have, as
 MindSpore 2.10's ``mindspore.ops.operations`` spell them.
 
 Contracts (``P.X(attrs)(inputs)``):

@@ -1,6 +1,6 @@
 """Primitive classes that update or rearrange by index (N-d scatters, Parameter updates,
-optimizer steps, padding, sequence reversal, diagonals) over the functional ops we have
-(issue 25), as MindSpore 2.10's ``mindspore.ops.operations`` spell them. The classes that
+optimizer steps, padding, sequence reversal, diagonals) over the functional ops we have,
+as MindSpore 2.10's ``mindspore.ops.operations`` spell them. The classes that
 update a ``variable`` in place (``ScatterNdUpdate``, ``ScatterNdAdd``, ``ScatterAdd``,
 ``ApplyMomentum``, ``ApplyGradientDescent``) assign the new value with ``ops.assign`` and
 return the variable; the rest return new tensors. Gradients and graph mode are those of the

@@ -162,7 +162,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _sorting.Multinomial: sorting.lower_multinomial,
     # mint's random creation: the host-drawn numbers are the node's only input, its output
     _RandomDraw: shape.identity,
-    # sequence models (issue 22): layer norm, activations
+    # sequence models: layer norm, activations
     _LayerNorm: seq.lower_layer_norm,
     _LayerNormGrad: seq.lower_layer_norm_grad,
     _LSTMPointwise: lstm_cell.lower_lstm_pointwise,
@@ -173,7 +173,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _act.SiLU: seq.lower_silu,
     _act.Softplus: seq.lower_softplus,
     _CumSum: seq.lower_cumsum,
-    # unary and binary math (issue 25): ops/math_unary.py, ops/math_binary.py
+    # unary and binary math: ops/math_unary.py, ops/math_binary.py
     _mu.ACos: math_functions.unary(relax.op.acos),
     _mu.Asin: math_functions.unary(relax.op.asin),
     _mu.Atan: math_functions.unary(relax.op.atan),
