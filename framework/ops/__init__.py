@@ -10,8 +10,10 @@ import types as _types
 from ..autograd.grad import GradOperation, grad, value_and_grad
 from ..autograd.hooks import HookBackward
 from ..autograd.vmap import vmap
+from ..tensor import Tensor as _Tensor
 from . import composite, functional, operations, shape
 from . import tensor_info as _tensor_info
+from . import tensor_methods as _tensor_methods
 from .complex_ops import *  # noqa: F403  (Complex, Real, ... real, imag, conj, angle)
 from .complex_ops import __all__ as _complex_all
 from .composite import HyperMap, Map, MultitypeFuncGraph
@@ -31,6 +33,8 @@ class _ShapeModule(_types.ModuleType):
 
 
 shape.__class__ = _ShapeModule
+
+_tensor_methods.install(_Tensor)  # every Tensor method and operator, attached here once
 
 # MindSpore's ``F.grad`` / ``F.value_and_grad``: set here, above both autograd and the
 # functional module (which sits below autograd and never imports it)

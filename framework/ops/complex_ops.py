@@ -251,11 +251,5 @@ METHODS = {"real": real, "imag": imag, "conj": conj, "angle": angle, "is_complex
            "isreal": isreal}
 
 
-def install(tensor_class: type) -> None:
-    """The Tensor methods of the module docstring (``z.real()`` is ``ops.real(z)``)."""
-    for name, fn in METHODS.items():
-        setattr(tensor_class, name, fn)
-
-
 __all__ = ["Angle", "Complex", "ComplexAbs", "Conj", "Imag", "Polar", "Real", "angle", "conj", "imag",
            "is_complex", "isreal", "polar", "real", "view_as_real"]

@@ -18,6 +18,8 @@ from . import functional as F
 from .tensor_delegates import METHODS as DELEGATES
 from .tensor_delegates import PROPERTIES
 from .tensor_inplace import METHODS as INPLACE
+from .tensor_operators import OPERATORS
+from .complex_ops import METHODS as COMPLEX_METHODS
 
 # ``x.float()`` ...: a cast
 CASTS = {"float": mstype.float32, "half": mstype.float16, "double": mstype.float64,
@@ -83,13 +85,20 @@ def _extra() -> dict[str, Callable[..., Any]]:
 
 
 def install(tensor_class: type) -> None:
-    """Add every method above that ``tensor_class`` does not define itself."""
+    """Attach every Tensor method and operator: the one place ``Tensor`` gets them
+    (``framework.ops`` runs it on import). The generated delegates, casts and in-place
+    forms fill the names the class body leaves free; the complex-number methods and the
+    operators (:mod:`.tensor_operators`) are set over them."""
     methods: dict[str, Callable[..., Any]] = {}
     methods.update({n: _delegate(n, fn) for n, fn in DELEGATES.items()})
     methods.update({n: _cast_method(n, d) for n, d in CASTS.items()})
     methods.update(_extra())
     methods.update(INPLACE)  # x.add_(y) ...: framework/ops/tensor_inplace.py
     methods.update({n: property(fn) for n, fn in PROPERTIES.items()})
+    core = set(vars(tensor_class)) if not hasattr(tensor_class, "_core_names") else tensor_class._core_names
+    tensor_class._core_names = frozenset(core)
     for name, method in methods.items():
-        if name not in tensor_class.__dict__:
+        if name not in core:
             setattr(tensor_class, name, method)
+    for name, method in {**COMPLEX_METHODS, **OPERATORS}.items():
+        setattr(tensor_class, name, method)
