@@ -19,6 +19,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from . import complex_ops as _complex_ops
+
 
 def _complex(value: Any) -> bool:
     dtype = getattr(value, "dtype", None)
@@ -32,9 +34,8 @@ def holomorphic(bprop: Callable[..., tuple]) -> Callable[..., tuple]:
     def rule(self: Any, *inputs: Any, out: Any, dout: Any, needs: tuple) -> tuple:
         if not (_complex(out) or any(_complex(x) for x in inputs)):
             return bprop(self, *inputs, out=out, dout=dout, needs=needs)
-        from .complex_ops import conj
-
-        inputs = tuple(conj(x) if _complex(x) else x for x in inputs)
-        return bprop(self, *inputs, out=conj(out) if _complex(out) else out, dout=dout, needs=needs)
+        inputs = tuple(_complex_ops.conj(x) if _complex(x) else x for x in inputs)
+        out = _complex_ops.conj(out) if _complex(out) else out
+        return bprop(self, *inputs, out=out, dout=dout, needs=needs)
 
     return rule

@@ -22,7 +22,7 @@ from scipy import special
 from ..primitive import Primitive, Spec
 from ._erf32 import erf_float32, erfc_float32
 from ._utils import float32_accumulation, float_dtype
-from .elementwise import add, exp, mul, sigmoid, stable_sigmoid, sub
+from .elementwise import add, exp, greater, mul, select, sigmoid, stable_sigmoid, sub
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_CUBIC = 0.044715
@@ -142,8 +142,6 @@ def silu(input):  # noqa: A002
 
 def softplus(input, beta=1, threshold=20):  # noqa: A002
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
-    from .elementwise import greater, select
-
     if beta == 1 and threshold is None:
         return _SOFTPLUS(input)
     scaled = input if beta == 1 else mul(input, float(beta))

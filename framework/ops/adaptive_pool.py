@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import tensor as _tensor
 from .elementwise import maximum
 from .masking import where
 from .reduce import reduce_max, reduce_mean
@@ -56,11 +57,9 @@ def _windows(who: str, x: Any, kernel_size: int, stride: int, padding: int, fill
         pairs = ((0, 0),) * (len(x.shape) - 1) + ((padding, padding),)
         x = pad(x, pairs)
         if fill != 0:
-            from ..tensor import Tensor
-
             real = np.zeros(length, bool)
             real[padding: length - padding] = True
-            x = where(Tensor(real), x, fill)
+            x = where(_tensor.Tensor(real), x, fill)
     out = (length - kernel_size) // stride + 1
     span = stride * (out - 1) + 1
     return [x[..., j: j + span: stride] for j in range(kernel_size)], out

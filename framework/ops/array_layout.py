@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._class_form import class_form
 from ._utils import argument_error, normalize_axes, normalize_axis
 from .array_ops import unstack
@@ -32,8 +33,6 @@ from .shape import broadcast_to, concat, expand_dims, reshape, slice_, transpose
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(array)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error, normalize_axis
 from .shape import broadcast_to, concat, expand_dims, reshape, slice_
 
@@ -164,8 +165,6 @@ class Tile:
 
 
 def _scalar(name: str, value: Any) -> Any:
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         if value.shape != ():
             raise argument_error("arange", ValueError(f"{name} must be a 0-d tensor, got shape "
@@ -180,8 +179,6 @@ def _scalar(name: str, value: Any) -> Any:
 def arange(start=0, end=None, step=1, *, dtype=None):
     """``ops.arange(start=0, end=None, step=1, *, dtype=None)``: ``[start, end)`` by
     ``step`` (``end=None``: ``[0, start)``); int64 when all are ints, else float32."""
-    from ..tensor import Tensor
-
     if end is None:
         start, end = 0, start
     start, end, step = _scalar("start", start), _scalar("end", end), _scalar("step", step)

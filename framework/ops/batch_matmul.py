@@ -19,9 +19,11 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec, shape_str
+from . import nn_ops as _nn_ops
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float32_accumulation, result_dtype
 from .elementwise import sum_to
+from .shape import expand_dims, squeeze
 
 
 def _matrix(shape: tuple[int, ...], transpose: bool) -> tuple[int, int]:
@@ -76,15 +78,12 @@ _BMM = BatchMatMul()
 
 def matmul(input, other):  # noqa: A002  (MindSpore's parameter names)
     """``ops.matmul(input, other)`` with ``np.matmul``'s rules (see the module docstring)."""
-    from .nn_ops import MatMul
-    from .shape import expand_dims, squeeze
-
     ra, rb = len(input.shape), len(other.shape)
     if ra == 0 or rb == 0:
         raise ValueError("matmul: scalars are not matrices; use ops.mul")
     a = expand_dims(input, 0) if ra == 1 else input
     b = expand_dims(other, -1) if rb == 1 else other
-    out = MatMul()(a, b) if max(len(a.shape), len(b.shape)) == 2 else _BMM(a, b)
+    out = _nn_ops.MatMul()(a, b) if max(len(a.shape), len(b.shape)) == 2 else _BMM(a, b)
     if ra == 1:
         out = squeeze(out, -2)
     if rb == 1:

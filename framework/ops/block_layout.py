@@ -15,14 +15,15 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from ._utils import argument_error
+from .creation import zeros
+from .nn_ops import matmul
 from .scatter_gather import gather, index_add
 from .shape import pad, reshape, slice_, transpose
 
 
 def _tensor(array: Any) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 
@@ -163,8 +164,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
 
 def _fold(cols: Any, where: np.ndarray, plane: tuple[int, int], p: tuple[int, int],
           size: tuple[int, int]) -> Any:
-    from .creation import zeros
-
     n, c = cols.shape[0], cols.shape[1] // where.shape[0]
     flat = reshape(cols, (n, c, where.size))
     image = index_add(zeros((n, c, plane[0] * plane[1]), cols.dtype), _tensor(where.reshape(-1)), flat, 2)
@@ -190,9 +189,6 @@ def conv3d_transpose(inputs, weight, pad_mode="valid", padding=0, stride=1, dila
     ``x * weight`` into the output window it maps to, ``(N, Cin, D, H, W)`` with weight
     ``(Cin, Cout, kd, kh, kw)`` giving ``(N, Cout, (D - 1) * s + d * (k - 1) + 1 - pads +
     output_padding, ...)``; ``padding`` is 1 or 6 ints (head, tail, top, bottom, left, right)."""
-    from .creation import zeros
-    from .nn_ops import matmul
-
     op = "conv3d_transpose"
     if len(inputs.shape) != 5 or len(weight.shape) != 5 or weight.shape[0] != inputs.shape[1]:
         raise argument_error(op, ValueError(

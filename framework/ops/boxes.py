@@ -11,9 +11,14 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
-from .elementwise import exp, log, maximum, minimum
-from .shape import expand_dims, reshape
+from .array_ops import stack
+from .elementwise import cast, exp, greater_equal, less_equal, log, maximum, minimum, select
+from .math_binary import logical_and
+from .math_unary import floor
+from .scatter_gather import gather
+from .shape import broadcast_to, expand_dims, reshape
 
 
 def _columns(op: str, name: str, boxes: Any) -> tuple[Any, Any, Any, Any]:
@@ -24,14 +29,10 @@ def _columns(op: str, name: str, boxes: Any) -> tuple[Any, Any, Any, Any]:
 
 
 def _stack(columns: list[Any]) -> Any:
-    from .array_ops import stack
-
     return stack(columns, 1)
 
 
 def _consts(op: str, name: str, values: Any, like: Any) -> list[Any]:
-    from ..tensor import Tensor
-
     array = np.asarray(values, np.float64).reshape(-1)
     if array.size != 4:
         raise argument_error(op, ValueError(f"{name} must be 4 numbers, got {values!r}"))
@@ -101,9 +102,6 @@ def bounding_box_decode(anchor_box, deltas, max_shape, means=(0.0, 0.0, 0.0, 0.0
 def check_valid(bboxes, img_metas):
     """Per box: whether it lies inside the image ``img_metas = (height, width, ratio)``
     (``x1, y1 >= 0``, ``x2 <= width * ratio - 1``, ``y2 <= height * ratio - 1``)."""
-    from .elementwise import greater_equal, less_equal
-    from .math_binary import logical_and
-
     x1, y1, x2, y2 = _columns("check_valid", "bboxes", bboxes)
     if tuple(img_metas.shape) != (3,):
         raise argument_error("check_valid", ValueError(
@@ -117,8 +115,6 @@ def check_valid(bboxes, img_metas):
 def _sample_points(start: Any, end: Any, size: int, extent: int) -> Any:
     """``(num, size)`` sample coordinates spanning each box's ``[start, end]`` (normalized)
     in pixels of an axis of ``extent``; one sample: the box's centre."""
-    from ..tensor import Tensor
-
     scale = float(extent - 1)
     if size == 1:
         return expand_dims((start + end) * (0.5 * scale), 1)
@@ -131,14 +127,6 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
     """Crops of the NHWC ``image`` at ``boxes`` (normalized ``(y1, x1, y2, x2)``, of image
     ``box_indices``), resampled to ``crop_size`` (``'bilinear'`` or ``'nearest'``); samples
     outside the image read ``extrapolation_value``. Float32 ``(num, h, w, C)``."""
-    from .. import dtype as mstype
-    from ..tensor import Tensor
-    from .elementwise import cast, greater_equal, less_equal, select
-    from .math_binary import logical_and
-    from .math_unary import floor
-    from .scatter_gather import gather
-    from .shape import broadcast_to
-
     op = "crop_and_resize"
     if method not in ("bilinear", "nearest"):
         raise argument_error(op, ValueError(

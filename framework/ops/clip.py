@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from .elementwise import add, div, maximum, mul, sqrt, square
-from .reduce import reduce_sum
+from .. import dtype as mstype
+from .elementwise import abs as absolute
+from .elementwise import add, cast, div, maximum, minimum, mul, pow, sqrt, square
+from .reduce import reduce_max, reduce_sum
 
 
 def clip_by_global_norm(x: Any, clip_norm: float = 1.0, use_norm: Any = None) -> tuple:
@@ -30,13 +33,6 @@ def clip_by_norm(x: Any, max_norm: float, norm_type: float = 2.0, error_if_nonfi
     """MindSpore 2.x's ``ops.clip_by_norm``: a tensor (or a list/tuple of tensors, scaled
     together) times ``min(1, max_norm / (norm + 1e-6))``, where ``norm`` is the
     ``norm_type``-norm of all their entries (``inf``: the largest magnitude)."""
-    import math
-
-    from .. import dtype as mstype
-    from .elementwise import abs as absolute
-    from .elementwise import cast, minimum, pow
-    from .reduce import reduce_max
-
     many = isinstance(x, list | tuple)
     tensors = tuple(x) if many else (x,)
     if not tensors:

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..communication import allreduce_array
 from ..primitive import Primitive, Spec
 
 
@@ -47,8 +48,6 @@ class AllReduce(Primitive):
         return Spec(tuple(x.shape), x.dtype)
 
     def kernel(self, x: np.ndarray) -> np.ndarray:
-        from ..communication import allreduce_array
-
         return allreduce_array(x, op=self.op)
 
     def bprop(self, x, *, out, dout, needs):

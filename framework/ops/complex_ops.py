@@ -34,7 +34,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec, shape_str
-from .elementwise import add, cast, div, equal, mul, neg, select, sub
+from . import array_ops as _array_ops
+from . import elementwise as ew  # a module: elementwise's bprops import this one back
+from . import shape as _shape
 
 _TO_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
 _TO_REAL = {c: f for f, c in _TO_COMPLEX.items()}
@@ -75,14 +77,12 @@ class _Part(Primitive, abstract=True):
     def __call__(self, x: Any) -> Any:
         if _is_complex(x):
             return Primitive.__call__(self, x)
-        from .shape import zeros_like
-
-        return x if self.real_part else zeros_like(x)
+        return x if self.real_part else _shape.zeros_like(x)
 
 
 def _zero_safe(denominator: Any) -> Any:
     """``denominator`` with its zeros made 1 (the numerators are 0 there: 0, not nan)."""
-    return select(equal(denominator, 0), 1.0, denominator)
+    return ew.select(ew.equal(denominator, 0), 1.0, denominator)
 
 
 class Complex(Primitive, abstract=True):
@@ -108,7 +108,7 @@ class Real(_Part, abstract=True):
         return x.real.copy() if mstype.is_complex(x.dtype) else x
 
     def bprop(self, x, *, out, dout, needs):  # dout + 0j
-        return (cast(dout, x.dtype),)
+        return (ew.cast(dout, x.dtype),)
 
 
 class Imag(_Part, abstract=True):
@@ -121,9 +121,7 @@ class Imag(_Part, abstract=True):
         return x.imag.copy() if mstype.is_complex(x.dtype) else np.zeros_like(x)
 
     def bprop(self, x, *, out, dout, needs):  # dout * 1j
-        from .shape import zeros_like
-
-        return (Complex()(zeros_like(dout), dout),)
+        return (Complex()(_shape.zeros_like(dout), dout),)
 
 
 class Conj(_Part, abstract=True):
@@ -149,14 +147,14 @@ class Angle(Primitive, abstract=True):
 
     def bprop(self, x, *, out, dout, needs):  # dout * (-y + ix) / |z|^2
         re, im = real(x), imag(x)
-        scale = div(dout, _zero_safe(add(mul(re, re), mul(im, im))))
-        return (Complex()(neg(mul(im, scale)), mul(re, scale)),)
+        scale = ew.div(dout, _zero_safe(ew.add(ew.mul(re, re), ew.mul(im, im))))
+        return (Complex()(ew.neg(ew.mul(im, scale)), ew.mul(re, scale)),)
 
 
 def _magnitude_grad(x: Any, magnitude: Any, dout: Any) -> Any:
     """``dout * z / |z|`` (0 where ``z`` is 0): the gradient of ``|z|`` for a real ``dout``."""
-    scale = div(dout, _zero_safe(magnitude))
-    return Complex()(mul(real(x), scale), mul(imag(x), scale))
+    scale = ew.div(dout, _zero_safe(magnitude))
+    return Complex()(ew.mul(real(x), scale), ew.mul(imag(x), scale))
 
 
 class ComplexAbs(Primitive, abstract=True):
@@ -190,11 +188,9 @@ class Polar(Primitive, abstract=True):
         return out
 
     def bprop(self, r, theta, *, out, dout, needs):
-        from .elementwise import cos, sin
-
-        c, s, a, b = cos(theta), sin(theta), real(dout), imag(dout)
-        dr = add(mul(a, c), mul(b, s))  # Re(dout * conj(e^{i theta}))
-        return dr, mul(r, sub(mul(b, c), mul(a, s)))  # r * Im(dout * conj(e^{i theta}))
+        c, s, a, b = ew.cos(theta), ew.sin(theta), real(dout), imag(dout)
+        dr = ew.add(ew.mul(a, c), ew.mul(b, s))  # Re(dout * conj(e^{i theta}))
+        return dr, ew.mul(r, ew.sub(ew.mul(b, c), ew.mul(a, s)))  # r Im(dout conj(e^{i theta}))
 
 
 _REAL, _IMAG, _CONJ, _ANGLE = Real(), Imag(), Conj(), Angle()
@@ -218,11 +214,9 @@ def angle(input):  # noqa: A002
 
 def view_as_real(input):  # noqa: A002
     """A complex tensor as reals: a last axis of 2 holding (real, imaginary)."""
-    from .array_ops import stack
-
     if not input.dtype.is_complex:
         raise TypeError(f"view_as_real: input must be complex, got {input.dtype}")
-    return stack((real(input), imag(input)), -1)
+    return _array_ops.stack((real(input), imag(input)), -1)
 
 
 def polar(abs, angle):  # noqa: A002
@@ -237,14 +231,12 @@ def is_complex(input):  # noqa: A002
 def isreal(input):  # noqa: A002
     """Per element: True where the imaginary part is 0 (every element of a real tensor)."""
     if input.dtype.is_complex:
-        return equal(imag(input), 0)
+        return ew.equal(imag(input), 0)
     return _all_true(input)
 
 
 def _all_true(x: Any) -> Any:
-    from .shape import ones_like
-
-    return cast(ones_like(x), mstype.bool_)
+    return ew.cast(_shape.ones_like(x), mstype.bool_)
 
 
 METHODS = {"real": real, "imag": imag, "conj": conj, "angle": angle, "is_complex": is_complex,

@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from ..autograd.grad import GradOperation, grad, value_and_grad
+from ..tensor import Tensor
 from .clip import clip_by_global_norm
 from .creation import ones_like, zeros_like
 from .math_checks import clip_by_value
@@ -30,8 +31,6 @@ def add_flags(fn: Callable[..., Any] | None = None, **flags: Any) -> Any:
 
 
 def _type_matches(name: Any, value: Any) -> bool:
-    from ..tensor import Tensor
-
     checks = {
         "Tensor": lambda v: isinstance(v, Tensor),
         "Number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),

@@ -181,7 +181,7 @@ class Conv2D(_Conv):
                 group: int = 1, data_format: str = "NCHW") -> Any:
         if group == 1 or isinstance(group, bool):
             return super().__new__(cls)
-        from .group_conv import GroupConv2D
+        from .group_conv import GroupConv2D  # group_conv builds on _Conv, defined here
 
         declared = _mindspore_args(out_channel, kernel_size, mode, data_format)
         conv = GroupConv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=pad, group=group)

@@ -8,12 +8,11 @@ from typing import Any
 
 from ._utils import argument_error
 from .elementwise import add
+from .shape import zeros_like
 
 
 def deepcopy(input_x: Any) -> Any:
     """A new tensor with ``input_x``'s values (its gradient is the identity's)."""
-    from .shape import zeros_like
-
     return add(input_x, zeros_like(input_x))
 
 

@@ -11,12 +11,14 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
+from .elementwise import cast
+from .shape import ones_like as _ones_like
+from .shape import zeros_like as _zeros_like
 
 
 def _shape(op: str, shape: Any) -> tuple[int, ...]:
-    from ..tensor import Tensor
-
     if isinstance(shape, Tensor):
         shape = shape.asnumpy().tolist()
     if isinstance(shape, int | np.integer):
@@ -33,8 +35,6 @@ def _shape(op: str, shape: Any) -> tuple[int, ...]:
 
 def full(size: Any, fill_value: Any, *, dtype: Any = None) -> Any:
     """``ops.full(size, fill_value, dtype=None)``: dtype from the value when not given."""
-    from ..tensor import Tensor
-
     dtype = mstype.default_for_python(fill_value) if dtype is None else mstype.to_dtype(dtype)
     return Tensor(np.full(_shape("full", size), fill_value, dtype=dtype.np))
 
@@ -63,17 +63,11 @@ def eps(x: Any) -> Any:
 
 
 def zeros_like(input: Any, *, dtype: Any = None) -> Any:  # noqa: A002
-    from .elementwise import cast
-    from .shape import zeros_like as _zeros_like
-
     out = _zeros_like(input)
     return out if dtype is None else cast(out, dtype)
 
 
 def ones_like(input: Any, *, dtype: Any = None) -> Any:  # noqa: A002
-    from .elementwise import cast
-    from .shape import ones_like as _ones_like
-
     out = _ones_like(input)
     return out if dtype is None else cast(out, dtype)
 

@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
+from ..tensor import Tensor
 from ._utils import argument_error
+from .elementwise import cast, div, maximum, mul
+from .reduce import reduce_mean, reduce_sum
+from .shape import reshape
+from .value_shaped import _values
 
 NEG_INF = -np.inf
 
@@ -106,9 +111,6 @@ class CTCLoss(Primitive):
         return loss.astype(x.dtype), alpha.astype(x.dtype)
 
     def bprop(self, x, targets, il, tl, *, out, dout, needs):
-        from .elementwise import mul
-        from .shape import reshape
-
         grad = CTCLossGrad(self.blank, self.zero_infinity)(x, targets, il, tl)
         return mul(grad, reshape(dout[0], (1, -1, 1))), None, None, None
 
@@ -159,9 +161,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
              zero_infinity=False):
     """MindSpore's ``ops.ctc_loss``: ``(loss, log_alpha)``; ``reduction`` 'none' (per
     sequence), 'sum', or 'mean' (each loss over its target length, then the batch mean)."""
-    from .elementwise import cast, div, maximum
-    from .reduce import reduce_mean, reduce_sum
-
     if reduction not in ("none", "mean", "sum"):
         raise argument_error("ctc_loss", ValueError(
             f"reduction must be 'none', 'mean' or 'sum', got {reduction!r}"))
@@ -178,9 +177,6 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True):
     (N, 1))``: per sequence the best class of each frame, repeats merged, the blank (last
     class) dropped, as a sparse matrix; the log-probability is minus the sum of the best
     scores. PyNative only (the output's size depends on the values)."""
-    from ..tensor import Tensor
-    from .value_shaped import _values
-
     x = _values("ctc_greedy_decoder", inputs)
     lengths = _values("ctc_greedy_decoder", sequence_length).astype(np.int64)
     if x.ndim != 3 or lengths.shape != (x.shape[1],) or (lengths > x.shape[0]).any() or (lengths < 0).any():

@@ -19,8 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from .. import dtype as mstype
+from .creation import full
 from .elementwise import cast, exp, greater_equal, less_equal, log, select
 from .reduce import reduce_max
+from .scan import cumsum
 from .shape import concat, stop_gradient
 
 
@@ -50,8 +52,6 @@ def cumprod(input, dim, dtype=None):  # noqa: A002  (MindSpore's parameter names
 
 def _running(who: str, input: Any, axis: Any, keep_new: Any, dtype: Any) -> tuple[Any, Any]:  # noqa: A002
     axis = _axis(who, input, axis)
-    from .creation import full
-
     values, indices = [], []
     for i, piece in enumerate(_pieces(input, axis)):
         index = full(tuple(piece.shape), i, dtype=dtype)
@@ -73,8 +73,6 @@ def cummin(input, axis):  # noqa: A002
 
 
 def logcumsumexp(input, axis):  # noqa: A002
-    from .scan import cumsum
-
     axis = _axis("logcumsumexp", input, axis)
     top = stop_gradient(reduce_max(input, axis, True))
     return log(cumsum(exp(input - top), axis)) + top

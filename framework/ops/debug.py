@@ -42,15 +42,16 @@ from typing import Any
 
 import numpy as np
 
-from ..primitive import Primitive
+from ..dtype import from_numpy
+from ..interpreters import is_tracing
+from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ..tensor_repr import EDGE, FLAT_LIMIT, ROW_LIMIT, tensor_repr
 
 PER_LINE = {"f": 12, "b": 12}  # elements per line of a 1-d tensor by dtype kind; others 24
 
 
 def _dtype_name(array: np.ndarray) -> str:
-    from ..dtype import from_numpy
-
     return str(from_numpy(array.dtype))
 
 
@@ -170,8 +171,6 @@ def _number_tuple(value: tuple | list) -> str | None:
 def print_items(args: Any, top: bool = True) -> list[Any]:
     """The lines compiled code prints for ``print(*args)``: text, or a Tensor (printed at
     run time); see the module docstring."""
-    from ..tensor import Tensor
-
     items: list[Any] = []
     for arg in args:
         if isinstance(arg, Tensor | str):
@@ -188,8 +187,6 @@ def print_items(args: Any, top: bool = True) -> list[Any]:
 
 def runtime_print(items: list[Any], style: str = "graph") -> None:
     """A ``PrintOp`` writing ``items`` (strings and Tensors) one per line."""
-    from ..tensor import Tensor
-
     lines = ["{}" if isinstance(item, Tensor) else item.replace("{", "{{").replace("}", "}}")
              for item in items]
     if lines:
@@ -201,9 +198,6 @@ class Print:
     runs: as compiled code's ``print`` does when traced, tensors as ``repr`` in PyNative."""
 
     def __call__(self, *inputs: Any) -> None:
-        from ..interpreters import is_tracing
-        from ..tensor import Tensor
-
         if is_tracing():
             runtime_print(print_items(inputs))
         else:
@@ -228,8 +222,6 @@ class AssertOp(Primitive):
         super().__init__(summarize=summarize)
 
     def infer(self, condition: Any, *data: Any) -> Any:
-        from ..primitive import Spec
-
         if condition.dtype != np.bool_ or int(np.prod(condition.shape)) != 1:
             raise TypeError(f"Assert: condition must be a bool tensor of one element, got {condition.dtype} "
                             f"of shape {tuple(condition.shape)}")

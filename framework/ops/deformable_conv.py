@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, greater, less
+from .math_binary import logical_and
 from .math_unary import floor
 from .nn_ops import matmul
 from .scatter_elements import GatherElements
@@ -25,8 +27,6 @@ from .shape import broadcast_to, concat, expand_dims, reshape, transpose
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 
@@ -101,8 +101,6 @@ def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=No
 
 def _inside(yy: Any, xx: Any, h: int, w: int, dtype: Any) -> Any:
     """1 where the corner ``(yy, xx)`` is a pixel of the image, else 0."""
-    from .math_binary import logical_and
-
     ok = logical_and(logical_and(greater(yy, -0.5), less(yy, h - 0.5)),
                      logical_and(greater(xx, -0.5), less(xx, w - 0.5)))
     return cast(ok, dtype)

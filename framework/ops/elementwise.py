@@ -9,6 +9,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from . import complex_ops as _complex_ops
+from . import reduce as _reduce
+from . import shape as _shape
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
 from .floor_float import ms_floor_divide, ms_floor_mod
@@ -19,13 +22,10 @@ def sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
     """Reduce a broadcast gradient back to an input's ``shape``."""
     if grad.shape == tuple(shape):
         return grad
-    from .reduce import reduce_sum
-    from .shape import reshape
-
     axes = sum_to_axes(grad.shape, tuple(shape))
     if axes == tuple(range(len(grad.shape) - len(shape))):  # only leading axes: no reshape needed
-        return reduce_sum(grad, axes, False)
-    return reshape(reduce_sum(grad, axes, True), tuple(shape))
+        return _reduce.reduce_sum(grad, axes, False)
+    return _shape.reshape(_reduce.reduce_sum(grad, axes, True), tuple(shape))
 
 
 def stable_sigmoid(x: np.ndarray) -> np.ndarray:
@@ -160,9 +160,7 @@ class FloorDiv(_Floor):
     fn = ms_floor_divide
 
     def bprop(self, x, y, *, out, dout, needs):
-        from .shape import zeros_like
-
-        return (zeros_like(x) if needs[0] else None), (zeros_like(y) if needs[1] else None)
+        return (_shape.zeros_like(x) if needs[0] else None), (_shape.zeros_like(y) if needs[1] else None)
 
 
 class FloorMod(_Floor):
@@ -285,8 +283,7 @@ class Abs(Primitive):
 
     def bprop(self, x, *, out, dout, needs):  # dout * sign(x): zero at 0, as MindSpore's
         if x.dtype.is_complex:  # dout * z / |z|
-            from .complex_ops import complex_abs_grad
-            return (complex_abs_grad(x, out, dout),)
+            return (_complex_ops.complex_abs_grad(x, out, dout),)
         return (select(greater(x, 0), dout, select(less(x, 0), neg(dout), 0)),)
 
 

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error, one_dim
+from .creation import zeros
 from .elementwise import cast, equal, neg, select
 from .reduce import reduce_any
 from .scatter_gather import gather, index_add, scatter_update
@@ -22,8 +24,6 @@ from .shape import broadcast_to, reshape, stop_gradient
 
 
 def _tensor(array: Any) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 
@@ -64,8 +64,6 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):  # noqa: A002
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
     """Zeros with the last axis of ``input`` on the diagonal ``offset`` of the planes
     ``(dim1, dim2)`` of the result (one axis more than ``input``)."""
-    from .creation import zeros
-
     ndim = len(input.shape) + 1
     a, b = one_dim("diag_embed", dim1, ndim), one_dim("diag_embed", dim2, ndim)
     if a == b:
@@ -98,8 +96,6 @@ def slice_scatter(input, src, axis=0, start=None, end=None, step=1):  # noqa: A0
 
 
 def _rows(op: str, indices: Any) -> Any:
-    from ..tensor import Tensor
-
     if isinstance(indices, Tensor):
         return reshape(indices, (-1,))
     rows = np.asarray(indices).reshape(-1)
@@ -131,8 +127,6 @@ def inplace_index_add(var, indices, updates, axis):
 def index_fill(x, axis, index, value):
     """A copy of ``x`` with the entries at ``index`` along ``axis`` set to ``value`` (a
     number or a 0-d tensor, which gets no gradient, as in MindSpore)."""
-    from ..tensor import Tensor
-
     ax = one_dim("index_fill", int(axis), len(x.shape))
     size = x.shape[ax] if x.shape else 1
     index = _rows("index_fill", index)

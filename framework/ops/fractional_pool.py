@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from .random_draw import random_draw
 
 
 class PoolingSequence(Primitive):
@@ -109,8 +110,6 @@ def fractional_max_pool(x: Any, pooling_ratio: Any, pseudo_random: bool = False,
                         overlapping: bool = False) -> Any:
     """``(y, row_sequence, col_sequence)`` (see the module docstring); ``pooling_ratio``:
     ``[1.0, rows, cols, 1.0]``, each at least 1."""
-    from .random_draw import random_draw
-
     ratio = [float(r) for r in pooling_ratio]
     if len(ratio) != 4 or ratio[0] != 1.0 or ratio[3] != 1.0 or min(ratio) < 1.0:
         raise ValueError(f"FractionalMaxPool: pooling_ratio must be [1.0, >= 1, >= 1, 1.0], got "

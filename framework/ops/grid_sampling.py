@@ -15,7 +15,10 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
+
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import abs as absolute
 from .elementwise import cast, floor_mod, maximum, minimum, select
@@ -105,8 +108,4 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
 
 def _arange(n: int) -> Any:
-    import numpy as np
-
-    from ..tensor import Tensor
-
     return Tensor(np.arange(n, dtype=np.int64))

@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Spec, shape_str
+from . import conv as _conv
 from ._utils import float32_accumulation, float_dtype
 from .conv import _Conv
+from .nn_ops import bias_add
 
 
 class _GroupConv(_Conv, abstract=True):
@@ -144,11 +146,8 @@ class GroupConv2DBackpropFilter(_GroupConv):
 def conv2d(x, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):
     """Functional convolution (MindSpore's ``ops.conv2d``), NCHW; ``groups`` splits the
     channels into that many blocks (weight (out, in / groups, kh, kw))."""
-    from .conv import Conv2D
-    from .nn_ops import bias_add
-
     if groups == 1:
-        out = Conv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=padding)(x, weight)
+        out = _conv.Conv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=padding)(x, weight)
     else:
         out = GroupConv2D(stride, dilation, pad_mode, padding, groups)(x, weight)
     return out if bias is None else bias_add(out, bias)

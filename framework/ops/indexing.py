@@ -17,6 +17,9 @@ import numpy as np
 
 from ..errors import user_location, with_location
 from ..primitive import shape_str
+from ..tensor import Tensor
+from . import shape as _shape
+from .elementwise import cast, select
 from .scatter_gather import gather, scatter_update
 from .shape import broadcast_to, reshape, slice_
 
@@ -26,8 +29,6 @@ def _error(message: str) -> IndexError:
 
 
 def _is_tensor(item: Any) -> bool:
-    from ..tensor import Tensor
-
     return isinstance(item, Tensor)
 
 
@@ -38,8 +39,6 @@ def _is_concrete(tensor: Any) -> bool:
 def _normalize(x_shape: tuple[int, ...], index: Any) -> tuple:
     """A tuple of int / slice / None / integer Tensor items, one per indexed axis; lists and
     arrays become tensors, ``...`` is expanded, a concrete bool mask becomes positions."""
-    from ..tensor import Tensor
-
     index = index if isinstance(index, tuple) else (index,)
     items: list[Any] = []
     for item in index:
@@ -147,16 +146,12 @@ def getitem(x: Any, index: Any) -> Any:
         ndim = len(result.shape)
         moved = list(range(nd_axis, nd_axis + nd_rank))
         perm = moved + [a for a in range(ndim) if a not in moved]
-        from .shape import transpose
-
-        result = transpose(result, tuple(perm))
+        result = _shape.transpose(result, tuple(perm))
     return result
 
 
 def _positions(shape: tuple[int, ...], index: Any) -> Any:
     """The flat positions ``index`` selects in a tensor of ``shape`` (a tensor of ints)."""
-    from ..tensor import Tensor
-
     size = int(np.prod(shape, dtype=np.int64))
     dtype = np.int32 if size < 2**31 else np.int64
     return getitem(Tensor(np.arange(size, dtype=dtype).reshape(shape)), index)
@@ -164,9 +159,6 @@ def _positions(shape: tuple[int, ...], index: Any) -> Any:
 
 def setitem(x: Any, index: Any, value: Any) -> Any:
     """The value of ``x`` after ``x[index] = value`` (a new tensor; ``x`` is unchanged)."""
-    from ..tensor import Tensor
-    from .elementwise import cast, select
-
     dtype = x._data.dtype
     if not _is_tensor(value):
         value = Tensor(np.asarray(value, dtype=dtype))

@@ -31,8 +31,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ._utils import argument_error, broadcast_shape
-from .elementwise import mul, neg
+from .elementwise import mul, neg, sum_to
 from .shape import zeros_like
 
 _GCD_TYPES = (np.int16, np.int32, np.int64)
@@ -126,8 +127,6 @@ class NextAfter(Primitive):
         return np.nextafter(x, y)
 
     def bprop(self, x, y, *, out, dout, needs):
-        from .elementwise import sum_to
-
         return sum_to(dout, x.shape), (zeros_like(y) if needs[1] else None)
 
 
@@ -194,8 +193,6 @@ def lcm(input, other):  # noqa: A002
 
 def _shift_operands(op: str, x: Any, y: Any) -> tuple[Any, Any]:
     """A Python int operand takes the other operand's dtype."""
-    from ..tensor import Tensor
-
     if not isinstance(x, Tensor) and not isinstance(y, Tensor):
         raise argument_error(op, TypeError("needs at least one tensor operand"))
     if not isinstance(x, Tensor):
@@ -255,6 +252,4 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002
                 f"weights must have the input's shape {values.shape}, got {np.shape(weights)}"))
         w = w[keep]
     length = max(int(flat.max()) + 1 if flat.size else 0, minlength)
-    from ..tensor import Tensor
-
     return Tensor(np.bincount(flat[keep], w, minlength=length).astype(np.float32))

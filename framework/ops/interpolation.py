@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import nn_ops as _nn_ops
 from . import shape as _shape
 
@@ -73,8 +74,6 @@ def weights(mode: str, n_in: int, n_out: int, align_corners: bool) -> np.ndarray
 
 def resize_axes(x: Any, sizes: tuple[int, ...], mode: str, align_corners: bool) -> Any:
     """``x`` with its last ``len(sizes)`` axes resized to ``sizes`` by ``mode``."""
-    from ..tensor import Tensor
-
     shape = tuple(x.shape)
     first = len(shape) - len(sizes)
     out = x

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, pow
 from .nn_ops import matmul
@@ -53,8 +54,6 @@ def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CH
 def affine_grid(theta, size, align_corners=False):
     """The ``(N, H, W, 2)`` (or ``(N, D, H, W, 3)``) sampling grid of the affine maps
     ``theta`` (``(N, 2, 3)`` / ``(N, 3, 4)``) over normalized coordinates in [-1, 1]."""
-    from ..tensor import Tensor
-
     size = tuple(int(s) for s in size)
     spatial = size[2:]
     if len(spatial) not in (2, 3) or tuple(theta.shape[1:]) != (len(spatial), len(spatial) + 1):
@@ -80,8 +79,6 @@ def affine_grid(theta, size, align_corners=False):
 def mixed_precision_cast(dst_dtype, x):
     """``x`` (a tensor, or a tuple/list/dict of them) with its floating-point tensors cast to
     ``dst_dtype``; other values unchanged."""
-    from ..tensor import Tensor
-
     if isinstance(x, tuple | list):
         return type(x)(mixed_precision_cast(dst_dtype, v) for v in x)
     if isinstance(x, dict):

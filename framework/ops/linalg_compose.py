@@ -20,24 +20,23 @@ from __future__ import annotations
 
 from .. import dtype as mstype
 from ._utils import argument_error, normalize_axis
+from .array_layout import swapaxes
+from .complex_ops import conj
+from .elementwise import abs as abs_
+from .elementwise import cast, greater, maximum, pow, select, sqrt
+from .linalg_decompose import singular_values
+from .nn_ops import matmul
+from .reduce import reduce_sum
+from .reductions import amax, amin
+from .shape import concat, expand_dims, ones_like, reshape, squeeze, transpose
 
 
 def adjoint(x):
-    from .array_layout import swapaxes
-    from .complex_ops import conj
-
     out = swapaxes(x, -1, -2)
     return conj(out) if mstype.is_complex(mstype.to_np(x.dtype)) else out
 
 
 def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):  # noqa: A002, N803
-    from .elementwise import abs as abs_
-    from .elementwise import cast, sqrt
-    from .linalg_decompose import singular_values
-    from .reduce import reduce_sum
-    from .reductions import amax, amin
-    from .shape import expand_dims, squeeze, transpose
-
     x = A if dtype is None else cast(A, dtype)
     ndim = len(x.shape)
     if len(axis) != 2:
@@ -66,11 +65,6 @@ def matrix_norm(A, ord="fro", axis=(-2, -1), keepdims=False, *, dtype=None):  # 
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
-    from .elementwise import cast, maximum
-    from .nn_ops import matmul
-    from .reduce import reduce_sum
-    from .shape import expand_dims, reshape
-
     x = input if len(input.shape) == 2 else reshape(input, (1, -1))
     if len(x.shape) != 2:
         raise argument_error("cov", ValueError(f"input must be 1-d or 2-d, got shape {tuple(input.shape)}"))
@@ -99,10 +93,6 @@ def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
 
 
 def renorm(input, p, axis, maxnorm):  # noqa: A002
-    from .elementwise import abs as abs_
-    from .elementwise import greater, pow, select
-    from .reduce import reduce_sum
-
     if not isinstance(p, int | float) or p <= 0:
         raise argument_error("renorm", ValueError(f"p must be a positive number, got {p!r}"))
     ndim = len(input.shape)
@@ -114,9 +104,6 @@ def renorm(input, p, axis, maxnorm):  # noqa: A002
 
 
 def vander(x, N=None):  # noqa: N803
-    from .elementwise import cast
-    from .shape import concat, expand_dims, ones_like
-
     if len(x.shape) != 1:
         raise argument_error("vander", ValueError(f"x must be 1-d, got shape {tuple(x.shape)}"))
     n = x.shape[0] if N is None else N

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import LabelError
 from .activations import softplus
 from .elementwise import add, cast, div, mul, neg, not_equal, sub
 from .nn_ops import log_softmax, one_hot
+from .range_check import check_range
 from .reduce import reduce_mean, reduce_sum
 from .shape import transpose
 
@@ -35,9 +37,6 @@ def check_classes(labels: Any, n_classes: int, who: str, ignore_index: int | Non
     """Class indices must lie in ``[0, n_classes)`` (one-hot of anything else is all zeros,
     which gives a silent loss of 0); in both modes (``range_check``: graph mode checks the
     labels in the compiled step, before it updates anything)."""
-    from ..errors import LabelError
-    from .range_check import check_range
-
     def describe(bad: int) -> str:
         return (f"{who}: label {bad} is out of range for logits with {n_classes} classes "
                 f"(labels must be in [0, {n_classes - 1}]); give the network as many "

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, select
 
@@ -38,8 +39,6 @@ _KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
 def _tensor_type():
-    from ..tensor import Tensor
-
     return Tensor
 
 

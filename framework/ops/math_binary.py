@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ._utils import broadcast_shape, result_dtype
 from .elementwise import add, cast, div, mul, neg, sum_to
 
@@ -97,8 +98,6 @@ _BAND, _BOR, _BXOR = BitwiseAnd(), BitwiseOr(), BitwiseXor()
 
 
 def _as_bool(x: Any) -> Any:
-    from ..tensor import Tensor
-
     if not isinstance(x, Tensor):
         return Tensor(np.asarray(x, np.bool_))
     return x if x.dtype == mstype.bool_ else cast(x, mstype.bool_)

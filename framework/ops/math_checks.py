@@ -32,6 +32,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
+from . import elementwise as _elementwise
+from . import reduce as _reduce
+from . import reductions as _reductions
 from .elementwise import (
     abs,
     cast,
@@ -47,10 +51,13 @@ from .elementwise import (
     sin,
 )
 from .masking import where
-from .math_binary import logical_and, logical_or
-from .math_composite import clamp
-from .math_unary import isinf, isnan, logical_not
+from .math_binary import atan2, logical_and, logical_or
+from .math_composite import TruncateDiv, TruncateMod, clamp
+from .math_unary import isinf, isnan, logical_not, sign
 from .reduce import reduce_all, reduce_any, reduce_mean, reduce_sum
+from .reductions import amax, amin, std, var
+from .shape import stop_gradient, zeros_like
+from .sorting import sort
 
 eq, ne, gt, ge, le = equal, not_equal, greater, greater_equal, less_equal
 
@@ -65,9 +72,6 @@ def any(input, axis=None, keep_dims=False):  # noqa: A001, A002
 
 def _sign_bit(x: Any) -> Any:
     """True where the sign bit is set (``-0.0`` included): ``atan2(0, x)`` is pi there."""
-    from .math_binary import atan2
-    from .shape import stop_gradient, zeros_like
-
     x = stop_gradient(x)
     return greater(atan2(zeros_like(x), x), 0.0)
 
@@ -78,8 +82,6 @@ def signbit(input):  # noqa: A002
 
 
 def copysign(x, other):
-    from ..tensor import Tensor
-
     if not isinstance(other, Tensor):
         other = Tensor(np.asarray(other, x.dtype.np))
     magnitude = abs(x)
@@ -87,8 +89,6 @@ def copysign(x, other):
 
 
 def sgn(input):  # noqa: A002
-    from .math_unary import sign
-
     return sign(input)
 
 
@@ -163,8 +163,6 @@ def is_floating_point(input):  # noqa: A002
 
 
 def is_tensor(obj):
-    from ..tensor import Tensor
-
     return isinstance(obj, Tensor)
 
 
@@ -173,8 +171,6 @@ def numel(input):  # noqa: A002
 
 
 def float_power(input, exponent):  # noqa: A002
-    from ..tensor import Tensor
-
     base = cast(input, mstype.float64)
     exp = cast(exponent, mstype.float64) if isinstance(exponent, Tensor) else float(exponent)
     return pow(base, exp)
@@ -185,40 +181,28 @@ def xdivy(x, y):
 
 
 def truncate_div(x, y):
-    from .operations import TruncateDiv
-
     return TruncateDiv()(x, y)
 
 
 def truncate_mod(x, y):
-    from .operations import TruncateMod
-
     return TruncateMod()(x, y)
 
 
 def std_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
-    from .reductions import std
-
     return std(input, axis, ddof, keepdims), reduce_mean(input, () if axis is None else axis,
                                                          keepdims)
 
 
 def var_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
-    from .reductions import var
-
     return var(input, axis, ddof, keepdims), reduce_mean(input, () if axis is None else axis,
                                                          keepdims)
 
 
 def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
-    from .reductions import amax, amin
-
     return amin(input, axis, keepdims), amax(input, axis, keepdims)
 
 
 def argsort(input, axis=-1, descending=False):  # noqa: A002
-    from .sorting import sort
-
     return sort(input, axis, descending)[1]
 
 
@@ -231,21 +215,15 @@ def vector_norm(x, ord=2, axis=None, keepdims=False, *, dtype=None):  # noqa: A0
     axes = tuple(range(len(x.shape))) if axis is None else (axis,) if isinstance(axis, int) else tuple(axis)
     a = abs(x)
     if ord == math.inf:
-        from .reduce import reduce_max
-
-        return reduce_max(a, axes, keepdims)
+        return _reduce.reduce_max(a, axes, keepdims)
     if ord == -math.inf:
-        from .reductions import reduce_min
-
-        return reduce_min(a, axes, keepdims)
+        return _reductions.reduce_min(a, axes, keepdims)
     if ord == 0:
         return reduce_sum(cast(not_equal(x, 0), x.dtype), axes, keepdims)
     if ord == 1:
         return reduce_sum(a, axes, keepdims)
     if ord == 2:
-        from .elementwise import sqrt
-
-        return sqrt(reduce_sum(x * x, axes, keepdims))
+        return _elementwise.sqrt(reduce_sum(x * x, axes, keepdims))
     return pow(reduce_sum(pow(a, float(ord)), axes, keepdims), 1.0 / ord)
 
 

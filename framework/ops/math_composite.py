@@ -25,6 +25,7 @@ import math
 from typing import Any
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._class_form import class_form
 from .elementwise import (
     abs,
@@ -51,8 +52,6 @@ LN2, LN10 = math.log(2.0), math.log(10.0)
 
 
 def _is_tensor(x: Any) -> bool:
-    from ..tensor import Tensor
-
     return isinstance(x, Tensor)
 
 

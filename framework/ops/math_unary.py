@@ -28,6 +28,7 @@ from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 from ._utils import float_dtype
 from .elementwise import add, cos, div, exp, mul, neg, sqrt, sub
+from .shape import zeros_like
 
 
 class _FloatUnary(Primitive, abstract=True):
@@ -47,8 +48,6 @@ class _Piecewise(_FloatUnary, abstract=True):
     """Piecewise-constant float op: zero gradient."""
 
     def bprop(self, x, *, out, dout, needs):
-        from .shape import zeros_like
-
         return (zeros_like(x),)
 
 
@@ -193,8 +192,6 @@ class Sign(_Numeric):
         return np.sign(x)
 
     def bprop(self, x, *, out, dout, needs):
-        from .shape import zeros_like
-
         return (zeros_like(x),)
 
 

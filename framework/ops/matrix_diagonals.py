@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast
 from .scatter_gather import gather
@@ -51,8 +52,6 @@ def _offset(align: str, d: int, length: int, max_len: int) -> int:
 
 def _with_padding(op: str, x: Any, padding_value: Any, lead: tuple[int, ...], size: int) -> Any:
     """``x`` flattened to ``lead + (size,)`` with the padding value appended last."""
-    from ..tensor import Tensor
-
     pad = padding_value if isinstance(padding_value, Tensor) else Tensor(np.asarray(padding_value))
     if int(np.prod(pad.shape)) != 1:
         raise argument_error(op, ValueError(
@@ -122,6 +121,4 @@ def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))

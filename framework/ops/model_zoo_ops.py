@@ -31,8 +31,16 @@ from typing import Any
 
 import numpy as np
 
+from ..parameter import Parameter
+from ..tensor import Tensor
 from ._class_form import class_form
 from ._utils import argument_error, concrete_ints
+from .elementwise import add, cast, mul
+from .indexing import getitem
+from .reduce import reduce_sum
+from .scatter_gather import gather
+from .shape import reshape
+from .state import assign
 
 
 def _ints(op: str, name: str, value: Any) -> tuple[int, ...]:
@@ -59,8 +67,6 @@ def strided_slice(input_x: Any, begin: Any, end: Any, strides: Any, begin_mask: 
                   end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
                   shrink_axis_mask: int = 0) -> Any:
     """MindSpore's ``ops.strided_slice`` (see the module docstring)."""
-    from .indexing import getitem
-
     op = "StridedSlice"
     begin, end, strides = (_ints(op, n, v) for n, v in
                            (("begin", begin), ("end", end), ("strides", strides)))
@@ -85,12 +91,6 @@ StridedSlice = class_form("StridedSlice", strided_slice, begin_mask=0, end_mask=
 
 def gather_nd(input_x: Any, indices: Any) -> Any:
     """MindSpore's ``ops.gather_nd`` (see the module docstring)."""
-    from ..tensor import Tensor
-    from .elementwise import cast, mul
-    from .reduce import reduce_sum
-    from .scatter_gather import gather
-    from .shape import reshape
-
     if not isinstance(indices, Tensor):
         indices = Tensor(np.asarray(indices))
     shape, ishape = tuple(input_x.shape), tuple(indices.shape)
@@ -115,8 +115,6 @@ GatherNd = class_form("GatherNd", gather_nd)
 
 
 def _flatten(x: Any) -> Any:
-    from .shape import reshape
-
     shape = tuple(x.shape)
     if not shape:
         raise argument_error("Flatten", ValueError("input_x must have rank >= 1, got a scalar"))
@@ -128,10 +126,6 @@ Flatten = class_form("Flatten", _flatten)
 
 def assign_add(variable: Any, value: Any) -> Any:
     """``variable = variable + value`` for a Parameter; returns the Parameter."""
-    from ..parameter import Parameter
-    from .elementwise import add
-    from .state import assign
-
     if not isinstance(variable, Parameter):
         raise argument_error("AssignAdd", TypeError(
             f"variable must be a Parameter, got {type(variable).__name__}"))

@@ -32,10 +32,14 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
+from .array_ops import split
+from .creation import ones
 from .elementwise import abs as _abs
 from .elementwise import cast, maximum, not_equal, pow, sigmoid, sqrt
 from .nn_ops import dropout
 from .reduce import reduce_max, reduce_mean, reduce_sum
+from .scatter_gather import gather
 from .shape import expand_dims, reshape, transpose
 
 
@@ -79,9 +83,6 @@ def pdist(input, p=2.0):  # noqa: A002  (MindSpore's parameter names)
     p = _check_p(who, p)
     if len(input.shape) != 2:
         raise ValueError(f"{who}: input must be 2-D (N, M), got {tuple(input.shape)}")
-    from ..tensor import Tensor
-    from .scatter_gather import gather
-
     rows, cols = np.triu_indices(input.shape[0], 1)
     diff = gather(input, Tensor(rows.astype(np.int32)), 0) - gather(
         input, Tensor(cols.astype(np.int32)), 0)
@@ -137,8 +138,6 @@ def glu(x, axis=-1):
     size = x.shape[axis]
     if size % 2:
         raise ValueError(f"glu: axis {axis} of {tuple(x.shape)} must have an even size")
-    from .array_ops import split
-
     a, b = split(x, size // 2, axis)
     return a * sigmoid(b)
 
@@ -151,8 +150,6 @@ def _channel_dropout(who: str, rank: int, input: Any, p: float, training: bool) 
     if not training or p == 0.0:
         return input
     lead = input.shape[:-rank + 1] if len(input.shape) == rank + 1 else input.shape[:1]
-    from .creation import ones
-
     keep = dropout(ones((*lead, *(1,) * (len(input.shape) - len(lead))), input.dtype), p)
     return input * keep
 

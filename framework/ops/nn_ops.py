@@ -8,12 +8,18 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import seed as _seed
+from ..interpreters import is_tracing
+from ..parameter import Parameter
 from ..primitive import Primitive, Spec, shape_str
+from ..tensor import Tensor
+from . import batch_matmul as _batch_matmul
+from . import shape as _shape
 from ._holomorphic import holomorphic
 from ._utils import float32_accumulation, float_dtype, normalize_axis, result_dtype
-from .elementwise import add, div, mul, sqrt, sub
+from .elementwise import add, div, exp, mul, sqrt, sub
 from .reduce import reduce_sum
 from .shape import reshape
+from .state import assign
 
 
 class MatMul(Primitive):
@@ -101,8 +107,6 @@ class LogSoftmax(_AlongAxis):
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
     def bprop(self, x, *, out, dout, needs):
-        from .elementwise import exp
-
         return (sub(dout, mul(exp(out), reduce_sum(dout, self.axis, True))),)
 
 
@@ -270,12 +274,9 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
     ``framework.ops.batch_matmul``); the transposes apply to the last two axes."""
     if len(a.shape) == 2 and len(b.shape) == 2:
         return MatMul(transpose_a, transpose_b)(a, b) if transpose_a or transpose_b else _MATMUL(a, b)
-    from .batch_matmul import BatchMatMul
-    from .batch_matmul import matmul as np_matmul
-
     if transpose_a or transpose_b:
-        return BatchMatMul(transpose_a, transpose_b)(a, b)
-    return np_matmul(a, b)
+        return _batch_matmul.BatchMatMul(transpose_a, transpose_b)(a, b)
+    return _batch_matmul.matmul(a, b)
 
 
 def bias_add(x, bias):
@@ -298,9 +299,6 @@ def log_softmax(x, axis=-1):
 
 def _known(t: Any) -> bool:
     """Whether tensor ``t``'s value is known now (not a traced value or Parameter)."""
-    from ..interpreters import is_tracing
-    from ..parameter import Parameter
-
     return isinstance(t._data, np.ndarray) and not (is_tracing() and isinstance(t, Parameter))
 
 
@@ -309,8 +307,6 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1, dtype=None):
     result's dtype is ``on_value``'s when it is a Tensor, else float32 if either value is a
     Python float, else int64 (``dtype=`` overrides: our callers' form). ``depth`` is an int
     or a 0-d tensor known while compiling."""
-    from ..tensor import Tensor
-
     if isinstance(depth, Tensor):
         depth = int(depth.asnumpy())
     tensors = [v for v in (on_value, off_value) if isinstance(v, Tensor)]
@@ -345,20 +341,14 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     is left as it is."""
     y, mean, var = BatchNorm(training, eps, momentum)(x, weight, bias, running_mean, running_var)
     if training:
-        from .shape import stop_gradient
-
         count = x.size // x.shape[1]
-        unbiased = mul(stop_gradient(var), count / max(count - 1, 1))
-        _update_running(running_mean, stop_gradient(mean), momentum)
+        unbiased = mul(_shape.stop_gradient(var), count / max(count - 1, 1))
+        _update_running(running_mean, _shape.stop_gradient(mean), momentum)
         _update_running(running_var, unbiased, momentum)
     return y
 
 
 def _update_running(stat, batch, momentum):
-    from ..interpreters import is_tracing
-    from ..parameter import Parameter
-    from .state import assign
-
     if not isinstance(stat, Parameter) and is_tracing() and isinstance(stat._data, np.ndarray):
         return  # a constant of the traced function: nothing outside it can see an update
     assign(stat, add(mul(stat, 1.0 - momentum), mul(batch, momentum)))

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import creation as _creation
 from . import elementwise as _elementwise
 from . import shape as _shape
@@ -132,6 +133,4 @@ def argmax_index(windows: Windows, taps: list[Any], best: Any) -> Any:
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(array.astype(np.int64))

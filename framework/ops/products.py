@@ -20,7 +20,7 @@ from typing import Any
 
 from .nn_ops import matmul
 from .reduce import reduce_sum
-from .shape import expand_dims, reshape, transpose
+from .shape import concat, expand_dims, reshape, transpose
 
 
 def _rank(who: str, name: str, x: Any, rank: int) -> None:
@@ -135,8 +135,6 @@ def cross(input, other, dim=None):  # noqa: A002
 
     def part(x: Any, i: int) -> Any:
         return x[(*lead, slice(i, i + 1))]
-
-    from .shape import concat
 
     a, b = [part(input, i) for i in range(3)], [part(other, i) for i in range(3)]
     return concat([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],

@@ -34,8 +34,17 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from . import shape as shape_ops
 from ._utils import argument_error
+from .elementwise import abs as abs_
+from .elementwise import cast, greater_equal, less, log, mul, neg, select, sub
+from .math_unary import floor, sign
+from .nn_ops import one_hot, softmax
 from .random_draw import random_draw
+from .reduce import argmax
+from .scatter_gather import gather
+from .shape import expand_dims, stop_gradient
+from .sorting import multinomial
 
 
 def _seed(seed: Any) -> int | None:
@@ -59,8 +68,6 @@ def _param_shape(value: Any) -> tuple[int, ...]:
 
 
 def _float_param(value: Any, dtype: Any) -> Any:
-    from .elementwise import cast
-
     return cast(value, dtype) if hasattr(value, "shape") else float(value)
 
 
@@ -70,14 +77,8 @@ def standard_normal(shape, seed=None):
 
 def _standard_laplace(shape: tuple[int, ...], dtype: Any, seed: int | None) -> Any:
     """Inverse CDF: ``-sign(u) log(1 - 2|u|)`` for ``u`` uniform on ``[-1/2, 1/2)``."""
-    from .elementwise import abs as abs_
-    from .elementwise import log, mul, neg, sub
-    from .math_unary import sign
-
     u = sub(random_draw("uniform", shape, np.float64, seed=seed), 0.5)
     out = neg(mul(sign(u), log(sub(1.0, mul(abs_(u), 2.0)))))
-    from .elementwise import cast
-
     return cast(out, dtype)
 
 
@@ -102,9 +103,6 @@ def laplace(shape, mean, lambda_param, seed=None):
 
 
 def uniform(shape, minval, maxval, seed=None, dtype=mstype.float32):
-    from .elementwise import cast
-    from .math_unary import floor
-
     for name, value in (("minval", minval), ("maxval", maxval)):
         if not hasattr(value, "shape"):
             raise argument_error("uniform", TypeError(f"{name} must be a Tensor, got {type(value).__name__}"))
@@ -156,32 +154,22 @@ def randperm(n, seed=0, offset=0, dtype=mstype.int64):
 
 
 def bernoulli(input, p=0.5, seed=None):  # noqa: A002
-    from .elementwise import cast, less
-
     if hasattr(p, "shape") and tuple(p.shape) not in (tuple(input.shape),) and int(np.prod(p.shape)) != 1:
         raise argument_error("bernoulli", ValueError(
             f"p must have the input's shape {tuple(input.shape)} or one element, got {tuple(p.shape)}"))
     prob = cast(p, mstype.float64) if hasattr(p, "shape") else float(p)
     if hasattr(p, "shape") and tuple(p.shape) != tuple(input.shape):
-        from .shape import reshape
-
-        prob = reshape(prob, ())
+        prob = shape_ops.reshape(prob, ())
     draw = random_draw("uniform", tuple(input.shape), np.float64, seed=_seed(seed))
     return cast(less(draw, prob), input.dtype)
 
 
 def _gumbel(shape: tuple[int, ...], seed: int | None = None) -> Any:
-    from .elementwise import log, neg
-
     u = random_draw("uniform", shape, np.float64, seed=seed)
     return neg(log(neg(log(u * (1.0 - 2e-16) + 1e-300))))  # u in (0, 1): finite noise
 
 
 def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
-    from .elementwise import cast
-    from .reduce import argmax
-    from .shape import expand_dims
-
     if len(logits.shape) != 2:
         raise argument_error("random_categorical", ValueError(
             f"logits must be 2-d (batch, classes), got shape {tuple(logits.shape)}"))
@@ -195,15 +183,10 @@ def random_categorical(logits, num_sample, seed=0, dtype=mstype.int64):
 
 
 def multinomial_with_replacement(x, seed, offset, numsamples, replacement=False):
-    from .elementwise import cast
-    from .sorting import multinomial
-
     return cast(multinomial(x, numsamples, replacement, _seed(seed)), mstype.int64)
 
 
 def shuffle(x, seed=None):
-    from .scatter_gather import gather
-
     if not x.shape:
         return x
     order = random_draw("permutation", (x.shape[0],), np.int64, seed=_seed(seed))
@@ -211,11 +194,6 @@ def shuffle(x, seed=None):
 
 
 def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
-    from .elementwise import cast
-    from .nn_ops import one_hot, softmax
-    from .reduce import argmax
-    from .shape import stop_gradient
-
     if tau <= 0:
         raise argument_error("gumbel_softmax", ValueError(f"tau must be > 0, got {tau!r}"))
     noise = cast(_gumbel(tuple(logits.shape)), logits.dtype)
@@ -230,8 +208,6 @@ def gumbel_softmax(logits, tau=1.0, hard=False, dim=-1):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3):  # noqa: A002
-    from .elementwise import cast, greater_equal, select
-
     if not lower <= upper:
         raise argument_error("rrelu", ValueError(f"lower must be <= upper, got {lower} and {upper}"))
     slope = cast(random_draw("uniform", tuple(input.shape), np.float64) * (upper - lower) + lower,

@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..interpreters import current, is_tracing
+from .elementwise import equal, greater_equal, less, neg, select
+from .reduce import reduce_max
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,6 @@ def worst(values: np.ndarray, low: int, high: int) -> int | None:
 
 def check_range(values: Any, low: int, high: int, describe: Callable[[int], str],
                 error: type[Exception] = IndexError, ignore: int | None = None) -> None:
-    from .elementwise import equal, greater_equal, less, neg, select
-    from .reduce import reduce_max
-
     if not is_tracing():
         array = np.asarray(values.asnumpy())
         if ignore is not None:

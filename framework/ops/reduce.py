@@ -9,6 +9,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from . import elementwise as _elementwise
+from . import shape as _shape
 from ._utils import (
     argument_error,
     concrete_ints,
@@ -62,9 +64,7 @@ class ReduceSum(_Reduce):
         return np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
-        from .shape import broadcast_to, reshape
-
-        return (broadcast_to(reshape(dout, self._grad_shape(x)), x.shape),)
+        return (_shape.broadcast_to(_shape.reshape(dout, self._grad_shape(x)), x.shape),)
 
 
 class ReduceMean(_Reduce):
@@ -86,11 +86,9 @@ class ReduceMean(_Reduce):
         return (np.sign(total) * quotient).astype(x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
-        from .elementwise import div
-        from .shape import broadcast_to, reshape
-
         count = math.prod(x.shape[a] for a in self.axis)
-        return (broadcast_to(reshape(div(dout, float(count)), self._grad_shape(x)), x.shape),)
+        mean = _shape.reshape(_elementwise.div(dout, float(count)), self._grad_shape(x))
+        return (_shape.broadcast_to(mean, x.shape),)
 
 
 def _nothing_to_pick(shape: tuple[int, ...], axes: tuple[int, ...]) -> None:
@@ -111,14 +109,11 @@ class ReduceMax(_Reduce):
         return np.max(x, axis=self.axis, keepdims=self.keep_dims)
 
     def bprop(self, x, *, out, dout, needs):
-        from .elementwise import cast, div, equal, mul
-        from .shape import reshape
-
         shape = self._grad_shape(x)
-        mask = cast(equal(x, reshape(out, shape)), dout.dtype)
+        mask = _elementwise.cast(_elementwise.equal(x, _shape.reshape(out, shape)), dout.dtype)
         # ties share the gradient equally (a valid subgradient; exact for unique maxima)
-        share = div(mask, reshape(reduce_sum(mask, self.axis, False), shape))
-        return (mul(share, reshape(dout, shape)),)
+        share = _elementwise.div(mask, _shape.reshape(reduce_sum(mask, self.axis, False), shape))
+        return (_elementwise.mul(share, _shape.reshape(dout, shape)),)
 
 
 class _ReduceLogical(_Reduce, abstract=True):
@@ -180,12 +175,10 @@ def reduce_any(x, axis=(), keep_dims=False):
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001  (MindSpore 2.x ops.sum)
     """MindSpore's ``ops.sum``: bool and integer inputs sum in int64 unless ``dtype`` is given
     (``ReduceSum`` keeps the input's dtype)."""
-    from .elementwise import cast
-
     if dtype is not None:
-        x = cast(x, dtype)
+        x = _elementwise.cast(x, dtype)
     elif mstype.kind(mstype.to_np(x.dtype)) in "biu" and mstype.to_np(x.dtype) != np.int64:
-        x = cast(x, mstype.int64)
+        x = _elementwise.cast(x, mstype.int64)
     return ReduceSum(keepdim)(x, dim)
 
 
@@ -197,9 +190,7 @@ def argmax(x, axis=None, keepdims=False, output_type=mstype.int64):
     """Index of the maximum along ``axis`` (``None``: over the flattened input), int64 as
     MindSpore's ``ops.argmax`` and ``Tensor.argmax`` give (``P.Argmax`` and ``ops.argmin``
     give int32)."""
-    from .shape import expand_dims, reshape
-
     if axis is None:
-        return Argmax(0, output_type)(reshape(x, (-1,)))
+        return Argmax(0, output_type)(_shape.reshape(x, (-1,)))
     result = Argmax(axis, output_type)(x)
-    return expand_dims(result, axis) if keepdims else result
+    return _shape.expand_dims(result, axis) if keepdims else result

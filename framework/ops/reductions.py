@@ -29,7 +29,7 @@ from ._class_form import class_form
 from ._utils import normalize_axes
 from .elementwise import abs, add, cast, div, equal, exp, log, mul, neg, not_equal, pow, select, sqrt, sub
 from .reduce import Argmax, _Reduce, argmax, reduce_max, reduce_mean, reduce_sum
-from .shape import reshape, squeeze, stop_gradient
+from .shape import broadcast_to, expand_dims, reshape, squeeze, stop_gradient
 
 
 def _axes(x: Any, axis: Any) -> tuple[int, ...]:
@@ -46,8 +46,6 @@ class ReduceProd(_Reduce):
         return np.prod(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
-        from .shape import broadcast_to
-
         shape = self._grad_shape(x)
         is_zero = equal(x, 0)
         zeros = reduce_sum(cast(is_zero, x.dtype), self.axis, True)
@@ -84,8 +82,6 @@ def prod(input, axis=None, keep_dims=False, dtype=None):  # noqa: A002
 def _arg(op: str, x: Any, axis: int, keepdims: bool) -> Any:
     """Index of the max/min along ``axis`` as int64 (MindSpore's dtype for the index of
     ``ops.max``/``ops.min`` and of the ``Arg*WithValue`` classes)."""
-    from .shape import expand_dims
-
     if op == "min":
         _negatable("min", x)
     out = Argmax(axis, mstype.int64)(x if op == "max" else neg(x))

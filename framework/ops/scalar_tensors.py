@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
+from ..tensor import Tensor
 from .creation import full
 
 
 def tuple_to_array(input_x):
     """MindSpore's ``F.tuple_to_array((1, 2, 3))``: a 1-D tensor of the tuple's numbers (int32
     for ints, as MindSpore 2.10 gives; float32 for floats)."""
-    from ..tensor import Tensor
-
     if not isinstance(input_x, tuple):
         raise TypeError(f"tuple_to_array: input_x must be a tuple, got {type(input_x).__name__}")
     if not input_x:
@@ -22,8 +21,6 @@ def tuple_to_array(input_x):
 
 def scalar_to_array(input_x):
     """MindSpore's ``F.scalar_to_array(x)``: a 0-d tensor (int64 for an int, else float32)."""
-    from ..tensor import Tensor
-
     if isinstance(input_x, bool) or not isinstance(input_x, int | float):
         raise TypeError(f"scalar_to_array: input_x must be an int or a float, got {type(input_x).__name__}")
     return Tensor(input_x)

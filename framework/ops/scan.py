@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec
+from . import elementwise as _elementwise
 from ._utils import float32_accumulation, normalize_axis
 
 
@@ -57,7 +58,5 @@ class CumSum(Primitive):
 def cumsum(x, axis, dtype=None):
     """MindSpore's ``ops.cumsum(x, axis, dtype=None)``: inclusive, forward."""
     if dtype is not None:
-        from .elementwise import cast
-
-        x = cast(x, dtype)
+        x = _elementwise.cast(x, dtype)
     return CumSum(False, False, axis)(x)

@@ -22,6 +22,7 @@ import numpy as np
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import argument_error, normalize_axis
 from .scatter_gather import _as_index_tensor, _normalized
+from .shape import zeros_like
 
 REDUCTIONS = ("none", "add")
 
@@ -62,8 +63,6 @@ class GatherElements(Primitive):
         return x[_positions(self.name, index, x.shape[axis], axis)]
 
     def bprop(self, x, index, *, out, dout, needs):
-        from .shape import zeros_like
-
         return ScatterElements(self.axis, "add")(zeros_like(x), index, dout), None
 
 
@@ -97,8 +96,6 @@ class ScatterElements(Primitive):
         return out
 
     def bprop(self, x, index, updates, *, out, dout, needs):
-        from .shape import zeros_like
-
         dx = dout
         if self.reduction == "none" and needs[0]:  # the overwritten entries get none
             dx = ScatterElements(self.axis, "none")(dout, index, zeros_like(updates))

@@ -13,12 +13,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
+from .. import parameter as _parameter
 from ..errors import user_location, with_location
 from ..interpreters import is_tracing
 from ..primitive import Primitive, Spec, shape_str
+from ..tensor import Tensor
 from ._class_form import class_form
 from ._utils import normalize_axis
+from .elementwise import cast, mul
 from .range_check import check_range, worst
+from .reduce import reduce_sum
+from .shape import reshape, zeros_like
 
 
 def _check_indices(op: str, indices: Any) -> None:
@@ -42,8 +48,6 @@ def _normalized(op: str, indices: np.ndarray, dim: int, axis: int) -> np.ndarray
 
 
 def _as_index_tensor(indices: Any) -> Any:
-    from ..tensor import Tensor
-
     if isinstance(indices, Tensor):
         return indices
     array = np.asarray(indices)
@@ -81,9 +85,6 @@ class Gather(Primitive):
         return np.take(x, _normalized(self.name, indices, x.shape[axis], axis), axis=axis)
 
     def bprop(self, x, indices, *, out, dout, needs):
-        from .elementwise import cast
-        from .shape import zeros_like
-
         if dout.dtype != x.dtype:  # a wider cotangent (e.g. float64 from a mixed product)
             dout = cast(dout, x.dtype)
         return index_add(zeros_like(x), indices, dout, self.axis), None
@@ -109,10 +110,8 @@ class IndexAdd(Primitive):
         super().__init__(axis=int(axis))
 
     def __call__(self, x: Any, indices: Any, y: Any) -> Any:
-        from ..parameter import Parameter
-
         result = Primitive.__call__(self, x, _as_index_tensor(indices), y)
-        return x.set_data(result) if isinstance(x, Parameter) else result
+        return x.set_data(result) if isinstance(x, _parameter.Parameter) else result
 
     def infer(self, x: Any, indices: Any, y: Any) -> Spec:
         _check_indices(self.name, indices)
@@ -148,10 +147,8 @@ class ScatterUpdate(Primitive):
     """
 
     def __call__(self, x: Any, indices: Any, updates: Any) -> Any:
-        from ..parameter import Parameter
-
         result = Primitive.__call__(self, x, _as_index_tensor(indices), updates)
-        if isinstance(x, Parameter):
+        if isinstance(x, _parameter.Parameter):
             return x.set_data(result)
         return result
 
@@ -174,9 +171,6 @@ class ScatterUpdate(Primitive):
         return out
 
     def bprop(self, x, indices, updates, *, out, dout, needs):
-        from .elementwise import cast
-        from .shape import zeros_like
-
         zeros = zeros_like(updates)
         zeros = zeros if zeros.dtype == dout.dtype else cast(zeros, dout.dtype)
         dx = scatter_update(dout, indices, zeros) if needs[0] else None
@@ -207,11 +201,6 @@ def scatter_nd(indices, updates, shape):
     row-major position, so both modes and the gradient (``gather`` of ``dout`` for the
     updates) follow it. ``shape`` is a tuple of ints (a list or Tensor is a TypeError, as MindSpore's);
     positions out of range are a RuntimeError (checked in PyNative, as MindSpore's kernel)."""
-    from .. import dtype as mstype
-    from .elementwise import cast, mul
-    from .reduce import reduce_sum
-    from .shape import reshape
-
     op = "ScatterNd"
     if not isinstance(shape, tuple) or not all(isinstance(d, int) and d > 0 for d in shape):
         raise TypeError(f"{op}: shape must be a tuple of positive ints (not a list or Tensor, as "

@@ -16,6 +16,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec, shape_str
+from ..tensor import Tensor
+from . import scatter_elements as _scatter_elements
 from ._utils import argument_error
 
 
@@ -46,8 +48,6 @@ class SearchSorted(Primitive):
 
 
 def _tensor(value: Any, like: Any = None) -> Any:
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         return value
     array = np.asarray(value)
@@ -65,9 +65,7 @@ def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=
         right = side == "right"
     seq = _tensor(sorted_sequence)
     if sorter is not None:
-        from .scatter_elements import gather_elements
-
-        seq = gather_elements(seq, -1, _tensor(sorter))
+        seq = _scatter_elements.gather_elements(seq, -1, _tensor(sorter))
     return SearchSorted(right, "int32" if out_int32 else "int64")(seq, _tensor(values, seq))
 
 
@@ -82,6 +80,4 @@ def bucketize(input, boundaries, *, right=False):  # noqa: A002  (MindSpore's na
     if edges.ndim != 1:
         raise argument_error("bucketize", ValueError("boundaries must be a flat list of numbers"))
     edges = edges.astype(np.result_type(edges.dtype, kind))
-    from ..tensor import Tensor
-
     return SearchSorted(right, "int32")(Tensor(edges), input)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error, one_dim
 from .array_layout import flip, repeat_interleave
 from .elementwise import cast, less, select
@@ -25,8 +26,6 @@ from .shape import broadcast_to, expand_dims, reshape
 
 
 def _tensor(array: Any) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 

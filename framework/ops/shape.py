@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
+from . import elementwise as _elementwise
 from ._utils import argument_error, broadcast_shape, normalize_axis, result_dtype
 
 
@@ -86,9 +87,7 @@ class BroadcastTo(Primitive):
         return np.array(np.broadcast_to(x, self.infer(x).shape))
 
     def bprop(self, x, *, out, dout, needs):
-        from .elementwise import sum_to
-
-        return (sum_to(dout, x.shape),)
+        return (_elementwise.sum_to(dout, x.shape),)
 
 
 class ExpandDims(Primitive):

@@ -16,24 +16,22 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
+from .array_ops import stack
+from .block_layout import mirror_pad
+from .complex_ops import Complex
 from .nn_ops import matmul
 from .scatter_gather import gather
 from .shape import pad, reshape, transpose
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 
 def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="REFLECT",
          normalized=False, onesided=None, return_complex=None):
-    from .array_ops import stack
-    from .block_layout import mirror_pad
-    from .complex_ops import Complex
-
     op = "stft"
     kind = np.dtype(mstype.to_np(x.dtype))
     if kind.kind != "f" or len(x.shape) not in (1, 2):

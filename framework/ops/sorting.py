@@ -19,7 +19,12 @@ import numpy as np
 from .. import dtype as mstype
 from .. import seed as _seed
 from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ._utils import float_dtype, normalize_axis
+from .creation import zeros
+from .elementwise import add, cast
+from .scatter_gather import index_add
+from .shape import reshape, transpose
 
 INDEX_DTYPE = np.dtype(np.int32)
 
@@ -40,12 +45,6 @@ def stable_order(x: np.ndarray, axis: int, descending: bool) -> np.ndarray:
 def scatter_back(x: Any, indices: Any, dout: Any, axis: int) -> Any:
     """Zeros shaped like ``x`` with ``dout`` added at ``indices`` along ``axis``
     (``indices``/``dout`` have x's shape except on ``axis``)."""
-    from ..tensor import Tensor
-    from .creation import zeros
-    from .elementwise import add, cast
-    from .scatter_gather import index_add
-    from .shape import reshape, transpose
-
     shape, rank = tuple(x.shape), len(x.shape)
     if dout.dtype != x.dtype:
         dout = cast(dout, x.dtype)

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
+from . import sparse as _sparse
 from ._utils import argument_error
 from .array_ops import stack
 from .creation import zeros
@@ -32,14 +34,12 @@ from .elementwise import abs as _abs
 from .elementwise import cast, less, less_equal, mul
 from .reduce import reduce_sum
 from .scatter_gather import gather, index_add
-from .shape import reshape
+from .shape import broadcast_to, reshape
 from .sorting import sort
 
 
 def tensor_class() -> type:
     """``Tensor``, imported on use: the Tensor class's module imports the ops (its methods)."""
-    from ..tensor import Tensor
-
     return Tensor
 
 
@@ -190,14 +190,10 @@ class COOTensor(_Sparse):
                                cast(cols, mstype.int32), gather(self._values, order, 0), self._shape)
 
     def coalesce(self) -> COOTensor:
-        from .sparse import coalesce
-
-        return coalesce(self)
+        return _sparse.coalesce(self)
 
     def add(self, coo_tensor: COOTensor, thresh: Any) -> COOTensor:
-        from .sparse import coo_add
-
-        return coo_add(self, coo_tensor, thresh)
+        return _sparse.coo_add(self, coo_tensor, thresh)
 
     def __neg__(self) -> COOTensor:
         return self.with_values(-self._values)
@@ -213,8 +209,6 @@ class COOTensor(_Sparse):
         return self + (-other)
 
     def _dense_at(self, other: Any) -> Any:
-        from .shape import broadcast_to
-
         dense = reshape(broadcast_to(_tensor(other), self._shape), (-1,))
         return gather(dense, flat_index(self._indices, self._shape), 0)
 
@@ -333,13 +327,9 @@ class CSRTensor(_Sparse):
         return reshape(index_add(out, self.rows(), self._values, 0), (self._shape[0], 1))
 
     def add(self, b: CSRTensor, alpha: Any, beta: Any) -> CSRTensor:
-        from .sparse import csr_add
-
-        return csr_add(self, b, alpha, beta)
+        return _sparse.csr_add(self, b, alpha, beta)
 
     def _dense_at(self, other: Any) -> Any:
-        from .shape import broadcast_to
-
         dense = reshape(broadcast_to(_tensor(other), self._shape), (-1,))
         return gather(dense, self.flat(), 0)
 

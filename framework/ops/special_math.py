@@ -31,8 +31,10 @@ from scipy import special
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ._utils import broadcast_shape
-from .elementwise import add, exp, log, mul, neg, sub, sum_to
+from .elementwise import add, cast, exp, log, mul, neg, sub, sum_to
+from .shape import zeros_like
 
 
 def _float_spec(op: str, x: Any, ints_to_float32: bool = False) -> Spec:
@@ -109,8 +111,6 @@ class Polygamma(Primitive):
         return np.asarray(y).astype(x.dtype)
 
     def bprop(self, n, x, *, out, dout, needs):
-        from .elementwise import cast
-
         return None, mul(dout, _POLYGAMMA(add(cast(n, np.int64), 1), x))
 
 
@@ -209,8 +209,6 @@ class Zeta(_Binary):
         return special.zeta(x, q)
 
     def bprop(self, x, q, *, out, dout, needs):
-        from .shape import zeros_like
-
         dx = zeros_like(x) if needs[0] else None
         dq = sum_to(neg(mul(dout, mul(x, zeta(add(x, 1.0), q)))), q.shape) if needs[1] else None
         return dx, dq
@@ -236,8 +234,6 @@ class Betainc(Primitive):
         return np.asarray(y).astype(a.dtype)
 
     def bprop(self, a, b, x, *, out, dout, needs):
-        from .shape import zeros_like
-
         dx = None
         if needs[2]:  # exp((a-1) log x + (b-1) log(1-x) - log B(a, b))
             log_beta = sub(add(lgamma(a), lgamma(b)), lgamma(add(a, b)))
@@ -248,8 +244,6 @@ class Betainc(Primitive):
 
 def _as_float(x: Any, out: Any) -> Any:
     """``x`` in ``out``'s float dtype (an integer input of ``lgamma``)."""
-    from .elementwise import cast
-
     return x if x.dtype == out.dtype else cast(x, out.dtype)
 
 
@@ -273,8 +267,6 @@ def erfinv(input):  # noqa: A002
 
 def polygamma(n, input):  # noqa: A002
     """``n``: a 0-d integer tensor (or a Python int)."""
-    from ..tensor import Tensor
-
     if isinstance(n, int) and not isinstance(n, bool):
         n = Tensor(np.array(n, np.int64))
     return _POLYGAMMA(n, input)

@@ -32,7 +32,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ._utils import argument_error
+from .array_layout import roll
 
 KINDS = ("fft", "ifft", "rfft", "ihfft", "irfft", "hfft")
 NORMS = ("backward", "forward", "ortho")
@@ -266,8 +268,6 @@ def ihfftn(input, s=None, dim=None, norm=None):  # noqa: A002
 
 
 def _freq(op: str, fn: Any, n: Any, d: Any, dtype: Any) -> Any:
-    from ..tensor import Tensor
-
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise argument_error(op, ValueError(f"n must be a positive int, got {n!r}"))
     np_dtype = mstype.to_np(mstype.float32 if dtype is None else dtype)
@@ -283,8 +283,6 @@ def rfftfreq(n, d=1.0, dtype=None):
 
 
 def _shift(op: str, x: Any, dim: Any, sign: int) -> Any:
-    from .array_layout import roll
-
     ndim = len(x.shape)
     dims = tuple(range(ndim)) if dim is None else ((dim,) if isinstance(dim, int) else tuple(dim))
     axes = _axes(op, dims, ndim) if ndim else ()

@@ -27,13 +27,21 @@ from typing import Any
 
 import numpy as np
 
-from .array_layout import flip
-from .shape import concat, reshape, transpose
+from .. import dtype as mstype
+from ..tensor import Tensor
+from . import array_layout as _array_layout
+from . import elementwise as _elementwise
+from .array_layout import diag, flip, meshgrid
+from .array_ops import stack
+from .creation import ones
+from .elementwise import cast, pow
+from .nn_ops import matmul
+from .scatter_gather import gather
+from .shape import concat, pad, reshape, transpose
+from .sorting import sort
 
 
 def _many(inputs: Any) -> tuple[bool, tuple]:
-    from ..tensor import Tensor
-
     if isinstance(inputs, Tensor):
         return True, (inputs,)
     return False, tuple(inputs)
@@ -138,9 +146,6 @@ def rot90(input, k, dims):  # noqa: A002
 
 
 def diagflat(input, offset=0):  # noqa: A002
-    from .array_layout import diag
-    from .shape import pad
-
     d = diag(reshape(input, (-1,)))
     if offset == 0:
         return d
@@ -149,8 +154,6 @@ def diagflat(input, offset=0):  # noqa: A002
 
 
 def index_select(input, axis, index):  # noqa: A002
-    from .scatter_gather import gather
-
     if len(index.shape) != 1:
         raise ValueError(f"index_select: index must be 1-D, got shape {tuple(index.shape)}")
     return gather(input, index, axis)
@@ -160,9 +163,6 @@ def index_select(input, axis, index):  # noqa: A002
 def linspace(start, end, steps):
     """``steps`` float32 values from ``start`` to ``end`` (both included), Python numbers
     or 0-d tensors."""
-    from ..tensor import Tensor
-    from .creation import ones
-
     if not isinstance(steps, int) or steps < 1:
         raise ValueError(f"linspace: steps must be an int >= 1, got {steps!r}")
     ramp = Tensor((np.arange(steps) / max(steps - 1, 1)).astype(np.float32))
@@ -172,17 +172,11 @@ def linspace(start, end, steps):
 
 
 def logspace(start, end, steps, base=10, *, dtype=None):
-    from .. import dtype as mstype
-    from .elementwise import cast, pow
-
     values = pow(float(base), linspace(start, end, steps))
     return cast(values, dtype or mstype.float32)
 
 
 def _indices(rows: np.ndarray, cols: np.ndarray, dtype: Any) -> Any:
-    from .. import dtype as mstype
-    from ..tensor import Tensor
-
     return Tensor(np.stack([rows, cols]), dtype or mstype.int64)
 
 
@@ -195,16 +189,11 @@ def triu_indices(row, col, offset=0, *, dtype=None):
 
 
 def cartesian_prod(*inputs):
-    from .array_layout import meshgrid
-    from .array_ops import stack
-
     grids = meshgrid(*inputs, indexing="ij")
     return stack([reshape(g, (-1,)) for g in grids], 1)
 
 
 def block_diag(*inputs):
-    from .shape import pad
-
     blocks = [reshape(t, (1, -1)) if len(t.shape) < 2 else t for t in inputs]
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0
@@ -215,22 +204,16 @@ def block_diag(*inputs):
 
 
 def msort(input):  # noqa: A002
-    from .sorting import sort
-
     return sort(input, 0)[0]
 
 
 def matrix_power(input, n):  # noqa: A002
-    from .nn_ops import matmul
-
     if not isinstance(n, int) or n < 0:
         raise ValueError(f"matrix_power: n must be an int >= 0 (no inverse), got {n!r}")
     if n == 0:
-        from .array_layout import eye
-        from .elementwise import cast
-
-        return cast(reshape(eye(input.shape[-1]), (1,) * (len(input.shape) - 2) + tuple(input.shape[-2:]))
-                    + input * 0, input.dtype)
+        identity = _array_layout.eye(input.shape[-1])
+        batch = (1,) * (len(input.shape) - 2) + tuple(input.shape[-2:])
+        return _elementwise.cast(reshape(identity, batch) + input * 0, input.dtype)
     out = input
     for _ in range(n - 1):
         out = matmul(out, input)
@@ -238,6 +221,4 @@ def matrix_power(input, n):  # noqa: A002
 
 
 def ldexp(x, other):
-    from .elementwise import pow
-
     return x * pow(2.0, other)

@@ -20,7 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import tape
+from ..interpreters import is_tracing
+from ..parameter import Parameter
+from ..tensor import Tensor
 from ._utils import argument_error
+from .elementwise import cast
+from .shape import broadcast_to
 
 _WRITES: list[list[Any]] = []  # the open collecting_writes blocks, innermost last
 
@@ -47,11 +53,6 @@ def assign(variable: Any, value: Any) -> Any:
     """``ops.assign(variable, value)``: set the Parameter (or Tensor) ``variable`` to
     ``value`` (cast to its dtype; same shape, or broadcastable to it); returns ``variable``.
     A plain Tensor takes the new value as item assignment does (in both modes)."""
-    from ..parameter import Parameter
-    from ..tensor import Tensor
-    from .elementwise import cast
-    from .shape import broadcast_to
-
     if not isinstance(variable, Tensor):
         raise argument_error("Assign", TypeError(
             f"variable must be a Parameter or a Tensor, got {type(variable).__name__}"))
@@ -68,9 +69,6 @@ def assign(variable: Any, value: Any) -> Any:
         value = cast(value, variable.dtype)
     if isinstance(variable, Parameter):
         return variable.set_data(value)
-    from ..autograd import tape
-    from ..interpreters import is_tracing
-
     if is_tracing() and isinstance(variable._data, np.ndarray):
         raise argument_error("Assign", RuntimeError(
             "graph mode: variable is a tensor the compiled function neither computed nor "

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..tensor import Tensor
+
 
 def shape(input_x: Any) -> tuple[int, ...]:
     return tuple(input_x.shape)
@@ -12,10 +16,6 @@ def shape(input_x: Any) -> tuple[int, ...]:
 
 def dyn_shape(input_x: Any) -> Any:
     """The shape as a 1-d int64 tensor (MindSpore's ``TensorShape``)."""
-    import numpy as np
-
-    from ..tensor import Tensor
-
     return Tensor(np.asarray(tuple(input_x.shape), np.int64).reshape(len(input_x.shape)))
 
 

@@ -15,11 +15,11 @@ import numpy as np
 
 from .. import dtype as mstype
 from . import functional as F
+from .complex_ops import METHODS as COMPLEX_METHODS
 from .tensor_delegates import METHODS as DELEGATES
 from .tensor_delegates import PROPERTIES
 from .tensor_inplace import METHODS as INPLACE
 from .tensor_operators import OPERATORS
-from .complex_ops import METHODS as COMPLEX_METHODS
 
 # ``x.float()`` ...: a cast
 CASTS = {"float": mstype.float32, "half": mstype.float16, "double": mstype.float64,

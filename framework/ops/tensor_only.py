@@ -18,14 +18,21 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
+from .complex_ops import conj
 from .creation import full
-from .elementwise import cast, sum_to
+from .elementwise import cast, exp, maximum, minimum, sum_to
+from .masking import where
 from .math_checks import isclose
+from .math_unary import tan
+from .model_zoo_ops import identity
 from .operations.prim_update import FillDiagonal, IndexPut
 from .random_draw import random_draw
+from .scan import cumsum
+from .scatter_gather import gather
 from .scatter_gather import index_add as _index_add
-from .shape import reshape, transpose
+from .shape import broadcast_to, reshape, transpose
 
 
 def _shape(size: tuple) -> tuple[int, ...]:
@@ -36,8 +43,6 @@ def _shape(size: tuple) -> tuple[int, ...]:
 
 def conj_transpose(self):
     """``x.H``: the conjugate transpose of a 2-D tensor."""
-    from .complex_ops import conj
-
     if len(self.shape) != 2:
         raise argument_error("Tensor.H", f"needs a 2-D tensor, got shape {tuple(self.shape)}")
     out = transpose(self, (1, 0))
@@ -51,8 +56,6 @@ def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def copy(self):
     """A new tensor with the same values."""
-    from .model_zoo_ops import identity
-
     return identity(self)
 
 
@@ -88,8 +91,6 @@ def init_data(self, slice_index=None, shape=None, opt_shard_group=None):
 
 def itemset(self, *args):
     """A copy with one element set: ``itemset(flat_index, value)`` or ``itemset((i, j), value)``."""
-    from ..tensor import Tensor
-
     if len(args) != 2:
         raise argument_error("Tensor.itemset", f"takes (index, value), got {len(args)} arguments")
     where, value = args
@@ -104,12 +105,6 @@ def itemset(self, *args):
 def masked_scatter(self, mask, source):
     """``self`` with the places where ``mask`` is true taken, in row-major order, from the
     first elements of ``source`` (differentiable in both)."""
-    from .elementwise import maximum, minimum
-    from .masking import where
-    from .scan import cumsum
-    from .scatter_gather import gather
-    from .shape import broadcast_to
-
     shape = tuple(self.shape)
     flags = broadcast_to(mask, shape)
     flat = reshape(source, (-1,))
@@ -135,8 +130,6 @@ def new_zeros(self, size, dtype=None):
 
 def resize(self, *new_shape):
     """The first elements in row-major order, zero-padded, in ``new_shape``."""
-    from ..tensor import Tensor
-
     shape = _shape(new_shape)
     flat = self.asnumpy().reshape(-1)
     size = int(np.prod(shape, dtype=np.int64))
@@ -172,8 +165,6 @@ def view_as(self, other):
 def choose(self, choices, mode="clip"):
     """``choices[self[i]][i]`` for integer ``self`` (NumPy's ``choose``; ``mode`` 'clip' or
     'wrap' for out-of-range indices, 'raise' refuses them)."""
-    from ..tensor import Tensor
-
     if mode not in ("clip", "wrap", "raise"):
         raise argument_error("Tensor.choose", f"mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
     arrays = [c.asnumpy() if hasattr(c, "asnumpy") else np.asarray(c) for c in choices]
@@ -185,15 +176,11 @@ def choose(self, choices, mode="clip"):
 def cauchy(self, median=0.0, sigma=1.0):
     """Samples of a Cauchy distribution shaped like ``self`` (``median + sigma * tan(pi (u -
     1/2))`` of uniform draws, new at each call in both modes)."""
-    from .math_unary import tan
-
     u = random_draw("uniform", tuple(self.shape), np.float32)
     return cast(tan((u - 0.5) * float(np.pi)) * float(sigma) + float(median), self.dtype)
 
 
 def log_normal(self, mean=1.0, std=2.0):
     """Samples of a log-normal distribution shaped like ``self`` (``exp`` of normal draws)."""
-    from .elementwise import exp
-
     draws = random_draw("normal", tuple(self.shape), np.float32, float(mean), float(std))
     return cast(exp(draws), self.dtype)

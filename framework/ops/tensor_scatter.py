@@ -17,9 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from ..parameter import Parameter
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import argument_error
+from .model_zoo_ops import gather_nd
 from .scatter_gather import _as_index_tensor, index_add
+from .shape import zeros_like
 
 MODES = ("update", "add")
 
@@ -71,9 +74,6 @@ class TensorScatter(Primitive):
         return out
 
     def bprop(self, x, indices, updates, *, out, dout, needs):
-        from .model_zoo_ops import gather_nd
-        from .shape import zeros_like
-
         dx = dout
         if self.mode == "update" and needs[0]:  # the overwritten entries get none
             dx = TensorScatter("update")(dout, indices, zeros_like(updates))
@@ -89,8 +89,6 @@ def _scatter(op: str, mode: str, x: Any, indices: Any, updates: Any) -> Any:
 
 
 def _in_place(x: Any, result: Any) -> Any:
-    from ..parameter import Parameter
-
     return x.set_data(result) if isinstance(x, Parameter) else result
 
 

@@ -19,8 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from ._utils import argument_error, one_dim
 from .scatter_gather import gather
+from .segment import unsorted_segment_sum
 from .shape import broadcast_to, reshape
 
 
@@ -34,8 +36,6 @@ def _values(op: str, tensor: Any) -> np.ndarray:
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 
@@ -124,8 +124,6 @@ def is_nonzero(input):  # noqa: A002
 def coalesce(x_indices, x_values, x_shape):
     """A COO tensor's entries with repeated indices summed and the indices sorted:
     ``(indices (ndim, count), values (count,), shape)``, int64 indices and shape."""
-    from .segment import unsorted_segment_sum
-
     indices = _values("coalesce", x_indices)
     shape = tuple(int(d) for d in _values("coalesce", x_shape).reshape(-1))
     if indices.ndim != 2 or indices.shape[0] != len(shape) or indices.shape[1] != x_values.shape[0]:

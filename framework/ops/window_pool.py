@@ -21,7 +21,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._utils import argument_error
+from .creation import zeros
 from .elementwise import cast, pow
 from .reduce import argmax, reduce_max, reduce_sum
 from .scatter_elements import GatherElements, ScatterElements
@@ -30,8 +32,6 @@ from .shape import broadcast_to, concat, expand_dims, reshape
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array))
 
 
@@ -212,8 +212,6 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):  # noqa: A002
 
 def _unpool(op: str, dims: int, x: Any, indices: Any, kernel_size: Any, stride: Any, padding: Any,
             output_size: Any) -> Any:
-    from .creation import zeros
-
     x, unbatched = _batched(op, x, dims)
     if tuple(indices.shape) != tuple(x.shape) and tuple(indices.shape) != tuple(x.shape[1:]):
         raise argument_error(op, ValueError(

@@ -25,12 +25,11 @@ from .. import dtype as mstype
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
+from ..tensor import Tensor
 from ._utils import argument_error
 
 
 def _length(op: str, window_length: Any, tensor: bool) -> int:
-    from ..tensor import Tensor
-
     if tensor and isinstance(window_length, Tensor):
         data = getattr(window_length, "_data", None)
         if not isinstance(data, np.ndarray | np.generic):
@@ -55,8 +54,6 @@ def _length(op: str, window_length: Any, tensor: bool) -> int:
 
 def _window(op: str, window_length: Any, periodic: Any, dtype: Any, default: Any, shape_fn: Any,
             tensor: bool = False) -> Tensor:
-    from ..tensor import Tensor
-
     n = _length(op, window_length, tensor)
     if not isinstance(periodic, bool | np.bool_):
         raise argument_error(op, TypeError(f"periodic must be a bool, got {periodic!r}"))
