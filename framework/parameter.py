@@ -55,7 +55,7 @@ class Parameter(Tensor):
     def value(self) -> Tensor:
         """MindSpore's ``Parameter.value()``: the current value as a Tensor, a snapshot that
         gradients flow through to the parameter (``ops.Load``)."""
-        from .ops.shape import load
+        from .ops.shape_ops import load
 
         return load(self)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..ops.creation import zeros_like
 from .accumulate import EagerGradStore, GradStore
 from .hooks import TENSOR_HOOKS, run_tensor_hooks
 
@@ -30,7 +31,7 @@ def backprop(
     of its inputs need a gradient (``needs``) so it can skip the others.
     """
     from ..interpreters import current, located_like
-    from ..ops import functional as F
+    from ..ops import elementwise as F  # the gradient stores add with F.add
 
     # only a tracing interpreter credits backward nodes to a source line: skip the context
     # manager (a generator per record) in PyNative
@@ -58,8 +59,8 @@ def backprop(
             _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
 
     if TENSOR_HOOKS:
-        return [run_tensor_hooks(t, grads[id(t)]) if id(t) in grads else F.zeros_like(t) for t in wrt]
-    return [grads.get(id(t)) if id(t) in grads else F.zeros_like(t) for t in wrt]
+        return [run_tensor_hooks(t, grads[id(t)]) if id(t) in grads else zeros_like(t) for t in wrt]
+    return [grads.get(id(t)) if id(t) in grads else zeros_like(t) for t in wrt]
 
 
 def _pop_dout(store: Any, prim: Any, result: Any, F: Any) -> Any:
@@ -74,7 +75,7 @@ def _pop_dout(store: Any, prim: Any, result: Any, F: Any) -> Any:
         return None
     if TENSOR_HOOKS:
         douts = [run_tensor_hooks(o, d) for o, d in zip(result, douts)]
-    return tuple(d if d is not None or prim.none_douts else F.zeros_like(o)
+    return tuple(d if d is not None or prim.none_douts else zeros_like(o)
                  for o, d in zip(result, douts))
 
 
@@ -96,6 +97,6 @@ def _in_dtype(grad: Any, tensor: Any) -> Any:
     operand promoted by an op (int32 in an int32 * float32 product) was cast on the way in,
     so its cotangent is cast back on the way out (float to int truncates toward zero; a
     bool operand gets ``grad != 0``)."""
-    from ..ops import functional as F
+    from ..ops.elementwise import cast
 
-    return F.cast(grad, tensor._data.dtype)
+    return cast(grad, tensor._data.dtype)

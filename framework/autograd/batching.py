@@ -195,7 +195,7 @@ def _plan(nodes: list[Node], batched: set[int]) -> list[Any]:
 
 
 def _to_front(tensor: Any, axis: int) -> Any:
-    from ..ops.shape import transpose
+    from ..ops.shape_ops import transpose
 
     if axis == 0:
         return tensor
@@ -278,7 +278,7 @@ def batch(fn: Callable, leaves: list, build: Callable[[list], tuple], size: int)
 def place(leaf: Leaf, axis: int, size: int) -> Any:
     """A batched leaf with its batch axis at ``axis`` (normalized), an unbatched one
     broadcast there."""
-    from ..ops.shape import broadcast_to, expand_dims, transpose
+    from ..ops.shape_ops import broadcast_to, expand_dims, transpose
     from ..tensor import Tensor
 
     value = leaf.value

@@ -28,7 +28,7 @@ from ..ops.layer_norm import LayerNorm
 from ..ops.pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from ..ops.range_check import check_range
 from ..ops.scatter_gather import Gather, IndexAdd, ScatterUpdate, _out_of_bounds
-from ..ops.shape import Transpose
+from ..ops.shape_ops import Transpose
 from .batching_rules import Call, emit, fold, materialize, register, unfold, variant
 
 

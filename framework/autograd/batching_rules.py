@@ -55,7 +55,7 @@ from ..ops.math_unary import Invert, _FloatUnary, _Numeric, _Predicate
 from ..ops.nn_ops import BiasAdd, MatMul, OneHot, _AlongAxis
 from ..ops.reduce import Argmax, _Reduce
 from ..ops.scan import CumSum
-from ..ops.shape import (
+from ..ops.shape_ops import (
     BroadcastTo,
     Concat,
     ExpandDims,

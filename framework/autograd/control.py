@@ -117,9 +117,9 @@ def _substitute(tape: _tape.Tape, outs: list[Any], known: list[Any]) -> list[Any
 
 
 def _cotangents(out: Any, dout: Any) -> list[Any]:
-    from ..ops import functional as F
+    from ..ops.creation import zeros_like
 
-    return [F.zeros_like(o) if d is None else d for o, d in zip(_as_tuple(out), _as_tuple(dout))]
+    return [zeros_like(o) if d is None else d for o, d in zip(_as_tuple(out), _as_tuple(dout))]
 
 
 def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
@@ -147,7 +147,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     from ..interpreters import current
     from ..interpreters.regions import Region
     from ..ir.control import WhileGrad
-    from ..ops import functional as F
+    from ..ops.creation import zeros_like
 
     n = prim.n_carried
     init, invariants = list(inputs[:n]), list(inputs[n:])
@@ -163,7 +163,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
         ins = region.inputs
         state, inv, nxt = ins[:n], ins[n:n + m], ins[n + m:2 * n + m]
         g, acc = ins[2 * n + m:2 * n + m + n_g], ins[2 * n + m + n_g:]
-        cot = [F.zeros_like(t) for t in state]
+        cot = [zeros_like(t) for t in state]
         for i, gi in zip(num_carried, g):
             cot[i] = gi
         wanted = num_carried + [n + j for j in num_inv]

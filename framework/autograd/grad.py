@@ -43,7 +43,7 @@ def vjp(
     With ``has_aux`` only the first output is differentiated. ``sens`` defaults to
     ones for each differentiated output.
     """
-    from ..ops import functional as F
+    from ..ops.creation import ones_like
     from ..tensor import Tensor
 
     if _tape.active() is not None:
@@ -77,7 +77,7 @@ def vjp(
     for t in targets:
         if not isinstance(t, Tensor):
             raise TypeError(f"the differentiated function must return Tensors, got {type(t).__name__}")
-    sens_values = _as_tuple(sens) if sens is not None else tuple(F.ones_like(t) for t in targets)
+    sens_values = _as_tuple(sens) if sens is not None else tuple(ones_like(t) for t in targets)
     if len(sens_values) != len(targets):
         raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
     watched = [tape.resolve(inputs[p]) for p in positions] + list(weights)

@@ -148,9 +148,9 @@ class HookBackward:
         return outs[0] if len(outs) == 1 else outs
 
     def _rule(self, inputs: tuple, douts: tuple, needs: tuple) -> tuple:
-        from ..ops import functional as F
+        from ..ops.creation import zeros_like
 
-        grads = tuple(F.zeros_like(t) if d is None else d for t, d in zip(inputs, douts))
+        grads = tuple(zeros_like(t) if d is None else d for t, d in zip(inputs, douts))
         return replacement(self.hook_fn(grads), grads, "HookBackward")
 
 

@@ -16,7 +16,7 @@ from onnx import numpy_helper
 
 from ..ops import elementwise as ew
 from ..ops import reduce as rd
-from ..ops import shape as sh
+from ..ops import shape_ops as sh
 from ..ops._utils import normalize_axes, normalize_axis, result_dtype
 from ..ops.scan import CumSum
 from ..ops.split_rows import SplitRows

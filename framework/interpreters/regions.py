@@ -246,7 +246,7 @@ def _reshaped(tensor: Any, shape: tuple[int, ...]) -> Any:
     """A branch result given the joined shape (a reshape: only size-1 axes differ)."""
     if tuple(tensor.shape) == shape:
         return tensor
-    from ..ops.shape import reshape
+    from ..ops.shape_ops import reshape
 
     return reshape(tensor, shape)
 

@@ -133,9 +133,9 @@ class TraceInterpreter(Interpreter):
                 f"Parameter {param.name!r}: assigned a value of shape {value.shape}, expected "
                 f"{expected.shape}", user_location()))
         if value.dtype != expected.dtype:
-            from ..ops import functional as F
+            from ..ops.elementwise import cast
 
-            value = self.value_of(F.cast(tensor, expected.dtype))
+            value = self.value_of(cast(tensor, expected.dtype))
         self.scope.updates[id(param)] = (param, value)
         param._set_traced(value)
 

@@ -22,7 +22,7 @@ import numpy as np
 from ..ops import elementwise as ew
 from ..ops import nn_ops, pool
 from ..ops import reduce as rd
-from ..ops import shape as sh
+from ..ops import shape_ops as sh
 from ..ops.conv import Conv2D
 from ..tensor import Tensor
 from . import schema as S

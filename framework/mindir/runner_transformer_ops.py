@@ -12,7 +12,7 @@ from typing import Any
 from ..ops import activations as act
 from ..ops import elementwise as ew
 from ..ops import reduce as rd
-from ..ops import shape as sh
+from ..ops import shape_ops as sh
 from ..ops.array_ops import tile
 from ..ops.batch_matmul import BatchMatMul
 from ..ops.composed_activations import relu6

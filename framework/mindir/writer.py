@@ -28,7 +28,7 @@ from ..ir import Node, Value, ValueKind
 from ..ops import elementwise as ew
 from ..ops import nn_ops, pool
 from ..ops import reduce as rd
-from ..ops import shape as sh
+from ..ops import shape_ops as sh
 from ..ops._utils import normalize_axis
 from ..ops.conv import Conv2D
 from ..ops.group_conv import GroupConv2D

@@ -16,7 +16,7 @@ from ..ops import activations as act
 from ..ops import elementwise as ew
 from ..ops import math_unary as mu
 from ..ops import reduce as rd
-from ..ops import shape as sh
+from ..ops import shape_ops as sh
 from ..ops._utils import normalize_axes, normalize_axis
 from ..ops.batch_matmul import BatchMatMul
 from ..ops.layer_norm import LayerNorm

@@ -28,7 +28,7 @@ from .. import tensor as _tensor
 from .elementwise import maximum
 from .masking import where
 from .reduce import reduce_max, reduce_mean
-from .shape import concat, pad
+from .shape_ops import concat, pad
 
 
 def _check_rank(who: str, x: Any, ranks: tuple[int, ...]) -> None:

@@ -29,7 +29,7 @@ from .array_ops import unstack
 from .elementwise import mul, not_equal, sub
 from .reduce import reduce_sum
 from .scatter_gather import gather
-from .shape import broadcast_to, concat, expand_dims, reshape, slice_, transpose
+from .shape_ops import broadcast_to, concat, expand_dims, reshape, slice_, transpose
 
 
 def _tensor(array: np.ndarray) -> Any:

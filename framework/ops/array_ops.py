@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..tensor import Tensor
 from ._utils import argument_error, normalize_axis
-from .shape import broadcast_to, concat, expand_dims, reshape, slice_
+from .shape_ops import broadcast_to, concat, expand_dims, reshape, slice_
 
 
 def _axis(op: str, x: Any, axis: int) -> int:

@@ -23,7 +23,7 @@ from . import nn_ops as _nn_ops
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float32_accumulation, result_dtype
 from .elementwise import sum_to
-from .shape import expand_dims, squeeze
+from .shape_ops import expand_dims, squeeze
 
 
 def _matrix(shape: tuple[int, ...], transpose: bool) -> tuple[int, int]:

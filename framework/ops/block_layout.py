@@ -20,7 +20,7 @@ from ._utils import argument_error
 from .creation import zeros
 from .nn_ops import matmul
 from .scatter_gather import gather, index_add
-from .shape import pad, reshape, slice_, transpose
+from .shape_ops import pad, reshape, slice_, transpose
 
 
 def _tensor(array: Any) -> Any:

@@ -18,7 +18,7 @@ from .elementwise import cast, exp, greater_equal, less_equal, log, maximum, min
 from .math_binary import logical_and
 from .math_unary import floor
 from .scatter_gather import gather
-from .shape import broadcast_to, expand_dims, reshape
+from .shape_ops import broadcast_to, expand_dims, reshape
 
 
 def _columns(op: str, name: str, boxes: Any) -> tuple[Any, Any, Any, Any]:

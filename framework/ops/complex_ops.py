@@ -36,7 +36,7 @@ from .. import dtype as mstype
 from ..primitive import Primitive, Spec, shape_str
 from . import array_ops as _array_ops
 from . import elementwise as ew  # a module: elementwise's bprops import this one back
-from . import shape as _shape
+from . import shape_ops as _shape
 
 _TO_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
 _TO_REAL = {c: f for f, c in _TO_COMPLEX.items()}

@@ -25,7 +25,7 @@ from .activations import softplus
 from .elementwise import abs, add, div, greater, less, maximum, minimum, mul, neg, select, sub, tanh
 from .math_unary import expm1
 from .nn_ops import softmax
-from .shape import reshape
+from .shape_ops import reshape
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946

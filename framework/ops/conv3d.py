@@ -9,7 +9,7 @@ from typing import Any
 
 from . import array_ops as _array_ops
 from . import creation as _creation
-from . import shape as _shape
+from . import shape_ops as _shape
 from .conv import Conv2D, Conv2DBackpropInput
 from .conv_geometry import conv_out
 from .group_conv import GroupConv2D, GroupConv2DBackpropInput

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._utils import argument_error
 from .elementwise import add
-from .shape import zeros_like
+from .shape_ops import zeros_like
 
 
 def deepcopy(input_x: Any) -> Any:

@@ -14,8 +14,8 @@ from .. import dtype as mstype
 from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast
-from .shape import ones_like as _ones_like
-from .shape import zeros_like as _zeros_like
+from .shape_ops import ones_like as _ones_like
+from .shape_ops import zeros_like as _zeros_like
 
 
 def _shape(op: str, shape: Any) -> tuple[int, ...]:

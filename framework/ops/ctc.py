@@ -24,7 +24,7 @@ from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, div, maximum, mul
 from .reduce import reduce_mean, reduce_sum
-from .shape import reshape
+from .shape_ops import reshape
 from .value_shaped import _values
 
 NEG_INF = -np.inf

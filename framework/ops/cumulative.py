@@ -23,7 +23,7 @@ from .creation import full
 from .elementwise import cast, exp, greater_equal, less_equal, log, select
 from .reduce import reduce_max
 from .scan import cumsum
-from .shape import concat, stop_gradient
+from .shape_ops import concat, stop_gradient
 
 
 def _axis(who: str, x: Any, axis: Any) -> int:

@@ -23,7 +23,7 @@ from .math_binary import logical_and
 from .math_unary import floor
 from .nn_ops import matmul
 from .scatter_elements import GatherElements
-from .shape import broadcast_to, concat, expand_dims, reshape, transpose
+from .shape_ops import broadcast_to, concat, expand_dims, reshape, transpose
 
 
 def _tensor(array: np.ndarray) -> Any:

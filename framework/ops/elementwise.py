@@ -11,7 +11,7 @@ from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 from . import complex_ops as _complex_ops
 from . import reduce as _reduce
-from . import shape as _shape
+from . import shape_ops as _shape
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
 from .floor_float import ms_floor_divide, ms_floor_mod

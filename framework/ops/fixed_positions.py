@@ -20,7 +20,7 @@ from .creation import zeros
 from .elementwise import cast, equal, neg, select
 from .reduce import reduce_any
 from .scatter_gather import gather, index_add, scatter_update
-from .shape import broadcast_to, reshape, stop_gradient
+from .shape_ops import broadcast_to, reshape, stop_gradient
 
 
 def _tensor(array: Any) -> Any:

@@ -129,19 +129,19 @@ from .segment import (
 from .sequences import (
     combinations, range, repeat_elements, reverse, reverse_sequence, sequence_mask,
 )
-from .shape import concat, concat as cat, pad, permute, slice_
+from .shape_ops import concat, concat as cat, pad, permute, slice_
 from .short_time_fourier import stft
 from .signature_wrappers import (
     abs, add, addn, all_reduce, amax, amin, arcsin, argmax, batch_norm, bias_add,
     binary_cross_entropy_with_logits, broadcast_to, cast, conv2d, cos, count_nonzero,
     cross_entropy, dense, div, dropout, dtype, eq, equal, exp, expand_dims, flatten, floordiv,
-    frac, gather, ge, greater, greater_equal, gt, hardshrink, hardswish, index_add, invert, le,
-    less_equal, log, log_softmax, logspace, logsumexp, matmul, maximum, minimum, mul, ne, neg,
+    frac, gather, ge, grad, greater, greater_equal, gt, hardshrink, hardswish, index_add, invert,
+    le, less_equal, log, log_softmax, logspace, logsumexp, matmul, maximum, minimum, mul, ne, neg,
     not_equal, one_hot, pow, prelu, reduce_max, reduce_mean, reduce_min, reduce_sum, relu, reshape,
     row_stack, scalar_to_tensor, scatter_update, select, shape_, sigmoid, sin, slice, softmax,
     softmin, softshrink, square, squeeze, stop_gradient, sub, sum, swapdims, tanh, tanhshrink,
     tensor_add, tensor_floordiv, tensor_ge, tensor_gt, tensor_le, tensor_mul, tensor_pow,
-    tensor_slice, tile, transpose, tril_indices, triu_indices,
+    tensor_slice, tile, transpose, tril_indices, triu_indices, value_and_grad,
 )
 from .sorting import multinomial, sort, topk
 from .sparse import (
@@ -181,6 +181,7 @@ from .window_pool import (
     max_unpool3d,
 )
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
+from framework.autograd.vmap import vmap
 from functools import partial
 
 __all__ = [
@@ -228,7 +229,7 @@ __all__ = [
     "fold", "frac", "fractional_max_pool2d", "fractional_max_pool3d", "full", "full_like",
     "gather", "gather_d", "gather_elements", "gather_nd", "gaussian_nll_loss", "gcd", "ge", "gelu",
     "geqrf", "ger", "get_backend", "get_grad", "get_process_group_ranks", "get_rank", "getitem",
-    "glu", "greater", "greater_equal", "grid_sample", "group_norm", "gt", "gumbel_softmax",
+    "glu", "grad", "greater", "greater_equal", "grid_sample", "group_norm", "gt", "gumbel_softmax",
     "hamming_window", "hann_window", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
     "heaviside", "hfft", "hfft2", "hfftn", "hinge_embedding_loss", "histc", "hsplit", "hstack",
     "huber_loss", "hyper_add", "hypot", "i0", "identity", "ifft", "ifft2", "ifftn", "ifftshift",
@@ -274,7 +275,7 @@ __all__ = [
     "topk", "trace", "transpose", "trapz", "tril", "tril_indices", "triu", "triu_indices",
     "true_divide", "trunc", "truncate_div", "truncate_mod", "tuple_to_array", "unbind", "unfold",
     "uniform", "unique", "unique_consecutive", "unsorted_segment_max", "unsorted_segment_min",
-    "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze", "unstack", "upsample", "vander",
-    "var", "var_mean", "vecdot", "vector_norm", "view_as_real", "vsplit", "vstack", "where",
-    "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
+    "unsorted_segment_prod", "unsorted_segment_sum", "unsqueeze", "unstack", "upsample",
+    "value_and_grad", "vander", "var", "var_mean", "vecdot", "vector_norm", "view_as_real", "vmap",
+    "vsplit", "vstack", "where", "xdivy", "xlogy", "zeros", "zeros_like", "zeta",
 ]

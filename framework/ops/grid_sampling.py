@@ -25,7 +25,7 @@ from .elementwise import cast, floor_mod, maximum, minimum, select
 from .math_binary import logical_and
 from .math_unary import floor, round
 from .scatter_gather import gather
-from .shape import expand_dims, reshape, transpose
+from .shape_ops import expand_dims, reshape, transpose
 
 
 def _unnormalize(coord: Any, size: int, align_corners: bool) -> Any:

@@ -18,10 +18,10 @@ import numpy as np
 from ..errors import user_location, with_location
 from ..primitive import shape_str
 from ..tensor import Tensor
-from . import shape as _shape
+from . import shape_ops as _shape
 from .elementwise import cast, select
 from .scatter_gather import gather, scatter_update
-from .shape import broadcast_to, reshape, slice_
+from .shape_ops import broadcast_to, reshape, slice_
 
 
 def _error(message: str) -> IndexError:

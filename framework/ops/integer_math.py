@@ -34,7 +34,7 @@ from ..primitive import Primitive, Spec
 from ..tensor import Tensor
 from ._utils import argument_error, broadcast_shape
 from .elementwise import mul, neg, sum_to
-from .shape import zeros_like
+from .shape_ops import zeros_like
 
 _GCD_TYPES = (np.int16, np.int32, np.int64)
 _INT_KINDS = "iu"

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import nn_ops as _nn_ops
-from . import shape as _shape
+from . import shape_ops as _shape
 
 
 def _source(dst: np.ndarray, n_in: int, n_out: int, align_corners: bool) -> np.ndarray:

@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, pow
 from .nn_ops import matmul
-from .shape import pad, reshape, slice_, transpose
+from .shape_ops import pad, reshape, slice_, transpose
 
 
 def bidense(input1, input2, weight, bias=None):

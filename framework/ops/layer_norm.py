@@ -12,7 +12,7 @@ from ..primitive import Primitive, Spec, shape_str
 from ._utils import float32_accumulation, float_dtype, normalize_axis
 from .elementwise import add, div, mul, neg, sqrt, sub
 from .reduce import reduce_sum
-from .shape import ones_like, zeros_like
+from .shape_ops import ones_like, zeros_like
 
 
 class LayerNorm(Primitive):

@@ -28,7 +28,7 @@ from .linalg_decompose import singular_values
 from .nn_ops import matmul
 from .reduce import reduce_sum
 from .reductions import amax, amin
-from .shape import concat, expand_dims, ones_like, reshape, squeeze, transpose
+from .shape_ops import concat, expand_dims, ones_like, reshape, squeeze, transpose
 
 
 def adjoint(x):

@@ -16,7 +16,7 @@ from .elementwise import add, cast, div, mul, neg, not_equal, sub
 from .nn_ops import log_softmax, one_hot
 from .range_check import check_range
 from .reduce import reduce_mean, reduce_sum
-from .shape import transpose
+from .shape_ops import transpose
 
 REDUCTIONS = ("mean", "sum", "none")
 

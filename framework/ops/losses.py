@@ -46,7 +46,7 @@ from .masking import where
 from .math_composite import clamp, xlogy
 from .nn_ops import one_hot
 from .reduce import reduce_mean, reduce_sum
-from .shape import stop_gradient, transpose
+from .shape_ops import stop_gradient, transpose
 
 
 def _reduction(who: str, reduction: str, extra: tuple[str, ...] = ()) -> None:

@@ -24,7 +24,7 @@ import numpy as np
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float_dtype
 from .elementwise import add, mul, stable_sigmoid, sub
-from .shape import concat, zeros_like
+from .shape_ops import concat, zeros_like
 
 
 def _check(who: str, named: list[tuple[str, Any]], want: tuple[int, ...]) -> None:

@@ -56,7 +56,7 @@ from .math_composite import TruncateDiv, TruncateMod, clamp
 from .math_unary import isinf, isnan, logical_not, sign
 from .reduce import reduce_all, reduce_any, reduce_mean, reduce_sum
 from .reductions import amax, amin, std, var
-from .shape import stop_gradient, zeros_like
+from .shape_ops import stop_gradient, zeros_like
 from .sorting import sort
 
 eq, ne, gt, ge, le = equal, not_equal, greater, greater_equal, less_equal

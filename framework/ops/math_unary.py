@@ -28,7 +28,7 @@ from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 from ._utils import float_dtype
 from .elementwise import add, cos, div, exp, mul, neg, sqrt, sub
-from .shape import zeros_like
+from .shape_ops import zeros_like
 
 
 class _FloatUnary(Primitive, abstract=True):

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast
 from .scatter_gather import gather
-from .shape import broadcast_to, concat, reshape
+from .shape_ops import broadcast_to, concat, reshape
 
 ALIGNS = ("LEFT_RIGHT", "LEFT_LEFT", "RIGHT_LEFT", "RIGHT_RIGHT")
 

@@ -39,7 +39,7 @@ from .elementwise import add, cast, mul
 from .indexing import getitem
 from .reduce import reduce_sum
 from .scatter_gather import gather
-from .shape import reshape
+from .shape_ops import reshape
 from .state import assign
 
 

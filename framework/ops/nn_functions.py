@@ -40,7 +40,7 @@ from .elementwise import cast, maximum, not_equal, pow, sigmoid, sqrt
 from .nn_ops import dropout
 from .reduce import reduce_max, reduce_mean, reduce_sum
 from .scatter_gather import gather
-from .shape import expand_dims, reshape, transpose
+from .shape_ops import expand_dims, reshape, transpose
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

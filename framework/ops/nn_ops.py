@@ -13,12 +13,12 @@ from ..parameter import Parameter
 from ..primitive import Primitive, Spec, shape_str
 from ..tensor import Tensor
 from . import batch_matmul as _batch_matmul
-from . import shape as _shape
+from . import shape_ops as _shape
 from ._holomorphic import holomorphic
 from ._utils import float32_accumulation, float_dtype, normalize_axis, result_dtype
 from .elementwise import add, div, exp, mul, sqrt, sub
 from .reduce import reduce_sum
-from .shape import reshape
+from .shape_ops import reshape
 from .state import assign
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import creation as _creation
 from . import elementwise as _elementwise
-from . import shape as _shape
+from . import shape_ops as _shape
 
 
 def out_length(size: int, k: int, s: int, d: int, before: int, after: int, ceil_mode: bool) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .nn_ops import matmul
 from .reduce import reduce_sum
-from .shape import concat, expand_dims, reshape, transpose
+from .shape_ops import concat, expand_dims, reshape, transpose
 
 
 def _rank(who: str, name: str, x: Any, rank: int) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from . import shape as shape_ops
+from . import shape_ops as shape_ops
 from ._utils import argument_error
 from .elementwise import abs as abs_
 from .elementwise import cast, greater_equal, less, log, mul, neg, select, sub
@@ -43,7 +43,7 @@ from .nn_ops import one_hot, softmax
 from .random_draw import random_draw
 from .reduce import argmax
 from .scatter_gather import gather
-from .shape import expand_dims, stop_gradient
+from .shape_ops import expand_dims, stop_gradient
 from .sorting import multinomial
 
 

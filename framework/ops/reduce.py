@@ -10,7 +10,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..primitive import Primitive, Spec
 from . import elementwise as _elementwise
-from . import shape as _shape
+from . import shape_ops as _shape
 from ._utils import (
     argument_error,
     concrete_ints,

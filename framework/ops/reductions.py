@@ -29,7 +29,7 @@ from ._class_form import class_form
 from ._utils import normalize_axes
 from .elementwise import abs, add, cast, div, equal, exp, log, mul, neg, not_equal, pow, select, sqrt, sub
 from .reduce import Argmax, _Reduce, argmax, reduce_max, reduce_mean, reduce_sum
-from .shape import broadcast_to, expand_dims, reshape, squeeze, stop_gradient
+from .shape_ops import broadcast_to, expand_dims, reshape, squeeze, stop_gradient
 
 
 def _axes(x: Any, axis: Any) -> tuple[int, ...]:

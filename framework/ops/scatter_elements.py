@@ -22,7 +22,7 @@ import numpy as np
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import argument_error, normalize_axis
 from .scatter_gather import _as_index_tensor, _normalized
-from .shape import zeros_like
+from .shape_ops import zeros_like
 
 REDUCTIONS = ("none", "add")
 

@@ -24,7 +24,7 @@ from ._utils import normalize_axis
 from .elementwise import cast, mul
 from .range_check import check_range, worst
 from .reduce import reduce_sum
-from .shape import reshape, zeros_like
+from .shape_ops import reshape, zeros_like
 
 
 def _check_indices(op: str, indices: Any) -> None:

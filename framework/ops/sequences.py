@@ -22,7 +22,7 @@ from .array_layout import flip, repeat_interleave
 from .elementwise import cast, less, select
 from .scatter_elements import GatherElements
 from .scatter_gather import gather
-from .shape import broadcast_to, expand_dims, reshape
+from .shape_ops import broadcast_to, expand_dims, reshape
 
 
 def _tensor(array: Any) -> Any:

@@ -23,7 +23,7 @@ from .block_layout import mirror_pad
 from .complex_ops import Complex
 from .nn_ops import matmul
 from .scatter_gather import gather
-from .shape import pad, reshape, transpose
+from .shape_ops import pad, reshape, transpose
 
 
 def _tensor(array: np.ndarray) -> Any:

@@ -24,7 +24,7 @@ from ._utils import float_dtype, normalize_axis
 from .creation import zeros
 from .elementwise import add, cast
 from .scatter_gather import index_add
-from .shape import reshape, transpose
+from .shape_ops import reshape, transpose
 
 INDEX_DTYPE = np.dtype(np.int32)
 

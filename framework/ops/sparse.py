@@ -59,7 +59,7 @@ from .math_unary import (
 )
 from .reduce import reduce_max
 from .scatter_gather import gather, index_add
-from .shape import concat, reshape
+from .shape_ops import concat, reshape
 from .sorting import sort
 from .sparse_tensor import COOTensor, CSRTensor, const, flat_index, indptr_of, is_tensor, rows_of
 

@@ -34,7 +34,7 @@ from .elementwise import abs as _abs
 from .elementwise import cast, less, less_equal, mul
 from .reduce import reduce_sum
 from .scatter_gather import gather, index_add
-from .shape import broadcast_to, reshape
+from .shape_ops import broadcast_to, reshape
 from .sorting import sort
 
 

@@ -34,7 +34,7 @@ from ..primitive import Primitive, Spec
 from ..tensor import Tensor
 from ._utils import broadcast_shape
 from .elementwise import add, cast, exp, log, mul, neg, sub, sum_to
-from .shape import zeros_like
+from .shape_ops import zeros_like
 
 
 def _float_spec(op: str, x: Any, ints_to_float32: bool = False) -> Spec:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
-from .shape import concat, zeros_like
+from .shape_ops import concat, zeros_like
 
 
 class SplitRows(Primitive):

@@ -37,7 +37,7 @@ from .creation import ones
 from .elementwise import cast, pow
 from .nn_ops import matmul
 from .scatter_gather import gather
-from .shape import concat, pad, reshape, transpose
+from .shape_ops import concat, pad, reshape, transpose
 from .sorting import sort
 
 

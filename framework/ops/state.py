@@ -26,7 +26,7 @@ from ..parameter import Parameter
 from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast
-from .shape import broadcast_to
+from .shape_ops import broadcast_to
 
 _WRITES: list[list[Any]] = []  # the open collecting_writes blocks, innermost last
 

@@ -34,7 +34,7 @@ from . import scatter_elements as _scatter_elements
 from . import scatter_gather as _scatter_gather
 from . import segment as _segment
 from . import sequences as _sequences
-from . import shape as _shape
+from . import shape_ops as _shape_ops
 from . import sorting as _sorting
 from . import special_math as _special_math
 from . import stack_split as _stack_split
@@ -80,7 +80,7 @@ METHODS = {
     'bitwise_right_shift': _integer_math.bitwise_right_shift,
     'bitwise_xor': _math_binary.bitwise_xor,
     'bmm': _products.bmm,
-    'broadcast_to': _shape.broadcast_to,
+    'broadcast_to': _shape_ops.broadcast_to,
     'cauchy': _tensor_only.cauchy,
     'ceil': _math_unary.ceil,
     'cholesky': _linalg_decompose.cholesky,
@@ -225,7 +225,7 @@ METHODS = {
     'not_equal': _elementwise.not_equal,
     'orgqr': _linalg_decompose.orgqr,
     'outer': _array_layout.outer,
-    'permute': _shape.permute,
+    'permute': _shape_ops.permute,
     'positive': _math_composite.positive,
     'pow': _elementwise.pow,
     'prod': _reductions.prod,

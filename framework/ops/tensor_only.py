@@ -32,7 +32,7 @@ from .random_draw import random_draw
 from .scan import cumsum
 from .scatter_gather import gather
 from .scatter_gather import index_add as _index_add
-from .shape import broadcast_to, reshape, transpose
+from .shape_ops import broadcast_to, reshape, transpose
 
 
 def _shape(size: tuple) -> tuple[int, ...]:

@@ -24,7 +24,7 @@ from . import math_binary as _binary
 from . import math_unary as _unary
 from . import nn_ops as _nn
 from . import reduce as _reduce
-from . import shape as _shape
+from . import shape_ops as _shape
 
 
 class TensorOperators:

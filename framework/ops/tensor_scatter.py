@@ -22,7 +22,7 @@ from ..primitive import Primitive, Spec, shape_str
 from ._utils import argument_error
 from .model_zoo_ops import gather_nd
 from .scatter_gather import _as_index_tensor, index_add
-from .shape import zeros_like
+from .shape_ops import zeros_like
 
 MODES = ("update", "add")
 

@@ -23,7 +23,7 @@ from ..tensor import Tensor
 from ._utils import argument_error, one_dim
 from .scatter_gather import gather
 from .segment import unsorted_segment_sum
-from .shape import broadcast_to, reshape
+from .shape_ops import broadcast_to, reshape
 
 
 def _values(op: str, tensor: Any) -> np.ndarray:

@@ -23,7 +23,7 @@ class _View:
 
 class TransposeView(_View):
     def __call__(self, input: Any, input_perm: Any) -> Any:  # noqa: A002
-        from .shape import transpose
+        from .shape_ops import transpose
 
         return transpose(input, tuple(int(p) for p in input_perm))
 
@@ -35,7 +35,7 @@ class TransposeExtView(_View):
 
 class View(_View):
     def __call__(self, input: Any, shape: Any) -> Any:  # noqa: A002
-        from .shape import reshape
+        from .shape_ops import reshape
 
         return reshape(input, tuple(shape))
 
@@ -52,14 +52,14 @@ class SelectExtView(_View):
 
 class ExpandDimsView(_View):
     def __call__(self, input: Any, dim: int) -> Any:  # noqa: A002
-        from .shape import expand_dims
+        from .shape_ops import expand_dims
 
         return expand_dims(input, dim)
 
 
 class BroadcastToView(_View):
     def __call__(self, input: Any, shape: Any) -> Any:  # noqa: A002
-        from .shape import broadcast_to
+        from .shape_ops import broadcast_to
 
         return broadcast_to(input, tuple(shape))
 

@@ -28,7 +28,7 @@ from .elementwise import cast, pow
 from .reduce import argmax, reduce_max, reduce_sum
 from .scatter_elements import GatherElements, ScatterElements
 from .scatter_gather import gather
-from .shape import broadcast_to, concat, expand_dims, reshape
+from .shape_ops import broadcast_to, concat, expand_dims, reshape
 
 
 def _tensor(array: np.ndarray) -> Any:

@@ -15,7 +15,7 @@ import framework as ms
 from framework import ops
 from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
 from framework.ops.random_draw import RandomDraw
-from framework.ops.shape import Load
+from framework.ops.shape_ops import Load
 from framework.ops.split_rows import SplitRows
 from framework.primitive import Primitive
 

@@ -2,11 +2,13 @@
 (``trainer``), every import counted (those written inside functions too). Three layers,
 each importing only those below it: ``datasets`` (file formats, downloads, NumPy only),
 ``framework`` (its training core ``framework.train`` included), ``trainer`` (YAML, CLI,
-MLflow, sweeps). No knot (strongly connected set of modules) spans layers: the one knot
-allowed to be large are that of ``Tensor`` and the ops its methods call (as in JAX and
-PyTorch), and that of ``Dataset`` and the pipeline nodes its methods build (``map``,
-``batch``, ``filter``, ``concat``..., each a node class in its own module; it stays inside
-``framework.dataset``); every other knot has at most three modules."""
+MLflow, sweeps). No knot (strongly connected set of modules) spans layers or has more than
+ten modules: ``Tensor`` knows no op (its methods are attached by the MindSpore surface,
+``framework.ops.tensor_methods``), the primitive library (``framework.ops`` but its
+generated surfaces) imports only the core and itself, at module level; the one knot in it
+is the elementwise/shape/reduce family, whose gradients are written with each other. The
+knot of ``Dataset`` and the pipeline nodes its methods build stays inside
+``framework.dataset``; every other knot has at most three modules."""
 
 from __future__ import annotations
 
@@ -18,10 +20,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("framework", "trainer", "datasets")
 SMALL_KNOT = 3
-# the Tensor/ops knot: the tensor, its primitives and ops, and what dispatching them needs
-TENSOR_KNOT = ("framework.tensor", "framework.parameter", "framework.primitive", "framework.ops",
-               "framework.interpreters", "framework.autograd.tape", "framework.autograd.hooks",
-               "framework.common.initializer")
+LARGEST_KNOT = 10
+# the primitive families whose gradients are written with each other (one knot, imported as
+# modules: ``from . import shape_ops as _shape``)
+PRIMITIVE_KNOT = {"framework.ops._holomorphic", "framework.ops.array_ops", "framework.ops.complex_ops",
+                  "framework.ops.elementwise", "framework.ops.reduce", "framework.ops.shape_ops"}
+# the MindSpore surface inside framework.ops: generated from framework/api_spec, or written
+# over the functional surface (mint's views, Tensor's in-place and Tensor-only methods); everything else in
+# framework.ops is the primitive library
+SURFACE = {"framework.ops", "framework.ops.functional", "framework.ops.signature_wrappers",
+           "framework.ops.tensor_delegates", "framework.ops.tensor_methods", "framework.ops.auto_generate",
+           "framework.ops.view_ops", "framework.ops.tensor_inplace", "framework.ops.tensor_only"}
+FUNCTION_LEVEL_IMPORTS_IN_LIBRARY = 20
 
 
 def _modules() -> dict[str, Path]:
@@ -105,19 +115,58 @@ def _knots(edges: dict[str, set[str]]) -> list[set[str]]:
     return knots
 
 
-def _in_tensor_knot(module: str) -> bool:
-    return any(module == m or module.startswith(m + ".") for m in TENSOR_KNOT)
+def _library(module: str) -> bool:
+    return (module.startswith("framework.ops.") and module not in SURFACE
+            and not module.startswith("framework.ops.operations"))
 
 
 def test_no_knot_spans_layers():
     knots = _knots(_graph())  # the framework's, the trainer's, the readers
-    tensor = [k for k in knots if "framework.tensor" in k]
-    assert len(tensor) == 1
-    assert all(_in_tensor_knot(m) for m in tensor[0]), sorted(m for m in tensor[0] if not _in_tensor_knot(m))
+    assert max(len(k) for k in knots) <= LARGEST_KNOT, sorted(max(knots, key=len))
     dataset = [k for k in knots if "framework.dataset.engine" in k]
     assert all(m.startswith("framework.dataset.") for k in dataset for m in k), dataset
-    too_big = [sorted(k) for k in knots if k is not tensor[0] and k not in dataset and len(k) > SMALL_KNOT]
+    primitive = [k for k in knots if k & PRIMITIVE_KNOT]
+    assert all(k <= PRIMITIVE_KNOT for k in primitive), primitive
+    too_big = [sorted(k) for k in knots if k not in dataset and k not in primitive and len(k) > SMALL_KNOT]
     assert not too_big, too_big
+
+
+def test_tensor_knows_no_op_and_the_library_no_surface():
+    edges = _graph()
+    assert not [m for m in edges["framework.tensor"] if m.startswith("framework.ops")]
+    bad = sorted((a, b) for a in edges if _library(a) for b in edges[a]
+                 if b in SURFACE or b.startswith("framework.ops.operations"))
+    assert not bad, bad
+
+
+def test_the_primitive_library_imports_at_module_level():
+    inside = []
+    for name, path in _modules().items():
+        if not _library(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                inside += [f"{name}:{n.lineno}" for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+    assert len(set(inside)) <= FUNCTION_LEVEL_IMPORTS_IN_LIBRARY, sorted(set(inside))
+
+
+def test_no_module_has_its_class_swapped_or_another_modules_attribute_set():
+    """``module.__class__ = ...`` and ``functional.grad = grad`` hide what a module is."""
+    found = []
+    for name, path in _modules().items():
+        if not name.startswith("framework.ops"):
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        imported = {a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom | ast.Import)
+                    for a in n.names}
+        for node in tree.body:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    for t in target.elts if isinstance(target, ast.Tuple) else [target]:
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and (
+                                t.attr == "__class__" or t.value.id in imported):
+                            found.append(f"{name}:{node.lineno}")
+    assert not found, found
 
 
 JIT_LAYER = ("framework.graph_mode", "framework.staging", "framework.frontend", "framework.backend",

@@ -96,7 +96,7 @@ def test_onehot_with_values_known_only_at_run_time():
 
 def test_shape_is_a_module_and_a_function():
     from framework.ops import shape as shape_module
-    from framework.ops.shape import Reshape
+    from framework.ops.shape_ops import Reshape
 
     assert shape_module is ops.shape and shape_module.Reshape is Reshape
     assert ops.shape(Tensor(np.ones((2, 5), np.float32))) == (2, 5)

@@ -48,7 +48,7 @@ from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, Reduce
 from ..reductions import ArgMaxWithValue, ArgMinWithValue, Argmin, ReduceMin, ReduceProd
 from ..scan import CumSum
 from ..scatter_gather import Gather, Gather as GatherV2, IndexAdd, ScatterNd, ScatterUpdate
-from ..shape import BroadcastTo, Concat, ExpandDims, OnesLike, Pad, Reshape, Slice, Squeeze, StopGradient, Transpose, ZerosLike
+from ..shape_ops import BroadcastTo, Concat, ExpandDims, OnesLike, Pad, Reshape, Slice, Squeeze, StopGradient, Transpose, ZerosLike
 from ..sorting import Sort, TopK
 from ..state import Assign, Depend
 from ..tensor_info import DType, Rank, Shape, Size

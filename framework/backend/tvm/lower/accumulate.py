@@ -33,7 +33,7 @@ from tvm import relax, te, topi
 
 from ....ops.elementwise import Add
 from ....ops.nn_ops import MatMul
-from ....ops.shape import Concat
+from ....ops.shape_ops import Concat
 from . import concat_copies
 from .lowerings.base import emit
 

@@ -55,7 +55,7 @@ from .....ops import nn_ops as _nn
 from .....ops import pool as _pool
 from .....ops import reduce as _reduce
 from .....ops import scatter_gather as _index
-from .....ops import shape as _shape
+from .....ops import shape_ops as _shape
 from .....ops import sorting as _sorting
 from .....ops.layer_norm import LayerNorm as _LayerNorm
 from .....ops.layer_norm import LayerNormGrad as _LayerNormGrad
