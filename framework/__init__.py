@@ -9,6 +9,7 @@ from .autograd import control as _control_bprops  # noqa: F401  (registers If/Wh
 from .autograd.grad import GradOperation, grad, value_and_grad
 from .autograd.vmap import vmap
 from .common import initializer
+from .common.tensor import Tensor, tensor
 from .context import (
     COMPATIBLE,
     GRAPH_MODE,
@@ -53,7 +54,6 @@ from .parameter import Parameter, ParameterTuple
 from .profiler import Profiler
 from .seed import get_seed, set_seed
 from .serialization import load_checkpoint, load_param_into_net, save_checkpoint
-from .tensor import Tensor
 
 __version__ = "0.1.0"
 
@@ -85,7 +85,7 @@ __all__ = [
     "get_auto_parallel_context",
     "reset_auto_parallel_context", "set_auto_parallel_context", "GradOperation", "Parameter",
     "ParameterTuple",
-    "Tensor", "context", "jit_class", "lazy_inline", "pynative", "ms_function", "mutable",
+    "Tensor", "tensor", "context", "jit_class", "lazy_inline", "pynative", "ms_function", "mutable",
     "bfloat16", "bool_", "complex64", "complex128", "dtype", "export", "float16", "float32", "float64",
     "float_", "get_context",
     "get_seed",

@@ -42,6 +42,7 @@ import numpy as np
 from . import staging
 from .autograd import tape as _tape
 from .autograd.hooks import tensor_hooks
+from .common.tensor import Tensor
 from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert, fallback
@@ -49,7 +50,6 @@ from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
-from .tensor import Tensor
 
 # Compile-cache counters (tests read them): memory hits, disk hits, fresh compiles.
 cache_stats = {"memory_hits": 0, "disk_hits": 0, "compiles": 0, "traces": 0}

@@ -90,7 +90,7 @@ def mutable(input_data: Any, dynamic_len: bool = False) -> Any:
     constant folded into the graph. Tensors (alone, or in tuples, lists and dicts) are
     variables here already and numbers are accepted too, so the value is returned as it
     is; anything else is a TypeError, as MindSpore's."""
-    from .tensor import Tensor
+    from .common.tensor import Tensor
 
     def check(value: Any) -> None:
         if isinstance(value, tuple | list):

@@ -137,9 +137,9 @@ def node_parity(fn: Any, *args: Any, device_target: str | None = None) -> NodePa
     Parameters' current values are the state; nothing is updated and the framework's random
     state is left as it was."""
     from . import seed
+    from .common.tensor import Tensor
     from .graph_mode import JitFunction
     from .signature import flatten, tensors
-    from .tensor import Tensor
 
     if not isinstance(fn, JitFunction):
         fn = JitFunction(fn.construct) if hasattr(fn, "cells_and_names") else JitFunction(fn)

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from . import dtype as mstype
-from .tensor import Tensor
+from .common.tensor import Tensor
 
 
 def _dtype(value: Any, dtype: Any) -> np.dtype:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .tensor import Tensor
+from .common.tensor import Tensor
 
 _DATA_SLOT = Tensor.__dict__["_data"]
 

@@ -41,9 +41,9 @@ from .checkpoint_formats import (
     twinmode,
 )
 from .checkpoint_formats.twinmode import MAGIC, read_arrays, write_arrays
+from .common.tensor import Tensor
 from .dtype import default_for_python
 from .parameter import Parameter
-from .tensor import Tensor
 
 __all__ = ["MAGIC", "CheckpointError", "atomic_write", "load_checkpoint", "load_param_into_net",
            "read_arrays", "save_checkpoint", "write_arrays"]

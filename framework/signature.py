@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .tensor import Tensor
+from .common.tensor import Tensor
 
 
 def _leaf_key(leaf: Any) -> Any:

@@ -47,6 +47,7 @@ import numpy as np
 
 from ._io import atomic_write, disk_full, skip_optional
 from .autograd.hooks import share_tensor_hooks
+from .common.tensor import Tensor
 from .frontend import convert
 from .frontend.depth import deep_calls
 from .frontend.pyobjects import FUNCTION_TYPES, returned
@@ -57,7 +58,6 @@ from .ir import optimize as run_passes
 from .ir.graph import refuse_complex
 from .ops.state import collecting_writes
 from .signature import flatten
-from .tensor import Tensor
 
 
 class Slot(Enum):

@@ -27,9 +27,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
+from ..common.tensor import Tensor
 from ..nn.wrap.loss_scale import grads_finite
 from ..parameter import Parameter
-from ..tensor import Tensor
 
 _F32_MAX = float(np.finfo(np.float32).max)
 

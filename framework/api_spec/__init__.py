@@ -17,8 +17,9 @@ is the name and a flow mapping of:
   the implementation's own signature is the surface's then.
 - ``tensor``: the Tensor methods that are this function with the tensor first
   (``x.eq(y)`` is ``ops.equal(x, y)``): they call the implementation, not the surface.
-- ``provided`` (``tensor.yaml``): the module that defines the method (the ``Tensor`` class,
-  the in-place or cast methods); the name is present but nothing is generated for it.
+- ``provided`` (``tensor.yaml``): the module that defines the method (the ``Tensor`` class in
+  ``framework.common.tensor``, its operators in ``framework.ops.tensor_operators``, the
+  in-place or cast methods); the name is present but nothing is generated for it.
 - ``property`` (``tensor.yaml``): ``true`` for a property (``x.H``), not a method.
 - ``cpu``: MindSpore's own word (its docstring's "Supported Platforms") on CPU support:
   ``true``, ``false`` or ``null`` (no such section).

@@ -55,8 +55,8 @@ class EagerGradStore(GradStore):
     def __init__(self, F: Any) -> None:
         super().__init__(F)
         self.owned: set[int] = set()  # ids of the stored tensors this store allocated
+        from ..common.tensor import Tensor
         from ..ops.shape_ops import Slice
-        from ..tensor import Tensor
 
         self._slice, self._wrap = Slice, Tensor._wrap
 

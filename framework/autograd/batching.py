@@ -120,7 +120,7 @@ def _map(out: Any, fn: Callable[[Any], Any]) -> Any:
 
 def _trace(fn: Callable, leaves: list, build: Callable[[list], tuple]) -> tuple:
     """``fn`` traced on per-example stand-ins: (interpreter, example inputs, output)."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     graph = Graph("vmap_example")
     interp = _ExampleTrace(graph)
@@ -204,8 +204,8 @@ def _to_front(tensor: Any, axis: int) -> Any:
 
 
 def _run_node(node: Node, rule: Any, env: dict[int, Any], batched: set[int], size: int) -> None:
+    from ..common.tensor import Tensor
     from ..interpreters import apply
-    from ..tensor import Tensor
 
     args = [env[v.id] if v.kind != ValueKind.CONST else Tensor(v.data) for v in node.inputs]
     if rule is None:
@@ -278,8 +278,8 @@ def batch(fn: Callable, leaves: list, build: Callable[[list], tuple], size: int)
 def place(leaf: Leaf, axis: int, size: int) -> Any:
     """A batched leaf with its batch axis at ``axis`` (normalized), an unbatched one
     broadcast there."""
+    from ..common.tensor import Tensor
     from ..ops.shape_ops import broadcast_to, expand_dims, transpose
-    from ..tensor import Tensor
 
     value = leaf.value
     if not leaf.batched:

@@ -44,7 +44,7 @@ def _moved(x: Any, source: int, target: int) -> Any:
 def _flat_indices(call: Call, indices: Any, n: int, axis: int) -> Any:
     """Batched ``indices`` (B, *I) into axis ``axis`` (size ``n``) of each example, as
     indices into the (B*n) rows of the data flattened over (batch, axis)."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     check_range(indices, -n, n, _out_of_bounds(call.prim.name, n, axis))
     dtype = indices._data.dtype

@@ -45,8 +45,8 @@ def replay(graph: Graph, inputs: list[Any]) -> list[Any]:
     Prints are left out (a backward pass must not print twice); host-drawn random masks
     are reused, not drawn again; nested control-flow nodes are added as they are.
     """
+    from ..common.tensor import Tensor
     from ..interpreters import current
-    from ..tensor import Tensor
 
     interp = current()
     env: dict[int, Any] = {v.id: t for v, t in zip(graph.inputs, inputs)}
@@ -82,7 +82,7 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
     state) stand in for the replayed outputs in the bprops, so forward nodes needed only
     to recompute an output (a tanh whose bprop reads its output) become dead code.
     """
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     watched = [Tensor._wrap(t._data) for t in inputs]  # fresh identities for the tape
     tape = _tape.Tape()

@@ -43,8 +43,8 @@ def vjp(
     With ``has_aux`` only the first output is differentiated. ``sens`` defaults to
     ones for each differentiated output.
     """
+    from ..common.tensor import Tensor
     from ..ops.creation import ones_like
-    from ..tensor import Tensor
 
     if _tape.active() is not None:
         raise NotImplementedError(
@@ -92,8 +92,8 @@ def _write_back(args: Sequence[Any], inputs: list[Any], positions: Sequence[int]
                 written: list[Any]) -> None:
     """A differentiated input (a fresh identity) updated in place: the caller's tensor takes
     its value, as a compiled function's argument does (:mod:`framework.graph_mode`)."""
+    from ..common.tensor import Tensor
     from ..ops.state import assign
-    from ..tensor import Tensor
 
     for p in positions:
         if any(t is inputs[p] for t in written):

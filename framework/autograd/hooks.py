@@ -99,7 +99,7 @@ class HookRecord(Primitive, abstract=True):
 def attach(record: HookRecord, tensors: tuple) -> tuple:
     """Identity outputs of ``tensors`` with ``record``'s gradient rule (see the module doc).
     Returns the new tensors, one per input, and sets ``record.recorded``."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     outs = tuple(Tensor._wrap(t._data) for t in tensors)
     tape = _tape.active()
@@ -112,7 +112,7 @@ def attach(record: HookRecord, tensors: tuple) -> tuple:
 
 def replacement(result: Any, current: tuple, who: str) -> tuple:
     """A hook's return value as cotangents: None keeps ``current``, a Tensor is one."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     if result is None:
         return current
@@ -134,8 +134,8 @@ class HookBackward:
         self.hook_fn, self.cell_id = hook_fn, cell_id
 
     def __call__(self, *inputs: Any) -> Any:
+        from ..common.tensor import Tensor
         from ..interpreters import is_tracing
-        from ..tensor import Tensor
 
         if not inputs or not all(isinstance(t, Tensor) for t in inputs):
             raise TypeError("HookBackward: the inputs must be one or more Tensors")

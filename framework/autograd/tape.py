@@ -46,7 +46,7 @@ class Tape:
     def rebind(self, tensor: Any, new: Any) -> None:
         """``tensor`` takes over ``new``'s value (item assignment): past records that used
         ``tensor`` now use a holder of its old value, records of ``new`` use ``tensor``."""
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         old = Tensor._wrap(tensor._data)
         swap = {id(tensor): old, id(new): tensor}

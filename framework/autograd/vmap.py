@@ -86,7 +86,7 @@ def _rebuilt(like: Any, items: list) -> Any:
 
 def _batched_leaves(value: Any, spec: Any, out: list) -> None:
     """Append ``(tensor, axis)`` for each batched tensor of ``value`` under ``spec``."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     if isinstance(spec, tuple | list):
         if not isinstance(value, tuple | list):
@@ -142,7 +142,7 @@ def _depends_on(tensor: Any, sources: set[int]) -> bool | None:
 
 
 def _unbatched(examples: list, sources: set[int], where: str) -> Any:
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     first = examples[0]
     if isinstance(first, Tensor):
@@ -158,8 +158,8 @@ def _unbatched(examples: list, sources: set[int], where: str) -> Any:
 
 
 def _stack(examples: list, spec: Any, sources: set[int], where: str) -> Any:
+    from ..common.tensor import Tensor
     from ..ops.array_ops import stack
-    from ..tensor import Tensor
 
     first = examples[0]
     if isinstance(first, tuple | list):
@@ -187,7 +187,7 @@ def _name(fn: Any) -> str:
 
 def _placed(out: Any, spec: Any, size: int, where: str) -> Any:
     """The batching transform's result (:class:`batching.Leaf` leaves) on ``out_axes``."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
     from . import batching
 
     if isinstance(out, tuple | list):

@@ -213,7 +213,7 @@ def _resolve(init: Any) -> Initializer:
 def initializer(init: Any, shape: Sequence[int] | int | None = None,
                 dtype: Any = mstype.float32) -> Any:
     """A Tensor of ``shape`` filled by ``init`` (a name, a number, an Initializer or a Tensor)."""
-    from ..tensor import Tensor
+    from .tensor import Tensor
 
     np_dtype = mstype.to_np(dtype)
     if isinstance(init, Tensor | np.ndarray):

@@ -126,7 +126,7 @@ def _leaf(value: Any, numpy: bool) -> Any:
     array = np.asarray(value.asnumpy() if hasattr(value, "asnumpy") else value)
     if numpy or array.dtype.kind in "USO":
         return array
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     return Tensor(array)
 
@@ -148,7 +148,7 @@ def output_value(value: Any, numpy: bool) -> Any:
     if array.dtype.kind in "SO" and not numpy:
         return array
     if not numpy:
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         return Tensor(array)
     return array.view(np.longlong) if array.dtype == np.int64 else array

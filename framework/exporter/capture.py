@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from .. import staging
+from ..common.tensor import Tensor
 from ..ir import Graph, Value, ValueKind
 from ..ir import optimize as run_passes
 from ..ops.debug import PrintOp
 from ..signature import flatten
-from ..tensor import Tensor
 
 
 class ExportError(ValueError):

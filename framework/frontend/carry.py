@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..errors import SourceLocation, user_location, with_location
 from ..interpreters.regions import NUMBERS, number_dtype, same_python_value
 from ..ir.graph import GraphModeError
 from ..signature import Tree
 from ..signature import leaves as leaves_of
-from ..tensor import Tensor
 from .undefined import Undefined
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .runtime import is_variable
 
 FUNCTION_TYPES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType,

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..errors import SourceLocation, user_location, with_location
 from ..interpreters import is_tracing
 from ..interpreters.regions import MISSING, RegionMismatch, stage_if, stage_while
 from ..ir.graph import GraphModeError, Value
 from ..signature import Tree
 from ..signature import leaves as leaves_of
-from ..tensor import Tensor
 from .jumps import FLAGGED_RETURN
 from .undefined import _NONE, Undefined
 

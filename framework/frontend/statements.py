@@ -6,8 +6,8 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..common.tensor import Tensor
 from ..interpreters import is_tracing
-from ..tensor import Tensor
 from .convert import convert
 from .depth import tracked
 

@@ -30,7 +30,7 @@ def _tensor_api() -> tuple:
     """Tensor's constructor and argument conversion (imported on first use: tensor.py
     needs the ops, which need the interpreters), kept for the next applications."""
     global _TENSOR_API
-    from ..tensor import Tensor, as_tensor_args
+    from ..common.tensor import Tensor, as_tensor_args
 
     _TENSOR_API = (Tensor._wrap, as_tensor_args)
     return _TENSOR_API

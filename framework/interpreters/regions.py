@@ -69,7 +69,7 @@ class Region:
         self.outputs: list[Value] = []
 
     def __enter__(self) -> Region:
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         interp = self.interp
         self.parent = interp.scope
@@ -135,7 +135,7 @@ MISSING = object()  # a result that exists on neither path, or on one path only
 def _merge(then: Any, other: Any, index: int, zero_fill: bool) -> tuple[Any, Any] | Any:
     """How one result position joins: a pair of Tensors (one per path), or the Python
     value both paths agree on, or MISSING."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     a_t, b_t = isinstance(then, Tensor), isinstance(other, Tensor)
     if a_t and b_t:

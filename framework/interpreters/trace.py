@@ -164,7 +164,7 @@ class TraceInterpreter(Interpreter):
 
     # -- application -------------------------------------------------------------------------
     def apply(self, prim: Any, args: tuple) -> Any:
-        from ..tensor import as_tensor_args
+        from ..common.tensor import as_tensor_args
 
         tensors = as_tensor_args(args)
         values = tuple(self.value_of(t) for t in tensors)
@@ -186,7 +186,7 @@ class TraceInterpreter(Interpreter):
     def add_node(self, prim: Any, tensors: tuple, values: tuple, specs: tuple) -> Any:
         """Append a node to the current graph and record it on the tape; its outputs as
         Tensors (one, or a tuple when the primitive has several or none)."""
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         where = self.location_override or graph_location()
         cell = self.cell_override if self.cell_override is not None else (

@@ -19,12 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..ops import elementwise as ew
 from ..ops import nn_ops, pool
 from ..ops import reduce as rd
 from ..ops import shape_ops as sh
 from ..ops.conv import Conv2D
-from ..tensor import Tensor
 from . import schema as S
 from .model import MONAD, MindIRError, MindIRModel
 from .runner_transformer_ops import OPS as OPS_EXTRA

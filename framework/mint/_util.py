@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..common.tensor import Tensor
 from ..ops._utils import argument_error, one_dim  # noqa: F401  (one_dim: mint.* use it from here)
-from ..tensor import Tensor
 
 
 def as_tensor(value: Any, like: Any = None) -> Any:

@@ -23,9 +23,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
+from ..common.tensor import Tensor
 from ..ops._utils import argument_error
 from ..ops.random_draw import random_draw
-from ..tensor import Tensor
 
 
 def _size(op: str, size: tuple) -> tuple[int, ...]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..common.tensor import Tensor
 from ..ops._utils import argument_error
-from ..tensor import Tensor
 from ._util import concrete
 from .reduce import vector_norm
 

@@ -22,9 +22,9 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
+from ..common.tensor import Tensor
 from ..ops import reduce as reduce_ops
 from ..ops._utils import argument_error
-from ..tensor import Tensor
 from ._util import as_tensor, concrete, dims, one_dim, reduce_dtype
 
 

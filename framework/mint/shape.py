@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import ops
+from ..common.tensor import Tensor
 from ..ops._utils import argument_error
-from ..tensor import Tensor
 from ._util import as_tensor, concrete, one_dim
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..common.tensor import Tensor
 from ..parameter import Parameter
-from ..tensor import Tensor
 from .cell import Cell, StatelessCell
 
 

@@ -9,12 +9,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..autograd.vmap import ENSEMBLES as _vmap_ensembles
+from ..common.tensor import Tensor
 from ..context import GRAPH_MODE, get_context
 from ..frontend import convert
 from ..graph_mode import JitFunction
 from ..interpreters import current, is_tracing
 from ..parameter import Parameter, ParameterTuple
-from ..tensor import Tensor
 from .cell_hooks import CellHooks, HookHandle, call_with_hooks, has_hooks  # noqa: F401
 from .inputs import check_inputs
 

@@ -34,8 +34,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..autograd.hooks import HookHandle, HookRecord, as_traced, attach, check_hook, replacement
+from ..common.tensor import Tensor
 from ..interpreters import is_tracing
-from ..tensor import Tensor
 
 TABLES = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
 

@@ -8,9 +8,9 @@ from typing import Any
 from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
+from ..common.tensor import Tensor
 from ..ops.conv import pair
 from ..parameter import Parameter
-from ..tensor import Tensor
 from .cell import Cell
 from .checks import positive_ints
 

@@ -20,9 +20,9 @@ import numpy as np
 from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
+from ..common.tensor import Tensor
 from ..ops import nn_ops
 from ..parameter import Parameter
-from ..tensor import Tensor
 from .cell import Cell
 from .checks import positive_ints, tensor_shape
 

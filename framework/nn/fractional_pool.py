@@ -53,7 +53,7 @@ class _FractionalMaxPool(Cell):
         return tuple(kind(v) for v in items)
 
     def construct(self, x):
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         who = type(self).__name__
         shape = tensor_shape(who, x)

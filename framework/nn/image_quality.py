@@ -83,7 +83,7 @@ class SSIM(Cell):
         n, c, h, w = img1.shape
         if h < self.filter_size or w < self.filter_size:
             raise ValueError(f"SSIM: the image {h}x{w} is smaller than filter_size {self.filter_size}")
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         weight = Tensor(np.tile(self.window, (c, 1, 1, 1)).astype(img1.dtype.np))
         conv = GroupConv2D(group=c)

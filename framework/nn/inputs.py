@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..common.tensor import Tensor
 from ..placeholder import DYNAMIC_RANK
-from ..tensor import Tensor
 
 
 def _check_one(i: int, expected: Any, given: Any) -> None:

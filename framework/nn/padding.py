@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .cell import Cell
 
 _MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")

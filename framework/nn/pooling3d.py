@@ -93,7 +93,7 @@ class AvgPool3d(_Pool3d):
         if self.divisor_override:
             return total / float(self.divisor_override)
         counts = windows.counts(self.count_include_pad)
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         return total * Tensor((1.0 / counts).astype(x.dtype.np))
 
@@ -178,7 +178,7 @@ class _LPPool(Cell):
         total = sum_of(windows.taps(ops.pow(x, p), 0.0))
         if self.ceil_mode:  # MindSpore's is a mean times the kernel size: a partial last
             # window's mean divides by the positions it covers
-            from ..tensor import Tensor
+            from ..common.tensor import Tensor
 
             scale = math.prod(self.kernel_size) / windows.counts(True)
             total = total * Tensor(scale.astype(x.dtype.np))

@@ -41,7 +41,7 @@ class _MaxUnpool(Cell):
         lead = shape[:-self.rank]
         flat_in = int(np.prod(shape[-self.rank:]))
         flat_out = int(np.prod(sizes))
-        from ..tensor import Tensor
+        from ..common.tensor import Tensor
 
         targets = Tensor(np.arange(flat_out, dtype=np.int64))
         idx = ops.reshape(ops.cast(indices, targets.dtype), (*lead, flat_in, 1))

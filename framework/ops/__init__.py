@@ -8,7 +8,7 @@ import sys as _sys
 
 from ..autograd.grad import GradOperation
 from ..autograd.hooks import HookBackward
-from ..tensor import Tensor as _Tensor
+from ..common.tensor import Tensor as _Tensor
 from . import composite, functional, operations
 from . import tensor_methods as _tensor_methods
 from .complex_ops import *  # noqa: F403  (Complex, Real, ... real, imag, conj, angle)

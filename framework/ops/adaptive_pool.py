@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import tensor as _tensor
+from ..common import tensor as _tensor
 from .elementwise import maximum
 from .masking import where
 from .reduce import reduce_max, reduce_mean

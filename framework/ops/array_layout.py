@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._class_form import class_form
 from ._utils import argument_error, normalize_axes, normalize_axis
 from .array_ops import unstack

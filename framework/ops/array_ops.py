@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error, normalize_axis
 from .shape_ops import broadcast_to, concat, expand_dims, reshape, slice_
 

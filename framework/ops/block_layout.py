@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 from .creation import zeros
 from .nn_ops import matmul

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 from .array_ops import stack
 from .elementwise import cast, exp, greater_equal, less_equal, log, maximum, minimum, select

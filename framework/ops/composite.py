@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from ..autograd.grad import GradOperation, grad, value_and_grad
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .clip import clip_by_global_norm
 from .creation import ones_like, zeros_like
 from .math_checks import clip_by_value

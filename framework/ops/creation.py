@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast
 from .shape_ops import ones_like as _ones_like

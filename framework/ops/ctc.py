@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec, shape_str
-from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, div, maximum, mul
 from .reduce import reduce_mean, reduce_sum

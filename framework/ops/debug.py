@@ -42,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..dtype import from_numpy
 from ..interpreters import is_tracing
 from ..primitive import Primitive, Spec
-from ..tensor import Tensor
 from ..tensor_repr import EDGE, FLAT_LIMIT, ROW_LIMIT, tensor_repr
 
 PER_LINE = {"f": 12, "b": 12}  # elements per line of a 1-d tensor by dtype kind; others 24

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, greater, less
 from .math_binary import logical_and

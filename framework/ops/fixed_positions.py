@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error, one_dim
 from .creation import zeros
 from .elementwise import cast, equal, neg, select

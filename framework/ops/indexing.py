@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..errors import user_location, with_location
 from ..primitive import shape_str
-from ..tensor import Tensor
 from . import shape_ops as _shape
 from .elementwise import cast, select
 from .scatter_gather import gather, scatter_update

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec
-from ..tensor import Tensor
 from ._utils import argument_error, broadcast_shape
 from .elementwise import mul, neg, sum_to
 from .shape_ops import zeros_like

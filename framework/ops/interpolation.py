@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import nn_ops as _nn_ops
 from . import shape_ops as _shape
 

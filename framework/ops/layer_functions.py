@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast, pow
 from .nn_ops import matmul

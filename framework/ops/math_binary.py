@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec
-from ..tensor import Tensor
 from ._utils import broadcast_shape, result_dtype
 from .elementwise import add, cast, div, mul, neg, sum_to
 

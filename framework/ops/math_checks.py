@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import elementwise as _elementwise
 from . import reduce as _reduce
 from . import reductions as _reductions

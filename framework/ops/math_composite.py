@@ -25,7 +25,7 @@ import math
 from typing import Any
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._class_form import class_form
 from .elementwise import (
     abs,

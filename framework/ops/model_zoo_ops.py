@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
 from ..parameter import Parameter
-from ..tensor import Tensor
 from ._class_form import class_form
 from ._utils import argument_error, concrete_ints
 from .elementwise import add, cast, mul

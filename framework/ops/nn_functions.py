@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .array_ops import split
 from .creation import ones
 from .elementwise import abs as _abs

@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import seed as _seed
+from ..common.tensor import Tensor
 from ..interpreters import is_tracing
 from ..parameter import Parameter
 from ..primitive import Primitive, Spec, shape_str
-from ..tensor import Tensor
 from . import batch_matmul as _batch_matmul
 from . import shape_ops as _shape
 from ._holomorphic import holomorphic

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import creation as _creation
 from . import elementwise as _elementwise
 from . import shape_ops as _shape

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from .creation import full
 
 

@@ -15,10 +15,10 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import parameter as _parameter
+from ..common.tensor import Tensor
 from ..errors import user_location, with_location
 from ..interpreters import is_tracing
 from ..primitive import Primitive, Spec, shape_str
-from ..tensor import Tensor
 from ._class_form import class_form
 from ._utils import normalize_axis
 from .elementwise import cast, mul

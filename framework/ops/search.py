@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec, shape_str
-from ..tensor import Tensor
 from . import scatter_elements as _scatter_elements
 from ._utils import argument_error
 

@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import dtype as mstype
 from .. import seed as _seed
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec
-from ..tensor import Tensor
 from ._utils import float_dtype, normalize_axis
 from .creation import zeros
 from .elementwise import add, cast

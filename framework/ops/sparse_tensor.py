@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import sparse as _sparse
 from ._utils import argument_error
 from .array_ops import stack

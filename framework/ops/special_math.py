@@ -30,8 +30,8 @@ import numpy as np
 from scipy import special
 
 from .. import dtype as mstype
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec
-from ..tensor import Tensor
 from ._utils import broadcast_shape
 from .elementwise import add, cast, exp, log, mul, neg, sub, sum_to
 from .shape_ops import zeros_like

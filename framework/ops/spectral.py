@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..common.tensor import Tensor
 from ..primitive import Primitive, Spec
-from ..tensor import Tensor
 from ._utils import argument_error
 from .array_layout import roll
 

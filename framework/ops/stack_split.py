@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import array_layout as _array_layout
 from . import elementwise as _elementwise
 from .array_layout import diag, flip, meshgrid

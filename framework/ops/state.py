@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from ..autograd import tape
+from ..common.tensor import Tensor
 from ..interpreters import is_tracing
 from ..parameter import Parameter
-from ..tensor import Tensor
 from ._utils import argument_error
 from .elementwise import cast
 from .shape_ops import broadcast_to

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 
 
 def shape(input_x: Any) -> tuple[int, ...]:

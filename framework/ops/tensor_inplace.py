@@ -98,7 +98,7 @@ def remainder_(self: Any, other: Any) -> Any:
 
 def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
     """``self`` takes ``src``'s values (broadcast to its shape, cast to its dtype)."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     src = src if isinstance(src, Tensor) else Tensor(np.asarray(src), self.dtype)
     if tuple(src.shape) != tuple(self.shape):
@@ -108,7 +108,7 @@ def copy_(self: Any, src: Any, non_blocking: bool = False) -> Any:
 
 def fill_(self: Any, value: Any) -> Any:
     """Every element becomes ``value`` (a number, or a Tensor of one element)."""
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
     if isinstance(value, Tensor):
         if value.size != 1:

@@ -2,8 +2,8 @@
 ``ops.acos(x)``, ``x.clamp(0, 1)`` is ``ops.clamp(x, 0, 1)``), as the spec's rows say
 (``framework/api_spec/ops.yaml``, ``tensor:``; generated into :mod:`.tensor_delegates`), plus
 dtype shorthands and the in-place methods of :mod:`.tensor_inplace` (``x.add_(y)``).
-``install(Tensor)`` adds each one the class does not define itself (``framework/tensor.py``
-calls it once, after the ops are importable).
+``install(Tensor)`` attaches them with the operators of :mod:`.tensor_operators`: the one
+place Tensor gets its methods (``framework.ops`` calls it once, on import).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtype as mstype
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 from .complex_ops import conj
 from .creation import full

@@ -1,7 +1,7 @@
 """Tensor's Python operators and its few core methods (``x + y``, ``x[i] = v``, ``x.reshape``,
 ``x.sum`` ...), written with the primitive library and attached to ``Tensor`` by
 :func:`framework.ops.tensor_methods.install`, the one place Tensor gets its methods: the
-``Tensor`` class itself (:mod:`framework.tensor`) knows no op, so the library can import it.
+``Tensor`` class itself (:mod:`framework.common.tensor`) knows no op, so the library can import it.
 
 MindSpore's rules: a bool tensor with a Python int computes in int64; ``~x`` is logical not.
 """
@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..autograd import hooks as _hooks
 from ..autograd import tape as _tape
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from . import creation as _creation
 from . import elementwise as _ew
 from . import indexing as _index

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error, one_dim
 from .scatter_gather import gather
 from .segment import unsorted_segment_sum

@@ -23,9 +23,9 @@ import numpy as np
 from .. import dtype as mstype
 
 if TYPE_CHECKING:
-    from ..tensor import Tensor
+    from ..common.tensor import Tensor
 
-from ..tensor import Tensor
+from ..common.tensor import Tensor
 from ._utils import argument_error
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..common.tensor import Tensor
 from ..nn.cell import Cell
 from ..parameter import Parameter, ParameterTuple
-from ..tensor import Tensor
 
 
 class Optimizer(Cell):

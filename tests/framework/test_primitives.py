@@ -13,9 +13,9 @@ import pytest
 import framework as ms
 from framework import ops
 from framework.autograd.grad import vjp
+from framework.common.tensor import Tensor
 from framework.interpreters import apply
 from framework.primitive import Primitive
-from framework.tensor import Tensor
 
 from .primitive_cases import CASES, Case, _check_dropout, _ln_grad_inputs
 

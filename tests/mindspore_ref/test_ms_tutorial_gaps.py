@@ -42,7 +42,7 @@ def test_repr_values_read_back():
 
 
 def test_tensor_module_stays_a_module():
-    from framework.tensor import Tensor as Imported
+    from framework.common.tensor import Tensor as Imported
 
     assert ms.tensor.Tensor is Imported is Tensor
     assert isinstance(ms.tensor(np.zeros(2, np.int8)), Tensor)

@@ -267,7 +267,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002
     for i in range(len(pad) // 2):
         pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
     if mode != "constant":
-        from ...tensor import Tensor
+        from ...common.tensor import Tensor
 
         out = input
         for axis, (before, after) in enumerate(pairs):

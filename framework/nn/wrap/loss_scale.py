@@ -28,8 +28,8 @@ import numpy as np
 from ... import dtype as mstype
 from ... import ops
 from ...autograd.grad import value_and_grad
+from ...common.tensor import Tensor
 from ...parameter import Parameter
-from ...tensor import Tensor
 from ..cell import Cell
 from .cell_wrapper import TrainOneStepCell
 

@@ -82,7 +82,7 @@ def _search_sorted(sorted_sequence: Any, values: Any, *, dtype: Any, right: bool
 
 
 def _bucketize(x: Any, *, boundaries: Any) -> Any:
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     if not isinstance(boundaries, list | tuple):
         raise TypeError(f"Bucketize: boundaries must be a list of floats, got {type(boundaries).__name__}")
@@ -119,7 +119,7 @@ def _scatter_elements(data: Any, indices: Any, updates: Any, *, axis: int, reduc
 
 
 def _rows(who: str, indices: Any) -> Any:
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     if isinstance(indices, int) and not isinstance(indices, bool):
         indices = (indices,)

@@ -38,7 +38,7 @@ def _ops() -> Any:
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     return Tensor(array)
 

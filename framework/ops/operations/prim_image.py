@@ -54,7 +54,7 @@ def _mint() -> Any:
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     return Tensor(array)
 

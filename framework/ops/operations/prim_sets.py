@@ -48,7 +48,7 @@ def _mint() -> Any:
 
 
 def _tensor(array: np.ndarray) -> Any:
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     return Tensor(array)
 

@@ -71,7 +71,7 @@ def _nd_rows(who: str, x: Any, indices: Any, updates: Any) -> tuple[Any, Any, An
     lead = tuple(x.shape[:k])
     rest = int(np.prod(x.shape[k:], dtype=np.int64))
     strides = np.cumprod((1, *lead[::-1]))[:-1][::-1].astype(np.int64)
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     linear = (ops.cast(indices, Tensor(strides).dtype) * Tensor(strides)).sum(-1)
     rows = ops.reshape(linear, (-1, 1))
@@ -143,7 +143,7 @@ def _mirror_pad(x: Any, paddings: Any, *, mode: str) -> Any:
         index = np.concatenate([np.arange(before, 0, -1) - 1 + shift, np.arange(n),
                                 n - 1 - shift - np.arange(after)])
         if before or after:
-            from ...tensor import Tensor
+            from ...common.tensor import Tensor
 
             x = ops.gather(x, Tensor(index.astype(np.int32)), axis)
     return x
@@ -163,7 +163,7 @@ def _pad_v3(x: Any, paddings: Any, constant_value: Any = None, *, mode: str,
 
 def _reverse_sequence(x: Any, seq_lengths: Any, *, seq_dim: int, batch_dim: int) -> Any:
     ops = _ops()
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     rank = len(x.shape)
     seq_shape, batch_shape = [1] * rank, [1] * rank
@@ -191,7 +191,7 @@ def _diag_part(x: Any) -> Any:
     if rank % 2 or rank == 0 or half != tuple(x.shape[rank // 2:]):
         raise ValueError(f"DiagPart: needs a rank-2k input of shape S + S, got {tuple(x.shape)}")
     ops = _ops()
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     size = int(np.prod(half, dtype=np.int64))
     square = ops.reshape(x, (size, size))
@@ -203,7 +203,7 @@ def _fill_diagonal(x: Any, *, fill_value: float, wrap: bool) -> Any:
     mask = np.zeros(tuple(x.shape), bool)
     np.fill_diagonal(mask, True, wrap=wrap)
     ops = _ops()
-    from ...tensor import Tensor
+    from ...common.tensor import Tensor
 
     return ops.select(Tensor(mask), ops.full_like(x, fill_value), x)
 

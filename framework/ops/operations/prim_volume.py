@@ -145,7 +145,7 @@ class AvgPool3D(_Pool3D):
         self.divisor_override = divisor_override
 
     def __call__(self, x: Any) -> Any:
-        from ...tensor import Tensor
+        from ...common.tensor import Tensor
 
         windows = self.windows(x)
         total = sum_of(windows.taps(x, 0.0))
