@@ -1,0 +1,167 @@
+"""Programs for the CPU-supported ``P.*`` classes (``mindspore.ops.operations``) added last:
+the loop operators (``WhileLoop``, ``ForiLoop``, ``Scan``, ``Reusing``), the operators that
+run a Python function (``PyFunc``, ``Custom``, ``InsertGradientOf``), the short-time
+Fourier transform (``STFT``), image and box operators and the recurrent and CTC classes.
+
+Each program is one Cell (or ``ms.jit`` function) applying the classes with MindSpore's
+argument order and attributes and, where MindSpore differentiates them, ``ops.grad`` of a
+loss over them at every input; graph mode compiles both. ``ms_prims_cpu_expected.json``
+holds MindSpore 2.10's answers on CPU per mode; ``python -m
+tests.mindspore_ref.ms_prims_cpu_programs`` re-records them (needs ``MINDSPORE_PYTHON``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PRELUDE = '''
+P = ms.ops.operations
+X = np.array([1.0, 2.0, -0.5], np.float32)
+Y = np.array([0.5, -1.0, 2.0], np.float32)
+'''
+
+PROGRAMS: dict[str, str] = {}
+
+# functions handed to the loop classes are defined at module level (MindSpore's graph mode
+# parses them from their source)
+PROGRAMS["loops"] = _PRELUDE + '''
+def double(v):
+    return v * 2.0
+
+
+def small(v):
+    return v.sum() < 100.0
+
+
+def grow(i, v):
+    return v * (i + 1.0)
+
+
+def below(v):
+    return v < 10
+
+
+def add_three(v):
+    return v + 3
+
+
+def cumulate(c, x):
+    return c + x, c * x
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        a = P.WhileLoop()(small, double, x)
+        b = P.ForiLoop()(0, 3, grow, x)
+        c, ys = P.Scan()(cumulate, x, [x, x * 2.0, x - 1.0])
+        d = P.Reusing()(double)(x)
+        e = P.WhileLoop()(below, add_three, 1)
+        return a, b, c, ys[0], ys[1], ys[2], d, e
+
+
+def shifted_square(i, v):
+    return v * v * 0.5 + i
+
+
+# one differentiated ForiLoop per graph: MindSpore 2.10's graph mode mixes up the loop
+# index of two ("For Operator[SumExt], input's type 'Int64' does not match expected type
+# 'Tensor'")
+class ForiLoss(nn.Cell):
+    def construct(self, x, y):
+        return (P.ForiLoop()(1, 3, shifted_square, x) * ops.sin(y)).sum()
+
+
+class ScanLoss(nn.Cell):
+    def construct(self, x, y):
+        c, ys = P.Scan()(cumulate, x, [y, x * y])
+        return (c * ys[1]).sum()
+
+
+class WhileLoss(nn.Cell):
+    def construct(self, x):
+        return P.WhileLoop()(small, double, x).sum()
+
+
+def main():
+    x, y = Tensor(X), Tensor(Y)
+    return (Net()(x), ops.grad(ForiLoss(), grad_position=(0, 1))(x, y),
+            ops.grad(ScanLoss(), grad_position=(0, 1))(x, y), ops.grad(WhileLoss())(x))
+'''
+
+PROGRAMS["python_functions"] = _PRELUDE + '''
+def add_and_dot(a, b):
+    return a + b, np.array((a * b).sum(), np.float32)
+
+
+def sine(a):
+    return np.sin(a)
+
+
+def same_shape(shape):
+    return shape
+
+
+def same_dtype(dtype):
+    return dtype
+
+
+def sine_bprop(x, out, dout):
+    return (ops.cos(x) * dout,)
+
+
+def triple(g):
+    return g * 3.0
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.pyfunc = P.PyFunc(add_and_dot, [ms.float32, ms.float32], [(3,), (3,)], [ms.float32, ms.float32],
+                               [(3,), ()])
+        self.custom = P.Custom(sine, out_shape=same_shape, out_dtype=same_dtype, func_type="pyfunc")
+        self.insert = P.InsertGradientOf(triple)
+
+    def construct(self, x, y):
+        s, p = self.pyfunc(x, y)  # MindSpore 2.10 refuses a tuple here (its docs show one)
+        return s, p, self.custom(x), self.insert(x) * y
+
+
+class Loss(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.custom = P.Custom(sine, out_shape=same_shape, out_dtype=same_dtype, func_type="pyfunc",
+                               bprop=sine_bprop)
+        self.insert = P.InsertGradientOf(triple)
+
+    def construct(self, x, y):
+        return (self.custom(x) * y).sum() + (self.insert(x) * y).sum()
+
+
+def main():
+    return Net()(Tensor(X), Tensor(Y)), ops.grad(Loss(), grad_position=(0, 1))(Tensor(X), Tensor(Y))
+'''
+
+PROGRAMS["stft"] = _PRELUDE + '''
+STEPS = np.arange(40, dtype=np.float32)
+SIGNAL = (np.sin(STEPS * 0.7) + STEPS / 20 - 1).reshape(2, 20)
+WINDOW = (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(6) / 6)).astype(np.float32)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.frames = P.STFT(8, 3, 6, False, True, False)
+        self.normed = P.STFT(8, 4, 8, True, False, False)
+
+    def construct(self, x, w, ones):
+        return self.frames(x, w), self.normed(x[0], ones)
+
+
+def main():
+    return Net()(Tensor(SIGNAL), Tensor(WINDOW), Tensor(np.ones(8, np.float32)))
+'''
+
+if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
+    from tests.mindspore_ref.recorded import record
+
+    record(PROGRAMS, Path(__file__).with_name("ms_prims_cpu_expected.json"))
