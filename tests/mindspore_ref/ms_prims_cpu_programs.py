@@ -161,6 +161,35 @@ def main():
     return Net()(Tensor(SIGNAL), Tensor(WINDOW), Tensor(np.ones(8, np.float32)))
 '''
 
+PROGRAMS["image"] = _PRELUDE + '''
+IMG = (np.arange(2 * 3 * 3 * 4, dtype=np.float32).reshape(2, 3, 3, 4) % 7 - 2.5) / 2
+RGB = np.stack([np.linspace(0, 1, 12), np.linspace(1, 0.2, 12) ** 2, np.abs(np.sin(np.arange(12)))], -1)
+RGB = np.concatenate([RGB, [[0.4, 0.4, 0.4], [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.5, 0.5]]])
+RGB = RGB.reshape(2, 2, 4, 3).astype(np.float32)
+SIZE = Tensor(np.array([5, 6], np.int32))
+
+
+class Net(nn.Cell):
+    def construct(self, x, rgb):
+        return (P.ResizeBicubic()(x, SIZE), P.ResizeBicubic(True, False)(x, SIZE),
+                P.ResizeBicubic(False, True)(x, SIZE),
+                P.ResizeBicubic(align_corners=False)(x[:, :, :, :3], (2, 2)),
+                P.AdjustHue()(rgb, Tensor(0.2, ms.float32)), P.AdjustHue()(rgb, Tensor(-0.65, ms.float32)),
+                P.AdjustSaturation()(rgb, Tensor(0.4, ms.float32)),
+                P.AdjustSaturation()(rgb, Tensor(1.7, ms.float32)))
+
+
+class Loss(nn.Cell):
+    def construct(self, x, y):
+        return (((P.ResizeBicubic()(x, SIZE) * y) ** 2).sum()
+                + (P.ResizeBicubic(False, True)(x, SIZE) * y).sum())
+
+
+def main():
+    weights = Tensor(np.linspace(-1, 1, 2 * 3 * 5 * 6, dtype=np.float32).reshape(2, 3, 5, 6))
+    return Net()(Tensor(IMG), Tensor(RGB)), ops.grad(Loss(), grad_position=(0, 1))(Tensor(IMG), weights)
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 
