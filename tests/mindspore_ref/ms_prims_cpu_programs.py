@@ -190,6 +190,46 @@ def main():
     return Net()(Tensor(IMG), Tensor(RGB)), ops.grad(Loss(), grad_position=(0, 1))(Tensor(IMG), weights)
 '''
 
+# NonMaxSuppressionWithOverlaps' length depends on the values: our graph mode runs the Cell
+# interpreted (JIT Fallback), MindSpore's compiles a dynamic shape
+PROGRAMS["boxes"] = _PRELUDE + '''
+BOXES = np.array([[0, 0, 10, 10, 0.7], [1, 1, 11, 11, 0.9], [20, 20, 30, 30, 0.8], [0, 0, 10, 5, 0.95],
+                  [20, 20, 30, 29, 0.1], [5, 0, 15, 10, 0.3], [2, 3, 6, 9, 0.55]], np.float32)
+OVERLAPS = np.array([[1, 0.6, 0.2, 0.7], [0.6, 1, 0.1, 0.3], [0.2, 0.1, 1, 0.45], [0.7, 0.3, 0.45, 1]],
+                    np.float32)
+SCORES = np.array([0.9, 0.8, 0.7, 0.95], np.float32)
+FEATURES = (np.arange(2 * 2 * 6 * 6, dtype=np.float32).reshape(2, 2, 6, 6) % 11) / 3
+ROIS = np.array([[0, 0.5, 0.5, 4.0, 4.0], [1, 1.2, 0.3, 5.5, 3.1], [0, -1, -1, 2, 8], [1, -2.5, 3, 7.5, 6.8]],
+                np.float32)
+
+
+class Net(nn.Cell):
+    def construct(self, boxes, features, rois):
+        return (P.NMSWithMask(0.5)(boxes), P.NMSWithMask(0.3)(boxes), P.NMSWithMask(iou_threshold=0.0)(boxes),
+                P.ROIAlign(2, 2, 1.0, 2, 1)(features, rois), P.ROIAlign(3, 2, 0.5, 1, 0)(features, rois),
+                P.ROIAlign(2, 3, 1.0, -1, 1)(features, rois), P.ROIAlign(2, 2, 0.7, 3)(features, rois[:2]))
+
+
+class Suppress(nn.Cell):
+    def construct(self, overlaps, scores):
+        pick, i32, f32 = P.NonMaxSuppressionWithOverlaps(), ms.int32, ms.float32
+        return (pick(overlaps, scores, Tensor(4, i32), Tensor(0.5, f32), Tensor(0.0, f32)),
+                pick(overlaps, scores, Tensor(2, i32), Tensor(0.4, f32), Tensor(0.0, f32)),
+                pick(overlaps, scores, Tensor(4, i32), Tensor(0.9, f32), Tensor(0.75, f32)))
+
+
+class Loss(nn.Cell):
+    def construct(self, features, rois):
+        return ((P.ROIAlign(2, 3, 1.0, 2, 1)(features, rois) ** 2).sum()
+                + (P.ROIAlign(2, 2, 1.0, -1, 1)(features, rois) * rois[:, 1:2, None, None]).sum())
+
+
+def main():
+    f, r = Tensor(FEATURES), Tensor(ROIS)
+    return (Net()(Tensor(BOXES), f, r), Suppress()(Tensor(OVERLAPS), Tensor(SCORES)),
+            ops.grad(Loss(), grad_position=0)(f, r))
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 

@@ -14,6 +14,7 @@ from ..array_layout import Diag, Eye, Meshgrid, ReverseV2, Roll, Trace
 from ..array_ops import Split, Stack, Tile, Unstack
 from ..batch_matmul import BatchMatMul
 from ..bicubic_resize import ResizeBicubic
+from ..box_suppression import NMSWithMask, NonMaxSuppressionWithOverlaps
 from ..color_adjust import AdjustHue, AdjustSaturation
 from ..comm import AllReduce, ReduceOp
 from ..complex_ops import Complex, ComplexAbs, Imag, Polar
@@ -50,6 +51,7 @@ from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
 from ..python_functions import Custom, InsertGradientOf, PyFunc
 from ..reduce import Argmax, ReduceAll, ReduceAny, ReduceMax, ReduceMean, ReduceSum
 from ..reductions import ArgMaxWithValue, ArgMinWithValue, Argmin, ReduceMin, ReduceProd
+from ..roi_align import ROIAlign
 from ..scan import CumSum
 from ..scatter_gather import Gather, Gather as GatherV2, IndexAdd, ScatterNd, ScatterUpdate
 from ..shape import BroadcastTo, Concat, ExpandDims, OnesLike, Pad, Reshape, Slice, Squeeze, StopGradient, Transpose, ZerosLike
@@ -97,29 +99,30 @@ __all__ = [
     "MatrixInverse", "MatrixPower", "MatrixSolve", "MatrixTriangularSolve", "MaxPool", "MaxPool3D",
     "MaxPoolGrad", "MaxPoolWithArgmaxV2", "MaxUnpool2D", "MaxUnpool3D", "Maximum", "Meshgrid",
     "Minimum", "MirrorPad", "Mish", "Mod", "MoveTo", "Mul", "MulNoNan", "MultiMarginLoss",
-    "Multinomial", "MultinomialWithReplacement", "Mvlgamma", "NLLLoss", "NPUAllocFloatStatus",
-    "NPUClearFloatStatus", "NPUGetFloatStatus", "NarrowView", "Neg", "NonZero", "NotEqual",
-    "OneHot", "Ones", "OnesLike", "Orgqr", "PReLU", "Pad", "PadV3", "Partial", "Pdist", "Polar",
-    "Polygamma", "PopulationCount", "Pow", "Print", "PyFunc", "Qr", "RaggedRange",
-    "RandomCategorical", "RandomChoiceWithMask", "RandomShuffle", "Rank", "ReLU", "ReLU6",
-    "RealDiv", "Reciprocal", "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin",
-    "ReduceOp", "ReduceProd", "ReduceStd", "ReduceSum", "Renorm", "Reshape", "ResizeBicubic",
-    "ResizeBilinearV2", "ResizeLinear1D", "ResizeNearestNeighbor", "ResizeNearestNeighborV2",
-    "Reusing", "ReverseSequence", "ReverseV2", "RightShift", "Rint", "Roll", "Round", "Rsqrt",
-    "SGD", "STFT", "ScalarSummary", "ScalarToTensor", "Scan", "ScatterAdd", "ScatterNd",
-    "ScatterNdAdd", "ScatterNdUpdate", "ScatterUpdate", "SeLU", "SearchSorted", "Select",
-    "SelectExtView", "Shape", "SiLU", "Sigmoid", "SigmoidCrossEntropyWithLogits", "Sign", "Sin",
-    "Sinh", "Size", "Slice", "SoftShrink", "Softmax", "SoftmaxCrossEntropyWithLogits", "Softplus",
-    "Softsign", "Sort", "SpaceToBatchND", "SpaceToDepth", "SparseSoftmaxCrossEntropyWithLogits",
-    "SparseToDense", "Split", "SplitTensorView", "SplitWithSizeView", "Sqrt", "Square",
-    "SquareSumAll", "SquaredDifference", "Squeeze", "Stack", "StandardLaplace", "StandardNormal",
-    "StopGradient", "StridedSlice", "Sub", "Svd", "Tan", "Tanh", "TensorAdd",
-    "TensorScatterElements", "TensorScatterUpdate", "TensorShape", "TensorSummary", "Tile", "TopK",
-    "Trace", "Transpose", "TransposeExtView", "TransposeView", "Tril", "TrilIndices", "Triu",
-    "TriuIndices", "Trunc", "TruncateDiv", "TruncateMod", "TupleToArray", "Unique",
-    "UniqueConsecutive", "UnravelIndex", "UnsortedSegmentMax", "UnsortedSegmentMin",
-    "UnsortedSegmentProd", "Unstack", "UnstackExtView", "UpsampleNearest3D", "UpsampleTrilinear3D",
-    "View", "WhileLoop", "Xdivy", "Xlogy", "Zeros", "ZerosLike", "Zeta",
+    "Multinomial", "MultinomialWithReplacement", "Mvlgamma", "NLLLoss", "NMSWithMask",
+    "NPUAllocFloatStatus", "NPUClearFloatStatus", "NPUGetFloatStatus", "NarrowView", "Neg",
+    "NonMaxSuppressionWithOverlaps", "NonZero", "NotEqual", "OneHot", "Ones", "OnesLike", "Orgqr",
+    "PReLU", "Pad", "PadV3", "Partial", "Pdist", "Polar", "Polygamma", "PopulationCount", "Pow",
+    "Print", "PyFunc", "Qr", "ROIAlign", "RaggedRange", "RandomCategorical",
+    "RandomChoiceWithMask", "RandomShuffle", "Rank", "ReLU", "ReLU6", "RealDiv", "Reciprocal",
+    "ReduceAll", "ReduceAny", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceOp", "ReduceProd",
+    "ReduceStd", "ReduceSum", "Renorm", "Reshape", "ResizeBicubic", "ResizeBilinearV2",
+    "ResizeLinear1D", "ResizeNearestNeighbor", "ResizeNearestNeighborV2", "Reusing",
+    "ReverseSequence", "ReverseV2", "RightShift", "Rint", "Roll", "Round", "Rsqrt", "SGD", "STFT",
+    "ScalarSummary", "ScalarToTensor", "Scan", "ScatterAdd", "ScatterNd", "ScatterNdAdd",
+    "ScatterNdUpdate", "ScatterUpdate", "SeLU", "SearchSorted", "Select", "SelectExtView", "Shape",
+    "SiLU", "Sigmoid", "SigmoidCrossEntropyWithLogits", "Sign", "Sin", "Sinh", "Size", "Slice",
+    "SoftShrink", "Softmax", "SoftmaxCrossEntropyWithLogits", "Softplus", "Softsign", "Sort",
+    "SpaceToBatchND", "SpaceToDepth", "SparseSoftmaxCrossEntropyWithLogits", "SparseToDense",
+    "Split", "SplitTensorView", "SplitWithSizeView", "Sqrt", "Square", "SquareSumAll",
+    "SquaredDifference", "Squeeze", "Stack", "StandardLaplace", "StandardNormal", "StopGradient",
+    "StridedSlice", "Sub", "Svd", "Tan", "Tanh", "TensorAdd", "TensorScatterElements",
+    "TensorScatterUpdate", "TensorShape", "TensorSummary", "Tile", "TopK", "Trace", "Transpose",
+    "TransposeExtView", "TransposeView", "Tril", "TrilIndices", "Triu", "TriuIndices", "Trunc",
+    "TruncateDiv", "TruncateMod", "TupleToArray", "Unique", "UniqueConsecutive", "UnravelIndex",
+    "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd", "Unstack", "UnstackExtView",
+    "UpsampleNearest3D", "UpsampleTrilinear3D", "View", "WhileLoop", "Xdivy", "Xlogy", "Zeros",
+    "ZerosLike", "Zeta",
 ]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name
