@@ -230,6 +230,37 @@ def main():
             ops.grad(Loss(), grad_position=0)(f, r))
 '''
 
+# CTCLoss's gradient output is compared for full-length sequences only: past a shorter
+# sequence's end MindSpore 2.10's CPU kernel leaves stale values there (not zeros, not the
+# softmax), so for those only the loss is
+PROGRAMS["ctc_sparse"] = _PRELUDE + '''
+LOGITS = np.sin(np.arange(6 * 3 * 5, dtype=np.float32).reshape(6, 3, 5) * 0.9) * 2
+INDICES = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2], [2, 3]], np.int64)
+VALUES = np.array([1, 1, 3, 2, 0, 0, 1, 1, 2], np.int32)
+FULL = np.array([6, 6, 6], np.int32)
+LENGTHS = np.array([6, 4, 5], np.int32)
+SHORT = np.array([6, 4, 3], np.int32)
+
+
+class Net(nn.Cell):
+    def construct(self, x, indices, values, full, lengths, short):
+        return (P.CTCLoss()(x, indices, values, full),
+                P.CTCLoss(preprocess_collapse_repeated=True)(x, indices, values, full),
+                P.CTCLoss()(x, indices, values, lengths)[0],
+                P.CTCLoss(False, True, True)(x, indices, values, short)[0])
+
+
+class Loss(nn.Cell):
+    def construct(self, x, indices, values, lengths):
+        loss, _ = P.CTCLoss()(x, indices, values, lengths)
+        return (loss * Tensor(np.array([1.0, -0.5, 2.0], np.float32))).sum()
+
+
+def main():
+    x, i, v, n = Tensor(LOGITS), Tensor(INDICES), Tensor(VALUES), Tensor(FULL)
+    return Net()(x, i, v, n, Tensor(LENGTHS), Tensor(SHORT)), ops.grad(Loss(), grad_position=0)(x, i, v, n)
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 

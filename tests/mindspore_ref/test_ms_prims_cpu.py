@@ -26,9 +26,9 @@ RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_prims_cpu_expected.jso
 
 # -- independent of the recording ---------------------------------------------------------
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
-def test_while_loop_on_a_tensor_condition_is_a_staged_loop(mode):
-    """A condition on a traced tensor's value: graph mode stages one While (the count of
-    iterations is the input's), with the gradient 2**k of k doublings."""
+def test_while_loop_on_a_tensor_condition_follows_the_values(mode):
+    """A condition on a traced tensor's value (graph mode runs the Cell interpreted): the
+    count of iterations is the input's, with the gradient 2**k of k doublings."""
     class Net(nn.Cell):
         def construct(self, x, limit):
             return P.WhileLoop()(lambda v: v.sum() < limit, lambda v: v * 2.0, x)
@@ -92,3 +92,28 @@ def test_stft_class_is_the_uncentred_functional_form():
     np.testing.assert_allclose(ours, want, rtol=1e-6)
     frames = np.stack([np.linspace(-1, 2, 30)[i * 2:i * 2 + 8] * np.hanning(8) for i in range(12)], 1)
     np.testing.assert_allclose(ours, np.fft.rfft(frames, axis=0), rtol=1e-4, atol=1e-5)
+
+
+def test_ctc_loss_class_refuses_what_mindspore_refuses():
+    x = Tensor(np.zeros((3, 1, 4), np.float32))
+    indices = Tensor(np.array([[0, 0], [0, 1], [0, 2], [0, 3]], np.int64))
+    values = Tensor(np.arange(4, dtype=np.int32))
+    with pytest.raises(ValueError, match=r"CTCLoss: sequences \[0\] have more labels than frames"):
+        P.CTCLoss()(x, indices, values, Tensor(np.array([3], np.int32)))
+    loss, gradient = P.CTCLoss(ignore_longer_outputs_than_inputs=True)(x, indices, values,
+                                                                        Tensor(np.array([3], np.int32)))
+    assert np.isinf(loss.asnumpy()).all() and not gradient.asnumpy().any()
+    with pytest.raises(NotImplementedError, match="ctc_merge_repeated=False"):
+        P.CTCLoss(ctc_merge_repeated=False)
+
+
+def test_ctc_loss_class_is_the_dense_loss_of_logits():
+    """With dense labels the class's loss is ops.ctc_loss of log_softmax (blank last)."""
+    x = np.cos(np.arange(5 * 2 * 4, dtype=np.float32).reshape(5, 2, 4))
+    indices = np.array([[0, 0], [0, 1], [1, 0]], np.int64)
+    values = np.array([2, 0, 1], np.int32)
+    loss, _ = P.CTCLoss()(Tensor(x), Tensor(indices), Tensor(values), Tensor(np.array([5, 4], np.int32)))
+    want, _ = ops.ctc_loss(ops.log_softmax(Tensor(x), -1), Tensor(np.array([[2, 0], [1, 0]], np.int32)),
+                           Tensor(np.array([5, 4], np.int32)), Tensor(np.array([2, 1], np.int32)), blank=3,
+                           reduction="none")
+    np.testing.assert_allclose(loss.asnumpy(), want.asnumpy(), rtol=1e-6)

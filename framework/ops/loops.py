@@ -1,11 +1,14 @@
 """MindSpore's loop operators as classes: ``P.WhileLoop``, ``P.ForiLoop``, ``P.Scan`` and
 ``P.Reusing``.
 
-Each runs the loop the way graph mode's source frontend runs a Python loop written in a
-``construct`` (:mod:`.runtime`): a condition or bound known while tracing (a Python value, or
-any value in PyNative) runs the Python way, once per iteration; one that is a tensor being
-traced becomes a ``While`` region of the one compiled function, with its gradient. So the
-classes behave as their documented Python equivalents in both modes:
+Each runs its loop in Python, as its documented Python equivalent. In graph mode a
+condition or bound that is a Python value (or a tensor known while tracing) unrolls the
+loop into the compiled function; one that needs a traced tensor's value (``bool`` of a
+condition, ``int`` of a bound) makes the function run interpreted, with the call's values
+(JIT Fallback, :mod:`framework.frontend.fallback`), so the results and gradients are
+those of the Python loop in both modes. (A ``while`` written in a ``construct`` compiles
+to a ``While`` region instead: graph mode converts the ``construct``'s source, not these
+classes'.) The classes, as their Python equivalents:
 
 - ``WhileLoop()(cond_func, loop_func, init_val)``: ``while cond_func(val): val =
   loop_func(val)``, starting from ``init_val`` (a tensor, number, or a tuple/list of them);
@@ -23,8 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import runtime
-
 
 def _check_function(who: str, name: str, fn: Any) -> None:
     if not callable(fn):
@@ -40,9 +41,10 @@ class WhileLoop:
     def __call__(self, cond_func: Callable, loop_func: Callable, init_val: Any) -> Any:
         _check_function("WhileLoop", "cond_func", cond_func)
         _check_function("WhileLoop", "loop_func", loop_func)
-        (final,) = runtime.while_stmt(lambda v: cond_func(v), lambda v: (loop_func(v),), (init_val,),
-                                      ("init_val",), 0)
-        return final
+        value = init_val
+        while cond_func(value):
+            value = loop_func(value)
+        return value
 
 
 class ForiLoop:
@@ -57,9 +59,10 @@ class ForiLoop:
         _check_function("ForiLoop", "loop_func", loop_func)
         if not isinstance(unroll, bool):
             raise TypeError(f"ForiLoop: unroll must be a bool, got {type(unroll).__name__}")
-        (final,) = runtime.for_stmt(runtime.range_(lower, upper), lambda i, v: (loop_func(i, v),),
-                                    (init_val,), ("init_val",), 0, None)
-        return final
+        value = init_val
+        for i in range(int(lower), int(upper)):
+            value = loop_func(i, value)
+        return value
 
 
 class Scan:
