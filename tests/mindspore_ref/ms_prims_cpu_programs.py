@@ -261,6 +261,33 @@ def main():
     return Net()(x, i, v, n, Tensor(LENGTHS), Tensor(SHORT)), ops.grad(Loss(), grad_position=0)(x, i, v, n)
 '''
 
+PROGRAMS["deformable_offsets"] = _PRELUDE + '''
+IMAGE = np.cos(np.arange(2 * 4 * 5 * 5, dtype=np.float32).reshape(2, 4, 5, 5) * 0.7)
+OFFSETS = np.sin(np.arange(2 * 12 * 4 * 4, dtype=np.float32).reshape(2, 12, 4, 4) * 1.3) * 0.8
+WIDE = np.sin(np.arange(2 * 24 * 5 * 5, dtype=np.float32).reshape(2, 24, 5, 5) * 0.4) * 1.5
+STRIDED = np.sin(np.arange(2 * 24 * 3 * 3, dtype=np.float32).reshape(2, 24, 3, 3) * 0.7) * 1.2
+
+
+class Net(nn.Cell):
+    def construct(self, x, offsets, wide, strided):
+        return (P.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (2, 2))(x, offsets),
+                P.DeformableOffsets((1, 1, 1, 1), (1, 0, 1, 0), (2, 2), deformable_groups=2)(x, wide),
+                P.DeformableOffsets((1, 1, 2, 2), (1, 1, 1, 1), (2, 2), dilations=(1, 1, 1, 1),
+                                    deformable_groups=2)(x, strided))
+
+
+class Loss(nn.Cell):
+    def construct(self, x, offsets):
+        out = P.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (2, 2))(x, offsets)
+        return (out * out * 0.5 + out).sum()
+
+
+def main():
+    x = Tensor(IMAGE)
+    return (Net()(x, Tensor(OFFSETS), Tensor(WIDE), Tensor(STRIDED)),
+            ops.grad(Loss(), grad_position=(0, 1))(x, Tensor(OFFSETS)))
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 

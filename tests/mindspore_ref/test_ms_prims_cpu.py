@@ -117,3 +117,21 @@ def test_ctc_loss_class_is_the_dense_loss_of_logits():
                            Tensor(np.array([5, 4], np.int32)), Tensor(np.array([2, 1], np.int32)), blank=3,
                            reduction="none")
     np.testing.assert_allclose(loss.asnumpy(), want.asnumpy(), rtol=1e-6)
+
+
+def test_deformable_offsets_refuses_unmodulated_as_mindspore():
+    """MindSpore 2.10: "For 'DeformableOffsets', The modulated must be set to True."."""
+    x, offsets = Tensor(np.zeros((1, 1, 3, 3), np.float32)), Tensor(np.zeros((1, 12, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="modulated True"):
+        P.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (2, 2), modulated=False)(x, offsets)
+
+
+def test_deformable_offsets_then_strided_conv_is_deformable_conv2d():
+    rng = np.random.default_rng(5)
+    x = Tensor(rng.standard_normal((1, 2, 5, 5)).astype(np.float32))
+    offsets = Tensor(rng.standard_normal((1, 3 * 4, 4, 4)).astype(np.float32))
+    weight = Tensor(rng.standard_normal((3, 2, 2, 2)).astype(np.float32))
+    patches = P.DeformableOffsets((1, 1, 1, 1), (0, 0, 0, 0), (2, 2))(x, offsets)
+    ours = ops.conv2d(patches, weight, stride=2)
+    want = ops.deformable_conv2d(x, weight, offsets, (2, 2), (1, 1, 1, 1), (0, 0, 0, 0))
+    np.testing.assert_allclose(ours.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-5)
