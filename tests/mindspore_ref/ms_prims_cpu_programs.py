@@ -288,6 +288,28 @@ def main():
             ops.grad(Loss(), grad_position=(0, 1))(x, Tensor(OFFSETS)))
 '''
 
+PROGRAMS["max_pool3d_argmax"] = _PRELUDE + '''
+VOLUME = np.sin(np.arange(2 * 2 * 5 * 6 * 5, dtype=np.float32).reshape(2, 2, 5, 6, 5) * 1.7) * 3
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return (P.MaxPool3DWithArgmax(2, 2, 0)(x),
+                P.MaxPool3DWithArgmax((2, 3, 2), (1, 2, 2), (1, 1, 0), argmax_type=ms.int32)(x),
+                P.MaxPool3DWithArgmax(2, 2, 1, ceil_mode=True)(x),
+                P.MaxPool3DWithArgmax(2, 1, 0, dilation=(2, 1, 2))(x))
+
+
+class Loss(nn.Cell):
+    def construct(self, x):
+        out, _ = P.MaxPool3DWithArgmax((2, 3, 2), (1, 2, 2), (1, 1, 0))(x)
+        return (out * out).sum()
+
+
+def main():
+    return Net()(Tensor(VOLUME)), ops.grad(Loss())(Tensor(VOLUME))
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 
