@@ -36,6 +36,7 @@ def _max_pool3d_with_argmax(x: Any, *, ksize: Any, strides: Any, pads: Any, dila
     return out, cast(index, argmax_type)
 
 
-MaxPool3DWithArgmax = class_form(_OP, _max_pool3d_with_argmax, ksize=REQUIRED, strides=REQUIRED, pads=REQUIRED,
+MaxPool3DWithArgmax = class_form(_OP, _max_pool3d_with_argmax, ksize=REQUIRED, strides=REQUIRED,
+                                 pads=REQUIRED,
                                  dilation=(1, 1, 1), ceil_mode=False, data_format="NCDHW",
                                  argmax_type=mstype.int64)
