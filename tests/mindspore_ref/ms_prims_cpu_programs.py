@@ -310,6 +310,45 @@ def main():
     return Net()(Tensor(VOLUME)), ops.grad(Loss())(Tensor(VOLUME))
 '''
 
+# P.LSTM: only y, hy and cy are compared (its last two outputs are the CPU kernel's
+# workspace); MindSpore 2.10's kernel refuses layers of differing input sizes ("could not
+# create a primitive descriptor"), so the 2-layer program has input_size == hidden_size
+PROGRAMS["lstm"] = _PRELUDE + '''
+STEPS = np.sin(np.arange(4 * 2 * 3, dtype=np.float32).reshape(4, 2, 3) * 1.1)
+SQUARE = np.cos(np.arange(4 * 2 * 5, dtype=np.float32).reshape(4, 2, 5) * 0.8)
+
+
+def flat(size, scale, phase):
+    return (np.sin(np.arange(size, dtype=np.float32) * 0.37 + phase) * scale).reshape(-1, 1, 1)
+
+
+W_ONE = flat(4 * 5 * 3 + 4 * 5 * 5 + 4 * 5, 0.4, 0.0)
+W_BI = flat(2 * (4 * 5 * 3 + 4 * 5 * 5 + 4 * 5), 0.4, 1.0)
+W_TWO = flat(2 * (4 * 5 * 5 + 4 * 5 * 5), 0.5, 2.0)
+H1 = np.cos(np.arange(1 * 2 * 5, dtype=np.float32).reshape(1, 2, 5))
+H2 = np.sin(np.arange(2 * 2 * 5, dtype=np.float32).reshape(2, 2, 5))
+
+
+class Net(nn.Cell):
+    def construct(self, x, sq, w1, w2, w3, h1, h2):
+        a = P.LSTM(3, 5, 1, True, False, 0.0)(x, h1, h1 * 0.5, w1)
+        b = P.LSTM(3, 5, 1, True, True, 0.0)(x, h2, h2 * -0.5, w2)
+        c = P.LSTM(5, 5, 2, False, False, 0.0)(sq, h2, h2 * 0.3, w3)
+        return a[:3], b[:3], c[:3]
+
+
+class Loss(nn.Cell):
+    def construct(self, x, h, c, w):
+        y, hy, cy, _, _ = P.LSTM(3, 5, 1, True, True, 0.0)(x, h, c, w)
+        return (y * y).sum() + (hy * cy).sum()
+
+
+def main():
+    x, h2 = Tensor(STEPS), Tensor(H2)
+    return (Net()(x, Tensor(SQUARE), Tensor(W_ONE), Tensor(W_BI), Tensor(W_TWO), Tensor(H1), h2),
+            ops.grad(Loss(), grad_position=(0, 1, 2, 3))(x, h2, h2 * 0.5, Tensor(W_BI)))
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 

@@ -27,6 +27,7 @@ from ..elementwise import Abs, Add, Add as TensorAdd, Cast, Cos, Div, Div as Rea
 from ..group_conv import GroupConv2D, GroupConv2DBackpropFilter, GroupConv2DBackpropInput
 from ..layer_norm import LayerNorm, LayerNormGrad
 from ..loops import ForiLoop, Reusing, Scan, WhileLoop
+from ..lstm_layers import LSTM
 from ..masking import MaskedFill, Tril, Triu
 from ..math_binary import Atan2, BitwiseAnd, BitwiseOr, BitwiseXor, LogicalAnd, LogicalOr, LogicalXor
 from ..math_composite import DivNoNan, Hypot, Lerp, SquaredDifference, TruncateDiv, TruncateMod, Xlogy
@@ -94,7 +95,7 @@ __all__ = [
     "HookBackward", "Hypot", "IOU", "IdentityN", "Igamma", "Igammac", "Im2Col", "Imag",
     "ImageSummary", "IndexAdd", "IndexFill", "IndexPut", "InplaceAdd", "InplaceIndexAdd",
     "InplaceSub", "InplaceUpdateV2", "InsertGradientOf", "Inv", "Invert", "InvertPermutation",
-    "IsClose", "IsFinite", "IsInf", "IsNan", "KLDivLoss", "L2Loss", "L2Normalize", "LRN",
+    "IsClose", "IsFinite", "IsInf", "IsNan", "KLDivLoss", "L2Loss", "L2Normalize", "LRN", "LSTM",
     "LayerNorm", "LayerNormGrad", "Lcm", "LeftShift", "Lerp", "Less", "LessEqual", "Lgamma",
     "LinSpace", "Log", "Log1p", "LogMatrixDeterminant", "LogNormalReverse", "LogSoftmax",
     "LogSpace", "LogicalAnd", "LogicalNot", "LogicalOr", "LogicalXor", "Logit", "LpNorm", "Lstsq",
