@@ -349,6 +349,32 @@ def main():
             ops.grad(Loss(), grad_position=(0, 1, 2, 3))(x, h2, h2 * 0.5, Tensor(W_BI)))
 '''
 
+# FusedCastAdamWeightDecay: MindSpore 2.10's CPU kernel updates the Parameters in place and
+# returns zeros, so the program compares the Parameters after two steps
+PROGRAMS["fused_cast_adam"] = _PRELUDE + '''
+class Step(nn.Cell):
+    def __init__(self, dtype):
+        super().__init__()
+        self.opt = P.FusedCastAdamWeightDecay()
+        self.var = ms.Parameter(Tensor(np.array([[1.0, -2.0], [0.5, 3.0]]), dtype), name="var")
+        self.m = ms.Parameter(Tensor(np.array([[0.1, 0.2], [-0.3, 0.0]]), ms.float32), name="m")
+        self.v = ms.Parameter(Tensor(np.array([[0.01, 0.2], [0.3, 0.05]]), ms.float32), name="v")
+
+    def construct(self, lr, beta1, beta2, epsilon, decay, grad, norm):
+        self.opt(self.var, self.m, self.v, lr, beta1, beta2, epsilon, decay, grad, norm)
+        return self.var + 0, self.m + 0, self.v + 0
+
+
+def main():
+    out = []
+    for dtype, decay in ((ms.float16, 0.1), (ms.float32, 0.1), (ms.float32, 0.0)):
+        step = Step(dtype)
+        for grad in ([[0.5, -1.0], [2.0, 0.25]], [[-0.75, 0.5], [1.0, 3.0]]):
+            last = step(0.01, 0.9, 0.999, 1e-8, decay, Tensor(np.array(grad), ms.float16), 2.0)
+        out.append(last)
+    return out
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 
