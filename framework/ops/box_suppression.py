@@ -115,3 +115,75 @@ class NonMaxSuppressionWithOverlaps:
         kept = _greedy(np.asarray(order, np.int64), lambda i, k: bool((table[i, k] >= overlap_limit).any()),
                        limit)
         return Tensor(np.asarray(kept, np.int32))
+
+
+def _corner_overlaps(boxes: np.ndarray) -> np.ndarray:
+    """``(N, N)`` intersection over union of ``(y1, x1, y2, x2)`` rows, corners in either
+    order (0 where a box has no area)."""
+    b = boxes.astype(np.float64)
+    y1, y2 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
+    x1, x2 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    return box_overlaps(np.stack([x1, y1, x2, y2], 1))
+
+
+class CombinedNonMaxSuppression:
+    """``P.CombinedNonMaxSuppression(pad_per_class=False, clip_boxes=True)(boxes, scores,
+    max_output_size_per_class, max_total_size, iou_threshold, score_threshold)``: per image
+    and class, greedy suppression (a box above ``score_threshold`` is dropped when its
+    overlap with a kept one is above ``iou_threshold``; at most ``max_output_size_per_class``
+    kept), then the kept boxes of all classes by decreasing score, the first ``D`` of them
+    (``D`` = ``max_total_size``, or with ``pad_per_class`` at most ``max_output_size_per_class
+    * classes``). ``boxes`` ``(B, N, q, 4)`` rows ``(y1, x1, y2, x2)`` (``q`` 1: shared by
+    the classes), ``scores`` ``(B, N, classes)``. Returns ``(boxes (B, D, 4), scores (B, D),
+    classes (B, D) float32, valid (B,) int32)``, zero-padded, boxes clipped to ``[0, 1]``
+    with ``clip_boxes``. ``D`` depends on a value: the inputs are read (graph mode runs the
+    function interpreted, JIT Fallback)."""
+
+    def __init__(self, pad_per_class: bool = False, clip_boxes: bool = True) -> None:
+        for name, value in (("pad_per_class", pad_per_class), ("clip_boxes", clip_boxes)):
+            if not isinstance(value, bool):
+                raise argument_error("CombinedNonMaxSuppression", TypeError(
+                    f"{name} must be a bool, got {value!r}"))
+        self.pad_per_class, self.clip_boxes = pad_per_class, clip_boxes
+
+    def __call__(self, boxes: Any, scores: Any, max_output_size_per_class: Any, max_total_size: Any,
+                 iou_threshold: Any, score_threshold: Any) -> tuple[Any, ...]:
+        from ..tensor import Tensor
+
+        who = "CombinedNonMaxSuppression"
+        box, score = _host_value("boxes", boxes), _host_value("scores", scores)
+        per_class, total = int(_host_value("max_output_size_per_class", max_output_size_per_class)), \
+            int(_host_value("max_total_size", max_total_size))
+        iou_limit, score_limit = float(_host_value("iou_threshold", iou_threshold)), \
+            float(_host_value("score_threshold", score_threshold))
+        if box.ndim != 4 or box.shape[3] != 4 or score.ndim != 3 or box.shape[:2] != score.shape[:2] \
+                or box.shape[2] not in (1, score.shape[2]):
+            raise argument_error(who, ValueError(
+                f"boxes must be (B, N, q, 4) and scores (B, N, classes) with q 1 or classes, got "
+                f"{box.shape} and {score.shape}"))
+        if per_class < 0 or total < 0 or not 0.0 <= iou_limit <= 1.0:
+            raise argument_error(who, ValueError(
+                "max_output_size_per_class and max_total_size must be >= 0 and iou_threshold in [0, 1], "
+                f"got {per_class}, {total}, {iou_limit}"))
+        batch, _, classes = score.shape
+        size = min(total, per_class * classes) if self.pad_per_class else total
+        out_boxes = np.zeros((batch, size, 4), np.float32)
+        out_scores = np.zeros((batch, size), np.float32)
+        out_classes = np.zeros((batch, size), np.float32)
+        valid = np.zeros(batch, np.int32)
+        for b in range(batch):
+            found: list[tuple[float, int, np.ndarray]] = []
+            for c in range(classes):
+                rows = box[b, :, c if box.shape[2] > 1 else 0]
+                ranked = np.argsort(-score[b, :, c], kind="stable")
+                order = np.asarray([i for i in ranked if score[b, i, c] > score_limit], np.int64)
+                iou = _corner_overlaps(rows)
+                kept = _greedy(order, lambda i, k, iou=iou: bool((iou[i, k] > iou_limit).any()), per_class)
+                found += [(float(score[b, i, c]), c, rows[i]) for i in kept]
+            found.sort(key=lambda item: -item[0])
+            found = found[:size]
+            valid[b] = len(found)
+            for j, (s, c, row) in enumerate(found):
+                out_boxes[b, j] = np.clip(row, 0.0, 1.0) if self.clip_boxes else row
+                out_scores[b, j], out_classes[b, j] = s, c
+        return Tensor(out_boxes), Tensor(out_scores), Tensor(out_classes), Tensor(valid)

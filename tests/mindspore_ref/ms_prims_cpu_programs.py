@@ -375,6 +375,41 @@ def main():
     return out
 '''
 
+PROGRAMS["combined_nms"] = _PRELUDE + '''
+CORNERS = np.array([[0.1, 0.1, 0.5, 0.5], [0.12, 0.08, 0.52, 0.49], [0.6, 0.6, 0.9, 1.2],
+                    [0.55, 0.3, 0.2, 0.7],
+                    [-0.1, 0.0, 0.3, 0.35], [0.61, 0.58, 0.88, 1.1]], np.float32)
+SHARED = np.stack([CORNERS, CORNERS[::-1] * 0.9 + 0.05])[:, :, None, :]
+PER_CLASS = np.stack([CORNERS, CORNERS + 0.02], 1)[None].repeat(2, 0).reshape(2, 6, 2, 4)
+SCORES = np.array([[[0.9, 0.1, 0.3], [0.85, 0.2, 0.05], [0.7, 0.65, 0.4], [0.2, 0.95, 0.33], [0.5, 0.45, 0.8],
+                    [0.66, 0.6, 0.01]],
+                   [[0.3, 0.72, 0.9], [0.12, 0.81, 0.06], [0.64, 0.2, 0.47], [0.91, 0.34, 0.28],
+                    [0.55, 0.77, 0.19], [0.43, 0.58, 0.69]]], np.float32)
+
+
+# the limits are Cell inputs: MindSpore 2.10's graph mode refuses them as constants made in
+# construct ("Cast failed, original value: Tensor(shape=[], dtype=Float32, value=0.5)")
+class Pick(nn.Cell):
+    def __init__(self, *attrs, **named):
+        super().__init__()
+        self.pick = P.CombinedNonMaxSuppression(*attrs, **named)
+
+    def construct(self, boxes, scores, per_class, total, iou, least):
+        return self.pick(boxes, scores, per_class, total, iou, least)
+
+
+def limits(per_class, total, iou, least):
+    i32, f32 = ms.int32, ms.float32
+    return Tensor(per_class, i32), Tensor(total, i32), Tensor(iou, f32), Tensor(least, f32)
+
+
+def main():
+    shared, per_class, scores = Tensor(SHARED), Tensor(PER_CLASS), Tensor(SCORES)
+    return (Pick()(shared, scores, *limits(2, 5, 0.5, 0.25)),
+            Pick(True, False)(shared, scores, *limits(1, 8, 0.3, 0.0)),
+            Pick(clip_boxes=False)(per_class, scores[:, :, :2], *limits(3, 4, 0.6, 0.15)))
+'''
+
 if __name__ == "__main__":  # re-record ms_prims_cpu_expected.json (needs MINDSPORE_PYTHON)
     from tests.mindspore_ref.recorded import record
 

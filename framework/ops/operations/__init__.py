@@ -13,7 +13,7 @@ from ..array_layout import Diag, Eye, Meshgrid, ReverseV2, Roll, Trace
 from ..array_ops import Split, Stack, Tile, Unstack
 from ..batch_matmul import BatchMatMul
 from ..bicubic_resize import ResizeBicubic
-from ..box_suppression import NMSWithMask, NonMaxSuppressionWithOverlaps
+from ..box_suppression import CombinedNonMaxSuppression, NMSWithMask, NonMaxSuppressionWithOverlaps
 from ..color_adjust import AdjustHue, AdjustSaturation
 from ..comm import AllReduce, ReduceOp
 from ..complex_ops import Complex, ComplexAbs, Imag, Polar
@@ -80,15 +80,15 @@ __all__ = [
     "BitwiseXor", "BlackmanWindow", "BoundingBoxDecode", "BoundingBoxEncode", "BroadcastTo",
     "BroadcastToView", "Bucketize", "CTCGreedyDecoder", "CTCLoss", "CTCLossV2", "Cast", "Cauchy",
     "CeLU", "Ceil", "ChannelShuffle", "Cholesky", "CholeskyInverse", "CholeskySolve", "ChunkView",
-    "Coalesce", "Col2Im", "Complex", "ComplexAbs", "Concat", "Conv2D", "Conv2DBackpropFilter",
-    "Conv2DBackpropInput", "Conv2DTranspose", "Conv3D", "Conv3DTranspose", "Cos", "Cosh",
-    "CountNonZero", "CropAndResize", "Cross", "CumProd", "CumSum", "Cummin", "CumulativeLogsumexp",
-    "Custom", "DType", "DeformableOffsets", "Depend", "DepthToSpace", "Diag", "DiagPart",
-    "Digamma", "Div", "DivNoNan", "Dropout", "Dropout2D", "Dropout3D", "Eig", "Elu",
-    "EmbeddingLookup", "Equal", "EqualCount", "Erf", "Erfc", "Exp", "ExpandDims", "ExpandDimsView",
-    "Expm1", "Eye", "FFTWithSize", "FastGeLU", "Fill", "FillDiagonal", "FillV2", "Flatten",
-    "FloatStatus", "Floor", "FloorDiv", "FloorMod", "Fmax", "ForiLoop", "FractionalMaxPool",
-    "FractionalMaxPool3DWithFixedKsize", "FractionalMaxPoolWithFixedKsize",
+    "Coalesce", "Col2Im", "CombinedNonMaxSuppression", "Complex", "ComplexAbs", "Concat", "Conv2D",
+    "Conv2DBackpropFilter", "Conv2DBackpropInput", "Conv2DTranspose", "Conv3D", "Conv3DTranspose",
+    "Cos", "Cosh", "CountNonZero", "CropAndResize", "Cross", "CumProd", "CumSum", "Cummin",
+    "CumulativeLogsumexp", "Custom", "DType", "DeformableOffsets", "Depend", "DepthToSpace",
+    "Diag", "DiagPart", "Digamma", "Div", "DivNoNan", "Dropout", "Dropout2D", "Dropout3D", "Eig",
+    "Elu", "EmbeddingLookup", "Equal", "EqualCount", "Erf", "Erfc", "Exp", "ExpandDims",
+    "ExpandDimsView", "Expm1", "Eye", "FFTWithSize", "FastGeLU", "Fill", "FillDiagonal", "FillV2",
+    "Flatten", "FloatStatus", "Floor", "FloorDiv", "FloorMod", "Fmax", "ForiLoop",
+    "FractionalMaxPool", "FractionalMaxPool3DWithFixedKsize", "FractionalMaxPoolWithFixedKsize",
     "FusedCastAdamWeightDecay", "GLU", "Gather", "GatherNd", "GatherV2", "GeLU", "Ger", "Greater",
     "GreaterEqual", "GridSampler2D", "GridSampler3D", "GroupConv2D", "GroupConv2DBackpropFilter",
     "GroupConv2DBackpropInput", "HShrink", "HSigmoid", "HSwish", "HammingWindow", "Heaviside",
