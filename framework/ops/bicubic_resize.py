@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ..tensor import Tensor
 from ._class_form import class_form
 from ._utils import argument_error
 from .nn_ops import matmul
@@ -65,8 +66,6 @@ def _sizes(size: Any) -> tuple[int, int]:
 
 
 def _constant(array: np.ndarray, dtype: Any) -> Any:
-    from ..tensor import Tensor
-
     return Tensor(np.ascontiguousarray(array.astype(mstype.to_np(dtype))))
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..primitive import Primitive, Spec
+from ..tensor import Tensor
 from ._utils import argument_error
 
 
@@ -97,8 +98,6 @@ class NonMaxSuppressionWithOverlaps:
 
     def __call__(self, overlaps: Any, scores: Any, max_output_size: Any, overlap_threshold: Any,
                  score_threshold: Any) -> Any:
-        from ..tensor import Tensor
-
         table = _host_value("overlaps", overlaps)
         score = _host_value("scores", scores)
         limit = int(_host_value("max_output_size", max_output_size))
@@ -148,8 +147,6 @@ class CombinedNonMaxSuppression:
 
     def __call__(self, boxes: Any, scores: Any, max_output_size_per_class: Any, max_total_size: Any,
                  iou_threshold: Any, score_threshold: Any) -> tuple[Any, ...]:
-        from ..tensor import Tensor
-
         who = "CombinedNonMaxSuppression"
         box, score = _host_value("boxes", boxes), _host_value("scores", scores)
         per_class, total = int(_host_value("max_output_size_per_class", max_output_size_per_class)), \

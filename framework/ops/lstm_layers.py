@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from ._utils import argument_error
 from .array_ops import stack
 from .lstm_cell import LSTMPointwise
@@ -67,8 +68,6 @@ class LSTM:
         return starts, total
 
     def __call__(self, x: Any, hx: Any, cx: Any, w: Any) -> tuple[Any, ...]:
-        from ..tensor import Tensor
-
         directions = 2 if self.bidirectional else 1
         hidden, gates = self.hidden_size, 4 * self.hidden_size
         cells = self.num_layers * directions
