@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..common.tensor import Tensor
+from ._class_form import REQUIRED, class_form
 from ._utils import argument_error
 from .elementwise import cast, greater, less
 from .math_binary import logical_and
@@ -61,6 +62,26 @@ def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=No
         raise argument_error(op, ValueError(
             f"offsets must be (N, 3 * deformable_groups * kh * kw, H_out, W_out) = "
             f"{(n, 3 * dg * k, ho, wo)}, got {tuple(offsets.shape)}"))
+    total = _taps(x, offsets, (kh, kw), (sh, sw), (top, left), (dh, dw), (ho, wo), dg, modulated)
+    # (N, C, K, L) taps contracted with the weight, one product per group
+    taps = reshape(total, (n, groups, (c // groups) * k, ho * wo))
+    kernel = reshape(weight, (groups, cout // groups, (c // groups) * k))
+    outs = [matmul(kernel[g], reshape(transpose(taps[:, g], (1, 0, 2)), ((c // groups) * k, -1)))
+            for g in range(groups)]
+    out = concat(outs, 0) if groups > 1 else outs[0]  # (C_out, N * L)
+    out = transpose(reshape(out, (cout, n, ho, wo)), (1, 0, 2, 3))
+    if bias is not None:
+        out = out + reshape(bias, (1, cout, 1, 1))
+    return out
+
+
+def _taps(x: Any, offsets: Any, kernel: tuple[int, int], stride: tuple[int, int], start: tuple[int, int],
+          dilation: tuple[int, int], out: tuple[int, int], dg: int, modulated: bool) -> Any:
+    """``(N, dg, C / dg, kh * kw, H_out, W_out)``: each kernel tap's bilinear sample of ``x`` at
+    its offset position (times its mask when ``modulated``)."""
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (top, left), (dh, dw), (ho, wo) = kernel, stride, start, dilation, out
+    k = kh * kw
     dtype = mstype.to_np(x.dtype)
     # the undeformed tap positions: (1, 1, K, Ho, Wo)
     ki, kj = (a.reshape(-1) for a in np.meshgrid(np.arange(kh), np.arange(kw), indexing="ij"))
@@ -87,16 +108,41 @@ def deformable_conv2d(x, weight, offsets, kernel_size, strides, padding, bias=No
             total = term if total is None else total + term
     if modulated:
         total = total * expand_dims(parts[:, 2], 2)
-    # (N, C, K, L) taps contracted with the weight, one product per group
-    taps = reshape(total, (n, groups, (c // groups) * k, ho * wo))
-    kernel = reshape(weight, (groups, cout // groups, (c // groups) * k))
-    outs = [matmul(kernel[g], reshape(transpose(taps[:, g], (1, 0, 2)), ((c // groups) * k, -1)))
-            for g in range(groups)]
-    out = concat(outs, 0) if groups > 1 else outs[0]  # (C_out, N * L)
-    out = transpose(reshape(out, (cout, n, ho, wo)), (1, 0, 2, 3))
-    if bias is not None:
-        out = out + reshape(bias, (1, cout, 1, 1))
-    return out
+    return total
+
+
+def _deformable_offsets(x, offsets, *, strides, pads, ksize, dilations, data_format, deformable_groups,
+                        modulated):
+    """``P.DeformableOffsets``: the deformed taps laid out per output pixel, ``(N, C, H_out *
+    kh, W_out * kw)`` (pixel ``(i, j)``'s kernel patch at rows ``i * kh ..``, columns ``j * kw
+    ..``), so that a ``kh x kw`` convolution of stride ``(kh, kw)`` over it is the deformable
+    convolution."""
+    op = "DeformableOffsets"
+    if data_format != "NCHW" or modulated is not True:  # MindSpore 2.10 accepts only these
+        raise argument_error(op, ValueError(
+            f"data_format must be 'NCHW' and modulated True, got {data_format!r} and {modulated!r}"))
+    if len(x.shape) != 4:
+        raise argument_error(op, ValueError(f"x must be 4-d NCHW, got shape {tuple(x.shape)}"))
+    n, c, h, w = x.shape
+    kh, kw = (int(v) for v in ksize)
+    _, _, sh, sw = _four(op, "strides", strides)
+    top, bottom, left, right = _four(op, "pads", pads)
+    _, _, dh, dw = _four(op, "dilations", dilations)
+    dg, k = int(deformable_groups), kh * kw
+    ho = (h + top + bottom - dh * (kh - 1) - 1) // sh + 1
+    wo = (w + left + right - dw * (kw - 1) - 1) // sw + 1
+    if c % dg or tuple(offsets.shape) != (n, 3 * dg * k, ho, wo):
+        raise argument_error(op, ValueError(
+            "offsets must be (N, 3 * deformable_groups * kh * kw, H_out, W_out) = "
+            f"{(n, 3 * dg * k, ho, wo)} and C divisible by deformable_groups, got {tuple(offsets.shape)}"))
+    total = _taps(x, offsets, (kh, kw), (sh, sw), (top, left), (dh, dw), (ho, wo), dg, modulated)
+    patches = reshape(total, (n, c, kh, kw, ho, wo))
+    return reshape(transpose(patches, (0, 1, 4, 2, 5, 3)), (n, c, ho * kh, wo * kw))
+
+
+DeformableOffsets = class_form("DeformableOffsets", _deformable_offsets, strides=REQUIRED, pads=REQUIRED,
+                               ksize=REQUIRED, dilations=(1, 1, 1, 1), data_format="NCHW",
+                               deformable_groups=1, modulated=True)
 
 
 def _inside(yy: Any, xx: Any, h: int, w: int, dtype: Any) -> Any:

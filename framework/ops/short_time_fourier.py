@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..common.tensor import Tensor
+from ._class_form import REQUIRED, class_form
 from ._utils import argument_error
 from .array_ops import stack
 from .block_layout import mirror_pad
@@ -76,3 +77,14 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True, p
     if return_complex:
         return Complex()(real, imag)
     return stack((real, imag), -1)
+
+
+def _stft_class(x, window, *, n_fft, hop_length, win_length, normalized, onesided, return_complex):
+    # MindSpore's primitive frames the signal as given: padding is the functional form's
+    return stft(x, n_fft, hop_length, win_length, window, center=False, normalized=normalized,
+                onesided=onesided, return_complex=return_complex)
+
+
+# ``P.STFT(n_fft, hop_length, win_length, normalized, onesided, return_complex)(x, window)``
+STFT = class_form("STFT", _stft_class, n_fft=REQUIRED, hop_length=REQUIRED, win_length=REQUIRED,
+                  normalized=REQUIRED, onesided=REQUIRED, return_complex=REQUIRED)

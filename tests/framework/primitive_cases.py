@@ -462,6 +462,8 @@ from .primitive_cases_numerics import NUMERICS_CASES  # noqa: E402
 CASES += NUMERICS_CASES
 
 from .primitive_cases_arrays import ARRAY_CASES  # noqa: E402
+from .primitive_cases_boxes import BOX_CASES  # noqa: E402
+from .primitive_cases_color import COLOR_CASES  # noqa: E402
 from .primitive_cases_ctc import CTC_CASES  # noqa: E402
 
-CASES += ARRAY_CASES + CTC_CASES
+CASES += ARRAY_CASES + CTC_CASES + COLOR_CASES + BOX_CASES

@@ -13,6 +13,9 @@ updated in place; the result as MindSpore's):
   (Nesterov: ``b1 m + (1 - b1) g``); returns ``(var, m, v)``;
 - ``AdamWeightDecay(use_locking=False)(var, m, v, lr, beta1, beta2, epsilon, decay, g)``:
   the same moments, ``var -= lr * (m / (sqrt(v) + eps) + decay * var)``; ``(var, m, v)``;
+  ``FusedCastAdamWeightDecay(use_locking=False)(..., g, global_norm)``: the same with ``g /
+  global_norm``, computed in float32 for a float16 ``var`` (``g`` float16, ``m``, ``v``
+  float32) and cast back;
 - ``ApplyAdamWithAmsgrad(beta1=0.9, beta2=0.999, epsilon=1e-8)(var, m, v, vhat, beta1_power,
   beta2_power, lr, g)`` (``ApplyAdamWithAmsgradV2()``: ``beta1, beta2, epsilon`` as inputs
   before ``g``): Adam's moments, ``vhat = max(vhat, v)``, ``var -= lr sqrt(1 - b2_power) /
@@ -98,6 +101,16 @@ def _adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any
     return ops.assign(var, var - update * lr), m, v
 
 
+def _fused_cast_adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any, epsilon: Any,
+                                  decay: Any, gradient: Any, global_norm: Any, *, use_locking: bool) -> Any:
+    del use_locking
+    ops = _ops()
+    wide = ops.cast(var, m.dtype)
+    m, v = _moments(m, v, beta1, beta2, ops.cast(gradient, m.dtype) / global_norm)
+    update = m / (ops.sqrt(v) + epsilon) + wide * decay
+    return ops.assign(var, ops.cast(wide - update * lr, var.dtype)), m, v
+
+
 def _sgd(parameters: Any, gradient: Any, learning_rate: Any, accum: Any, momentum: Any, stat: Any, *,
          dampening: float, weight_decay: float, nesterov: bool) -> Any:
     ops = _ops()
@@ -162,6 +175,8 @@ def _inplace_index_add(var: Any, indices: Any, updates: Any, *, axis: int) -> An
 
 Adam = class_form("Adam", _adam, use_locking=False, use_nesterov=False)
 AdamWeightDecay = class_form("AdamWeightDecay", _adam_weight_decay, use_locking=False)
+FusedCastAdamWeightDecay = class_form("FusedCastAdamWeightDecay", _fused_cast_adam_weight_decay,
+                                      use_locking=False)
 ApplyAdamWithAmsgrad = class_form("ApplyAdamWithAmsgrad", _apply_adam_with_amsgrad, beta1=0.9, beta2=0.999,
                                   epsilon=1e-8, use_locking=False)
 ApplyAdamWithAmsgradV2 = class_form("ApplyAdamWithAmsgradV2", _apply_adam_with_amsgrad_v2, use_locking=False)

@@ -1,0 +1,112 @@
+"""``P.LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout,
+proj_size=0)(x, hx, cx, w)``: a multi-layer LSTM over ``x`` ``(T, B, input_size)`` whose
+weights come as one flat tensor, as MindSpore's CPU kernel lays them out.
+
+``w`` (any shape, read flat) holds every layer's (and direction's) input weights
+``W_ih`` ``(4H, in)``, then every one's hidden weights ``W_hh`` ``(4H, H)``, then, with
+``has_bias``, every one's bias ``(4H,)`` (MindSpore's ``nn.LSTM`` passes ``b_ih + b_hh``):
+layer-major, forward direction first; ``in`` is ``input_size`` for the first layer and
+``H * directions`` after. Gates are stacked ``i, f, g, o``. ``hx``, ``cx`` are ``(layers *
+directions, B, H)``. Returns ``(y (T, B, H * directions), hy, cy, reserve, state)``: the last
+layer's outputs (both directions side by side), every layer's final hidden and cell
+states, and two workspace tensors of MindSpore's kernel (here ``(1, 1)`` zeros: nothing
+reads them). ``dropout`` is accepted and not applied (as MindSpore's CPU kernel does for
+inference); ``proj_size`` other than 0 is refused.
+
+Each step is a matmul and :class:`~.lstm_cell.LSTMPointwise`, unrolled over the (static)
+time steps, so gradients (input, states, the flat weights) and graph mode are theirs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..common.tensor import Tensor
+from ._utils import argument_error
+from .array_ops import stack
+from .lstm_cell import LSTMPointwise
+from .nn_ops import matmul
+from .shape_ops import concat, reshape
+
+_POINTWISE = LSTMPointwise()
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise argument_error("LSTM", ValueError(f"{name} must be an int >= {low}, got {value!r}"))
+    return value
+
+
+class LSTM:
+    """``P.LSTM(...)``: see the module docstring."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int, has_bias: bool,
+                 bidirectional: bool, dropout: float, proj_size: int = 0) -> None:
+        self.input_size = _check_int("input_size", input_size, 1)
+        self.hidden_size = _check_int("hidden_size", hidden_size, 1)
+        self.num_layers = _check_int("num_layers", num_layers, 1)
+        if proj_size != 0:
+            raise argument_error("LSTM", NotImplementedError(f"proj_size must be 0 here, got {proj_size!r}"))
+        if not 0.0 <= float(dropout) <= 1.0:
+            raise argument_error("LSTM", ValueError(f"dropout must lie in [0, 1], got {dropout!r}"))
+        self.has_bias, self.bidirectional = bool(has_bias), bool(bidirectional)
+        self.dropout, self.proj_size = float(dropout), proj_size
+
+    def _pieces(self) -> tuple[list[tuple[int, int]], int]:
+        """Per layer and direction, the (start, input size) of its W_ih; the total size."""
+        directions = 2 if self.bidirectional else 1
+        gates, hidden = 4 * self.hidden_size, self.hidden_size
+        starts, at = [], 0
+        for layer in range(self.num_layers):
+            size = self.input_size if layer == 0 else hidden * directions
+            for _ in range(directions):
+                starts.append((at, size))
+                at += gates * size
+        total = at + len(starts) * gates * hidden + (len(starts) * gates if self.has_bias else 0)
+        return starts, total
+
+    def __call__(self, x: Any, hx: Any, cx: Any, w: Any) -> tuple[Any, ...]:
+        directions = 2 if self.bidirectional else 1
+        hidden, gates = self.hidden_size, 4 * self.hidden_size
+        cells = self.num_layers * directions
+        if len(x.shape) != 3 or x.shape[2] != self.input_size:
+            raise argument_error("LSTM", ValueError(
+                f"x must be (seq_len, batch, {self.input_size}), got {tuple(x.shape)}"))
+        steps, batch = x.shape[0], x.shape[1]
+        for name, state in (("hx", hx), ("cx", cx)):
+            if tuple(state.shape) != (cells, batch, hidden):
+                raise argument_error("LSTM", ValueError(
+                    f"{name} must be {(cells, batch, hidden)}, got {tuple(state.shape)}"))
+        starts, total = self._pieces()
+        flat = reshape(w, (-1,))
+        if flat.shape[0] < total:
+            raise argument_error("LSTM", ValueError(
+                f"w holds {flat.shape[0]} values, the weights need {total}"))
+        hh_at = starts[-1][0] + gates * starts[-1][1]
+        bias_at = hh_at + cells * gates * hidden
+        inputs, h_out, c_out = x, [], []
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(directions):
+                k = layer * directions + d
+                at, size = starts[k]
+                w_ih = reshape(flat[at:at + gates * size], (gates, size))
+                hh = hh_at + k * gates * hidden
+                w_hh = reshape(flat[hh:hh + gates * hidden], (gates, hidden))
+                xg = matmul(reshape(inputs, (steps * batch, size)), w_ih, transpose_b=True)
+                if self.has_bias:
+                    xg = xg + flat[bias_at + k * gates:bias_at + (k + 1) * gates]
+                xg = reshape(xg, (steps, batch, gates))
+                h, c = hx[k], cx[k]
+                ys: list[Any] = [None] * steps
+                for t in (range(steps) if d == 0 else range(steps - 1, -1, -1)):
+                    h, c = _POINTWISE(xg[t] + matmul(h, w_hh, transpose_b=True), c)[:2]
+                    ys[t] = h
+                outs.append(stack(ys, 0))
+                h_out.append(h)
+                c_out.append(c)
+            inputs = concat(outs, -1) if directions == 2 else outs[0]
+        workspace = Tensor(np.zeros((1, 1), np.dtype(x._data.dtype)))
+        return inputs, stack(h_out, 0), stack(c_out, 0), workspace, workspace
