@@ -32,6 +32,8 @@ NAMESPACES: dict[str, str] = {
     "ms": "", "ops": "ops", "ops.operations": "ops.operations", "nn": "nn", "Tensor": "Tensor",
     "mint": "mint", "mint.nn": "mint.nn", "mint.nn.functional": "mint.nn.functional",
     "mint.optim": "mint.optim", "mint.special": "mint.special", "mint.linalg": "mint.linalg",
+    "dataset.text": "dataset.text", "dataset.vision": "dataset.vision",
+    "dataset.transforms": "dataset.transforms",
 }
 
 # names a module loads on first use (framework's Model, dataset ...), by module name

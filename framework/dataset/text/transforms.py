@@ -9,8 +9,8 @@ calls them row by row (the ops_base contract for plain callables).
 
 - :class:`UnicodeCharTokenizer`: one token per character;
 - :class:`WhitespaceTokenizer`: tokens between runs of whitespace;
-- :class:`BasicTokenizer`: BERT's basic step: whitespace, then punctuation and CJK
-  characters as tokens of their own; ``lower_case`` also folds case and strips accents;
+- ``BasicTokenizer``, ``BertTokenizer`` and the other rule-based tokenizers are in
+  :mod:`framework.dataset.text.tokenizers`;
 - :class:`ToNumber`: numeric strings to ``data_type`` (integers read their leading digits);
 - :class:`Lookup`: tokens to ids through a :class:`~framework.dataset.text.utils.Vocab`.
 """
@@ -94,7 +94,7 @@ class WhitespaceTokenizer(TextTokenizer):
         return [m.span() for m in re.finditer(r"\S+", text)]
 
 
-def _own_token(ch: str) -> bool:
+def own_token(ch: str) -> bool:
     """Punctuation (Unicode P*, and ASCII symbols as BERT counts them) and CJK ideographs."""
     cp = ord(ch)
     if (33 <= cp <= 47) or (58 <= cp <= 64) or (91 <= cp <= 96) or (123 <= cp <= 126):
@@ -103,43 +103,6 @@ def _own_token(ch: str) -> bool:
         return True
     return any(a <= cp <= b for a, b in ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF),
                                          (0xF900, 0xFAFF), (0x2F800, 0x2FA1F)))
-
-
-class BasicTokenizer(TextTokenizer):
-    """``BasicTokenizer(lower_case=False, keep_whitespace=False, ..., with_offsets=False)``."""
-
-    def __init__(self, lower_case: bool = False, keep_whitespace: bool = False,
-                 normalization_form: Any = None, preserve_unused_token: bool = True,
-                 with_offsets: bool = False) -> None:
-        super().__init__(with_offsets)
-        if keep_whitespace:
-            raise NotImplementedError("BasicTokenizer: keep_whitespace=True is not supported")
-        self.lower_case = bool(lower_case)
-
-    def _prepare(self, text: str) -> str:
-        if not self.lower_case:
-            return text
-        folded = unicodedata.normalize("NFD", text.casefold())
-        return "".join(c for c in folded if unicodedata.category(c) != "Mn")
-
-    def __call__(self, value: Any) -> Any:
-        if self.lower_case and self.with_offsets:
-            raise NotImplementedError("BasicTokenizer: with_offsets with lower_case is not supported")
-        return super().__call__(self._prepare(_text(value, "BasicTokenizer")))
-
-    def _spans(self, text: str) -> list[tuple[int, int]]:
-        spans = []
-        for m in re.finditer(r"\S+", text):
-            start = m.start()
-            for i in range(m.start(), m.end()):
-                if _own_token(text[i]):
-                    if start < i:
-                        spans.append((start, i))
-                    spans.append((i, i + 1))
-                    start = i + 1
-            if start < m.end():
-                spans.append((start, m.end()))
-        return spans
 
 
 _INT_PREFIX = re.compile(r"\s*[-+]?\d+")
