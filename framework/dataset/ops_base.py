@@ -84,10 +84,12 @@ class Compose(DataOp):
             x = t.apply_batch(x, rng)
         return x
 
-    def __call__(self, sample: Any) -> Any:
+    def __call__(self, *sample: Any) -> Any:
+        values: Any = sample
         for t in self.transforms:
-            sample = t(sample)
-        return sample
+            out = t(*values)
+            values = out if isinstance(out, tuple) else (out,)
+        return values if len(values) != 1 else values[0]
 
     def __repr__(self) -> str:
         return f"Compose({self.transforms!r})"

@@ -149,8 +149,8 @@ class TruncateSequencePair:
     lengths add up to at most ``max_length``."""
 
     def __init__(self, max_length: int) -> None:
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or max_length < 0:
-            raise ValueError(f"TruncateSequencePair: max_length must be an int >= 0, got {max_length!r}")
+        if isinstance(max_length, bool) or not isinstance(max_length, int):
+            raise TypeError(f"TruncateSequencePair: max_length must be an int, got {max_length!r}")
         self.max_length = max_length
 
     def __call__(self, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -158,7 +158,7 @@ class TruncateSequencePair:
         if a.ndim != 1 or b.ndim != 1:
             raise RuntimeError(f"TruncateSequencePair: both inputs must be 1-D, got {a.shape} and {b.shape}")
         la, lb = len(a), len(b)
-        while la + lb > self.max_length:
+        while la + lb > max(self.max_length, 0):
             if la > lb:
                 la -= 1
             else:

@@ -163,7 +163,7 @@ class PythonTokenizer:
         self.tokenizer = tokenizer
 
     def __call__(self, value: Any) -> np.ndarray:
-        if not isinstance(value, np.ndarray):
+        if not isinstance(value, np.ndarray | np.generic):
             raise TypeError(f"PythonTokenizer: input should be a NumPy array, got {type(value).__name__}")
         tokens = self.tokenizer(_text(value, "PythonTokenizer"))
         return np.array(list(tokens), dtype=str)

@@ -60,8 +60,8 @@ class Vocab:
     def from_dataset(cls, dataset: Any, columns: str | Sequence[str] | None = None,
                      freq_range: tuple[int | None, int | None] | None = None, top_k: int | None = None,
                      special_tokens: Sequence[str] | None = None, special_first: bool = True) -> Vocab:
-        """The words of ``columns`` (all, by default), most frequent first (ties in order of
-        first appearance), those with a count in ``freq_range``, the ``top_k`` first."""
+        """The words of ``columns`` (all, by default), most frequent first (ties in alphabetical
+        order), those with a count in ``freq_range``, the ``top_k`` first."""
         names = [columns] if isinstance(columns, str) else list(columns) if columns else None
         counts: Counter[str] = Counter()
         for row in dataset.create_dict_iterator(output_numpy=True, num_epochs=1):
@@ -71,7 +71,7 @@ class Vocab:
                     tokens = np.char.decode(tokens, "utf-8")
                 counts.update(str(t) for t in tokens.reshape(-1))
         low, high = freq_range if freq_range is not None else (None, None)
-        words = [w for w, c in counts.most_common()
+        words = [w for w, c in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
                  if (low is None or c >= low) and (high is None or c <= high)]
         specials = list(special_tokens or [])
         words = [w for w in words if w not in specials][:top_k]

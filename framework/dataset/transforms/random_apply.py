@@ -18,8 +18,10 @@ from ..ops_base import DataOp, SampleOp
 
 
 def _operations(transforms: Any, what: str) -> list[Callable[..., Any]]:
-    if not isinstance(transforms, list | tuple) or not transforms:
-        raise TypeError(f"{what}: transforms must be a non-empty list of operations, got {transforms!r}")
+    if not isinstance(transforms, list | tuple):
+        raise TypeError(f"{what}: transforms must be a list of operations, got {transforms!r}")
+    if not transforms:
+        raise ValueError(f"{what}: transforms must not be empty")
     if not all(callable(t) and not isinstance(t, type) for t in transforms):
         raise TypeError(f"{what}: every transform must be an operation (an instance), got {transforms!r}")
     return list(transforms)

@@ -37,9 +37,9 @@ _COMPARE = {Relational.EQ: operator.eq, Relational.NE: operator.ne, Relational.G
             Relational.GE: operator.ge, Relational.LT: operator.lt, Relational.LE: operator.le}
 
 
-class Concatenate(SampleOp):
-    """``Concatenate(axis=0, prepend=None, append=None)``: ``prepend``, the input and ``append``
-    joined along ``axis`` (MindSpore joins 1-D arrays only)."""
+class Concatenate:
+    """``Concatenate(axis=0, prepend=None, append=None)``: ``prepend``, the inputs (one or
+    more columns) and ``append`` joined along ``axis`` (MindSpore joins 1-D arrays only)."""
 
     def __init__(self, axis: int = 0, prepend: Any = None, append: Any = None) -> None:
         if isinstance(axis, bool) or not isinstance(axis, int):
@@ -51,16 +51,21 @@ class Concatenate(SampleOp):
             if part is not None and part.ndim != 1:
                 raise ValueError(f"Concatenate: {name} must be a 1-D array, got shape {part.shape}")
 
-    def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
-        if x.ndim != 1:
-            raise RuntimeError(f"Concatenate: only 1-D arrays can be concatenated, got shape {x.shape}")
-        parts = [p for p in (self.prepend, x, self.append) if p is not None]
+    def __call__(self, *values: Any) -> np.ndarray:
+        inputs = [_array(v) for v in values]
+        for x in inputs:
+            if x.ndim != 1:
+                raise RuntimeError(f"Concatenate: only 1-D arrays can be concatenated, got shape {x.shape}")
+        parts = [p for p in (self.prepend, *inputs, self.append) if p is not None]
         strings = [p.dtype.kind in "US" for p in parts]
         if any(strings) and not all(strings):
             raise RuntimeError("Concatenate: cannot join strings with numbers")
         if not all(strings) and len({p.dtype for p in parts}) > 1:
             raise RuntimeError(f"Concatenate: the dtypes differ: {[str(p.dtype) for p in parts]}")
-        return np.concatenate(parts, axis=self.axis)
+        return eager_array(np.concatenate(parts, axis=self.axis))
+
+    def __repr__(self) -> str:
+        return f"Concatenate(axis={self.axis})"
 
 
 class Duplicate:

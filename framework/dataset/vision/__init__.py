@@ -18,19 +18,9 @@ import numpy as np
 from datasets.transforms import Rescale as _Rescale
 from datasets.transforms import bilinear_resize, hwc2chw, normalize
 
+from ... import absent_names as _absent_names
 from ..ops_base import DataOp
-
-
-class Inter(Enum):
-    """Interpolation modes; only ``LINEAR``/``BILINEAR`` are implemented."""
-
-    LINEAR = 0
-    BILINEAR = 0
-    NEAREST = 1
-    BICUBIC = 2
-    AREA = 3
-    PILCUBIC = 4
-    ANTIALIAS = 5
+from .warp import Inter, resize_image
 
 
 class Border(Enum):
@@ -76,11 +66,13 @@ def _pad(x: np.ndarray, pad: tuple[int, int, int, int], fill: Any, mode: Border)
 
 
 class Resize(DataOp):
-    """``Resize(size, interpolation=Inter.LINEAR)``: bilinear; an int size is the shorter side."""
+    """``Resize(size, interpolation=Inter.BILINEAR)``: an int size is the shorter side (see
+    :func:`~framework.dataset.vision.warp.resize_image` for the modes)."""
 
-    def __init__(self, size: int | Sequence[int], interpolation: Inter = Inter.LINEAR) -> None:
-        if interpolation not in (Inter.LINEAR, Inter.BILINEAR):
-            raise ValueError(f"Resize: only Inter.LINEAR is implemented, got {interpolation}")
+    def __init__(self, size: int | Sequence[int], interpolation: Inter = Inter.BILINEAR) -> None:
+        if not isinstance(interpolation, Inter):
+            raise TypeError(f"Resize: interpolation must be a vision.Inter, got {interpolation!r}")
+        self.inter = interpolation
         self.size = (int(size),) if isinstance(size, int | np.integer) else _pair(size, "Resize")
 
     def apply_batch(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
@@ -91,7 +83,9 @@ class Resize(DataOp):
         else:
             s = self.size[0]
             out_h, out_w = (s, int(w * s / h)) if h <= w else (int(h * s / w), s)
-        return bilinear_resize(x, out_h, out_w, 1)
+        if self.inter is Inter.BILINEAR:
+            return bilinear_resize(x, out_h, out_w, 1)
+        return np.stack([resize_image(image, out_h, out_w, self.inter) for image in x])
 
     def __repr__(self) -> str:
         return f"Resize({list(self.size)})"
@@ -239,5 +233,124 @@ class RandomHorizontalFlip(DataOp):
         return out
 
 
-__all__ = ["Border", "CenterCrop", "HWC2CHW", "Inter", "Normalize", "Pad", "RandomCrop",
-           "RandomHorizontalFlip", "Rescale", "Resize", "ToTensor"]
+# the operations of the other modules (they import the helpers above: keep these last)
+from ..transforms.random_apply import not_random  # noqa: E402
+from .augment import (  # noqa: E402
+    AutoAugment,
+    AutoAugmentPolicy,
+    RandAugment,
+    RandomSelectSubpolicy,
+    TrivialAugmentWide,
+    UniformAugment,
+)
+from .batch_mix import CutMixBatch, ImageBatchFormat, MixUp, MixUpBatch  # noqa: E402
+from .bbox import (  # noqa: E402
+    BoundingBoxAugment,
+    RandomCropWithBBox,
+    RandomHorizontalFlipWithBBox,
+    RandomResizedCropWithBBox,
+    RandomResizeWithBBox,
+    RandomVerticalFlipWithBBox,
+    ResizeWithBBox,
+)
+from .color import (  # noqa: E402
+    AdjustBrightness,
+    AdjustContrast,
+    AdjustGamma,
+    AdjustHue,
+    AdjustSaturation,
+    AdjustSharpness,
+    AutoContrast,
+    ConvertColor,
+    ConvertMode,
+    Equalize,
+    HsvToRgb,
+    Invert,
+    LinearTransformation,
+    Posterize,
+    RgbToHsv,
+    Solarize,
+    ToType,
+)
+from .geometry import (  # noqa: E402
+    Affine,
+    Crop,
+    Erase,
+    GaussianBlur,
+    HorizontalFlip,
+    NormalizePad,
+    PadToSize,
+    Perspective,
+    ResizedCrop,
+    Rotate,
+    SliceMode,
+    SlicePatches,
+    VerticalFlip,
+)
+from .image_io import (  # noqa: E402
+    Decode,
+    DecodeVideo,
+    FiveCrop,
+    Grayscale,
+    ImageReadMode,
+    RandomGrayscale,
+    TenCrop,
+    ToNumpy,
+    ToPIL,
+    VideoDecoder,
+    encode_jpeg,
+    encode_png,
+    get_image_num_channels,
+    get_image_size,
+    read_file,
+    read_image,
+    read_video,
+    read_video_timestamps,
+    write_file,
+    write_jpeg,
+    write_png,
+)
+from .random_color import (  # noqa: E402
+    RandomAdjustSharpness,
+    RandomAutoContrast,
+    RandomColor,
+    RandomColorAdjust,
+    RandomEqualize,
+    RandomInvert,
+    RandomLighting,
+    RandomPosterize,
+    RandomSharpness,
+    RandomSolarize,
+)
+from .random_geometry import (  # noqa: E402
+    CutOut,
+    RandomAffine,
+    RandomCropDecodeResize,
+    RandomErasing,
+    RandomPerspective,
+    RandomResize,
+    RandomResizedCrop,
+    RandomRotation,
+    RandomVerticalFlip,
+)
+
+__all__ = [
+    "AdjustBrightness", "AdjustContrast", "AdjustGamma", "AdjustHue", "AdjustSaturation", "AdjustSharpness",
+    "Affine", "AutoAugment", "AutoAugmentPolicy", "AutoContrast", "Border", "BoundingBoxAugment", "CenterCrop",
+    "ConvertColor", "ConvertMode", "Crop", "CutMixBatch", "CutOut", "Decode", "DecodeVideo", "Equalize", "Erase",
+    "FiveCrop", "GaussianBlur", "Grayscale", "HWC2CHW", "HorizontalFlip", "HsvToRgb", "ImageBatchFormat",
+    "ImageReadMode", "Inter", "Invert", "LinearTransformation", "MixUp", "MixUpBatch", "Normalize",
+    "NormalizePad", "Pad", "PadToSize", "Perspective", "Posterize", "RandAugment", "RandomAdjustSharpness",
+    "RandomAffine", "RandomAutoContrast", "RandomColor", "RandomColorAdjust", "RandomCrop",
+    "RandomCropDecodeResize", "RandomCropWithBBox", "RandomEqualize", "RandomErasing", "RandomGrayscale",
+    "RandomHorizontalFlip", "RandomHorizontalFlipWithBBox", "RandomInvert", "RandomLighting",
+    "RandomPerspective", "RandomPosterize", "RandomResize", "RandomResizeWithBBox", "RandomResizedCrop",
+    "RandomResizedCropWithBBox", "RandomRotation", "RandomSelectSubpolicy", "RandomSharpness",
+    "RandomSolarize", "RandomVerticalFlip", "RandomVerticalFlipWithBBox", "Rescale", "Resize",
+    "ResizeWithBBox", "ResizedCrop", "RgbToHsv", "Rotate", "SliceMode", "SlicePatches", "Solarize", "TenCrop",
+    "ToNumpy", "ToPIL", "ToTensor", "ToType", "TrivialAugmentWide", "UniformAugment", "VerticalFlip",
+    "VideoDecoder", "encode_jpeg", "encode_png", "get_image_num_channels", "get_image_size", "not_random",
+    "read_file", "read_image", "read_video", "read_video_timestamps", "write_file", "write_jpeg", "write_png",
+]
+
+__getattr__ = _absent_names.module_getattr("dataset.vision", __name__)
