@@ -154,10 +154,12 @@ def run():
     for form in text.NormalizeForm:
         out.append(text.NormalizeUTF8(form)(np.array(["ﬁ ½ Å", "e\\u0301", "Ａ１"])))
     out += [text.NormalizeUTF8()("①②"),
-            text.RegexReplace("\\\\s+", "_")(np.array(["a  b c", " x"])), text.RegexReplace("a", "X", False)("banana"),
+            text.RegexReplace("\\\\s+", "_")("a  b c"), text.RegexReplace("\\\\s+", "_")(np.array([" x  y "])),
+            text.RegexReplace("a", "X", False)("banana"),
             text.RegexReplace("(\\\\w+)@(\\\\w+)", "$2 at $1")("me@home you@work"),
-            text.FilterWikipediaXML()(np.array(["Welcome to [[Beijing|the city]] {{tpl}} <b>x</b> &amp; 123 a%20b",
-                                                "x<ref name=a>cite</ref>y ''bold'' Ünïcode  ", "ÀÉ", "A_b-C.d 90"])),
+            text.FilterWikipediaXML()(np.array(["Welcome to [[Beijing|the city]] {{tpl}} <b>x</b> &amp; 123 a%20b"])),
+            text.FilterWikipediaXML()("x<ref name=a>cite</ref>y ''bold'' Ünïcode  "), text.FilterWikipediaXML()("ÀÉ"),
+            text.FilterWikipediaXML()("A_b-C.d 90"),
             text.AddToken("[CLS]", True)(np.array(["a", "b"])), text.AddToken("END", False)(np.array(["a"])),
             text.Truncate(2)(np.array([1, 2, 3])), text.Truncate(3)(np.array([["a", "b", "c", "d"]])),
             text.Truncate(5)(np.array([1.5, 2.5])),
@@ -195,7 +197,8 @@ def run():
                 text.BertTokenizer(vocab, lower_case=True, with_offsets=with_offsets)("My Favorite BOOK, is Durian!"),
                 text.BertTokenizer(vocab, with_offsets=with_offsets)("[CLS] unwanted running [SEP]"),
                 text.BasicTokenizer(with_offsets=with_offsets)("Hello, World! 你好 [CLS]"),
-                text.BasicTokenizer(lower_case=True, with_offsets=with_offsets)("Héllo WORLD [MASK] [mask]"),
+                text.BasicTokenizer(lower_case=True, with_offsets=with_offsets)("Héllo WORLD, ÀÉ naïve!"),
+                text.BasicTokenizer(with_offsets=with_offsets)("[MASK] x [unused1] [mask]"),
                 text.BasicTokenizer(keep_whitespace=True, with_offsets=with_offsets)("a b  c,d")]
     out += [text.WordpieceTokenizer(vocab, unknown_token="")(np.array(["favorite", "xyz"])),
             text.WordpieceTokenizer(vocab, "##", 5)(np.array(["favorite", "my"])),
@@ -331,10 +334,18 @@ _program("vision_color_approx", '''
 def run():
     img = picture(6, 7)
     gray = np.repeat(picture(3, 3, 1), 3, axis=2)
-    out = [as_float(vision.AdjustHue(h)(img)) for h in (-0.5, -0.2, 0.0, 0.1, 0.5)]
-    out += [as_float(vision.AdjustHue(0.3)(gray)), as_float(vision.AdjustGamma(0.5, 1.2)(img)),
-            as_float(vision.AdjustGamma(2.0)(img)), as_float(vision.AdjustGamma(1.0, 1.2)(img))]
-    return out
+    return [as_float(vision.AdjustGamma(0.5, 1.2)(img)), as_float(vision.AdjustGamma(2.0)(img)),
+            as_float(vision.AdjustGamma(1.0, 1.2)(img)), as_float(vision.AdjustGamma(0.5, 1.2)(img.astype(np.float32) / 255)),
+            as_float(vision.AdjustGamma(2.0, 0.8)(img.astype(np.float32) / 255))]
+
+''')
+
+_program("vision_hue_approx", '''
+def run():
+    img = picture(6, 7)
+    gray = np.repeat(picture(3, 3, 1), 3, axis=2)
+    return [as_float(vision.AdjustHue(h)(img)) for h in (-0.5, -0.2, 0.0, 0.1, 0.5)] + [
+        as_float(vision.AdjustHue(0.3)(gray))]
 ''')
 
 _program("vision_geometry", '''
@@ -351,9 +362,9 @@ def run():
            *vision.SlicePatches(3, 2, vision.SliceMode.PAD, 7)(img),
            [[m.name, m.value] for m in vision.SliceMode], [[m.name, m.value] for m in vision.Inter],
            vision.NormalizePad([1, 2, 3], [1, 1, 1], is_hwc=False)(np.ascontiguousarray(img.transpose(2, 0, 1))),
+           vision.NormalizePad([1, 2, 3], [1, 2, 4], "float16", False)(np.ascontiguousarray(img.transpose(2, 0, 1))),
            vision.Resize((3, 7), vision.Inter.NEAREST)(img), vision.Resize((8, 3), vision.Inter.NEAREST)(img),
-           vision.Resize(6, vision.Inter.NEAREST)(img), vision.ResizedCrop(0, 1, 3, 3, (6, 5), vision.Inter.NEAREST)(img),
-           vision.ResizedCrop(1, 0, 2, 4, 4)(img)]
+           vision.Resize(6, vision.Inter.NEAREST)(img), vision.ResizedCrop(0, 1, 3, 3, (6, 5), vision.Inter.NEAREST)(img)]
     return out
 ''')
 
@@ -379,7 +390,7 @@ def run():
     out = [vision.Rotate(30, vision.Inter.BILINEAR)(img), vision.Affine(20, [0.1, 0], 1.2, [10, 5], vision.Inter.BILINEAR)(img),
            vision.Perspective([[0, 0], [5, 0], [5, 4], [0, 4]], [[1, 0], [5, 0], [5, 4], [0, 3]])(img),
            vision.Resize((3, 7), vision.Inter.BICUBIC)(img), vision.Resize((9, 11), vision.Inter.BICUBIC)(img),
-           vision.Resize((10, 12))(img), vision.Resize((3, 4))(img),
+           vision.Resize((10, 12))(img), vision.Resize((3, 4))(img), vision.ResizedCrop(1, 0, 2, 4, 4)(img),
            vision.GaussianBlur(3, 1.0)(img), vision.GaussianBlur((3, 5))(img), vision.GaussianBlur(5, (0.8, 1.5))(img),
            vision.GaussianBlur(3, 2.0)(img.astype(np.float32))]
     return [as_float(o) for o in out]

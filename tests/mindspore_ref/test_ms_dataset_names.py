@@ -3,9 +3,9 @@ ms_dataset_names_programs`: every public name, eager and in ``map``, bad argumen
 MindSpore 2.10's recorded answers (``ms_dataset_names_expected.json``, CI), our two modes
 against each other, and MindSpore itself where ``MINDSPORE_PYTHON`` names its venv.
 
-Exact (tolerance 0) but for the ``*_approx`` programs: interpolations, hue and JPEG decoding
-that MindSpore computes with OpenCV's and libjpeg-turbo's fixed-point arithmetic, within
-one or two grey levels."""
+Exact (tolerance 0) but for the ``*_approx`` programs: interpolations, gamma and JPEG
+decoding that MindSpore computes with OpenCV's and libjpeg-turbo's fixed-point arithmetic,
+within one or two grey levels; ``AdjustHue``'s 8-bit HSV round trip within four."""
 
 from __future__ import annotations
 
@@ -19,6 +19,9 @@ from tests.mindspore_ref.recorded import Recorded
 
 EXACT = {"rtol": 0.0, "atol": 0.0}
 TOLERANCE = {"*": EXACT, "vision_color_approx": {"rtol": 0.0, "atol": 1.0},
+             "vision_hue_approx": {"rtol": 1e-6, "atol": 4.0},
+             # colorsys run on NumPy 1 scalars rounds some hues through float32 (one ulp)
+             "vision_color_conversions": {"rtol": 1e-6, "atol": 1e-7},
              "vision_warps_approx": {"rtol": 0.0, "atol": 1.0}, "vision_jpeg_approx": {"rtol": 0.0, "atol": 2.0}}
 
 RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_dataset_names_expected.json", per_mode=True,

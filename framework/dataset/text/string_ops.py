@@ -48,11 +48,16 @@ def map_strings(value: Any, fn: Any, what: str) -> np.ndarray:
     return np.array(out, dtype=str).reshape(array.shape) if out else array.copy()
 
 
+def nfkc_casefold(text: str) -> str:
+    """Unicode's NFKC_Casefold (ICU's, which MindSpore uses): ``"ß"`` -> ``"ss"``, ``"ǅ"`` -> ``"dž"``."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold()).casefold()
+
+
 class CaseFold:
-    """``CaseFold()``: Unicode case folding (``"ß"`` -> ``"ss"``)."""
+    """``CaseFold()``: NFKC case folding (``"ß"`` -> ``"ss"``, ``"Ａ"`` -> ``"a"``)."""
 
     def __call__(self, value: Any) -> np.ndarray:
-        return map_strings(value, str.casefold, "CaseFold")
+        return map_strings(value, nfkc_casefold, "CaseFold")
 
 
 class NormalizeUTF8:

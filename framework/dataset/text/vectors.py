@@ -61,10 +61,9 @@ class Vectors:
         return cls(table, dim)
 
     def lookup(self, token: str, lower_case_backup: bool) -> np.ndarray | None:
-        found = self.table.get(token)
-        if found is None and lower_case_backup:
-            found = self.table.get(token.lower())
-        return found
+        # MindSpore 2.10 looks up only the lower-cased token when lower_case_backup is set
+        # (a key "HI" is then never found), whatever its documentation says
+        return self.table.get(token.lower() if lower_case_backup else token)
 
 
 class FastText(Vectors):
@@ -84,9 +83,7 @@ class CharNGram(Vectors):
     of its n-grams (n = 2, 3, 4, with ``#BEGIN#``/``#END#`` marks) that the table has."""
 
     def lookup(self, token: str, lower_case_backup: bool) -> np.ndarray | None:
-        found = [v for word in ((token, token.lower()) if lower_case_backup else (token,))
-                 for v in [self._mean(word)] if v is not None]
-        return found[0] if found else None
+        return self._mean(token.lower() if lower_case_backup else token)
 
     def _mean(self, word: str) -> np.ndarray | None:
         chars = ["#BEGIN#", *word, "#END#"]
@@ -97,7 +94,8 @@ class CharNGram(Vectors):
 
 class ToVectors:
     """``ToVectors(vectors, unk_init=None, lower_case_backup=False)``: each token's vector
-    (``unk_init``, default zeros, for a token the table lacks), float32."""
+    (``unk_init``, default zeros, for a token the table lacks), float32: ``tokens x dim`` for
+    the flattened tokens, ``dim`` alone for a single token (as MindSpore returns them)."""
 
     def __init__(self, vectors: Vectors, unk_init: Any = None, lower_case_backup: bool = False) -> None:
         if not isinstance(vectors, Vectors):
@@ -117,5 +115,5 @@ class ToVectors:
         for token in tokens.reshape(-1):
             found = self.vectors.lookup(str(token), self.lower_case_backup)
             rows.append(self.unk if found is None else found)
-        out = np.array(rows, dtype=np.float32).reshape(*tokens.shape, self.vectors.dim)
-        return out
+        out = np.array(rows, dtype=np.float32).reshape(-1, self.vectors.dim)
+        return out[0] if len(out) == 1 else out

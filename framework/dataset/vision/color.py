@@ -103,8 +103,9 @@ class AdjustSharpness(SampleOp):
 
 
 class AdjustGamma(SampleOp):
-    """``AdjustGamma(gamma, gain=1)``: ``gain * (x / max) ** gamma * max`` (max: 255 for uint8,
-    1 for floats)."""
+    """``AdjustGamma(gamma, gain=1)``: ``gain * (x / 255) ** gamma * 255`` on uint8 (MindSpore
+    rounds some values up: within one grey level), ``(gain * x) ** gamma`` clipped to [0, 1]
+    on floats."""
 
     def __init__(self, gamma: float, gain: float = 1) -> None:
         self.gamma = _factor(gamma, "AdjustGamma", "gamma")
@@ -113,9 +114,10 @@ class AdjustGamma(SampleOp):
         self.gain = float(gain)
 
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
-        top = 255.0 if x.dtype == np.uint8 else 1.0
-        out = self.gain * (x.astype(np.float64) / top) ** self.gamma * top
-        return saturate(out, x.dtype) if x.dtype.kind != "f" else np.clip(out, 0, 1).astype(x.dtype)
+        if x.dtype.kind == "f":  # MindSpore: (gain * x) ** gamma, clipped to [0, 1]
+            return np.clip((self.gain * x.astype(np.float64)) ** self.gamma, 0, 1).astype(x.dtype)
+        top = 255.0 if x.dtype == np.uint8 else float(np.iinfo(x.dtype).max)
+        return saturate(self.gain * (x.astype(np.float64) / top) ** self.gamma * top, x.dtype)
 
 
 def rgb_to_hsv_array(x: np.ndarray) -> np.ndarray:
@@ -131,6 +133,25 @@ def rgb_to_hsv_array(x: np.ndarray) -> np.ndarray:
     return np.stack([h, s, high], axis=-1)
 
 
+def colorsys_rgb_to_hsv(x: np.ndarray) -> np.ndarray:
+    """``colorsys.rgb_to_hsv`` per pixel as MindSpore runs it (NumPy 1 scalars): float32
+    images keep float32 arithmetic until a Python float enters (the hue offsets and the
+    final ``/ 6``), integer images divide in float64; the result is float64."""
+    work = x.dtype if x.dtype.kind == "f" else np.float64
+    r, g, b = (x[..., k].astype(work) for k in range(3))
+    high, low = np.maximum(np.maximum(r, g), b), np.minimum(np.minimum(r, g), b)
+    span = high - low
+    flat = span == 0
+    safe_span = np.where(flat, 1, span).astype(work)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s = np.where(flat, 0, span / np.where(high == 0, 1, high).astype(work))
+        rc, gc, bc = ((high - c) / safe_span for c in (r, g, b))
+    h = np.where(r == high, (bc - gc).astype(np.float64),
+                 np.where(g == high, 2.0 + rc.astype(np.float64) - bc, 4.0 + gc.astype(np.float64) - rc))
+    h = np.where(flat, 0.0, (h / 6.0) % 1.0)
+    return np.stack([h, s.astype(np.float64), high.astype(np.float64)], axis=-1)
+
+
 def hsv_to_rgb_array(x: np.ndarray) -> np.ndarray:
     """HSV in [0, 1] to RGB in [0, 1], as ``colorsys`` does, vectorized."""
     h, s, v = x[..., 0], x[..., 1], x[..., 2]
@@ -144,14 +165,58 @@ def hsv_to_rgb_array(x: np.ndarray) -> np.ndarray:
     return np.where((s == 0)[..., None], v[..., None], rgb)
 
 
+def _rgb_to_hsv_u8(x: np.ndarray, hrange: int) -> np.ndarray:
+    """OpenCV's 8-bit ``RGB2HSV`` (hue in [0, ``hrange``)), in its 12-bit fixed point."""
+    r, g, b = (x[..., k].astype(np.int64) for k in range(3))
+    v = np.maximum(np.maximum(r, g), b)
+    diff = v - np.minimum(np.minimum(r, g), b)
+    with np.errstate(divide="ignore"):
+        sdiv = np.where(v > 0, np.rint((255 << 12) / np.maximum(v, 1)), 0).astype(np.int64)
+        hdiv = np.where(diff > 0, np.rint((hrange << 12) / (6.0 * np.maximum(diff, 1))), 0).astype(np.int64)
+    s = (diff * sdiv + (1 << 11)) >> 12
+    h = np.where(v == r, g - b, np.where(v == g, b - r + 2 * diff, r - g + 4 * diff))
+    h = (h * hdiv + (1 << 11)) >> 12
+    h = np.where(h < 0, h + hrange, h)
+    return np.stack([h, s, v], axis=-1).clip(0, 255).astype(np.uint8)
+
+
+_SECTORS = np.array([[1, 3, 0], [1, 0, 2], [3, 0, 1], [0, 2, 1], [0, 1, 3], [2, 1, 0]])
+
+
+def _hsv_to_rgb_u8(hsv: np.ndarray, hrange: int) -> np.ndarray:
+    """OpenCV's 8-bit ``HSV2RGB``: float32 sector arithmetic, rounded back."""
+    f32 = np.float32
+    h = hsv[..., 0].astype(f32) * f32(6.0 / hrange)
+    s = hsv[..., 1].astype(f32) * f32(1.0 / 255.0)
+    v = hsv[..., 2].astype(f32) * f32(1.0 / 255.0)
+    h = np.where(h >= 6, h - 6, h)
+    sector = np.floor(h).astype(int)
+    frac = h - sector
+    tab = np.stack([v, v * (f32(1) - s), v * (f32(1) - s * frac), v * (f32(1) - s * (f32(1) - frac))], axis=-1)
+    idx = _SECTORS[sector]  # (b, g, r) picks of the table
+    bgr = np.take_along_axis(tab, idx, axis=-1)
+    bgr = np.where((s == 0)[..., None], v[..., None], bgr)
+    rgb = bgr[..., ::-1] * f32(255.0)
+    return np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
+
+
+HUE_RANGE = 256
+
+
 class AdjustHue(SampleOp):
-    """``AdjustHue(hue_factor)``: hue rotated by ``hue_factor`` turns (in [-0.5, 0.5])."""
+    """``AdjustHue(hue_factor)``: hue rotated by ``hue_factor`` turns (in [-0.5, 0.5]). For
+    uint8 images as MindSpore computes it: OpenCV's 8-bit full-range HSV, the hue byte
+    shifted by ``int(hue_factor * 255)`` modulo 256; float images in exact HSV."""
 
     def __init__(self, hue_factor: float) -> None:
         self.factor = _factor(hue_factor, "AdjustHue", "hue_factor", -0.5, 0.5)
 
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
         x = _rgb(x, "AdjustHue")
+        if x.dtype == np.uint8:
+            hsv = _rgb_to_hsv_u8(x, HUE_RANGE)
+            hsv[..., 0] = ((hsv[..., 0].astype(np.int64) + int(self.factor * 255)) % 256).astype(np.uint8)
+            return _hsv_to_rgb_u8(hsv, HUE_RANGE)
         top = 255.0 if x.dtype.kind != "f" else 1.0
         hsv = rgb_to_hsv_array(x.astype(np.float64) / top)
         hsv[..., 0] = (hsv[..., 0] + self.factor) % 1.0
@@ -168,7 +233,7 @@ class RgbToHsv(SampleOp):
         hwc = x if self.is_hwc else np.moveaxis(x, 0, -1)
         if hwc.ndim != 3 or hwc.shape[-1] != 3:
             raise TypeError(f"RgbToHsv: expected a 3-channel image, got shape {x.shape}")
-        out = rgb_to_hsv_array(hwc.astype(np.float64))  # uint8 input: V stays in [0, 255]
+        out = colorsys_rgb_to_hsv(hwc)  # uint8 input: V stays in [0, 255]
         return out if self.is_hwc else np.moveaxis(out, -1, 0)
 
 
@@ -207,8 +272,9 @@ class AutoContrast(SampleOp):
         if len(nonzero) == 0 or nonzero[0] >= nonzero[-1]:
             return c.copy()
         lo, hi = nonzero[0], nonzero[-1]
-        scale = 255.0 / (hi - lo)
-        lut = np.clip(((np.arange(256) - lo) * scale).astype(np.int64), 0, 255)
+        scale = np.float32(255.0 / (hi - lo))  # float32 as MindSpore: 254 may map to 254
+        offset = np.float32(-lo * scale)
+        lut = np.clip((np.arange(256, dtype=np.float32) * scale + offset).astype(np.int64), 0, 255)
         return lut[c].astype(np.uint8)
 
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:

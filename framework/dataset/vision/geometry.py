@@ -119,18 +119,21 @@ class Rotate(SampleOp):
         h, w = x.shape[:2]
         matrix = rotation_matrix(_center(self.center, x), self.degrees)
         size = (h, w)
-        if self.expand:
-            corners = np.array([[0, 0, 1], [w, 0, 1], [0, h, 1], [w, h, 1]], np.float64) @ matrix.T
-            span = corners.max(axis=0) - corners.min(axis=0)
-            size = (int(round(span[1])), int(round(span[0])))
-            matrix[0, 2] += (size[1] - w) / 2.0
-            matrix[1, 2] += (size[0] - h) / 2.0
-        return warp_affine(x, matrix, size, self.inter, self.fill)
+        if self.expand:  # the rotated rectangle's bounding box, its size rounded
+            a = np.deg2rad(self.degrees)
+            bw = abs(w * np.cos(a)) + abs(h * np.sin(a))
+            bh = abs(w * np.sin(a)) + abs(h * np.cos(a))
+            size = (int(np.rint(bh)), int(np.rint(bw)))
+            matrix[0, 2] += bw / 2.0 - w / 2.0
+            matrix[1, 2] += bh / 2.0 - h / 2.0
+        # MindSpore hands a fill colour to OpenCV in BGR order: (r, g, b) fills as (b, g, r)
+        fill = tuple(reversed(self.fill)) if isinstance(self.fill, tuple | list) else self.fill
+        return warp_affine(x, matrix, size, self.inter, fill)
 
 
 def affine_matrix(center: tuple[float, float], degrees: float, translate: Sequence[float], scale: float,
                   shear: Sequence[float]) -> np.ndarray:
-    """The forward affine matrix of rotation (clockwise ``degrees``), ``scale``, ``shear``
+    """The forward affine matrix of rotation (``degrees``, clockwise on screen), ``scale``, ``shear``
     ((x, y) degrees) about ``center``, then ``translate`` (pixels)."""
     rot, sx, sy = math.radians(degrees), math.radians(shear[0]), math.radians(shear[1])
     a = math.cos(rot - sy) / math.cos(sy)
@@ -161,7 +164,7 @@ class Affine(SampleOp):
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
         x = image(x, "Affine")
         shift = (self.translate[0] * x.shape[1], self.translate[1] * x.shape[0])
-        matrix = affine_matrix(_center(None, x), -self.degrees, shift, self.scale, self.shear)
+        matrix = affine_matrix(_center(None, x), self.degrees, shift, self.scale, self.shear)
         return warp_affine(x, matrix, x.shape[:2], self.inter, self.fill)
 
 
@@ -214,14 +217,14 @@ def reflect_filter(x: np.ndarray, kernel: np.ndarray, axis: int) -> np.ndarray:
 
 class GaussianBlur(SampleOp):
     """``GaussianBlur(kernel_size, sigma=None)``: odd kernel sizes (x, y); sigma defaults to
-    OpenCV's ``0.3 * ((size - 1) * 0.5 - 1) + 0.8``."""
+    OpenCV's ``0.3 * ((size - 1) * 0.5 - 1) + 0.8`` of the first size, for both axes."""
 
     def __init__(self, kernel_size: int | Sequence[int], sigma: float | Sequence[float] | None = None) -> None:
         ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         if len(ks) != 2 or any(k < 1 or k % 2 == 0 for k in ks):
             raise ValueError(f"GaussianBlur: kernel_size must be positive odd ints, got {kernel_size!r}")
-        if sigma is None:
-            sig = tuple(0.3 * ((k - 1) * 0.5 - 1) + 0.8 for k in ks)
+        if sigma is None:  # MindSpore derives both from the first size
+            sig = (0.3 * ((ks[0] - 1) * 0.5 - 1) + 0.8,) * 2
         else:
             sig = (sigma, sigma) if isinstance(sigma, int | float) else tuple(sigma)
         self.ks, self.sigma = ks, tuple(float(s) for s in sig)

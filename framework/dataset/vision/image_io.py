@@ -34,7 +34,7 @@ def _bytes(data: Any, what: str) -> bytes:
         return bytes(data)
     array = np.asarray(data.asnumpy() if hasattr(data, "asnumpy") else data)
     if array.dtype != np.uint8 or array.ndim != 1:
-        raise RuntimeError(f"{what}: expected encoded image bytes (a 1-D uint8 array), got "
+        raise TypeError(f"{what}: expected encoded image bytes (a 1-D uint8 array), got "
                            f"{array.dtype} of shape {array.shape}")
     return array.tobytes()
 
@@ -111,7 +111,7 @@ def _encode(image: Any, fmt: str, what: str, **options: Any) -> np.ndarray:
 
 def encode_jpeg(image: Any, quality: int = 75) -> np.ndarray:
     if isinstance(quality, bool) or not isinstance(quality, int) or not 1 <= quality <= 100:
-        raise ValueError(f"encode_jpeg: quality must be an int in [1, 100], got {quality!r}")
+        raise RuntimeError(f"encode_jpeg: quality must be an int in [1, 100], got {quality!r}")
     return _encode(image, "JPEG", "encode_jpeg", quality=quality)
 
 
