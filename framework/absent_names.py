@@ -32,8 +32,6 @@ NAMESPACES: dict[str, str] = {
     "ms": "", "ops": "ops", "ops.operations": "ops.operations", "nn": "nn", "Tensor": "Tensor",
     "mint": "mint", "mint.nn": "mint.nn", "mint.nn.functional": "mint.nn.functional",
     "mint.optim": "mint.optim", "mint.special": "mint.special", "mint.linalg": "mint.linalg",
-    "dataset.text": "dataset.text", "dataset.vision": "dataset.vision",
-    "dataset.transforms": "dataset.transforms",
 }
 
 # names a module loads on first use (framework's Model, dataset ...), by module name
@@ -52,7 +50,7 @@ def mindspore_names() -> dict[str, frozenset[str]]:
 
 
 def _holder(namespace: str) -> Any:
-    path = NAMESPACES[namespace]
+    path = NAMESPACES.get(namespace, namespace)  # a namespace not listed: its module path
     if path == "Tensor":
         return importlib.import_module(f"{_ROOT}.tensor").Tensor
     return importlib.import_module(f"{_ROOT}.{path}" if path else _ROOT)

@@ -73,8 +73,10 @@ def run():
            transforms.PadEnd([6], 0)(v), transforms.PadEnd([2])(v), transforms.PadEnd([3, 4], -1)(m),
            transforms.PadEnd([4], "z")(np.array(["a", "b"])), transforms.PadEnd([3])(np.array(["a"])),
            transforms.Slice(slice(1, 3))(v), transforms.Slice([0, 2])(v), transforms.Slice(1)(v),
-           transforms.Slice(None)(v), transforms.Slice(Ellipsis)(m), transforms.Slice(slice(0, 2, 2), [2, 0])(m),
-           transforms.Slice([-1, 0])(v), *transforms.Unique()(m), *transforms.Unique()(np.array([[2.5, 1.0], [2.5, 7.0]])),
+           transforms.Slice(None)(v), transforms.Slice(Ellipsis)(m), transforms.Slice(slice(0, 2, 2), [2,
+                                                                                                       0])(m),
+           transforms.Slice([-1, 0])(v), *transforms.Unique()(m), *transforms.Unique()(np.array([[2.5, 1.0],
+                [2.5, 7.0]])),
            transforms.TypeCast(ms.float16)(v), transforms.Fill(7)(v), transforms.OneHot(4)(np.array([1, 3])),
            transforms.Compose([transforms.Duplicate(), transforms.Concatenate()])(np.array([1, 2]))]
     return out
@@ -88,7 +90,8 @@ def run():
     for r in R:
         out.append(transforms.Mask(r, 2)(v))
     out += [transforms.Mask(R.GE, 2, ms.int32)(v), transforms.Mask(R.LE, 2.5, ms.float32)(v),
-            transforms.Mask(R.EQ, "b")(np.array(["a", "b"])), transforms.Mask(R.NE, 1.5)(np.array([1.5, 2.0])),
+            transforms.Mask(R.EQ, "b")(np.array(["a", "b"])), transforms.Mask(R.NE, 1.5)(np.array([1.5,
+                                                                                                   2.0])),
             transforms.Mask(R.LT, 3, ms.uint8)(np.array([[1, 5], [2, 3]]))]
     return out
 ''')
@@ -135,11 +138,13 @@ def run():
 _program("transforms_bad_arguments", '''
 def run():
     v = np.array([1, 2, 3])
-    cases = [lambda: transforms.Concatenate(0, np.array([[1]])), lambda: transforms.Concatenate()(np.array([[1, 2]])),
+    cases = [lambda: transforms.Concatenate(0, np.array([[1]])),
+             lambda: transforms.Concatenate()(np.array([[1, 2]])),
              lambda: transforms.PadEnd([2, 2])(v), lambda: transforms.PadEnd("a"),
              lambda: transforms.Mask("gt", 1), lambda: transforms.Mask(transforms.Relational.EQ, [1]),
              lambda: transforms.Slice(1.5), lambda: transforms.Slice(5)(v), lambda: transforms.Slice(1, 1)(v),
-             lambda: transforms.RandomApply([], 0.5), lambda: transforms.RandomApply([transforms.Fill(1)], 1.5),
+             lambda: transforms.RandomApply([], 0.5), lambda: transforms.RandomApply([transforms.Fill(1)],
+                                                                                     1.5),
              lambda: transforms.RandomChoice(transforms.Fill(1)), lambda: transforms.RandomOrder("x"),
              lambda: transforms.Plugin(1, "f"), lambda: transforms.Plugin("/no/such/lib.so", "f")(v)]
     return [kind(case) for case in cases]
@@ -154,11 +159,14 @@ def run():
     for form in text.NormalizeForm:
         out.append(text.NormalizeUTF8(form)(np.array(["ﬁ ½ Å", "e\\u0301", "Ａ１"])))
     out += [text.NormalizeUTF8()("①②"),
-            text.RegexReplace("\\\\s+", "_")("a  b c"), text.RegexReplace("\\\\s+", "_")(np.array([" x  y "])),
+            text.RegexReplace("\\\\s+", "_")("a  b c"), text.RegexReplace("\\\\s+",
+                                                                          "_")(np.array([" x  y "])),
             text.RegexReplace("a", "X", False)("banana"),
             text.RegexReplace("(\\\\w+)@(\\\\w+)", "$2 at $1")("me@home you@work"),
-            text.FilterWikipediaXML()(np.array(["Welcome to [[Beijing|the city]] {{tpl}} <b>x</b> &amp; 123 a%20b"])),
-            text.FilterWikipediaXML()("x<ref name=a>cite</ref>y ''bold'' Ünïcode  "), text.FilterWikipediaXML()("ÀÉ"),
+            text.FilterWikipediaXML()(
+                np.array(["Welcome to [[Beijing|the city]] {{tpl}} <b>x</b> &amp; 123 a%20b"])),
+            text.FilterWikipediaXML()("x<ref name=a>cite</ref>y ''bold'' Ünïcode  "),
+                text.FilterWikipediaXML()("ÀÉ"),
             text.FilterWikipediaXML()("A_b-C.d 90"),
             text.AddToken("[CLS]", True)(np.array(["a", "b"])), text.AddToken("END", False)(np.array(["a"])),
             text.Truncate(2)(np.array([1, 2, 3])), text.Truncate(3)(np.array([["a", "b", "c", "d"]])),
@@ -169,14 +177,17 @@ def run():
             text.Ngram(2)(np.array(["a", "b", "c", "d"])),
             text.Ngram([1, 3], ("_", 1), ("_", 1), "-")(np.array(["a", "b", "c"])),
             text.Ngram(4)(np.array(["a", "b"])), text.Ngram([2], ("<", 3), ("", 0))(np.array(["x", "y"])),
-            text.SlidingWindow(2)(np.array([1, 2, 3, 4])), text.SlidingWindow(3, -1)(np.array(["a", "b", "c", "d"])),
+            text.SlidingWindow(2)(np.array([1, 2, 3, 4])), text.SlidingWindow(3, -1)(np.array(["a", "b", "c",
+                                                                                               "d"])),
             text.SlidingWindow(5)(np.array([1, 2, 3, 4]))]
     return out
 ''')
 
 _VOCAB = '''
-    vocab = text.Vocab.from_list(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]", "my", "favor", "##ite", "book",
-                                  "is", "love", "dur", "##ian", "够", "了", "un", "##want", "##ed", ",", "runn",
+    vocab = text.Vocab.from_list(["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]", "my", "favor", "##ite",
+                                  "book",
+                                  "is", "love", "dur", "##ian", "够", "了", "un", "##want", "##ed", ",",
+                                  "runn",
                                   "##ing"])
 '''
 
@@ -191,10 +202,12 @@ def run():
                 text.RegexTokenizer("[,.!]", "[,]", with_offsets)("a,b.c!d,"),
                 text.UnicodeScriptTokenizer(with_offsets=with_offsets)(s),
                 text.UnicodeScriptTokenizer(True, with_offsets)("ab cd!!12 Привет мир"),
-                text.WordpieceTokenizer(vocab, with_offsets=with_offsets)(np.array(["my", "favorite", "durian",
+                text.WordpieceTokenizer(vocab, with_offsets=with_offsets)(np.array(["my", "favorite",
+                                                                                    "durian",
                                                                                    "xyz", "unwanted"])),
                 text.BertTokenizer(vocab, with_offsets=with_offsets)("my favorite book is durian 够了"),
-                text.BertTokenizer(vocab, lower_case=True, with_offsets=with_offsets)("My Favorite BOOK, is Durian!"),
+                text.BertTokenizer(vocab, lower_case=True,
+                                   with_offsets=with_offsets)("My Favorite BOOK, is Durian!"),
                 text.BertTokenizer(vocab, with_offsets=with_offsets)("[CLS] unwanted running [SEP]"),
                 text.BasicTokenizer(with_offsets=with_offsets)("Hello, World! 你好 [CLS]"),
                 text.BasicTokenizer(lower_case=True, with_offsets=with_offsets)("Héllo WORLD, ÀÉ naïve!"),
@@ -215,7 +228,8 @@ def run():
 _program("text_in_map", '''
 def run():
 ''' + _VOCAB + '''
-    d = ds.NumpySlicesDataset({"t": np.array(["my favorite book", "unwanted durian ,", "is love"])}, shuffle=False)
+    d = ds.NumpySlicesDataset({"t": np.array(["my favorite book", "unwanted durian ,", "is love"])},
+                              shuffle=False)
     d = d.map(text.BertTokenizer(vocab), input_columns=["t"])
     d = d.map([text.AddToken("[CLS]"), text.AddToken("[SEP]", False), text.Lookup(vocab, "[UNK]"),
                text.Truncate(5)], input_columns=["t"])
@@ -251,7 +265,8 @@ def run():
             sorted(text.Vocab.from_dataset(d, None, None, 3, ["<unk>", "<pad>"], False).vocab().items()),
             sorted(text.Vocab.from_dataset(d, None, (1, 1)).vocab().items())]
     v = text.Vocab.from_list(["a", "b"], ["<s>"])
-    out += [v.tokens_to_ids(["a", "x", "<s>"]), v.tokens_to_ids("b"), v.ids_to_tokens([0, 2, 9]), v.ids_to_tokens(1),
+    out += [v.tokens_to_ids(["a", "x", "<s>"]), v.tokens_to_ids("b"), v.ids_to_tokens([0, 2, 9]),
+            v.ids_to_tokens(1),
             sorted(text.Vocab.from_dict({"x": 3, "y": 0}).vocab().items())]
     vec = write("vectors.txt", "ok 0.1 0.2 0.3\\nhello 1 2 3\\nHI -1 -2 -3\\n")
     fast = write("wiki.vec", "3 3\\nok 0.1 0.2 0.3\\nhello 1 2 3\\nHI -1 -2 -3\\n")
@@ -263,7 +278,8 @@ def run():
     out += [text.ToVectors(vectors)(tokens), text.ToVectors(vectors, [9, 9, 9], True)(tokens),
             text.ToVectors(vectors)("hello"),
             text.ToVectors(text.Vectors.from_file(vec, max_vectors=1))(np.array(["ok", "hello"])),
-            text.ToVectors(text.FastText.from_file(fast))(tokens), text.ToVectors(text.GloVe.from_file(glove))(tokens),
+            text.ToVectors(text.FastText.from_file(fast))(tokens),
+                text.ToVectors(text.GloVe.from_file(glove))(tokens),
             text.ToVectors(text.Vectors.from_file(fast))(tokens),
             text.ToVectors(text.CharNGram.from_file(grams))(np.array(["ab", "a", "zz", "AB"])),
             text.ToVectors(text.CharNGram.from_file(grams), lower_case_backup=True)(np.array(["AB"]))]
@@ -273,7 +289,8 @@ def run():
 _program("text_model_tokenizer_options", '''
 def run():
     return [[[m.name, m.value] for m in e] for e in (text.JiebaMode, text.SentencePieceModel,
-                                                     text.SPieceTokenizerLoadType, text.SPieceTokenizerOutType)]
+                                                     text.SPieceTokenizerLoadType,
+                                                         text.SPieceTokenizerOutType)]
 ''')
 
 _program("text_bad_arguments", '''
@@ -284,7 +301,8 @@ def run():
              lambda: text.TruncateSequencePair(-1), lambda: text.AddToken(1),
              lambda: text.RegexReplace(1, "a"),
              lambda: text.NormalizeUTF8("NFC"), lambda: text.WordpieceTokenizer(["a"]),
-             lambda: text.WordpieceTokenizer(vocab, max_bytes_per_token=-1), lambda: text.BertTokenizer(vocab, lower_case=1),
+             lambda: text.WordpieceTokenizer(vocab, max_bytes_per_token=-1),
+                 lambda: text.BertTokenizer(vocab, lower_case=1),
              lambda: text.ToVectors("v"), lambda: text.Vectors.from_file("/no/such/file.txt"),
              lambda: text.FastText.from_file("/no/such/file.txt"), lambda: text.PythonTokenizer(1),
              lambda: text.PythonTokenizer(str.split)("a b"), lambda: text.CaseFold()(np.array([1, 2]))]
@@ -297,12 +315,16 @@ def run():
     img = picture(6, 7)
     out = []
     for f in (0.0, 0.5, 1.5, 3.0):
-        out += [vision.AdjustBrightness(f)(img), vision.AdjustContrast(f)(img), vision.AdjustSaturation(f)(img),
+        out += [vision.AdjustBrightness(f)(img), vision.AdjustContrast(f)(img),
+                vision.AdjustSaturation(f)(img),
                 vision.AdjustSharpness(f)(img)]
-    out += [vision.Invert()(img), vision.Posterize(3)(img), vision.Posterize(0)(img), vision.Posterize(8)(img),
+    out += [vision.Invert()(img), vision.Posterize(3)(img), vision.Posterize(0)(img),
+            vision.Posterize(8)(img),
             vision.Solarize(100)(img), vision.Solarize((50, 150))(img), vision.Solarize(255.0)(img),
-            vision.AutoContrast()(img), vision.AutoContrast(10.0)(img), vision.AutoContrast(0.0, [0, 255])(img),
-            vision.AutoContrast()(picture(5, 5, 1)[:, :, 0]), vision.Equalize()(img), vision.Equalize()(picture(9, 9, 1)),
+            vision.AutoContrast()(img), vision.AutoContrast(10.0)(img), vision.AutoContrast(0.0, [0,
+                                                                                                  255])(img),
+            vision.AutoContrast()(picture(5, 5, 1)[:, :, 0]), vision.Equalize()(img),
+                vision.Equalize()(picture(9, 9, 1)),
             vision.ToType(np.float32)(img), vision.ToType(ms.int16)(img),
             vision.LinearTransformation(np.eye(12, dtype=np.float32) * 2, np.ones(12, np.float32))(
                 np.arange(12, dtype=np.float32).reshape(2, 2, 3))]
@@ -335,7 +357,8 @@ def run():
     img = picture(6, 7)
     gray = np.repeat(picture(3, 3, 1), 3, axis=2)
     return [as_float(vision.AdjustGamma(0.5, 1.2)(img)), as_float(vision.AdjustGamma(2.0)(img)),
-            as_float(vision.AdjustGamma(1.0, 1.2)(img)), as_float(vision.AdjustGamma(0.5, 1.2)(img.astype(np.float32) / 255)),
+            as_float(vision.AdjustGamma(1.0, 1.2)(img)), as_float(vision.AdjustGamma(0.5,
+                1.2)(img.astype(np.float32) / 255)),
             as_float(vision.AdjustGamma(2.0, 0.8)(img.astype(np.float32) / 255))]
 
 ''')
@@ -361,10 +384,13 @@ def run():
            *vision.SlicePatches(2, 2)(img), *vision.SlicePatches(3, 2, vision.SliceMode.DROP)(img),
            *vision.SlicePatches(3, 2, vision.SliceMode.PAD, 7)(img),
            [[m.name, m.value] for m in vision.SliceMode], [[m.name, m.value] for m in vision.Inter],
-           vision.NormalizePad([1, 2, 3], [1, 1, 1], is_hwc=False)(np.ascontiguousarray(img.transpose(2, 0, 1))),
-           vision.NormalizePad([1, 2, 3], [1, 2, 4], "float16", False)(np.ascontiguousarray(img.transpose(2, 0, 1))),
+           vision.NormalizePad([1, 2, 3], [1, 1, 1], is_hwc=False)(np.ascontiguousarray(img.transpose(2, 0,
+                                                                                                      1))),
+           vision.NormalizePad([1, 2, 3], [1, 2, 4], "float16", False)(np.ascontiguousarray(img.transpose(2,
+                0, 1))),
            vision.Resize((3, 7), vision.Inter.NEAREST)(img), vision.Resize((8, 3), vision.Inter.NEAREST)(img),
-           vision.Resize(6, vision.Inter.NEAREST)(img), vision.ResizedCrop(0, 1, 3, 3, (6, 5), vision.Inter.NEAREST)(img)]
+           vision.Resize(6, vision.Inter.NEAREST)(img), vision.ResizedCrop(0, 1, 3, 3, (6, 5),
+                                                                           vision.Inter.NEAREST)(img)]
     return out
 ''')
 
@@ -372,26 +398,32 @@ _program("vision_warps", '''
 def run():
     img = picture(5, 6)
     out = [vision.Rotate(90)(img), vision.Rotate(-90)(img), vision.Rotate(180)(img), vision.Rotate(30)(img),
-           vision.Rotate(30, center=(0, 0))(img), vision.Rotate(45, expand=True)(img), vision.Rotate(30, fill_value=7)(img),
+           vision.Rotate(30, center=(0, 0))(img), vision.Rotate(45, expand=True)(img), vision.Rotate(30,
+                fill_value=7)(img),
            vision.Rotate(30, fill_value=(1, 2, 3))(img),
            vision.Affine(0, [0, 0], 1.0, [0, 0])(img), vision.Affine(0, [0.5, -0.4], 1.0, [0, 0])(img),
            vision.Affine(0, [0.2, 0.2], 1.0, [0, 0])(img), vision.Affine(0, [0, 0], 1.0, [20, 0])(img),
            vision.Affine(0, [0, 0], 1.0, [0, 20])(img), vision.Affine(0, [0, 0], 1.5, 0)(img),
            vision.Affine(90, [0, 0], 1.0, [0, 0])(img), vision.Affine(20, [0.1, 0], 1.2, [10, 5])(img),
            vision.Affine(0, [0, 0], 1.0, 15, fill_value=200)(img),
-           vision.Perspective([[0, 0], [5, 0], [5, 4], [0, 4]], [[0, 0], [5, 0], [5, 4], [0, 4]], vision.Inter.NEAREST)(img),
-           vision.Perspective([[0, 0], [5, 0], [5, 4], [0, 4]], [[1, 0], [5, 0], [5, 4], [0, 3]], vision.Inter.NEAREST)(img)]
+           vision.Perspective([[0, 0], [5, 0], [5, 4], [0, 4]], [[0, 0], [5, 0], [5, 4], [0, 4]],
+                              vision.Inter.NEAREST)(img),
+           vision.Perspective([[0, 0], [5, 0], [5, 4], [0, 4]], [[1, 0], [5, 0], [5, 4], [0, 3]],
+                              vision.Inter.NEAREST)(img)]
     return out
 ''')
 
 _program("vision_warps_approx", '''
 def run():
     img = picture(5, 6)
-    out = [vision.Rotate(30, vision.Inter.BILINEAR)(img), vision.Affine(20, [0.1, 0], 1.2, [10, 5], vision.Inter.BILINEAR)(img),
+    out = [vision.Rotate(30, vision.Inter.BILINEAR)(img), vision.Affine(20, [0.1, 0], 1.2, [10, 5],
+                                                                        vision.Inter.BILINEAR)(img),
            vision.Perspective([[0, 0], [5, 0], [5, 4], [0, 4]], [[1, 0], [5, 0], [5, 4], [0, 3]])(img),
-           vision.Resize((3, 7), vision.Inter.BICUBIC)(img), vision.Resize((9, 11), vision.Inter.BICUBIC)(img),
+           vision.Resize((3, 7), vision.Inter.BICUBIC)(img), vision.Resize((9, 11),
+                                                                           vision.Inter.BICUBIC)(img),
            vision.Resize((10, 12))(img), vision.Resize((3, 4))(img), vision.ResizedCrop(1, 0, 2, 4, 4)(img),
-           vision.GaussianBlur(3, 1.0)(img), vision.GaussianBlur((3, 5))(img), vision.GaussianBlur(5, (0.8, 1.5))(img),
+           vision.GaussianBlur(3, 1.0)(img), vision.GaussianBlur((3, 5))(img), vision.GaussianBlur(5, (0.8,
+                1.5))(img),
            vision.GaussianBlur(3, 2.0)(img.astype(np.float32))]
     return [as_float(o) for o in out]
 ''')
@@ -406,15 +438,20 @@ def run():
     vision.write_file(os.path.join(folder, "b.bin"), np.array([1, 2, 3], np.uint8))
     out = [vision.ToNumpy()(pil), pil.size, pil.mode, np.asarray(vision.Grayscale()(pil)),
            np.asarray(vision.Grayscale(3)(pil)), [np.asarray(c) for c in vision.FiveCrop(2)(pil)],
-           [np.asarray(c) for c in vision.FiveCrop((3, 2))(pil)], [np.asarray(c) for c in vision.TenCrop(2)(pil)],
+           [np.asarray(c) for c in vision.FiveCrop((3, 2))(pil)],
+               [np.asarray(c) for c in vision.TenCrop(2)(pil)],
            [np.asarray(c) for c in vision.TenCrop(2, True)(pil)],
-           vision.get_image_size(img), vision.get_image_num_channels(img), vision.get_image_size(img[:, :, 0]),
-           vision.get_image_num_channels(img[:, :, 0]), vision.get_image_size(pil), vision.get_image_num_channels(pil),
+           vision.get_image_size(img), vision.get_image_num_channels(img), vision.get_image_size(img[:, :,
+                                                                                                     0]),
+           vision.get_image_num_channels(img[:, :, 0]), vision.get_image_size(pil),
+               vision.get_image_num_channels(pil),
            vision.Decode()(vision.encode_png(img)), vision.Decode()(vision.encode_png(img[:, :, 0])),
-           vision.Decode()(vision.encode_png(img, 9)), vision.encode_png(img)[:8], str(vision.encode_jpeg(img).dtype),
+           vision.Decode()(vision.encode_png(img, 9)), vision.encode_png(img)[:8],
+               str(vision.encode_jpeg(img).dtype),
            vision.encode_jpeg(img)[:4], vision.read_file(os.path.join(folder, "b.bin")),
            vision.read_image(png), vision.read_image(png, vision.ImageReadMode.COLOR),
-           vision.read_image(png, vision.ImageReadMode.GRAYSCALE), np.asarray(vision.Decode(True)(vision.encode_png(img))),
+           vision.read_image(png, vision.ImageReadMode.GRAYSCALE),
+               np.asarray(vision.Decode(True)(vision.encode_png(img))),
            [[m.name, m.value] for m in vision.ImageReadMode]]
     return out
 ''')
@@ -434,10 +471,13 @@ def run():
     img = picture(4, 6)
     def box():  # MindSpore's eager calls may write into the array they are given
         return np.array([[1, 0, 2, 3, 7]], np.float32)
-    out = [*vision.ResizeWithBBox((8, 3), vision.Inter.NEAREST)(img, np.array([[1, 0, 2, 3], [0, 1, 4, 2]], np.float32)),
+    out = [*vision.ResizeWithBBox((8, 3), vision.Inter.NEAREST)(img, np.array([[1, 0, 2, 3], [0, 1, 4, 2]],
+                                                                              np.float32)),
            *vision.ResizeWithBBox(8, vision.Inter.NEAREST)(img, box()),
-           *vision.RandomHorizontalFlipWithBBox(1.0)(img, box()), *vision.RandomHorizontalFlipWithBBox(0.0)(img, box()),
-           *vision.RandomVerticalFlipWithBBox(1.0)(img, box()), *vision.RandomCropWithBBox((4, 6))(img, box()),
+           *vision.RandomHorizontalFlipWithBBox(1.0)(img, box()),
+               *vision.RandomHorizontalFlipWithBBox(0.0)(img, box()),
+           *vision.RandomVerticalFlipWithBBox(1.0)(img, box()), *vision.RandomCropWithBBox((4, 6))(img,
+                                                                                                   box()),
            *vision.BoundingBoxAugment(vision.Invert(), 1.0)(img, box()),
            *vision.BoundingBoxAugment(vision.Invert(), 0.0)(img, box())]
     a, b = vision.RandomResizeWithBBox((8, 12))(img, box())
@@ -448,26 +488,31 @@ def run():
 _program("vision_random_fixed", '''
 def run():
     img = picture(6, 7)
-    out = [vision.RandomVerticalFlip(1.0)(img), vision.RandomVerticalFlip(0.0)(img), vision.RandomHorizontalFlip(1.0)(img),
+    out = [vision.RandomVerticalFlip(1.0)(img), vision.RandomVerticalFlip(0.0)(img),
+           vision.RandomHorizontalFlip(1.0)(img),
            vision.RandomInvert(1.0)(img), vision.RandomInvert(0.0)(img), vision.RandomEqualize(1.0)(img),
            vision.RandomAutoContrast(prob=1.0)(img), vision.RandomAutoContrast(5.0, None, 1.0)(img),
            vision.RandomAdjustSharpness(2.0, 1.0)(img), vision.RandomAdjustSharpness(2.0, 0.0)(img),
            vision.RandomColor((1.5, 1.5))(img), vision.RandomSharpness((0.5, 0.5))(img),
            vision.RandomPosterize((3, 3))(img), vision.RandomPosterize(8)(img),
-           vision.RandomColorAdjust(brightness=(1.5, 1.5))(img), vision.RandomColorAdjust(contrast=(0.5, 0.5))(img),
+           vision.RandomColorAdjust(brightness=(1.5, 1.5))(img), vision.RandomColorAdjust(contrast=(0.5,
+                0.5))(img),
            vision.RandomColorAdjust(saturation=(2.0, 2.0))(img), vision.RandomColorAdjust()(img),
            vision.RandomRotation((30, 30))(img), vision.RandomRotation((90, 90), expand=True)(img),
            vision.RandomAffine((20, 20))(img), vision.RandomAffine(0, scale=(1.2, 1.2))(img),
            vision.RandomResizedCrop((3, 4), (1.0, 1.0), (7 / 6, 7 / 6), vision.Inter.NEAREST)(img),
-           vision.RandomLighting(0.0)(img), np.asarray(vision.RandomPerspective(0.5, 0.0)(vision.ToPIL()(img))),
+           vision.RandomLighting(0.0)(img), np.asarray(vision.RandomPerspective(0.5,
+                                                                                0.0)(vision.ToPIL()(img))),
            vision.RandomErasing(0.0)(np.ascontiguousarray(img.transpose(2, 0, 1)).astype(np.float32)),
-           vision.RandomCropDecodeResize((3, 4), (1.0, 1.0), (7 / 6, 7 / 6), vision.Inter.NEAREST)(vision.encode_png(img)),
+           vision.RandomCropDecodeResize((3, 4), (1.0, 1.0), (7 / 6, 7 / 6),
+                                         vision.Inter.NEAREST)(vision.encode_png(img)),
            vision.UniformAugment([vision.Invert()], 1)(img).shape,
            vision.RandomSelectSubpolicy([[(vision.Invert(), 1.0), (vision.Posterize(2), 1.0)]])(img),
            vision.RandomSelectSubpolicy([[(vision.Invert(), 0.0)]])(img),
            np.asarray(vision.RandomGrayscale(1.0)(vision.ToPIL()(img))),
            np.asarray(vision.RandomGrayscale(0.0)(vision.ToPIL()(img)))]
-    for op in (vision.RandomResize((5, 8)), vision.CutOut(2), vision.CutOut(3, 2, False), vision.RandomSolarize(),
+    for op in (vision.RandomResize((5, 8)), vision.CutOut(2), vision.CutOut(3, 2, False),
+               vision.RandomSolarize(),
                vision.RandomLighting(), vision.RandomRotation(40),
                vision.AutoAugment(), vision.AutoAugment(vision.AutoAugmentPolicy.CIFAR10),
                vision.AutoAugment(vision.AutoAugmentPolicy.SVHN, vision.Inter.BILINEAR, 3),
@@ -524,8 +569,10 @@ def run():
 _program("vision_bad_arguments", '''
 def run():
     img = picture(4, 5)
-    cases = [lambda: vision.AdjustBrightness(-1), lambda: vision.AdjustHue(0.7), lambda: vision.AdjustHue(0.1)(img[:, :, :1]),
-             lambda: vision.Posterize(9), lambda: vision.Solarize((200, 100)), lambda: vision.Crop((0, 0), (9, 9))(img),
+    cases = [lambda: vision.AdjustBrightness(-1), lambda: vision.AdjustHue(0.7),
+             lambda: vision.AdjustHue(0.1)(img[:, :, :1]),
+             lambda: vision.Posterize(9), lambda: vision.Solarize((200, 100)), lambda: vision.Crop((0, 0),
+                (9, 9))(img),
              lambda: vision.Crop((-1, 0), 2), lambda: vision.GaussianBlur(4), lambda: vision.ConvertColor(7),
              lambda: vision.PadToSize((2, 2))(img),
              lambda: vision.RandomVerticalFlip(1.5), lambda: vision.RandomColorAdjust(hue=0.7),

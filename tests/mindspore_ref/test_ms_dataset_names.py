@@ -22,7 +22,8 @@ TOLERANCE = {"*": EXACT, "vision_color_approx": {"rtol": 0.0, "atol": 1.0},
              "vision_hue_approx": {"rtol": 1e-6, "atol": 4.0},
              # colorsys run on NumPy 1 scalars rounds some hues through float32 (one ulp)
              "vision_color_conversions": {"rtol": 1e-6, "atol": 1e-7},
-             "vision_warps_approx": {"rtol": 0.0, "atol": 1.0}, "vision_jpeg_approx": {"rtol": 0.0, "atol": 2.0}}
+             "vision_warps_approx": {"rtol": 0.0, "atol": 1.0},
+             "vision_jpeg_approx": {"rtol": 0.0, "atol": 2.0}}
 
 RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_dataset_names_expected.json", per_mode=True,
                     tolerance=TOLERANCE)

@@ -1,10 +1,12 @@
-"""``mindspore.dataset.text``: tokenizers (:mod:`.transforms`, :mod:`.tokenizers`), string and
+"""``mindspore.dataset.text``: tokenizers (:mod:`.basic_ops`, :mod:`.tokenizers`), string and
 sequence operations (:mod:`.string_ops`), ``Vocab`` and ``Lookup`` (:mod:`.utils`,
-:mod:`.transforms`), word vectors (:mod:`.vectors`); Jieba and SentencePiece
-(:mod:`.model_tokenizers`) only name their options here."""
+:mod:`.basic_ops`), word vectors (:mod:`.vectors`); Jieba and SentencePiece
+(:mod:`.model_tokenizers`) only name their options here. :mod:`.transforms` is MindSpore's
+``text.transforms`` path to the same operations."""
 
 from ... import absent_names as _absent_names
-from . import transforms, utils
+from . import utils
+from .basic_ops import Lookup, ToNumber, UnicodeCharTokenizer, WhitespaceTokenizer
 from .model_tokenizers import (
     JiebaMode,
     JiebaTokenizer,
@@ -34,7 +36,6 @@ from .tokenizers import (
     UnicodeScriptTokenizer,
     WordpieceTokenizer,
 )
-from .transforms import Lookup, ToNumber, UnicodeCharTokenizer, WhitespaceTokenizer
 from .utils import Vocab, to_bytes, to_str
 from .vectors import CharNGram, FastText, GloVe, ToVectors, Vectors
 
@@ -47,5 +48,7 @@ __all__ = ["AddToken", "BasicTokenizer", "BertTokenizer", "CaseFold", "CharNGram
            "UnicodeScriptTokenizer", "Vectors", "Vocab", "WhitespaceTokenizer", "WordpieceTokenizer",
            "to_bytes", "to_str",
            "transforms", "utils"]
+
+from . import transforms  # noqa: E402  (re-exports the operations above)
 
 __getattr__ = _absent_names.module_getattr("dataset.text", __name__)

@@ -37,15 +37,17 @@ class SPieceTokenizerOutType(Enum):
 def _absent(what: str) -> NotImplementedError:
     return NotImplementedError(
         f"{what} needs a trained model library this framework does not include; tokenize with "
-        "text.PythonTokenizer(your_tokenizer) (e.g. the `tokenizers` package's BPE, the 'text' extra)")
+        "text.PythonTokenizer(your_tokenizer) (e.g. the `tokenizers` package's BPE, the 'text' extra)"
+    )
 
 
 class JiebaTokenizer:
     """``JiebaTokenizer(hmm_path, mp_path, mode=JiebaMode.MIX, with_offsets=False)``: not
     implemented (see the module docstring)."""
 
-    def __init__(self, hmm_path: str, mp_path: str, mode: JiebaMode = JiebaMode.MIX,
-                 with_offsets: bool = False) -> None:
+    def __init__(
+        self, hmm_path: str, mp_path: str, mode: JiebaMode = JiebaMode.MIX, with_offsets: bool = False
+    ) -> None:
         raise _absent("text.JiebaTokenizer (cppjieba dictionaries)")
 
 

@@ -65,7 +65,9 @@ class NormalizeUTF8:
 
     def __init__(self, normalize_form: NormalizeForm = NormalizeForm.NFKC) -> None:
         if not isinstance(normalize_form, NormalizeForm):
-            raise TypeError(f"NormalizeUTF8: normalize_form must be a text.NormalizeForm, got {normalize_form!r}")
+            raise TypeError(
+                f"NormalizeUTF8: normalize_form must be a text.NormalizeForm, got {normalize_form!r}"
+            )
         self.form = normalize_form
 
     def __call__(self, value: Any) -> np.ndarray:
@@ -77,7 +79,9 @@ class RegexReplace:
 
     def __init__(self, pattern: str, replace: str, replace_all: bool = True) -> None:
         if not isinstance(pattern, str) or not isinstance(replace, str):
-            raise TypeError(f"RegexReplace: pattern and replace must be strings, got {pattern!r}, {replace!r}")
+            raise TypeError(
+                f"RegexReplace: pattern and replace must be strings, got {pattern!r}, {replace!r}"
+            )
         if not isinstance(replace_all, bool):
             raise TypeError(f"RegexReplace: replace_all must be a bool, got {replace_all!r}")
         self.regex = re.compile(pattern)
@@ -146,7 +150,7 @@ class Truncate:
         array = _sequence(value, "Truncate")
         if array.ndim not in (1, 2):
             raise RuntimeError(f"Truncate: the input must be 1-D or 2-D, got shape {array.shape}")
-        return eager_array(np.ascontiguousarray(array[..., :self.max_seq_len]))
+        return eager_array(np.ascontiguousarray(array[..., : self.max_seq_len]))
 
 
 class TruncateSequencePair:
@@ -175,15 +179,28 @@ class Ngram:
     """``Ngram(n, left_pad=("", 0), right_pad=("", 0), separator=" ")``: the n-grams of a 1-D
     array of strings for each ``n`` in turn, after padding each end with ``pad_width`` tokens."""
 
-    def __init__(self, n: int | list[int], left_pad: tuple[str, int] = ("", 0),
-                 right_pad: tuple[str, int] = ("", 0), separator: str = " ") -> None:
+    def __init__(
+        self,
+        n: int | list[int],
+        left_pad: tuple[str, int] = ("", 0),
+        right_pad: tuple[str, int] = ("", 0),
+        separator: str = " ",
+    ) -> None:
         sizes = [n] if isinstance(n, int) and not isinstance(n, bool) else n
-        if not isinstance(sizes, list) or not sizes or not all(
-                isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in sizes):
+        if (
+            not isinstance(sizes, list)
+            or not sizes
+            or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in sizes)
+        ):
             raise ValueError(f"Ngram: n must be a positive int or a list of them, got {n!r}")
         for name, pad in (("left_pad", left_pad), ("right_pad", right_pad)):
-            if (not isinstance(pad, tuple) or len(pad) != 2 or not isinstance(pad[0], str)
-                    or not isinstance(pad[1], int) or pad[1] < 0):
+            if (
+                not isinstance(pad, tuple)
+                or len(pad) != 2
+                or not isinstance(pad[0], str)
+                or not isinstance(pad[1], int)
+                or pad[1] < 0
+            ):
                 raise ValueError(f"Ngram: {name} must be (token, width >= 0), got {pad!r}")
         if not isinstance(separator, str):
             raise TypeError(f"Ngram: separator must be a str, got {separator!r}")
@@ -198,7 +215,7 @@ class Ngram:
             left = [self.left[0]] * min(self.left[1], k - 1)
             right = [self.right[0]] * min(self.right[1], k - 1)
             tokens = left + array.tolist() + right
-            out += [self.separator.join(tokens[i:i + k]) for i in range(len(tokens) - k + 1)]
+            out += [self.separator.join(tokens[i : i + k]) for i in range(len(tokens) - k + 1)]
         return np.array(out or [""], dtype=str)
 
 

@@ -2,7 +2,7 @@
 ``BasicTokenizer`` (BERT's first step), ``RegexTokenizer``, ``UnicodeScriptTokenizer``,
 ``PythonTokenizer``, ``WordpieceTokenizer`` and ``BertTokenizer`` (basic, then wordpiece).
 
-They share :class:`~framework.dataset.text.transforms.TextTokenizer`'s output: a ``<U``
+They share :class:`~framework.dataset.text.basic_ops.TextTokenizer`'s output: a ``<U``
 array of tokens, and with ``with_offsets=True`` their UTF-8 byte offsets (``uint32``).
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .basic_ops import TextTokenizer, _text, own_token
 from .string_ops import NormalizeForm, normalize_text
-from .transforms import TextTokenizer, _text, own_token
 from .utils import Vocab
 
 # BERT's tokens kept whole by ``preserve_unused_token``
@@ -29,17 +29,27 @@ class BasicTokenizer(TextTokenizer):
     characters as tokens of their own; ``lower_case`` folds case and strips accents (offsets
     then count in the folded text); ``keep_whitespace`` keeps whitespace runs as tokens."""
 
-    def __init__(self, lower_case: bool = False, keep_whitespace: bool = False,
-                 normalization_form: NormalizeForm = NormalizeForm.NONE, preserve_unused_token: bool = True,
-                 with_offsets: bool = False) -> None:
+    def __init__(
+        self,
+        lower_case: bool = False,
+        keep_whitespace: bool = False,
+        normalization_form: NormalizeForm = NormalizeForm.NONE,
+        preserve_unused_token: bool = True,
+        with_offsets: bool = False,
+    ) -> None:
         super().__init__(with_offsets)
-        for name, flag in (("lower_case", lower_case), ("keep_whitespace", keep_whitespace),
-                           ("preserve_unused_token", preserve_unused_token)):
+        for name, flag in (
+            ("lower_case", lower_case),
+            ("keep_whitespace", keep_whitespace),
+            ("preserve_unused_token", preserve_unused_token),
+        ):
             if not isinstance(flag, bool):
                 raise TypeError(f"{type(self).__name__}: {name} must be a bool, got {flag!r}")
         if not isinstance(normalization_form, NormalizeForm):
-            raise TypeError(f"{type(self).__name__}: normalization_form must be a text.NormalizeForm, "
-                            f"got {normalization_form!r}")
+            raise TypeError(
+                f"{type(self).__name__}: normalization_form must be a text.NormalizeForm, "
+                f"got {normalization_form!r}"
+            )
         self.lower_case, self.keep_whitespace = lower_case, keep_whitespace
         self.form, self.preserve = normalization_form, preserve_unused_token
 
@@ -47,8 +57,8 @@ class BasicTokenizer(TextTokenizer):
         if not self.lower_case:
             return normalize_text(text, self.form)
         pieces, pos = [], 0
-        for m in (_UNUSED.finditer(text) if self.preserve else ()):
-            pieces += [self._fold(text[pos:m.start()]), m.group()]
+        for m in _UNUSED.finditer(text) if self.preserve else ():
+            pieces += [self._fold(text[pos : m.start()]), m.group()]
             pos = m.end()
         return "".join(pieces) + self._fold(text[pos:])
 
@@ -109,10 +119,12 @@ class RegexTokenizer(TextTokenizer):
         return spans
 
 
-_SCRIPTS = frozenset("LATIN GREEK CYRILLIC ARMENIAN HEBREW ARABIC SYRIAC THAANA DEVANAGARI BENGALI "
-                     "GURMUKHI GUJARATI ORIYA TAMIL TELUGU KANNADA MALAYALAM SINHALA THAI LAO TIBETAN "
-                     "MYANMAR GEORGIAN HANGUL ETHIOPIC CHEROKEE KHMER MONGOLIAN HIRAGANA KATAKANA "
-                     "BOPOMOFO CJK YI".split())
+_SCRIPTS = frozenset(
+    "LATIN GREEK CYRILLIC ARMENIAN HEBREW ARABIC SYRIAC THAANA DEVANAGARI BENGALI "
+    "GURMUKHI GUJARATI ORIYA TAMIL TELUGU KANNADA MALAYALAM SINHALA THAI LAO TIBETAN "
+    "MYANMAR GEORGIAN HANGUL ETHIOPIC CHEROKEE KHMER MONGOLIAN HIRAGANA KATAKANA "
+    "BOPOMOFO CJK YI".split()
+)
 
 
 def _script(ch: str) -> str:
@@ -135,7 +147,9 @@ class UnicodeScriptTokenizer(TextTokenizer):
     def __init__(self, keep_whitespace: bool = False, with_offsets: bool = False) -> None:
         super().__init__(with_offsets)
         if not isinstance(keep_whitespace, bool):
-            raise TypeError(f"UnicodeScriptTokenizer: keep_whitespace must be a bool, got {keep_whitespace!r}")
+            raise TypeError(
+                f"UnicodeScriptTokenizer: keep_whitespace must be a bool, got {keep_whitespace!r}"
+            )
         self.keep_whitespace = keep_whitespace
 
     def _spans(self, text: str) -> list[tuple[int, int]]:
@@ -169,18 +183,24 @@ class PythonTokenizer:
         return np.array(list(tokens), dtype=str)
 
 
-def _wordpiece_check(vocab: Any, suffix_indicator: Any, max_bytes_per_token: Any, unknown_token: Any,
-                     what: str) -> None:
+def _wordpiece_check(
+    vocab: Any, suffix_indicator: Any, max_bytes_per_token: Any, unknown_token: Any, what: str
+) -> None:
     if not isinstance(vocab, Vocab):
         raise TypeError(f"{what}: vocab must be a text.Vocab, got {type(vocab).__name__}")
     if not isinstance(suffix_indicator, str) or not isinstance(unknown_token, str):
         raise TypeError(f"{what}: suffix_indicator and unknown_token must be strings")
-    if isinstance(max_bytes_per_token, bool) or not isinstance(max_bytes_per_token, int) or max_bytes_per_token < 0:
+    if (
+        isinstance(max_bytes_per_token, bool)
+        or not isinstance(max_bytes_per_token, int)
+        or max_bytes_per_token < 0
+    ):
         raise ValueError(f"{what}: max_bytes_per_token must be an int >= 0, got {max_bytes_per_token!r}")
 
 
-def wordpiece(word: str, ids: dict[str, int], suffix: str, max_bytes: int,
-              unknown: str) -> list[tuple[str, int, int]]:
+def wordpiece(
+    word: str, ids: dict[str, int], suffix: str, max_bytes: int, unknown: str
+) -> list[tuple[str, int, int]]:
     """Greedy longest-first pieces of ``word``: ``(piece, start byte, end byte)``; the
     whole word as ``unknown`` (the word itself when ``unknown`` is "") when it cannot be split."""
     size = len(word.encode("utf-8"))
@@ -207,8 +227,14 @@ class WordpieceTokenizer:
     unknown_token="[UNK]", with_offsets=False)``: each word of a 1-D string array split into
     the longest vocab pieces (later pieces prefixed by ``suffix_indicator``)."""
 
-    def __init__(self, vocab: Vocab, suffix_indicator: str = "##", max_bytes_per_token: int = 100,
-                 unknown_token: str = "[UNK]", with_offsets: bool = False) -> None:
+    def __init__(
+        self,
+        vocab: Vocab,
+        suffix_indicator: str = "##",
+        max_bytes_per_token: int = 100,
+        unknown_token: str = "[UNK]",
+        with_offsets: bool = False,
+    ) -> None:
         _wordpiece_check(vocab, suffix_indicator, max_bytes_per_token, unknown_token, "WordpieceTokenizer")
         if not isinstance(with_offsets, bool):
             raise TypeError(f"WordpieceTokenizer: with_offsets must be a bool, got {with_offsets!r}")
@@ -224,7 +250,11 @@ class WordpieceTokenizer:
         tokens = np.array([p[0] for p in pieces] or [""][:0], dtype=str)
         if not self.with_offsets:
             return tokens
-        return (tokens, np.array([p[1] for p in pieces], np.uint32), np.array([p[2] for p in pieces], np.uint32))
+        return (
+            tokens,
+            np.array([p[1] for p in pieces], np.uint32),
+            np.array([p[2] for p in pieces], np.uint32),
+        )
 
 
 class BertTokenizer(BasicTokenizer):
@@ -233,14 +263,26 @@ class BertTokenizer(BasicTokenizer):
     preserve_unused_token=True, with_offsets=False)``: :class:`BasicTokenizer`, then
     :class:`WordpieceTokenizer` on each token (offsets within the text)."""
 
-    def __init__(self, vocab: Vocab, suffix_indicator: str = "##", max_bytes_per_token: int = 100,
-                 unknown_token: str = "[UNK]", lower_case: bool = False, keep_whitespace: bool = False,
-                 normalization_form: NormalizeForm = NormalizeForm.NONE, preserve_unused_token: bool = True,
-                 with_offsets: bool = False) -> None:
+    def __init__(
+        self,
+        vocab: Vocab,
+        suffix_indicator: str = "##",
+        max_bytes_per_token: int = 100,
+        unknown_token: str = "[UNK]",
+        lower_case: bool = False,
+        keep_whitespace: bool = False,
+        normalization_form: NormalizeForm = NormalizeForm.NONE,
+        preserve_unused_token: bool = True,
+        with_offsets: bool = False,
+    ) -> None:
         super().__init__(lower_case, keep_whitespace, normalization_form, preserve_unused_token, with_offsets)
         _wordpiece_check(vocab, suffix_indicator, max_bytes_per_token, unknown_token, "BertTokenizer")
-        self.vocab, self.suffix, self.max_bytes, self.unknown = (vocab, suffix_indicator, max_bytes_per_token,
-                                                                 unknown_token)
+        self.vocab, self.suffix, self.max_bytes, self.unknown = (
+            vocab,
+            suffix_indicator,
+            max_bytes_per_token,
+            unknown_token,
+        )
 
     def __call__(self, value: Any) -> Any:
         text = self._prepare(_text(value, "BertTokenizer"))
@@ -249,9 +291,15 @@ class BertTokenizer(BasicTokenizer):
         pieces = []
         for a, b in self._spans(text):
             base = int(byte[a])
-            pieces += [(p, base + s, base + e) for p, s, e in
-                       wordpiece(text[a:b], ids, self.suffix, self.max_bytes, self.unknown)]
+            pieces += [
+                (p, base + s, base + e)
+                for p, s, e in wordpiece(text[a:b], ids, self.suffix, self.max_bytes, self.unknown)
+            ]
         tokens = np.array([p[0] for p in pieces] or [""][:0], dtype=str)
         if not self.with_offsets:
             return tokens
-        return (tokens, np.array([p[1] for p in pieces], np.uint32), np.array([p[2] for p in pieces], np.uint32))
+        return (
+            tokens,
+            np.array([p[1] for p in pieces], np.uint32),
+            np.array([p[2] for p in pieces], np.uint32),
+        )

@@ -51,8 +51,9 @@ class Vocab:
         except OSError as error:
             raise RuntimeError(f"Vocab.from_file: cannot read {file_path!r}: {error.strerror}") from None
         words = [line.split(delimiter, 1)[0] if delimiter else line for line in lines]
-        words = list(dict.fromkeys(words))[:vocab_size] if vocab_size is not None else list(dict.fromkeys(words))
-        specials = [t for t in (special_tokens or [])]
+        words = list(dict.fromkeys(words))
+        words = words[:vocab_size] if vocab_size is not None else words
+        specials = list(special_tokens or [])
         words = [w for w in words if w not in specials]
         return cls.from_list(words, specials, special_first)
 

@@ -26,12 +26,15 @@ class Vectors:
     @classmethod
     def from_file(cls, file_path: str, max_vectors: int | None = None) -> Vectors:
         what = cls.__name__
-        if max_vectors is not None and (isinstance(max_vectors, bool) or not isinstance(max_vectors, int)
-                                        or max_vectors < 0):
+        if max_vectors is not None and (
+            isinstance(max_vectors, bool) or not isinstance(max_vectors, int) or max_vectors < 0
+        ):
             raise ValueError(f"{what}.from_file: max_vectors must be an int >= 0, got {max_vectors!r}")
         path = Path(file_path)
         if cls._PATTERN and not fnmatch.fnmatch(path.name, cls._PATTERN):
-            raise RuntimeError(f"{what}: invalid file, can not find file '{cls._PATTERN}', but got: {file_path}")
+            raise RuntimeError(
+                f"{what}: invalid file, can not find file '{cls._PATTERN}', but got: {file_path}"
+            )
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except OSError as error:
@@ -47,12 +50,15 @@ class Vectors:
             try:
                 vector = np.array(fields[1:], dtype=np.float32)
             except ValueError:
-                raise RuntimeError(f"{what}: line {number} of {file_path} is not 'token numbers...'") from None
+                raise RuntimeError(
+                    f"{what}: line {number} of {file_path} is not 'token numbers...'"
+                ) from None
             if dim is None:
                 dim = len(vector)
             elif len(vector) != dim:
-                raise RuntimeError(f"{what}: line {number} of {file_path} has {len(vector)} numbers, "
-                                   f"the first line {dim}")
+                raise RuntimeError(
+                    f"{what}: line {number} of {file_path} has {len(vector)} numbers, the first line {dim}"
+                )
             if max_vectors is not None and len(table) >= max_vectors:
                 break
             table.setdefault(fields[0], vector)
@@ -87,8 +93,12 @@ class CharNGram(Vectors):
 
     def _mean(self, word: str) -> np.ndarray | None:
         chars = ["#BEGIN#", *word, "#END#"]
-        hits = [self.table[key] for n in (2, 3, 4) for i in range(len(chars) - n + 1)
-                if (key := f"{n}gram-{''.join(chars[i:i + n])}") in self.table]
+        hits = [
+            self.table[key]
+            for n in (2, 3, 4)
+            for i in range(len(chars) - n + 1)
+            if (key := f"{n}gram-{''.join(chars[i : i + n])}") in self.table
+        ]
         return np.mean(hits, axis=0).astype(np.float32) if hits else None
 
 
@@ -99,15 +109,20 @@ class ToVectors:
 
     def __init__(self, vectors: Vectors, unk_init: Any = None, lower_case_backup: bool = False) -> None:
         if not isinstance(vectors, Vectors):
-            raise TypeError(f"ToVectors: vectors must be text.Vectors, FastText, GloVe or CharNGram, "
-                            f"got {type(vectors).__name__}")
+            raise TypeError(
+                f"ToVectors: vectors must be text.Vectors, FastText, GloVe or CharNGram, "
+                f"got {type(vectors).__name__}"
+            )
         if not isinstance(lower_case_backup, bool):
             raise TypeError(f"ToVectors: lower_case_backup must be a bool, got {lower_case_backup!r}")
         self.vectors, self.lower_case_backup = vectors, lower_case_backup
-        self.unk = (np.zeros(vectors.dim, np.float32) if unk_init is None
-                    else np.asarray(unk_init, dtype=np.float32))
+        self.unk = (
+            np.zeros(vectors.dim, np.float32) if unk_init is None else np.asarray(unk_init, dtype=np.float32)
+        )
         if self.unk.shape != (vectors.dim,):
-            raise ValueError(f"ToVectors: unk_init must hold {vectors.dim} numbers, got {list(self.unk.shape)}")
+            raise ValueError(
+                f"ToVectors: unk_init must hold {vectors.dim} numbers, got {list(self.unk.shape)}"
+            )
 
     def __call__(self, value: Any) -> np.ndarray:
         tokens = string_array(value, "ToVectors")

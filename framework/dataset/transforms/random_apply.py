@@ -94,9 +94,13 @@ class Plugin:
 
     def __init__(self, lib_path: str, func_name: str, user_args: Any = None) -> None:
         if not isinstance(lib_path, str) or not isinstance(func_name, str):
-            raise TypeError(f"Plugin: lib_path and func_name must be strings, got {lib_path!r}, {func_name!r}")
+            raise TypeError(
+                f"Plugin: lib_path and func_name must be strings, got {lib_path!r}, {func_name!r}"
+            )
         self.lib_path, self.func_name, self.user_args = lib_path, func_name, user_args
 
     def __call__(self, *values: Any) -> Any:
-        raise RuntimeError(f"Plugin: {self.lib_path!r} is a MindSpore C++ plugin; this framework cannot "
-                           "load MindSpore plugins (use a Python function in map instead)")
+        raise RuntimeError(
+            f"Plugin: {self.lib_path!r} is a MindSpore C++ plugin; this framework cannot "
+            "load MindSpore plugins (use a Python function in map instead)"
+        )

@@ -33,8 +33,14 @@ class Relational(Enum):
     LE = 5
 
 
-_COMPARE = {Relational.EQ: operator.eq, Relational.NE: operator.ne, Relational.GT: operator.gt,
-            Relational.GE: operator.ge, Relational.LT: operator.lt, Relational.LE: operator.le}
+_COMPARE = {
+    Relational.EQ: operator.eq,
+    Relational.NE: operator.ne,
+    Relational.GT: operator.gt,
+    Relational.GE: operator.ge,
+    Relational.LT: operator.lt,
+    Relational.LE: operator.le,
+}
 
 
 class Concatenate:
@@ -106,7 +112,8 @@ class PadEnd(SampleOp):
 
     def __init__(self, pad_shape: Any, pad_value: Any = None) -> None:
         if not isinstance(pad_shape, list | tuple) or not all(
-                isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in pad_shape):
+            isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in pad_shape
+        ):
             raise TypeError(f"PadEnd: pad_shape must be a list of positive ints, got {pad_shape!r}")
         if pad_value is not None and not isinstance(pad_value, str | bytes | int | float | np.generic):
             raise TypeError(f"PadEnd: pad_value must be a number or a string, got {pad_value!r}")
@@ -114,8 +121,10 @@ class PadEnd(SampleOp):
 
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
         if x.ndim != len(self.pad_shape):
-            raise RuntimeError(f"PadEnd: pad_shape {list(self.pad_shape)} has {len(self.pad_shape)} axes, "
-                               f"the input {x.ndim} (shape {x.shape})")
+            raise RuntimeError(
+                f"PadEnd: pad_shape {list(self.pad_shape)} has {len(self.pad_shape)} axes, "
+                f"the input {x.ndim} (shape {x.shape})"
+            )
         x = x[tuple(slice(0, s) for s in self.pad_shape)]
         fill = self.pad_value if self.pad_value is not None else ("" if x.dtype.kind in "US" else 0)
         if x.dtype.kind == "U":
@@ -134,10 +143,13 @@ def _slice_option(option: Any) -> Any:
         return option
     if isinstance(option, int) and not isinstance(option, bool):
         return [option]
-    if isinstance(option, list | tuple) and all(isinstance(i, int) and not isinstance(i, bool) for i in option):
+    if isinstance(option, list | tuple) and all(
+        isinstance(i, int) and not isinstance(i, bool) for i in option
+    ):
         return list(option)
-    raise TypeError(f"Slice: each slice must be an int, a list of ints, a slice, None or Ellipsis, "
-                    f"got {option!r}")
+    raise TypeError(
+        f"Slice: each slice must be an int, a list of ints, a slice, None or Ellipsis, got {option!r}"
+    )
 
 
 class Slice(SampleOp):
@@ -171,13 +183,17 @@ class Unique:
         if x.dtype.kind in "US":
             raise RuntimeError("Unique: string arrays are not supported")
         flat = x.reshape(-1)
-        values, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True,
-                                                   return_counts=True)
+        values, first, inverse, counts = np.unique(
+            flat, return_index=True, return_inverse=True, return_counts=True
+        )
         order = np.argsort(first, kind="stable")
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
-        return (eager_array(values[order]), rank[inverse.reshape(-1)].astype(np.int32),
-                counts[order].astype(np.int32))
+        return (
+            eager_array(values[order]),
+            rank[inverse.reshape(-1)].astype(np.int32),
+            counts[order].astype(np.int32),
+        )
 
     def __repr__(self) -> str:
         return "Unique()"

@@ -118,8 +118,17 @@ ShearY 0.8 5; AutoContrast 0.7
 ShearX 0.7 2; Invert 0.1"""),
 }
 
-_SIGNED = {"ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color", "Contrast",
-           "Sharpness"}
+_SIGNED = {
+    "ShearX",
+    "ShearY",
+    "TranslateX",
+    "TranslateY",
+    "Rotate",
+    "Brightness",
+    "Color",
+    "Contrast",
+    "Sharpness",
+}
 
 
 def magnitudes(bins: int, size: tuple[int, int], wide: bool) -> dict[str, np.ndarray]:
@@ -127,15 +136,19 @@ def magnitudes(bins: int, size: tuple[int, int], wide: bool) -> dict[str, np.nda
     h, w = size
     posterize_step = (bins - 1) / (6 if wide else 4) if bins > 1 else 1
     return {
-        "Identity": np.zeros(bins), "AutoContrast": np.zeros(bins), "Equalize": np.zeros(bins),
+        "Identity": np.zeros(bins),
+        "AutoContrast": np.zeros(bins),
+        "Equalize": np.zeros(bins),
         "Invert": np.zeros(bins),
         "ShearX": np.linspace(0.0, 0.99 if wide else 0.3, bins),
         "ShearY": np.linspace(0.0, 0.99 if wide else 0.3, bins),
         "TranslateX": np.linspace(0.0, 32.0 if wide else 150.0 / 331.0 * w, bins),
         "TranslateY": np.linspace(0.0, 32.0 if wide else 150.0 / 331.0 * h, bins),
         "Rotate": np.linspace(0.0, 135.0 if wide else 30.0, bins),
-        **{k: np.linspace(0.0, 0.99 if wide else 0.9, bins) for k in ("Brightness", "Color", "Contrast",
-                                                                      "Sharpness")},
+        **{
+            k: np.linspace(0.0, 0.99 if wide else 0.9, bins)
+            for k in ("Brightness", "Color", "Contrast", "Sharpness")
+        },
         "Posterize": 8 - np.round(np.arange(bins) / posterize_step).astype(int),
         "Solarize": np.linspace(255.0, 0.0, bins),
     }
@@ -155,8 +168,12 @@ def apply_op(x: np.ndarray, name: str, magnitude: float, inter: Inter, fill: Any
         return Affine(0.0, [0.0, shift], 1.0, [0.0, 0.0], inter, fill).sample(x)
     if name == "Rotate":
         return Rotate(magnitude, inter, False, None, fill).sample(x)
-    factor = {"Brightness": color.AdjustBrightness, "Color": color.AdjustSaturation,
-              "Contrast": color.AdjustContrast, "Sharpness": color.AdjustSharpness}
+    factor = {
+        "Brightness": color.AdjustBrightness,
+        "Color": color.AdjustSaturation,
+        "Contrast": color.AdjustContrast,
+        "Sharpness": color.AdjustSharpness,
+    }
     if name in factor:
         return factor[name](max(0.0, 1.0 + magnitude)).sample(x)
     if name == "Posterize":
@@ -183,8 +200,12 @@ class AutoAugment(SampleOp):
 
     random = True
 
-    def __init__(self, policy: AutoAugmentPolicy = AutoAugmentPolicy.IMAGENET, interpolation: Inter = Inter.NEAREST,
-                 fill_value: Any = 0) -> None:
+    def __init__(
+        self,
+        policy: AutoAugmentPolicy = AutoAugmentPolicy.IMAGENET,
+        interpolation: Inter = Inter.NEAREST,
+        fill_value: Any = 0,
+    ) -> None:
         self.policy, self.inter, self.fill = AutoAugmentPolicy(policy), Inter(interpolation), fill_value
 
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:
@@ -198,8 +219,22 @@ class AutoAugment(SampleOp):
         return x
 
 
-_RAND_OPS = ("Identity", "ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color",
-             "Contrast", "Sharpness", "Posterize", "Solarize", "AutoContrast", "Equalize")
+_RAND_OPS = (
+    "Identity",
+    "ShearX",
+    "ShearY",
+    "TranslateX",
+    "TranslateY",
+    "Rotate",
+    "Brightness",
+    "Color",
+    "Contrast",
+    "Sharpness",
+    "Posterize",
+    "Solarize",
+    "AutoContrast",
+    "Equalize",
+)
 
 
 class RandAugment(SampleOp):
@@ -208,11 +243,19 @@ class RandAugment(SampleOp):
 
     random = True
 
-    def __init__(self, num_ops: int = 2, magnitude: int = 9, num_magnitude_bins: int = 31,
-                 interpolation: Inter = Inter.NEAREST, fill_value: Any = 0) -> None:
+    def __init__(
+        self,
+        num_ops: int = 2,
+        magnitude: int = 9,
+        num_magnitude_bins: int = 31,
+        interpolation: Inter = Inter.NEAREST,
+        fill_value: Any = 0,
+    ) -> None:
         if num_ops < 0 or num_magnitude_bins < 2 or not 0 <= magnitude < num_magnitude_bins:
-            raise ValueError(f"RandAugment: need num_ops >= 0, num_magnitude_bins >= 2 and 0 <= magnitude < "
-                             f"num_magnitude_bins, got {num_ops}, {magnitude}, {num_magnitude_bins}")
+            raise ValueError(
+                f"RandAugment: need num_ops >= 0, num_magnitude_bins >= 2 and 0 <= magnitude < "
+                f"num_magnitude_bins, got {num_ops}, {magnitude}, {num_magnitude_bins}"
+            )
         self.num_ops, self.magnitude, self.bins = num_ops, magnitude, num_magnitude_bins
         self.inter, self.fill = Inter(interpolation), fill_value
 
@@ -221,7 +264,9 @@ class RandAugment(SampleOp):
         table = magnitudes(self.bins, x.shape[:2], wide=False)
         for _ in range(self.num_ops):
             name = _RAND_OPS[int(rng.integers(len(_RAND_OPS)))]
-            x = apply_op(x, name, _signed(name, float(table[name][self.magnitude]), rng), self.inter, self.fill)
+            x = apply_op(
+                x, name, _signed(name, float(table[name][self.magnitude]), rng), self.inter, self.fill
+            )
         return x
 
 
@@ -231,7 +276,9 @@ class TrivialAugmentWide(SampleOp):
 
     random = True
 
-    def __init__(self, num_magnitude_bins: int = 31, interpolation: Inter = Inter.NEAREST, fill_value: Any = 0) -> None:
+    def __init__(
+        self, num_magnitude_bins: int = 31, interpolation: Inter = Inter.NEAREST, fill_value: Any = 0
+    ) -> None:
         if num_magnitude_bins < 2:
             raise ValueError(f"TrivialAugmentWide: num_magnitude_bins must be >= 2, got {num_magnitude_bins}")
         self.bins, self.inter, self.fill = num_magnitude_bins, Inter(interpolation), fill_value
@@ -260,8 +307,14 @@ class UniformAugment(SampleOp):
         self.transforms = list(transforms)
         if not self.transforms or not all(callable(t) for t in self.transforms):
             raise TypeError("UniformAugment: transforms must be a non-empty list of operations")
-        if isinstance(num_ops, bool) or not isinstance(num_ops, int) or not 1 <= num_ops <= len(self.transforms):
-            raise ValueError(f"UniformAugment: num_ops must be in [1, {len(self.transforms)}], got {num_ops!r}")
+        if (
+            isinstance(num_ops, bool)
+            or not isinstance(num_ops, int)
+            or not 1 <= num_ops <= len(self.transforms)
+        ):
+            raise ValueError(
+                f"UniformAugment: num_ops must be in [1, {len(self.transforms)}], got {num_ops!r}"
+            )
         self.num_ops = num_ops
 
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:
@@ -278,10 +331,13 @@ class RandomSelectSubpolicy(SampleOp):
     random = True
 
     def __init__(self, policy: Sequence[Sequence[tuple[Any, float]]]) -> None:
-        if not policy or not all(sub and all(len(p) == 2 and callable(p[0]) and 0 <= p[1] <= 1 for p in sub)
-                                 for sub in policy):
-            raise ValueError("RandomSelectSubpolicy: policy must be a non-empty list of non-empty lists of "
-                             "(operation, prob in [0, 1])")
+        if not policy or not all(
+            sub and all(len(p) == 2 and callable(p[0]) and 0 <= p[1] <= 1 for p in sub) for sub in policy
+        ):
+            raise ValueError(
+                "RandomSelectSubpolicy: policy must be a non-empty list of non-empty lists of "
+                "(operation, prob in [0, 1])"
+            )
         self.policy = [list(sub) for sub in policy]
 
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:

@@ -30,7 +30,9 @@ def _alpha(alpha: Any, what: str) -> float:
 def _batch(images: Any, labels: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(images), np.asarray(labels)
     if x.ndim != 4:
-        raise RuntimeError(f"{what}: images must be a batch N x H x W x C or N x C x H x W, got shape {x.shape}")
+        raise RuntimeError(
+            f"{what}: images must be a batch N x H x W x C or N x C x H x W, got shape {x.shape}"
+        )
     if y.ndim not in (2, 3) or y.shape[0] != x.shape[0]:
         raise RuntimeError(f"{what}: labels must be one-hot, N x classes, got shape {y.shape}")
     return x, y
@@ -71,8 +73,10 @@ class CutMixBatch:
 
     def __init__(self, image_batch_format: ImageBatchFormat, alpha: float = 1.0, prob: float = 1.0) -> None:
         if not isinstance(image_batch_format, ImageBatchFormat):
-            raise TypeError(f"CutMixBatch: image_batch_format must be a vision.ImageBatchFormat, "
-                            f"got {image_batch_format!r}")
+            raise TypeError(
+                f"CutMixBatch: image_batch_format must be a vision.ImageBatchFormat, "
+                f"got {image_batch_format!r}"
+            )
         self.nchw = image_batch_format is ImageBatchFormat.NCHW
         self.alpha, self.prob = _alpha(alpha, "CutMixBatch"), probability(prob, "CutMixBatch")
         self.rng = np.random.default_rng(get_seed())
@@ -113,5 +117,7 @@ class MixUp:
         x, y = _batch(images, labels, "MixUp")
         lam = float(self.rng.beta(self.alpha, self.alpha))
         perm = self.rng.permutation(len(x))
-        return (lam * x.astype(np.float64) + (1 - lam) * x[perm].astype(np.float64),
-                lam * y.astype(np.float64) + (1 - lam) * y[perm].astype(np.float64))
+        return (
+            lam * x.astype(np.float64) + (1 - lam) * x[perm].astype(np.float64),
+            lam * y.astype(np.float64) + (1 - lam) * y[perm].astype(np.float64),
+        )

@@ -12,9 +12,10 @@ import numpy as np
 
 from ..config import get_seed
 from ..ops_base import DataOp
+from .basic_ops import Border, Resize, pad_batch, padding_sides
 from .geometry import size_pair
 from .random_color import probability
-from .random_geometry import RandomResizedCrop, crop_box
+from .random_geometry import RandomResize, RandomResizedCrop, crop_box
 from .warp import Inter, resize_image
 
 
@@ -24,14 +25,23 @@ def _check(image: Any, bboxes: Any, what: str) -> tuple[np.ndarray, np.ndarray]:
     if x.ndim not in (2, 3):
         raise RuntimeError(f"{what}: expected an H x W [x C] image, got shape {x.shape}")
     if boxes.ndim != 2 or boxes.shape[1] < 4 or boxes.dtype != np.float32:
-        raise RuntimeError(f"{what}: bboxes must be an N x 4+ float32 array (x, y, width, height), "
-                           f"got {boxes.dtype} {boxes.shape}")
+        raise RuntimeError(
+            f"{what}: bboxes must be an N x 4+ float32 array (x, y, width, height), "
+            f"got {boxes.dtype} {boxes.shape}"
+        )
     h, w = x.shape[:2]
-    bad = ((boxes[:, 0] < 0) | (boxes[:, 1] < 0) | (boxes[:, 2] <= 0) | (boxes[:, 3] <= 0)
-           | (boxes[:, 0] + boxes[:, 2] > w) | (boxes[:, 1] + boxes[:, 3] > h))
+    bad = (
+        (boxes[:, 0] < 0)
+        | (boxes[:, 1] < 0)
+        | (boxes[:, 2] <= 0)
+        | (boxes[:, 3] <= 0)
+        | (boxes[:, 0] + boxes[:, 2] > w)
+        | (boxes[:, 1] + boxes[:, 3] > h)
+    )
     if bad.any():
-        raise RuntimeError(f"{what}: bounding box {boxes[bad][0, :4].tolist()} is out of the image "
-                           f"(height {h}, width {w})")
+        raise RuntimeError(
+            f"{what}: bounding box {boxes[bad][0, :4].tolist()} is out of the image (height {h}, width {w})"
+        )
     return x, boxes.copy()
 
 
@@ -55,7 +65,6 @@ class ResizeWithBBox(_BoxOp):
 
     def __init__(self, size: int | Sequence[int], interpolation: Inter = Inter.BILINEAR) -> None:
         super().__init__()
-        from . import Resize
 
         self.resize = Resize(size, interpolation)
 
@@ -77,9 +86,6 @@ class RandomResizeWithBBox(ResizeWithBBox):
         self.size = size
 
     def apply(self, x: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        from . import Resize
-        from .random_geometry import RandomResize
-
         self.resize = Resize(self.size, RandomResize.MODES[int(self.rng.integers(4))])
         return super().apply(x, boxes)
 
@@ -134,26 +140,30 @@ class RandomCropWithBBox(_BoxOp):
 
     random = True
 
-    def __init__(self, size: int | Sequence[int], padding: Any = None, pad_if_needed: bool = False,
-                 fill_value: Any = 0, padding_mode: Any = None) -> None:
+    def __init__(
+        self,
+        size: int | Sequence[int],
+        padding: Any = None,
+        pad_if_needed: bool = False,
+        fill_value: Any = 0,
+        padding_mode: Any = None,
+    ) -> None:
         super().__init__()
-        from . import Border, _padding
 
         self.size = size_pair(size, "RandomCropWithBBox")
-        self.padding = _padding(padding, "RandomCropWithBBox") if padding is not None else (0, 0, 0, 0)
+        self.padding = padding_sides(padding, "RandomCropWithBBox") if padding is not None else (0, 0, 0, 0)
         self.pad_if_needed, self.fill = bool(pad_if_needed), fill_value
         self.mode = Border(padding_mode) if padding_mode is not None else Border.CONSTANT
 
     def apply(self, x: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        from . import _pad
 
         left, top = self.padding[0], self.padding[1]
         if any(self.padding):
-            x = _pad(x[np.newaxis], self.padding, self.fill, self.mode)[0]
+            x = pad_batch(x[np.newaxis], self.padding, self.fill, self.mode)[0]
         ch, cw = self.size
         if self.pad_if_needed and (x.shape[0] < ch or x.shape[1] < cw):
             ph, pw = max(ch - x.shape[0], 0), max(cw - x.shape[1], 0)
-            x = _pad(x[np.newaxis], (pw, ph, pw, ph), self.fill, self.mode)[0]
+            x = pad_batch(x[np.newaxis], (pw, ph, pw, ph), self.fill, self.mode)[0]
             left, top = left + pw, top + ph
         boxes[:, 0] += left
         boxes[:, 1] += top
@@ -161,7 +171,7 @@ class RandomCropWithBBox(_BoxOp):
         if h < ch or w < cw:
             raise RuntimeError(f"RandomCropWithBBox: crop size {self.size} is larger than the image {(h, w)}")
         y0, x0 = int(self.rng.integers(0, h - ch + 1)), int(self.rng.integers(0, w - cw + 1))
-        return np.ascontiguousarray(x[y0:y0 + ch, x0:x0 + cw]), crop_boxes(boxes, y0, x0, ch, cw)
+        return np.ascontiguousarray(x[y0 : y0 + ch, x0 : x0 + cw]), crop_boxes(boxes, y0, x0, ch, cw)
 
 
 class RandomResizedCropWithBBox(_BoxOp):
@@ -170,16 +180,21 @@ class RandomResizedCropWithBBox(_BoxOp):
 
     random = True
 
-    def __init__(self, size: int | Sequence[int], scale: Sequence[float] = (0.08, 1.0),
-                 ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: Inter = Inter.BILINEAR,
-                 max_attempts: int = 10) -> None:
+    def __init__(
+        self,
+        size: int | Sequence[int],
+        scale: Sequence[float] = (0.08, 1.0),
+        ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
+        interpolation: Inter = Inter.BILINEAR,
+        max_attempts: int = 10,
+    ) -> None:
         super().__init__()
         self.op = RandomResizedCrop(size, scale, ratio, interpolation, max_attempts)
 
     def apply(self, x: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         op = self.op
         top, left, h, w = crop_box(x.shape[0], x.shape[1], op.scale, op.ratio, op.attempts, self.rng)
-        out = resize_image(np.ascontiguousarray(x[top:top + h, left:left + w]), *op.size, op.inter)
+        out = resize_image(np.ascontiguousarray(x[top : top + h, left : left + w]), *op.size, op.inter)
         boxes = crop_boxes(boxes, top, left, h, w)
         boxes[:, [0, 2]] *= op.size[1] / w
         boxes[:, [1, 3]] *= op.size[0] / h
@@ -203,11 +218,16 @@ class BoundingBoxAugment(_BoxOp):
         count = int(len(boxes) * self.ratio)
         for i in self.rng.permutation(len(boxes))[:count]:
             bx, by, bw, bh = (int(v) for v in boxes[i, :4])
-            region = out[by:by + bh, bx:bx + bw]
-            done = (self.transform.apply_batch(region[np.newaxis], self.rng)[0]
-                    if isinstance(self.transform, DataOp) else np.asarray(self.transform(region)))
+            region = out[by : by + bh, bx : bx + bw]
+            done = (
+                self.transform.apply_batch(region[np.newaxis], self.rng)[0]
+                if isinstance(self.transform, DataOp)
+                else np.asarray(self.transform(region))
+            )
             if done.shape != region.shape:
-                raise RuntimeError(f"BoundingBoxAugment: the transform changed a region's shape "
-                                   f"{region.shape} to {done.shape}")
-            out[by:by + bh, bx:bx + bw] = done
+                raise RuntimeError(
+                    f"BoundingBoxAugment: the transform changed a region's shape "
+                    f"{region.shape} to {done.shape}"
+                )
+            out[by : by + bh, bx : bx + bw] = done
         return out, boxes

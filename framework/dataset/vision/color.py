@@ -96,8 +96,14 @@ class AdjustSharpness(SampleOp):
         if f.shape[0] < 3 or f.shape[1] < 3:
             return x.copy()
         smooth = f.copy()
-        inner = sum(f[1 + dy:f.shape[0] - 1 + dy, 1 + dx:f.shape[1] - 1 + dx]
-                    for dy in (-1, 0, 1) for dx in (-1, 0, 1)) + 4 * f[1:-1, 1:-1]
+        inner = (
+            sum(
+                f[1 + dy : f.shape[0] - 1 + dy, 1 + dx : f.shape[1] - 1 + dx]
+                for dy in (-1, 0, 1)
+                for dx in (-1, 0, 1)
+            )
+            + 4 * f[1:-1, 1:-1]
+        )
         smooth[1:-1, 1:-1] = np.rint(inner / 13.0) if x.dtype.kind != "f" else inner / 13.0
         return blend(x, smooth, self.factor)
 
@@ -146,8 +152,11 @@ def colorsys_rgb_to_hsv(x: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         s = np.where(flat, 0, span / np.where(high == 0, 1, high).astype(work))
         rc, gc, bc = ((high - c) / safe_span for c in (r, g, b))
-    h = np.where(r == high, (bc - gc).astype(np.float64),
-                 np.where(g == high, 2.0 + rc.astype(np.float64) - bc, 4.0 + gc.astype(np.float64) - rc))
+    h = np.where(
+        r == high,
+        (bc - gc).astype(np.float64),
+        np.where(g == high, 2.0 + rc.astype(np.float64) - bc, 4.0 + gc.astype(np.float64) - rc),
+    )
     h = np.where(flat, 0.0, (h / 6.0) % 1.0)
     return np.stack([h, s.astype(np.float64), high.astype(np.float64)], axis=-1)
 
@@ -192,7 +201,9 @@ def _hsv_to_rgb_u8(hsv: np.ndarray, hrange: int) -> np.ndarray:
     h = np.where(h >= 6, h - 6, h)
     sector = np.floor(h).astype(int)
     frac = h - sector
-    tab = np.stack([v, v * (f32(1) - s), v * (f32(1) - s * frac), v * (f32(1) - s * (f32(1) - frac))], axis=-1)
+    tab = np.stack(
+        [v, v * (f32(1) - s), v * (f32(1) - s * frac), v * (f32(1) - s * (f32(1) - frac))], axis=-1
+    )
     idx = _SECTORS[sector]  # (b, g, r) picks of the table
     bgr = np.take_along_axis(tab, idx, axis=-1)
     bgr = np.where((s == 0)[..., None], v[..., None], bgr)
@@ -410,8 +421,10 @@ class LinearTransformation(SampleOp):
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
         flat = x.reshape(1, -1)
         if flat.shape[1] != self.matrix.shape[0]:
-            raise ValueError(f"LinearTransformation: the image has {flat.shape[1]} values, the matrix "
-                             f"{self.matrix.shape[0]}")
+            raise ValueError(
+                f"LinearTransformation: the image has {flat.shape[1]} values, the matrix "
+                f"{self.matrix.shape[0]}"
+            )
         return np.dot(flat - self.mean, self.matrix).reshape(x.shape)
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..ops_base import SampleOp
+from .basic_ops import Border, pad_batch
 from .warp import Inter, homography, resize_image, rotation_matrix, warp_affine, warp_perspective
 
 
@@ -57,15 +58,24 @@ class Crop(SampleOp):
         x = image(x, "Crop")
         h, w = self.size
         if self.top + h > x.shape[0] or self.left + w > x.shape[1]:
-            raise RuntimeError(f"Crop: the region {(self.top, self.left, h, w)} exceeds the image {x.shape[:2]}")
-        return np.ascontiguousarray(x[self.top:self.top + h, self.left:self.left + w])
+            raise RuntimeError(
+                f"Crop: the region {(self.top, self.left, h, w)} exceeds the image {x.shape[:2]}"
+            )
+        return np.ascontiguousarray(x[self.top : self.top + h, self.left : self.left + w])
 
 
 class ResizedCrop(SampleOp):
     """``ResizedCrop(top, left, height, width, size, interpolation=Inter.BILINEAR)``."""
 
-    def __init__(self, top: int, left: int, height: int, width: int, size: int | Sequence[int],
-                 interpolation: Inter = Inter.BILINEAR) -> None:
+    def __init__(
+        self,
+        top: int,
+        left: int,
+        height: int,
+        width: int,
+        size: int | Sequence[int],
+        interpolation: Inter = Inter.BILINEAR,
+    ) -> None:
         self.crop = Crop((top, left), (height, width))
         self.size, self.inter = size_pair(size, "ResizedCrop"), Inter(interpolation)
 
@@ -77,16 +87,24 @@ class PadToSize(SampleOp):
     """``PadToSize(size, offset=None, fill_value=0, padding_mode=Border.CONSTANT)``: pad to
     ``size``; ``offset`` (top, left) puts the image (default: centred)."""
 
-    def __init__(self, size: int | Sequence[int], offset: int | Sequence[int] | None = None,
-                 fill_value: Any = 0, padding_mode: Any = None) -> None:
-        from . import Border
+    def __init__(
+        self,
+        size: int | Sequence[int],
+        offset: int | Sequence[int] | None = None,
+        fill_value: Any = 0,
+        padding_mode: Any = None,
+    ) -> None:
 
         self.size = size_pair(size, "PadToSize")
-        self.offset = None if offset is None else ((offset, offset) if isinstance(offset, int) else tuple(offset))
-        self.fill, self.mode = fill_value, Border(padding_mode) if padding_mode is not None else Border.CONSTANT
+        self.offset = (
+            None if offset is None else ((offset, offset) if isinstance(offset, int) else tuple(offset))
+        )
+        self.fill, self.mode = (
+            fill_value,
+            Border(padding_mode) if padding_mode is not None else Border.CONSTANT,
+        )
 
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
-        from . import _pad
 
         x = image(x, "PadToSize")
         h, w = x.shape[:2]
@@ -94,7 +112,7 @@ class PadToSize(SampleOp):
             raise RuntimeError(f"PadToSize: the image {(h, w)} is larger than the size {self.size}")
         top, left = self.offset if self.offset else ((self.size[0] - h) // 2, (self.size[1] - w) // 2)
         pads = (left, top, self.size[1] - w - left, self.size[0] - h - top)
-        return _pad(x[np.newaxis], pads, self.fill, self.mode)[0]
+        return pad_batch(x[np.newaxis], pads, self.fill, self.mode)[0]
 
 
 def _center(center: Any, x: np.ndarray) -> tuple[float, float]:
@@ -107,8 +125,14 @@ class Rotate(SampleOp):
     """``Rotate(degrees, resample=Inter.NEAREST, expand=False, center=None, fill_value=0)``:
     counter-clockwise about ``center`` ((x, y), default the image centre)."""
 
-    def __init__(self, degrees: float, resample: Inter = Inter.NEAREST, expand: bool = False,
-                 center: Sequence[float] | None = None, fill_value: Any = 0) -> None:
+    def __init__(
+        self,
+        degrees: float,
+        resample: Inter = Inter.NEAREST,
+        expand: bool = False,
+        center: Sequence[float] | None = None,
+        fill_value: Any = 0,
+    ) -> None:
         if isinstance(degrees, bool) or not isinstance(degrees, int | float):
             raise TypeError(f"Rotate: degrees must be a number, got {degrees!r}")
         self.degrees, self.inter, self.expand = float(degrees), Inter(resample), bool(expand)
@@ -131,8 +155,13 @@ class Rotate(SampleOp):
         return warp_affine(x, matrix, size, self.inter, fill)
 
 
-def affine_matrix(center: tuple[float, float], degrees: float, translate: Sequence[float], scale: float,
-                  shear: Sequence[float]) -> np.ndarray:
+def affine_matrix(
+    center: tuple[float, float],
+    degrees: float,
+    translate: Sequence[float],
+    scale: float,
+    shear: Sequence[float],
+) -> np.ndarray:
     """The forward affine matrix of rotation (``degrees``, clockwise on screen), ``scale``, ``shear``
     ((x, y) degrees) about ``center``, then ``translate`` (pixels)."""
     rot, sx, sy = math.radians(degrees), math.radians(shear[0]), math.radians(shear[1])
@@ -151,8 +180,15 @@ class Affine(SampleOp):
     clockwise ``degrees`` about the centre, ``translate`` as fractions of the width and height
     (in [-1, 1]), ``scale``, ``shear`` degrees along x (and y)."""
 
-    def __init__(self, degrees: float, translate: Sequence[float], scale: float, shear: float | Sequence[float],
-                 resample: Inter = Inter.NEAREST, fill_value: Any = 0) -> None:
+    def __init__(
+        self,
+        degrees: float,
+        translate: Sequence[float],
+        scale: float,
+        shear: float | Sequence[float],
+        resample: Inter = Inter.NEAREST,
+        fill_value: Any = 0,
+    ) -> None:
         if len(translate) != 2 or any(not -1.0 <= t <= 1.0 for t in translate):
             raise ValueError(f"Affine: translate must be (x, y) in [-1, 1], got {translate!r}")
         if scale <= 0:
@@ -172,8 +208,12 @@ class Perspective(SampleOp):
     """``Perspective(start_points, end_points, interpolation=Inter.BILINEAR)``: the warp taking
     the four ``start_points`` ((x, y)) to ``end_points``."""
 
-    def __init__(self, start_points: Sequence[Sequence[int]], end_points: Sequence[Sequence[int]],
-                 interpolation: Inter = Inter.BILINEAR) -> None:
+    def __init__(
+        self,
+        start_points: Sequence[Sequence[int]],
+        end_points: Sequence[Sequence[int]],
+        interpolation: Inter = Inter.BILINEAR,
+    ) -> None:
         self.start, self.end = np.asarray(start_points, np.float64), np.asarray(end_points, np.float64)
         if self.start.shape != (4, 2) or self.end.shape != (4, 2):
             raise ValueError("Perspective: start_points and end_points must be four (x, y) points each")
@@ -187,15 +227,18 @@ class Erase(SampleOp):
     """``Erase(top, left, height, width, value=0, inplace=False)``: the region set to ``value``
     (a number, or one per channel)."""
 
-    def __init__(self, top: int, left: int, height: int, width: int, value: Any = 0.0, inplace: bool = False) -> None:
+    def __init__(
+        self, top: int, left: int, height: int, width: int, value: Any = 0.0, inplace: bool = False
+    ) -> None:
         self.box, self.value, self.inplace = (top, left, height, width), value, bool(inplace)
 
     def sample(self, x: np.ndarray, rng: Any = None) -> np.ndarray:
         x = image(x, "Erase")
         out = x if self.inplace else x.copy()
         top, left, h, w = self.box
-        out[top:top + h, left:left + w] = np.asarray(self.value).astype(x.dtype) if x.dtype.kind != "f" \
-            else self.value
+        out[top : top + h, left : left + w] = (
+            np.asarray(self.value).astype(x.dtype) if x.dtype.kind != "f" else self.value
+        )
         return out
 
 
@@ -219,7 +262,9 @@ class GaussianBlur(SampleOp):
     """``GaussianBlur(kernel_size, sigma=None)``: odd kernel sizes (x, y); sigma defaults to
     OpenCV's ``0.3 * ((size - 1) * 0.5 - 1) + 0.8`` of the first size, for both axes."""
 
-    def __init__(self, kernel_size: int | Sequence[int], sigma: float | Sequence[float] | None = None) -> None:
+    def __init__(
+        self, kernel_size: int | Sequence[int], sigma: float | Sequence[float] | None = None
+    ) -> None:
         ks = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
         if len(ks) != 2 or any(k < 1 or k % 2 == 0 for k in ks):
             raise ValueError(f"GaussianBlur: kernel_size must be positive odd ints, got {kernel_size!r}")
@@ -243,8 +288,9 @@ class NormalizePad(SampleOp):
     """``NormalizePad(mean, std, dtype="float32", is_hwc=True)``: ``Normalize``, then a fourth
     channel of zeros."""
 
-    def __init__(self, mean: Sequence[float], std: Sequence[float], dtype: str = "float32",
-                 is_hwc: bool = True) -> None:
+    def __init__(
+        self, mean: Sequence[float], std: Sequence[float], dtype: str = "float32", is_hwc: bool = True
+    ) -> None:
         if dtype not in ("float32", "float16"):
             raise ValueError(f"NormalizePad: dtype must be 'float32' or 'float16', got {dtype!r}")
         self.mean, self.std = np.asarray(mean, np.float64), np.asarray(std, np.float64)
@@ -257,7 +303,8 @@ class NormalizePad(SampleOp):
         shape = [1, 1, 1]
         shape[axis] = -1
         out = (x.astype(np.float32) - self.mean.reshape(shape).astype(np.float32)) / self.std.reshape(
-            shape).astype(np.float32)
+            shape
+        ).astype(np.float32)
         pad_shape = list(x.shape)
         pad_shape[axis] = 1
         return np.concatenate([out, np.zeros(pad_shape, np.float32)], axis=axis).astype(self.dtype)
@@ -272,10 +319,17 @@ class SlicePatches:
     """``SlicePatches(num_height=1, num_width=1, slice_mode=SliceMode.PAD, fill_value=0)``: the
     image cut into a grid of patches (a tuple of arrays, one column each)."""
 
-    def __init__(self, num_height: int = 1, num_width: int = 1, slice_mode: SliceMode = SliceMode.PAD,
-                 fill_value: int = 0) -> None:
+    def __init__(
+        self,
+        num_height: int = 1,
+        num_width: int = 1,
+        slice_mode: SliceMode = SliceMode.PAD,
+        fill_value: int = 0,
+    ) -> None:
         if num_height < 1 or num_width < 1:
-            raise ValueError(f"SlicePatches: num_height and num_width must be >= 1, got {num_height}, {num_width}")
+            raise ValueError(
+                f"SlicePatches: num_height and num_width must be >= 1, got {num_height}, {num_width}"
+            )
         self.nh, self.nw, self.mode, self.fill = num_height, num_width, SliceMode(slice_mode), fill_value
 
     def __call__(self, value: Any) -> tuple[np.ndarray, ...]:
@@ -287,5 +341,8 @@ class SlicePatches:
             x = np.pad(x, widths, constant_values=self.fill)
         else:
             ph, pw = h // self.nh, w // self.nw
-        return tuple(np.ascontiguousarray(x[i * ph:(i + 1) * ph, j * pw:(j + 1) * pw])
-                     for i in range(self.nh) for j in range(self.nw))
+        return tuple(
+            np.ascontiguousarray(x[i * ph : (i + 1) * ph, j * pw : (j + 1) * pw])
+            for i in range(self.nh)
+            for j in range(self.nw)
+        )

@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from ..config import get_seed
 from ..ops_base import SampleOp
 from .geometry import size_pair
+from .random_color import probability
 
 
 class ImageReadMode(Enum):
@@ -34,8 +36,10 @@ def _bytes(data: Any, what: str) -> bytes:
         return bytes(data)
     array = np.asarray(data.asnumpy() if hasattr(data, "asnumpy") else data)
     if array.dtype != np.uint8 or array.ndim != 1:
-        raise TypeError(f"{what}: expected encoded image bytes (a 1-D uint8 array), got "
-                           f"{array.dtype} of shape {array.shape}")
+        raise TypeError(
+            f"{what}: expected encoded image bytes (a 1-D uint8 array), got "
+            f"{array.dtype} of shape {array.shape}"
+        )
     return array.tobytes()
 
 
@@ -98,8 +102,14 @@ def read_image(filename: str, mode: ImageReadMode = ImageReadMode.UNCHANGED) -> 
 
 def _image_array(image: Any, what: str) -> np.ndarray:
     array = np.asarray(image.asnumpy() if hasattr(image, "asnumpy") else image)
-    if array.dtype != np.uint8 or array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (1, 3)):
-        raise RuntimeError(f"{what}: expected an H x W [x 1 or 3] uint8 image, got {array.dtype} {array.shape}")
+    if (
+        array.dtype != np.uint8
+        or array.ndim not in (2, 3)
+        or (array.ndim == 3 and array.shape[2] not in (1, 3))
+    ):
+        raise RuntimeError(
+            f"{what}: expected an H x W [x 1 or 3] uint8 image, got {array.dtype} {array.shape}"
+        )
     return array[..., 0] if array.ndim == 3 and array.shape[2] == 1 else array
 
 
@@ -116,7 +126,11 @@ def encode_jpeg(image: Any, quality: int = 75) -> np.ndarray:
 
 
 def encode_png(image: Any, compression_level: int = 6) -> np.ndarray:
-    if isinstance(compression_level, bool) or not isinstance(compression_level, int) or not 0 <= compression_level <= 9:
+    if (
+        isinstance(compression_level, bool)
+        or not isinstance(compression_level, int)
+        or not 0 <= compression_level <= 9
+    ):
         raise ValueError(f"encode_png: compression_level must be an int in [0, 9], got {compression_level!r}")
     return _encode(image, "PNG", "encode_png", compress_level=compression_level)
 
@@ -188,10 +202,8 @@ class RandomGrayscale:
     random = True
 
     def __init__(self, prob: float = 0.1) -> None:
-        from .random_color import probability
-
         self.prob = probability(prob, "RandomGrayscale")
-        self._rng = np.random.default_rng()
+        self._rng = np.random.default_rng(get_seed())
 
     def __call__(self, image: Any) -> Any:
         if self._rng.random() >= self.prob:
@@ -214,10 +226,17 @@ class FiveCrop:
         h, w = self.size
         ih, iw = pil.height, pil.width
         if h > ih or w > iw:
-            raise ValueError(f"{type(self).__name__}: crop size {self.size} is larger than the image {(ih, iw)}")
+            raise ValueError(
+                f"{type(self).__name__}: crop size {self.size} is larger than the image {(ih, iw)}"
+            )
         top, left = int(round((ih - h) / 2.0)), int(round((iw - w) / 2.0))
-        return [_crop(pil, 0, 0, h, w), _crop(pil, 0, iw - w, h, w), _crop(pil, ih - h, 0, h, w),
-                _crop(pil, ih - h, iw - w, h, w), _crop(pil, top, left, h, w)]
+        return [
+            _crop(pil, 0, 0, h, w),
+            _crop(pil, 0, iw - w, h, w),
+            _crop(pil, ih - h, 0, h, w),
+            _crop(pil, ih - h, iw - w, h, w),
+            _crop(pil, top, left, h, w),
+        ]
 
     def __call__(self, image: Any) -> tuple[Any, ...]:
         pil, was_pil = _pil(image)
@@ -239,8 +258,10 @@ class TenCrop(FiveCrop):
 
 
 def _no_video(what: str) -> RuntimeError:
-    return RuntimeError(f"{what} needs FFmpeg, which this framework does not include; decode the "
-                        "video with another library and pass its frames as arrays")
+    return RuntimeError(
+        f"{what} needs FFmpeg, which this framework does not include; decode the "
+        "video with another library and pass its frames as arrays"
+    )
 
 
 class DecodeVideo:
@@ -257,7 +278,9 @@ class VideoDecoder:
         raise _no_video("vision.VideoDecoder")
 
 
-def read_video(filename: str, start_pts: float = 0, end_pts: float | None = None, pts_unit: str = "pts") -> Any:
+def read_video(
+    filename: str, start_pts: float = 0, end_pts: float | None = None, pts_unit: str = "pts"
+) -> Any:
     raise _no_video("vision.read_video")
 
 

@@ -19,8 +19,9 @@ def probability(prob: Any, what: str) -> float:
     return float(prob)
 
 
-def value_range(value: Any, what: str, name: str, around: float | None = 1.0,
-                low: float = 0.0) -> tuple[float, float]:
+def value_range(
+    value: Any, what: str, name: str, around: float | None = 1.0, low: float = 0.0
+) -> tuple[float, float]:
     """``(min, max)`` from a pair, or from one number ``v``: ``[max(low, around - v), around + v]``
     (``around=None``: ``[-v, v]``)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -146,13 +147,16 @@ class RandomColorAdjust(SampleOp):
 
     random = True
 
-    def __init__(self, brightness: Any = (1, 1), contrast: Any = (1, 1), saturation: Any = (1, 1),
-                 hue: Any = (0, 0)) -> None:
+    def __init__(
+        self, brightness: Any = (1, 1), contrast: Any = (1, 1), saturation: Any = (1, 1), hue: Any = (0, 0)
+    ) -> None:
         what = "RandomColorAdjust"
-        self.ranges = [(color.AdjustBrightness, value_range(brightness, what, "brightness")),
-                       (color.AdjustContrast, value_range(contrast, what, "contrast")),
-                       (color.AdjustSaturation, value_range(saturation, what, "saturation")),
-                       (color.AdjustHue, value_range(hue, what, "hue", around=None))]
+        self.ranges = [
+            (color.AdjustBrightness, value_range(brightness, what, "brightness")),
+            (color.AdjustContrast, value_range(contrast, what, "contrast")),
+            (color.AdjustSaturation, value_range(saturation, what, "saturation")),
+            (color.AdjustHue, value_range(hue, what, "hue", around=None)),
+        ]
         low, high = self.ranges[3][1]
         if not -0.5 <= low <= high <= 0.5:
             raise ValueError(f"RandomColorAdjust: hue must be in [-0.5, 0.5], got {hue!r}")

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from ..ops_base import SampleOp
+from .basic_ops import Resize
 from .geometry import Affine, Perspective, Rotate, image, size_pair
+from .image_io import decode_array
 from .random_color import probability, value_range
 from .warp import Inter, resize_image
 
@@ -31,8 +33,9 @@ class RandomVerticalFlip(SampleOp):
         return np.ascontiguousarray(x[::-1]) if rng.random() < self.prob else x.copy()
 
 
-def crop_box(h: int, w: int, scale: tuple[float, float], ratio: tuple[float, float], attempts: int,
-             rng: Any) -> tuple[int, int, int, int]:
+def crop_box(
+    h: int, w: int, scale: tuple[float, float], ratio: tuple[float, float], attempts: int, rng: Any
+) -> tuple[int, int, int, int]:
     """``(top, left, height, width)`` of a random crop (Inception's search)."""
     area = h * w
     log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
@@ -58,9 +61,14 @@ class RandomResizedCrop(SampleOp):
 
     random = True
 
-    def __init__(self, size: int | Sequence[int], scale: Sequence[float] = (0.08, 1.0),
-                 ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0), interpolation: Inter = Inter.BILINEAR,
-                 max_attempts: int = 10) -> None:
+    def __init__(
+        self,
+        size: int | Sequence[int],
+        scale: Sequence[float] = (0.08, 1.0),
+        ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
+        interpolation: Inter = Inter.BILINEAR,
+        max_attempts: int = 10,
+    ) -> None:
         what = type(self).__name__
         self.size = size_pair(size, what)
         self.scale, self.ratio = tuple(scale), tuple(ratio)
@@ -75,7 +83,7 @@ class RandomResizedCrop(SampleOp):
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:
         x = image(x, type(self).__name__)
         top, left, h, w = crop_box(x.shape[0], x.shape[1], self.scale, self.ratio, self.attempts, rng)
-        return resize_image(np.ascontiguousarray(x[top:top + h, left:left + w]), *self.size, self.inter)
+        return resize_image(np.ascontiguousarray(x[top : top + h, left : left + w]), *self.size, self.inter)
 
 
 class RandomCropDecodeResize(RandomResizedCrop):
@@ -83,8 +91,6 @@ class RandomCropDecodeResize(RandomResizedCrop):
     then :class:`RandomResizedCrop`."""
 
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:
-        from .image_io import decode_array
-
         return super().sample(decode_array(x, "RandomCropDecodeResize"), rng)
 
 
@@ -96,7 +102,6 @@ class RandomResize(SampleOp):
     MODES = (Inter.BILINEAR, Inter.NEAREST, Inter.BICUBIC, Inter.AREA)
 
     def __init__(self, size: int | Sequence[int]) -> None:
-        from . import Resize
 
         self.size = size
         self.ops = [Resize(size, mode) for mode in self.MODES]
@@ -111,8 +116,14 @@ class RandomRotation(SampleOp):
 
     random = True
 
-    def __init__(self, degrees: float | Sequence[float], resample: Inter = Inter.NEAREST, expand: bool = False,
-                 center: Sequence[float] | None = None, fill_value: Any = 0) -> None:
+    def __init__(
+        self,
+        degrees: float | Sequence[float],
+        resample: Inter = Inter.NEAREST,
+        expand: bool = False,
+        center: Sequence[float] | None = None,
+        fill_value: Any = 0,
+    ) -> None:
         self.range = value_range(degrees, "RandomRotation", "degrees", around=None)
         self.args = (Inter(resample), bool(expand), center, fill_value)
 
@@ -127,9 +138,15 @@ class RandomAffine(SampleOp):
 
     random = True
 
-    def __init__(self, degrees: float | Sequence[float], translate: Sequence[float] | None = None,
-                 scale: Sequence[float] | None = None, shear: float | Sequence[float] | None = None,
-                 resample: Inter = Inter.NEAREST, fill_value: Any = 0) -> None:
+    def __init__(
+        self,
+        degrees: float | Sequence[float],
+        translate: Sequence[float] | None = None,
+        scale: Sequence[float] | None = None,
+        shear: float | Sequence[float] | None = None,
+        resample: Inter = Inter.NEAREST,
+        fill_value: Any = 0,
+    ) -> None:
         self.degrees = value_range(degrees, "RandomAffine", "degrees", around=None)
         t = tuple(translate) if translate is not None else (0.0, 0.0, 0.0, 0.0)
         self.translate = t + (0.0, 0.0) if len(t) == 2 else t
@@ -148,9 +165,14 @@ class RandomAffine(SampleOp):
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:
         tx = float(rng.uniform(self.translate[0], self.translate[1]))
         ty = float(rng.uniform(self.translate[2], self.translate[3]))
-        op = Affine(float(rng.uniform(*self.degrees)), [tx, ty], float(rng.uniform(*self.scale)),
-                    [float(rng.uniform(*self.shear[:2])), float(rng.uniform(*self.shear[2:]))],
-                    self.inter, self.fill)
+        op = Affine(
+            float(rng.uniform(*self.degrees)),
+            [tx, ty],
+            float(rng.uniform(*self.scale)),
+            [float(rng.uniform(*self.shear[:2])), float(rng.uniform(*self.shear[2:]))],
+            self.inter,
+            self.fill,
+        )
         return op.sample(x)
 
 
@@ -160,7 +182,9 @@ class RandomPerspective(SampleOp):
 
     random = True
 
-    def __init__(self, distortion_scale: float = 0.5, prob: float = 0.5, interpolation: Inter = Inter.BICUBIC) -> None:
+    def __init__(
+        self, distortion_scale: float = 0.5, prob: float = 0.5, interpolation: Inter = Inter.BICUBIC
+    ) -> None:
         self.scale = probability(distortion_scale, "RandomPerspective")
         self.prob, self.inter = probability(prob, "RandomPerspective"), Inter(interpolation)
 
@@ -170,10 +194,12 @@ class RandomPerspective(SampleOp):
         h, w = x.shape[:2]
         dx, dy = int(self.scale * w / 2), int(self.scale * h / 2)
         start = [[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]]
-        end = [[int(rng.integers(0, dx + 1)), int(rng.integers(0, dy + 1))],
-               [w - 1 - int(rng.integers(0, dx + 1)), int(rng.integers(0, dy + 1))],
-               [w - 1 - int(rng.integers(0, dx + 1)), h - 1 - int(rng.integers(0, dy + 1))],
-               [int(rng.integers(0, dx + 1)), h - 1 - int(rng.integers(0, dy + 1))]]
+        end = [
+            [int(rng.integers(0, dx + 1)), int(rng.integers(0, dy + 1))],
+            [w - 1 - int(rng.integers(0, dx + 1)), int(rng.integers(0, dy + 1))],
+            [w - 1 - int(rng.integers(0, dx + 1)), h - 1 - int(rng.integers(0, dy + 1))],
+            [int(rng.integers(0, dx + 1)), h - 1 - int(rng.integers(0, dy + 1))],
+        ]
         inter = self.inter if self.inter in (Inter.NEAREST, Inter.BILINEAR) else Inter.BILINEAR
         return Perspective(start, end, inter).sample(x)
 
@@ -185,8 +211,15 @@ class RandomErasing(SampleOp):
 
     random = True
 
-    def __init__(self, prob: float = 0.5, scale: Sequence[float] = (0.02, 0.33), ratio: Sequence[float] = (0.3, 3.3),
-                 value: Any = 0, inplace: bool = False, max_attempts: int = 10) -> None:
+    def __init__(
+        self,
+        prob: float = 0.5,
+        scale: Sequence[float] = (0.02, 0.33),
+        ratio: Sequence[float] = (0.3, 3.3),
+        value: Any = 0,
+        inplace: bool = False,
+        max_attempts: int = 10,
+    ) -> None:
         self.prob, self.scale, self.ratio = probability(prob, "RandomErasing"), tuple(scale), tuple(ratio)
         self.value, self.inplace, self.attempts = value, bool(inplace), int(max_attempts)
 
@@ -203,9 +236,12 @@ class RandomErasing(SampleOp):
             eh, ew = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
             if eh < h and ew < w:
                 top, left = int(rng.integers(0, h - eh + 1)), int(rng.integers(0, w - ew + 1))
-                fill = (rng.standard_normal((c, eh, ew)) if self.value == "random"
-                        else np.asarray(self.value, np.float64).reshape(-1, 1, 1))
-                out[:, top:top + eh, left:left + ew] = fill
+                fill = (
+                    rng.standard_normal((c, eh, ew))
+                    if self.value == "random"
+                    else np.asarray(self.value, np.float64).reshape(-1, 1, 1)
+                )
+                out[:, top : top + eh, left : left + ew] = fill
                 return out
         return out
 
@@ -230,5 +266,5 @@ class CutOut(SampleOp):
         for _ in range(self.patches):
             cy, cx = int(rng.integers(0, h)), int(rng.integers(0, w))
             top, left = max(cy - self.length // 2, 0), max(cx - self.length // 2, 0)
-            view[top:min(top + self.length, h), left:min(left + self.length, w)] = 0
+            view[top : min(top + self.length, h), left : min(left + self.length, w)] = 0
         return out

@@ -26,8 +26,11 @@ class Inter(Enum):
     PILCUBIC = 5
 
 
-_PIL = {Inter.PILCUBIC: Image.Resampling.BICUBIC, Inter.AREA: Image.Resampling.BOX,
-        Inter.ANTIALIAS: Image.Resampling.LANCZOS}
+_PIL = {
+    Inter.PILCUBIC: Image.Resampling.BICUBIC,
+    Inter.AREA: Image.Resampling.BOX,
+    Inter.ANTIALIAS: Image.Resampling.LANCZOS,
+}
 
 
 def _cubic_axis(x: np.ndarray, size: int, axis: int) -> np.ndarray:
@@ -37,9 +40,11 @@ def _cubic_axis(x: np.ndarray, size: int, axis: int) -> np.ndarray:
     base = np.floor(src).astype(int)
     t = src - base
     a = -0.75
-    weights = [((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
-               ((a + 2) * t - (a + 3)) * t * t + 1,
-               ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1]
+    weights = [
+        ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+        ((a + 2) * t - (a + 3)) * t * t + 1,
+        ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+    ]
     weights.append(1.0 - weights[0] - weights[1] - weights[2])
     out = 0.0
     for k, w in zip(range(-1, 3), weights, strict=True):
@@ -90,16 +95,23 @@ def _remap(x: np.ndarray, fx: np.ndarray, fy: np.ndarray, inter: Inter, fill: An
     integer ``fx, fy``; bilinear takes them in 1/32 pixel (``INTER_BITS = 5``) and, for
     integer images, weights in 1/32768 with the sum rounded."""
     extra = x.shape[2:]
-    fill_value = np.broadcast_to(np.asarray(fill, dtype=np.float64), extra) if extra else float(
-        np.asarray(fill).reshape(-1)[0])
+    fill_value = (
+        np.broadcast_to(np.asarray(fill, dtype=np.float64), extra)
+        if extra
+        else float(np.asarray(fill).reshape(-1)[0])
+    )
     if inter is Inter.NEAREST:
         out = _gather(x, fx, fy, fill_value)
     else:
         x0, y0, ax, ay = fx >> 5, fy >> 5, fx & 31, fy & 31
         shape = ax.shape + (1,) * len(extra)
         total = np.zeros(ax.shape + extra, dtype=np.float64)
-        for dy, dx, wgt in ((0, 0, (32 - ax) * (32 - ay)), (0, 1, ax * (32 - ay)), (1, 0, (32 - ax) * ay),
-                            (1, 1, ax * ay)):
+        for dy, dx, wgt in (
+            (0, 0, (32 - ax) * (32 - ay)),
+            (0, 1, ax * (32 - ay)),
+            (1, 0, (32 - ax) * ay),
+            (1, 1, ax * ay),
+        ):
             total += (wgt * 32).reshape(shape) * _gather(x, x0 + dx, y0 + dy, fill_value)
         if x.dtype.kind == "f":
             return (total / 32768.0).astype(x.dtype)
@@ -110,8 +122,9 @@ def _remap(x: np.ndarray, fx: np.ndarray, fy: np.ndarray, inter: Inter, fill: An
     return np.clip(np.rint(out), info.min, info.max).astype(x.dtype)
 
 
-def warp_affine(x: np.ndarray, matrix: np.ndarray, size: tuple[int, int], inter: Inter,
-                fill: Any) -> np.ndarray:
+def warp_affine(
+    x: np.ndarray, matrix: np.ndarray, size: tuple[int, int], inter: Inter, fill: Any
+) -> np.ndarray:
     """``x`` moved by the forward 2 x 3 ``matrix`` (output ``(height, width)``), OpenCV's
     ``warpAffine``: the inverse map's coordinates in fixed point (1/1024 pixel)."""
     m = np.linalg.inv(np.vstack([matrix, [0.0, 0.0, 1.0]]))
@@ -130,13 +143,13 @@ def warp_affine(x: np.ndarray, matrix: np.ndarray, size: tuple[int, int], inter:
 def warp_perspective(x: np.ndarray, homography: np.ndarray, inter: Inter, fill: Any) -> np.ndarray:
     """``x`` moved by the forward 3 x 3 ``homography`` (same size), OpenCV's ``warpPerspective``."""
     m = np.linalg.inv(homography)
-    ys, xs = np.mgrid[0:x.shape[0], 0:x.shape[1]].astype(np.float64)
+    ys, xs = np.mgrid[0 : x.shape[0], 0 : x.shape[1]].astype(np.float64)
     den = m[2, 0] * xs + m[2, 1] * ys + m[2, 2]
     scale = 1.0 if inter is Inter.NEAREST else 32.0
     with np.errstate(divide="ignore"):
         w = np.where(den != 0, scale / np.where(den != 0, den, 1), 0.0)
-    fx = np.rint(np.clip((m[0, 0] * xs + m[0, 1] * ys + m[0, 2]) * w, -2**31, 2**31 - 1)).astype(np.int64)
-    fy = np.rint(np.clip((m[1, 0] * xs + m[1, 1] * ys + m[1, 2]) * w, -2**31, 2**31 - 1)).astype(np.int64)
+    fx = np.rint(np.clip((m[0, 0] * xs + m[0, 1] * ys + m[0, 2]) * w, -(2**31), 2**31 - 1)).astype(np.int64)
+    fy = np.rint(np.clip((m[1, 0] * xs + m[1, 1] * ys + m[1, 2]) * w, -(2**31), 2**31 - 1)).astype(np.int64)
     return _remap(x, fx, fy, inter, fill)
 
 
@@ -155,4 +168,6 @@ def rotation_matrix(center: tuple[float, float], degrees: float, scale: float = 
     a = np.deg2rad(degrees)
     alpha, beta = scale * np.cos(a), scale * np.sin(a)
     cx, cy = center
-    return np.array([[alpha, beta, (1 - alpha) * cx - beta * cy], [-beta, alpha, beta * cx + (1 - alpha) * cy]])
+    return np.array(
+        [[alpha, beta, (1 - alpha) * cx - beta * cy], [-beta, alpha, beta * cx + (1 - alpha) * cy]]
+    )
