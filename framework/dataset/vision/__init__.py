@@ -43,18 +43,15 @@ from .color import (
     AdjustBrightness,
     AdjustContrast,
     AdjustGamma,
-    AdjustHue,
     AdjustSaturation,
     AdjustSharpness,
     AutoContrast,
     ConvertColor,
     ConvertMode,
     Equalize,
-    HsvToRgb,
     Invert,
     LinearTransformation,
     Posterize,
-    RgbToHsv,
     Solarize,
     ToType,
 )
@@ -73,6 +70,7 @@ from .geometry import (
     SlicePatches,
     VerticalFlip,
 )
+from .hsv import AdjustHue, HsvToRgb, RgbToHsv
 from .image_io import (
     Decode,
     DecodeVideo,

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..ops_base import SampleOp
 from . import color
+from .hsv import AdjustHue
 
 
 def probability(prob: Any, what: str) -> float:
@@ -155,7 +156,7 @@ class RandomColorAdjust(SampleOp):
             (color.AdjustBrightness, value_range(brightness, what, "brightness")),
             (color.AdjustContrast, value_range(contrast, what, "contrast")),
             (color.AdjustSaturation, value_range(saturation, what, "saturation")),
-            (color.AdjustHue, value_range(hue, what, "hue", around=None)),
+            (AdjustHue, value_range(hue, what, "hue", around=None)),
         ]
         low, high = self.ranges[3][1]
         if not -0.5 <= low <= high <= 0.5:
@@ -164,7 +165,7 @@ class RandomColorAdjust(SampleOp):
     def sample(self, x: np.ndarray, rng: Any) -> np.ndarray:
         for i in rng.permutation(4):
             make, (low, high) = self.ranges[int(i)]
-            neutral = 0.0 if make is color.AdjustHue else 1.0
+            neutral = 0.0 if make is AdjustHue else 1.0
             if low == high == neutral:
                 continue
             x = make(float(rng.uniform(low, high))).sample(x)
