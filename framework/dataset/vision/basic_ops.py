@@ -169,7 +169,7 @@ class CenterCrop(DataOp):
             ph, pw = max(ch - h, 0), max(cw - w, 0)
             x = pad_batch(x, (pw // 2, ph // 2, pw - pw // 2, ph - ph // 2), 0, Border.CONSTANT)
             h, w = x.shape[1:3]
-        top, left = int(round((h - ch) / 2.0)), int(round((w - cw) / 2.0))
+        top, left = (h - ch) // 2, (w - cw) // 2  # MindSpore floors (Python's round would go to even)
         return np.ascontiguousarray(x[:, top:top + ch, left:left + cw])
 
 
