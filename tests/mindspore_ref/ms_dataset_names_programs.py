@@ -24,7 +24,6 @@ PROGRAMS: dict[str, str] = {}
 # Present names that do not work here, and why (they raise one line saying so; each is
 # checked in tests/framework/dataset/test_random_data_ops.py, not against MindSpore)
 NOT_IMPLEMENTED = {
-    "dataset.text:JiebaTokenizer": "needs cppjieba's dictionary and HMM model (MindSpore links cppjieba)",
     "dataset.text:SentencePieceTokenizer": "needs a SentencePiece model and library",
     "dataset.text:SentencePieceVocab": "trains SentencePiece models (the SentencePiece library)",
     "dataset.vision:DecodeVideo": "FFmpeg", "dataset.vision:VideoDecoder": "FFmpeg",
@@ -305,6 +304,53 @@ def run():
     return [[[m.name, m.value] for m in e] for e in (text.JiebaMode, text.SentencePieceModel,
                                                      text.SPieceTokenizerLoadType,
                                                          text.SPieceTokenizerOutType)]
+''')
+
+_JIEBA_FILES = '''
+    folder = tempfile.mkdtemp()
+    hmm, mp = os.path.join(folder, "hmm.utf8"), os.path.join(folder, "dict.utf8")
+    emits = {"B": "北:-5.1,京:-7.2,大:-4.1,学:-6.3,我:-6.0,来:-6.5,"
+                  "到:-6.1,清:-5.9,华:-6.2,天:-5.0,安:-6.4,门:-7.1",
+             "E": "北:-7.3,京:-4.9,大:-6.6,学:-4.2,我:-7.0,来:-5.1,"
+                  "到:-5.5,清:-7.7,华:-4.8,天:-6.0,安:-5.2,门:-4.5",
+             "M": "北:-6.6,京:-6.1,大:-5.3,学:-5.9,我:-8.0,来:-6.8,"
+                  "到:-7.2,清:-6.9,华:-6.0,天:-6.3,安:-6.6,门:-6.2",
+             "S": "北:-6.9,京:-7.5,大:-5.5,学:-7.2,我:-3.2,来:-4.4,"
+                  "到:-4.3,清:-8.1,华:-8.3,天:-6.1,安:-7.0,门:-6.6"}
+    with open(hmm, "w", encoding="utf-8") as f:
+        f.write("# start B E M S\\n-0.26 -3.14e+100 -3.14e+100 -1.46\\n# transitions\\n"
+                "-3.14e+100 -0.51 -0.91 -3.14e+100\\n-0.59 -3.14e+100 -3.14e+100 -0.81\\n"
+                "-3.14e+100 -0.33 -1.26 -3.14e+100\\n-0.72 -3.14e+100 -3.14e+100 -0.66\\n"
+                + "".join(f"# emit {k}\\n{v}\\n" for k, v in emits.items()))
+    with open(mp, "w", encoding="utf-8") as f:
+        f.write("北京 300 ns\\n北京大学 20 nt\\n大学 250 n\\n我 900 r\\n来到 120 v\\n来 400 v\\n到 380 v\\n"
+                "清华 50 nz\\n清华大学 40 nt\\n华 30 n\\n天安门 80 ns\\n天 200 n\\n")
+'''
+
+_program("text_jieba", '''
+def run():
+''' + _JIEBA_FILES + '''
+    texts = ["我来到北京清华大学", "我来到天安门 abc12 3.5!北京大学门", "天安北华京",
+             "北京，清华。大学\\t天安", ""]
+    out = [[[m.name, m.value] for m in text.JiebaMode]]
+    for mode in (text.JiebaMode.MP, text.JiebaMode.HMM, text.JiebaMode.MIX):
+        for with_offsets in (False, True):
+            tokenizer = text.JiebaTokenizer(hmm, mp, mode, with_offsets)
+            out += [tokenizer(t) for t in texts]
+    tokenizer = text.JiebaTokenizer(hmm, mp)
+    tokenizer.add_word("安北")
+    tokenizer.add_word("华京", 5)
+    tokenizer.add_word("门")
+    out += [tokenizer(t) for t in texts]
+    user = os.path.join(folder, "user.txt")
+    with open(user, "w", encoding="utf-8") as f:
+        f.write("到北 9\\n学门\\n")
+    tokenizer.add_dict(user)
+    tokenizer.add_dict({"京清": 3000})
+    out += [tokenizer(t) for t in texts]
+    d = ds.NumpySlicesDataset({"t": np.array(texts[:3])}, shuffle=False)
+    out += column(d.map(text.JiebaTokenizer(hmm, mp, text.JiebaMode.MP), input_columns=["t"]))
+    return out
 ''')
 
 _program("text_bad_arguments", '''

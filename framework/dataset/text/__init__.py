@@ -1,15 +1,14 @@
 """``mindspore.dataset.text``: tokenizers (:mod:`.basic_ops`, :mod:`.tokenizers`), string and
 sequence operations (:mod:`.string_ops`), ``Vocab`` and ``Lookup`` (:mod:`.utils`,
-:mod:`.basic_ops`), word vectors (:mod:`.vectors`); Jieba and SentencePiece
-(:mod:`.model_tokenizers`) only name their options here. :mod:`.transforms` is MindSpore's
+:mod:`.basic_ops`), word vectors (:mod:`.vectors`), Jieba (:mod:`.jieba`); SentencePiece
+(:mod:`.model_tokenizers`) only names its options here. :mod:`.transforms` is MindSpore's
 ``text.transforms`` path to the same operations."""
 
 from ... import absent_names as _absent_names
 from . import utils
 from .basic_ops import Lookup, ToNumber, UnicodeCharTokenizer, WhitespaceTokenizer
+from .jieba import JiebaMode, JiebaTokenizer
 from .model_tokenizers import (
-    JiebaMode,
-    JiebaTokenizer,
     SentencePieceModel,
     SentencePieceTokenizer,
     SentencePieceVocab,

@@ -1,20 +1,13 @@
-"""``mindspore.dataset.text``'s tokenizers driven by trained models: Jieba (cppjieba's
-dictionary and HMM files) and SentencePiece (a trained ``.model``). Their option enums are
-MindSpore's; the tokenizers themselves are not implemented here (MindSpore links cppjieba and
-the SentencePiece library, which this framework does not depend on): creating one raises a
-one-line error naming what to use instead.
+"""``mindspore.dataset.text``'s SentencePiece names: the option enums are MindSpore's; the
+tokenizer and the vocabulary (a trained SentencePiece model, which MindSpore links the
+SentencePiece library for) are not implemented here: using one raises a one-line error
+naming what to use instead. (Jieba is in :mod:`framework.dataset.text.jieba`.)
 """
 
 from __future__ import annotations
 
 from enum import Enum
 from typing import Any
-
-
-class JiebaMode(Enum):
-    MIX = 0
-    MP = 1
-    HMM = 2
 
 
 class SentencePieceModel(Enum):
@@ -39,16 +32,6 @@ def _absent(what: str) -> NotImplementedError:
         f"{what} needs a trained model library this framework does not include; tokenize with "
         "text.PythonTokenizer(your_tokenizer) (e.g. the `tokenizers` package's BPE, the 'text' extra)"
     )
-
-
-class JiebaTokenizer:
-    """``JiebaTokenizer(hmm_path, mp_path, mode=JiebaMode.MIX, with_offsets=False)``: not
-    implemented (see the module docstring)."""
-
-    def __init__(
-        self, hmm_path: str, mp_path: str, mode: JiebaMode = JiebaMode.MIX, with_offsets: bool = False
-    ) -> None:
-        raise _absent("text.JiebaTokenizer (cppjieba dictionaries)")
 
 
 class SentencePieceVocab:

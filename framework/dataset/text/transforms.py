@@ -2,7 +2,8 @@
 (the same objects as ``dataset.text``'s)."""
 
 from .basic_ops import Lookup, ToNumber, UnicodeCharTokenizer, WhitespaceTokenizer
-from .model_tokenizers import JiebaTokenizer, SentencePieceTokenizer
+from .jieba import JiebaTokenizer
+from .model_tokenizers import SentencePieceTokenizer
 from .string_ops import (
     AddToken,
     CaseFold,

@@ -165,7 +165,6 @@ def test_string_arrays_are_processed_element_by_element():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: text.JiebaTokenizer("hmm.utf8", "jieba.dict.utf8"),
     lambda: text.SentencePieceTokenizer(None, None),
     lambda: text.SentencePieceVocab.from_file(["corpus.txt"], 100, 0.9995, None, {}),
     lambda: vision.DecodeVideo(), lambda: vision.read_video("clip.mp4"),
