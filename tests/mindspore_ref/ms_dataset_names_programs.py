@@ -24,7 +24,6 @@ PROGRAMS: dict[str, str] = {}
 # Present names that do not work here, and why (they raise one line saying so; each is
 # checked in tests/framework/dataset/test_random_data_ops.py, not against MindSpore)
 NOT_IMPLEMENTED = {
-    "dataset.text:SentencePieceTokenizer": "needs a SentencePiece model and library",
     "dataset.text:SentencePieceVocab": "trains SentencePiece models (the SentencePiece library)",
     "dataset.vision:DecodeVideo": "FFmpeg", "dataset.vision:VideoDecoder": "FFmpeg",
     "dataset.vision:read_video": "FFmpeg", "dataset.vision:read_video_timestamps": "FFmpeg",
@@ -350,6 +349,53 @@ def run():
     out += [tokenizer(t) for t in texts]
     d = ds.NumpySlicesDataset({"t": np.array(texts[:3])}, shuffle=False)
     out += column(d.map(text.JiebaTokenizer(hmm, mp, text.JiebaMode.MP), input_columns=["t"]))
+    return out
+''')
+
+_program("text_sentencepiece", '''
+import struct
+
+
+def proto(number, wire, payload):
+    """One protobuf field (varint, 32-bit float or length-delimited)."""
+    def varint(n):
+        out = b""
+        while True:
+            low, n = n & 0x7F, n >> 7
+            if not n:
+                return out + bytes([low])
+            out += bytes([low | 0x80])
+    key = varint((number << 3) | wire)
+    if wire == 0:
+        return key + varint(payload)
+    if wire == 5:
+        return key + struct.pack("<f", payload)
+    return key + varint(len(payload)) + payload
+
+
+def run():
+    # a unigram model with identity normalization, written field by field
+    pieces = [("<unk>", 0.0, 2), ("<s>", 0.0, 3), ("</s>", 0.0, 3), ("\u2581", -2.0, 1),
+              ("\u2581he", -3.0, 1), ("llo", -3.5, 1), ("\u2581hello", -4.0, 1), ("\u2581wor", -4.5, 1),
+              ("ld", -4.2, 1), ("h", -5.0, 1), ("e", -5.0, 1), ("l", -5.0, 1), ("o", -5.0, 1), ("w", -5.0, 1),
+              ("r", -5.0, 1), ("d", -5.0, 1), ("\u2581w", -4.0, 1), ("or", -4.1, 1),
+              ("\u2581\u5317\u4eac", -3.0, 1)]
+    model = b"".join(proto(1, 2, proto(1, 2, p.encode()) + proto(2, 5, s) + proto(3, 0, t))
+                     for p, s, t in pieces)
+    model += proto(2, 2, proto(3, 0, 1) + proto(4, 0, len(pieces)))
+    model += proto(3, 2, proto(1, 2, b"identity"))
+    path = os.path.join(tempfile.mkdtemp(), "m.model")
+    with open(path, "wb") as f:
+        f.write(model)
+    texts = ["hello world", "  hello   worldx", "helloworld", "xyz hello", "qq", "", "北京 hello"]
+    out = [[[m.name, m.value] for m in e] for e in (text.SentencePieceModel, text.SPieceTokenizerOutType,
+                                                     text.SPieceTokenizerLoadType)]
+    for kind in (text.SPieceTokenizerOutType.STRING, text.SPieceTokenizerOutType.INT):
+        tokenizer = text.SentencePieceTokenizer(path, kind)
+        out += [tokenizer(t) for t in texts] + [tokenizer(np.array("hello"))]
+    d = ds.NumpySlicesDataset({"t": np.array(texts[:3])}, shuffle=False)
+    ints = text.SentencePieceTokenizer(path, text.SPieceTokenizerOutType.INT)
+    out += column(d.map(ints, input_columns=["t"]))
     return out
 ''')
 

@@ -1,13 +1,21 @@
-"""``mindspore.dataset.text``'s SentencePiece names: the option enums are MindSpore's; the
-tokenizer and the vocabulary (a trained SentencePiece model, which MindSpore links the
-SentencePiece library for) are not implemented here: using one raises a one-line error
-naming what to use instead. (Jieba is in :mod:`framework.dataset.text.jieba`.)
+"""``mindspore.dataset.text``'s SentencePiece names: the option enums are MindSpore's;
+``SentencePieceTokenizer`` tokenizes with a trained unigram ``.model`` file (see
+:mod:`framework.dataset.text.sentencepiece_model`); training one (``SentencePieceVocab``)
+and BPE/char/word models are not implemented here: they raise a one-line error naming what
+to use instead. (Jieba is in :mod:`framework.dataset.text.jieba`.)
 """
 
 from __future__ import annotations
 
+import struct
 from enum import Enum
+from pathlib import Path
 from typing import Any
+
+import numpy as np
+
+from .basic_ops import _text
+from .sentencepiece_model import SentencePieceModelFile, encode_unigram, normalize
 
 
 class SentencePieceModel(Enum):
@@ -51,7 +59,34 @@ class SentencePieceVocab:
 
 
 class SentencePieceTokenizer:
-    """``SentencePieceTokenizer(mode, out_type)``: not implemented (see the module docstring)."""
+    """``SentencePieceTokenizer(mode, out_type)``: ``mode`` the path of a trained unigram
+    SentencePiece model; ``out_type`` STRING gives the pieces, INT their ids (int32)."""
 
     def __init__(self, mode: Any, out_type: SPieceTokenizerOutType) -> None:
-        raise _absent("text.SentencePieceTokenizer (a SentencePiece model)")
+        if isinstance(mode, SentencePieceVocab):
+            raise _absent("text.SentencePieceTokenizer(SentencePieceVocab) (SentencePiece training)")
+        if not isinstance(mode, str):
+            raise TypeError(
+                f"SentencePieceTokenizer: mode must be a model file path, got {type(mode).__name__}"
+            )
+        if not isinstance(out_type, SPieceTokenizerOutType):
+            raise TypeError(
+                f"SentencePieceTokenizer: out_type must be a text.SPieceTokenizerOutType, got {out_type!r}"
+            )
+        try:
+            self.model = SentencePieceModelFile.parse(Path(mode).read_bytes())
+        except OSError as error:
+            raise RuntimeError(f"SentencePieceTokenizer: cannot read {mode!r}: {error.strerror}") from None
+        except (ValueError, IndexError, struct.error, UnicodeDecodeError) as error:
+            raise RuntimeError(
+                f"SentencePieceTokenizer: {mode!r} is not a SentencePiece model ({error})"
+            ) from None
+        if self.model.model_type != 1:
+            raise _absent("text.SentencePieceTokenizer with a BPE, char or word model (unigram models only)")
+        self.out_type = out_type
+
+    def __call__(self, value: Any) -> np.ndarray:
+        pieces = encode_unigram(self.model, normalize(self.model, _text(value, "SentencePieceTokenizer")))
+        if self.out_type is SPieceTokenizerOutType.INT:
+            return np.array([i for _, i in pieces], dtype=np.int32)
+        return np.array([p for p, _ in pieces] or [""][:0], dtype=str)

@@ -165,7 +165,6 @@ def test_string_arrays_are_processed_element_by_element():
 
 
 @pytest.mark.parametrize("make", [
-    lambda: text.SentencePieceTokenizer(None, None),
     lambda: text.SentencePieceVocab.from_file(["corpus.txt"], 100, 0.9995, None, {}),
     lambda: vision.DecodeVideo(), lambda: vision.read_video("clip.mp4"),
     lambda: transforms.Plugin("libplugin.so", "f")(np.zeros(2))])
