@@ -57,6 +57,7 @@ print(json.dumps([texts, out]))
 '''
 
 
+@pytest.mark.slow
 @needs_mindspore
 def test_sentencepiece_models_trained_by_mindspore(tmp_path):
     """Models MindSpore trains (NFKC normalization maps: the double-array reader) tokenize
