@@ -39,6 +39,31 @@ class DataOp:
         return f"{type(self).__name__}()"
 
 
+class SampleOp(DataOp):
+    """A data operation written for one sample (``sample(x, rng)``): ``apply_batch`` loops over
+    the samples (their results may differ in shape: a ragged column is a list of arrays).
+    Eager random calls draw from a generator seeded by ``dataset.config.set_seed`` when set."""
+
+    def sample(self, x: np.ndarray, rng: np.random.Generator | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def apply_batch(self, x: np.ndarray, rng: np.random.Generator | None = None) -> Any:
+        if self.random and rng is None:
+            rng = self._rng()
+        return stack_rows([self.sample(np.asarray(s), rng) for s in x], type(self).__name__)
+
+    def _rng(self) -> np.random.Generator:
+        if getattr(self, "_eager", None) is None:
+            from .config import get_seed
+
+            self._eager = np.random.default_rng(get_seed())
+        return self._eager
+
+    def __call__(self, sample: Any) -> np.ndarray:
+        x = np.asarray(sample.asnumpy() if hasattr(sample, "asnumpy") else sample)
+        return eager_array(self.sample(x, self._rng() if self.random else None))
+
+
 class Compose(DataOp):
     """``Compose(transforms)``: apply operations in order (``transforms.Compose``)."""
 
@@ -59,10 +84,12 @@ class Compose(DataOp):
             x = t.apply_batch(x, rng)
         return x
 
-    def __call__(self, sample: Any) -> Any:
+    def __call__(self, *sample: Any) -> Any:
+        values: Any = sample
         for t in self.transforms:
-            sample = t(sample)
-        return sample
+            out = t(*values)
+            values = out if isinstance(out, tuple) else (out,)
+        return values if len(values) != 1 else values[0]
 
     def __repr__(self) -> str:
         return f"Compose({self.transforms!r})"

@@ -1,5 +1,6 @@
 """``mindspore.dataset.transforms``: ``TypeCast``, ``Compose``, ``OneHot``, ``Fill`` (vectorized,
-see ``ops_base``; each is also called eagerly on one sample: ``trans.Fill(0)(np.array([1, 2]))``)."""
+see ``ops_base``; each is also called eagerly on one sample: ``trans.Fill(0)(np.array([1, 2]))``);
+array operations in :mod:`.tensor_ops`, random compositions in :mod:`.random_apply`."""
 
 from __future__ import annotations
 
@@ -71,4 +72,12 @@ class Fill(DataOp):
         return f"Fill({self.fill_value!r})"
 
 
-__all__ = ["Compose", "Fill", "OneHot", "TypeCast"]
+from ... import absent_names as _absent_names  # noqa: E402
+from .random_apply import Plugin, RandomApply, RandomChoice, RandomOrder, not_random  # noqa: E402
+from .tensor_ops import Concatenate, Duplicate, Mask, PadEnd, Relational, Slice, Unique  # noqa: E402
+
+__all__ = ["Compose", "Concatenate", "Duplicate", "Fill", "Mask", "OneHot", "PadEnd", "Plugin",
+           "RandomApply", "RandomChoice", "RandomOrder", "Relational", "Slice", "TypeCast", "Unique",
+           "not_random"]
+
+__getattr__ = _absent_names.module_getattr("dataset.transforms", __name__)

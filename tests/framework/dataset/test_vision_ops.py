@@ -120,5 +120,5 @@ def test_compose_and_bad_operations():
         transforms.Compose([vision.HWC2CHW])
     with pytest.raises(ValueError, match="std"):
         vision.Normalize([0.5], [0.0])
-    with pytest.raises(ValueError, match="Inter.LINEAR"):
-        vision.Resize(4, vision.Inter.NEAREST)
+    with pytest.raises(TypeError, match="vision.Inter"):
+        vision.Resize(4, "nearest")
