@@ -5,7 +5,10 @@ MindSpore's or the safetensors format at the end of a run (``checkpoint.format``
 --format onnx`` runs. The network is built as ``train eval`` builds it (the task's data
 first: a language model's vocabulary sizes its network), and the sample input is the first
 validation batch, so the file takes what the data loaders give (resized, normalized
-images; token ids). When the checkpoint is a training checkpoint of a run logged to this
+images; token ids). The file's input is named ``image`` (a classifier) or ``tokens`` (a
+language model), its output ``logits``, and its ``metadata_props`` carry the preprocessing
+and class names, or the tokenizer (trainer/onnx_metadata.py): it is usable without the
+YAML. When the checkpoint is a training checkpoint of a run logged to this
 config's MLflow store (``mlflow.tracking_uri``) and ``mlflow.log_model`` is on, the ONNX file
 is also logged to that run as the LoggedModel ``onnx``, next to the run's pyfunc ``model``:
 ``mlflow.pyfunc.load_model("runs:/<run id>/onnx")`` runs it in ONNX Runtime (MLflow's
@@ -74,7 +77,8 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
     ms.load_param_into_net(net, values, strict_load=True)
     example = sample_input(config, data)
     try:
-        written = Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
+        written = _write_onnx(net, example, out_path, config, data) if fmt.lower() == "onnx" else \
+            Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
     except OSError as error:  # a read-only or full disk, a file where a folder should be
         blocker = next((p for p in Path(out_path).parents if p.exists() and not p.is_dir()), None)
         why = f"{blocker} is a file, not a folder" if blocker else (error.strerror or str(error))
@@ -83,6 +87,21 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
         where, why = log_onnx(config, checkpoint_path, written, example)
         print(f"MLflow: logged as {where}" if where else f"MLflow: not logged ({why})", flush=True)
     return written
+
+
+def _write_onnx(net: Any, example: np.ndarray, out_path: str | Path, config: ExperimentConfig,
+                data: TaskData) -> Path:
+    """``framework.export``'s ONNX model with its input and output named and the metadata
+    that makes it usable without the YAML (trainer/onnx_metadata.py), written atomically."""
+    from framework._io import atomic_write
+    from framework.exporter import model_proto
+
+    from .onnx_metadata import describe
+
+    model = describe(model_proto(net, ms.Tensor(example)), config, data.info)
+    path = Path(out_path) if str(out_path).lower().endswith(".onnx") else Path(f"{out_path}.onnx")
+    atomic_write(os.path.abspath(path), model.SerializeToString())
+    return path
 
 
 def checkpoint_run(config: ExperimentConfig, checkpoint_path: str | Path) -> tuple[str | None, str]:

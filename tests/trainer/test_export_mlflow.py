@@ -91,7 +91,7 @@ def test_mindspore_weights_then_train_export_logged_next_to_the_model(workdir):
     x = sample_input(load_config(CONFIG, SMALL))
     x = np.concatenate([x, x[::-1], x])  # another batch size than the example's
     ours = net(ms.Tensor(x)).asnumpy()
-    theirs = onnx_model.predict(x)["output_0"]
+    theirs = onnx_model.predict(x)["logits"]
     np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-5 * np.abs(ours).max())
 
 
