@@ -53,16 +53,19 @@ def data_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
     return out
 
 
-def resolved_config(config: ExperimentConfig, *, mode: str | None = None, checkpoint_dir: str | None = None,
-                    tracking_uri: str | None = None, run_name: str | None = None) -> dict[str, Any]:
-    """``config.to_dict()`` with the values this run resolves instead of nulls."""
+def resolved_config(config: ExperimentConfig, *, mode: str | None = None, tracking_uri: str | None = None,
+                    run_name: str | None = None) -> dict[str, Any]:
+    """``config.to_dict()`` with the values this run resolves instead of nulls. The
+    checkpoint folder is the config's (each run writes into a time-stamped folder of its own
+    under it: the run's ``checkpoint_folder`` tag, not a param that differs between every
+    two runs)."""
     from .config import task_view
     from .mlflow_logger import tracking_uri as default_uri
 
     mode = mode or config.mode
     out = task_view(config.to_dict(), config.task)  # the keys of its task: the file loads again
     out["mode"] = mode
-    out["checkpoint"]["dir"] = str(Path(checkpoint_dir or config.checkpoint_dir).resolve())
+    out["checkpoint"]["dir"] = str(Path(config.checkpoint_dir).resolve())
     out["ir"]["dir"] = str(Path(config.ir_dir).resolve())
     out["mlflow"]["tracking_uri"] = tracking_uri or default_uri(config.mlflow.tracking_uri)
     out["mlflow"]["run_name"] = run_name or config.mlflow.run_name or f"{config.name}-{mode}"

@@ -3,7 +3,8 @@ data, tags, config.yaml), its files at the end, the trained model. The executor
 (trainer/executor.py) calls these; MLflow itself is reached through mlflow_logger.
 
 A new run with the default name (no ``mlflow.run_name``) is named
-``<name>-<mode>-<first 8 characters of its id>``. Its experiment gets a saved runs-table
+``<name>-<mode>[-<what differs from the experiment file>]-<first 8 characters of its id>``
+(trainer/run_names.py). Its experiment gets a saved runs-table
 view, ``twinmode`` (MLflow 3's saved views: the experiment tag
 ``mlflow.sharedViewState.twinmode``, listed in the runs page's view menu and opened by
 ``#/experiments/<id>/runs?viewStateShareKey=twinmode``), whose columns are the key
@@ -34,7 +35,7 @@ VIEW_COLUMNS = [("attributes", "Source"), ("attributes", "Models"), ("metrics", 
 
 def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
                       test: Any, classes: int) -> str | None:
-    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands.
+    """The pyfunc model (``runs:/<id>/<experiment name>``); a failure to log it warns, training stands.
     Not for a ``framework.dataset`` pipeline (its preprocessing is the user's code)."""
     import warnings
 
@@ -60,9 +61,10 @@ def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, An
 
 
 def open_run(config: ExperimentConfig, uri: str, name: str, parent_run_id: str | None,
-             resume: CheckpointRead | None) -> Any:
+             resume: CheckpointRead | None, unique: bool = False) -> Any:
     """A new MLflow run, or, for a resume, the run its checkpoint was logged to (tagged
-    ``resumes``: each resume's checkpoint and time)."""
+    ``resumes``: each resume's checkpoint and time). ``unique``: a default name (not
+    ``mlflow.run_name``, nor a sweep trial's), completed with the run id's first characters."""
     from .mlflow_logger import MLflowRun, StoreUnreachable
 
     previous = previous_run_id(resume, uri) if resume is not None else None
@@ -78,8 +80,6 @@ def open_run(config: ExperimentConfig, uri: str, name: str, parent_run_id: str |
             return run
         except StoreUnreachable:
             pass  # the run is gone (or the store is): a new run, or the offline file
-    # the default name (not mlflow.run_name, nor a sweep trial's): made unique
-    unique = config.mlflow.run_name is None and name == f"{config.name}-{config.mode}"
     run = MLflowRun(uri, config.mlflow.experiment, name, unique_name=unique, **common)
     if run.online:
         add_runs_view(run.client, run.experiment_id)
