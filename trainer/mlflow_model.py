@@ -309,7 +309,7 @@ def log_model(run: Any, config: dict[str, Any], weights: str | Path, example: np
                           metadata={"input": expected(tuple(image["shape"]), resize)})
 
 
-RUN_TAGS = ("mode", "task", "model", "dataset", "experiment", "device", "mlflow.source.name",
+RUN_TAGS = ("mode", "task", "model", "dataset", "experiment", "device", "precision", "mlflow.source.name",
             "mlflow.source.type", "mlflow.source.git.commit", "mlflow.user")
 
 

@@ -6,8 +6,8 @@ run leaves ``<prefix>-weights.ckpt`` that the protobuf reference parses under Mi
 names, holding the trained network's values, logged under ``checkpoints/``; ``safetensors``
 the same through the ``safetensors`` library. ``train export`` then logs the ONNX file as
 the run's LoggedModel ``resnet8-synthetic-onnx`` (once, however often exported; with a
-signature and an input example, as the run's own model), which MLflow's ``onnx`` flavor loads and runs (ONNX Runtime)
-to our network's logits, and leaves the run's status and end time alone.
+signature and an input example, as the run's own model), which MLflow's ``onnx`` flavor
+loads and runs (ONNX Runtime) to our network's logits, and leaves the run's status and end time alone.
 """
 
 from __future__ import annotations
