@@ -53,6 +53,7 @@ class RunResult:
     samples: int = 0
     ir_dir: str | None = None
     run_url: str | None = None
+    runs_url: str | None = None  # the experiment's runs table in the twinmode view (trainer/tracking.py)
     model_uri: str | None = None
     best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
     best_score: str | None = None  # its figure: "eval/accuracy 0.9812 at epoch 3"
@@ -187,6 +188,8 @@ def _close_bars(built: Built) -> None:
 
 
 def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
+    from .tracking import view_url
+
     config, model, recorder = plan.config, built.model, built.run.recorder
     start = time.perf_counter()
     every = config.train.eval_every if not built.task.by_steps else 1  # by steps: each interval
@@ -204,6 +207,7 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
                      None if record is None or record.online else str(record.offline_path),
                      samples=recorder.samples, ir_dir=plan.ir_dir,
                      run_url=record.url if record is not None else None,
+                     runs_url=view_url(record) if record is not None else None,
                      best_checkpoint=str(best.path) if best is not None and best.path else None,
                      best_score=_best_score(plan, built.task, best),
                      weights=str(weights) if weights else None)

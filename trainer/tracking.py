@@ -9,7 +9,10 @@ view, ``twinmode`` (MLflow 3's saved views: the experiment tag
 ``mlflow.sharedViewState.twinmode``, listed in the runs page's view menu and opened by
 ``#/experiments/<id>/runs?viewStateShareKey=twinmode``), whose columns are the key
 metrics (``eval/accuracy``, ``val/loss``, ``perf/ms_per_step``) and the tags ``mode``,
-``task``, ``model``, ``dataset``; a view of that name edited in the UI is kept."""
+``precision``, ``task``, ``model``, ``dataset``; a view of that name edited in the UI is kept.
+MLflow 3's runs table takes its columns from the browser's storage, else its fixed defaults
+(no metric): no store setting makes the view the default, so a run's summary ends with the
+link that opens it (``runs:``)."""
 
 from __future__ import annotations
 
@@ -30,7 +33,7 @@ VIEW_ID = "twinmode"
 VIEW_TAG = f"mlflow.sharedViewState.{VIEW_ID}"
 VIEW_COLUMNS = [("attributes", "Source"), ("attributes", "Models"), ("metrics", "eval/accuracy"),
                 ("metrics", "val/loss"), ("metrics", "perf/ms_per_step"), ("tags", "mode"),
-                ("tags", "task"), ("tags", "model"), ("tags", "dataset")]
+                ("tags", "precision"), ("tags", "task"), ("tags", "model"), ("tags", "dataset")]
 
 
 def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
