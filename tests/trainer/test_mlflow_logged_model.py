@@ -88,7 +88,7 @@ def test_the_model_is_a_logged_model_of_its_run_with_its_metrics_and_tags(traine
     client = mlflow.MlflowClient(uri())
     run = client.get_run(trained)
     [model] = mlflow.search_logged_models(experiment_ids=[run.info.experiment_id], output_format="list")
-    assert (model.name, model.source_run_id, model.model_type) == ("model", trained, "classifier")
+    assert (model.name, model.source_run_id, model.model_type) == ("smoke", trained, "classifier")
     assert run.data.tags["logged_model_id"] == model.model_id
     assert f"model:      runs:/{trained}/smoke" in trained_in[2]  # named after the experiment
     # the run's final metrics, linked to the model (the Models tab's columns)
