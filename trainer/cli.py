@@ -216,6 +216,8 @@ def summary(config, result) -> str:
     else:
         lines.append(f"  MLflow:     logged offline to {result.offline_log} "
                      "(import with `train sync-offline`)")
+    if result.runs_url:  # MLflow keeps the runs table's columns per browser: this link sets them
+        lines.append(f"  runs:       {result.runs_url}  (metrics as columns)")
     if result.model_uri:
         lines.append(f"  model:      {result.model_uri}")
     if getattr(result, "profile", None):

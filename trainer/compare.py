@@ -166,9 +166,11 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
     """Train and time ``modes`` of ``config``; the report (``source``: the experiment file,
     the runs' ``mlflow.source.name``)."""
     from .mlflow_logger import MLflowRun, git_commit, tracking_uri, versions
+    from .run_names import default_run_name
 
     parent = MLflowRun(tracking_uri(config.mlflow.tracking_uri), config.mlflow.experiment,
-                       config.mlflow.run_name or f"{config.name}-compare",
+                       config.mlflow.run_name or default_run_name(dataclasses.replace(config, mode="compare"),
+                                                                  source),
                        system_metrics=config.mlflow.system_metrics)
     parent.log_params(config.flat())
     parent.set_tags({"compare_modes": ",".join(modes), "git_commit": git_commit(),
@@ -181,7 +183,8 @@ def compare_modes(config: ExperimentConfig, modes: list[str], *, rounds: int = 5
             run_config = dataclasses.replace(config, mode=mode)
             results.append(run_experiment(
                 run_config, quiet=True, progress=mode, parent_run_id=parent.run_id,
-                run_name=f"{config.name}-{mode}", source=source))
+                run_name=f"{config.mlflow.run_name}-{mode}" if config.mlflow.run_name else None,
+                source=source, log_model=False))  # runs that time the modes: no LoggedModel
         tqdm.write(f"compare: timing {rounds} x {steps} steps per mode, interleaved", file=sys.stderr)
         timings = time_steps(config, modes, rounds, steps)
         rows = table(results, timings, config.dataset.batch_size, config.task)

@@ -181,7 +181,7 @@ class MlflowConfig:
     experiment: Str = "twinmode"
     run_name: Str | None = None
     system_metrics: Bool = True  # MLflow's system/* metrics (CPU, memory, disk) while training
-    log_model: Bool = True  # the trained network as an MLflow pyfunc model (runs:/<id>/model)
+    log_model: Bool = True  # the trained network as an MLflow pyfunc model (runs:/<id>/<experiment name>)
     register: Str | None = None  # also register that model under this name in the model registry
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import framework as ms
@@ -52,6 +53,7 @@ class RunResult:
     samples: int = 0
     ir_dir: str | None = None
     run_url: str | None = None
+    runs_url: str | None = None  # the experiment's runs table in the twinmode view (trainer/tracking.py)
     model_uri: str | None = None
     best_checkpoint: str | None = None  # checkpoint.keep_best: the best epoch's file
     best_score: str | None = None  # its figure: "eval/accuracy 0.9812 at epoch 3"
@@ -186,6 +188,8 @@ def _close_bars(built: Built) -> None:
 
 
 def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
+    from .tracking import view_url
+
     config, model, recorder = plan.config, built.model, built.run.recorder
     start = time.perf_counter()
     every = config.train.eval_every if not built.task.by_steps else 1  # by steps: each interval
@@ -203,6 +207,7 @@ def _fit(plan: RunPlan, built: Built, record: Any) -> RunResult:
                      None if record is None or record.online else str(record.offline_path),
                      samples=recorder.samples, ir_dir=plan.ir_dir,
                      run_url=record.url if record is not None else None,
+                     runs_url=view_url(record) if record is not None else None,
                      best_checkpoint=str(best.path) if best is not None and best.path else None,
                      best_score=_best_score(plan, built.task, best),
                      weights=str(weights) if weights else None)
@@ -250,14 +255,19 @@ def _open_record(plan: RunPlan, built: Built) -> Any:
 
     config, options = plan.config, plan.options
     resume = plan.resume if not isinstance(plan.resume, str) else None
-    run = open_run(config, plan.tracking_uri, plan.run_name, options.parent_run_id, resume)
+    run = open_run(config, plan.tracking_uri, plan.run_name, options.parent_run_id, resume,
+                   unique=plan.unique_name)
+    resolved = _resolved(plan)
     model = config.model.class_.rsplit(":", 1)[-1] if config.model.class_ else config.model.name
-    dataset = config.dataset.class_.rsplit(":", 1)[-1] if config.dataset.class_ else config.dataset.name
-    tags = {"mode": plan.mode, "device": config.device, "experiment": config.name, "task": config.task,
-            "model": model, "dataset": dataset,
+    # the dataset read (the param's: mnist-10k when mnist fell back to it), or the user's class
+    dataset = (config.dataset.class_.rsplit(":", 1)[-1] if config.dataset.class_
+               else resolved["dataset"]["name"])
+    tags = {"mode": plan.mode, "device": config.device, "precision": config.precision,
+            "experiment": config.name, "task": config.task, "model": model, "dataset": dataset,
+            "checkpoint_folder": str(Path(plan.checkpoint_dir).resolve()),
             "config_hash": config.hash(), "world_size": str(plan.rank.size), **options.tags}
     resumed = {"resumed_from": options.resume, "resumed_checkpoint": str(resume.path)} if resume else {}
-    record_inputs(run, config, _resolved(plan), built.task, built.data, options.source, git_commit(),
+    record_inputs(run, config, resolved, built.task, built.data, options.source, git_commit(),
                   tags, resumed)
     built.run.callbacks.append(MLflowLogger(run, config.train.log_every, built.task.metric_prefix))
     return run
@@ -266,8 +276,8 @@ def _open_record(plan: RunPlan, built: Built) -> Any:
 def _resolved(plan: RunPlan) -> dict[str, Any]:
     from .mlflow_record import resolved_config
 
-    return resolved_config(plan.config, mode=plan.mode, checkpoint_dir=plan.checkpoint_dir,
-                           tracking_uri=plan.tracking_uri, run_name=plan.run_name)
+    return resolved_config(plan.config, mode=plan.mode, tracking_uri=plan.tracking_uri,
+                           run_name=plan.run_name)
 
 
 def _close_record(plan: RunPlan, built: Built, run: Any, status: str, result: RunResult | None) -> None:
@@ -278,7 +288,8 @@ def _close_record(plan: RunPlan, built: Built, run: Any, status: str, result: Ru
         finish_run(run, built.run.checkpoint, plan.ir_dir)
         if result is not None and result.weights:
             run.log_artifact(result.weights, "checkpoints")
-        if status == "FINISHED" and plan.config.mlflow.log_model and result.checkpoint:
+        if status == "FINISHED" and plan.config.mlflow.log_model and plan.options.log_model \
+                and result.checkpoint:
             result.model_uri = built.task.log_model(run, plan.config, _resolved(plan), result.checkpoint,
                                                     built.data)
     finally:

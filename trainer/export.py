@@ -5,11 +5,16 @@ MindSpore's or the safetensors format at the end of a run (``checkpoint.format``
 --format onnx`` runs. The network is built as ``train eval`` builds it (the task's data
 first: a language model's vocabulary sizes its network), and the sample input is the first
 validation batch, so the file takes what the data loaders give (resized, normalized
-images; token ids). When the checkpoint is a training checkpoint of a run logged to this
+images; token ids). The file's input is named ``image`` (a classifier) or ``tokens`` (a
+language model), its output ``logits``, and its ``metadata_props`` carry the preprocessing
+and class names, or the tokenizer (trainer/onnx_metadata.py): it is usable without the
+YAML. When the checkpoint is a training checkpoint of a run logged to this
 config's MLflow store (``mlflow.tracking_uri``) and ``mlflow.log_model`` is on, the ONNX file
-is also logged to that run as the LoggedModel ``onnx``, next to the run's pyfunc ``model``:
-``mlflow.pyfunc.load_model("runs:/<run id>/onnx")`` runs it in ONNX Runtime (MLflow's
-``onnx`` flavor, CPU provider). The run itself is left as it was (status, end time).
+is also logged to that run as the LoggedModel ``<experiment name>-onnx`` (with a signature:
+``image``/``tokens`` in, ``logits`` out, and an input example; an export of the same run
+again replaces it), next to the run's pyfunc model:
+``mlflow.pyfunc.load_model("runs:/<run id>/lenet-mnist-onnx")`` runs it in ONNX Runtime
+(MLflow's ``onnx`` flavor, CPU provider). The run itself is left as it was (status, end time).
 
 ``export_weights`` writes, for ``checkpoint.format: mindspore`` or ``safetensors``, the trained
 network's parameters (no optimizer state) as ``<prefix>-weights.ckpt`` (MindSpore's protobuf
@@ -38,7 +43,7 @@ from .tasks import TaskData, task_of
 
 FORMATS = ("onnx",)
 WEIGHTS_SUFFIX = {"mindspore": ".ckpt", "safetensors": ".safetensors"}
-ONNX_MODEL = "onnx"  # the LoggedModel's name: runs:/<run id>/onnx
+ONNX_SUFFIX = "-onnx"  # the LoggedModel's name: runs:/<run id>/<experiment name>-onnx
 
 
 def sample_input(config: ExperimentConfig, data: TaskData | None = None) -> np.ndarray:
@@ -74,7 +79,8 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
     ms.load_param_into_net(net, values, strict_load=True)
     example = sample_input(config, data)
     try:
-        written = Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
+        written = _write_onnx(net, example, out_path, config, data) if fmt.lower() == "onnx" else \
+            Path(ms.export(net, ms.Tensor(example), file_name=str(out_path), file_format=fmt.upper()))
     except OSError as error:  # a read-only or full disk, a file where a folder should be
         blocker = next((p for p in Path(out_path).parents if p.exists() and not p.is_dir()), None)
         why = f"{blocker} is a file, not a folder" if blocker else (error.strerror or str(error))
@@ -83,6 +89,21 @@ def export_checkpoint(config: ExperimentConfig | str | Path, checkpoint_path: st
         where, why = log_onnx(config, checkpoint_path, written, example)
         print(f"MLflow: logged as {where}" if where else f"MLflow: not logged ({why})", flush=True)
     return written
+
+
+def _write_onnx(net: Any, example: np.ndarray, out_path: str | Path, config: ExperimentConfig,
+                data: TaskData) -> Path:
+    """``framework.export``'s ONNX model with its input and output named and the metadata
+    that makes it usable without the YAML (trainer/onnx_metadata.py), written atomically."""
+    from framework._io import atomic_write
+    from framework.exporter import model_proto
+
+    from .onnx_metadata import describe
+
+    model = describe(model_proto(net, ms.Tensor(example)), config, data.info)
+    path = Path(out_path) if str(out_path).lower().endswith(".onnx") else Path(f"{out_path}.onnx")
+    atomic_write(os.path.abspath(path), model.SerializeToString())
+    return path
 
 
 def checkpoint_run(config: ExperimentConfig, checkpoint_path: str | Path) -> tuple[str | None, str]:
@@ -104,8 +125,9 @@ def checkpoint_run(config: ExperimentConfig, checkpoint_path: str | Path) -> tup
 
 def log_onnx(config: ExperimentConfig, checkpoint_path: str | Path, onnx_file: Path,
              example: np.ndarray) -> tuple[str | None, str]:
-    """Log ``onnx_file`` as the LoggedModel ``onnx`` of the checkpoint's run: ``("runs:/<id>/onnx
-    (model <model id>)", "")``, or ``(None, why not)``. A store that fails only warns."""
+    """Log ``onnx_file`` as the LoggedModel ``<experiment>-onnx`` of the checkpoint's run:
+    ``("runs:/<id>/<name> (model <model id>)", "")``, or ``(None, why not)``. A store that
+    fails only warns."""
     if not config.mlflow.log_model:
         return None, "mlflow.log_model is off"
     run_id, uri = checkpoint_run(config, checkpoint_path)
@@ -113,16 +135,32 @@ def log_onnx(config: ExperimentConfig, checkpoint_path: str | Path, onnx_file: P
         return None, (f"{checkpoint_path} names no MLflow run of {uri} (not a training checkpoint "
                       "of a run logged there)")
     try:
-        model_id = _log_onnx_model(uri, run_id, onnx_file, example, checkpoint_path)
+        name, model_id = _log_onnx_model(config, uri, run_id, onnx_file, example, checkpoint_path)
     except Exception as error:  # noqa: BLE001 - the file is written; the store is a convenience
         why = f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
         warnings.warn(f"the ONNX model was not logged to MLflow run {run_id} ({why})", stacklevel=2)
         return None, why
-    return f"runs:/{run_id}/{ONNX_MODEL} (model {model_id})", ""
+    return f"runs:/{run_id}/{name} (model {model_id})", ""
 
 
-def _log_onnx_model(uri: str, run_id: str, onnx_file: Path, example: np.ndarray,
-                    checkpoint_path: str | Path) -> str:
+def onnx_signature(model: Any) -> Any:
+    """The MLflow signature of an exported ``model``: its named input and output tensors
+    (the batch axis, and a language model's sequence axis, as -1)."""
+    from mlflow.models import ModelSignature
+    from mlflow.types.schema import Schema, TensorSpec
+    from onnx import helper
+
+    def spec(value: Any) -> Any:
+        t = value.type.tensor_type
+        shape = tuple(d.dim_value if d.HasField("dim_value") else -1 for d in t.shape.dim)
+        return TensorSpec(np.dtype(helper.tensor_dtype_to_np_dtype(t.elem_type)), shape, name=value.name)
+
+    return ModelSignature(inputs=Schema([spec(v) for v in model.graph.input]),
+                          outputs=Schema([spec(v) for v in model.graph.output]))
+
+
+def _log_onnx_model(config: ExperimentConfig, uri: str, run_id: str, onnx_file: Path, example: np.ndarray,
+                    checkpoint_path: str | Path) -> tuple[str, str]:
     import logging
 
     import mlflow
@@ -131,7 +169,7 @@ def _log_onnx_model(uri: str, run_id: str, onnx_file: Path, example: np.ndarray,
 
     from framework.exporter.onnx_model import OPSET
 
-    from .mlflow_model import RUN_TAGS, _in_store
+    from .mlflow_model import RUN_TAGS, _in_store, earlier_models, logged_model_name, replace_earlier
 
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "1")  # as training: fail fast
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "10")
@@ -142,17 +180,24 @@ def _log_onnx_model(uri: str, run_id: str, onnx_file: Path, example: np.ndarray,
     quiet = logging.getLogger("mlflow")
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # no INFO/WARNING lines about providers and the example
+    name = logged_model_name(config.name) + ONNX_SUFFIX
+    earlier = earlier_models(client, run.info.experiment_id, run_id, name)
+    proto = onnx.load(str(onnx_file))
     try:
         with _in_store(uri):
-            model = mlflow.initialize_logged_model(name=ONNX_MODEL, source_run_id=run_id,
+            model = mlflow.initialize_logged_model(name=name, source_run_id=run_id,
                                                    experiment_id=run.info.experiment_id, tags=tags)
-            mlflow.onnx.log_model(onnx.load(str(onnx_file)), name=ONNX_MODEL, model_id=model.model_id,
-                                  input_example=example, pip_requirements=["onnxruntime"],
+            inputs = [i.name for i in proto.graph.input]
+            mlflow.onnx.log_model(proto, name=name, model_id=model.model_id,
+                                  signature=onnx_signature(proto),
+                                  input_example={inputs[0]: example} if len(inputs) == 1 else example,
+                                  pip_requirements=["onnxruntime"],
                                   onnx_execution_providers=["CPUExecutionProvider"])
     finally:
         quiet.setLevel(level)
+    replace_earlier(client, earlier, model.model_id)
     client.set_tag(run_id, "onnx_model_id", model.model_id)
-    return model.model_id
+    return name, model.model_id
 
 
 def weights_file(final_checkpoint: str | Path, fmt: str) -> Path:

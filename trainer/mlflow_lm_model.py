@@ -3,7 +3,7 @@ prompts in, text out.
 
 It is logged like the classifier (:func:`trainer.mlflow_model.log_pyfunc`: the Models
 tab lists it, linked to the run and the metrics of its last step, ``val/loss`` ...;
-``runs:/<run id>/model`` or ``models:/<model id>``) and holds the weights (the run's
+``runs:/<run id>/<experiment name>`` or ``models:/<model id>``) and holds the weights (the run's
 final checkpoint), ``config.yaml`` (the resolved experiment config), ``tokenizer.json``
 (the run's tokenizer) and a ``model.class`` file with the modules it imports, so loading
 it needs neither the training text nor the run. ``predict``
@@ -12,10 +12,10 @@ params ``max_tokens`` (200), ``temperature`` (1.0), ``top_k`` (0: all tokens) an
 (0); it returns one generated text per prompt, in graph mode (one compiled function,
 trainer/tasks/sampling.py)::
 
-    model = mlflow.pyfunc.load_model(f"runs:/{run_id}/model")
+    model = mlflow.pyfunc.load_model(f"runs:/{run_id}/gpt-shakespeare")
     model.predict(["ROMEO:"], params={"max_tokens": 100, "top_k": 40})
 
-``mlflow models serve -m runs:/<id>/model --env-manager local`` answers
+``mlflow models serve -m runs:/<id>/<experiment name> --env-manager local`` answers
 ``POST /invocations`` with ``{"inputs": ["ROMEO:"], "params": {"max_tokens": 50}}``.
 """
 
@@ -76,7 +76,8 @@ def _prompts(model_input: Any) -> list[str]:
 
 def log_language_model(run: Any, config: dict[str, Any], weights: str | Path, tokenizer: dict[str, Any],
                        register: str | None = None) -> str | None:
-    """Save and log the pyfunc (prompts -> texts) under ``model/`` of ``run``."""
+    """Log the pyfunc (prompts -> texts) as the LoggedModel of ``run``, named after the
+    experiment."""
     from mlflow.models import ModelSignature
     from mlflow.types.schema import ColSpec, ParamSchema, ParamSpec, Schema
 

@@ -1,7 +1,10 @@
 """The trained network as an MLflow 3 ``LoggedModel``: a custom ``pyfunc`` flavor.
 
-:func:`log_pyfunc` logs it with ``mlflow.pyfunc.log_model(name="model")`` inside the
-training run, so MLflow's Models tab lists it, linked to the run (its params, and the
+:func:`log_pyfunc` logs it with ``mlflow.pyfunc.log_model(name=<experiment name>)`` inside
+the training run (one model per run: a resumed run's replaces the one it logged before),
+with a signature (outputs ``label``, ``class``, ``probabilities``, ``logits``; the input any
+tensor, described in the metadata's ``input``) and an input example, so MLflow's Models tab
+lists it, linked to the run (its params, and the
 metrics of the run's last step: ``eval/accuracy``, ``perf/ms_per_step`` ...), tagged
 like the run (``mode``, ``task``, ``model``, ``dataset``, the YAML as source);
 ``mlflow.register`` registers it. It holds the weights (the final checkpoint),
@@ -20,10 +23,10 @@ experiment's transforms and runs the network in graph mode in batches of 1, 2, 4
 ``label`` (the argmax), ``class`` (its name, when the dataset names its classes),
 ``probabilities`` (softmax) and ``logits``::
 
-    model = mlflow.pyfunc.load_model(f"runs:/{run_id}/model")   # or models:/<model id>
+    model = mlflow.pyfunc.load_model(f"runs:/{run_id}/lenet-mnist")   # or models:/<model id>
     model.predict(images[:8])["label"]
 
-``mlflow models serve -m runs:/<id>/model --env-manager local`` answers
+``mlflow models serve -m runs:/<id>/<experiment name> --env-manager local`` answers
 ``POST /invocations`` with ``{"inputs": [...]}`` the same way.
 """
 
@@ -42,7 +45,38 @@ import mlflow.pyfunc
 import numpy as np
 import yaml
 
-ARTIFACT_PATH = "model"
+ARTIFACT_PATH = "model"  # the name of a model logged without an experiment name
+
+
+def logged_model_name(experiment: str | None) -> str:
+    """A run's LoggedModel is named after its experiment (``runs:/<run id>/<name>``; ``/``,
+    which a runs:/ URI would split on, as ``_``)."""
+    return (experiment or ARTIFACT_PATH).replace("/", "_")
+
+
+def earlier_models(client: Any, experiment_id: str, run_id: str, name: str) -> list[str]:
+    """The ids of the LoggedModels called ``name`` that ``run_id`` logged (a resumed run
+    logs its model again: the new one replaces them)."""
+    found, token = [], None
+    while True:
+        page = client.search_logged_models(experiment_ids=[experiment_id], page_token=token)
+        found += [m.model_id for m in page if m.source_run_id == run_id and m.name == name]
+        token = page.token
+        if not token:
+            return found
+
+
+def replace_earlier(client: Any, earlier: list[str], kept: str) -> None:
+    """Delete the ``earlier`` models but ``kept``; a failure only warns (the new one stands)."""
+    for model_id in earlier:
+        if model_id == kept:
+            continue
+        try:
+            client.delete_logged_model(model_id)
+        except Exception as error:  # noqa: BLE001 - a duplicate in the Models tab, no more
+            import warnings
+
+            warnings.warn(f"the earlier logged model {model_id} was not deleted ({error})", stacklevel=3)
 MAX_BATCH = 64  # padded batch sizes 1, 2, 4 ... MAX_BATCH: at most 7 compiled shapes
 DIGITS = [str(i) for i in range(10)]
 CIFAR100 = ("apple aquarium_fish baby bear beaver bed bee beetle bicycle bottle bowl boy bridge bus "
@@ -255,12 +289,15 @@ def log_model(run: Any, config: dict[str, Any], weights: str | Path, example: np
     """Log the classifier (see the module docstring) as ``model`` of ``run``; register it
     as ``register`` when given. Returns its URI (None offline)."""
     from mlflow.models import ModelSignature
-    from mlflow.types.schema import Array, ColSpec, Schema
+    from mlflow.types.schema import Array, ColSpec, Schema, TensorSpec
 
     columns = [ColSpec("long", "label"), *([ColSpec("string", "class")] if names else []),
                ColSpec(Array("float"), "probabilities"), ColSpec(Array("float"), "logits")]
-    # no input schema: MLflow would reject every dtype and rank but the training one
-    signature = ModelSignature(inputs=None, outputs=Schema(columns))
+    # the input: one tensor of any dtype and rank (MLflow's "any" tensor: object, (-1,)), as
+    # predict takes uint8 or float images, with or without the channel axis (``expected``
+    # says which, in the model's metadata); a typed tensor would refuse all but one of them
+    signature = ModelSignature(inputs=Schema([TensorSpec(np.dtype(object), (-1,))]),
+                               outputs=Schema(columns))
     image = {"shape": list(example.shape[1:]), "class_names": names}
     resize = (config.get("dataset") or {}).get("resize")
     with tempfile.TemporaryDirectory() as tmp:
@@ -272,7 +309,7 @@ def log_model(run: Any, config: dict[str, Any], weights: str | Path, example: np
                           metadata={"input": expected(tuple(image["shape"]), resize)})
 
 
-RUN_TAGS = ("mode", "task", "model", "dataset", "experiment", "device", "mlflow.source.name",
+RUN_TAGS = ("mode", "task", "model", "dataset", "experiment", "device", "precision", "mlflow.source.name",
             "mlflow.source.type", "mlflow.source.git.commit", "mlflow.user")
 
 
@@ -300,9 +337,12 @@ def log_pyfunc(run: Any, entry: str, config: dict[str, Any], artifacts: dict[str
     """Log a models-from-code pyfunc (``entry``: its file in trainer/) with ``config.yaml``
     and ``artifacts`` as the LoggedModel ``model`` of ``run``, linked to the metrics of the
     run's last step, tagged like the run; register it as ``register`` when given. Returns
-    ``runs:/<run id>/model`` (None offline)."""
+    ``runs:/<run id>/<name>`` (None offline). The model is named after the experiment
+    (:func:`logged_model_name`); one the run logged before (a resumed run's) is replaced."""
     if not run.online:
         return None
+    name = logged_model_name(config.get("name"))
+    earlier = earlier_models(run.client, run.experiment_id, run.run_id, name)
     run.flush()
     run.wait()  # the metrics are in the store: the model links those of the last step
     tags = {k: v for k, v in run.client.get_run(run.run_id).data.tags.items() if k in RUN_TAGS}
@@ -316,14 +356,15 @@ def log_pyfunc(run: Any, entry: str, config: dict[str, Any], artifacts: dict[str
             config_file.write_text(yaml.safe_dump(config, sort_keys=False))
             with mlflow.start_run(run_id=run.run_id, nested=mlflow.active_run() is not None):
                 info = mlflow.pyfunc.log_model(
-                    name=ARTIFACT_PATH, python_model=str(Path(__file__).with_name(entry)),
+                    name=name, python_model=str(Path(__file__).with_name(entry)),
                     artifacts={**artifacts, "config": str(config_file)}, signature=signature,
                     input_example=example, pip_requirements=["twinmode", f"mlflow=={mlflow.__version__}"],
                     registered_model_name=register, await_registration_for=0, tags=tags,
                     step=run.last_step, **extra)
     finally:
         quiet.setLevel(level)
+    replace_earlier(run.client, earlier, info.model_id)
     run.set_tags({"logged_model_id": info.model_id})
     if register and info.registered_model_version is not None:
         run.set_tags({"registered_model": f"{register} version {info.registered_model_version}"})
-    return f"runs:/{run.run_id}/{ARTIFACT_PATH}"
+    return f"runs:/{run.run_id}/{name}"

@@ -5,7 +5,8 @@ Contracts:
 
 - :func:`resolved_config` is the config with every default that depends on the run
   filled in (mode, checkpoint and IR folders, tracking URI, run name, the dataset
-  folder that was really read). ``train run --print-config`` prints it; runs log it
+  folder that was really read). The checkpoint folder is the config's, alike in every run
+  of it; the time-stamped folder each run writes into is the run's ``checkpoint_folder`` tag. ``train run --print-config`` prints it; runs log it
   as params and as ``config.yaml``.
 - :func:`data_record` and :func:`dataset_inputs` describe the data files read (name,
   path, SHA-256 digest, sample counts); :func:`log_data` sends both.
@@ -53,16 +54,19 @@ def data_files(config: ExperimentConfig) -> dict[str, dict[str, str]]:
     return out
 
 
-def resolved_config(config: ExperimentConfig, *, mode: str | None = None, checkpoint_dir: str | None = None,
-                    tracking_uri: str | None = None, run_name: str | None = None) -> dict[str, Any]:
-    """``config.to_dict()`` with the values this run resolves instead of nulls."""
+def resolved_config(config: ExperimentConfig, *, mode: str | None = None, tracking_uri: str | None = None,
+                    run_name: str | None = None) -> dict[str, Any]:
+    """``config.to_dict()`` with the values this run resolves instead of nulls. The
+    checkpoint folder is the config's (each run writes into a time-stamped folder of its own
+    under it: the run's ``checkpoint_folder`` tag, not a param that differs between every
+    two runs)."""
     from .config import task_view
     from .mlflow_logger import tracking_uri as default_uri
 
     mode = mode or config.mode
     out = task_view(config.to_dict(), config.task)  # the keys of its task: the file loads again
     out["mode"] = mode
-    out["checkpoint"]["dir"] = str(Path(checkpoint_dir or config.checkpoint_dir).resolve())
+    out["checkpoint"]["dir"] = str(Path(config.checkpoint_dir).resolve())
     out["ir"]["dir"] = str(Path(config.ir_dir).resolve())
     out["mlflow"]["tracking_uri"] = tracking_uri or default_uri(config.mlflow.tracking_uri)
     out["mlflow"]["run_name"] = run_name or config.mlflow.run_name or f"{config.name}-{mode}"

@@ -28,6 +28,7 @@ from .config import ExperimentConfig
 from .distributed import Rank
 from .preflight import sqlite_folder
 from .run_folders import ResumeMismatch, find_last, new_run_folder
+from .run_names import default_run_name
 from .tasks import task_of
 
 
@@ -40,6 +41,7 @@ class RunOptions:
     ``tags`` are added to the run's; ``callbacks`` run with the run's own (a sweep's
     pruning reporter). ``resume``: ``"last"`` or a checkpoint path. ``checkpoint_dir``:
     the folder to write into as is (else a run folder of its own, trainer/run_folders.py).
+    ``log_model=False``: no LoggedModel (``train compare``'s runs, which only time the modes).
     """
 
     resume: str | None = None
@@ -52,6 +54,7 @@ class RunOptions:
     source: str | None = None
     tags: Mapping[str, str] = field(default_factory=dict)
     callbacks: tuple[Any, ...] = ()
+    log_model: bool = True  # the trained model as an MLflow LoggedModel (mlflow.log_model on too)
     profile: bool = False  # time the graph-mode step's kernels by source line (trainer/profile_report.py)
 
 
@@ -70,6 +73,8 @@ class RunPlan:
     # rank 0 of a resume: the lock of the resumed run, held from planning to the run's end
     # (framework/train/run_lock.py), so two resumes of one run never both train it
     run_lock: RunLock | None = None
+    # a default name (trainer/run_names.py): MLflow's run gets its id's first characters too
+    unique_name: bool = False
 
     @property
     def mode(self) -> str:
@@ -107,9 +112,11 @@ def _base_plan(config: ExperimentConfig, rank: Rank, options: RunOptions) -> Run
     if not rank.leader:  # rank 0 alone writes checkpoints, IR and the MLflow run
         options = replace(options, quiet=True, log=False, progress=None)
     ir_dir = os.path.join(config.ir_dir, mode) if config.ir.save and mode == "graph" else None
+    named = options.run_name or config.mlflow.run_name
+    name = named or (default_run_name(config, options.source) if options.log else f"{config.name}-{mode}")
     return RunPlan(config, rank, options, options.checkpoint_dir or config.checkpoint_dir,
-                   ir_dir if rank.leader else None, tracking_uri(config.mlflow.tracking_uri),
-                   options.run_name or config.mlflow.run_name or f"{config.name}-{mode}")
+                   ir_dir if rank.leader else None, tracking_uri(config.mlflow.tracking_uri), name,
+                   unique_name=not named)
 
 
 def _resumed(plan: RunPlan, asked: str) -> RunPlan:

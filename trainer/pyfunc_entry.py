@@ -1,5 +1,5 @@
 """The models-from-code entry of a logged twinmode model: MLflow runs this file when it
-loads ``runs:/<id>/model`` (see :mod:`trainer.mlflow_model`)."""
+loads ``runs:/<id>/<experiment name>`` (see :mod:`trainer.mlflow_model`)."""
 
 import mlflow.models
 

@@ -3,12 +3,16 @@ data, tags, config.yaml), its files at the end, the trained model. The executor
 (trainer/executor.py) calls these; MLflow itself is reached through mlflow_logger.
 
 A new run with the default name (no ``mlflow.run_name``) is named
-``<name>-<mode>-<first 8 characters of its id>``. Its experiment gets a saved runs-table
+``<name>-<mode>[-<what differs from the experiment file>]-<first 8 characters of its id>``
+(trainer/run_names.py). Its experiment gets a saved runs-table
 view, ``twinmode`` (MLflow 3's saved views: the experiment tag
 ``mlflow.sharedViewState.twinmode``, listed in the runs page's view menu and opened by
 ``#/experiments/<id>/runs?viewStateShareKey=twinmode``), whose columns are the key
 metrics (``eval/accuracy``, ``val/loss``, ``perf/ms_per_step``) and the tags ``mode``,
-``task``, ``model``, ``dataset``; a view of that name edited in the UI is kept."""
+``precision``, ``task``, ``model``, ``dataset``; a view of that name edited in the UI is kept.
+MLflow 3's runs table takes its columns from the browser's storage, else its fixed defaults
+(no metric): no store setting makes the view the default, so a run's summary ends with the
+link that opens it (``runs:``)."""
 
 from __future__ import annotations
 
@@ -29,12 +33,12 @@ VIEW_ID = "twinmode"
 VIEW_TAG = f"mlflow.sharedViewState.{VIEW_ID}"
 VIEW_COLUMNS = [("attributes", "Source"), ("attributes", "Models"), ("metrics", "eval/accuracy"),
                 ("metrics", "val/loss"), ("metrics", "perf/ms_per_step"), ("tags", "mode"),
-                ("tags", "task"), ("tags", "model"), ("tags", "dataset")]
+                ("tags", "precision"), ("tags", "task"), ("tags", "model"), ("tags", "dataset")]
 
 
 def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, Any], checkpoint: str,
                       test: Any, classes: int) -> str | None:
-    """The pyfunc model (``runs:/<id>/model``); a failure to log it warns, training stands.
+    """The pyfunc model (``runs:/<id>/<experiment name>``); a failure to log it warns, training stands.
     Not for a ``framework.dataset`` pipeline (its preprocessing is the user's code)."""
     import warnings
 
@@ -60,9 +64,10 @@ def log_trained_model(run: Any, config: ExperimentConfig, resolved: dict[str, An
 
 
 def open_run(config: ExperimentConfig, uri: str, name: str, parent_run_id: str | None,
-             resume: CheckpointRead | None) -> Any:
+             resume: CheckpointRead | None, unique: bool = False) -> Any:
     """A new MLflow run, or, for a resume, the run its checkpoint was logged to (tagged
-    ``resumes``: each resume's checkpoint and time)."""
+    ``resumes``: each resume's checkpoint and time). ``unique``: a default name (not
+    ``mlflow.run_name``, nor a sweep trial's), completed with the run id's first characters."""
     from .mlflow_logger import MLflowRun, StoreUnreachable
 
     previous = previous_run_id(resume, uri) if resume is not None else None
@@ -78,8 +83,6 @@ def open_run(config: ExperimentConfig, uri: str, name: str, parent_run_id: str |
             return run
         except StoreUnreachable:
             pass  # the run is gone (or the store is): a new run, or the offline file
-    # the default name (not mlflow.run_name, nor a sweep trial's): made unique
-    unique = config.mlflow.run_name is None and name == f"{config.name}-{config.mode}"
     run = MLflowRun(uri, config.mlflow.experiment, name, unique_name=unique, **common)
     if run.online:
         add_runs_view(run.client, run.experiment_id)

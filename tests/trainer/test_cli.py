@@ -56,7 +56,7 @@ def test_run_logs_params_metrics_and_artifacts(workdir, mode):
     artifacts = {a.path for a in client.list_artifacts(run["run_id"])}
     assert {"config.yaml", "checkpoints"} <= artifacts
     models = mlflow.search_logged_models(experiment_ids=[run["experiment_id"]], output_format="list")
-    assert [(m.name, m.source_run_id) for m in models] == [("model", run["run_id"])]  # MLflow 3's
+    assert [(m.name, m.source_run_id) for m in models] == [("smoke", run["run_id"])]  # the experiment's
     history = client.get_metric_history(run["run_id"], "train/loss")
     assert [m.step for m in history] == sorted(m.step for m in history) and len(history) >= 2
 

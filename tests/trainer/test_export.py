@@ -42,7 +42,7 @@ def test_export_checkpoint_runs_in_onnx_runtime_with_the_checkpoint_weights(tmp_
     net.set_train(False)
     for batch in (np.concatenate([x, x[::-1], x]), x[:1]):
         ours = net(ms.Tensor(batch)).asnumpy()
-        theirs = session.run(None, {"input_0": batch})[0]
+        theirs = session.run(None, {"image": batch})[0]
         np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-5 * np.abs(ours).max())
 
 

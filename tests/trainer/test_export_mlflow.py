@@ -5,8 +5,9 @@ steps) into a SQLite store in a temporary folder: with ``checkpoint.format: mind
 run leaves ``<prefix>-weights.ckpt`` that the protobuf reference parses under MindSpore's
 names, holding the trained network's values, logged under ``checkpoints/``; ``safetensors``
 the same through the ``safetensors`` library. ``train export`` then logs the ONNX file as
-the run's LoggedModel ``onnx``, which MLflow's ``onnx`` flavor loads and runs (ONNX Runtime)
-to our network's logits, and leaves the run's status and end time alone.
+the run's LoggedModel ``resnet8-synthetic-onnx`` (once, however often exported; with a
+signature and an input example, as the run's own model), which MLflow's ``onnx`` flavor
+loads and runs (ONNX Runtime) to our network's logits, and leaves the run's status and end time alone.
 """
 
 from __future__ import annotations
@@ -78,20 +79,34 @@ def test_mindspore_weights_then_train_export_logged_next_to_the_model(workdir):
     before = client.get_run(run.run_id).info
     result = invoke("export", CONFIG, "--checkpoint", final, "--out", "net.onnx", *SMALL)
     assert result.exit_code == 0, result.output
-    assert f"MLflow: logged as runs:/{run.run_id}/onnx (model m-" in result.output
+    assert f"MLflow: logged as runs:/{run.run_id}/resnet8-synthetic-onnx (model m-" in result.output
     assert "wrote net.onnx" in result.output
+    again = invoke("export", CONFIG, "--checkpoint", final, "--out", "net.onnx", *SMALL)
+    assert again.exit_code == 0, again.output  # an export again replaces the logged ONNX model
     after = client.get_run(run.run_id).info
     assert (after.status, after.end_time) == (before.status, before.end_time) == ("FINISHED", before.end_time)
-    models = {m.name: m for m in client.search_logged_models(experiment_ids=[run.experiment_id])}
-    assert set(models) == {"model", "onnx"} and models["onnx"].source_run_id == run.run_id
-    assert models["onnx"].tags["format"] == "onnx (opset 18)" and models["onnx"].tags["mode"] == "pynative"
+    found = client.search_logged_models(experiment_ids=[run.experiment_id])
+    models = {m.name: m for m in found}  # each named after the experiment, once
+    assert sorted(m.name for m in found) == ["resnet8-synthetic", "resnet8-synthetic-onnx"]
+    onnx_logged = models["resnet8-synthetic-onnx"]
+    assert onnx_logged.source_run_id == run.run_id and onnx_logged.model_id in again.output
+    assert onnx_logged.tags["format"] == "onnx (opset 18)" and onnx_logged.tags["mode"] == "pynative"
+    # both carry a signature and an input example (the ONNX one: its named tensors)
+    for model in found:
+        info = mlflow.models.get_model_info(f"models:/{model.model_id}")
+        assert info.signature is not None and info.signature.inputs is not None, model.name
+        assert info.saved_input_example_info is not None, model.name
+    onnx_info = mlflow.models.get_model_info(f"models:/{onnx_logged.model_id}")
+    assert onnx_info.signature.inputs.input_names() == ["image"]
+    assert onnx_info.signature.outputs.input_names() == ["logits"]
+    assert onnx_info.signature.inputs.inputs[0].shape == (-1, 3, 32, 32)
 
     mlflow.set_tracking_uri(uri())
-    onnx_model = mlflow.pyfunc.load_model(f"runs:/{run.run_id}/onnx")
+    onnx_model = mlflow.pyfunc.load_model(f"runs:/{run.run_id}/resnet8-synthetic-onnx")
     x = sample_input(load_config(CONFIG, SMALL))
     x = np.concatenate([x, x[::-1], x])  # another batch size than the example's
     ours = net(ms.Tensor(x)).asnumpy()
-    theirs = onnx_model.predict(x)["output_0"]
+    theirs = onnx_model.predict(x)["logits"]
     np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-5 * np.abs(ours).max())
 
 

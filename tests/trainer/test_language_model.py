@@ -306,7 +306,7 @@ def test_the_smoke_experiments_learn_and_sample_from_the_command_line(workdir, e
     assert "--- sample at step 30 ---" in done.output and "val/loss" in done.output
     losses = [float(x) for x in re.findall(r"step \d+/\d+: train/loss ([\d.]+)", done.output)]
     assert losses[-1] < math.log(65) - 0.5  # below a uniform guess over the 65 characters
-    run_id = re.search(r"runs:/(\w+)/model", done.output).group(1)
+    run_id = re.search(r"runs:/(\w+)/[\w-]+-smoke", done.output).group(1)
     client = mlflow.MlflowClient(f"sqlite:///{workdir / 'mlflow.db'}")
     assert {a.path for a in client.list_artifacts(run_id, "samples")} == {
         "samples/step_30.txt", "samples/step_60.txt"}

@@ -31,10 +31,11 @@ def test_runs_of_one_file_have_distinct_names_tags_to_group_by_and_the_yaml_as_s
         assert result.exit_code == 0, result.output
     runs = search().sort_values("start_time")
     names = runs["tags.mlflow.runName"].tolist()
+    default = "smoke-pynative-limit64-test_limit64-ep1"  # what differs from the file
     for name, run_id in zip(names[:2], runs["run_id"][:2]):
-        assert name == f"smoke-pynative-{run_id[:8]}"  # its id starts the same: runs:/<id>/model
+        assert name == f"{default}-{run_id[:8]}"  # its id starts the same: runs:/<id>/<name>
     assert names[2] == "my-baseline"  # the user's name, as given
-    assert (runs["params.mlflow.run_name"][:2] == "smoke-pynative").all()  # the config's, reusable
+    assert (runs["params.mlflow.run_name"][:2] == default).all()  # without the id: reusable
     for column, value in (("mode", "pynative"), ("model", "lenet5"), ("dataset", "mnist-10k"),
                           ("task", "classification")):
         assert (runs[f"tags.{column}"] == value).all(), column
@@ -43,19 +44,24 @@ def test_runs_of_one_file_have_distinct_names_tags_to_group_by_and_the_yaml_as_s
 
 @needs_data
 def test_the_experiment_gets_a_saved_view_of_the_key_metrics_and_keeps_an_edited_one(workdir):
-    assert invoke("run", SMOKE, *SMALL).exit_code == 0
+    first = invoke("run", SMOKE, *SMALL)
+    assert first.exit_code == 0, first.output
     c = client()
     experiment = c.get_experiment_by_name("twinmode-smoke")
+    # MLflow keeps the table's columns per browser: the summary gives the link opening the view
+    assert (f"  runs:       http://127.0.0.1:5000/#/experiments/{experiment.experiment_id}/runs"
+            "?viewStateShareKey=twinmode  (metrics as columns)") in first.output
     envelope = json.loads(experiment.tags["mlflow.sharedViewState.twinmode"])
     assert envelope["name"] == "twinmode: key metrics" and isinstance(envelope["createdAt"], int)
     state = json.loads(envelope["state"])
     assert state["selectedColumns"] == [
         "attributes.`Source`", "attributes.`Models`", "metrics.`eval/accuracy`", "metrics.`val/loss`",
-        "metrics.`perf/ms_per_step`", "tags.`mode`", "tags.`task`", "tags.`model`", "tags.`dataset`"]
+        "metrics.`perf/ms_per_step`", "tags.`mode`", "tags.`precision`", "tags.`task`", "tags.`model`",
+        "tags.`dataset`"]
     # every column of the view is one this run has (the UI shows it filled)
     run = c.get_run(search().iloc[0]["run_id"])
     assert {"eval/accuracy", "perf/ms_per_step"} <= set(run.data.metrics)
-    assert {"mode", "task", "model", "dataset"} <= set(run.data.tags)
+    assert {"mode", "precision", "task", "model", "dataset"} <= set(run.data.tags)
     edited = json.dumps({**envelope, "name": "mine", "updatedAt": envelope["createdAt"] + 1})
     c.set_experiment_tag(experiment.experiment_id, "mlflow.sharedViewState.twinmode", edited)
     assert invoke("run", SMOKE, *SMALL).exit_code == 0

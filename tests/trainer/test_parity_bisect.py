@@ -128,6 +128,8 @@ def test_compare_names_the_planted_node_and_logs_it(project):
     tags = run.data.tags
     assert tags["parity_bisect_location"] == f"{project / 'models.py'}:{PLANTED_LINE}"
     assert tags["parity_bisect_step"] == "3" and tags["parity_bisect_node"].endswith("Drift")
+    # the runs that time the modes log no model: the Models tab lists trained models only
+    assert client.search_logged_models(experiment_ids=[run.info.experiment_id]) == []
     report = json.loads((project / client.download_artifacts(run.info.run_id, "parity_bisect.json",
                                                               str(project))).read_text())
     assert report["step"] == 3 and report["left_tolerance"] and report["recorded_step"] == 3

@@ -72,8 +72,15 @@ def test_run_record(workdir, fast_system_metrics):  # noqa: F811
     # 4. what was actually used: resolved config, the data read, the source
     params = c.get_run(run["run_id"]).data.params
     assert params["dataset.name"] == "mnist-10k"  # mnist fell back to mnist-10k
-    assert params["checkpoint.dir"] == str(own.resolve())  # the run's folder
-    assert params["mlflow.tracking_uri"] == uri() and params["mlflow.run_name"] == "smoke-pynative"
+    # the config's folder (a param alike in every run of it), the run's own in a tag
+    assert params["checkpoint.dir"] == str(folder.resolve())
+    tags = c.get_run(run["run_id"]).data.tags
+    assert tags["checkpoint_folder"] == str(own.resolve())
+    # the run is named by what differs from the file (mnist asked; limits), its id's start last
+    name = "smoke-pynative-mnist-limit320-test_limit200"
+    assert params["mlflow.tracking_uri"] == uri() and params["mlflow.run_name"] == name
+    assert run["tags.mlflow.runName"] == f"{name}-{run['run_id'][:8]}"
+    assert tags["dataset"] == params["dataset.name"]  # the tag says what was read, as the param
     assert "None" not in {params["ir.dir"], params["dataset.root"]}
     inputs = c.get_run(run["run_id"]).inputs.dataset_inputs
     by_context = {i.tags[0].value: i.dataset for i in inputs}

@@ -87,7 +87,7 @@ def test_model_predicts_in_a_fresh_process_in_graph_mode_and_is_registered(train
     images = raw_images(2)
     np.save("images.npy", images)
     env = {**os.environ, "MLFLOW_TRACKING_URI": uri()}
-    out = subprocess.run([sys.executable, "-c", PREDICT, f"runs:/{trained}/model", "images.npy",
+    out = subprocess.run([sys.executable, "-c", PREDICT, f"runs:/{trained}/smoke", "images.npy",
                           "logits.npy"], cwd=Path.cwd(), env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     stats = json.loads(out.stdout.strip().splitlines()[-1])
@@ -98,8 +98,10 @@ def test_model_predicts_in_a_fresh_process_in_graph_mode_and_is_registered(train
     import mlflow
 
     mlflow.set_tracking_uri(uri())
-    info = mlflow.models.get_model_info(f"runs:/{trained}/model")
-    assert info.signature.inputs is None  # any dtype and layout the preprocessing takes
+    info = mlflow.models.get_model_info(f"runs:/{trained}/smoke")
+    # any dtype and layout the preprocessing takes: MLflow's "any" tensor, described in words
+    assert [(s.type, s.shape) for s in info.signature.inputs.inputs] == [(np.dtype(object), (-1,))]
+    assert info.metadata["input"].startswith("images (N, H, W) or (N, H, W, 1)")
     assert info.signature.outputs.input_names() == ["label", "class", "probabilities", "logits"]
     assert info.saved_input_example_info["artifact_path"] == "input_example.json"
     versions = mlflow.MlflowClient(uri()).search_model_versions("name='smoke-lenet'")
@@ -137,7 +139,7 @@ def test_mlflow_models_serve_answers_over_http(trained):  # noqa: F811
     bin_dir = str(Path(sys.executable).parent)  # as in an activated venv: mlflow runs `uvicorn`
     env = {**os.environ, "MLFLOW_TRACKING_URI": uri(), "PATH": bin_dir + os.pathsep + os.environ["PATH"]}
     mlflow_cli = Path(sys.executable).with_name("mlflow")
-    server = subprocess.Popen([str(mlflow_cli), "models", "serve", "-m", f"runs:/{trained}/model",
+    server = subprocess.Popen([str(mlflow_cli), "models", "serve", "-m", f"runs:/{trained}/smoke",
                                "--env-manager", "local", "-h", "127.0.0.1", "-p", str(port)],
                               cwd=Path.cwd(), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               start_new_session=True)
