@@ -17,7 +17,7 @@ from framework.train.model import _EvalCell
 
 
 class HotAndCold(nn.Cell):
-    """A ~0.5 GFLOP matmul on one line, a small elementwise line after it."""
+    """A ~0.13 GFLOP matmul on one line, a small elementwise line after it."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -67,7 +67,7 @@ def test_one_stretched_kernel_call_moves_no_line(profiling):
     """A core taken away for a few milliseconds in one of five calls (another process, a
     thread pool waiting to wake) must not make a small line the hot one: before, the mean
     over the calls gave the relu line 20 times the matmul's time."""
-    x = Tensor(np.random.default_rng(1).random((1024, 512), dtype=np.float32))
+    x = Tensor(np.random.default_rng(1).random((256, 512), dtype=np.float32))
     record = _record(ms.jit(HotAndCold().construct), x)
     cold = _kernels_of(record, lambda n: n.location is not None and "# COLD" in n.location.code)
     hot_ms = profiler.report().function().lines[0].ms
@@ -106,41 +106,56 @@ def _lenet_batch(n: int) -> tuple[Tensor, Tensor]:
             Tensor(rng.integers(0, 10, n).astype(np.int32)))
 
 
-def test_the_table_and_the_flame_graph_name_the_same_functions_and_cells(profiling):
-    from trainer.models.lenet import LeNet5
+class Tiny(nn.Cell):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3)
+        self.fc = nn.Dense(2 * 8 * 8, 10)
 
-    ms.set_seed(0)
-    _train_and_eval(LeNet5(), *_lenet_batch(8))
-    report = profiler.report()
-    train, evaluate = report.function("TrainOneStepCell"), report.function("_EvalCell")
-    layers = {"conv1", "conv2", "fc1", "fc2", "fc3"}
+    def construct(self, x):
+        return self.fc(ops.reshape(ops.relu(self.conv(x)), (x.shape[0], -1)))
+
+
+@pytest.fixture(scope="module")
+def tiny_report(tmp_path_factory):
+    """A small network's train step and evaluation, compiled and profiled once."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TWINMODE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        profiler.reset()
+        ms.set_context(profile=3)
+        try:
+            ms.set_seed(0)
+            rng = np.random.default_rng(3)
+            _train_and_eval(Tiny(), Tensor(rng.random((4, 1, 8, 8), dtype=np.float32)),
+                            Tensor(np.array([1, 2, 3, 4], np.int32)))
+            yield profiler.report()
+        finally:
+            ms.set_context(profile=False)
+            profiler.reset()
+
+
+def test_the_table_and_the_flame_graph_name_the_same_functions_and_cells(tiny_report):
+    train, evaluate = tiny_report.function("TrainOneStepCell"), tiny_report.function("_EvalCell")
+    layers = {"conv", "fc"}
     # a layer has one name in the train step and in evaluation, the loss its type's
     assert layers <= set(train.cells) and layers <= set(evaluate.cells), (train.cells, evaluate.cells)
     loss = "SoftmaxCrossEntropyWithLogits"
     assert loss in train.cells and loss in evaluate.cells
-    table, svg = report.table("TrainOneStepCell", width=120), report.svg()
+    table, svg = tiny_report.table("TrainOneStepCell", width=120), tiny_report.svg()
     for name in ("TrainOneStepCell", "_EvalCell"):
         assert name in table and name in svg, (name, table)
 
 
 @pytest.mark.parametrize("width", [44, 60, 80, 200])
-def test_every_line_of_the_table_fits(profiling, width):
-    from trainer.models.lenet import LeNet5
-
-    ms.set_seed(0)
-    _train_and_eval(LeNet5(), *_lenet_batch(4))
-    table = profiler.report().table("TrainOneStepCell", width=width)
+def test_every_line_of_the_table_fits(tiny_report, width):
+    table = tiny_report.table("TrainOneStepCell", width=width)
     assert all(len(line) <= width for line in table.splitlines()), "\n" + table
 
 
-def test_piped_the_table_fits_80_columns(profiling, monkeypatch):
+def test_piped_the_table_fits_80_columns(tiny_report, monkeypatch):
     """No terminal on stdout or stderr (pytest captures both) and no COLUMNS: 80."""
-    from trainer.models.lenet import LeNet5
-
     monkeypatch.delenv("COLUMNS", raising=False)
-    ms.set_seed(0)
-    _train_and_eval(LeNet5(), *_lenet_batch(4))
-    table = profiler.report().table("TrainOneStepCell")
+    table = tiny_report.table("TrainOneStepCell")
     assert all(len(line) <= 80 for line in table.splitlines()), "\n" + table
 
 
