@@ -113,7 +113,8 @@ class ProfileReport:
     def table(self, name: str | None = None, top: int = 10, width: int | None = None) -> str:
         """The hot lines of one function (:meth:`function`) as a text table, every line
         within ``width`` columns (default: :func:`terminal_width`): the code column narrows
-        first, then goes, then the cell and the line's path are cut (the path from the left);
+        first, then goes, then the cell and the line's path are cut (from the left: their
+        last parts name the layer and the file);
         the other functions timed are named last (they are in profile.svg and .json)."""
         profile = self.function(name)
         if profile is None:
@@ -146,7 +147,7 @@ class ProfileReport:
             keep.remove(5)
 
         def fmt(cols: tuple[str, ...]) -> str:
-            parts = [(_cut(cols[i], widths[i], left=i == 0).ljust(widths[i]) if i < 3
+            parts = [(_cut(cols[i], widths[i], left=i != 1).ljust(widths[i]) if i < 3
                       else cols[i].rjust(widths[i])) for i in keep]
             return "  " + "  ".join(parts).rstrip()
 
@@ -195,10 +196,17 @@ def _wrap(text: str, width: int, indent: str = "") -> list[str]:
 
 
 def _cut(text: str, width: int, left: bool = False) -> str:
-    """``text`` in ``width`` characters: its end cut off (``left``: its start) with an ellipsis."""
+    """``text`` in ``width`` characters: its end cut off (``left``: its start, for a path
+    whose last part says most; a cell's `` +N`` stays) with an ellipsis."""
     if len(text) <= width:
         return text
-    return "…" + text[len(text) - width + 1:] if left else text[: width - 1] + "…"
+    if not left:
+        return text[: width - 1] + "…"
+    head, plus, more = text.rpartition(" +")
+    suffix = plus + more if plus and more.isdigit() and len(plus + more) < width - 4 else ""
+    body = head if suffix else text
+    room = width - len(suffix)
+    return "…" + body[len(body) - room + 1:] + suffix
 
 
 def _where(location: Any) -> tuple[str, str, str]:
