@@ -5,8 +5,11 @@ compiled and run alone."""
 
 from __future__ import annotations
 
-import statistics
-import time
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +17,8 @@ import pytest
 import framework as ms
 from framework import Tensor, nn, ops, profiler
 from framework.train.model import _EvalCell
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class HotAndCold(nn.Cell):
@@ -159,38 +164,32 @@ def test_piped_the_table_fits_80_columns(tiny_report, monkeypatch):
     assert all(len(line) <= 80 for line in table.splitlines()), "\n" + table
 
 
-def _alone_ms(layer: nn.Cell, x: np.ndarray, calls: int = 30) -> float:
-    """Median ms of one compiled forward + backward (input and weight gradients) of
-    ``layer`` alone on ``x``, less that of the same function on a layer-free identity."""
-    def timed(fn) -> float:
-        args = Tensor(x)
-        fn(args)
-        samples = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            fn(args)
-            samples.append(time.perf_counter() - start)
-        return 1000 * statistics.median(samples)
-
+def _alone_ms(layer: nn.Cell, x: np.ndarray, calls: int = 20) -> float:
+    """Kernel ms of one compiled forward + backward (input and weight gradients) of
+    ``layer`` alone on ``x``: every kernel of that function is the layer's, so no split
+    among nodes is involved (and no Python or VM overhead, which would swamp small layers)."""
     params = layer.trainable_params()
     grad = ms.jit(ms.value_and_grad(lambda t: ops.reduce_sum(layer(t)), grad_position=0, weights=params))
-    base = ms.jit(ms.value_and_grad(lambda t: ops.reduce_sum(ops.mul(t, 2.0)), grad_position=0))
-    return timed(grad) - timed(base)
+    args = Tensor(x)
+    profiler.reset()
+    ms.set_context(profile=calls)
+    for _ in range(calls + 1):
+        grad(args)
+    ms.set_context(profile=False)
+    return profiler.report().function().kernel_ms
 
 
-@pytest.mark.slow
-def test_layer_attribution_follows_each_layer_timed_alone(profiling):
-    """LeNet's train step profiled; each layer then compiled and timed alone at the shape
-    it sees. Wherever one layer alone takes over 3 times another's time (the FLOPs of fc1,
-    fc2, fc3 and conv2 differ by 5x or more), the profile must rank them the same way."""
+def _profiled_and_alone() -> tuple[dict[str, float], dict[str, float]]:
+    """LeNet's train step profiled (ms per layer cell), then each layer compiled and timed
+    alone at the shape it sees there (:func:`_alone_ms`)."""
     from trainer.models.lenet import LeNet5
 
     ms.set_seed(0)
-    net = LeNet5()
-    batch = 128
+    net, batch = LeNet5(), 128
     x, y = _lenet_batch(batch)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9))
+    profiler.reset()
     ms.set_context(profile=20)
     train = ms.jit(step.construct)
     for _ in range(21):
@@ -201,7 +200,28 @@ def test_layer_attribution_follows_each_layer_timed_alone(profiling):
     inputs = {"conv2": (batch, 6, 14, 14), "fc1": (batch, 400), "fc2": (batch, 120), "fc3": (batch, 84)}
     alone = {name: _alone_ms(getattr(net, name), rng.random(shape, dtype=np.float32))
              for name, shape in inputs.items()}
-    pairs = [(a, b) for a in alone for b in alone if alone[a] > 3 * max(alone[b], 0.005)]
-    assert pairs, alone
-    wrong = [(a, b) for a, b in pairs if not cells[a] > cells[b]]
-    assert not wrong, f"alone (ms): {alone}; profiled (ms): { {k: cells[k] for k in alone} }"
+    return {k: cells[k] for k in alone}, alone
+
+
+@pytest.mark.slow
+def test_layer_attribution_follows_each_layer_timed_alone(tmp_path):
+    """Wherever one LeNet layer alone takes over 3 times another's kernel time (the FLOPs of
+    fc1, fc2, fc3 and conv2 differ by 5x or more), the profile of the whole train step must
+    rank them the same way. Run in a process of one kernel thread: on a machine shared with
+    other work, a pool's threads waiting for a core add milliseconds to microsecond kernels
+    (the rule that splits kernels among layers is what is checked here; the medians against
+    such waits are checked above)."""
+    env = {**os.environ, "TVM_NUM_THREADS": "1", "TWINMODE_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, __file__], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    profiled, alone = json.loads(done.stdout.strip().splitlines()[-1])
+    pairs = [(a, b) for a in alone for b in alone if alone[a] > 3 * max(alone[b], 0.001)]
+    assert len(pairs) >= 3, alone
+    wrong = [(a, b) for a, b in pairs if not profiled[a] > profiled[b]]
+    assert not wrong, f"alone (ms): {alone}; profiled (ms): {profiled}"
+
+
+if __name__ == "__main__":  # the slow test's measurement, in a process of its own
+    ms.set_context(mode=ms.GRAPH_MODE)
+    print(json.dumps(_profiled_and_alone()))
