@@ -112,6 +112,7 @@ def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Call
     interp = TraceInterpreter(graph, fail_dir=fail_dir)
     if hasattr(cell, "cells_and_names"):  # a Cell's construct
         interp.enter_cell(cell)
+        interp.name_cells_from(cell)
     with using(interp), collecting_writes() as written, deep_calls():
         try:
             leaves, _, rebuild = flatten(returned(convert(fn)(*rebuild_args(traced))))

@@ -36,7 +36,8 @@ def monitor_key(name: str) -> str:
     key = name.replace("/", "_")
     return "eval_" + key[4:] if key.startswith("val_") else key
 MAX_RESIZE = 4096  # pixels a side: 4096 x 4096 images are 64 MiB each as float32
-MAX_NAME = 150  # checkpoint files are <name>-<epoch>_<step>.ckpt: within a 255-byte file name
+# checkpoint files are <name>-<epoch>_<step>.ckpt or <name>-step-<N>.ckpt: within a 255-byte file name
+MAX_NAME = 150
 _USER_ARGS = ("args",)  # the user's own keyword arguments (model.args, dataset.args)
 COUNTS = (("dataset", "batch_size"), ("train", "epochs"), ("train", "eval_every"),
           ("train", "log_every"), ("train", "accumulate_grad_batches"), ("checkpoint", "keep_max"),

@@ -111,7 +111,7 @@ def build(plan: RunPlan) -> Built:
         check_shapes(net)
     task.check_fit(config, net, data)
     run = callbacks_for(plan, task.callbacks(plan, model, data),
-                        terminal_callbacks(plan, **task.terminal_options(plan)))
+                        terminal_callbacks(plan, **task.terminal_options(plan)), by_steps=task.by_steps)
     return Built(task, data, model, run)
 
 
@@ -269,7 +269,8 @@ def _open_record(plan: RunPlan, built: Built) -> Any:
     resumed = {"resumed_from": options.resume, "resumed_checkpoint": str(resume.path)} if resume else {}
     record_inputs(run, config, resolved, built.task, built.data, options.source, git_commit(),
                   tags, resumed)
-    built.run.callbacks.append(MLflowLogger(run, config.train.log_every, built.task.metric_prefix))
+    built.run.callbacks.append(MLflowLogger(run, config.train.log_every, built.task.metric_prefix,
+                                            by_steps=built.task.by_steps))
     return run
 
 

@@ -20,7 +20,9 @@ network) while it is open, unless asked not to.
   (``Timings.step_wall_seconds``: data loading included, compilation excluded);
   ``perf/epoch_seconds``: the epoch's wall time, validation included;
   ``perf/compile_s``: seconds spent tracing + compiling, at the step that compiled;
-- ``epoch``: the epoch number at its last step.
+- ``epoch``: the epoch number at its last step. A run counted in steps (a language
+  model: ``by_steps``) logs no ``epoch`` (its loop's "epochs" are evaluation intervals)
+  and ``perf/interval_seconds`` for ``perf/epoch_seconds``.
 
 Metrics are buffered and sent with ``log_batch``.
 If the tracking store cannot be reached, training goes on with a warning and every
@@ -412,8 +414,10 @@ class MLflowLogger(Callback):
     phase = "log"  # after the metrics and the monitors
     state_key = "mlflow"
 
-    def __init__(self, run: MLflowRun, log_every: int = 50, valid: str = "eval") -> None:
+    def __init__(self, run: MLflowRun, log_every: int = 50, valid: str = "eval", *,
+                 by_steps: bool = False) -> None:
         self.run = run
+        self.by_steps = by_steps  # counted in steps: no epoch metric, the interval's seconds
         self.log_every = max(1, log_every)
         self.valid = valid  # the prefix of validation results (the task's)
         self._last_lr: float | None = None
@@ -442,8 +446,11 @@ class MLflowLogger(Callback):
 
     def on_train_epoch_end(self, ctx: RunContext) -> None:
         t = ctx.timings
-        self.run.log_metric("epoch", ctx.epoch, ctx.global_step)
-        self.run.log_metric("perf/epoch_seconds", t.epoch_seconds, ctx.global_step)
+        if self.by_steps:  # the loop's "epochs" are only evaluation intervals
+            self.run.log_metric("perf/interval_seconds", t.epoch_seconds, ctx.global_step)
+        else:
+            self.run.log_metric("epoch", ctx.epoch, ctx.global_step)
+            self.run.log_metric("perf/epoch_seconds", t.epoch_seconds, ctx.global_step)
         if t.epoch_wall_seconds > 0 and t.epoch_steps_run:
             self.run.log_metric("perf/ms_per_step", t.epoch_wall_seconds / t.epoch_steps_run * 1000,
                                 ctx.global_step)

@@ -71,15 +71,17 @@ def terminal_callbacks(plan: RunPlan, valid: str = "eval", *, by_steps: bool = F
     return out
 
 
-def callbacks_for(plan: RunPlan, task_callbacks: list[Callback], terminal: list[Callback]) -> RunCallbacks:
+def callbacks_for(plan: RunPlan, task_callbacks: list[Callback], terminal: list[Callback], *,
+                  by_steps: bool = False) -> RunCallbacks:
     """The run's callbacks, the task's (trainer/tasks/), what the terminal shows (the
-    task's choice), then the caller's (``plan.options.callbacks``)."""
+    task's choice), then the caller's (``plan.options.callbacks``). ``by_steps``: a run
+    counted in steps, its checkpoints named by step (``<name>-step-2000.ckpt``)."""
     config, leader, quiet = plan.config, plan.rank.leader, plan.options.quiet
     recorder = StepRecorder()
     c = config.checkpoint
     ckpt = ModelCheckpoint(plan.prefix, plan.checkpoint_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
-        keep_checkpoint_max=c.keep_max), run_lock=plan.run_lock)
+        keep_checkpoint_max=c.keep_max), run_lock=plan.run_lock, name_by_step=by_steps)
     callbacks = [recorder, ckpt] if leader else [recorder]
     callbacks += list(plan.options.callbacks)
     if plan.rank.distributed:

@@ -2,10 +2,10 @@
 
 Layout: every run from YAML writes into a folder of its own under the experiment's
 ``checkpoint.dir`` (``checkpoints/<name>/``): ``<YYYYmmdd-HHMMSS>-<mode>/`` holding its
-``<name>-<epoch>_<step>.ckpt`` files, ``<name>-best.ckpt`` (``checkpoint.keep_best``) and
-its ``latest`` pointer. A resumed run goes on writing into the folder of the checkpoint it
-resumed (it is the same run). Files of older versions, directly in ``checkpoints/<name>/``,
-count as one more run folder.
+``<name>-<epoch>_<step>.ckpt`` files (a language model's: ``<name>-step-<N>.ckpt``),
+``<name>-best.ckpt`` (``checkpoint.keep_best``) and its ``latest`` pointer. A resumed run
+goes on writing into the folder of the checkpoint it resumed (it is the same run). Files
+of older versions, directly in ``checkpoints/<name>/``, count as one more run folder.
 
 ``last`` (``--resume last``, ``train eval --checkpoint last``, ``train sample``) is the
 newest checkpoint *of this config*: of the runs whose config equals this one except for

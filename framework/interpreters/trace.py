@@ -146,13 +146,28 @@ class TraceInterpreter(Interpreter):
     def enter_cell(self, cell: Any) -> None:
         self.cells.setdefault(id(cell), cell)
 
+    def name_cells_from(self, cell: Any) -> None:
+        """Cell paths start at ``cell`` (the compiled one), or at the network that a wrapper
+        names in ``_paths_from`` (TrainOneStepCell: ``network``, WithLossCell:
+        ``_backbone``), followed down: a layer has one name in the train step and in
+        evaluation (``conv1``), and the loss and optimizer, outside it, their types'."""
+        root = cell
+        while isinstance(getattr(root, "_paths_from", None), str):
+            inner = getattr(root, root._paths_from, None)
+            if not hasattr(inner, "cells_and_names"):
+                break
+            root = inner
+        self._cell_paths = {id(c): name for name, c in root.cells_and_names()}
+        self._cell_paths.setdefault(id(cell), "")
+
     @contextmanager
     def in_cell(self, cell: Any) -> Iterator[None]:
-        """Nodes made while ``cell``'s construct runs carry its path (``network.conv1``:
-        attribute names from the first cell the trace entered, that cell itself ``""``)."""
+        """Nodes made while ``cell``'s construct runs carry its path (``conv1``: attribute
+        names from the root of paths, :meth:`name_cells_from`, else the first cell entered;
+        a cell outside that tree its type's name)."""
         self.enter_cell(cell)
         if not self._cell_paths:
-            self._cell_paths = {id(c): name for name, c in cell.cells_and_names()}
+            self.name_cells_from(cell)
         path = self._cell_paths.get(id(cell))
         if path is None:  # a cell outside the first one's tree: under its type's name
             path = type(cell).__name__

@@ -4,14 +4,22 @@ nodes' source line (``file:line``) and Cell path.
 
 Contracts:
 
-- Per compiled function, over its timed calls: ``call_ms`` is the mean wall time of a
-  timed call (instrument included); ``kernel_ms`` the kernels' time credited to nodes;
+- Per compiled function, over its timed calls: ``call_ms`` is the median wall time of a
+  timed call (instrument included); each kernel's time per call is its median over the
+  timed calls (times the calls of it per call): a kernel that a busy machine preempted
+  once (milliseconds for a microsecond kernel, as a thread pool waiting for a core does)
+  moves no line. ``kernel_ms`` is the kernels' time credited to nodes;
   ``runtime_ms`` the VM's own calls (``vm.builtin.*``: allocation, shape checks);
   ``unattributed_ms`` kernels no node could be found for. A line's ``ms`` is its nodes'
   share of kernel time per call, and ``percent`` is of ``call_ms``. A Relax function called
   from the step (an If branch, a loop body) is not counted itself: its kernels are.
 - A node without a source location is credited to the line ``(no source line)``; a node
-  made outside any Cell to the cell ``(top)``.
+  made outside any Cell to the cell ``(top)``. A line that several cells share is named
+  by the cell of its first node in graph order (``conv1 +2`` for
+  ``pool(relu(conv1(x)))``), so the name does not change between runs with the timings.
+- :meth:`ProfileReport.table` fits every line into ``width`` columns (default: the
+  terminal's, that of stderr when stdout is piped, else 80) and names the other functions
+  timed, which ``profile.svg`` and ``profile.json`` hold too.
 - ``to_dict()`` is what ``profile.json`` holds (``version`` 1); :meth:`ProfileReport.svg`
   the flame graph (:mod:`.flame`).
 """
@@ -20,7 +28,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
+import statistics
+import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +39,10 @@ from .._io import atomic_write
 from ..errors import shown_path
 from .flame import flame_svg
 
-RULE = ("each timed kernel call is split among the IR nodes it runs by their estimated work "
-        "(FLOPs + elements read and written of each node's own kernel); a kernel shared by several "
-        "call sites gives each an equal part; nodes are summed by source line and by cell")
+RULE = ("each kernel's median time per call (over the timed calls) is split among the IR nodes it "
+        "runs by their estimated work (FLOPs + elements read and written of each node's own kernel); "
+        "a kernel shared by several call sites gives each an equal part; nodes are summed by source "
+        "line and by cell")
 NO_LINE = "(no source line)"
 TOP = "(top)"
 
@@ -51,11 +62,12 @@ class LineProfile:
 
     @property
     def cell(self) -> str:
-        """The cell most of the time went to (``+N`` more cells share the line)."""
+        """The cell of the line's first node in graph order (``+N`` more cells share the
+        line): ``cells`` is filled in node order, and timings never reorder it."""
         if not self.cells:
             return TOP
-        top = max(self.cells, key=self.cells.__getitem__)
-        return top + (f" +{len(self.cells) - 1}" if len(self.cells) > 1 else "")
+        first = next(iter(self.cells))
+        return first + (f" +{len(self.cells) - 1}" if len(self.cells) > 1 else "")
 
     def as_dict(self) -> dict[str, Any]:
         return {"line": self.line, "function": self.function, "code": self.code,
@@ -99,38 +111,51 @@ class ProfileReport:
         return self.functions[0] if self.functions else None
 
     def table(self, name: str | None = None, top: int = 10, width: int | None = None) -> str:
-        """The hot lines of one function (:meth:`function`) as a text table fitted to
-        ``width`` columns (default: the terminal's): the code column narrows first, then goes."""
+        """The hot lines of one function (:meth:`function`) as a text table, every line
+        within ``width`` columns (default: :func:`terminal_width`): the code column narrows
+        first, then goes, then the cell and the line's path are cut (from the left: their
+        last parts name the layer and the file);
+        the other functions timed are named last (they are in profile.svg and .json)."""
         profile = self.function(name)
         if profile is None:
             return ("profile: no graph-mode call was timed (profiling covers graph mode's compiled "
                     "functions; PyNative ops are not profiled)")
-        width = width or shutil.get_terminal_size((100, 24)).columns
+        width = max(width or terminal_width(), 44)  # the narrowest table
         other = max(profile.call_ms - profile.kernel_ms - profile.runtime_ms - profile.unattributed_ms, 0.0)
-        head = [f"hot lines of {profile.name} (graph mode, {profile.calls} calls timed): "
-                f"{profile.call_ms:.3f} ms per call",
-                f"  kernels {profile.kernel_ms:.3f} ms, VM runtime {profile.runtime_ms:.3f} ms, "
-                f"unattributed {profile.unattributed_ms:.3f} ms, timer and other {other:.3f} ms"]
+        head = _wrap(f"hot lines of {profile.name}: {profile.call_ms:.3f} ms/call (median of "
+                     f"{profile.calls} timed calls)", width)
+        head += _wrap(f"kernels {profile.kernel_ms:.3f} ms, VM runtime {profile.runtime_ms:.3f} ms, "
+                      f"unattributed {profile.unattributed_ms:.3f} ms, timer and other {other:.3f} ms",
+                      width, "  ")
         rows = [(r.line, r.code, r.cell, f"{r.ms:.3f}", f"{r.percent:.1f}%", str(len(r.kernels)))
                 for r in profile.lines[:top]]
         titles = ("line", "code", "cell", "ms/call", "% call", "kernels")
         widths = [max(len(t), *(len(r[i]) for r in rows)) if rows else len(t) for i, t in enumerate(titles)]
         widths[2] = min(widths[2], 24)
-        room = width - 2 - 2 * (len(titles) - 1) - sum(widths) + widths[1]  # what the code may take
         keep = [0, 1, 2, 3, 4, 5]
-        if room >= 12:
-            widths[1] = min(widths[1], room)
-        else:  # too narrow for the code: drop it, then shorten the line's path from the left
+
+        def total() -> int:
+            return 2 + 2 * (len(keep) - 1) + sum(widths[i] for i in keep)
+
+        if total() - width > widths[1] - 12:  # too narrow for 12 columns of code: drop it
             keep.remove(1)
-            widths[0] = max(12, min(widths[0], widths[0] + room + 2))
+        elif total() > width:
+            widths[1] -= total() - width
+        for i, least in ((2, 10), (0, 12)):  # then the cell, then the line's path (from the left)
+            widths[i] = max(least, widths[i] - max(total() - width, 0))
+        if total() > width:  # narrower still: the kernels' count goes too
+            keep.remove(5)
 
         def fmt(cols: tuple[str, ...]) -> str:
-            parts = [(_cut(cols[i], widths[i], left=i == 0).ljust(widths[i]) if i < 3
+            parts = [(_cut(cols[i], widths[i], left=i != 1).ljust(widths[i]) if i < 3
                       else cols[i].rjust(widths[i])) for i in keep]
             return "  " + "  ".join(parts).rstrip()
 
         more = len(profile.lines) - top
-        tail = [f"  ... {more} more lines in profile.json"] if more > 0 else []
+        tail = _wrap(f"... {more} more lines in profile.json", width, "  ") if more > 0 else []
+        others = [f"{f.name} {f.call_ms:.3f} ms per call" for f in self.functions if f is not profile]
+        if others:
+            tail += _wrap(f"also timed, in profile.svg and profile.json: {', '.join(others)}", width, "  ")
         return "\n".join([*head, fmt(titles), *map(fmt, rows), *tail])
 
     def to_dict(self) -> dict[str, Any]:
@@ -150,11 +175,38 @@ class ProfileReport:
         return paths
 
 
+def terminal_width() -> int:
+    """Columns of the terminal the table goes to: ``COLUMNS``, stdout's terminal, stderr's
+    (stdout piped into a pager or ``tee`` from a terminal), else 80."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            return os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):
+            continue
+    return 80
+
+
+def _wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns, continued with two more spaces."""
+    return textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  ",
+                         break_on_hyphens=False) or [indent]
+
+
 def _cut(text: str, width: int, left: bool = False) -> str:
-    """``text`` in ``width`` characters: its end cut off (``left``: its start) with an ellipsis."""
+    """``text`` in ``width`` characters: its end cut off (``left``: its start, for a path
+    whose last part says most; a cell's `` +N`` stays) with an ellipsis."""
     if len(text) <= width:
         return text
-    return "…" + text[len(text) - width + 1:] if left else text[: width - 1] + "…"
+    if not left:
+        return text[: width - 1] + "…"
+    head, plus, more = text.rpartition(" +")
+    suffix = plus + more if plus and more.isdigit() and len(plus + more) < width - 4 else ""
+    body = head if suffix else text
+    room = width - len(suffix)
+    return "…" + body[len(body) - room + 1:] + suffix
 
 
 def _where(location: Any) -> tuple[str, str, str]:
@@ -163,31 +215,41 @@ def _where(location: Any) -> tuple[str, str, str]:
     return f"{shown_path(location.filename)}:{location.lineno}", location.function, location.code
 
 
+def _per_call(calls: list[list[tuple[str, float]]]) -> dict[str, float]:
+    """Seconds per call of each symbol: the median of its timed runs times its runs per
+    call (robust to the few runs a busy machine stretched by orders of magnitude)."""
+    runs: dict[str, list[float]] = {}
+    for call in calls:
+        for symbol, seconds in call:
+            runs.setdefault(symbol, []).append(seconds)
+    n = max(len(calls), 1)
+    return {symbol: statistics.median(times) * len(times) / n for symbol, times in runs.items()}
+
+
 def _credit(record: Any) -> tuple[dict[int, float], dict[int, set[str]], float, float]:
-    """Kernel seconds per node index summed over the timed calls; the kernels per node; the
-    VM's own seconds; the unattributed seconds."""
+    """Kernel seconds per call per node index; the kernels per node; the VM's own seconds
+    per call; the unattributed seconds per call."""
     sites = record.sites or {"kernels": {}, "functions": []}
     kernels, functions = sites["kernels"], set(sites["functions"])
     per_node: dict[int, float] = {}
     names: dict[int, set[str]] = {}
     runtime = unattributed = 0.0
-    for call in record.calls:
-        for symbol, seconds in call:
-            if symbol in functions:
-                continue  # a Relax function: its kernels are timed on their own
-            if symbol not in kernels:
-                if symbol.startswith("vm.builtin."):
-                    runtime += seconds
-                else:
-                    unattributed += seconds
-                continue
-            share = seconds / len(kernels[symbol])
-            for site in kernels[symbol]:
-                if not site:
-                    unattributed += share
-                for node, weight in site.items():
-                    per_node[int(node)] = per_node.get(int(node), 0.0) + share * weight
-                    names.setdefault(int(node), set()).add(symbol)
+    for symbol, seconds in _per_call(record.calls).items():
+        if symbol in functions:
+            continue  # a Relax function: its kernels are timed on their own
+        if symbol not in kernels:
+            if symbol.startswith("vm.builtin."):
+                runtime += seconds
+            else:
+                unattributed += seconds
+            continue
+        share = seconds / len(kernels[symbol])
+        for site in kernels[symbol]:
+            if not site:
+                unattributed += share
+            for node, weight in site.items():
+                per_node[int(node)] = per_node.get(int(node), 0.0) + share * weight
+                names.setdefault(int(node), set()).add(symbol)
     return per_node, names, runtime, unattributed
 
 
@@ -197,14 +259,14 @@ def _function_profile(record: Any) -> FunctionProfile:
     nodes = numbered(record.graph)
     per_node, names, runtime, unattributed = _credit(record)
     n = len(record.calls)
-    call_ms = 1000 * sum(record.walls) / n
+    call_ms = 1000 * statistics.median(record.walls)
     lines: dict[str, LineProfile] = {}
     cells: dict[str, float] = {}
-    for index, seconds in per_node.items():
+    for index, seconds in sorted(per_node.items()):  # graph order: a line's first cell first
         if index >= len(nodes):
             unattributed += seconds
             continue
-        node, ms = nodes[index], 1000 * seconds / n
+        node, ms = nodes[index], 1000 * seconds
         line, function, code = _where(node.location)
         row = lines.setdefault(line, LineProfile(line, function, code))
         cell = node.cell or TOP
@@ -217,7 +279,7 @@ def _function_profile(record: Any) -> FunctionProfile:
         row.percent = 100 * row.ms / call_ms if call_ms else 0.0
     ordered = sorted(lines.values(), key=lambda r: -r.ms)
     kernel_ms = sum(r.ms for r in ordered)
-    return FunctionProfile(record.name, n, call_ms, kernel_ms, 1000 * runtime / n, 1000 * unattributed / n,
+    return FunctionProfile(record.name, n, call_ms, kernel_ms, 1000 * runtime, 1000 * unattributed,
                            ordered, dict(sorted(cells.items(), key=lambda kv: -kv[1])), len(nodes),
                            sum(1 for node in nodes if node.location is not None))
 

@@ -9,7 +9,8 @@ and, in the JSON metadata under ``twinmode_train_state``, a :class:`TrainState`:
 epoch and step, the data iterator's position, the random generators' states, the mode,
 the experiment-config hash and the callbacks' own state (EarlyStopping, History ...).
 
-Files are named ``<prefix>-<epoch>_<step in epoch>.ckpt`` (MindSpore's scheme); a
+Files are named ``<prefix>-<epoch>_<step in epoch>.ckpt`` (MindSpore's scheme) or, for a
+run counted in steps, ``<prefix>-step-<global step>.ckpt`` (:mod:`.checkpoint_names`); a
 ``latest`` file in the same folder names the newest one. This module has no knowledge
 of callbacks or of the Model, so a command line can drive it directly.
 """
@@ -20,7 +21,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import time
 import warnings
 from collections.abc import Mapping
@@ -33,13 +33,13 @@ import numpy as np
 from framework import seed as ms_seed
 from framework.serialization import CheckpointError, atomic_write, read_arrays, write_arrays
 
+from .checkpoint_names import checkpoint_name, parse
 from .dotted import flatten
 from .run_lock import in_family, pointer_lock
 
 STATE_KEY = "twinmode_train_state"
 FORMAT = 1
 POINTER = "latest"
-_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
 
 __all__ = ["CheckpointError", "CheckpointRead", "ConfigMismatchWarning", "CorruptCheckpointWarning",
            "TrainState", "checkpoint_name", "config_hash", "find_checkpoints", "latest_checkpoint",
@@ -199,10 +199,6 @@ def _misfit(missing: list[str], unexpected: list[str], wrong: list[str]) -> str:
 
 
 # -- save / load ---------------------------------------------------------------------------------
-def checkpoint_name(prefix: str, epoch: int, step_in_epoch: int) -> str:
-    return f"{prefix}-{epoch}_{step_in_epoch}.ckpt"
-
-
 def save_train_state(path: str | os.PathLike, train_network: Any, state: TrainState,
                      append_info: Mapping[str, Any] | None = None) -> Path:
     """Write the parameters of ``train_network`` and ``state`` atomically to ``path``."""
@@ -314,19 +310,20 @@ def _config_changed(state: TrainState, config: Mapping[str, Any] | None, expecte
 # -- finding checkpoints --------------------------------------------------------------------------
 def find_checkpoints(directory: str | os.PathLike, prefix: str | None = None,
                      runs: bool = False) -> list[Path]:
-    """``<prefix>-E_S.ckpt`` files in ``directory``, newest first (mtime, then epoch and step);
-    with ``runs`` also those of later runs of the same name (``<prefix>_1-E_S.ckpt`` ...)."""
+    """``<prefix>-E_S.ckpt`` and ``<prefix>-step-N.ckpt`` files in ``directory``, newest
+    first (mtime, then the numbers in the name); with ``runs`` also those of later runs of
+    the same name (``<prefix>_1-E_S.ckpt`` ...)."""
     directory = Path(directory)
     if not directory.is_dir():
         return []
     found = []
     for entry in directory.iterdir():
-        match = _NAME.match(entry.name)
-        wanted = prefix is None or match and (in_family(match["prefix"], prefix) if runs
-                                              else match["prefix"] == prefix)
-        if match and wanted and entry.is_file():
-            found.append((entry.stat().st_mtime_ns, int(match["epoch"]), int(match["step"]), entry))
-    return [item[-1] for item in sorted(found, key=lambda item: item[:3], reverse=True)]
+        parsed = parse(entry.name)
+        wanted = prefix is None or parsed and (in_family(parsed.prefix, prefix) if runs
+                                               else parsed.prefix == prefix)
+        if parsed and wanted and entry.is_file():
+            found.append((entry.stat().st_mtime_ns, parsed.order, entry))
+    return [item[-1] for item in sorted(found, key=lambda item: item[:2], reverse=True)]
 
 
 def write_pointer(directory: str | os.PathLike, path: str | os.PathLike, state: TrainState) -> None:

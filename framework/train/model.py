@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 class _EvalCell(nn.Cell):
     """``(loss, logits)`` of a batch; traced as one function in graph mode."""
 
+    _paths_from = "_network"  # the profile names cells from the user's network
+
     def __init__(self, network: nn.Cell, loss_fn: nn.Cell, float32_outputs: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self._network = network
@@ -57,6 +59,8 @@ class _EvalCell(nn.Cell):
 
 
 class _Forward(nn.Cell):
+    _paths_from = "_network"
+
     def __init__(self, network: nn.Cell) -> None:
         super().__init__(auto_prefix=False)
         self._network = network

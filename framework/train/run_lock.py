@@ -16,7 +16,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import chain, count
@@ -24,8 +23,7 @@ from pathlib import Path
 
 from .._io import shared_temp_folder
 from ..serialization import CheckpointError
-
-_NAME = re.compile(r"^(?P<prefix>.+)-(?P<epoch>\d+)_(?P<step>\d+)\.ckpt$")
+from .checkpoint_names import prefix_of
 
 
 class RunLock:
@@ -64,7 +62,7 @@ def in_family(prefix: str, base: str) -> bool:
 
 
 def _has_files(directory: Path, prefix: str) -> bool:
-    return any(m and m["prefix"] == prefix for m in map(_NAME.match, os.listdir(directory)))
+    return any(prefix_of(name) == prefix for name in os.listdir(directory))
 
 
 class RunBusy(CheckpointError):
@@ -81,10 +79,10 @@ def hold_run(checkpoint: Path) -> RunLock | None:
     """The lock of the run that wrote ``checkpoint`` (its folder and prefix), taken for a
     resume that is being prepared; :class:`RunBusy` when a running process holds it. None
     for a file not named as a run's checkpoint (nothing to hold)."""
-    match = _NAME.match(checkpoint.name)
-    if match is None:
+    prefix = prefix_of(checkpoint.name)
+    if prefix is None:
         return None
-    lock = RunLock(lock_path(checkpoint.parent, match["prefix"]))
+    lock = RunLock(lock_path(checkpoint.parent, prefix))
     if not lock.acquire():
         raise RunBusy(busy_message(checkpoint))
     return lock
@@ -97,9 +95,9 @@ def claim_prefix(directory: Path, base: str, resumed: Path | None = None,
     holds it. ``held``: that prefix's lock, already taken by this process (``hold_run``)."""
     wanted = None
     if resumed is not None and resumed.parent.resolve() == directory.resolve():
-        match = _NAME.match(resumed.name)
-        if match and in_family(match["prefix"], base):
-            wanted = match["prefix"]
+        prefix = prefix_of(resumed.name)
+        if prefix and in_family(prefix, base):
+            wanted = prefix
     if wanted and held is not None and held.path == lock_path(directory, wanted):
         clean_stale(directory, wanted)
         return wanted, held

@@ -27,7 +27,7 @@ mlflow: {log_model: false, system_metrics: false}
 
 def _saved(folder):
     """The run's checkpoint after 3 steps, in its run folder under ``checkpoint.dir``."""
-    (path,) = folder.glob("*/lmdist-1_3.ckpt")
+    (path,) = folder.glob("*/lmdist-step-3.ckpt")
     return path
 
 

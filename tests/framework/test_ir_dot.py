@@ -51,19 +51,16 @@ def _dump(tmp_path):
 def test_clusters_follow_the_cells_and_repeats_collapse(tmp_path):
     dot, _ = _dump(tmp_path)
     clusters = re.findall(r'subgraph "cluster_([^"]+)_\d+"', dot)
-    for path in ("forward", "backward", "_backbone.stem", "_backbone.blocks.0", "_backbone.blocks.0.fc",
-                 "_backbone.head"):
+    for path in ("forward", "backward", "stem", "blocks.0", "blocks.0.fc", "head"):
         assert path in clusters, (path, clusters)
     # in each phase one block is drawn (the first met: block 0 forward, block 2 backward) and
     # the two others, which repeat it op for op and shape for shape, are one box each
-    box = r'label="(_backbone\.blocks\.\d)\\nrepeats (_backbone\.blocks\.\d) \(\d+ nodes\)"'
+    box = r'label="(blocks\.\d)\\nrepeats (blocks\.\d) \(\d+ nodes\)"'
     boxes = re.findall(box, dot)
-    assert sorted(boxes) == [("_backbone.blocks.0", "_backbone.blocks.2"),
-                             ("_backbone.blocks.1", "_backbone.blocks.0"),
-                             ("_backbone.blocks.1", "_backbone.blocks.2"),
-                             ("_backbone.blocks.2", "_backbone.blocks.0")]
-    assert clusters.count("_backbone.blocks.0") == 1 and clusters.count("_backbone.blocks.2") == 1
-    assert "repeats _backbone.stem" not in dot  # the head is a Dense too, of other shapes
+    assert sorted(boxes) == [("blocks.0", "blocks.2"), ("blocks.1", "blocks.0"),
+                             ("blocks.1", "blocks.2"), ("blocks.2", "blocks.0")]
+    assert clusters.count("blocks.0") == 1 and clusters.count("blocks.2") == 1
+    assert "repeats stem" not in dot  # the head is a Dense too, of other shapes
     # every edge joins defined dot nodes, none a collapsed block to itself
     defined = set(re.findall(r"^\s*(\w+) \[", dot, re.M))
     for a, b in re.findall(r"^\s*(\w+) -> (\w+);", dot, re.M):

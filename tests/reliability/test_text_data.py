@@ -33,7 +33,7 @@ def test_a_corpus_without_a_newline_trains_and_samples_from_its_vocabulary(tmp_p
     done = train(tmp_path, "run", str(file), "mlflow.system_metrics=false")
     assert done.returncode == 0, done.stderr
     assert "--- sample at step 2 ---" in done.stdout and "--- sample at step 4 ---" in done.stdout
-    ckpt = next(tmp_path.glob("checkpoints/lm/*/lm-2_2.ckpt"))
+    ckpt = next(tmp_path.glob("checkpoints/lm/*/lm-step-4.ckpt"))
     sampled = train(tmp_path, "sample", str(file), "--checkpoint", str(ckpt), "--tokens", "30")
     assert sampled.returncode == 0, sampled.stderr
     # the vocabulary's first token (' ', the smallest character) starts it: 30 more after it
@@ -57,7 +57,7 @@ def test_eval_with_fewer_validation_windows_than_a_batch_evaluates_those(tmp_pat
     file = experiment(tmp_path, LM, "lm.yaml")
     done = train(tmp_path, "run", str(file), "--quiet", "mlflow.system_metrics=false")
     assert done.returncode == 0, done.stderr
-    ckpt = next(tmp_path.glob("checkpoints/lm/*/lm-2_2.ckpt"))
+    ckpt = next(tmp_path.glob("checkpoints/lm/*/lm-step-4.ckpt"))
     evaluated = train(tmp_path, "eval", str(file), "--checkpoint", str(ckpt), "dataset.batch_size=32")
     assert evaluated.returncode == 0, evaluated.stderr
     chars = sorted(set(text[:cut]))

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from framework.train.callbacks import Callback
 from trainer.config import ConfigError, load_config
 from trainer.experiment import evaluate, run_experiment
 from trainer.schedule import step_lrs
@@ -141,6 +142,58 @@ def test_a_resumed_run_logs_the_uninterrupted_runs_metrics(lm):
     assert got == expected
 
 
+class Evaluations(Callback):
+    """The validation loss of each evaluation, by step."""
+
+    def __init__(self) -> None:
+        self.losses: dict[int, float] = {}
+
+    def on_train_epoch_end(self, ctx) -> None:
+        if "eval_loss" in ctx.metrics:
+            self.losses[ctx.global_step] = ctx.metrics["eval_loss"]
+
+
+def test_every_evaluation_reads_the_same_validation_windows(lm):
+    """With weights that (practically) do not move, the validation estimate of every
+    evaluation is the same number: the windows are fixed by the seed, so two evaluations
+    differ by the weights only and keep_best compares like with like (before, each
+    evaluation drew other windows: 2.797, 2.777, 2.768 for the same weights)."""
+    still, moving = Evaluations(), Evaluations()
+    run(lm, "optimizer.learning_rate=1e-12", "train.max_steps=18", callbacks=[still])
+    run(lm, "train.max_steps=18", "train.eval_every_steps=6", callbacks=[moving])
+    assert sorted(still.losses) == [6, 12, 18]
+    assert max(still.losses.values()) - min(still.losses.values()) < 1e-6, still.losses
+    assert len(set(moving.losses.values())) == 3  # (trained: the figures move with the weights)
+
+
+def test_checkpoints_are_named_by_step_and_no_epoch_is_logged(lm):
+    import mlflow
+
+    uri = f"sqlite:///{lm.parent / 'mlflow.db'}"
+    result = run(lm, "checkpoint.save_steps=3", "checkpoint.keep_max=10", f"mlflow.tracking_uri={uri}",
+                 "mlflow.system_metrics=false", "mlflow.log_model=false", log=True)
+    folder = Path(result.checkpoint).parent
+    assert sorted(p.name for p in folder.glob("*.ckpt")) == [f"lm-step-{n}.ckpt" for n in (12, 3, 6, 9)]
+    assert Path(result.checkpoint).name == "lm-step-12.ckpt"
+    metrics = set(mlflow.MlflowClient(uri).get_run(result.run_id).data.metrics)
+    assert "epoch" not in metrics and "perf/epoch_seconds" not in metrics
+    assert {"val/loss", "perf/interval_seconds"} <= metrics
+
+
+def test_resume_last_finds_a_checkpoint_named_by_epoch_before_step_names(lm):
+    """A folder written before checkpoints were named by step (``lm-1_6.ckpt``): ``--resume
+    last`` continues from it, exactly, and the next files are named by step."""
+    whole = run(lm)
+    first = run(lm, "train.max_steps=6", checkpoint_dir=str(lm.parent / "old"))
+    older = Path(first.checkpoint)
+    renamed = older.with_name("lm-1_6.ckpt")
+    older.rename(renamed)
+    (older.parent / "latest").unlink(missing_ok=True)  # the old name alone says where it is
+    rest = run(lm, checkpoint_dir=str(lm.parent / "old"), resume="last")
+    assert rest.steps == list(range(7, 13)) and rest.losses == whole.losses[6:]
+    assert Path(rest.checkpoint).name == "lm-step-12.ckpt" and Path(rest.checkpoint).parent == renamed.parent
+
+
 def test_a_run_past_three_intervals_resumes_with_a_larger_step_budget(lm):
     """The resume point is checked against the step budget (``train.max_steps``), not
     ``train.epochs`` (3 by default, a key a language model does not take): 4 intervals
@@ -168,7 +221,7 @@ def test_a_resume_past_a_smaller_step_budget_names_the_next_whole_interval(lm):
 
     run(lm, "train.max_steps=8", "train.eval_every_steps=4", "checkpoint.save_steps=2",
         checkpoint_dir=str(lm.parent / "mid"))
-    mid = lm.parent / "mid" / "lm-2_2.ckpt"
+    mid = lm.parent / "mid" / "lm-step-6.ckpt"
     assert read_train_state(mid)[1].global_step == 6
     past = plan_run(load_config(lm, ["train.max_steps=4", "train.eval_every_steps=4"]), Rank(),
                     RunOptions(quiet=True, log=False, resume=str(mid)))

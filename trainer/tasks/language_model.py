@@ -8,7 +8,9 @@ validation, encoded by ``dataset.tokenizer`` (``char``: the training text's char
 drawn at random from ``(seed, batch number)`` (datasets/windows.py). Training counts steps:
 ``train.max_steps`` in evaluation intervals of ``train.eval_every_steps`` (one loop
 "epoch" each); each evaluation estimates the validation loss on ``train.eval_batches``
-random batches (and the training loss, as nanoGPT's ``estimate_loss``).
+random batches (and the training loss, as nanoGPT's ``estimate_loss``), the same batches at
+every evaluation of a run (fixed by its seed). Checkpoints are named by step
+(``<name>-step-2000.ckpt``) and no ``epoch`` metric is logged.
 
 Loss: the mean cross-entropy over every token (nats per token); metrics: ``val/loss``,
 ``val/perplexity`` (``exp`` of it), ``val/bits_per_char`` for ``char`` (loss / ln 2),
@@ -260,11 +262,12 @@ class LanguageModelMetrics(Callback):
     """At each evaluation: perplexity (and bits per character) of the validation loss, the
     training loss estimated on fixed batches; tokens per second of the interval.
 
-    The validation and estimate windows of evaluation ``e`` (1-based, at step ``e *
-    train.eval_every_steps``) are their batches ``(e - 1) * eval_batches ...``: positioned at
-    each interval's start, so the logged figures are a function of the weights and the step,
-    whether the process started at step 0 or resumed (the windows' own counters are not in
-    the checkpoint and would restart at 0)."""
+    Every evaluation of a run reads the same windows: the validation and estimate windows'
+    batches ``0 ... eval_batches - 1`` (drawn from the run's seed), rewound at each
+    interval's start. So two evaluations differ only by the weights (``keep_best:
+    val/loss`` and early stopping compare like with like, not one random draw with
+    another), and a resumed process logs the figures of the uninterrupted run (the windows'
+    own counters are not in the checkpoint)."""
 
     phase = "metrics"
 
@@ -274,7 +277,7 @@ class LanguageModelMetrics(Callback):
 
     def on_train_epoch_begin(self, ctx: Any) -> None:
         for windows in (self.valid, self.estimate):
-            windows.load_state_dict({"epoch": ctx.epoch - 1, "position": 0})
+            windows.load_state_dict({"epoch": 0, "position": 0})
 
     def on_train_epoch_end(self, ctx: Any) -> None:
         m = ctx.metrics

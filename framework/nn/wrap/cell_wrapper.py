@@ -14,6 +14,8 @@ from ..cell import Cell
 class WithLossCell(Cell):
     """``loss_fn(backbone(data), label)``."""
 
+    _paths_from = "_backbone"  # graph mode names cells from the backbone (trace.name_cells_from)
+
     def __init__(self, backbone: Cell, loss_fn: Cell) -> None:
         super().__init__(auto_prefix=False)
         self._backbone = backbone
@@ -35,6 +37,8 @@ class TrainOneStepCell(Cell):
     ``nn.DistributedGradReducer`` (all-reduced, averaged if ``gradients_mean``) before the
     update, as MindSpore's does (``self.grad_reducer``, ``self.reducer_flag``).
     """
+
+    _paths_from = "network"  # graph mode names cells from it (trace.name_cells_from)
 
     def __init__(self, network: Cell, optimizer: Any, sens: float = 1.0) -> None:
         super().__init__(auto_prefix=False)
@@ -63,6 +67,8 @@ class TrainOneStepCell(Cell):
 
 class WithEvalCell(Cell):
     """``(loss, outputs, label)`` for evaluation."""
+
+    _paths_from = "_network"  # graph mode names cells from it (trace.name_cells_from)
 
     def __init__(self, network: Cell, loss_fn: Cell) -> None:
         super().__init__(auto_prefix=False)

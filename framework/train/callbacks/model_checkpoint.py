@@ -62,7 +62,8 @@ def _rescue_folders() -> list[Path]:
 class ModelCheckpoint(Callback):
     """``ModelCheckpoint(prefix="CKP", directory=None, config=None)``.
 
-    Writes ``<directory>/<prefix>-<epoch>_<step in epoch>.ckpt`` (e.g. ``lenet-1_1875.ckpt``)
+    Writes ``<directory>/<prefix>-<epoch>_<step in epoch>.ckpt`` (e.g. ``lenet-1_1875.ckpt``;
+    ``name_by_step``: ``<prefix>-step-<global step>.ckpt``, for a run counted in steps)
     as ``config`` (a :class:`CheckpointConfig`) says, points ``<directory>/latest`` at the
     newest, and deletes the oldest files of this prefix beyond ``keep_checkpoint_max``.
     Each file holds the network and optimizer Parameters and the whole training state,
@@ -83,7 +84,8 @@ class ModelCheckpoint(Callback):
     state_key = "checkpoint"
 
     def __init__(self, prefix: str = "CKP", directory: str | os.PathLike | None = None,
-                 config: CheckpointConfig | None = None, *, run_lock: RunLock | None = None) -> None:
+                 config: CheckpointConfig | None = None, *, run_lock: RunLock | None = None,
+                 name_by_step: bool = False) -> None:
         if not isinstance(prefix, str) or not prefix or "/" in prefix or os.sep in prefix:
             raise ValueError(f"ModelCheckpoint: prefix must be a non-empty file-name prefix, got {prefix!r}")
         if config is not None and not isinstance(config, CheckpointConfig):
@@ -96,6 +98,7 @@ class ModelCheckpoint(Callback):
         # (run_lock.hold_run): the resume continues under it instead of claiming one
         self._held = run_lock
         self.config = config or CheckpointConfig()
+        self.name_by_step = name_by_step
         self.latest: Path | None = None
         self.failure: str | None = None  # why the newest save wrote nothing anywhere (else None)
         self._last_saved_step: int | None = None
@@ -142,7 +145,8 @@ class ModelCheckpoint(Callback):
         """Write a checkpoint of the current step boundary; returns its path (None when no
         place at all could take it: training goes on with its state in memory)."""
         state = state_from_context(run_context)
-        name = checkpoint_name(self.prefix, run_context.epoch, run_context.step)
+        name = checkpoint_name(self.prefix, run_context.epoch, run_context.step,
+                               run_context.global_step if self.name_by_step else None)
         remove_stale_temps(self.directory)  # a killed writer's (another run of this folder)
         info = self.config.appended(run_context.epoch, run_context.global_step)
         error: OSError | None = None
