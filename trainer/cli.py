@@ -187,6 +187,8 @@ def run(
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
         return
+    from .run_summary import summary
+
     typer.echo(summary(config, result))
     if is_initialized():
         from framework.communication import get_group_size
@@ -194,33 +196,6 @@ def run(
         typer.echo(f"  ranks:      {get_group_size()} (data parallel, {config.dataset.batch_size} samples "
                    "per rank and step; the speed above is rank 0's, the sum is MLflow's "
                    "dist/samples_per_second)")
-
-
-def summary(config, result) -> str:
-    """The lines a finished run ends with: results (the task's figures), then where
-    everything is."""
-    from .tasks import task_of
-
-    task = task_of(config)
-    compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    lines = [f"{config.name} [{result.mode}]: {task.result_line(config, result)}",
-             f"  speed:      {task.speed_line(config, result)}{compile_s}",
-             f"  checkpoint: {result.checkpoint}"]
-    if result.best_checkpoint:
-        score = f" ({result.best_score})" if result.best_score else ""
-        lines.append(f"  best:       {result.best_checkpoint}{score}")
-    if result.ir_dir:
-        lines.append(f"  IR:         {result.ir_dir}")
-    if result.run_url:
-        lines.append(f"  MLflow:     {result.run_url}  (start the UI: train ui)")
-    else:
-        lines.append(f"  MLflow:     logged offline to {result.offline_log} "
-                     "(import with `train sync-offline`)")
-    if result.model_uri:
-        lines.append(f"  model:      {result.model_uri}")
-    if getattr(result, "profile", None):
-        lines.append(result.profile)
-    return "\n".join(lines)
 
 
 @app.command(cls=_Command)
@@ -350,11 +325,15 @@ def eval_(
 ) -> None:
     """Evaluate a checkpoint on the experiment's test set (a language model: validation text)."""
     config = _load(file, overrides, mode=mode.value if mode else None)
+    from .checkpoint_info import resolve, used_line
     from .experiment import evaluate
     from .tasks import task_of
 
-    metrics = _guarded(lambda: evaluate(config, checkpoint))
-    typer.echo(task_of(config).result_line(config, SimpleNamespace(metrics=metrics)))
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    metrics = _guarded(lambda: evaluate(config, read or path))
+    task = task_of(config)
+    typer.echo(task.result_line(config, SimpleNamespace(metrics=metrics)))
+    typer.echo("  " + used_line(path, read, task.metric_prefix))
 
 
 @app.command(cls=_Command)
@@ -374,13 +353,18 @@ def sample(
     import sys
 
     config = _load(file, overrides)
+    from .checkpoint_info import resolve, used_line
     from .sample import sample as generate
+    from .tasks import task_of
 
     def write(text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
 
-    _guarded(lambda: generate(config, checkpoint, prompt, tokens, temperature, top_k or None, seed,
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    # on stderr: the text alone goes to a pipe or a file
+    typer.echo(used_line(path, read, task_of(config).metric_prefix), err=True)
+    _guarded(lambda: generate(config, read or path, prompt, tokens, temperature, top_k or None, seed,
                               mode.value if mode else None, write))
     sys.stdout.write("\n")
 
@@ -399,14 +383,14 @@ def export(
 ) -> None:
     """Export a checkpoint's network for inference runtimes (ONNX, opset 18, batch symbolic)."""
     config = _load(file, overrides)
+    from .checkpoint_info import resolve, used_line
     from .export import export_checkpoint
-    from .run_folders import checkpoint_of
+    from .tasks import task_of
 
-    def run() -> Path:
-        path = checkpoint_of(config, checkpoint).path if checkpoint in ("last", "best") else Path(checkpoint)
-        return export_checkpoint(config, path, out or path.with_suffix(".onnx"), format.lower())
-
-    typer.echo(f"wrote {_guarded(run)}")
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    target = out or path.with_suffix(".onnx")
+    written = _guarded(lambda: export_checkpoint(config, path, target, format.lower()))
+    typer.echo(f"wrote {written}\n  " + used_line(path, read, task_of(config).metric_prefix))
 
 
 @app.command(cls=_Command)

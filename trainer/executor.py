@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import framework as ms
+from framework.train.checkpoint import CheckpointRead
 from framework.train.loop import TrainingInterrupted
 from framework.train.model import Model
 
@@ -171,6 +172,10 @@ def _announce(plan: RunPlan, built: Built, record: Any) -> None:
         record.log_text(text + "\n", "model_summary.txt")
     if plan.options.quiet:
         return
+    if isinstance(plan.resume, CheckpointRead):
+        from .checkpoint_info import describe
+
+        print(f"resuming from {describe(plan.resume, built.task.metric_prefix)}", flush=True)
     if text:
         print(text, flush=True)
     if record is not None and record.url:
