@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 training failure, 2 bad input (config, flags, files), 1
 
 from __future__ import annotations
 
+import shlex
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -14,23 +15,43 @@ from typing import Annotated
 import typer
 import yaml
 
+from .cli_failures import fail as _fail
+from .cli_failures import guarded as _guarded
+
+
+def _flags_bare(params: list) -> list:
+    """A flag (``--quiet``, ``--help``) shows no ``<bool>`` in the help: it takes no value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(typer.core.TyperCommand):
+    """Usage lines as Unix tools write them: ``train run [OPTIONS] FILE [KEY=VALUE]...``
+    (typer writes a required argument as ``{FILE}``); flags without a metavar."""
+
+    def collect_usage_pieces(self, ctx):
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
+                for p in super().collect_usage_pieces(ctx)]
+
+    def get_params(self, ctx):
+        return _flags_bare(super().get_params(ctx))
+
+
+class _Group(typer.core.TyperGroup):
+    def get_params(self, ctx):
+        return _flags_bare(super().get_params(ctx))
+
+
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+    cls=_Group, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
     help="Train YAML-described experiments with twinmode (graph or PyNative mode); runs are "
          "logged to MLflow (sqlite:///mlflow.db here unless MLFLOW_TRACKING_URI or the YAML "
          "says otherwise; see `train ui`).",
     epilog="Examples: train run experiments/lenet.yaml --mode pynative train.epochs=1 | "
            "train compare experiments/smoke.yaml | train run experiments/lenet.yaml --resume last. "
            "Exit codes: 0 success, 1 training failure, 2 bad input, 130 interrupted.")
-
-
-class _Command(typer.core.TyperCommand):
-    """Usage lines as Unix tools write them: ``train run [OPTIONS] FILE [KEY=VALUE]...``
-    (typer writes a required argument as ``{FILE}``)."""
-
-    def collect_usage_pieces(self, ctx):
-        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
-                for p in super().collect_usage_pieces(ctx)]
 
 
 class Mode(StrEnum):
@@ -67,16 +88,6 @@ Overrides = Annotated[list[str] | None, typer.Argument(
     help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
 
 
-def _fail(message: str, code: int) -> None:
-    from .distributed import fail
-
-    # one rank of several: `rank R of N failed: ...`, every rank ends (a Ctrl-C that reaches
-    # a rank outside training, e.g. while it starts, too: the others may wait in a collective)
-    fail(message, code)
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
 def _load(file: Path, overrides: list[str] | None, import_code: bool = True, **forced: str | None):
     from .config import ConfigError, load_config
 
@@ -85,52 +96,6 @@ def _load(file: Path, overrides: list[str] | None, import_code: bool = True, **f
         return load_config(file, list(overrides or []) + extra, import_code=import_code)
     except ConfigError as error:
         _fail(str(error), 2)
-
-
-def _guarded(action):
-    """Run ``action`` mapping bad input to exit 2 and training failures to exit 1."""
-    import signal
-
-    from datasets import DatasetError
-    from framework.communication import MissingDependency, RankMismatch
-    from framework.errors import LabelError
-    from framework.exporter import ExportError
-    from framework.serialization import CheckpointError
-    from framework.train.loop import TrainingInterrupted
-
-    from .config import ConfigError
-    from .executor import UnsavedRun
-    from .preflight import InputError
-    from .user_code import UserCodeError
-
-    def first_ctrl_c(signum, frame) -> None:
-        # the first Ctrl-C outside the training loop ends the command; further ones while it
-        # is reported and the process exits are ignored from this instant (an exception
-        # handler that set SIG_IGN left a gap a second Ctrl-C could fall in, mid-cleanup)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, first_ctrl_c)  # (the training loop installs its own)
-    try:
-        return action()
-    except TrainingInterrupted:  # saved; a further Ctrl-C while it exits: below
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        raise
-    except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
-            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError,
-            ExportError) as error:
-        _fail(str(error), 2)
-    except UnsavedRun as error:  # trained, but nothing holds the result: a failed run
-        _fail(str(error), 1)
-    except KeyboardInterrupt:  # before or after training (inside, trainer/loop.py's guard)
-        # further Ctrl-Cs while this one is reported and the process exits are ignored: at
-        # exit Python puts back the default disposition of every signal it has a handler for,
-        # and a second Ctrl-C then killed the process by the signal (status -2), not 130
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _fail("interrupted", 130)
-    except Exception as error:  # noqa: BLE001 - any other failure is a training failure
-        _fail(f"training failed: {type(error).__name__}: {error}", 1)
 
 
 @app.command(cls=_Command)
@@ -178,8 +143,12 @@ def run(
     from .experiment import run_experiment
 
     source = str(file.resolve())  # mlflow.source.name; the command line is the `command` tag
+    # after a Ctrl-C: the same command, resumed (what the interruption line tells the user)
+    again = shlex.join(["train", "run", str(file), *(overrides or []),
+                        *(["--mode", mode.value] if mode else []),
+                        *(["--device", device.value] if device else []), "--resume", "last"])
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source,
-                                             profile=profile))
+                                             profile=profile, resume_command=again))
     from framework.communication import get_rank, is_initialized
 
     if is_initialized() and get_rank() != 0:
@@ -244,8 +213,9 @@ def sweep(
     sampler: Annotated[Sampler | None, typer.Option(
         help="grid (default when every key is a list), tpe (default otherwise) or random.")] = None,
     metric: Annotated[str | None, typer.Option(
-        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss; "
-             "older names (test_accuracy, ...) work too.")] = None,
+        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss; a "
+             "language model: val/loss (its default), val/perplexity; older names (test_accuracy, "
+             "...) work too.")] = None,
     direction: Annotated[str | None, typer.Option(
         help="maximize or minimize (default: from the metric).")] = None,
     pruner: Annotated[str | None, typer.Option(
@@ -339,8 +309,8 @@ def eval_(
 @app.command(cls=_Command)
 def sample(
     file: FileArg,
-    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' (the newest of the "
-                                            "experiment's runs).")] = "last",
+    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' / 'best' (the newest / "
+                                            "the keep-best checkpoint of this model's runs).")] = "last",
     prompt: Annotated[str, typer.Option(help="Text to continue (default: a newline).")] = "",
     tokens: Annotated[int, typer.Option(min=1, max=100_000, help="Tokens to generate.")] = 500,
     temperature: Annotated[float, typer.Option(min=1e-6, help="Softmax temperature.")] = 0.8,
@@ -416,7 +386,8 @@ def ir(
 def init(
     folder: Annotated[Path, typer.Argument(help="Folder for the starter files (created).")] = Path("."),
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing starter files.")] = False,
-    task: Annotated[Task, typer.Option(help="classification (images) or language_model (text).")]
+    task: Annotated[Task, typer.Option(metavar="TASK", help="classification (images) or "
+                                       "language_model (text).")]
     = Task.classification,
 ) -> None:
     """Write a commented starter experiment.yaml and a model.py to edit (your own network)."""
@@ -458,6 +429,8 @@ def sync_offline(
 @app.command(cls=_Command)
 def ui(
     port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,
+    host: Annotated[str, typer.Option(help="Address to listen on: 127.0.0.1 is this machine only, "
+                                      "0.0.0.0 every network interface.")] = "127.0.0.1",
     tracking_uri: Annotated[str | None, typer.Option(help="Tracking store (default: as `run` uses).")] = None,
 ) -> None:
     """Start the MLflow UI on the configured tracking store (Ctrl-C stops it)."""
@@ -466,10 +439,10 @@ def ui(
 
     uri = tracking_uri or default_uri()
     try:
-        check_port(port)
+        check_port(port, host)
     except PortError as error:
         _fail(str(error), 2)
-    raise typer.Exit(serve(uri, port, echo=lambda text: typer.echo(text, err=True)))
+    raise typer.Exit(serve(uri, port, echo=lambda text: typer.echo(text, err=True), host=host))
 
 
 def main() -> None:

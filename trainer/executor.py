@@ -133,15 +133,30 @@ def execute(plan: RunPlan) -> RunResult:
         finally:
             if plan.options.profile:
                 profile_report.stop()
+    except BaseException:
+        _drop_if_empty(plan)
+        raise
     finally:
         if plan.run_lock is not None:  # the resumed run's (its ModelCheckpoint may have let it go)
             plan.run_lock.release()
+
+
+def _drop_if_empty(plan: RunPlan) -> None:
+    """A new run's folder (made when it was planned) that failed before it wrote anything:
+    removed, so that ``checkpoints/<name>/`` lists runs, not attempts."""
+    if plan.options.checkpoint_dir or isinstance(plan.resume, CheckpointRead) or not plan.rank.leader:
+        return
+    try:
+        os.rmdir(plan.checkpoint_dir)  # only when empty
+    except OSError:
+        pass
 
 
 def _execute(plan: RunPlan) -> RunResult:
     from . import profile_report
 
     built = build(plan)
+    built.model.resume_hint = plan.options.resume_command
     record = _open_record(plan, built) if plan.options.log else None
     _announce(plan, built, record)
     status, result = "FAILED", None

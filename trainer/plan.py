@@ -53,6 +53,7 @@ class RunOptions:
     tags: Mapping[str, str] = field(default_factory=dict)
     callbacks: tuple[Any, ...] = ()
     profile: bool = False  # time the graph-mode step's kernels by source line (trainer/profile_report.py)
+    resume_command: str | None = None  # how the user continues after a Ctrl-C (the CLI's command line)
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,8 @@ class Model:
         self.config_hash = hash_config(self.config) if self.config is not None else config_hash
         self.config_defaults = config_defaults
         self.config_may_change = tuple(config_may_change)
+        # how a run stopped by Ctrl-C is continued, in the caller's terms (a command line)
+        self.resume_hint: str | None = None
         self.amp_level = amp_level
         self._build_train_network(amp_options)
         self.eval_network = eval_network if eval_network is not None else self._eval_network()

@@ -13,8 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from trainer.run_folders import identity, weights_identity
-
 from .cli_env import ROOT
 
 GPT = ROOT / "experiments" / "gpt_shakespeare_smoke.yaml"
@@ -38,6 +36,8 @@ def _text(folder: Path) -> Path:
 
 
 def test_weights_identity_keeps_the_network_data_and_tokenizer_alone():
+    from trainer.run_folders import identity, weights_identity
+
     config = {"task": "language_model", "model": {"name": "gpt", "args": {"n_layer": 1}},
               "dataset": {"name": "text", "root": "a.txt", "block_size": 16, "batch_size": 8,
                           "tokenizer": "char", "limit": 5},
