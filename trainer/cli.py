@@ -75,10 +75,13 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
 
 @app.callback()
 def _setup() -> None:
-    """Warnings as one line each (`warning: ...`), not Python's source-line format."""
+    """Warnings as one line each (`warning: ...`), not Python's source-line format; MLflow's
+    notes on creating its database (a first run's) left out."""
+    import logging
     import warnings
 
     warnings.formatwarning = _one_line_warning
+    logging.getLogger("mlflow.store.db.utils").setLevel(logging.WARNING)
 
 
 FileArg = Annotated[Path, typer.Argument(
@@ -327,13 +330,15 @@ def sample(
     from .sample import sample as generate
     from .tasks import task_of
 
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    said = []
+
     def write(text: str) -> None:
+        if not said:  # the checkpoint, once it gives text; on stderr: the text alone is piped
+            said.append(typer.echo(used_line(path, read, task_of(config).metric_prefix), err=True))
         sys.stdout.write(text)
         sys.stdout.flush()
 
-    path, read = _guarded(lambda: resolve(config, checkpoint))
-    # on stderr: the text alone goes to a pipe or a file
-    typer.echo(used_line(path, read, task_of(config).metric_prefix), err=True)
     _guarded(lambda: generate(config, read or path, prompt, tokens, temperature, top_k or None, seed,
                               mode.value if mode else None, write))
     sys.stdout.write("\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import framework as ms
@@ -143,13 +144,20 @@ def execute(plan: RunPlan) -> RunResult:
 
 def _drop_if_empty(plan: RunPlan) -> None:
     """A new run's folder (made when it was planned) that failed before it wrote anything:
-    removed, so that ``checkpoints/<name>/`` lists runs, not attempts."""
+    removed, so that ``checkpoints/<name>/`` lists runs, not attempts; with the default
+    ``checkpoint.dir``, so are ``checkpoints/<name>`` and ``checkpoints`` when left empty."""
     if plan.options.checkpoint_dir or isinstance(plan.resume, CheckpointRead) or not plan.rank.leader:
         return
-    try:
-        os.rmdir(plan.checkpoint_dir)  # only when empty
-    except OSError:
-        pass
+    folder = Path(plan.checkpoint_dir)
+    last = Path("checkpoints") if plan.config.checkpoint.dir is None else folder
+    while True:
+        try:
+            folder.rmdir()  # only when empty
+        except OSError:
+            return
+        if folder == last or folder.parent == folder:
+            return
+        folder = folder.parent
 
 
 def _execute(plan: RunPlan) -> RunResult:

@@ -21,7 +21,7 @@ def summary(config: Any, result: Any) -> str:
     if result.ir_dir:
         lines.append(f"  IR:         {result.ir_dir}")
     if result.run_url:
-        lines.append(f"  MLflow:     {result.run_url}  (start the UI: train ui)")
+        lines.append(f"  MLflow:     {result.run_url}{_ui_hint(config)}")
     else:
         lines.append(f"  MLflow:     logged offline to {result.offline_log} "
                      "(import with `train sync-offline`)")
@@ -30,3 +30,15 @@ def summary(config: Any, result: Any) -> str:
     if getattr(result, "profile", None):
         lines.append(result.profile)
     return "\n".join(lines)
+
+
+def _ui_hint(config: Any) -> str:
+    """How to open the run's page: nothing when its UI is up (a ``train ui`` of this store
+    running, or a tracking server), else the command that starts it."""
+    from .mlflow_logger import tracking_uri
+    from .ui import running_port
+
+    uri = tracking_uri(config.mlflow.tracking_uri)
+    if uri.startswith(("http://", "https://")) or running_port(uri):
+        return ""
+    return "  (to open it, start the UI: train ui)"

@@ -78,7 +78,8 @@ def test_sample_eval_export_take_the_newest_weights_and_say_which(tmp_path):
     # another network is refused, naming what differs
     other = train(tmp_path, "sample", GPT, *data, "model.args.n_embd=16")
     assert other.returncode == 2
-    assert "no checkpoint of this model and data" in other.stderr and "model.args.n_embd: 32 -> 16" in other.stderr
+    assert "no checkpoint of this model and data" in other.stderr
+    assert "model.args.n_embd: 32 -> 16" in other.stderr
 
 
 @pytest.mark.slow

@@ -87,6 +87,7 @@ def _refused(experiment: str, tmp_path: Path) -> str:
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
+    assert not (tmp_path / "checkpoints").exists()  # no empty run folder left by the attempt
     (line,) = done.stderr.strip().splitlines()
     return line
 
