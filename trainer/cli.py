@@ -184,8 +184,7 @@ def compare(
     = 1e-3,
     atol: Annotated[float, typer.Option(min=0, help="Parity tolerance, absolute part.")] = 1e-5,
 ) -> None:
-    """Run each mode from the same seed as nested MLflow runs; print speed (median ± spread)
-    and a parity verdict (PASS/FAIL)."""
+    """Run each mode from one seed (nested MLflow runs); print speeds and a parity verdict."""
     config = _load(file, overrides)
     names = [m.strip() for m in modes.split(",") if m.strip()]
     bad = [m for m in names if m not in ("graph", "pynative")]
