@@ -59,7 +59,7 @@ def test_the_printed_commands_work_in_a_new_shell(tmp_path):
     # ones shortened by overrides appended (a run of seconds, not minutes)
     short = {"experiments/lenet.yaml": " dataset.limit=64 dataset.test_limit=64 checkpoint.save_steps=0",
              "experiments/gpt_shakespeare_smoke.yaml": " --mode pynative train.max_steps=8 "
-                                                       "train.eval_batches=1"}
+                                                       "train.eval_every_steps=4 train.eval_batches=1"}
     script = [*setup, "train run experiments/lenet.yaml train.epochs=1" + short["experiments/lenet.yaml"]]
     for command in commands:
         if command == "train ui":
