@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 # Tests read real data from here when it exists (see ../shared/datasets/README.md).
 export TRAIN_DATA_DIR ?= $(if $(wildcard ../shared/datasets),$(abspath ../shared/datasets),)
 
-.PHONY: install run test test-slow test-all slow-list bench bench-quick bench-avx2 api-coverage lint clean
+.PHONY: install run next test test-slow test-all slow-list bench bench-quick bench-avx2 api-coverage lint clean
 
 install: $(STAMP)
 
@@ -17,6 +17,20 @@ $(STAMP): pyproject.toml
 
 run: install
 	$(VENV)/bin/train run experiments/lenet.yaml
+	@$(MAKE) --no-print-directory next
+
+# what to type after `make run`, in this folder: `train` is in $(VENV)/bin (not on PATH until
+# the venv is activated) and TRAIN_DATA_DIR is set by this Makefile alone
+next:
+	@echo ''
+	@echo 'Next, in this folder (activate the venv to put train on your PATH):'
+	@echo '  . $(VENV)/bin/activate'
+	$(if $(TRAIN_DATA_DIR),@echo '  export TRAIN_DATA_DIR=$(TRAIN_DATA_DIR)')
+	@echo '  train eval experiments/lenet.yaml'
+	@echo '  train run experiments/lenet.yaml --resume last train.epochs=4'
+	@echo '  train run experiments/gpt_shakespeare_smoke.yaml'
+	@echo '  train sample experiments/gpt_shakespeare_smoke.yaml'
+	@echo '  train ui'
 
 # everything but the slow tier (tests marked slow, and those tests/slow_tests.txt lists)
 test: install

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from .download import download_file
-from .errors import DatasetError, DatasetNotFoundError
+from .errors import ChecksumError, DatasetError, DatasetNotFoundError, DownloadError
 from .sources import cache_dir, search_paths
 
 SHAKESPEARE = "tinyshakespeare"
@@ -32,7 +32,8 @@ def read_text(path: str | os.PathLike[str]) -> str:
     try:
         size = path.stat().st_size
     except OSError as error:
-        raise DatasetNotFoundError(f"{path}: cannot read the text file ({error.strerror})") from None
+        raise DatasetNotFoundError(f"{path}: cannot read the text file ({error.strerror}); fix "
+                                   "dataset.root (the path of a UTF-8 .txt file)") from None
     if size == 0:
         raise DatasetError(f"{path} is empty; a language model needs text to train on")
     if size > MAX_TEXT_BYTES:
@@ -61,12 +62,22 @@ def find_shakespeare(root: str | os.PathLike[str] | None = None, *, download: bo
     for folder, _, _ in places:
         if (folder / SHAKESPEARE_FILE).is_file():
             return folder / SHAKESPEARE_FILE
+    looked = [f"{folder / SHAKESPEARE_FILE} ({label}: "
+              f"{'no such folder' if not folder.is_dir() else 'not there'})" for folder, label, _ in places]
+    if not os.environ.get("TRAIN_DATA_DIR"):
+        looked.append("$TRAIN_DATA_DIR (not set)")
+    head = f"{SHAKESPEARE}: {SHAKESPEARE_FILE} not found; looked in: {'; '.join(looked)}"
+    fix = (f"set TRAIN_DATA_DIR to a folder containing {SHAKESPEARE}/{SHAKESPEARE_FILE}, or "
+           "dataset.root to the text file")
     if not download:
-        looked = ", ".join(str(f) for f, _, _ in places)
-        raise DatasetNotFoundError(f"{SHAKESPEARE}: no {SHAKESPEARE_FILE} in {looked}; set "
-                                   "TRAIN_DATA_DIR to a folder holding tinyshakespeare/input.txt")
-    return download_file(SHAKESPEARE_FILE, cache_dir() / SHAKESPEARE, SHAKESPEARE_MIRRORS,
-                         SHAKESPEARE_MD5, progress=progress)
+        raise DatasetNotFoundError(f"{head}; download disabled; {fix}")
+    try:
+        return download_file(SHAKESPEARE_FILE, cache_dir() / SHAKESPEARE, SHAKESPEARE_MIRRORS,
+                             SHAKESPEARE_MD5, progress=progress)
+    except ChecksumError:
+        raise
+    except DownloadError as error:
+        raise DatasetNotFoundError(f"{head}; {error}; {fix}") from None
 
 
 def _in_root(root: Path) -> Path:

@@ -15,6 +15,7 @@ from framework.train.model import Model
 from .config import ConfigError, ExperimentConfig
 from .config_checks import precision_problem
 from .registry import build_optimizer
+from .run_folders import RESUMABLE
 from .schedule import optimizer_lr
 from .tasks import TaskData, task_of
 
@@ -47,7 +48,7 @@ def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> t
     opt = build_optimizer(params, o, lr)
     net, amp_options = _precision(config, net)
     model = Model(net, loss, opt, metrics=set(task.metrics), config=config.to_dict(), mode=config.mode,
-                  config_defaults=type(config)().to_dict(), **amp_options)
+                  config_defaults=type(config)().to_dict(), config_may_change=RESUMABLE, **amp_options)
     if accumulate > 1:
         from framework.train.train_cells import AccumulateTrainOneStepCell
 

@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 training failure, 2 bad input (config, flags, files), 1
 
 from __future__ import annotations
 
+import shlex
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -14,23 +15,43 @@ from typing import Annotated
 import typer
 import yaml
 
+from .cli_failures import fail as _fail
+from .cli_failures import guarded as _guarded
+
+
+def _flags_bare(params: list) -> list:
+    """A flag (``--quiet``, ``--help``) shows no ``<bool>`` in the help: it takes no value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    return params
+
+
+class _Command(typer.core.TyperCommand):
+    """Usage lines as Unix tools write them: ``train run [OPTIONS] FILE [KEY=VALUE]...``
+    (typer writes a required argument as ``{FILE}``); flags without a metavar."""
+
+    def collect_usage_pieces(self, ctx):
+        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
+                for p in super().collect_usage_pieces(ctx)]
+
+    def get_params(self, ctx):
+        return _flags_bare(super().get_params(ctx))
+
+
+class _Group(typer.core.TyperGroup):
+    def get_params(self, ctx):
+        return _flags_bare(super().get_params(ctx))
+
+
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+    cls=_Group, add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
     help="Train YAML-described experiments with twinmode (graph or PyNative mode); runs are "
          "logged to MLflow (sqlite:///mlflow.db here unless MLFLOW_TRACKING_URI or the YAML "
          "says otherwise; see `train ui`).",
     epilog="Examples: train run experiments/lenet.yaml --mode pynative train.epochs=1 | "
            "train compare experiments/smoke.yaml | train run experiments/lenet.yaml --resume last. "
            "Exit codes: 0 success, 1 training failure, 2 bad input, 130 interrupted.")
-
-
-class _Command(typer.core.TyperCommand):
-    """Usage lines as Unix tools write them: ``train run [OPTIONS] FILE [KEY=VALUE]...``
-    (typer writes a required argument as ``{FILE}``)."""
-
-    def collect_usage_pieces(self, ctx):
-        return [p[1:-1] if p.startswith("{") and p.endswith("}") else p
-                for p in super().collect_usage_pieces(ctx)]
 
 
 class Mode(StrEnum):
@@ -54,10 +75,13 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
 
 @app.callback()
 def _setup() -> None:
-    """Warnings as one line each (`warning: ...`), not Python's source-line format."""
+    """Warnings as one line each (`warning: ...`), not Python's source-line format; MLflow's
+    notes on creating its database (a first run's) left out."""
+    import logging
     import warnings
 
     warnings.formatwarning = _one_line_warning
+    logging.getLogger("mlflow.store.db.utils").setLevel(logging.WARNING)
 
 
 FileArg = Annotated[Path, typer.Argument(
@@ -65,16 +89,6 @@ FileArg = Annotated[Path, typer.Argument(
 Overrides = Annotated[list[str] | None, typer.Argument(
     metavar="KEY=VALUE", show_default=False,
     help="Dotted KEY=VALUE overrides, validated like the file: train.epochs=1 dataset.limit=2000.")]
-
-
-def _fail(message: str, code: int) -> None:
-    from .distributed import fail
-
-    # one rank of several: `rank R of N failed: ...`, every rank ends (a Ctrl-C that reaches
-    # a rank outside training, e.g. while it starts, too: the others may wait in a collective)
-    fail(message, code)
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def _load(file: Path, overrides: list[str] | None, import_code: bool = True, **forced: str | None):
@@ -85,52 +99,6 @@ def _load(file: Path, overrides: list[str] | None, import_code: bool = True, **f
         return load_config(file, list(overrides or []) + extra, import_code=import_code)
     except ConfigError as error:
         _fail(str(error), 2)
-
-
-def _guarded(action):
-    """Run ``action`` mapping bad input to exit 2 and training failures to exit 1."""
-    import signal
-
-    from datasets import DatasetError
-    from framework.communication import MissingDependency, RankMismatch
-    from framework.errors import LabelError
-    from framework.exporter import ExportError
-    from framework.serialization import CheckpointError
-    from framework.train.loop import TrainingInterrupted
-
-    from .config import ConfigError
-    from .executor import UnsavedRun
-    from .preflight import InputError
-    from .user_code import UserCodeError
-
-    def first_ctrl_c(signum, frame) -> None:
-        # the first Ctrl-C outside the training loop ends the command; further ones while it
-        # is reported and the process exits are ignored from this instant (an exception
-        # handler that set SIG_IGN left a gap a second Ctrl-C could fall in, mid-cleanup)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        raise KeyboardInterrupt
-
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, first_ctrl_c)  # (the training loop installs its own)
-    try:
-        return action()
-    except TrainingInterrupted:  # saved; a further Ctrl-C while it exits: below
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        raise
-    except (DatasetError, CheckpointError, InputError, ConfigError, UserCodeError,
-            FileNotFoundError, IsADirectoryError, MissingDependency, RankMismatch, LabelError,
-            ExportError) as error:
-        _fail(str(error), 2)
-    except UnsavedRun as error:  # trained, but nothing holds the result: a failed run
-        _fail(str(error), 1)
-    except KeyboardInterrupt:  # before or after training (inside, trainer/loop.py's guard)
-        # further Ctrl-Cs while this one is reported and the process exits are ignored: at
-        # exit Python puts back the default disposition of every signal it has a handler for,
-        # and a second Ctrl-C then killed the process by the signal (status -2), not 130
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _fail("interrupted", 130)
-    except Exception as error:  # noqa: BLE001 - any other failure is a training failure
-        _fail(f"training failed: {type(error).__name__}: {error}", 1)
 
 
 @app.command(cls=_Command)
@@ -178,8 +146,12 @@ def run(
     from .experiment import run_experiment
 
     source = str(file.resolve())  # mlflow.source.name; the command line is the `command` tag
+    # after a Ctrl-C: the same command, resumed (what the interruption line tells the user)
+    again = shlex.join(["train", "run", str(file), *(overrides or []),
+                        *(["--mode", mode.value] if mode else []),
+                        *(["--device", device.value] if device else []), "--resume", "last"])
     result = _guarded(lambda: run_experiment(config, resume=resume, quiet=quiet, source=source,
-                                             profile=profile))
+                                             profile=profile, resume_command=again))
     from framework.communication import get_rank, is_initialized
 
     if is_initialized() and get_rank() != 0:
@@ -187,6 +159,8 @@ def run(
     if result.nothing_to_train:
         typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
         return
+    from .run_summary import summary
+
     typer.echo(summary(config, result))
     if is_initialized():
         from framework.communication import get_group_size
@@ -194,35 +168,6 @@ def run(
         typer.echo(f"  ranks:      {get_group_size()} (data parallel, {config.dataset.batch_size} samples "
                    "per rank and step; the speed above is rank 0's, the sum is MLflow's "
                    "dist/samples_per_second)")
-
-
-def summary(config, result) -> str:
-    """The lines a finished run ends with: results (the task's figures), then where
-    everything is."""
-    from .tasks import task_of
-
-    task = task_of(config)
-    compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    lines = [f"{config.name} [{result.mode}]: {task.result_line(config, result)}",
-             f"  speed:      {task.speed_line(config, result)}{compile_s}",
-             f"  checkpoint: {result.checkpoint}"]
-    if result.best_checkpoint:
-        score = f" ({result.best_score})" if result.best_score else ""
-        lines.append(f"  best:       {result.best_checkpoint}{score}")
-    if result.ir_dir:
-        lines.append(f"  IR:         {result.ir_dir}")
-    if result.run_url:
-        lines.append(f"  MLflow:     {result.run_url}  (start the UI: train ui)")
-    else:
-        lines.append(f"  MLflow:     logged offline to {result.offline_log} "
-                     "(import with `train sync-offline`)")
-    if result.runs_url:  # MLflow keeps the runs table's columns per browser: this link sets them
-        lines.append(f"  runs:       {result.runs_url}  (metrics as columns)")
-    if result.model_uri:
-        lines.append(f"  model:      {result.model_uri}")
-    if getattr(result, "profile", None):
-        lines.append(result.profile)
-    return "\n".join(lines)
 
 
 @app.command(cls=_Command)
@@ -239,8 +184,7 @@ def compare(
     = 1e-3,
     atol: Annotated[float, typer.Option(min=0, help="Parity tolerance, absolute part.")] = 1e-5,
 ) -> None:
-    """Run each mode from the same seed as nested MLflow runs; print speed (median ± spread)
-    and a parity verdict (PASS/FAIL)."""
+    """Run each mode from one seed (nested MLflow runs); print speeds and a parity verdict."""
     config = _load(file, overrides)
     names = [m.strip() for m in modes.split(",") if m.strip()]
     bad = [m for m in names if m not in ("graph", "pynative")]
@@ -271,8 +215,9 @@ def sweep(
     sampler: Annotated[Sampler | None, typer.Option(
         help="grid (default when every key is a list), tpe (default otherwise) or random.")] = None,
     metric: Annotated[str | None, typer.Option(
-        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss; "
-             "older names (test_accuracy, ...) work too.")] = None,
+        help="Metric to optimize: eval/accuracy (default), eval/loss, train/accuracy, train/loss; a "
+             "language model: val/loss (its default), val/perplexity; older names (test_accuracy, "
+             "...) work too.")] = None,
     direction: Annotated[str | None, typer.Option(
         help="maximize or minimize (default: from the metric).")] = None,
     pruner: Annotated[str | None, typer.Option(
@@ -352,18 +297,22 @@ def eval_(
 ) -> None:
     """Evaluate a checkpoint on the experiment's test set (a language model: validation text)."""
     config = _load(file, overrides, mode=mode.value if mode else None)
+    from .checkpoint_info import resolve, used_line
     from .experiment import evaluate
     from .tasks import task_of
 
-    metrics = _guarded(lambda: evaluate(config, checkpoint))
-    typer.echo(task_of(config).result_line(config, SimpleNamespace(metrics=metrics)))
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    metrics = _guarded(lambda: evaluate(config, read or path))
+    task = task_of(config)
+    typer.echo(task.result_line(config, SimpleNamespace(metrics=metrics)))
+    typer.echo("  " + used_line(path, read, task.metric_prefix))
 
 
 @app.command(cls=_Command)
 def sample(
     file: FileArg,
-    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' (the newest of the "
-                                            "experiment's runs).")] = "last",
+    checkpoint: Annotated[str, typer.Option(help="Checkpoint file, or 'last' / 'best' (the newest / "
+                                            "the keep-best checkpoint of this model's runs).")] = "last",
     prompt: Annotated[str, typer.Option(help="Text to continue (default: a newline).")] = "",
     tokens: Annotated[int, typer.Option(min=1, max=100_000, help="Tokens to generate.")] = 500,
     temperature: Annotated[float, typer.Option(min=1e-6, help="Softmax temperature.")] = 0.8,
@@ -376,13 +325,20 @@ def sample(
     import sys
 
     config = _load(file, overrides)
+    from .checkpoint_info import resolve, used_line
     from .sample import sample as generate
+    from .tasks import task_of
+
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    said = []
 
     def write(text: str) -> None:
+        if not said:  # the checkpoint, once it gives text; on stderr: the text alone is piped
+            said.append(typer.echo(used_line(path, read, task_of(config).metric_prefix), err=True))
         sys.stdout.write(text)
         sys.stdout.flush()
 
-    _guarded(lambda: generate(config, checkpoint, prompt, tokens, temperature, top_k or None, seed,
+    _guarded(lambda: generate(config, read or path, prompt, tokens, temperature, top_k or None, seed,
                               mode.value if mode else None, write))
     sys.stdout.write("\n")
 
@@ -401,14 +357,14 @@ def export(
 ) -> None:
     """Export a checkpoint's network for inference runtimes (ONNX, opset 18, batch symbolic)."""
     config = _load(file, overrides)
+    from .checkpoint_info import resolve, used_line
     from .export import export_checkpoint
-    from .run_folders import checkpoint_of
+    from .tasks import task_of
 
-    def run() -> Path:
-        path = checkpoint_of(config, checkpoint).path if checkpoint in ("last", "best") else Path(checkpoint)
-        return export_checkpoint(config, path, out or path.with_suffix(".onnx"), format.lower())
-
-    typer.echo(f"wrote {_guarded(run)}")
+    path, read = _guarded(lambda: resolve(config, checkpoint))
+    target = out or path.with_suffix(".onnx")
+    written = _guarded(lambda: export_checkpoint(config, path, target, format.lower()))
+    typer.echo(f"wrote {written}\n  " + used_line(path, read, task_of(config).metric_prefix))
 
 
 @app.command(cls=_Command)
@@ -434,7 +390,8 @@ def ir(
 def init(
     folder: Annotated[Path, typer.Argument(help="Folder for the starter files (created).")] = Path("."),
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing starter files.")] = False,
-    task: Annotated[Task, typer.Option(help="classification (images) or language_model (text).")]
+    task: Annotated[Task, typer.Option(metavar="TASK", help="classification (images) or "
+                                       "language_model (text).")]
     = Task.classification,
 ) -> None:
     """Write a commented starter experiment.yaml and a model.py to edit (your own network)."""
@@ -476,6 +433,8 @@ def sync_offline(
 @app.command(cls=_Command)
 def ui(
     port: Annotated[int, typer.Option(help="Port for the MLflow UI.")] = 5000,
+    host: Annotated[str, typer.Option(help="Address to listen on: 127.0.0.1 is this machine only, "
+                                      "0.0.0.0 every network interface.")] = "127.0.0.1",
     tracking_uri: Annotated[str | None, typer.Option(help="Tracking store (default: as `run` uses).")] = None,
 ) -> None:
     """Start the MLflow UI on the configured tracking store (Ctrl-C stops it)."""
@@ -484,10 +443,10 @@ def ui(
 
     uri = tracking_uri or default_uri()
     try:
-        check_port(port)
+        check_port(port, host)
     except PortError as error:
         _fail(str(error), 2)
-    raise typer.Exit(serve(uri, port, echo=lambda text: typer.echo(text, err=True)))
+    raise typer.Exit(serve(uri, port, echo=lambda text: typer.echo(text, err=True), host=host))
 
 
 def main() -> None:

@@ -123,6 +123,20 @@ def notes(results: list[Any], timings: dict[str, Any], check: Any, task: str) ->
     return out
 
 
+def time_panel(ax: Any, modes: list[str], timings: dict[str, Any]) -> None:
+    """The timed steps of each mode (the rounds the speed figures come from, in the order they
+    ran) and, dashed, their median: the line is the median of the series drawn beside it."""
+    for i, mode in enumerate(modes):
+        t = timings[mode]
+        ms = np.asarray(t.seconds) * 1000
+        ax.plot(np.arange(1, len(ms) + 1), ms, label=f"{mode} (timed steps)", linewidth=0.8,
+                color=f"C{i}", alpha=0.6)
+        ax.axhline(t.median_ms, linestyle="--", linewidth=1.2, color=f"C{i}",
+                   label=f"{mode} median {t.median_ms:.2f} ± {t.spread_ms:.2f} ms")
+    ax.set(xlabel="timed step (rounds of the modes interleaved)", ylabel="ms", yscale="log",
+           title="step time (wall clock, no compile)")
+
+
 def figure(results: list[Any], timings: dict[str, Any], check: Any, title: str, path: Path,
            task: str = "classification") -> None:
     import matplotlib
@@ -133,13 +147,8 @@ def figure(results: list[Any], timings: dict[str, Any], check: Any, title: str, 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
     ax_loss, ax_diff, ax_time, ax_final = axes.ravel()
     for i, r in enumerate(results):
-        colour = f"C{i}"
-        ax_loss.plot(r.steps, r.losses, label=r.mode, linewidth=1, color=colour)
-        ax_time.plot(r.steps, np.asarray(r.step_seconds) * 1000, label=f"{r.mode} (training run)",
-                     linewidth=0.8, color=colour, alpha=0.6)
-        t = timings[r.mode]
-        ax_time.axhline(t.median_ms, linestyle="--", linewidth=1.2, color=colour,
-                        label=f"{r.mode} median {t.median_ms:.2f} ± {t.spread_ms:.2f} ms")
+        ax_loss.plot(r.steps, r.losses, label=r.mode, linewidth=1, color=f"C{i}")
+    time_panel(ax_time, [r.mode for r in results], timings)
     base = results[0]
     for other in results[1:]:
         k = min(len(base.losses), len(other.losses))
@@ -153,7 +162,6 @@ def figure(results: list[Any], timings: dict[str, Any], check: Any, title: str, 
     ax_loss.set(xlabel="step", ylabel="training loss", title="training loss per step")
     ax_diff.set(xlabel="step", ylabel="|loss difference|", yscale="log",
                 title=f"parity: {'PASS' if check.passed else 'FAIL'}")
-    ax_time.set(xlabel="step", ylabel="ms", yscale="log", title="step time (wall clock, no compile)")
     key = FINAL[task][0]
     name = f"{_prefix(task)}/{key}"
     finals = [r.metrics.get(key, float("nan")) for r in results]

@@ -29,8 +29,8 @@ from .config_checks import check_values
 from .config_errors import ConfigError, Where, schema_error
 from .config_yaml import parse_override, read_yaml
 
-__all__ = ["ConfigError", "ExperimentConfig", "build_config", "load_config", "parse_override",
-           "read_yaml", "resolve_defaults"]
+__all__ = ["ConfigError", "ExperimentConfig", "apply_overrides", "build_config", "load_config",
+           "parse_override", "read_yaml", "resolve_defaults"]
 
 
 # The YAML types, exact (pydantic's strict mode per leaf: a section is a plain mapping).
@@ -324,7 +324,7 @@ def _switch_source(keys: tuple, section: Any, before: Any) -> None:
             section.pop("args", None)
 
 
-def _apply_overrides(data: Any, overrides: list[str]) -> dict[tuple, str]:
+def apply_overrides(data: Any, overrides: list[str]) -> dict[tuple, str]:
     """Merge ``KEY=VALUE`` overrides into the parsed file ``data``; their key paths -> text."""
     overridden: dict[tuple, str] = {}
     for text_override in overrides:
@@ -397,7 +397,7 @@ def load_config(path: str | Path, overrides: list[str] = (), *, import_code: boo
     if isinstance(data, dict):
         for section in OTHER_COMMANDS_SECTIONS:
             data.pop(section, None)
-    where = _locator(path, lines, _apply_overrides(data, list(overrides)))
+    where = _locator(path, lines, apply_overrides(data, list(overrides)))
     config = resolve_defaults(build_config(data, where))
     _check_task_keys(config.task, data, where)
     check_values(config, where)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import framework as ms
+from framework.train.checkpoint import CheckpointRead
 from framework.train.loop import TrainingInterrupted
 from framework.train.model import Model
 
@@ -134,15 +135,37 @@ def execute(plan: RunPlan) -> RunResult:
         finally:
             if plan.options.profile:
                 profile_report.stop()
+    except BaseException:
+        _drop_if_empty(plan)
+        raise
     finally:
         if plan.run_lock is not None:  # the resumed run's (its ModelCheckpoint may have let it go)
             plan.run_lock.release()
+
+
+def _drop_if_empty(plan: RunPlan) -> None:
+    """A new run's folder (made when it was planned) that failed before it wrote anything:
+    removed, so that ``checkpoints/<name>/`` lists runs, not attempts; with the default
+    ``checkpoint.dir``, so are ``checkpoints/<name>`` and ``checkpoints`` when left empty."""
+    if plan.options.checkpoint_dir or isinstance(plan.resume, CheckpointRead) or not plan.rank.leader:
+        return
+    folder = Path(plan.checkpoint_dir)
+    last = Path("checkpoints") if plan.config.checkpoint.dir is None else folder
+    while True:
+        try:
+            folder.rmdir()  # only when empty
+        except OSError:
+            return
+        if folder == last or folder.parent == folder:
+            return
+        folder = folder.parent
 
 
 def _execute(plan: RunPlan) -> RunResult:
     from . import profile_report
 
     built = build(plan)
+    built.model.resume_hint = plan.options.resume_command
     record = _open_record(plan, built) if plan.options.log else None
     _announce(plan, built, record)
     status, result = "FAILED", None
@@ -173,6 +196,10 @@ def _announce(plan: RunPlan, built: Built, record: Any) -> None:
         record.log_text(text + "\n", "model_summary.txt")
     if plan.options.quiet:
         return
+    if isinstance(plan.resume, CheckpointRead):
+        from .checkpoint_info import describe
+
+        print(f"resuming from {describe(plan.resume, built.task.metric_prefix)}", flush=True)
     if text:
         print(text, flush=True)
     if record is not None and record.url:

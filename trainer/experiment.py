@@ -14,6 +14,7 @@ from pathlib import Path
 import framework as ms
 from framework._io import OptionalWriteWarning
 from framework.compile_report import CompileReport
+from framework.train.checkpoint import CheckpointRead
 
 from .build import build_model_for
 from .config import ExperimentConfig
@@ -35,17 +36,18 @@ def run_experiment(config: ExperimentConfig, **options) -> RunResult:
     return execute(plan_run(config, rank, RunOptions(**options)))
 
 
-def evaluate(config: ExperimentConfig, checkpoint: str | Path) -> dict[str, float]:
+def evaluate(config: ExperimentConfig, checkpoint: str | Path | CheckpointRead) -> dict[str, float]:
     """Validation metrics (a classification's test split, a language model's whole
-    validation split) of the network in ``checkpoint`` (any mode's checkpoint; ``last`` or
-    ``best``: this config's, trainer/run_folders.py)."""
+    validation split) of the network in ``checkpoint`` (any mode's checkpoint, one already
+    read; ``last`` or ``best``: this config's network's, trainer/run_folders.py)."""
     from framework.serialization import read_arrays
 
     from .run_folders import checkpoint_of
 
     if str(checkpoint) in ("last", "latest", "best"):
-        checkpoint = checkpoint_of(config, checkpoint).path
-    arrays, _ = read_arrays(checkpoint)  # a bad checkpoint is reported before any data is read
+        checkpoint = checkpoint_of(config, checkpoint)
+    # a bad checkpoint is reported before any data is read
+    arrays = checkpoint.arrays if isinstance(checkpoint, CheckpointRead) else read_arrays(checkpoint)[0]
     set_device_context(config, None)
     task = task_of(config)
     data = task.data(config, Rank())

@@ -6,8 +6,8 @@ Contracts:
 - :func:`resolved_config` is the config with every default that depends on the run
   filled in (mode, checkpoint and IR folders, tracking URI, run name, the dataset
   folder that was really read). The checkpoint folder is the config's, alike in every run
-  of it; the time-stamped folder each run writes into is the run's ``checkpoint_folder`` tag. ``train run --print-config`` prints it; runs log it
-  as params and as ``config.yaml``.
+  of it; the time-stamped folder each run writes into is the run's ``checkpoint_folder``
+  tag. ``train run --print-config`` prints it; runs log it as params and as ``config.yaml``.
 - :func:`data_record` and :func:`dataset_inputs` describe the data files read (name,
   path, SHA-256 digest, sample counts); :func:`log_data` sends both.
 - :func:`log_run_files` logs exactly this run's checkpoint files (its prefix, the final

@@ -56,6 +56,7 @@ class RunOptions:
     callbacks: tuple[Any, ...] = ()
     log_model: bool = True  # the trained model as an MLflow LoggedModel (mlflow.log_model on too)
     profile: bool = False  # time the graph-mode step's kernels by source line (trainer/profile_report.py)
+    resume_command: str | None = None  # how the user continues after a Ctrl-C (the CLI's command line)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from framework.train.callbacks import (
 )
 from framework.train.context import RunContext
 
+from .checkpoint_info import EvaluationRecord
 from .config_checks import monitor_key
 from .distributed import DistStats
 from .plan import RunPlan
@@ -82,7 +83,7 @@ def callbacks_for(plan: RunPlan, task_callbacks: list[Callback], terminal: list[
     ckpt = ModelCheckpoint(plan.prefix, plan.checkpoint_dir, CheckpointConfig(
         save_checkpoint_steps=c.save_steps, save_checkpoint_seconds=c.save_seconds or 0,
         keep_checkpoint_max=c.keep_max), run_lock=plan.run_lock, name_by_step=by_steps)
-    callbacks = [recorder, ckpt] if leader else [recorder]
+    callbacks = [recorder, EvaluationRecord(), ckpt] if leader else [recorder]
     callbacks += list(plan.options.callbacks)
     if plan.rank.distributed:
         callbacks.append(DistStats(plan.rank))

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from framework.serialization import CheckpointError
+from framework.train.checkpoint import CheckpointRead
 
 from .config import ConfigError, ExperimentConfig
 from .run_folders import checkpoint_of
 
 
-def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | None = None) -> Any:
+def sampler_for(config: ExperimentConfig, checkpoint: str | Path | CheckpointRead,
+                mode: str | None = None) -> Any:
     """A :class:`~trainer.tasks.sampling.Sampler` of the checkpoint's network and tokenizer."""
     from datasets.errors import DatasetError
     from datasets.tokenizer import tokenizer_from_dict
@@ -29,7 +31,7 @@ def sampler_for(config: ExperimentConfig, checkpoint: str | Path, mode: str | No
     if config.task != "language_model":
         raise ConfigError(f"train sample needs a language model (task: language_model); "
                           f"{config.name} is task: {config.task}")
-    read = checkpoint_of(config, checkpoint)
+    read = checkpoint if isinstance(checkpoint, CheckpointRead) else checkpoint_of(config, checkpoint)
     saved = read.state.callbacks.get("tokenizer")
     if saved is None:
         raise CheckpointError(f"{read.path} holds no tokenizer (it was not written by a language-model "
@@ -56,8 +58,9 @@ def non_finite_parameters(net: Any) -> list[str]:
             if not np.isfinite(param.asnumpy()).all()]
 
 
-def sample(config: ExperimentConfig, checkpoint: str | Path, prompt: str = "", tokens: int = 500,
-           temperature: float = 0.8, top_k: int | None = 200, seed: int = 0, mode: str | None = None,
+def sample(config: ExperimentConfig, checkpoint: str | Path | CheckpointRead, prompt: str = "",
+           tokens: int = 500, temperature: float = 0.8, top_k: int | None = 200, seed: int = 0,
+           mode: str | None = None,
            write: Callable[[str], None] | None = None) -> str:
     """``prompt`` and ``tokens`` tokens after it; each piece goes to ``write`` as it comes."""
     sampler = sampler_for(config, checkpoint, mode)

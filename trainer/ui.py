@@ -17,6 +17,10 @@
   error (exit 2 for a port taken meanwhile, else its status or 1).
 - While it runs, the port is recorded for its store (:func:`running_port`), so a run's
   summary links to this UI (:func:`ui_base_url`) rather than to port 5000.
+- ``--host`` (default 127.0.0.1: this machine only) is the address it listens on. What
+  MLflow prints that is not for a ``train ui`` user is left out: the deprecation warning of
+  a module MLflow imports, the registry-store notice, and on a local address the advice to
+  use ``--host 0.0.0.0`` (it is MLflow's option; ``train ui --host`` is this one).
 """
 
 from __future__ import annotations
@@ -37,14 +41,24 @@ from pathlib import Path
 from framework._io import shared_temp_folder
 
 DEFAULT_PORT = 5000
+DEFAULT_HOST = "127.0.0.1"
 STOP_SECONDS = 5  # a graceful stop's wait before SIGKILL
+# what MLflow's server prints that a train ui user has no use for (see the module docstring)
+QUIET_WARNINGS = "ignore:starlette.middleware.wsgi is deprecated"
+LOCAL_ADVICE = "[MLflow] Security middleware enabled with default settings (localhost-only)."
+WILDCARDS = ("0.0.0.0", "::", "")
 
 
 class PortError(ValueError):
     """A ``--port`` the UI cannot listen on."""
 
 
-def check_port(port: int, host: str = "127.0.0.1") -> None:
+def _reachable(host: str) -> str:
+    """The address this machine reaches a server listening on ``host`` at."""
+    return DEFAULT_HOST if host in WILDCARDS else host
+
+
+def check_port(port: int, host: str = DEFAULT_HOST) -> None:
     if not 1 <= port <= 65535:
         raise PortError(f"--port must be in 1..65535, got {port}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -55,8 +69,9 @@ def check_port(port: int, host: str = "127.0.0.1") -> None:
                             "choose another port, e.g. --port 5001") from None
 
 
-def ui_url(port: int, host: str = "127.0.0.1") -> str:
-    return f"http://{host}:{port}/#/experiments?workflowType=machine_learning"
+def ui_url(port: int, host: str = DEFAULT_HOST) -> str:
+    host = _reachable(host)
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/#/experiments?workflowType=machine_learning"
 
 
 # -- which port serves a store -------------------------------------------------------------------
@@ -115,11 +130,14 @@ def _die_with_parent() -> None:
         pass
 
 
-def _lead_group(uri: str, port: int) -> int:
+def _lead_group(uri: str, port: int, host: str = DEFAULT_HOST) -> int:
     """The group leader (``python -m trainer.ui``): runs MLflow's server in this process
-    group; SIGTERM or SIGHUP stop the group (SIGTERM, then SIGKILL after STOP_SECONDS);
-    SIGINT reaches the server from ``train ui`` and is the server's to handle."""
+    group, passing its output on but for the lines of :data:`QUIET_WARNINGS` and
+    :data:`LOCAL_ADVICE`; SIGTERM or SIGHUP stop the group (SIGTERM, then SIGKILL after
+    STOP_SECONDS); SIGINT reaches the server from ``train ui`` and is the server's to handle."""
     os.environ.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, (os.environ.get("PYTHONWARNINGS"),
+                                                          QUIET_WARNINGS)))
     stopping = threading.Event()
 
     def stop(signum: int, frame: object) -> None:
@@ -137,7 +155,14 @@ def _lead_group(uri: str, port: int) -> int:
     signal.signal(signal.SIGHUP, stop)
     signal.signal(signal.SIGINT, lambda signum, frame: None)
     server = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri,
-                               "--port", str(port), "--workers", "1"])
+                               "--registry-store-uri", uri, "--host", host, "--port", str(port),
+                               "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True, errors="replace")
+    local = host not in WILDCARDS and _reachable(host) in (DEFAULT_HOST, "localhost", "::1")
+    for line in server.stdout:
+        if not (local and line.startswith(LOCAL_ADVICE)):
+            sys.stderr.write(line)
+            sys.stderr.flush()
     code = server.wait()
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     _signal_group(0, signal.SIGKILL if stopping.is_set() else signal.SIGTERM)  # what outlived it
@@ -155,9 +180,11 @@ def _raise_stop(signum: int, frame: object) -> None:
     raise _Stop(signum)
 
 
-def _answers(port: int) -> bool:
+def _answers(port: int, host: str = DEFAULT_HOST) -> bool:
+    address = _reachable(host)
+    address = f"[{address}]" if ":" in address else address
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
+        with urllib.request.urlopen(f"http://{address}:{port}/health", timeout=2) as reply:
             return reply.status == 200
     except (OSError, ValueError):
         return False
@@ -173,12 +200,12 @@ def _record(uri: str, port: int) -> Path | None:
 
 
 def serve(uri: str, port: int, echo: Callable[[str], object] = print,
-          ready: Callable[[str], object] | None = None) -> int:
-    """Run the UI for store ``uri`` on ``port`` (:func:`check_port` first) until it ends or
-    Ctrl-C; its exit status. ``ready(url)`` is called once the server answers (default:
+          ready: Callable[[str], object] | None = None, host: str = DEFAULT_HOST) -> int:
+    """Run the UI for store ``uri`` on ``host:port`` (:func:`check_port` first) until it ends
+    or Ctrl-C; its exit status. ``ready(url)`` is called once the server answers (default:
     ``echo`` a line with the URL)."""
     ready = ready or (lambda url: echo(f"MLflow UI for {uri}: {url}  (Ctrl-C stops it)"))
-    process = subprocess.Popen([sys.executable, "-m", "trainer.ui", uri, str(port)], process_group=0,
+    process = subprocess.Popen([sys.executable, "-m", "trainer.ui", uri, str(port), host], process_group=0,
                                preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     previous = {sig: signal.signal(sig, _raise_stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
     interrupts, recorded = [], None
@@ -194,9 +221,9 @@ def serve(uri: str, port: int, echo: Callable[[str], object] = print,
     previous[signal.SIGINT] = signal.signal(signal.SIGINT, on_interrupt)
     try:
         while process.poll() is None and not interrupts:
-            if _answers(port):
+            if _answers(port, host):
                 recorded = _record(uri, port)
-                ready(ui_url(port))
+                ready(ui_url(port, host))
                 break
             time.sleep(0.25)
         code = process.wait()  # (a handler runs, then the wait goes on: PEP 475)
@@ -205,7 +232,7 @@ def serve(uri: str, port: int, echo: Callable[[str], object] = print,
             return 130
         if recorded is None:  # it never answered (MLflow's `ui` exits 0 when uvicorn fails)
             try:
-                check_port(port)
+                check_port(port, host)
             except PortError as error:  # taken while the server started
                 echo(f"error: {error}")
                 return 2
@@ -229,4 +256,4 @@ def serve(uri: str, port: int, echo: Callable[[str], object] = print,
 
 
 if __name__ == "__main__":
-    sys.exit(_lead_group(sys.argv[1], int(sys.argv[2])))
+    sys.exit(_lead_group(sys.argv[1], int(sys.argv[2]), *sys.argv[3:4]))

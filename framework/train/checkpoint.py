@@ -23,7 +23,7 @@ import os
 import random
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -258,14 +258,16 @@ def rng_problem(rng: Any) -> str | None:
 def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: Any, *,
                      config: Mapping[str, Any] | None = None, expected_hash: str | None = None,
                      restore_random: bool = True, network_name: str | None = None,
-                     keep: Any = (), defaults: Mapping[str, Any] | None = None) -> TrainState:
+                     keep: Any = (), defaults: Mapping[str, Any] | None = None,
+                     may_change: Sequence[str] = ()) -> TrainState:
     """Load a training checkpoint (a path, or one already read) into ``train_network`` (and
     the random generators).
 
     ``network_name`` describes the network in error messages (default: its class name).
     Parameters in ``keep`` (the optimizer's hyper-parameters, e.g. the learning rate) keep
     their current values: the configuration of the resumed run wins for settings, while
-    weights, moments and the step count come from the checkpoint.
+    weights, moments and the step count come from the checkpoint. ``may_change``: config
+    keys (``a.b``, or a prefix ending in ``.``) that differ without a warning (a longer run).
 
     Raises ``CheckpointError`` when the file is corrupt or was saved from another network;
     warns (``ConfigMismatchWarning``) listing what changed when the config differs.
@@ -278,7 +280,7 @@ def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: 
     # run that wrote it had one learning rate
     _check_fits(Path(path), arrays, params, state.network, network_name or type(train_network).__name__,
                 settings=kept)
-    changed = _config_changed(state, config, expected_hash, defaults)
+    changed = _config_changed(state, config, expected_hash, defaults, may_change)
     if changed is not None:
         warnings.warn(f"resuming from {path}, which was written with a different experiment config: "
                       f"{changed}. The new settings apply (learning rate and other hyper-parameters); "
@@ -293,18 +295,25 @@ def load_train_state(source: str | os.PathLike | CheckpointRead, train_network: 
 
 
 def _config_changed(state: TrainState, config: Mapping[str, Any] | None, expected_hash: str | None,
-                    defaults: Mapping[str, Any] | None) -> str | None:
+                    defaults: Mapping[str, Any] | None, may_change: Sequence[str] = ()) -> str | None:
     """What differs between the checkpoint's config and this run's (None: nothing that
-    counts; keys added to the schema since, at their defaults, do not)."""
+    counts; keys added to the schema since, at their defaults, do not; nor ``may_change``)."""
     current = config_hash(config) if config is not None else expected_hash
     if current is None or state.config_hash is None or current == state.config_hash:
         return None
     if state.config is None or not config:
         return f"hash {state.config_hash} -> {current}"
-    changes = config_changes(state.config, config, defaults)
+    old, new = _without(state.config, may_change), _without(config, may_change)
+    changes = config_changes(old, new, _without(defaults, may_change) if defaults is not None else None)
     if not changes:
-        return None if defaults is not None else f"hash {state.config_hash} -> {current}"
+        return None if defaults is not None or may_change else f"hash {state.config_hash} -> {current}"
     return "; ".join(changes)
+
+
+def _without(config: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+    """``config`` flattened, less ``keys`` (a key, or a prefix ending in ``.``)."""
+    return {k: v for k, v in flatten(config).items()
+            if not any(k == r or (r.endswith(".") and k.startswith(r)) for r in keys)}
 
 
 # -- finding checkpoints --------------------------------------------------------------------------

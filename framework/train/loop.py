@@ -208,7 +208,9 @@ def _interruption(ctx: RunContext, leader: bool) -> TrainingInterrupted:
     """The :class:`TrainingInterrupted` of a run stopped by Ctrl-C (rank 0 prints its line)."""
     where = f"epoch {ctx.epoch}, step {ctx.step} (global step {ctx.global_step})"
     saved = ctx.latest_checkpoint if ctx.latest_checkpoint_step == ctx.global_step else None
-    note = (f"checkpoint saved to {saved}; continue with resume_from='last'" if saved
+    # how to continue, in the caller's terms (a command line sets ``Model.resume_hint``)
+    hint = getattr(ctx.model, "resume_hint", None) or "resume_from='last'"
+    note = (f"checkpoint saved to {saved}; continue with {hint}" if saved
             else "nothing was saved (no ModelCheckpoint callback)")
     message = f"training interrupted at {where}; {note}"
     if leader:  # rank 0 saved; the job's one line

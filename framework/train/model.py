@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,13 +95,15 @@ class Model:
     - ``config`` (a dict) or ``config_hash``: the experiment config stored in checkpoints;
       resuming under another config warns with the keys that changed; ``config_defaults``
       (the schema's defaults): a key the checkpoint's config lacks and this one holds at
-      its default is no change (a key added to the schema since).
+      its default is no change (a key added to the schema since); ``config_may_change``:
+      keys (or prefixes ending in ``.``) a resume changes without a warning (a longer run).
     """
 
     def __init__(self, network: nn.Cell, loss_fn: nn.Cell | None = None, optimizer: Any = None,
                  metrics: Any = None, eval_network: nn.Cell | None = None, *, mode: int | str | None = None,
                  config: Mapping[str, Any] | None = None, config_hash: str | None = None,
-                 config_defaults: Mapping[str, Any] | None = None, **mindspore_options: Any) -> None:
+                 config_defaults: Mapping[str, Any] | None = None, config_may_change: Sequence[str] = (),
+                 **mindspore_options: Any) -> None:
         if not isinstance(network, nn.Cell):
             raise TypeError(f"Model: network must be an nn.Cell, got {type(network).__name__}")
         amp_level, amp_options = _amp_arguments(mindspore_options, optimizer)
@@ -113,6 +115,9 @@ class Model:
         self.config = dict(config) if config is not None else None
         self.config_hash = hash_config(self.config) if self.config is not None else config_hash
         self.config_defaults = config_defaults
+        self.config_may_change = tuple(config_may_change)
+        # how a run stopped by Ctrl-C is continued, in the caller's terms (a command line)
+        self.resume_hint: str | None = None
         self.amp_level = amp_level
         self._build_train_network(amp_options)
         self.eval_network = eval_network if eval_network is not None else self._eval_network()
@@ -248,6 +253,7 @@ class Model:
         path = source.path if isinstance(source, CheckpointRead) else source
         state = load_train_state(source, self.train_network, config=self.config,
                                  expected_hash=self.config_hash, defaults=self.config_defaults,
+                                 may_change=self.config_may_change,
                                  network_name=describe(self.network, self.optimizer),
                                  keep=getattr(self.optimizer, "hyper_params", tuple)())
         if state.data_state and hasattr(dataset, "load_state_dict"):

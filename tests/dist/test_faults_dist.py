@@ -144,7 +144,7 @@ def test_ctrl_c_saves_and_exits_130_with_one_line(workdir, target):
     assert len(lines) == 2 and lines[0] == NOTICE, err[-2000:]  # the notice, then the one line
     done = re.fullmatch(r"training interrupted at epoch \d+, step \d+ \(global step (\d+)\); checkpoint "
                         r"saved to (checkpoints/smoke/\d{8}-\d{6}-pynative/smoke-\d+_\d+\.ckpt); continue with "
-                        r"resume_from='last'",
+                        r"train run .* --resume last",
                         lines[1])
     assert done, lines[1]
     assert read_train_state(workdir / done.group(2))[1].global_step == int(done.group(1))

@@ -365,7 +365,7 @@ def test_the_smoke_experiments_learn_and_sample_from_the_command_line(workdir, e
         "samples/step_30.txt", "samples/step_60.txt"}
     sample = CliRunner().invoke(app, ["sample", str(path), "--prompt", "ROMEO:", "--tokens", "40"],
                                 catch_exceptions=False)
-    assert sample.exit_code == 0 and sample.output.startswith("ROMEO:") and len(sample.output) > 40
+    assert sample.exit_code == 0 and sample.stdout.startswith("ROMEO:") and len(sample.stdout) > 40
 
 
 def _script(*args: str) -> subprocess.CompletedProcess:

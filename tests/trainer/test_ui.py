@@ -43,11 +43,11 @@ def answers(port: int) -> bool:
         return False
 
 
-def start(folder: Path, port: int) -> tuple[subprocess.Popen, list[tuple[float, str, bool]]]:
+def start(folder: Path, port: int, *extra: str) -> tuple[subprocess.Popen, list[tuple[float, str, bool]]]:
     """``train ui`` in its own session; its output lines (stdout and stderr) as (time, line,
     whether the server answered when the line came)."""
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    ui = subprocess.Popen([*UI, "--port", str(port)], cwd=folder, env=env, stdout=subprocess.PIPE,
+    ui = subprocess.Popen([*UI, "--port", str(port), *extra], cwd=folder, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, start_new_session=True)
     lines: list[tuple[float, str, bool]] = []
 
@@ -164,3 +164,23 @@ def test_a_killed_ui_s_record_is_not_believed(tmp_path: Path) -> None:
     record.write_text(f'{{"uri": "{store}", "port": {free_port()}, "pid": {dead}}}')
     assert running_port(store) is None and not record.exists()  # gone, and forgotten
     assert ui_base_url(store) == "http://127.0.0.1:5000"  # train ui's default port
+
+
+@pytest.mark.slow
+def test_it_prints_nothing_meant_for_mlflow_s_own_command_and_takes_host(tmp_path: Path) -> None:
+    port = free_port()
+    ui, lines = start(tmp_path, port, "--host", "127.0.0.1")
+    try:
+        wait_until_it_answers(ui, port, lines)
+        time.sleep(2.0)  # MLflow's start-up lines are all out by now
+        os.kill(ui.pid, signal.SIGINT)
+        assert ui.wait(timeout=30) == 130
+    finally:
+        kill_session(ui.pid)
+    text = "\n".join(line for _, line, _ in lines)
+    assert "(Ctrl-C stops it)" in text
+    for noise in ("DeprecationWarning", "--host 0.0.0.0", "Registry store URI not provided"):
+        assert noise not in text, text
+    usage = subprocess.run([*UI, "--help"], capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": "80"})
+    assert "--host" in usage.stdout and "127.0.0.1" in usage.stdout

@@ -17,7 +17,9 @@ trials under the same parent). The parent gets:
 - figures drawn with matplotlib by Optuna: ``optimization_history.png``,
   ``param_importances.png``, ``parallel_coordinate.png`` (each skipped with a warning when
   the study cannot draw it yet, e.g. fewer than two finished trials);
-- ``best.yaml``: the best trial's full config, which ``train run`` accepts.
+- ``best.yaml``: the experiment file with the sweep's fixed overrides and the best trial's
+  values applied (its ``sweep:`` section left out), which ``train run`` accepts: what the
+  user wrote plus what won, not every default spelt out.
 """
 
 from __future__ import annotations
@@ -136,12 +138,15 @@ def figures(study: SweepStudy, folder: Path) -> list[Path]:
 
 
 def best_config_yaml(spec: SweepSpec, best: Any) -> str:
-    config = spec.config_for(dict(best.params))
+    from ..config import OTHER_COMMANDS_SECTIONS, apply_overrides, read_yaml
+
+    spec.config_for(dict(best.params))  # a config that loads (the trial ran it)
+    data, _ = read_yaml(spec.file)
+    data = {k: v for k, v in (data or {}).items() if k not in OTHER_COMMANDS_SECTIONS}
+    apply_overrides(data, spec.overrides(dict(best.params)))
     head = (f"# best trial {best.number} of sweep over {spec.file}: "
             + ", ".join(f"{k}={v}" for k, v in best.params.items()) + "\n")
-    from ..config import task_view
-
-    return head + yaml.safe_dump(task_view(config.to_dict(), config.task), sort_keys=False)
+    return head + yaml.safe_dump(data, sort_keys=False)
 
 
 def summarize(study: SweepStudy, spec: SweepSpec, metric: Metric, run: Any, target: int,
