@@ -265,5 +265,3 @@ def _operand(value: Any) -> bool:
 # name -> method, for tensor_methods.install (these win over the generated delegates)
 OPERATORS: dict[str, Any] = {name: value for name, value in vars(TensorOperators).items()
                              if callable(value) or isinstance(value, property)}
-OPERATORS.pop("__init_subclass__", None)
-OPERATORS.pop("__subclasshook__", None)
