@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ._class_form import NoAttributes
 from ._utils import argument_error
 
 
@@ -78,21 +79,21 @@ def ones_like(input: Any, *, dtype: Any = None) -> Any:  # noqa: A002
     return out if dtype is None else cast(out, dtype)
 
 
-class Zeros:
+class Zeros(NoAttributes):
     """``ops.Zeros()(shape, type)``."""
 
     def __call__(self, shape: Any, type: Any = None) -> Any:  # noqa: A002
         return zeros(shape, type)
 
 
-class Ones:
+class Ones(NoAttributes):
     """``ops.Ones()(shape, type)``."""
 
     def __call__(self, shape: Any, type: Any = None) -> Any:  # noqa: A002
         return ones(shape, type)
 
 
-class Fill:
+class Fill(NoAttributes):
     """``ops.Fill()(type, shape, value)``."""
 
     def __call__(self, type: Any, shape: Any, value: Any) -> Any:  # noqa: A002

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
+from ._class_form import NoAttributes
 from ._utils import argument_error
 from .elementwise import cast, select
 
@@ -155,7 +156,7 @@ class Triu:
         return triu(x, self.diagonal)
 
 
-class MaskedFill:
+class MaskedFill(NoAttributes):
     """``ops.MaskedFill()(input_x, mask, value)``, the class form of :func:`masked_fill`."""
 
     def __call__(self, input_x: Any, mask: Any, value: Any) -> Any:

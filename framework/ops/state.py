@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ._class_form import NoAttributes
 from ._utils import argument_error
 
 _WRITES: list[list[Any]] = []  # the open collecting_writes blocks, innermost last
@@ -81,7 +82,7 @@ def assign(variable: Any, value: Any) -> Any:
     return variable
 
 
-class Assign:
+class Assign(NoAttributes):
     """``ops.Assign()(variable, value)``: see :func:`assign`."""
 
     def __call__(self, variable: Any, value: Any) -> Any:
@@ -93,6 +94,6 @@ def depend(value: Any, expr: Any) -> Any:
     return value
 
 
-class Depend:
+class Depend(NoAttributes):
     def __call__(self, value: Any, expr: Any) -> Any:
         return value
