@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..ops.shape import pad as pad_pairs
 from ..tensor import Tensor
 from .cell import Cell
 
@@ -64,5 +65,5 @@ class Pad(Cell):
 
     def construct(self, x):
         if self.mode == "CONSTANT":
-            return ops.pad(x, self.paddings)
+            return pad_pairs(x, self.paddings)
         return mirror_pad(x, self.paddings, self.mode)
