@@ -99,7 +99,7 @@ from .nn_functions import (
     group_norm, pdist, pixel_shuffle, pixel_unshuffle,
 )
 from .order_statistics import median, nanmedian
-from .padding import pad
+from .padding_modes import pad
 from .products import (
     addbmm, addcdiv, addcmul, addmm, addmv, addr, baddbmm, bmm, cross, dot, ger, inner, kron, mm,
     mv, tensor_dot, vecdot,

@@ -22,7 +22,7 @@ from ... import dtype as mstype
 from ... import ops
 from ...ops import nn_ops
 from ...ops._utils import argument_error
-from ...ops.padding import pad as pad_last_first
+from ...ops.padding_modes import pad as pad_last_first
 from ...ops.shape import pad as pad_pairs
 from ..math import sigmoid, tanh  # noqa: F401  (mint.nn.functional names)
 from ..shape import flatten  # noqa: F401
