@@ -10,6 +10,7 @@ import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float32_accumulation, float_dtype, normalize_axis
+from .creation import ones, zeros
 from .elementwise import add, div, mul, neg, sqrt, sub
 from .reduce import reduce_sum
 from .shape import ones_like, zeros_like
@@ -201,8 +202,6 @@ def layer_norm_over(input, normalized_shape, weight=None, bias=None, eps=1e-5): 
                          f"{shape_str(tuple(input.shape))}")
     norm = LayerNorm(axis, axis, float(eps))
     if weight is None or bias is None:
-        from .creation import ones, zeros
-
         weight = ones(shape, input.dtype) if weight is None else weight
         bias = zeros(shape, input.dtype) if bias is None else bias
     return norm(input, weight, bias)[0]

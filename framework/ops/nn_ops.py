@@ -13,7 +13,7 @@ from ._holomorphic import holomorphic
 from ._utils import float32_accumulation, float_dtype, normalize_axis, result_dtype
 from .elementwise import add, div, mul, sqrt, sub
 from .reduce import reduce_sum
-from .shape import reshape
+from .shape import reshape, transpose
 
 
 class MatMul(Primitive):
@@ -205,8 +205,6 @@ class BatchNorm(Primitive):
     def __call__(self, x: Any, *params: Any) -> Any:
         if self.data_format == "NCHW" or len(x.shape) != 4:
             return Primitive.__call__(self, x, *params)
-        from .shape import transpose
-
         nchw = BatchNorm(self.is_training, self.epsilon, self.momentum)
         y, mean, var = nchw(transpose(x, (0, 3, 1, 2)), *params)
         return transpose(y, (0, 2, 3, 1)), mean, var

@@ -67,7 +67,7 @@ def pad(input_x: Any, padding: Any, mode: str = "constant", value: Any = None) -
         input_x = slice_(input_x, begin, size)
         pairs = [(max(b, 0), max(a, 0)) for b, a in pairs]
     if mode != "constant":
-        from ..tensor import Tensor
+        from ..tensor import Tensor  # the Tensor module needs this package first
 
         out = input_x
         for axis, (before, after) in enumerate(pairs):

@@ -10,6 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float32_accumulation, float_dtype
 from .conv import out_size, pair, resolve_padding
+from .shape import transpose
 
 
 class _Pool(Primitive, abstract=True):
@@ -87,8 +88,6 @@ class _LayoutPool(_Pool, abstract=True):
     def __call__(self, x: Any) -> Any:
         if self.data_format == "NCHW":
             return Primitive.__call__(self, x)
-        from .shape import transpose
-
         nchw = type(self)(self.kernel_size, self.strides, self.pad_mode)
         return transpose(nchw(transpose(x, (0, 3, 1, 2))), (0, 2, 3, 1))
 

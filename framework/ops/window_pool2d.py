@@ -88,7 +88,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
     total = sum_of(windows.taps(input_x, 0.0))
     if divisor:
         return total / float(divisor)
-    from ..tensor import Tensor
+    from ..tensor import Tensor  # the Tensor module needs this package first
 
     counts = windows.counts(bool(count_include_pad))
     return total * Tensor((1.0 / counts).astype(np.dtype(input_x.dtype.np)))
