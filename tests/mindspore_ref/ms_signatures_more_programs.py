@@ -32,6 +32,9 @@ P56 = (np.arange(2 * 2 * 5 * 6, dtype=np.float32).reshape(2, 2, 5, 6) % 7 - 3) /
 '''
 _ARRAYS = ("X", "B", "I", "SQ", "IMG", "W", "C4", "V", "SEQ", "P56")
 PROGRAMS: dict[str, str] = {}
+# names MindSpore 2.10's CPU build cannot run (its error), tested against NumPy instead
+UNTESTABLE = {"ops:layer_norm": "RuntimeError: Create kernelmod for op LayerNormExt failed (in a "
+                                "Cell, both modes; its docstring lists no CPU)"}
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -101,12 +104,6 @@ _family("pool_pad_permute_keywords", [
     ("ops.avg_pool2d({}, 2, 2, 0, False, True, 3)", ["P56"]),
     ("ops.pad({}, (1, 1, 2, 0), mode='reflect')", ["P56"]), ("ops.pad({}, (1, 2), value=1.5)", ["X"]),
     ("ops.permute({}, (1, 0))", ["X"])])
-
-_family("layer_norm_keywords", [
-    "ops.layer_norm(img, normalized_shape=(4, 4), eps=1e-5)", "ops.layer_norm(input=x, normalized_shape=4)",
-    "ops.layer_norm(img, (4,), weight=c4, bias=c4 * 0.5)", "ops.layer_norm(x, [3, 4], None, None, 1e-3)",
-])  # no gradients: MindSpore 2.10's CPU build cannot differentiate it ("Create kernelmod for
-# op LayerNormExt failed"); the LayerNorm primitive's gradient is checked in tests/framework
 
 # nn cells built with MindSpore's constructor keywords (not families: training steps, metrics)
 _NN_PRELUDE = _PRELUDE + '''

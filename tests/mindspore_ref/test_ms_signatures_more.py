@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import framework as ms
-from framework import Tensor, nn
+from framework import Tensor, nn, ops
 from framework.ops import operations as P
 from tests.mindspore_ref.ms_signatures_more_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
@@ -97,3 +97,41 @@ def test_sync_batchnorm_takes_dtype():
     assert net.gamma.dtype == ms.float32
     want = IMG / np.sqrt(1 + 1e-5)  # moving mean 0, variance 1, gamma 1, beta 0
     np.testing.assert_allclose(net(Tensor(IMG)).asnumpy(), want, rtol=1e-5)
+
+
+def _layer_norm(x: np.ndarray, axes: int, w=None, b=None, eps: float = 1e-5) -> np.ndarray:
+    """The published formula: (x - mean) / sqrt(var + eps) over the last ``axes`` axes."""
+    flat = x.reshape(x.shape[:x.ndim - axes] + (-1,)).astype(np.float64)
+    y = ((flat - flat.mean(-1, keepdims=True)) / np.sqrt(flat.var(-1, keepdims=True) + eps)).reshape(x.shape)
+    return y * (1 if w is None else w) + (0 if b is None else b)
+
+
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+def test_layer_norm_normalized_shape_form(mode):
+    """ops.layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05) (MindSpore's
+    CPU build cannot run it: UNTESTABLE in the programs), against the formula; the gradient
+    against central differences."""
+    ms.set_context(mode=mode)
+    w = np.array([0.5, -1.0, 0.25, 2.0, 1.5, 0.75], np.float32)
+    calls = {
+        "shape": (lambda x: ops.layer_norm(x, normalized_shape=(4, 6), eps=1e-5),
+                  lambda a: _layer_norm(a, 2)),
+        "int": (lambda x: ops.layer_norm(input=x, normalized_shape=6), lambda a: _layer_norm(a, 1)),
+        "affine": (lambda x: ops.layer_norm(x, (6,), Tensor(w), Tensor(w * 0.5), 1e-3),
+                   lambda a: _layer_norm(a, 1, w, w * 0.5, 1e-3)),
+    }
+    for name, (fn, ref) in calls.items():
+        run = ms.jit(fn) if mode == ms.GRAPH_MODE else fn
+        np.testing.assert_allclose(run(Tensor(IMG)).asnumpy(), ref(IMG), rtol=1e-4, atol=1e-5, err_msg=name)
+    probe = np.cos(np.arange(IMG.size)).reshape(IMG.shape)
+    fn, ref = calls["affine"]
+    grad = ops.grad(lambda x: (fn(x) * Tensor(probe.astype(np.float32))).sum())
+    got = (ms.jit(grad) if mode == ms.GRAPH_MODE else grad)(Tensor(IMG)).asnumpy()
+    h, want = 1e-4, np.zeros(IMG.shape)
+    base = IMG.astype(np.float64)
+    for i in [(0, 0, 0, 0), (1, 2, 3, 5), (0, 1, 2, 3)]:
+        up, down = base.copy(), base.copy()
+        up[i] += h
+        down[i] -= h
+        want[i] = ((ref(up) - ref(down)) * probe).sum() / (2 * h)
+        np.testing.assert_allclose(got[i], want[i], rtol=2e-3, atol=2e-4, err_msg=str(i))
