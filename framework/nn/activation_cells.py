@@ -189,7 +189,7 @@ class Norm(Cell):
 
 
 class ReduceLogSumExp(Cell):
-    def __init__(self, axis: Any = (), keep_dims: bool = False) -> None:
+    def __init__(self, axis: Any, keep_dims: bool = False) -> None:
         super().__init__()
         self.axis, self.keep_dims = axis, keep_dims
 

@@ -9,7 +9,8 @@ from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import HeUniform, Uniform, initializer
 from ..common.tensor import Tensor
-from ..ops.conv import pair
+from ..ops.conv import Conv2D, pair
+from ..ops.window_pool2d import avg_pool2d, max_pool2d
 from ..parameter import Parameter
 from .cell import Cell
 from .checks import positive_ints
@@ -46,7 +47,7 @@ class Conv2d(Cell):
             self.bias = Parameter(initializer(binit, (out_channels,), dt), "bias")
         else:
             self.bias = None  # as MindSpore's: ``cell.bias is None`` tells there is none
-        self.conv2d = (ops.Conv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=padding)
+        self.conv2d = (Conv2D(stride=stride, dilation=dilation, pad_mode=pad_mode, pad=padding)
                        if group == 1 else
                        ops.GroupConv2D(stride, dilation, pad_mode, padding, group))
         self.bias_add = ops.BiasAdd()
@@ -97,20 +98,61 @@ class Conv1d(Conv2d):
 
 
 class MaxPool2d(Cell):
+    """Max over 2-d windows of (N, C, H, W) or (C, H, W). ``pad_mode`` 'valid'/'same': the
+    ``MaxPool`` primitive; 'pad': ``padding``, ``dilation``, ``return_indices`` (also the
+    flat H*W index of each maximum) and ``ceil_mode``, which only 'pad' takes (MindSpore's
+    rule)."""
+
     def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
-                 data_format: str = "NCHW") -> None:
+                 padding: Any = 0, dilation: Any = 1, return_indices: bool = False,
+                 ceil_mode: bool = False, data_format: str = "NCHW") -> None:
         super().__init__()
-        self.pool = ops.MaxPool(kernel_size, stride, pad_mode)
+        pad_mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+        explicit = padding != 0 or dilation != 1 or return_indices or ceil_mode
+        if pad_mode != "pad" and explicit:
+            raise ValueError("MaxPool2d: padding, dilation, return_indices and ceil_mode need "
+                             f"pad_mode='pad', got pad_mode={pad_mode!r}")
+        self.pad_mode = pad_mode
+        self.args = (kernel_size, stride, padding, dilation, bool(return_indices), bool(ceil_mode))
+        self.pool = None if pad_mode == "pad" else ops.MaxPool(kernel_size, stride, pad_mode,
+                                                               data_format)
 
     def construct(self, x):
-        return self.pool(x)
+        if self.pool is not None:
+            return self.pool(x)
+        return _unbatched(lambda b: max_pool2d(b, *self.args), x)
 
 
 class AvgPool2d(Cell):
+    """Mean over 2-d windows of (N, C, H, W) or (C, H, W). ``pad_mode`` 'valid'/'same': the
+    ``AvgPool`` primitive unless ``ceil_mode`` or ``divisor_override`` asks more; 'pad':
+    ``padding`` (an int, ``(h, w)`` or ``(top, bottom, left, right)``), ``ceil_mode``,
+    ``count_include_pad`` and ``divisor_override``."""
+
     def __init__(self, kernel_size: Any = 1, stride: Any = 1, pad_mode: str = "valid",
-                 data_format: str = "NCHW") -> None:
+                 padding: Any = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: Any = None, data_format: str = "NCHW") -> None:
         super().__init__()
-        self.pool = ops.AvgPool(kernel_size, stride, pad_mode)
+        pad_mode = pad_mode.lower() if isinstance(pad_mode, str) else pad_mode
+        if pad_mode != "pad" and padding != 0:
+            raise ValueError(f"AvgPool2d: padding {padding!r} needs pad_mode='pad', got "
+                             f"pad_mode={pad_mode!r}")
+        windowed = pad_mode == "pad" or ceil_mode or divisor_override
+        if windowed and pad_mode == "same":
+            raise ValueError("AvgPool2d: ceil_mode and divisor_override need pad_mode 'valid' or 'pad'")
+        self.args = (kernel_size, stride, padding, bool(ceil_mode), bool(count_include_pad),
+                     divisor_override or 0)
+        self.pool = None if windowed else ops.AvgPool(kernel_size, stride, pad_mode, data_format)
 
     def construct(self, x):
-        return self.pool(x)
+        if self.pool is not None:
+            return self.pool(x)
+        return _unbatched(lambda b: avg_pool2d(b, *self.args), x)
+
+
+def _unbatched(pool: Any, x: Any) -> Any:
+    """``pool`` of a (C, H, W) input as a batch of one; of (N, C, H, W) as it is."""
+    if len(x.shape) == 3:
+        out = pool(ops.expand_dims(x, 0))
+        return tuple(ops.squeeze(o, 0) for o in out) if isinstance(out, tuple) else ops.squeeze(out, 0)
+    return pool(x)

@@ -12,6 +12,7 @@ from ..common.initializer import HeUniform, Uniform, initializer
 from ..ops.conv import Conv2DBackpropInput
 from ..ops.conv_geometry import ints, pad_mode_of, transpose_crop
 from ..ops.group_conv import GroupConv2DBackpropInput
+from ..ops.shape_ops import pad as pad_pairs
 from ..parameter import Parameter
 from .cell import Cell
 from .checks import positive_ints, tensor_shape
@@ -88,7 +89,7 @@ class Conv2dTranspose(Cell):
         if self.has_bias:
             out = ops.bias_add(out, self.bias)
         if any(self.output_padding):
-            out = ops.pad(out, ((0, 0), (0, 0), (0, self.output_padding[0]),
+            out = pad_pairs(out, ((0, 0), (0, 0), (0, self.output_padding[0]),
                                 (0, self.output_padding[1])))
         return out
 

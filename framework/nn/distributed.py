@@ -71,13 +71,20 @@ class DistributedGradReducer(Cell):
     """All-reduce (and average) gradients over the data-parallel ranks.
 
     ``parameters``: the parameters whose gradients come in, in order; ``mean``: divide
-    the sum by ``degree``; ``degree``: the number of ranks (default: the world size);
-    ``fusion_bytes``: the bucket size (default: the context's ``comm_fusion_bytes``).
+    the sum by ``degree`` (None: the parallel context's ``gradients_mean``); ``degree``:
+    the number of ranks (default: the world size); ``fusion_type``: MindSpore's fusion
+    label (the buckets here are sized by bytes, see ``plan``); ``group``: the world group
+    (the only one). The buckets' size is the context's ``comm_fusion_bytes``; ``plan(n)``
+    re-plans them for ``n`` bytes.
     """
 
-    def __init__(self, parameters: Any, mean: bool = True, degree: int | None = None,
-                 fusion: int = 1, group: Any = None, fusion_bytes: int | None = None) -> None:
+    def __init__(self, parameters: Any, mean: bool | None = None, degree: int | None = None,
+                 fusion_type: int = 1, group: Any = "hccl_world_group") -> None:
         super().__init__(auto_prefix=False)
+        if group not in (None, "hccl_world_group", "nccl_world_group", "mpi_world_group"):
+            raise ValueError(f"DistributedGradReducer: group {group!r}: only the world group exists")
+        if mean is None:
+            mean = get_auto_parallel_context("gradients_mean")
         params = list(parameters)
         if degree is None:
             from ..communication import get_group_size
@@ -88,9 +95,14 @@ class DistributedGradReducer(Cell):
         self.mean = bool(mean)
         self.degree = degree
         self.scale = 1.0 / degree if self.mean else 1.0
-        size = fusion_bytes or get_auto_parallel_context("comm_fusion_bytes")
-        self.buckets = plan_buckets([tuple(p.shape) for p in params], [to_np(p.dtype) for p in params], size)
+        self.fusion_type = fusion_type
+        self._layout = ([tuple(p.shape) for p in params], [to_np(p.dtype) for p in params])
+        self.plan(get_auto_parallel_context("comm_fusion_bytes"))
         self.num_grads = len(params)
+
+    def plan(self, fusion_bytes: int) -> None:
+        """Group the gradients into buckets of about ``fusion_bytes`` bytes each."""
+        self.buckets = plan_buckets(*self._layout, fusion_bytes)
 
     def construct(self, grads):
         if len(grads) != self.num_grads:

@@ -17,8 +17,12 @@ from .cell import Cell
 
 
 class GraphCell(Cell):
-    def __init__(self, graph: Any, params_init: dict[str, Any] | None = None) -> None:
+    def __init__(self, graph: Any, params_init: dict[str, Any] | None = None,
+                 obf_random_seed: int | None = None) -> None:
         super().__init__()
+        if obf_random_seed is not None:
+            raise ValueError("GraphCell: obf_random_seed is for models obfuscated by MindSpore's "
+                             "obfuscate_model, which framework.load does not read; leave it None")
         from ..mindir import MindIRGraph
 
         if not isinstance(graph, MindIRGraph):

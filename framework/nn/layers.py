@@ -59,10 +59,10 @@ class GELU(Cell):
     def __init__(self, approximate: bool = True) -> None:
         super().__init__()
         self.approximate = bool(approximate)
-        self.gelu = ops.GeLU("tanh" if self.approximate else "none")
+        self.mode = "tanh" if self.approximate else "none"
 
     def construct(self, x):
-        return self.gelu(x)
+        return ops.gelu(x, approximate=self.mode)
 
 
 class FastGelu(StatelessCell):
@@ -163,10 +163,12 @@ class Dropout(Cell):
     """Zero entries with probability ``p`` in training (MindSpore 2.x ``p``; ``keep_prob``
     is the older spelling); identity in evaluation."""
 
-    def __init__(self, keep_prob: float | None = None, p: float | None = None) -> None:
+    def __init__(self, keep_prob: float = 0.5, p: float | None = None,
+                 dtype: Any = mstype.float32) -> None:
         super().__init__()
+        # ``dtype``: MindSpore's input-dtype declaration, unused (the output is the input's dtype)
         if p is None:
-            p = 0.5 if keep_prob is None else 1.0 - keep_prob
+            p = 1.0 - keep_prob
         if not 0.0 <= p < 1.0:
             raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
         self.p = p

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import ops
 from ..ops.random_draw import random_draw
+from ..ops.shape_ops import pad as pad_pairs
 from .cell import Cell
 from .checks import tensor_shape
 
@@ -32,7 +33,7 @@ class LRN(Cell):
         r, c = self.depth_radius, shape[1]
         square = input_x * input_x
         if r:
-            square = ops.pad(square, ((0, 0), (r, r), (0, 0), (0, 0)))
+            square = pad_pairs(square, ((0, 0), (r, r), (0, 0), (0, 0)))
         total = square[:, 0:c]
         for j in range(1, 2 * r + 1):
             total = total + square[:, j:j + c]

@@ -220,7 +220,7 @@ class Recall(_ClassCounts):
 class Fbeta(_ClassCounts):
     """``Fbeta(beta)``: (1 + β²) P R / (β² P + R) per class; ``eval(average=True)``: the mean."""
 
-    def __init__(self, beta: float = 1.0) -> None:
+    def __init__(self, beta: float) -> None:
         if not beta > 0:
             raise ValueError(f"Fbeta: beta must be > 0, got {beta!r}")
         self.beta = float(beta)
@@ -230,7 +230,7 @@ class Fbeta(_ClassCounts):
         p, r = self._scores("precision"), self._scores("recall")
         b2 = self.beta ** 2
         f = (1 + b2) * p * r / (b2 * p + r + EPS)
-        return float(f.mean()) if average else f
+        return f.mean() if average else f  # a NumPy float64, as MindSpore's
 
 
 class F1(Fbeta):

@@ -24,6 +24,7 @@ from .. import dtype as mstype
 from .. import ops
 from ..common.initializer import initializer
 from ..ops import adaptive_pool, nn_functions, reduce
+from ..ops.shape_ops import pad as pad_pairs
 from ..parameter import Parameter
 from .cell import Cell, StatelessCell
 from .layers import Dense
@@ -73,8 +74,8 @@ class AvgPool1d(_Pool1d):
         # 'same' with an odd total: pad the extra entry after, count real entries only
         ones = ops.ones(tuple(x.shape), x.dtype)
         pairs = ((0, 0),) * (len(x.shape) - 1) + ((left, right),)
-        total = adaptive_pool.avg_pool1d(ops.pad(x, pairs), self.kernel_size, self.stride)
-        counts = adaptive_pool.avg_pool1d(ops.pad(ones, pairs), self.kernel_size, self.stride)
+        total = adaptive_pool.avg_pool1d(pad_pairs(x, pairs), self.kernel_size, self.stride)
+        counts = adaptive_pool.avg_pool1d(pad_pairs(ones, pairs), self.kernel_size, self.stride)
         return total / counts
 
 
@@ -92,7 +93,7 @@ class MaxPool1d(_Pool1d):
             return adaptive_pool.max_pool1d(x, self.kernel_size, self.stride, left)
         low = ops.stop_gradient(ops.amin(x)) - 1.0
         pairs = ((0, 0),) * (len(x.shape) - 1) + ((left, right),)
-        return adaptive_pool.max_pool1d(ops.pad(x - low, pairs) + low, self.kernel_size, self.stride)
+        return adaptive_pool.max_pool1d(pad_pairs(x - low, pairs) + low, self.kernel_size, self.stride)
 
 
 class _Adaptive(Cell):
@@ -153,11 +154,11 @@ class _PadNd(Cell):
         pairs = ((0, 0),) * (len(x.shape) - self.axes) + self.pairs
         if self.mirror:
             return mirror_pad(x, pairs, "REFLECT")
-        out = ops.pad(x, pairs)
+        out = pad_pairs(x, pairs)
         if self.value == 0:
             return out
         # the border set apart by a padded mask, so the input's values stay exact
-        return out + (1 - ops.pad(ops.ones_like(x), pairs)) * self.value
+        return out + (1 - pad_pairs(ops.ones_like(x), pairs)) * self.value
 
 
 class ConstantPad1d(_PadNd):
@@ -173,11 +174,18 @@ class ConstantPad3d(ConstantPad1d):
     axes = 3
 
 
-class ZeroPad2d(_PadNd):
+class _PaddingOnly(_PadNd):
+    """The pads whose constructor is ``(padding)`` only (zeros, or the reflection)."""
+
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding)
+
+
+class ZeroPad2d(_PaddingOnly):
     axes = 2
 
 
-class ReflectionPad1d(_PadNd):
+class ReflectionPad1d(_PaddingOnly):
     mirror = True
 
 

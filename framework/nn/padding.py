@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import ops
 from ..common.tensor import Tensor
+from ..ops.shape_ops import pad as pad_pairs
 from .cell import Cell
 
 _MODES = ("CONSTANT", "REFLECT", "SYMMETRIC")
@@ -64,5 +65,5 @@ class Pad(Cell):
 
     def construct(self, x):
         if self.mode == "CONSTANT":
-            return ops.pad(x, self.paddings)
+            return pad_pairs(x, self.paddings)
         return mirror_pad(x, self.paddings, self.mode)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtype as mstype
 from .. import ops
 from ..ops.comm import AllReduce
 from .normalization import _BatchNorm
@@ -28,9 +29,9 @@ class SyncBatchNorm(_BatchNorm):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.9, affine: bool = True,
                  gamma_init: Any = "ones", beta_init: Any = "zeros", moving_mean_init: Any = "zeros",
                  moving_var_init: Any = "ones", use_batch_statistics: bool | None = None,
-                 process_groups: Any = None) -> None:
+                 process_groups: Any = None, dtype: Any = mstype.float32) -> None:
         super().__init__(num_features, eps, momentum, affine, gamma_init, beta_init, moving_mean_init,
-                         moving_var_init, use_batch_statistics)
+                         moving_var_init, use_batch_statistics, dtype=dtype)
         if process_groups is not None:
             raise ValueError("SyncBatchNorm: process_groups are not supported; statistics span all ranks")
         from ..communication import get_group_size

@@ -46,3 +46,11 @@ def class_form(name: str, fn: Callable[..., Any], **defaults: Any) -> type:
     doc = f"``{name}({shown})``: calls ``{fn.__name__}``."
     return type(name, (), {"__init__": __init__, "__call__": __call__, "__doc__": doc,
                            "__module__": fn.__module__})
+
+
+class NoAttributes:
+    """Base of a class form that takes no attributes: ``P.Shape()``, ``P.AddN()``, whose
+    constructor is MindSpore's ``__init__(self)`` (an attribute given is a TypeError)."""
+
+    def __init__(self) -> None:
+        pass

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._class_form import NoAttributes
 from ._utils import argument_error
 from .elementwise import add
 
 
-class AddN:
+class AddN(NoAttributes):
     """``AddN()(inputs)``: the sum of a tuple/list of tensors of one shape (MindSpore's
     ``ops.AddN``), built from ``Add`` so it runs, traces and differentiates like it."""
 

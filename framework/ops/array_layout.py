@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..common.tensor import Tensor
-from ._class_form import class_form
+from ._class_form import REQUIRED, class_form
 from ._utils import argument_error, normalize_axes, normalize_axis
 from .array_ops import unstack
 from .elementwise import mul, not_equal, sub
@@ -201,8 +201,8 @@ def _reverse(x, axis):
     return flip(x, axis)
 
 
-def _roll(x, shift, axis):
-    return roll(x, shift, axis)
+def _roll(x, shifts, dims):
+    return roll(x, shifts, dims)
 
 
 def _meshgrid(inputs, indexing="xy"):
@@ -213,8 +213,8 @@ def _eye(n, m, t):
     return eye(n, m, t)
 
 
-ReverseV2 = class_form("ReverseV2", _reverse, axis=())
-Roll = class_form("Roll", _roll, shift=0, axis=0)
+ReverseV2 = class_form("ReverseV2", _reverse, axis=REQUIRED)
+Roll = class_form("Roll", _roll, shifts=REQUIRED, dims=None)
 Meshgrid = class_form("Meshgrid", _meshgrid, indexing="xy")
 Diag = class_form("Diag", diag)
 Trace = class_form("Trace", trace)

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..common.tensor import Tensor
+from ._class_form import NoAttributes
 from ._utils import argument_error, normalize_axis
 from .shape_ops import broadcast_to, concat, expand_dims, reshape, slice_
 
@@ -157,7 +158,7 @@ def tile(input, multiples):  # noqa: A002
     return reshape(out, tuple(m * d for m, d in zip(reps, shape)))
 
 
-class Tile:
+class Tile(NoAttributes):
     """``ops.Tile()(input_x, multiples)``."""
 
     def __call__(self, input_x: Any, multiples: Any) -> Any:

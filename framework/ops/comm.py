@@ -32,10 +32,10 @@ class ReduceOp:
 
 
 class AllReduce(Primitive):
-    """``AllReduce(op=ReduceOp.SUM, group=None)(x)``; in graph mode only 'sum' (the
-    gradients' reduction) is compiled."""
+    """``AllReduce(op=ReduceOp.SUM, group="hccl_world_group")(x)`` (None is the world group
+    too); in graph mode only 'sum' (the gradients' reduction) is compiled."""
 
-    def __init__(self, op: str = ReduceOp.SUM, group: Any = None) -> None:
+    def __init__(self, op: str = ReduceOp.SUM, group: Any = "hccl_world_group") -> None:
         if op not in (ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PROD):
             raise ValueError(f"AllReduce: op must be 'sum', 'max', 'min' or 'prod', got {op!r}")
         if group not in (None, "hccl_world_group", "nccl_world_group", "mpi_world_group"):

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..common.tensor import Tensor
+from ._class_form import NoAttributes
 from ._utils import argument_error
 from .elementwise import cast
 from .shape_ops import ones_like as _ones_like
@@ -72,21 +73,21 @@ def ones_like(input: Any, *, dtype: Any = None) -> Any:  # noqa: A002
     return out if dtype is None else cast(out, dtype)
 
 
-class Zeros:
+class Zeros(NoAttributes):
     """``ops.Zeros()(shape, type)``."""
 
     def __call__(self, shape: Any, type: Any = None) -> Any:  # noqa: A002
         return zeros(shape, type)
 
 
-class Ones:
+class Ones(NoAttributes):
     """``ops.Ones()(shape, type)``."""
 
     def __call__(self, shape: Any, type: Any = None) -> Any:  # noqa: A002
         return ones(shape, type)
 
 
-class Fill:
+class Fill(NoAttributes):
     """``ops.Fill()(type, shape, value)``."""
 
     def __call__(self, type: Any, shape: Any, value: Any) -> Any:  # noqa: A002

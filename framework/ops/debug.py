@@ -47,6 +47,7 @@ from ..dtype import from_numpy
 from ..interpreters import is_tracing
 from ..primitive import Primitive, Spec
 from ..tensor_repr import EDGE, FLAT_LIMIT, ROW_LIMIT, tensor_repr
+from ._class_form import NoAttributes
 
 PER_LINE = {"f": 12, "b": 12}  # elements per line of a 1-d tensor by dtype kind; others 24
 
@@ -193,7 +194,7 @@ def runtime_print(items: list[Any], style: str = "graph") -> None:
         PrintOp("\n".join(lines) + "\n", style)(*[item for item in items if isinstance(item, Tensor)])
 
 
-class Print:
+class Print(NoAttributes):
     """``ops.Print()(*inputs)``: prints strings and tensors each on its own line when it
     runs: as compiled code's ``print`` does when traced, tensors as ``repr`` in PyNative."""
 

@@ -58,7 +58,7 @@ from .integer_math import (
     population_count,
 )
 from .layer_functions import affine_grid, bidense, lrn, mixed_precision_cast
-from .layer_norm import layer_norm, layer_norm_grad
+from .layer_norm import layer_norm_grad, layer_norm_over as layer_norm
 from .linalg_compose import adjoint, cov, matrix_norm, renorm, vander
 from .linalg_decompose import cholesky, eig, eigvals, geqrf, orgqr, qr, svd
 from .linalg_solve import (
@@ -99,7 +99,7 @@ from .nn_functions import (
     group_norm, pdist, pixel_shuffle, pixel_unshuffle,
 )
 from .order_statistics import median, nanmedian
-from .pool import avg_pool2d, max_pool2d
+from .padding_modes import pad
 from .products import (
     addbmm, addcdiv, addcmul, addmm, addmv, addr, baddbmm, bmm, cross, dot, ger, inner, kron, mm,
     mv, tensor_dot, vecdot,
@@ -129,7 +129,7 @@ from .segment import (
 from .sequences import (
     combinations, range, repeat_elements, reverse, reverse_sequence, sequence_mask,
 )
-from .shape_ops import concat, concat as cat, pad, permute, slice_
+from .shape_ops import concat, concat as cat, slice_
 from .short_time_fourier import stft
 from .signature_wrappers import (
     abs, add, addn, all_reduce, amax, amin, arcsin, argmax, batch_norm, bias_add,
@@ -137,11 +137,11 @@ from .signature_wrappers import (
     cross_entropy, dense, div, dropout, dtype, eq, equal, exp, expand_dims, flatten, floordiv,
     frac, gather, ge, grad, greater, greater_equal, gt, hardshrink, hardswish, index_add, invert,
     le, less_equal, log, log_softmax, logspace, logsumexp, matmul, maximum, minimum, mul, ne, neg,
-    not_equal, one_hot, pow, prelu, reduce_max, reduce_mean, reduce_min, reduce_sum, relu, reshape,
-    row_stack, scalar_to_tensor, scatter_update, select, shape_, sigmoid, sin, slice, softmax,
-    softmin, softshrink, square, squeeze, stop_gradient, sub, sum, swapdims, tanh, tanhshrink,
-    tensor_add, tensor_floordiv, tensor_ge, tensor_gt, tensor_le, tensor_mul, tensor_pow,
-    tensor_slice, tile, transpose, tril_indices, triu_indices, value_and_grad,
+    not_equal, one_hot, permute, pow, prelu, reduce_max, reduce_mean, reduce_min, reduce_sum, relu,
+    reshape, row_stack, scalar_to_tensor, scatter_update, select, shape_, sigmoid, sin, slice,
+    softmax, softmin, softshrink, square, squeeze, stop_gradient, sub, sum, swapdims, tanh,
+    tanhshrink, tensor_add, tensor_floordiv, tensor_ge, tensor_gt, tensor_le, tensor_mul,
+    tensor_pow, tensor_slice, tile, transpose, tril_indices, triu_indices, value_and_grad,
 )
 from .sorting import multinomial, sort, topk
 from .sparse import (
@@ -180,6 +180,7 @@ from .window_pool import (
     fractional_max_pool3d, lp_pool1d, lp_pool2d, max_pool3d, max_unpool1d, max_unpool2d,
     max_unpool3d,
 )
+from .window_pool2d import avg_pool2d, max_pool2d
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from framework.autograd.vmap import vmap
 from functools import partial

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float32_accumulation, float_dtype, normalize_axis
+from .creation import ones, zeros
 from .elementwise import add, div, mul, neg, sqrt, sub
 from .reduce import reduce_sum
 from .shape_ops import ones_like, zeros_like
@@ -186,3 +187,21 @@ def layer_norm_grad(x, dy, variance, mean, gamma, begin_norm_axis=1, begin_param
                     epsilon=1e-7):
     """``(dx, dgamma, dbeta)`` of :class:`LayerNormGrad` (functional form)."""
     return LayerNormGrad(begin_norm_axis, begin_params_axis, epsilon)(x, dy, variance, mean, gamma)
+
+
+def layer_norm_over(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002
+    """MindSpore 2.x's ``ops.layer_norm(input, normalized_shape, weight=None, bias=None,
+    eps=1e-05)``: normalized over the last ``len(normalized_shape)`` axes (which must be
+    ``normalized_shape``), then scaled by ``weight`` and shifted by ``bias`` (ones and zeros
+    when None); the output only."""
+    shape = (int(normalized_shape),) if np.ndim(normalized_shape) == 0 else \
+        tuple(int(n) for n in normalized_shape)
+    axis = len(input.shape) - len(shape)
+    if axis < 0 or tuple(input.shape[axis:]) != shape:
+        raise ValueError(f"layer_norm: normalized_shape {shape} must be the last axes of input "
+                         f"{shape_str(tuple(input.shape))}")
+    norm = LayerNorm(axis, axis, float(eps))
+    if weight is None or bias is None:
+        weight = ones(shape, input.dtype) if weight is None else weight
+        bias = zeros(shape, input.dtype) if bias is None else bias
+    return norm(input, weight, bias)[0]

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from ..common.tensor import Tensor
+from ._class_form import NoAttributes
 from ._utils import argument_error
 from .elementwise import cast, select
 
@@ -154,7 +155,7 @@ class Triu:
         return triu(x, self.diagonal)
 
 
-class MaskedFill:
+class MaskedFill(NoAttributes):
     """``ops.MaskedFill()(input_x, mask, value)``, the class form of :func:`masked_fill`."""
 
     def __call__(self, input_x: Any, mask: Any, value: Any) -> Any:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from ..parameter import Parameter
-from ._class_form import class_form
+from ._class_form import NoAttributes, class_form
 from ._utils import argument_error, concrete_ints
 from .elementwise import add, cast, mul
 from .indexing import getitem
@@ -158,7 +158,7 @@ def _device_only(name: str) -> type:
                            f"check overflow with ops.isfinite(...).all() instead")
 
     doc = f"``P.{name}()``: builds; calling it raises RuntimeError, as MindSpore on CPU."
-    return type(name, (), {"__call__": __call__, "__doc__": doc, "__module__": __name__})
+    return type(name, (NoAttributes,), {"__call__": __call__, "__doc__": doc, "__module__": __name__})
 
 
 FloatStatus = _device_only("FloatStatus")

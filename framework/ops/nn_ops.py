@@ -18,7 +18,7 @@ from ._holomorphic import holomorphic
 from ._utils import float32_accumulation, float_dtype, normalize_axis, result_dtype
 from .elementwise import add, div, exp, mul, sqrt, sub
 from .reduce import reduce_sum
-from .shape_ops import reshape
+from .shape_ops import reshape, transpose
 from .state import assign
 
 
@@ -198,9 +198,20 @@ class BatchNorm(Primitive):
     num_outputs = 3
     none_douts = True  # the statistics' cotangents are mostly unused: skip their terms
 
-    def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1):
+    def __init__(self, is_training: bool = False, epsilon: float = 1e-5, momentum: float = 0.1,
+                 data_format: str = "NCHW") -> None:
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError(f"BatchNorm: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
         super().__init__(is_training=bool(is_training), epsilon=float(epsilon),
                          momentum=float(momentum))
+        self.data_format = data_format  # not a node attribute: an NHWC input goes in transposed
+
+    def __call__(self, x: Any, *params: Any) -> Any:
+        if self.data_format == "NCHW" or len(x.shape) != 4:
+            return Primitive.__call__(self, x, *params)
+        nchw = BatchNorm(self.is_training, self.epsilon, self.momentum)
+        y, mean, var = nchw(transpose(x, (0, 3, 1, 2)), *params)
+        return transpose(y, (0, 2, 3, 1)), mean, var
 
     def infer(self, x, scale, bias, mean, variance):
         if len(x.shape) not in (2, 4):

@@ -10,6 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float32_accumulation, float_dtype
 from .conv import out_size, pair, resolve_padding
+from .shape_ops import transpose
 
 
 class _Pool(Primitive, abstract=True):
@@ -70,7 +71,28 @@ class _Pool(Primitive, abstract=True):
         return self.window_view(ones).sum(axis=(-2, -1))[0, 0]
 
 
-class MaxPool(_Pool):
+
+class _LayoutPool(_Pool, abstract=True):
+    """A forward pool as MindSpore's class: ``(kernel_size=1, strides=1, pad_mode, data_format='NCHW')``.
+    The node is NCHW; an 'NHWC' input goes through it transposed (the layout is not a node
+    attribute)."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "valid",
+                 data_format: str = "NCHW") -> None:
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError(f"{type(self).__name__}: data_format must be 'NCHW' or 'NHWC', "
+                             f"got {data_format!r}")
+        super().__init__(kernel_size, strides, pad_mode)
+        self.data_format = data_format
+
+    def __call__(self, x: Any) -> Any:
+        if self.data_format == "NCHW":
+            return Primitive.__call__(self, x)
+        nchw = type(self)(self.kernel_size, self.strides, self.pad_mode)
+        return transpose(nchw(transpose(x, (0, 3, 1, 2))), (0, 2, 3, 1))
+
+
+class MaxPool(_LayoutPool):
     def infer(self, x):
         return self.out_spec(x)
 
@@ -114,8 +136,12 @@ class MaxPoolGrad(_Pool):
         return dxp[:, :, pads[0]: pads[0] + x.shape[2], pads[2]: pads[2] + x.shape[3]]
 
 
-class AvgPool(_Pool):
+class AvgPool(_LayoutPool):
     """Mean over each window; with 'same' padding the mean is over real entries only."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "VALID",
+                 data_format: str = "NCHW") -> None:
+        super().__init__(kernel_size, strides, pad_mode, data_format)
 
     def infer(self, x):
         return self.out_spec(x)

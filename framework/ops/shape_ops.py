@@ -292,8 +292,10 @@ def transpose(x, perm):
     return Transpose(perm)(x)
 
 
-def permute(x, *dims):
-    return Transpose(dims[0] if len(dims) == 1 else dims)(x)
+def permute(input, axis, *axes):  # noqa: A002
+    """MindSpore's ``ops.permute(input, axis)``; as ``Tensor.permute`` the axes may also come
+    one by one (``x.permute(1, 0)``)."""
+    return Transpose(tuple(axis) if not axes else (axis, *axes))(input)
 
 
 def broadcast_to(x, shape):

@@ -304,6 +304,11 @@ def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
 one_hot.__doc__ = _nn_ops.one_hot.__doc__
 
 
+def permute(input, axis):  # noqa: A002
+    return _shape_ops.permute(input=input, axis=axis)
+permute.__doc__ = _shape_ops.permute.__doc__
+
+
 def pow(input, exponent):  # noqa: A002
     return _elementwise.pow(x=input, y=exponent)
 pow.__doc__ = _elementwise.pow.__doc__

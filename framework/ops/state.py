@@ -24,6 +24,7 @@ from ..autograd import tape
 from ..common.tensor import Tensor
 from ..interpreters import is_tracing
 from ..parameter import Parameter
+from ._class_form import NoAttributes
 from ._utils import argument_error
 from .elementwise import cast
 from .shape_ops import broadcast_to
@@ -79,7 +80,7 @@ def assign(variable: Any, value: Any) -> Any:
     return variable
 
 
-class Assign:
+class Assign(NoAttributes):
     """``ops.Assign()(variable, value)``: see :func:`assign`."""
 
     def __call__(self, variable: Any, value: Any) -> Any:
@@ -91,6 +92,6 @@ def depend(value: Any, expr: Any) -> Any:
     return value
 
 
-class Depend:
+class Depend(NoAttributes):
     def __call__(self, value: Any, expr: Any) -> Any:
         return value

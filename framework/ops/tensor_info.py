@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..common.tensor import Tensor
+from ._class_form import NoAttributes
 
 
 def shape(input_x: Any) -> tuple[int, ...]:
@@ -34,24 +35,24 @@ def size(input_x: Any) -> int:
     return out
 
 
-class Shape:
+class Shape(NoAttributes):
     """``P.Shape()(x)``: the shape as a tuple of ints."""
 
     def __call__(self, input_x: Any) -> tuple[int, ...]:
         return shape(input_x)
 
 
-class Rank:
+class Rank(NoAttributes):
     def __call__(self, input_x: Any) -> int:
         return rank(input_x)
 
 
-class Size:
+class Size(NoAttributes):
     def __call__(self, input_x: Any) -> int:
         return size(input_x)
 
 
-class DType:
+class DType(NoAttributes):
     """``P.DType()(x)``: the dtype (``mstype.float32`` ...)."""
 
     def __call__(self, input_x: Any) -> Any:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from . import functional as F
+from ._class_form import NoAttributes
 from ._utils import argument_error, one_dim
 
 
-class _View:
+class _View(NoAttributes):
     """A stateless primitive-like callable (``P.TransposeView()(x, perm)``)."""
 
     def __repr__(self) -> str:

@@ -70,11 +70,12 @@ def test_buckets_are_at_least_the_fusion_size_in_reverse_order_and_one_dtype():
 @pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
 def test_grad_reducer_sums_over_the_world_and_averages_by_degree(mode):
     """World of one: the sum is the gradient itself, the mean divides by ``degree``. Three
-    gradients in two buckets (``fusion_bytes`` below the context's 1 MB minimum, to split)."""
+    gradients in two buckets (``plan``'s bytes below the context's 1 MB minimum, to split)."""
     ms.set_context(mode=mode)
     params = [ms.Parameter(Tensor(np.zeros(s, np.float32)), name=f"p{i}")
               for i, s in enumerate([(3, 4), (5,), (2, 2, 2)])]
-    reducer = nn.DistributedGradReducer(params, mean=True, degree=4, fusion_bytes=40)
+    reducer = nn.DistributedGradReducer(params, mean=True, degree=4)
+    reducer.plan(40)
     assert len(reducer.buckets) == 2
     rng = np.random.default_rng(0)
     grads = tuple(Tensor(rng.normal(size=p.shape).astype(np.float32)) for p in params)

@@ -21,7 +21,7 @@ class OpsNet(nn.Cell):
         d = ops.reduce_sum(hot, 2) + ops.ReduceMax(keep_dims=True)(c, 1) + ops.ReduceMean(True)(c, (1,))
         e = ops.cumsum(c, 1) + ops.log_softmax(c, -1) + ops.sort(c, -1)[0]
         vals, idx = ops.topk(c, 3)
-        f = ops.pad(e, ((0, 0), (1, 2)))[:, 2:8] + ops.expand_dims(ops.squeeze(c[:, 1:2], 1), 1)
+        f = ops.pad(e, (1, 2))[:, 2:8] + ops.expand_dims(ops.squeeze(c[:, 1:2], 1), 1)
         g = ops.concat([f, d, ops.cast(ops.argmax(c, 1), ms.float32).reshape(-1, 1), vals,
                         ops.cast(idx, ms.float32)], 1)
         m = ops.cast(ops.reduce_all(x > -5, 1), ms.float32) + ops.cast(ops.reduce_any(x > 1, 1), ms.float32)

@@ -21,6 +21,7 @@ from framework.backend.tvm.lower.lowerings import LowerContext, lowering_for, sp
 from framework.backend.tvm.lower.lowerings.base import emit
 from framework.backend.tvm.lower.lowerings.host import lower_on_host
 from framework.primitive import Primitive, Spec
+from tests.framework import library_primitives as lib
 
 from .primitive_cases import CASES
 
@@ -41,7 +42,7 @@ def _dropout_mask(shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _expected(prim: Primitive, arrays: list[np.ndarray]) -> tuple[np.ndarray, ...]:
-    if isinstance(prim, ops.Dropout):
+    if isinstance(prim, lib.Dropout):
         x, mask = arrays
         return x * mask * x.dtype.type(1.0 / prim.keep_prob), mask
     out = prim.kernel(*arrays)
@@ -102,7 +103,7 @@ EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
     # explicit padding beyond (k-1)*d: the transposed conv crops the excess
     ("Conv2DBackpropInput-big-pad", ops.Conv2DBackpropInput(input_shape=(1, 2, 5, 4), **_CONV_BIG_PAD),
      [_RNG.standard_normal((1, 3, 7, 4)), _RNG.standard_normal((3, 2, 2, 3))]),
-    ("Conv2D-big-pad", ops.Conv2D(**_CONV_BIG_PAD),
+    ("Conv2D-big-pad", lib.Conv2D(**_CONV_BIG_PAD),
      [_RNG.standard_normal((1, 2, 5, 4)), _RNG.standard_normal((3, 2, 2, 3))]),
     # grouped/depthwise: the same corner cases with Relax's groups and the grouped TE filter grad
     ("GroupConv2DBackpropInput-big-pad",
@@ -115,17 +116,17 @@ EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
      ops.GroupConv2DBackpropFilter(filter_shape=(3, 1, 3, 3), group=3, **_CONV_S2),
      [_RNG.standard_normal((2, 3, 8, 8)), _RNG.standard_normal((2, 3, 3, 3))]),
     # cast to bool is x != 0 (0.5 -> True), to int truncates toward zero
-    ("Cast-bool", ops.Cast(np.bool_), [np.array([0.0, 0.5, -0.25, 2.0, -0.0])]),
-    ("Cast-int-negative", ops.Cast(np.int32), [np.array([-2.7, -0.5, 0.5, 2.7])]),
-    ("Cast-bool-to-float", ops.Cast(np.float32), [np.array([True, False, True])]),
+    ("Cast-bool", lib.Cast(np.bool_), [np.array([0.0, 0.5, -0.25, 2.0, -0.0])]),
+    ("Cast-int-negative", lib.Cast(np.int32), [np.array([-2.7, -0.5, 0.5, 2.7])]),
+    ("Cast-bool-to-float", lib.Cast(np.float32), [np.array([True, False, True])]),
     ("Select-bool-cond", ops.Select(), [np.array([[True], [False]]), _RNG.standard_normal((2, 3)),
                                         _RNG.standard_normal((2, 3))]),
-    ("ReduceSum-all", ops.ReduceSum(False, (0, 1)), [_RNG.standard_normal((3, 4))]),
+    ("ReduceSum-all", lib.ReduceSum(False, (0, 1)), [_RNG.standard_normal((3, 4))]),
     ("Argmax-ties", ops.Argmax(-1), [np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]])]),
     ("BatchNorm-2d-train", ops.BatchNorm(True, 1e-3),
      [_RNG.standard_normal((6, 3)), _RNG.uniform(0.5, 2, 3), _RNG.standard_normal(3),
       _RNG.standard_normal(3), _RNG.uniform(0.5, 2, 3)]),
-    ("OneHot-int32", ops.OneHot(3, 5.0, 1.0, 1, np.int32), [np.array([[0, 2], [1, -1]])]),
+    ("OneHot-int32", lib.OneHot(3, 5.0, 1.0, 1, np.int32), [np.array([[0, 2], [1, -1]])]),
     # integer and bool tensors: TVM has no bool arithmetic/comparisons, power is float-only
     ("Equal-bool", ops.Equal(), [np.array([True, False, True]), np.array([True, True, False])]),
     ("Less-bool", ops.Less(), [np.array([True, False, False]), np.array([True, True, False])]),
@@ -137,26 +138,26 @@ EXTRA: list[tuple[str, Primitive, list[np.ndarray]]] = [
     ("Pad-int", ops.Pad(((0, 1), (2, 0))), [np.array([[1, 2], [3, 4]])]),
     ("ZerosLike-bool", ops.ZerosLike(), [np.array([True, False])]),
     # index primitives: negative indices wrap once, no indices is a no-op, 0-d indices
-    ("Gather-negative-axis", ops.Gather(-1), [_RNG.standard_normal((2, 5)), np.array([-5, 4, -1])]),
-    ("Gather-0d-index", ops.Gather(1), [_RNG.standard_normal((2, 3)), np.array(-2)]),
-    ("IndexAdd-repeated-negative", ops.IndexAdd(0), [_RNG.standard_normal((4, 2)),
+    ("Gather-negative-axis", lib.Gather(-1), [_RNG.standard_normal((2, 5)), np.array([-5, 4, -1])]),
+    ("Gather-0d-index", lib.Gather(1), [_RNG.standard_normal((2, 3)), np.array(-2)]),
+    ("IndexAdd-repeated-negative", lib.IndexAdd(0), [_RNG.standard_normal((4, 2)),
                                                      np.array([-1, 3, 0, -4]),
                                                      _RNG.standard_normal((4, 2))]),
-    ("IndexAdd-empty", ops.IndexAdd(1), [_RNG.standard_normal((2, 3)), np.zeros(0, np.int64),
+    ("IndexAdd-empty", lib.IndexAdd(1), [_RNG.standard_normal((2, 3)), np.zeros(0, np.int64),
                                          np.zeros((2, 0))]),
-    ("ScatterUpdate-2d-indices", ops.ScatterUpdate(), [_RNG.standard_normal((5, 3)),
+    ("ScatterUpdate-2d-indices", lib.ScatterUpdate(), [_RNG.standard_normal((5, 3)),
                                                        np.array([[4, 0], [-4, 2]]),
                                                        _RNG.standard_normal((2, 2, 3))]),
-    ("ScatterUpdate-int", ops.ScatterUpdate(), [np.arange(6).reshape(3, 2), np.array([1]),
+    ("ScatterUpdate-int", lib.ScatterUpdate(), [np.arange(6).reshape(3, 2), np.array([1]),
                                                 np.array([[7, 8]])]),
     # floor ops follow NumPy's signs; truth reductions on bools and on floats, keep_dims
     ("FloorMod-signs", ops.FloorMod(), [np.array([7.5, -7.5, 7.5, -7.5]), np.array([2.0, 2.0, -2.0, -2.0])]),
     ("FloorDiv-int-signs", ops.FloorDiv(), [np.array([7, -7, 7, -7]), np.array([2, 2, -2, -2])]),
-    ("ReduceAny-bool-keepdims", ops.ReduceAny(True, (1,)), [np.array([[True, False], [False, False]])]),
-    ("ReduceAll-float-all-axes", ops.ReduceAll(False, (0, 1)), [np.array([[0.5, -1.0], [2.0, 3.0]])]),
+    ("ReduceAny-bool-keepdims", lib.ReduceAny(True, (1,)), [np.array([[True, False], [False, False]])]),
+    ("ReduceAll-float-all-axes", lib.ReduceAll(False, (0, 1)), [np.array([[0.5, -1.0], [2.0, 3.0]])]),
     # seq-ops-b: ties keep index order (stable) in TopK and Sort, both directions; int input
-    ("TopK-ties", ops.TopK(True, 3), [np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, 0.0, 1.0, 0.0, 1.0]])]),
-    ("TopK-smallest-ties", ops.TopK(True, 2, 1, False), [np.array([[2.0, 1.0, 1.0], [0.0, 0.0, 0.0]])]),
+    ("TopK-ties", lib.TopK(True, 3), [np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [0.0, 0.0, 1.0, 0.0, 1.0]])]),
+    ("TopK-smallest-ties", lib.TopK(True, 2, 1, False), [np.array([[2.0, 1.0, 1.0], [0.0, 0.0, 0.0]])]),
     ("Sort-ties-descending", ops.Sort(-1, True), [np.array([[1.0, 3.0, 3.0, 2.0, 3.0]])]),
     ("Sort-ties-int", ops.Sort(0), [np.array([[2, 1], [1, 1], [2, 0]])]),
 ]
@@ -166,7 +167,7 @@ def _all_cases() -> list[tuple[str, Primitive, list[np.ndarray]]]:
     cases = []
     for i, case in enumerate(CASES):
         arrays = [_graph_dtype(a) for a in case.inputs(np.random.default_rng(0))]
-        if isinstance(case.prim, ops.Dropout):
+        if isinstance(case.prim, lib.Dropout):
             arrays.append(_dropout_mask(arrays[0].shape))
         elif case.prim.host_random:  # the host draw, as graph mode feeds it (Multinomial)
             ms_seed.set_seed(7)
@@ -326,5 +327,5 @@ def test_graph_lowerings_get_the_node_specs(monkeypatch: pytest.MonkeyPatch) -> 
         assert ctx.in_specs == tuple((v.shape, v.dtype) for v in node.inputs), node.prim
         assert ctx.out_specs == tuple((v.shape, v.dtype) for v in node.outputs), node.prim
         assert lowered == ctx.out_specs, node.prim
-    dropout = [ctx for ctx, _ in seen if isinstance(ctx.prim, ops.Dropout)]
+    dropout = [ctx for ctx, _ in seen if isinstance(ctx.prim, lib.Dropout)]
     assert dropout and len(dropout[0].in_specs) == 2  # x and the host-drawn mask

@@ -66,11 +66,13 @@ def test_loss_monitor_lines_reach_pytest_capture(capsys, mode):
 
 
 def test_conv2d_keyword_form_and_group_dispatch():
-    """The framework's keyword form still builds the same primitive; group > 1 is a
-    GroupConv2D, checked against NumPy's per-group convolution."""
+    """The library's keyword form (``framework.ops.conv.Conv2D``) builds the same primitive
+    as MindSpore's ``P.Conv2D``; group > 1 is a GroupConv2D, checked against NumPy's
+    per-group convolution."""
+    from framework.ops.conv import Conv2D
     from framework.ops.group_conv import GroupConv2D
 
-    keyword = P.Conv2D(stride=2, pad_mode="pad", pad=1)
+    keyword = Conv2D(stride=2, pad_mode="pad", pad=1)
     positional = P.Conv2D(4, 3, 1, "pad", 1, 2)
     assert keyword.key() == positional.key() and keyword.out_channel is None
     grouped = P.Conv2D(4, 1, group=2)

@@ -62,12 +62,20 @@ IDX = np.array([0, 2, 1, 5], np.int32)
 
 
 def test_onehot_keeps_our_configured_form():
-    out = ops.OneHot(3, 2.0, -1.0, 0)(Tensor(IDX))
+    """The library's primitive (``framework.ops.nn_ops.OneHot``) has both forms; ``P.OneHot``
+    is MindSpore's, ``OneHot(axis=-1)``."""
+    from framework.ops.nn_ops import OneHot
+
+    out = OneHot(3, 2.0, -1.0, 0)(Tensor(IDX))
     np.testing.assert_array_equal(out.asnumpy(), np.where(np.arange(3)[:, None] == IDX, 2, -1))
     assert out.dtype == ms.float32
     with pytest.raises(TypeError, match="takes the indices only"):
-        ops.OneHot(3, 1.0, 0.0, -1)(Tensor(IDX), 3, 1.0, 0.0)
+        OneHot(3, 1.0, 0.0, -1)(Tensor(IDX), 3, 1.0, 0.0)
     with pytest.raises(TypeError, match="expected 4 inputs"):
+        OneHot()(Tensor(IDX), 3)
+    with pytest.raises(TypeError):
+        P.OneHot(3, 1.0, 0.0, -1)
+    with pytest.raises(TypeError):
         P.OneHot()(Tensor(IDX), 3)
     assert P.OneHot(0).axis == 0 and P.OneHot(axis=1).axis == 1
 

@@ -22,6 +22,8 @@ from ... import dtype as mstype
 from ... import ops
 from ...ops import nn_ops
 from ...ops._utils import argument_error
+from ...ops.padding_modes import pad as pad_last_first
+from ...ops.shape_ops import pad as pad_pairs
 from ..math import sigmoid, tanh  # noqa: F401  (mint.nn.functional names)
 from ..shape import flatten  # noqa: F401
 from .resample import conv1d, grid_sample, interpolate, upsample  # noqa: F401
@@ -169,7 +171,7 @@ def _pool_padded(input, padding, op: str):  # noqa: A002
     top, left = _pair(padding, "padding", op)
     if top == left == 0:
         return input
-    return ops.pad(input, ((0, 0), (0, 0), (top, top), (left, left)))
+    return pad_pairs(input, ((0, 0), (0, 0), (top, top), (left, left)))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,  # noqa: A002
@@ -242,44 +244,10 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):  # noqa: A002
     return input / ops.maximum(vector_norm(input, p, dim, True), eps)
 
 
-def _source_index(size: int, before: int, after: int, mode: str):
-    """For each padded position along an axis, the source index (``mode``: replicate,
-    reflect or circular)."""
-    import numpy as np
-
-    where = np.arange(-before, size + after)
-    if mode == "replicate":
-        return np.clip(where, 0, size - 1)
-    if mode == "circular":
-        return where % size
-    period = 2 * (size - 1)  # reflect: mirror without repeating the edge
-    folded = np.abs(where) % period if period else np.zeros_like(where)
-    return np.where(folded < size, folded, period - folded)
-
-
 def pad(input, pad, mode="constant", value=None):  # noqa: A002
     """PyTorch's ``pad``: ``(before, after)`` pairs from the last axis backwards; ``mode``
     ``'constant'`` (``value``, default 0), ``'reflect'``, ``'replicate'`` or ``'circular'``."""
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise argument_error("pad", ValueError(f"unknown mode {mode!r}"))
-    pad = tuple(int(p) for p in pad)
-    pairs = [(0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        pairs[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    if mode != "constant":
-        from ...common.tensor import Tensor
-
-        out = input
-        for axis, (before, after) in enumerate(pairs):
-            if before or after:
-                index = _source_index(input.shape[axis], before, after, mode)
-                out = ops.gather(out, Tensor(index.astype("int64")), axis)
-        return out
-    out = ops.pad(input, tuple(pairs))
-    if value:
-        inside = ops.pad(ops.ones_like(input), tuple(pairs))
-        out = out + (1 - inside) * value
-    return out
+    return pad_last_first(input, pad, mode, value)
 
 
 def pixel_shuffle(input, upscale_factor):  # noqa: A002

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ... import dtype as mstype
 from ... import ops
 from ...autograd.grad import value_and_grad
 from ...parallel_context import get_auto_parallel_context, is_data_parallel
@@ -40,12 +41,15 @@ class TrainOneStepCell(Cell):
 
     _paths_from = "network"  # graph mode names cells from it (trace.name_cells_from)
 
-    def __init__(self, network: Cell, optimizer: Any, sens: float = 1.0) -> None:
+    def __init__(self, network: Cell, optimizer: Any, sens: float | None = None,
+                 return_grad: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self.network = network
         self.optimizer = optimizer
         self.weights = ParameterTuple(optimizer.parameters)
-        self.sens = sens
+        self.sens = 1.0 if sens is None else sens
+        self.return_grad = bool(return_grad)
+        self.grad_names = tuple(p.name for p in self.weights)
         self._grad_fn = value_and_grad(self.network, None, self.weights)
         self.reducer_flag = is_data_parallel()
         self.grad_reducer = None
@@ -62,6 +66,8 @@ class TrainOneStepCell(Cell):
         if self.reducer_flag:
             grads = self.grad_reducer(grads)
         self.optimizer(grads)
+        if self.return_grad:  # MindSpore's: the gradients by parameter name
+            return loss, dict(zip(self.grad_names, grads))
         return loss
 
 
@@ -70,11 +76,16 @@ class WithEvalCell(Cell):
 
     _paths_from = "_network"  # graph mode names cells from it (trace.name_cells_from)
 
-    def __init__(self, network: Cell, loss_fn: Cell) -> None:
+    def __init__(self, network: Cell, loss_fn: Cell, add_cast_fp32: bool = False) -> None:
         super().__init__(auto_prefix=False)
         self._network = network
         self._loss_fn = loss_fn
+        self.add_cast_fp32 = bool(add_cast_fp32)
 
     def construct(self, data, label):
         outputs = self._network(data)
+        if self.add_cast_fp32:  # MindSpore's: float32 outputs, a float label in float32
+            outputs = ops.cast(outputs, mstype.float32)
+            if label.dtype.is_floating:
+                label = ops.cast(label, mstype.float32)
         return self._loss_fn(outputs, label), outputs, label

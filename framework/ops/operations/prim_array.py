@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -170,18 +170,20 @@ LinSpace = class_form("LinSpace", _linspace)
 LogSpace = class_form("LogSpace", _logspace, steps=10, base=10, dtype=mstype.float32)
 ScalarToTensor = class_form("ScalarToTensor", _scalar_to_tensor)
 TupleToArray = class_form("TupleToArray", _tuple_to_array)
-TrilIndices = class_form("TrilIndices", _tril_indices, row=0, col=0, offset=0, dtype=mstype.int32)
-TriuIndices = class_form("TriuIndices", _triu_indices, row=0, col=0, offset=0, dtype=mstype.int32)
+TrilIndices = class_form("TrilIndices", _tril_indices, row=REQUIRED, col=REQUIRED, offset=0,
+                         dtype=mstype.int32)
+TriuIndices = class_form("TriuIndices", _triu_indices, row=REQUIRED, col=REQUIRED, offset=0,
+                         dtype=mstype.int32)
 Partial = class_form("Partial", _partial)
 IdentityN = class_form("IdentityN", _identity_n)
 SearchSorted = class_form("SearchSorted", _search_sorted, dtype=mstype.int64, right=False)
-Bucketize = class_form("Bucketize", _bucketize, boundaries=())
+Bucketize = class_form("Bucketize", _bucketize, boundaries=REQUIRED)
 MatrixInverse = class_form("MatrixInverse", _matrix_inverse, adjoint=False)
-LpNorm = class_form("LpNorm", _lp_norm, axis=0, p=2, keep_dims=False, epsilon=1e-12)
+LpNorm = class_form("LpNorm", _lp_norm, axis=REQUIRED, p=2, keep_dims=False, epsilon=1e-12)
 Lcm = class_form("Lcm", _lcm)
 TensorScatterElements = class_form("TensorScatterElements", _scatter_elements, axis=0, reduction="none")
-InplaceAdd = class_form("InplaceAdd", _inplace_add, indices=())
-InplaceSub = class_form("InplaceSub", _inplace_sub, indices=())
+InplaceAdd = class_form("InplaceAdd", _inplace_add, indices=REQUIRED)
+InplaceSub = class_form("InplaceSub", _inplace_sub, indices=REQUIRED)
 InplaceUpdateV2 = class_form("InplaceUpdateV2", _inplace_update)
 IndexFill = class_form("IndexFill", _index_fill)
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -125,8 +125,9 @@ def _blackman(n: np.ndarray, total: int) -> np.ndarray:
 
 BoundingBoxEncode = class_form("BoundingBoxEncode", _box_encode, means=(0.0, 0.0, 0.0, 0.0),
                                stds=(1.0, 1.0, 1.0, 1.0))
-BoundingBoxDecode = class_form("BoundingBoxDecode", _box_decode, max_shape=(), means=(0.0, 0.0, 0.0, 0.0),
-                               stds=(1.0, 1.0, 1.0, 1.0), wh_ratio_clip=0.016)
+BoundingBoxDecode = class_form("BoundingBoxDecode", _box_decode, max_shape=REQUIRED,
+                               means=(0.0, 0.0, 0.0, 0.0), stds=(1.0, 1.0, 1.0, 1.0),
+                               wh_ratio_clip=0.016)
 AffineGrid = class_form("AffineGrid", _affine_grid, align_corners=False)
 HammingWindow = class_form("HammingWindow", _window("HammingWindow", _hamming), periodic=True, alpha=0.54,
                            beta=0.46, dtype=mstype.float32)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -279,8 +279,8 @@ def _max_unpool(x: Any, argmax: Any, *, ksize: Any, strides: Any, pads: Any, out
     return ops.reshape(out, (n, c, out_h, out_w))
 
 
-ResizeNearestNeighbor = class_form("ResizeNearestNeighbor", _resize_nearest, size=(), align_corners=False,
-                                   half_pixel_centers=False)
+ResizeNearestNeighbor = class_form("ResizeNearestNeighbor", _resize_nearest, size=REQUIRED,
+                                   align_corners=False, half_pixel_centers=False)
 ResizeNearestNeighborV2 = class_form("ResizeNearestNeighborV2", _resize_nearest_v2, align_corners=False,
                                      half_pixel_centers=False)
 ResizeBilinearV2 = class_form("ResizeBilinearV2", _resize_bilinear, align_corners=False,
@@ -289,13 +289,14 @@ ResizeLinear1D = class_form("ResizeLinear1D", _resize_linear_1d,
                             coordinate_transformation_mode="align_corners")
 GridSampler2D = class_form("GridSampler2D", _grid_sampler, interpolation_mode="bilinear",
                            padding_mode="zeros", align_corners=False)
-SpaceToBatchND = class_form("SpaceToBatchND", _space_to_batch, block_shape=(1, 1), paddings=((0, 0), (0, 0)))
+SpaceToBatchND = class_form("SpaceToBatchND", _space_to_batch, block_shape=REQUIRED, paddings=REQUIRED)
 LRN = class_form("LRN", _lrn, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS")
-MaxPoolWithArgmaxV2 = class_form("MaxPoolWithArgmaxV2", _max_pool_argmax, kernel_size=1, strides=None, pads=0,
-                                 dilation=(1, 1), ceil_mode=False, argmax_type=mstype.int64)
-Im2Col = class_form("Im2Col", _im2col, ksizes=1, strides=1, dilations=1, pads=0)
-Col2Im = class_form("Col2Im", _col2im, kernel_size=1, dilation=1, padding=0, stride=1)
-MaxUnpool2D = class_form("MaxUnpool2D", _max_unpool, ksize=1, strides=0, pads=0, output_shape=(),
+MaxPoolWithArgmaxV2 = class_form("MaxPoolWithArgmaxV2", _max_pool_argmax, kernel_size=REQUIRED,
+                                 strides=None, pads=0, dilation=(1, 1), ceil_mode=False,
+                                 argmax_type=mstype.int64)
+Im2Col = class_form("Im2Col", _im2col, ksizes=REQUIRED, strides=1, dilations=1, pads=0)
+Col2Im = class_form("Col2Im", _col2im, kernel_size=REQUIRED, dilation=1, padding=0, stride=1)
+MaxUnpool2D = class_form("MaxUnpool2D", _max_unpool, ksize=REQUIRED, strides=0, pads=0, output_shape=(),
                          data_format="NCHW")
 
 __all__ = ["Col2Im", "GridSampler2D", "Im2Col", "LRN", "MaxPoolWithArgmaxV2", "MaxUnpool2D",

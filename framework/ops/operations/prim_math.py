@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -155,12 +155,12 @@ Logit = class_form("Logit", _logit, eps=-1.0)
 Cross = class_form("Cross", _cross, dim=-65530)
 Mod = class_form("Mod", _mod)
 MulNoNan = class_form("MulNoNan", _mul_no_nan)
-MatrixPower = class_form("MatrixPower", _matrix_power, n=1)
+MatrixPower = class_form("MatrixPower", _matrix_power, n=REQUIRED)
 Pdist = class_form("Pdist", _pdist, p=2.0)
 CumProd = class_form("CumProd", _cumprod, exclusive=False, reverse=False)
 CumulativeLogsumexp = class_form("CumulativeLogsumexp", _cumulative_logsumexp, exclusive=False,
                                  reverse=False)
-Cummin = class_form("Cummin", _cummin, axis=0)
+Cummin = class_form("Cummin", _cummin, axis=REQUIRED)
 CountNonZero = class_form("CountNonZero", _count_nonzero, dims=None)
 ReduceStd = class_form("ReduceStd", _reduce_std, axis=[], unbiased=True, keep_dims=False)
 EqualCount = class_form("EqualCount", _equal_count)

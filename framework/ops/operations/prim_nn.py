@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import dtype as mstype
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -163,12 +163,12 @@ SoftmaxCrossEntropyWithLogits = class_form("SoftmaxCrossEntropyWithLogits", _sof
 SparseSoftmaxCrossEntropyWithLogits = class_form("SparseSoftmaxCrossEntropyWithLogits",
                                                  _sparse_softmax_ce, is_grad=False)
 GLU = class_form("GLU", _glu, axis=-1)
-ChannelShuffle = class_form("ChannelShuffle", _channel_shuffle, group=1)
-AdaptiveAvgPool2D = class_form("AdaptiveAvgPool2D", _adaptive_avg, output_size=None)
-AdaptiveMaxPool2D = class_form("AdaptiveMaxPool2D", _adaptive_max, output_size=None)
+ChannelShuffle = class_form("ChannelShuffle", _channel_shuffle, group=REQUIRED)
+AdaptiveAvgPool2D = class_form("AdaptiveAvgPool2D", _adaptive_avg, output_size=REQUIRED)
+AdaptiveMaxPool2D = class_form("AdaptiveMaxPool2D", _adaptive_max, output_size=REQUIRED)
 L2Normalize = class_form("L2Normalize", _l2_normalize, axis=0, epsilon=1e-4)
-DepthToSpace = class_form("DepthToSpace", _depth_to_space, block_size=2)
-SpaceToDepth = class_form("SpaceToDepth", _space_to_depth, block_size=2)
+DepthToSpace = class_form("DepthToSpace", _depth_to_space, block_size=REQUIRED)
+SpaceToDepth = class_form("SpaceToDepth", _space_to_depth, block_size=REQUIRED)
 Dropout2D = class_form("Dropout2D", _channel_dropout("Dropout2D", 4, "dropout2d"), keep_prob=0.5)
 Dropout3D = class_form("Dropout3D", _channel_dropout("Dropout3D", 5, "dropout3d"), keep_prob=0.5)
 

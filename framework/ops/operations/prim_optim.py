@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -186,7 +186,7 @@ ApplyRMSProp = class_form("ApplyRMSProp", _apply_rms_prop, use_locking=False)
 ApplyCenteredRMSProp = class_form("ApplyCenteredRMSProp", _apply_centered_rms_prop, use_locking=False)
 ApplyAdaMax = class_form("ApplyAdaMax", _apply_ada_max)
 ApplyAdadelta = class_form("ApplyAdadelta", _apply_adadelta)
-InplaceIndexAdd = class_form("InplaceIndexAdd", _inplace_index_add, axis=0)
+InplaceIndexAdd = class_form("InplaceIndexAdd", _inplace_index_add, axis=REQUIRED)
 
 __all__ = ["Adam", "AdamWeightDecay", "ApplyAdaMax", "ApplyAdamWithAmsgrad", "ApplyAdamWithAmsgradV2",
            "ApplyAdadelta", "ApplyAdagrad", "ApplyCenteredRMSProp", "ApplyRMSProp", "InplaceIndexAdd", "SGD"]

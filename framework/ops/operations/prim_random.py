@@ -94,7 +94,7 @@ RandomShuffle = class_form("RandomShuffle", _random_shuffle, seed=0, seed2=0)
 RandomCategorical = class_form("RandomCategorical", _random_categorical, dtype=mstype.int64)
 StandardLaplace = class_form("StandardLaplace", _standard_laplace, seed=0, seed2=0)
 Bernoulli = class_form("Bernoulli", _bernoulli, seed=-1, offset=0)
-Cauchy = class_form("Cauchy", _cauchy, size=(), median=0.0, sigma=1.0)
+Cauchy = class_form("Cauchy", _cauchy, size=REQUIRED, median=0.0, sigma=1.0)
 LogNormalReverse = class_form("LogNormalReverse", _log_normal_reverse, mean=1.0, std=2.0)
 
 _MultinomialForm = class_form("Multinomial", _multinomial, seed=0, seed2=0, dtype=mstype.int32)

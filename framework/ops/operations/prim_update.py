@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from .._class_form import class_form
+from .._class_form import REQUIRED, class_form
 from . import _namespaces
 
 
@@ -226,11 +226,11 @@ ApplyGradientDescent = class_form("ApplyGradientDescent", _apply_gradient_descen
 IndexPut = class_form("IndexPut", _index_put, accumulate=0)
 MirrorPad = class_form("MirrorPad", _mirror_pad, mode="REFLECT")
 PadV3 = class_form("PadV3", _pad_v3, mode="constant", paddings_contiguous=True)
-ReverseSequence = class_form("ReverseSequence", _reverse_sequence, seq_dim=0, batch_dim=0)
+ReverseSequence = class_form("ReverseSequence", _reverse_sequence, seq_dim=REQUIRED, batch_dim=0)
 EmbeddingLookup = class_form("EmbeddingLookup", _embedding_lookup)
 DiagPart = class_form("DiagPart", _diag_part)
-FillDiagonal = class_form("FillDiagonal", _fill_diagonal, fill_value=0.0, wrap=False)
-Renorm = class_form("Renorm", _renorm, p=2, dim=0, maxnorm=1.0)
+FillDiagonal = class_form("FillDiagonal", _fill_diagonal, fill_value=REQUIRED, wrap=False)
+Renorm = class_form("Renorm", _renorm, p=REQUIRED, dim=REQUIRED, maxnorm=REQUIRED)
 
 __all__ = ["ApplyGradientDescent", "ApplyMomentum", "DiagPart", "EmbeddingLookup", "FillDiagonal", "IndexPut",
            "MirrorPad", "PadV3", "Renorm", "ReverseSequence", "ScatterAdd", "ScatterNdAdd", "ScatterNdUpdate",
