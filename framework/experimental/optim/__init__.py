@@ -15,17 +15,20 @@ one pure ``update``, both modes) with PyTorch's rules:
 Weight decay applies to every parameter (PyTorch's rule; ``nn`` optimizers skip
 ``beta``/``gamma``). Parameter groups take ``params`` and ``weight_decay``; ``amsgrad``,
 ``maximize`` and per-group ``lr`` are refused with a message. The other optimizers of
-MindSpore's module (Adadelta, RAdam ...) and its ``lr_scheduler`` are not here.
+MindSpore's module (Adadelta, RAdam ...) are not here yet; its ``lr_scheduler`` is
+:mod:`.lr_scheduler`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..optim.adam import Adam as _NNAdam
-from ..optim.optimizer import Optimizer
-from ..optim.sgd import SGD as _SGD
+from framework import absent_names as _absent_names
+
+from ... import ops
+from ...optim.adam import Adam as _NNAdam
+from ...optim.optimizer import Optimizer
+from ...optim.sgd import SGD as _SGD
 
 
 def _nn_adam_apply(opt: Any, *args: Any) -> Any:
@@ -113,4 +116,8 @@ class AdamW(_Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
-__all__ = ["SGD", "Adam", "AdamW"]
+from . import lr_scheduler  # noqa: E402  (mindspore.experimental.optim.lr_scheduler)
+
+__all__ = ["SGD", "Adam", "AdamW", "lr_scheduler"]
+
+__getattr__ = _absent_names.module_getattr("experimental.optim", __name__)

@@ -1,0 +1,189 @@
+"""Programs using the module namespaces programs import MindSpore names from:
+``experimental.optim.lr_scheduler`` (every scheduler driving an ``experimental.optim.SGD``
+over a few training steps: the rates set and the weights reached), ``nn.optim`` (the
+optimizers under that path), ``common`` / ``common.dtype`` / ``common.tensor`` /
+``common.parameter`` / ``common.api``, ``device_context.cpu`` and the primitive modules
+``ops.operations.{nn_ops,array_ops,math_ops}``.
+
+Module paths are imported as ``importlib.import_module(ms.__name__ + ".<path>")`` so one
+source runs on both engines. ``EXPECTED`` (``ms_namespaces_expected.json``) holds MindSpore
+2.10's answers on CPU per mode; ``python -m tests.mindspore_ref.ms_namespaces_programs``
+re-records them (``MINDSPORE_PYTHON``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PRELUDE = '''
+import importlib
+
+
+def module(path):
+    return importlib.import_module(ms.__name__ + "." + path)
+
+
+optim = module("experimental.optim")
+lr_scheduler = module("experimental.optim.lr_scheduler")
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.weight = ms.Parameter(Tensor(np.array([[0.5, -0.3, 0.8], [0.1, 0.2, -0.6]],
+                                                   np.float32)), name="weight")
+
+    def construct(self, x):
+        return ops.matmul(x, self.weight.T)
+
+
+X = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -1.5, 2.0], [3.0, 0.0, 1.0]], np.float32))
+Y = Tensor(np.array([[1.0, 0.0], [-1.0, 2.0], [0.5, 0.5]], np.float32))
+
+
+def train(make_scheduler, epochs=7, metric=None):
+    net = Net()
+    opt = optim.SGD(net.trainable_params(), lr=0.1)
+    scheduler = make_scheduler(opt)
+
+    def forward(a, b):
+        return ((net(a) - b) ** 2).mean()
+
+    step = ms.value_and_grad(forward, None, opt.parameters)
+    rates = []
+    for epoch in range(epochs):
+        loss, grads = step(X, Y)
+        opt(grads)
+        if metric is None:
+            scheduler.step()
+        else:
+            scheduler.step(Tensor(np.float32(metric[epoch])))
+        rates.append(scheduler.get_last_lr()[0])
+    return ops.stack(rates), net.weight
+'''
+
+PROGRAMS: dict[str, str] = {}
+
+_SCHEDULERS = {
+    "step_lr": "lr_scheduler.StepLR(o, step_size=2, gamma=0.5)",
+    "multi_step_lr": "lr_scheduler.MultiStepLR(o, milestones=[1, 3, 3], gamma=0.5)",
+    "constant_lr": "lr_scheduler.ConstantLR(o, factor=0.25, total_iters=3)",
+    "linear_lr": "lr_scheduler.LinearLR(o, start_factor=0.2, end_factor=0.9, total_iters=4)",
+    "exponential_lr": "lr_scheduler.ExponentialLR(o, gamma=0.8)",
+    "polynomial_lr": "lr_scheduler.PolynomialLR(o, total_iters=4, power=2.0)",
+    "cosine_annealing_lr": "lr_scheduler.CosineAnnealingLR(o, T_max=3, eta_min=0.01)",
+    "cosine_warm_restarts": "lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=2, eta_min=0.01)",
+    "lambda_lr": "lr_scheduler.LambdaLR(o, lr_lambda=lambda e: 1.0 / (e + 1))",
+    "multiplicative_lr": "lr_scheduler.MultiplicativeLR(o, lr_lambda=lambda e: 0.9)",
+    "cyclic_lr": "lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2, step_size_down=3)",
+    "cyclic_lr_triangular2": "lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=1, "
+                             "mode='triangular2')",
+    "cyclic_lr_exp_range": "lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=2, "
+                           "mode='exp_range', gamma=0.9)",
+    "sequential_lr": "lr_scheduler.SequentialLR(o, [lr_scheduler.ConstantLR(o, factor=0.5, total_iters=2), "
+                     "lr_scheduler.ExponentialLR(o, gamma=0.7)], milestones=[3])",
+}
+for _name, _make in _SCHEDULERS.items():
+    PROGRAMS[_name] = _PRELUDE + f'''
+
+def main():
+    return train(lambda o: {_make})
+'''
+
+PROGRAMS["reduce_lr_on_plateau"] = _PRELUDE + '''
+
+def main():
+    # improves, stalls for 3 epochs (patience 1: a cut), cooldown 1, stalls again
+    metric = [1.0, 0.5, 0.5, 0.6, 0.55, 0.5, 0.7]
+    return train(lambda o: lr_scheduler.ReduceLROnPlateau(o, factor=0.5, patience=1, cooldown=1),
+                 metric=metric)
+'''
+
+PROGRAMS["scheduler_base_and_epoch_form"] = _PRELUDE + '''
+
+def main():
+    net = Net()
+    opt = optim.SGD(net.trainable_params(), lr=0.2)
+    scheduler = lr_scheduler.StepLR(opt, step_size=3, gamma=0.1)
+    scheduler.step(7)  # the closed form at epoch 7
+    at7 = scheduler.get_last_lr()[0]
+    return (at7, isinstance(scheduler, lr_scheduler.LRScheduler),
+            issubclass(lr_scheduler.CyclicLR, lr_scheduler.LRScheduler))
+'''
+
+PROGRAMS["nn_optim_path"] = _PRELUDE + '''
+
+def main():
+    nn_optim = module("nn.optim")
+    out = []
+    for make in (lambda p: nn_optim.ASGD(p, learning_rate=0.1),
+                 lambda p: nn_optim.Adagrad(p, learning_rate=0.1),
+                 lambda p: nn_optim.Rprop(p, learning_rate=0.1),
+                 lambda p: nn_optim.AdaMax(p, learning_rate=0.1)):
+        net = Net()
+        opt = make(net.trainable_params())
+
+        def forward(a, b):
+            return ((net(a) - b) ** 2).mean()
+
+        step = ms.value_and_grad(forward, None, opt.parameters)
+        for _ in range(2):
+            loss, grads = step(X, Y)
+            opt(grads)
+        out.append(net.weight)
+    return tuple(out) + (isinstance(nn_optim.SGD(Net().trainable_params()), nn_optim.Optimizer),)
+'''
+
+PROGRAMS["common_paths"] = _PRELUDE + '''
+
+def main():
+    common = module("common")
+    mstype = module("common.dtype")
+    x = common.Tensor(np.array([1.5, -2.0], np.float32), mstype.float16)
+    p = module("common.parameter").Parameter(module("common.tensor").Tensor(np.ones(2, np.float32)),
+                                             name="p")
+    y = common.from_numpy(np.array([3, 4], np.int64))
+
+    def double(a):
+        return a * 2
+
+    jitted = module("common.api").jit(double)
+    return (x, str(x.dtype) == str(common.float16), p * 2, y, jitted(common.Tensor(np.float32(1.5))),
+            mstype.int32 == ms.int32, common.mutable(3) == 3, isinstance(p, common.Parameter))
+'''
+
+PROGRAMS["device_context_cpu"] = _PRELUDE + '''
+
+def main():
+    cpu = module("device_context.cpu")
+    tuning = module("device_context.cpu.op_tuning")
+    try:  # set once per process (a run before this one may have set it)
+        tuning.threads_num(2)
+    except RuntimeError:
+        pass
+    try:
+        tuning.threads_num(3)
+        again = "no error"
+    except RuntimeError:
+        again = "RuntimeError"
+    return cpu.is_available(), cpu.device_count(), module("device_context").gpu.is_available(), again
+'''
+
+PROGRAMS["primitive_module_paths"] = _PRELUDE + '''
+
+def main():
+    nn_ops = module("ops.operations.nn_ops")
+    array_ops = module("ops.operations.array_ops")
+    math_ops = module("ops.operations.math_ops")
+    a = Tensor(np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]], np.float32))
+    return (nn_ops.Softmax()(a), nn_ops.ReLU6()(a * 4), nn_ops.Elu()(a), nn_ops.HSwish()(a),
+            array_ops.Transpose()(a, (1, 0)), array_ops.ExpandDims()(a, 0), array_ops.Tile()(a, (1, 2)),
+            math_ops.Atan2()(a, a + 2), math_ops.Erfc()(a), math_ops.Cosh()(a),
+            math_ops.ReduceProd(keep_dims=True)(a, 1))
+'''
+
+
+if __name__ == "__main__":
+    from tests.mindspore_ref.recorded import record
+
+    record(PROGRAMS, Path(__file__).with_name("ms_namespaces_expected.json"))
