@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtype as mstype
 from .. import absent_names as _absent_names
+from .. import dtype as mstype
 from .. import seed as _seed
 
 

@@ -105,7 +105,7 @@ def _owners() -> dict[str, Any]:
     import numpy as np
 
     import framework
-    from framework import mint, nn, ops
+    from framework import nn, ops
     from framework.ops import operations
 
     sample = framework.Tensor(np.zeros((2, 3), np.float32))

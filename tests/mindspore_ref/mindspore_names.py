@@ -32,8 +32,8 @@ section of its docstring names ``CPU``, ``false`` where the section names other 
 only, ``null`` where the docstring has no such section. MindSpore's backward primitives
 (``_grad_ops``) have no docstrings: one without a section takes its forward primitive's flag
 (``DropoutGrad``: ``Dropout``'s; the forward is the ``ops.operations`` class named as it less
-its ``Grad``/``GradV2``/``GradGrad``/``Backprop{Input,Filter}``/... suffix), else ``null``. The flag is read from the section
-alone (up to its "Examples:"); no text of the docstring is kept.
+its ``Grad``/``GradV2``/``GradGrad``/``Backprop{Input,Filter}``/... suffix), else ``null``.
+The flag is read from the section alone (up to its "Examples:"); no text of the docstring is kept.
 """
 
 from __future__ import annotations
@@ -139,7 +139,8 @@ def module_names(module, rule: str) -> list[str]:
         return _public(n for n in public if inspect.ismodule(getattr(module, n))
                        and getattr(module, n).__name__ == f"{module.__name__}.{n}")
     if rule == "own":
-        return _public(n for n in public if getattr(getattr(module, n), "__module__", None) == module.__name__)
+        return _public(n for n in public
+                       if getattr(getattr(module, n), "__module__", None) == module.__name__)
     if rule == "primitives":
         return _public(n for n in public if n not in PRIMITIVE_BASES and inspect.isclass(getattr(module, n))
                        and issubclass(getattr(module, n), Primitive))
