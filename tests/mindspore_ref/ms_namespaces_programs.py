@@ -41,9 +41,9 @@ X = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, -1.5, 2.0], [3.0, 0.0, 1.0]], np.fl
 Y = Tensor(np.array([[1.0, 0.0], [-1.0, 2.0], [0.5, 0.5]], np.float32))
 
 
-def train(make_scheduler, epochs=7, metric=None):
+def train(make_scheduler, epochs=7, metric=None, make_opt=None):
     net = Net()
-    opt = optim.SGD(net.trainable_params(), lr=0.1)
+    opt = make_opt(net.trainable_params()) if make_opt else optim.SGD(net.trainable_params(), lr=0.1)
     scheduler = make_scheduler(opt)
 
     def forward(a, b):
@@ -88,6 +88,56 @@ for _name, _make in _SCHEDULERS.items():
 
 def main():
     return train(lambda o: {_make})
+'''
+
+# the other experimental optimizers: three steps of the regression, the losses and weights
+_OPTIMIZERS = {
+    "adadelta": "optim.Adadelta(p, lr=0.5)",
+    "adadelta_decay": "optim.Adadelta(p, lr=1.0, rho=0.8, eps=1e-4, weight_decay=0.1)",
+    "adagrad": "optim.Adagrad(p, lr=0.1)",
+    "adagrad_decay_init": "optim.Adagrad(p, lr=0.1, lr_decay=0.5, weight_decay=0.05, "
+                          "initial_accumulator_value=0.2, eps=1e-6)",
+    "adamax": "optim.Adamax(p, lr=0.05)",
+    "adamax_decay": "optim.Adamax(p, lr=0.05, betas=(0.8, 0.9), eps=1e-3, weight_decay=0.1)",
+    "nadam": "optim.NAdam(p, lr=0.05)",
+    "nadam_decay": "optim.NAdam(p, lr=0.05, betas=(0.8, 0.95), weight_decay=0.1, momentum_decay=0.01)",
+    "radam": "optim.RAdam(p, lr=0.05)",
+    # rho_inf = 5.67: the rectified step from step 10 on (the program runs 12 steps)
+    "radam_rectified": "optim.RAdam(p, lr=0.05, betas=(0.5, 0.7), weight_decay=0.1)",
+    "rmsprop": "optim.RMSprop(p, lr=0.01)",
+    "rmsprop_centered_momentum": "optim.RMSprop(p, lr=0.01, alpha=0.9, momentum=0.5, centered=True, "
+                                 "weight_decay=0.1)",
+    "rprop": "optim.Rprop(p, lr=0.05)",
+    "rprop_bounds": "optim.Rprop(p, lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.06))",
+    "asgd": "optim.ASGD(p, lr=0.05)",
+    "asgd_averaging": "optim.ASGD(p, lr=0.05, lambd=0.01, alpha=0.5, t0=1.0, weight_decay=0.1)",
+}
+for _name, _make in _OPTIMIZERS.items():
+    PROGRAMS[f"optim_{_name}"] = _PRELUDE + f'''
+
+def main():
+    net = Net()
+    p = net.trainable_params()
+    opt = {_make}
+
+    def forward(a, b):
+        return ((net(a) - b) ** 2).mean()
+
+    step = ms.value_and_grad(forward, None, opt.parameters)
+    losses = []
+    for _ in range({12 if _name == "radam_rectified" else 4}):
+        loss, grads = step(X, Y)
+        opt(grads)
+        losses.append(loss)
+    return ops.stack(losses), net.weight
+'''
+
+PROGRAMS["optimizer_with_scheduler"] = _PRELUDE + '''
+
+def main():
+    # the scheduler's rate reaches the (compiled, in graph mode) step: RMSprop under StepLR
+    return train(lambda o: lr_scheduler.StepLR(o, step_size=1, gamma=0.5),
+                 make_opt=lambda p: optim.RMSprop(p, lr=0.05, momentum=0.3))
 '''
 
 PROGRAMS["reduce_lr_on_plateau"] = _PRELUDE + '''
