@@ -18,6 +18,8 @@ from pathlib import Path
 _PRELUDE = '''
 import importlib
 
+P = ms.ops.operations
+
 
 def module(path):
     return importlib.import_module(ms.__name__ + "." + path)
@@ -63,6 +65,12 @@ def train(make_scheduler, epochs=7, metric=None, make_opt=None):
 '''
 
 PROGRAMS: dict[str, str] = {}
+# names MindSpore 2.10 cannot run on CPU (its error)
+UNTESTABLE = {
+    "nn.optim:Lamb": "RuntimeError: Kernel select failed: Unsupported op [Lamb] on CPU",
+    "common:lazy_inline": "RuntimeError: CPU does not support the lazy_inline feature, please do not "
+                          "mark @lazy_inline in cell's __init__ func.",
+}
 
 _SCHEDULERS = {
     "step_lr": "lr_scheduler.StepLR(o, step_size=2, gamma=0.5)",
@@ -157,7 +165,7 @@ def main():
     scheduler = lr_scheduler.StepLR(opt, step_size=3, gamma=0.1)
     scheduler.step(7)  # the closed form at epoch 7
     at7 = scheduler.get_last_lr()[0]
-    return (at7, isinstance(scheduler, lr_scheduler.LRScheduler),
+    return (at7, isinstance(scheduler, lr_scheduler.LRScheduler), isinstance(opt, optim.Optimizer),
             issubclass(lr_scheduler.CyclicLR, lr_scheduler.LRScheduler))
 '''
 
@@ -205,18 +213,20 @@ def main():
 PROGRAMS["device_context_cpu"] = _PRELUDE + '''
 
 def main():
+    device_context = module("device_context")
     cpu = module("device_context.cpu")
-    tuning = module("device_context.cpu.op_tuning")
+    op_tuning = module("device_context.cpu.op_tuning")
     try:  # set once per process (a run before this one may have set it)
-        tuning.threads_num(2)
+        op_tuning.threads_num(2)
     except RuntimeError:
         pass
     try:
-        tuning.threads_num(3)
+        cpu.threads_num(3)
         again = "no error"
     except RuntimeError:
         again = "RuntimeError"
-    return cpu.is_available(), cpu.device_count(), module("device_context").gpu.is_available(), again
+    return (cpu.is_available(), cpu.device_count(), device_context.gpu.is_available(),
+            device_context.ascend.is_available(), device_context.cpu is cpu, again)
 '''
 
 PROGRAMS["primitive_module_paths"] = _PRELUDE + '''
@@ -230,6 +240,88 @@ def main():
             array_ops.Transpose()(a, (1, 0)), array_ops.ExpandDims()(a, 0), array_ops.Tile()(a, (1, 2)),
             math_ops.Atan2()(a, a + 2), math_ops.Erfc()(a), math_ops.Cosh()(a),
             math_ops.ReduceProd(keep_dims=True)(a, 1))
+'''
+
+PROGRAMS["initializers"] = _PRELUDE + '''
+
+def main():
+    init = module("common.initializer")
+    ms.set_seed(3)
+    fixed = [init.initializer(init.One(), (2, 3), ms.float32), init.initializer(init.Zero(), (2,), ms.int32),
+             init.initializer(init.Constant(1.5), (3,), ms.float16), init.initializer("ones", (2, 2))]
+    # random draws: their shapes, dtypes and documented bounds (the draws are each engine's own)
+    bounded = []
+    for make, bound in ((init.Uniform(0.2), 0.2), (init.XavierUniform(), (6 / (4 * 5 + 3 * 5)) ** 0.5),
+                        (init.HeUniform(), (6 / (3 * 5)) ** 0.5), (init.TruncatedNormal(0.1), 0.2),
+                        (init.Normal(0.01), 0.1), (init.XavierNormal(), 2.0), (init.HeNormal(), 3.0)):
+        w = init.initializer(make, (4, 3, 5), ms.float32)
+        bounded.append((tuple(w.shape), str(w.dtype), bool((w.asnumpy() ** 2).max() <= bound ** 2 + 1e-6)))
+    return fixed, bounded, isinstance(init.One(), init.Initializer)
+'''
+
+PROGRAMS["common_names"] = _PRELUDE + '''
+
+def main():
+    common = module("common")
+    nn_optim = module("nn.optim")
+    common.set_seed(5)
+    seed = common.get_seed()
+    state = common.get_rng_state()
+    common.set_rng_state(state)
+    net = Net()
+    opt = nn_optim.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+
+    def forward(a, b):
+        return ((net(a) - b) ** 2).mean()
+
+    step = ms.value_and_grad(forward, None, opt.parameters)
+    for _ in range(2):
+        loss, grads = step(X, Y)
+        opt(grads)
+    config = common.JitConfig(jit_level="O0")
+    return (seed, net.weight, common.is_tensor(X), common.is_tensor(3), isinstance(config, common.JitConfig),
+            str(common.dtype_to_nptype(common.float32)))
+'''
+
+PROGRAMS["grad_ops_module"] = _PRELUDE + '''
+
+def main():
+    G = module("ops.operations._grad_ops")
+    x = Tensor(np.array([[[[1.0, 3.0, 2.0, 0.5], [4.0, -1.0, 0.0, 2.5], [1.5, 2.0, 5.0, 1.0],
+                           [0.0, 3.5, -2.0, 6.0]]]], np.float32))
+    out = P.MaxPool(kernel_size=2, strides=2)(x)
+    dout = Tensor(np.array([[[[1.0, 2.0], [3.0, 4.0]]]], np.float32))
+    dx = G.MaxPoolGrad(kernel_size=2, strides=2)(x, out, dout)
+    a = Tensor(np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5]], np.float32))
+    mean = a.mean(axis=1, keep_dims=True)
+    var = ((a - mean) ** 2).mean(axis=1, keep_dims=True)
+    dy = Tensor(np.array([[1.0, -2.0, 0.5], [0.3, 0.7, -1.0]], np.float32))
+    gamma = Tensor(np.array([1.0, 2.0, -1.0], np.float32))
+    grads = G.LayerNormGrad(begin_norm_axis=1, begin_params_axis=1)(a, dy, var, mean, gamma)
+    return dx, grads
+'''
+
+PROGRAMS["dataset_transforms"] = _PRELUDE + '''
+
+def main():
+    vision = module("dataset.vision")
+    transforms = module("dataset.transforms")
+    text = module("dataset.text")
+    img = (np.arange(4 * 4 * 3) * 7 % 256).astype(np.uint8).reshape(4, 4, 3)
+    out = [vision.HWC2CHW()(img), vision.CenterCrop(2)(img), vision.RandomCrop(4)(img),
+           vision.RandomHorizontalFlip(prob=1.0)(img), vision.Rescale(1.0 / 255, -0.5)(img),
+           vision.Normalize(mean=[10.0, 20.0, 30.0], std=[2.0, 4.0, 8.0])(img),
+           vision.Pad(1, fill_value=7, padding_mode=vision.Border.CONSTANT)(img),
+           vision.ToTensor()(img), isinstance(vision.Inter.LINEAR, vision.Inter)]
+    labels = np.array([0, 2, 1], np.int32)
+    out += [transforms.OneHot(3)(labels), transforms.Fill(5)(labels),
+            transforms.TypeCast(np.float32)(labels),
+            transforms.Compose([transforms.TypeCast(np.int64), transforms.Fill(2)])(labels)]
+    vocab = text.Vocab.from_list(["a", "b", "c"])
+    out += [text.Lookup(vocab, unknown_token="a")(np.array(["c", "zz", "b"])),
+            text.to_str(np.array([b"hi", b"yo"])).tolist(),
+            [b.decode() for b in text.to_bytes(np.array(["hi"])).tolist()]]
+    return out
 '''
 
 

@@ -24,8 +24,6 @@ from ..grad_ops import (
     TanhGrad,
 )
 from . import (
-    AvgPoolGrad,
-    Conv2DBackpropFilter,
     Conv2DBackpropInput,
     LayerNormGrad,
     MaxPoolGrad,
@@ -33,9 +31,7 @@ from . import (
 
 __all__ = [
     'AbsGrad',
-    'AvgPoolGrad',
     'BiasAddGrad',
-    'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
     'LayerNormGrad',
     'MaxPoolGrad',
