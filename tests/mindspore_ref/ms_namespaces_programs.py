@@ -324,6 +324,25 @@ def main():
     return out
 '''
 
+PROGRAMS["dtype_spellings"] = _PRELUDE + '''
+
+def main():
+    mstype = module("common.dtype")
+    same = [mstype.half == mstype.float16, mstype.single == mstype.float32, mstype.double == mstype.float64,
+            mstype.byte == mstype.int8, mstype.short == mstype.int16, mstype.intc == mstype.int32,
+            mstype.long == mstype.int64, mstype.intp == mstype.int64, mstype.ubyte == mstype.uint8,
+            mstype.ushort == mstype.uint16, mstype.uintc == mstype.uint32, mstype.uintp == mstype.uint64,
+            mstype.cfloat == mstype.complex64, mstype.cdouble == mstype.complex128]
+    types = (int, float, bool, complex, np.float32, np.dtype("int8"))
+    named = [str(mstype.pytype_to_dtype(t)) for t in types]
+    named += [str(mstype.pytype_to_dtype(mstype.int32))]
+    py = [mstype.dtype_to_pytype(t).__name__ for t in (mstype.float16, mstype.bool_, mstype.complex64,
+                                                       mstype.uint8, mstype.int64)]
+    objs = [str(mstype.get_py_obj_dtype(v)) for v in (True, 1.5, 3, np.float16(1), int)]
+    x = Tensor(np.array([1, 2], np.int32), mstype.double)
+    return same, named, py, objs, x
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
