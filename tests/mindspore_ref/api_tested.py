@@ -59,10 +59,10 @@ SPELLINGS = {
 # the namespaces generated as re-exports of another's objects (framework/api_spec/modules.yaml):
 # a name there counts as tested where the very same object is tested in the namespace it
 # re-exports (``nn_ops.Softmax`` is ``P.Softmax``; ``common.float32`` is ``ms.float32``)
-ALIASES = {"ops.operations.nn_ops": "ops.operations", "ops.operations.array_ops": "ops.operations",
-           "ops.operations.math_ops": "ops.operations", "ops.operations._grad_ops": "ops.operations",
-           "nn.optim": "nn", "common": "ms", "common.tensor": "ms", "common.parameter": "ms",
-           "common.dtype": "ms", "common.api": "ms"}
+ALIASES = {"ops.operations.nn_ops": ("ops.operations",), "ops.operations.array_ops": ("ops.operations",),
+           "ops.operations.math_ops": ("ops.operations",), "ops.operations._grad_ops": ("ops.operations",),
+           "nn.optim": ("nn",), "common": ("ms", "common.dtype"), "common.tensor": ("ms",),
+           "common.parameter": ("ms",), "common.dtype": ("ms",), "common.api": ("ms",)}
 
 
 @cache
@@ -100,13 +100,13 @@ def _tested_as_alias(namespace: str, name: str) -> bool:
     """``namespace.name`` is the object of the namespace it re-exports, tested there."""
     import framework
 
-    target = ALIASES.get(namespace)
-    if target is None:
-        return False
     here = getattr(importlib.import_module(f"framework.{namespace}"), name, None)
-    there = getattr(framework if target == "ms" else importlib.import_module(f"framework.{target}"),
-                    name, None)
-    return here is not None and here is there and tested(target, name)
+    for target in ALIASES.get(namespace, ()):
+        there = getattr(framework if target == "ms" else importlib.import_module(f"framework.{target}"),
+                        name, None)
+        if here is not None and here is there and tested(target, name):
+            return True
+    return False
 
 
 if __name__ == "__main__":
