@@ -100,8 +100,10 @@ def _tested_as_alias(namespace: str, name: str) -> bool:
     """``namespace.name`` is the object of the namespace it re-exports, tested there."""
     import framework
 
+    if namespace not in ALIASES:
+        return False
     here = getattr(importlib.import_module(f"framework.{namespace}"), name, None)
-    for target in ALIASES.get(namespace, ()):
+    for target in ALIASES[namespace]:
         there = getattr(framework if target == "ms" else importlib.import_module(f"framework.{target}"),
                         name, None)
         if here is not None and here is there and tested(target, name):
