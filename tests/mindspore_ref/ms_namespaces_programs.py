@@ -298,7 +298,12 @@ def main():
     dy = Tensor(np.array([[1.0, -2.0, 0.5], [0.3, 0.7, -1.0]], np.float32))
     gamma = Tensor(np.array([1.0, 2.0, -1.0], np.float32))
     grads = G.LayerNormGrad(begin_norm_axis=1, begin_params_axis=1)(a, dy, var, mean, gamma)
-    return dx, grads
+    x1 = Tensor(np.array([-4.0, -3.0, -1.0, 0.0, 0.5, 2.0, 3.0, 4.0], np.float32))
+    d1 = Tensor(np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], np.float32))
+    mask = Tensor(np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0], np.float32))
+    elu_y = ops.elu(x1)
+    return (dx, grads, G.DropoutGrad(keep_prob=0.8)(d1, mask), G.EluGrad()(d1, elu_y),
+            G.HSigmoidGrad()(d1, x1), G.HSwishGrad()(d1, x1))
 '''
 
 PROGRAMS["dataset_transforms"] = _PRELUDE + '''
