@@ -62,7 +62,7 @@ __version__ = "0.1.0"
 _LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "CheckpointConfig", "Callback",
                "RunContext", "EarlyStopping", "History", "LambdaCallback", "FixedLossScaleManager",
                "DynamicLossScaleManager", "LossScaleManager")
-_LAZY_MODULES = ("train", "dataset", "communication", "amp", "numpy")
+_LAZY_MODULES = ("train", "dataset", "communication", "amp", "numpy", "device_context", "experimental")
 
 
 def _lazy(name: str):

@@ -32,6 +32,13 @@ NAMESPACES: dict[str, str] = {
     "ms": "", "ops": "ops", "ops.operations": "ops.operations", "nn": "nn", "Tensor": "Tensor",
     "mint": "mint", "mint.nn": "mint.nn", "mint.nn.functional": "mint.nn.functional",
     "mint.optim": "mint.optim", "mint.special": "mint.special", "mint.linalg": "mint.linalg",
+    **{ns: ns for ns in ("nn.optim", "experimental.optim", "experimental.optim.lr_scheduler",
+                         "dataset.text", "dataset.vision", "dataset.transforms", "common",
+                         "common.tensor", "common.parameter", "common.dtype", "common.initializer",
+                         "common.api", "device_context", "device_context.cpu",
+                         "device_context.cpu.op_tuning", "ops.operations.nn_ops",
+                         "ops.operations.array_ops", "ops.operations.math_ops",
+                         "ops.operations._grad_ops")},
 }
 
 # names a module loads on first use (framework's Model, dataset ...), by module name

@@ -117,6 +117,11 @@ complex64 = DType("complex64", np.complex64)
 complex128 = DType("complex128", np.complex128)
 float_ = float32
 int_ = int64
+# MindSpore's other spellings of the same types (``mstype.half`` is ``mstype.float16`` ...)
+half, single, double = float16, float32, float64
+byte, short, intc, long, intp = int8, int16, int32, int64, int64
+ubyte, ushort, uintc, uintp = uint8, uint16, uint32, uint64
+cfloat, cdouble = complex64, complex128
 
 _ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool_,
         complex64, complex128)
@@ -155,6 +160,41 @@ def dtype_to_nptype(type_: DType | str | type | np.dtype) -> type:
     """MindSpore's ``mstype.dtype_to_nptype``: the NumPy scalar type (``np.float16`` for
     ``float16``)."""
     return to_np(type_).type
+
+
+_PY_TYPES = {bool: "bool_", int: "int64", float: "float64", complex: "complex128"}
+
+
+def pytype_to_dtype(obj: type | np.dtype | DType) -> DType:
+    """MindSpore's ``mstype.pytype_to_dtype``: ``int`` -> int64, ``float`` -> float64, ``bool``
+    -> bool_, ``complex`` -> complex128, a NumPy type or dtype -> its DType, a DType -> itself."""
+    if isinstance(obj, DType):
+        return obj
+    if isinstance(obj, type) and obj in _PY_TYPES:
+        return _BY_NAME[_PY_TYPES[obj]]
+    if isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic)):
+        return from_numpy(obj)
+    raise TypeError(f"For 'pytype_to_dtype', the argument 'obj' must be a python type object, "
+                    f"such as int, float, str, etc. But got type {type(obj)}.")
+
+
+def dtype_to_pytype(type_: DType | str | type | np.dtype) -> type:
+    """MindSpore's ``mstype.dtype_to_pytype``: the Python type of a DType's values (``bool``,
+    ``int``, ``float`` or ``complex``)."""
+    return {"b": bool, "i": int, "u": int, "f": float, "c": complex, "V": float}[to_np(type_).kind]
+
+
+def get_py_obj_dtype(obj: object) -> DType:
+    """MindSpore's ``mstype.get_py_obj_dtype``: a Python type's DType (``pytype_to_dtype``),
+    a scalar's (``True`` -> bool_, ``1.5`` -> float64, ``np.float16(1)`` -> float16), a
+    tensor's element DType (MindSpore says ``Tensor[Float32]`` for a float32 tensor)."""
+    if isinstance(obj, type):
+        return pytype_to_dtype(obj)
+    if isinstance(getattr(obj, "dtype", None), DType):
+        return obj.dtype
+    if isinstance(obj, np.generic):
+        return from_numpy(obj.dtype)
+    return pytype_to_dtype(type(obj))
 
 
 def default_for_python(value: object) -> DType:

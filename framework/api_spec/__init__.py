@@ -27,6 +27,12 @@ is the name and a flow mapping of:
   is then the implementation as it is; ``tests/framework/test_api_spec.py`` counts these
   rows, a number that only goes down).
 
+Beside the rows, ``modules.yaml`` holds the module namespaces that only re-export names
+this spec (or the framework) already has, under the module paths programs import them from
+(``ops.operations.nn_ops``, ``nn.optim``, ``common.dtype`` ...): per namespace the generated
+file, the modules it re-exports from, and its few exceptions; each MindSpore name of the
+namespace that a source has is bound (see :mod:`.modules`).
+
 ``python -m framework.api_spec.generate`` writes the surfaces
 (``framework/ops/functional.py`` and its ``signature_wrappers.py``, ``tensor_delegates.py``,
 ``framework/ops/operations/__init__.py``) from the rows. A class namespace's module imports

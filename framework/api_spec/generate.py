@@ -7,9 +7,11 @@ Generated: ``framework/ops/functional.py`` (``mindspore.ops.functional``; ``fram
 re-exports its ``__all__``) with the wrappers it needs in ``framework/ops/signature_wrappers.py``,
 ``framework/ops/tensor_delegates.py`` (the Tensor methods that are functions with the tensor
 first) and the class namespaces ``framework/ops/operations/__init__.py`` (``P.*``) and
-``framework/nn/__init__.py``. An implementation may live anywhere in ``framework`` (``grad`` and
-``vmap`` in ``framework.autograd``) or the standard library: the surfaces sit above the
-primitive library and autograd, and nothing below them imports a surface.
+``framework/nn/__init__.py``, and the re-exporting modules of ``modules.yaml`` (``nn.optim``,
+``common.*``, ``ops.operations.nn_ops`` ...: see :mod:`.modules`). An implementation may live
+anywhere in ``framework`` (``grad`` and ``vmap`` in ``framework.autograd``) or the standard
+library: the surfaces sit above the primitive library and autograd, and nothing below them
+imports a surface.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sys
 from pathlib import Path
 
 from . import Row, SpecError, load
+from .modules import module_outputs
 from .signature import Plan, Unmappable, canonical, opaque, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -269,7 +272,8 @@ def outputs() -> dict[Path, str]:
                 "operations", "framework.ops.operations", operations_doc),
             ROOT / "framework" / "nn" / "__init__.py": exports_source(
                 "nn", "framework.nn", "``framework.nn``: cells, layers, losses, wrappers, "
-                "metrics and optimizers (``mindspore.nn``).")}
+                "metrics and optimizers (``mindspore.nn``)."),
+            **module_outputs()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import dtype as mstype
 from .._memory import aligned_copy
-from ..absent_names import tensor_attribute_error
+from ..absent_names import module_getattr, tensor_attribute_error
 
 
 class Tensor:
@@ -233,3 +233,9 @@ def tensor(input_data: Any = None, dtype: Any = None, shape: Any = None, init: A
     if const_arg:
         out._const_arg = True
     return out
+
+
+__all__ = ["Tensor", "tensor"]
+
+# an absent MindSpore name: one line naming it, the coverage table and the closest name
+__getattr__ = module_getattr("common.tensor", __name__)

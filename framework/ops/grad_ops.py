@@ -8,7 +8,9 @@ Argument orders are MindSpore's (checked against MindSpore 2.10 by
 ``ReciprocalGrad``), those reading the *input* take ``(dy, x)`` (``ReluGrad``, ``ReLU6Grad``,
 ``SiLUGrad``, ``SoftplusGrad``) except ``AbsGrad(x, dy)``; ``BiasAddGrad(data_format)(dy)``
 sums all but the channel axis; ``MaximumGrad``/``MinimumGrad(grad_x, grad_y)(x, y, dout)``
-give ``(dx, dy)``, a tie split in half, each reduced back to its input's shape.
+give ``(dx, dy)``, a tie split in half, each reduced back to its input's shape;
+``DropoutGrad(keep_prob)(dy, mask)``, ``EluGrad()(dy, y)``, ``HSigmoidGrad()(dy, x)`` and
+``HSwishGrad()(dy, x)``.
 """
 
 from __future__ import annotations
@@ -140,3 +142,44 @@ class MinimumGrad(_ExtremumGrad):
 __all__ = ["AbsGrad", "BiasAddGrad", "MaximumGrad", "MinimumGrad", "ReLU6Grad",
            "ReciprocalGrad", "ReluGrad", "RsqrtGrad", "SiLUGrad", "SigmoidGrad", "SoftplusGrad",
            "SqrtGrad", "TanhGrad"]
+
+
+class DropoutGrad:
+    """``DropoutGrad(keep_prob=0.5)(dy, mask)``: ``dy * mask / keep_prob`` (``mask``: the
+    forward's float mask of kept elements)."""
+
+    def __init__(self, keep_prob: float = 0.5) -> None:
+        if not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"DropoutGrad: keep_prob must be in (0, 1], got {keep_prob}")
+        self.keep_prob = float(keep_prob)
+
+    def __call__(self, dy: Any, mask: Any) -> Any:
+        return div(mul(dy, cast(mask, dy.dtype)), self.keep_prob)
+
+
+class EluGrad:
+    """``EluGrad()(dy, y)`` (``y``: ELU's output, alpha 1): ``dy * (y + 1)`` where ``y < 0``,
+    else ``dy``."""
+
+    def __call__(self, dy: Any, y: Any) -> Any:
+        negative = _mask(less(y, 0), dy)
+        return mul(dy, add(mul(negative, y), 1))
+
+
+class HSigmoidGrad:
+    """``HSigmoidGrad()(dy, x)``: ``dy / 6`` where ``-3 < x < 3``, else 0."""
+
+    def __call__(self, dy: Any, x: Any) -> Any:
+        inside = mul(_mask(greater(x, -3), dy), _mask(less(x, 3), dy))
+        return div(mul(dy, inside), 6)
+
+
+class HSwishGrad:
+    """``HSwishGrad()(dy, x)``: 0 where ``x < -3``, ``dy * (2x + 3) / 6`` where ``-3 <= x <=
+    3``, ``dy`` where ``x > 3``."""
+
+    def __call__(self, dy: Any, x: Any) -> Any:
+        above = _mask(greater(x, 3), dy)
+        middle = mul(sub(1, _mask(less(x, -3), dy)), sub(1, above))
+        slope = div(add(mul(x, 2), 3), 6)
+        return mul(dy, add(mul(middle, slope), above))

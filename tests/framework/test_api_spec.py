@@ -191,3 +191,62 @@ def test_tensor_rows_are_the_tensor_methods():
     assert not unlisted, f"MindSpore's Tensor names with no row: {unlisted}"
     wrong = [n for n, r in tensor_rows.items() if r.present != hasattr(framework.Tensor, n)]
     assert not wrong, f"tensor.yaml rows whose presence is not Tensor's: {wrong}"
+
+
+# -- the module namespaces re-exporting names we have (framework/api_spec/modules.yaml) ----------
+
+def _module_entries() -> dict:
+    from framework.api_spec.modules import load_modules
+
+    return load_modules()
+
+
+@pytest.mark.parametrize("namespace", sorted(_module_entries()))
+def test_module_namespaces_bind_each_mindspore_name_their_sources_have(namespace):
+    """Each MindSpore name of the namespace is bound to the first ``from`` module's object of
+    that name (or to its ``names`` exception), else absent with the one-line error."""
+    import functools
+    import importlib
+
+    from framework.absent_names import AbsentNameError
+    from framework.api_spec.modules import mindspore_names
+
+    entry = _module_entries()[namespace]
+    module = importlib.import_module(f"framework.{namespace}")
+    sources = [importlib.import_module(m) for m in entry.get("from", ())]
+    explicit = entry.get("names") or {}
+    for name in mindspore_names(namespace):
+        if name in explicit:
+            module_name, _, attr = (explicit[name] or "").partition(":")
+            expected = None if explicit[name] is None else functools.reduce(
+                getattr, attr.split("."), importlib.import_module(module_name))
+        else:
+            source = next((s for s in sources if name in vars(s)), None)
+            expected = None if source is None or inspect.ismodule(getattr(source, name)) \
+                else getattr(source, name)
+        if expected is None:
+            assert name not in module.__all__, f"{namespace}.{name}"
+            if inspect.ismodule(getattr(module, name, None)):
+                continue  # the package's submodule of that name (``common.dtype``)
+            with pytest.raises(AbsentNameError):
+                getattr(module, name)
+        else:
+            assert getattr(module, name) is expected, f"{namespace}.{name}"
+            assert name in module.__all__, f"{namespace}.{name}"
+    for name in entry.get("keep", ()):
+        assert name in module.__all__ and getattr(module, name) is not None
+
+
+def test_module_entries_that_name_nothing_are_refused():
+    from framework.api_spec import SpecError
+    from framework.api_spec.modules import bindings
+
+    entry = {"file": "x.py", "doc": "x", "from": ["framework.dtype"]}
+    with pytest.raises(SpecError, match="does not exist"):
+        bindings("common.dtype", {**entry, "names": {"half": "framework.dtype:no_such_type"}})
+    with pytest.raises(SpecError, match="dotted attribute needs `lazy: true`"):
+        bindings("common", {**entry, "names": {"from_numpy": "framework.tensor:Tensor.from_numpy"}})
+    with pytest.raises(SpecError, match="kept name"):
+        bindings("common.dtype", {**entry, "keep": ["not_in_framework_dtype"]})
+    with pytest.raises(SpecError, match="not a namespace"):
+        bindings("no.such.namespace", entry)

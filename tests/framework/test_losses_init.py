@@ -255,9 +255,12 @@ def test_normal_and_truncated_normal_statistics():
     np.testing.assert_allclose(w.std(), 0.3, rtol=0.02)
     w = init.initializer("normal", (300, 300)).asnumpy()  # MindSpore default sigma 0.01
     np.testing.assert_allclose(w.std(), 0.01, rtol=0.02)
-    t = init.initializer(init.TruncatedNormal(0.5), (100, 100)).asnumpy()
+    # MindSpore 2.10's bounds are values, a=-2 and b=2 by default (not two sigmas)
+    t = init.initializer(init.TruncatedNormal(0.5, a=-1.0, b=1.0), (100, 100)).asnumpy()
     assert np.abs(t).max() <= 1.0 + 1e-6
     assert t.std() > 0.3
+    t = init.initializer(init.TruncatedNormal(1.0, mean=0.5), (100, 100)).asnumpy()
+    assert t.min() >= -2.0 and t.max() <= 2.0 and t.max() > 1.6  # past two sigmas of 0.5
 
 
 def test_constant_initializers_and_names():

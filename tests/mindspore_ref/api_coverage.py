@@ -6,14 +6,17 @@ Two steps (``make api-coverage`` runs both, the first only where ``MINDSPORE_PYT
   own venv (a subprocess of ``MINDSPORE_PYTHON``), stored in ``docs/mindspore_names.json``.
   Names only: nothing of MindSpore's code or documentation is kept.
 - ``table`` (the default): each stored name looked up in ``framework`` (``framework.ops``,
-  ``framework.ops.operations``, ``framework.nn``, ``framework.Tensor``, ``framework.mint``
-  and its ``nn``, ``nn.functional``, ``optim``, ``special``, ``linalg``) and classified, then
+  ``framework.ops.operations``, ``framework.nn``, ``framework.Tensor``, and for every other
+  namespace the module of the same path: ``framework.mint.nn``, ``framework.nn.optim``,
+  ``framework.common.dtype``, ``framework.ops.operations._grad_ops`` ...) and classified, then
   written to ``docs/api_coverage.md``. This needs no MindSpore; the test
   ``tests/mindspore_ref/test_api_coverage.py`` renders the table in memory and fails when
   the file differs.
 
 A name is *present* when the namespace has it (for every namespace but ``Tensor``
-a callable, not one of our submodules or values that happens to share the name); *refused* when
+a callable, not one of our submodules or values that happens to share the name; in the
+``common.*`` and ``device_context.cpu*`` modules, whose names include values such as dtypes,
+any attribute but a submodule; in ``device_context``, a submodule); *refused* when
 looking it up raises an error other than ``AttributeError`` (a module ``__getattr__``
 refusing it with a message), or when what it names carries a ``__refused__`` string (a
 stub that refuses every call with that message); *missing* otherwise.
@@ -27,6 +30,7 @@ The summary counts the CPU-supported names (flag ``yes``) and how many of them a
 from __future__ import annotations
 
 import argparse
+import importlib
 import inspect
 import json
 import os
@@ -52,7 +56,36 @@ NAMESPACES = {
     "mint.optim": ("PyTorch-style optimizers", "mindspore.mint.optim.<Name>"),
     "mint.special": ("Special functions", "mindspore.mint.special.<name>"),
     "mint.linalg": ("Linear algebra", "mindspore.mint.linalg.<name>"),
+    "nn.optim": ("Optimizers", "mindspore.nn.optim.<Name>"),
+    "experimental.optim": ("PyTorch-style optimizers", "mindspore.experimental.optim.<Name>"),
+    "experimental.optim.lr_scheduler": ("Learning-rate schedulers",
+                                        "mindspore.experimental.optim.lr_scheduler.<Name>"),
+    "dataset.text": ("Text transforms", "mindspore.dataset.text.<Name>"),
+    "dataset.vision": ("Vision transforms", "mindspore.dataset.vision.<Name>"),
+    "dataset.transforms": ("General transforms", "mindspore.dataset.transforms.<Name>"),
+    "common": ("Common classes and functions", "mindspore.common.<name>"),
+    "common.tensor": ("Tensor's module", "mindspore.common.tensor.<name>"),
+    "common.parameter": ("Parameter's module", "mindspore.common.parameter.<Name>"),
+    "common.dtype": ("Data types", "mindspore.common.dtype.<name>"),
+    "common.initializer": ("Initializers", "mindspore.common.initializer.<Name>"),
+    "common.api": ("jit and its kin", "mindspore.common.api.<name>"),
+    "device_context": ("Device backends (submodules)", "mindspore.device_context.<backend>"),
+    "device_context.cpu": ("The CPU backend", "mindspore.device_context.cpu.<name>"),
+    "device_context.cpu.op_tuning": ("CPU operator tuning",
+                                     "mindspore.device_context.cpu.op_tuning.<name>"),
+    "ops.operations.nn_ops": ("Neural-network primitives' module",
+                              "mindspore.ops.operations.nn_ops.<Name>"),
+    "ops.operations.array_ops": ("Array primitives' module", "mindspore.ops.operations.array_ops.<Name>"),
+    "ops.operations.math_ops": ("Math primitives' module", "mindspore.ops.operations.math_ops.<Name>"),
+    "ops.operations._grad_ops": ("Backward primitives' module",
+                                 "mindspore.ops.operations._grad_ops.<Name> (G.<Name>)"),
 }
+# namespaces whose names may be values (dtypes, submodules ...): any attribute but one of our
+# submodules is present there; device_context's names are its submodules
+VALUE_NAMESPACES = {"common", "common.tensor", "common.parameter", "common.dtype",
+                    "common.initializer", "common.api", "device_context.cpu",
+                    "device_context.cpu.op_tuning"}
+MODULE_NAMESPACES = {"device_context"}
 STATUSES = ("present", "refused", "missing")
 CPU_MARKS = {True: "yes", False: "no", None: "-"}
 
@@ -72,13 +105,18 @@ def _owners() -> dict[str, Any]:
     import numpy as np
 
     import framework
-    from framework import mint, nn, ops
+    from framework import nn, ops
     from framework.ops import operations
 
     sample = framework.Tensor(np.zeros((2, 3), np.float32))
-    return {"ops": ops, "ops.operations": operations, "nn": nn, "Tensor": sample, "mint": mint,
-            "mint.nn": mint.nn, "mint.nn.functional": mint.nn.functional,
-            "mint.optim": mint.optim, "mint.special": mint.special, "mint.linalg": mint.linalg}
+    owners: dict[str, Any] = {"ops": ops, "ops.operations": operations, "nn": nn, "Tensor": sample}
+    for ns in NAMESPACES:
+        if ns not in owners:  # the module of the same path, None where there is none
+            try:
+                owners[ns] = importlib.import_module(f"framework.{ns}")
+            except ImportError:
+                owners[ns] = None
+    return owners
 
 
 def _first_line(error: BaseException) -> str:
@@ -88,6 +126,8 @@ def _first_line(error: BaseException) -> str:
 
 def classify(owner: Any, name: str, namespace: str) -> tuple[str, str]:
     """``(status, note)`` of ``name`` in ``owner`` (a module, or a Tensor for methods)."""
+    if owner is None:
+        return "missing", f"no module `{namespace}` here"
     try:
         if namespace == "Tensor":
             found = inspect.getattr_static(owner, name)  # no property is evaluated
@@ -100,6 +140,10 @@ def classify(owner: Any, name: str, namespace: str) -> tuple[str, str]:
     refused = getattr(found, "__refused__", None)
     if isinstance(refused, str):
         return "refused", refused
+    if namespace in MODULE_NAMESPACES:
+        return ("present", "") if inspect.ismodule(found) else ("missing", f"`{name}` is not a module here")
+    if namespace in VALUE_NAMESPACES and not inspect.ismodule(found):
+        return "present", ""
     if namespace != "Tensor" and not callable(found):
         return "missing", f"`{name}` is a {'module' if inspect.ismodule(found) else 'value'} here"
     return "present", ""

@@ -1,7 +1,8 @@
-"""``mindspore.experimental.optim``: ``SGD``, ``Adam`` and ``AdamW`` with PyTorch's signatures
-and update rules (``Adam(params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0)``),
-used as MindSpore's: ``grads = value_and_grad(fn, None, opt.parameters)(...)``, then
-``opt(grads)``. They are :class:`framework.optim.Optimizer` subclasses (state in Parameters,
+"""``mindspore.experimental.optim``: PyTorch-style optimizers; here ``SGD``, ``Adam`` and
+``AdamW`` with PyTorch's signatures and update rules (``Adam(params, lr=1e-3, betas=(0.9,
+0.999), eps=1e-8, weight_decay=0.0)``), used as MindSpore's: ``grads =
+value_and_grad(fn, None, opt.parameters)(...)``, then ``opt(grads)``. They are
+:class:`framework.optim.Optimizer` subclasses (state in Parameters,
 one pure ``update``, both modes) with PyTorch's rules:
 
 - ``SGD``: the first step's buffer is the gradient, then ``momentum * buf + (1 - dampening)
@@ -15,39 +16,28 @@ one pure ``update``, both modes) with PyTorch's rules:
 Weight decay applies to every parameter (PyTorch's rule; ``nn`` optimizers skip
 ``beta``/``gamma``). Parameter groups take ``params`` and ``weight_decay``; ``amsgrad``,
 ``maximize`` and per-group ``lr`` are refused with a message. The other optimizers of
-MindSpore's module (Adadelta, RAdam ...) and its ``lr_scheduler`` are not here.
+MindSpore's module (``Adadelta``, ``Adagrad``, ``Adamax``, ``NAdam``, ``RAdam``, ``RMSprop``,
+``Rprop``, ``ASGD``) are in :mod:`.torch_rules`; its learning-rate schedulers in
+:mod:`.lr_scheduler`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..optim.adam import Adam as _NNAdam
-from ..optim.optimizer import Optimizer
-from ..optim.sgd import SGD as _SGD
+from framework import absent_names as _absent_names
+
+from ... import ops
+from ...optim.adam import Adam as _NNAdam
+from ...optim.optimizer import Optimizer
+from ...optim.sgd import SGD as _SGD
+from .groups import params_of as _params
+from .groups import refuse as _refuse
 
 
 def _nn_adam_apply(opt: Any, *args: Any) -> Any:
     opt.use_nesterov = False
     return _NNAdam.apply(opt, *args)
-
-
-def _params(owner: str, params: Any, weight_decay: float) -> Any:
-    params = list(params)
-    if any(isinstance(p, dict) for p in params):
-        for group in params:
-            if isinstance(group, dict) and set(group) - {"params", "weight_decay"}:
-                raise ValueError(f"{owner}: parameter groups take 'params' and 'weight_decay' "
-                                 f"only here, got {sorted(group)}")
-        return params
-    return [{"params": params, "weight_decay": weight_decay}] if weight_decay else params
-
-
-def _refuse(owner: str, **flags: bool) -> None:
-    for name, value in flags.items():
-        if value:
-            raise ValueError(f"{owner}: {name}=True is not supported")
 
 
 class SGD(_SGD):
@@ -113,4 +103,10 @@ class AdamW(_Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
 
 
-__all__ = ["SGD", "Adam", "AdamW"]
+from . import lr_scheduler  # noqa: E402  (mindspore.experimental.optim.lr_scheduler)
+from .torch_rules import ASGD, Adadelta, Adagrad, Adamax, NAdam, RAdam, RMSprop, Rprop  # noqa: E402
+
+__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "SGD", "lr_scheduler"]
+
+__getattr__ = _absent_names.module_getattr("experimental.optim", __name__)
