@@ -59,7 +59,7 @@ def mindspore_names() -> dict[str, frozenset[str]]:
 def _holder(namespace: str) -> Any:
     path = NAMESPACES.get(namespace, namespace)  # a namespace not listed: its module path
     if path == "Tensor":
-        return importlib.import_module(f"{_ROOT}.tensor").Tensor
+        return importlib.import_module(f"{_ROOT}.common.tensor").Tensor
     return importlib.import_module(f"{_ROOT}.{path}" if path else _ROOT)
 
 

@@ -18,9 +18,10 @@ spec files: ``mindspore.ops.operations.nn_ops.Dense`` is ``P.Dense``,
   module (``from framework.common.dtype import to_dtype``), bound the same way;
 - ``submodules``: the package's submodules imported with it (``ms.common.dtype`` works
   without importing it first, as in MindSpore);
-- ``lazy``: ``true`` where the module is imported early (``framework.common``, by the
-  parameters of every layer): its names are then loaded on first use (a module
-  ``__getattr__``), so it imports nothing above the primitive layer at import time.
+- ``lazy``: ``true`` where the module is imported early (``framework.common``, with the
+  Tensor): its names are then loaded on first use (a module ``__getattr__``), so it imports
+  nothing above the primitive layer at import time; names from the package's own submodules
+  (``framework.common.tensor``) are imported with it.
 
 The names bound are the module's ``__all__``; any other name is the one-line absent-name
 error (:mod:`framework.absent_names`). Names MindSpore's module has that nothing here
@@ -122,10 +123,16 @@ def module_source(namespace: str, entry: dict[str, Any]) -> str:
     for sub in entry.get("submodules", ()):
         out.append(f"from . import {sub}")
     if entry.get("lazy"):
+        # the package's own submodules are imported with it (``common.tensor`` is then the
+        # function ``tensor``, as MindSpore's ``from .tensor import tensor`` makes it)
+        own = {n: (m, a) for n, (m, a) in bound.items() if m.startswith(package + ".") and "." not in a}
+        for m in sorted({m for m, _ in own.values()}):
+            names = ", ".join(a if a == n else f"{a} as {n}" for n, (mm, a) in own.items() if mm == m)
+            out.append(f"from {_relative(m, package)} import {names}")
         out += ["import importlib as _importlib", "",
                 "# name -> (module, attribute), imported on first use (see framework/api_spec/modules.py)",
                 "_NAMES = {"]
-        out += [f"    {n!r}: ({m!r}, {a!r})," for n, (m, a) in bound.items()]
+        out += [f"    {n!r}: ({m!r}, {a!r})," for n, (m, a) in bound.items() if n not in own]
         out += ["}", "", "", "def _load(name: str) -> object:",
                 "    module, attr = _NAMES[name]  # a KeyError: not a name of this module",
                 "    value = _importlib.import_module(module)",

@@ -11,6 +11,7 @@ from framework import absent_names as _absent_names
 from . import dtype
 from . import initializer
 from . import parameter
+from .tensor import Tensor, tensor
 import importlib as _importlib
 
 # name -> (module, attribute), imported on first use (see framework/api_spec/modules.py)
@@ -20,7 +21,6 @@ _NAMES = {
     'JitConfig': ('framework.jit_api', 'JitConfig'),
     'Parameter': ('framework.parameter', 'Parameter'),
     'ParameterTuple': ('framework.parameter', 'ParameterTuple'),
-    'Tensor': ('framework.common.tensor', 'Tensor'),
     'bfloat16': ('framework.dtype', 'bfloat16'),
     'bool_': ('framework.dtype', 'bool_'),
     'byte': ('framework.dtype', 'byte'),
@@ -56,7 +56,6 @@ _NAMES = {
     'set_seed': ('framework.seed', 'set_seed'),
     'short': ('framework.dtype', 'short'),
     'single': ('framework.dtype', 'single'),
-    'tensor': ('framework.common.tensor', 'tensor'),
     'ubyte': ('framework.dtype', 'ubyte'),
     'uint16': ('framework.dtype', 'uint16'),
     'uint32': ('framework.dtype', 'uint32'),

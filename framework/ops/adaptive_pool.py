@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..common import tensor as _tensor
+from ..common.tensor import Tensor
 from .elementwise import maximum
 from .masking import where
 from .reduce import reduce_max, reduce_mean
@@ -59,7 +59,7 @@ def _windows(who: str, x: Any, kernel_size: int, stride: int, padding: int, fill
         if fill != 0:
             real = np.zeros(length, bool)
             real[padding: length - padding] = True
-            x = where(_tensor.Tensor(real), x, fill)
+            x = where(Tensor(real), x, fill)
     out = (length - kernel_size) // stride + 1
     span = stride * (out - 1) + 1
     return [x[..., j: j + span: stride] for j in range(kernel_size)], out
