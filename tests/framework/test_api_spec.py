@@ -245,7 +245,7 @@ def test_module_entries_that_name_nothing_are_refused():
     with pytest.raises(SpecError, match="does not exist"):
         bindings("common.dtype", {**entry, "names": {"half": "framework.dtype:no_such_type"}})
     with pytest.raises(SpecError, match="dotted attribute needs `lazy: true`"):
-        bindings("common", {**entry, "names": {"from_numpy": "framework.tensor:Tensor.from_numpy"}})
+        bindings("common", {**entry, "names": {"from_numpy": "framework.common.tensor:Tensor.from_numpy"}})
     with pytest.raises(SpecError, match="kept name"):
         bindings("common.dtype", {**entry, "keep": ["not_in_framework_dtype"]})
     with pytest.raises(SpecError, match="not a namespace"):

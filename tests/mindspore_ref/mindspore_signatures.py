@@ -71,6 +71,8 @@ def read_signatures() -> dict:
     owners = {"ops": ops, "ops.operations": P, "nn": nn, "Tensor": mindspore.Tensor, **mint_modules()}
     out = {}
     for ns, listed in names.items():
+        if ns not in owners:  # the module namespaces of modules.yaml re-export these names
+            continue
         look = inspect.getattr_static if ns == "Tensor" else getattr
         out[ns] = {n: signature(look(owners[ns], n, None)) for n in listed}
     return {"mindspore_version": mindspore.__version__, "signatures": out}

@@ -57,6 +57,8 @@ class SentencePieceVocab:
     def save_model(cls, *args: Any, **kwargs: Any) -> None:
         raise _absent("text.SentencePieceVocab.save_model")
 
+    __refused__ = str(_absent("text.SentencePieceVocab (SentencePiece training)"))
+
 
 class SentencePieceTokenizer:
     """``SentencePieceTokenizer(mode, out_type)``: ``mode`` the path of a trained unigram

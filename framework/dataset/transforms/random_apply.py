@@ -92,6 +92,9 @@ class Plugin:
     """``Plugin(lib_path, func_name, user_args=None)``: MindSpore's hook for a C++ plugin
     library built against MindSpore's plugin API; that API does not exist here."""
 
+    __refused__ = ("transforms.Plugin: MindSpore C++ plugins cannot be loaded here (use a "
+                   "Python function in map)")
+
     def __init__(self, lib_path: str, func_name: str, user_args: Any = None) -> None:
         if not isinstance(lib_path, str) or not isinstance(func_name, str):
             raise TypeError(
