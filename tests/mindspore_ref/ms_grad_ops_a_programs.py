@@ -1,0 +1,77 @@
+"""Programs for the backward primitives of ``ops.operations._grad_ops`` (``G``) named A-L with
+a closed form (:mod:`framework.ops.grad_formulas`): inverse trigonometric/hyperbolic, the
+activations, ``LogSoftmaxGrad``, ``FlattenGrad``, ``GluGrad``, ``L2NormalizeGrad`` and the
+loss gradients, each called inside a Cell (so graph mode compiles it) on inputs that include
+the kinks (``|x| == lambd``, the ``eps`` clamp bounds) and every attribute value.
+``ms_grad_ops_a_expected.json`` holds MindSpore 2.10's answers on CPU per mode;
+``python -m tests.mindspore_ref.ms_grad_ops_a_programs`` re-records them (``MINDSPORE_PYTHON``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mindspore_ref.families import family_source, used_arrays
+
+_PRELUDE = '''
+import importlib
+
+G = importlib.import_module(ms.__name__ + ".ops.operations._grad_ops")
+P = ms.ops.operations
+U = np.array([[-0.9, -0.5, 0.0], [0.25, 0.6, 0.85]], np.float32)
+D = np.array([[1.0, 2.0, -3.0], [0.5, -1.5, 2.0]], np.float32)
+Y = np.array([[0.3, 0.8, 1.5], [2.0, 0.1, 3.0]], np.float32)
+R = np.array([[-2.5, -1.2, -0.3], [0.4, 1.7, 3.1]], np.float32)
+PR = np.array([[0.05, 0.3, 0.5], [0.7, 0.9, 0.99]], np.float32)
+LB = np.array([[0.0, 1.0, 0.0], [1.0, 0.5, 1.0]], np.float32)
+W = np.array([[1.0, 0.5, 2.0], [1.5, 1.0, 0.25]], np.float32)
+HS = np.array([[-0.5, 0.5, -0.6], [0.2, 0.0, 1.0]], np.float32)
+S = np.array(1.5, np.float32)
+X4 = np.array([[1.0, -2.0, 0.5, 3.0], [-1.5, 0.25, -0.75, 2.0]], np.float32)
+G2 = np.array([[1.0, -0.5], [2.0, 1.5]], np.float32)
+G13 = np.array([[1.0, -2.0, 0.5]], np.float32)
+'''
+
+PROGRAMS: dict[str, str] = {}
+
+_ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13")
+
+
+def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
+    arrays = sorted(used_arrays(_ARRAYS, forward))
+    PROGRAMS[name] = family_source(_PRELUDE, arrays, forward, grads)
+
+
+_family("inverse_trig_grads", [
+    "G.ACosGrad()(u, d)", "G.AsinGrad()(u, d)", "G.AtanGrad()(r, d)",
+    "G.AcoshGrad()(y, d)", "G.AsinhGrad()(r, d)", "G.InvGrad()(r, d)",
+])
+
+_family("activation_grads", [
+    "G.GeLUGrad()(d, r, r)", "G.FastGeLUGrad()(d, r)", "G.HShrinkGrad()(d, hs)",
+    "G.HShrinkGrad(lambd=0.55)(d, hs)", "G.LogitGrad()(d, pr)", "G.LogitGrad(eps=0.3)(d, pr)",
+    "G.LogitGrad(0.05)(d, pr)",
+])
+
+_family("softmax_shape_glu_grads", [
+    "G.LogSoftmaxGrad()(ops.log_softmax(r, -1), d)",
+    "G.LogSoftmaxGrad(axis=0)(ops.log_softmax(r, 0), d)",
+    "G.FlattenGrad()(d, (3, 2))", "G.FlattenGrad()(d, (6,))",
+    "G.GluGrad(-1)(g2, x4)", "G.GluGrad(axis=0)(g13, r)",
+    "G.L2NormalizeGrad()(r, P.L2Normalize(axis=0)(r), d)",
+    "G.L2NormalizeGrad(axis=1, epsilon=4.0)(u, P.L2Normalize(axis=1, epsilon=4.0)(u), d)",
+])
+
+_family("loss_grads", [
+    "G.BinaryCrossEntropyGrad()(pr, lb, s)", "G.BinaryCrossEntropyGrad('sum')(pr, lb, s, w)",
+    "G.BinaryCrossEntropyGrad(reduction='none')(pr, lb, d, w)",
+    "G.BinaryCrossEntropyGrad('none')(pr, lb, d)",
+    "G.KLDivLossGrad()(s, r, pr)", "G.KLDivLossGrad('sum')(s, r, pr)",
+    "G.KLDivLossGrad(reduction='none')(d, r, pr)", "G.KLDivLossGrad('batchmean')(s, r, pr)",
+])
+
+
+if __name__ == "__main__":
+    from tests.mindspore_ref.recorded import record
+
+    record(PROGRAMS, Path(__file__).with_name("ms_grad_ops_a_expected.json"))
