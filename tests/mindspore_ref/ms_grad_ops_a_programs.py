@@ -30,11 +30,18 @@ S = np.array(1.5, np.float32)
 X4 = np.array([[1.0, -2.0, 0.5, 3.0], [-1.5, 0.25, -0.75, 2.0]], np.float32)
 G2 = np.array([[1.0, -0.5], [2.0, 1.5]], np.float32)
 G13 = np.array([[1.0, -2.0, 0.5]], np.float32)
+AG = np.linspace(-2.0, 3.0, 24, dtype=np.float32).reshape(1, 2, 3, 4)
+AG3 = np.array([[[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]], [[2.0, 1.0, -0.5], [0.0, 4.0, 1.5]]], np.float32)
+G3D = np.linspace(1.0, 6.0, 24, dtype=np.float32).reshape(2, 2, 3, 2)
+IX = np.array([[0, 2], [2, 2]], np.int64)
+IX0 = np.array([[1, 0, 1], [1, 1, 0]], np.int64)
+D2 = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
 '''
 
 PROGRAMS: dict[str, str] = {}
 
-_ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13")
+_ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13", "AG", "AG3", "G3D", "IX",
+           "IX0", "D2")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -68,6 +75,13 @@ _family("loss_grads", [
     "G.BinaryCrossEntropyGrad('none')(pr, lb, d)",
     "G.KLDivLossGrad()(s, r, pr)", "G.KLDivLossGrad('sum')(s, r, pr)",
     "G.KLDivLossGrad(reduction='none')(d, r, pr)", "G.KLDivLossGrad('batchmean')(s, r, pr)",
+])
+
+_family("linear_transpose_grads", [
+    "G.AdaptiveAvgPool2DGrad()(ag, (1, 2, 5, 7))", "G.AdaptiveAvgPool2DGrad()(ag, (1, 2, 3, 4))",
+    "G.AdaptiveAvgPool2DGrad()(ag3, (2, 3, 4))",
+    "G.AdaptiveAvgPool3DGrad()(g3d, Tensor([2, 3, 4, 5], ms.int32))",
+    "G.GatherDGradV2()(r, 1, ix, d2)", "G.GatherDGradV2()(r, 0, ix0, d)",
 ])
 
 

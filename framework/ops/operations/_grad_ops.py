@@ -45,6 +45,11 @@ from ..grad_ops import (
     SqrtGrad,
     TanhGrad,
 )
+from ..grad_transposes import (
+    AdaptiveAvgPool2DGrad,
+    AdaptiveAvgPool3DGrad,
+    GatherDGradV2,
+)
 from . import (
     Conv2DBackpropInput,
     LayerNormGrad,
@@ -55,6 +60,8 @@ __all__ = [
     'ACosGrad',
     'AbsGrad',
     'AcoshGrad',
+    'AdaptiveAvgPool2DGrad',
+    'AdaptiveAvgPool3DGrad',
     'AsinGrad',
     'AsinhGrad',
     'AtanGrad',
@@ -65,6 +72,7 @@ __all__ = [
     'EluGrad',
     'FastGeLUGrad',
     'FlattenGrad',
+    'GatherDGradV2',
     'GeLUGrad',
     'GluGrad',
     'HShrinkGrad',

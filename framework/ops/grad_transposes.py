@@ -1,0 +1,84 @@
+"""MindSpore's backward primitives of linear forward ops (``G.AdaptiveAvgPool2DGrad()``,
+``G.AdaptiveAvgPool3DGrad()``, ``G.GatherDGradV2()``): each is the transpose of its forward,
+written with our primitives (matrix products with constant bin matrices, an adding scatter),
+so it runs in both modes and is differentiable.
+
+Adaptive average pooling to ``out`` bins over an axis of length ``L`` averages, for bin ``i``,
+the entries ``[floor(i L / out), ceil((i + 1) L / out))``; pooling over several axes is that
+per axis, so its transpose is the transposed bin matrix per pooled axis.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..common.tensor import Tensor
+from ..dtype import dtype_to_nptype
+from .batch_matmul import matmul
+from .creation import zeros_like
+from .scatter_elements import tensor_scatter_elements
+from .shape_ops import transpose
+
+
+def _sizes(owner: str, orig_size: Any, rank: int) -> tuple[int, ...]:
+    values = orig_size.asnumpy() if hasattr(orig_size, "asnumpy") else np.asarray(orig_size)
+    sizes = tuple(int(v) for v in np.ravel(values))
+    if len(sizes) != rank or min(sizes, default=1) < 1:
+        raise ValueError(f"{owner}: orig_size must hold the forward input's {rank} positive sizes "
+                         f"(the gradient's shape), got {sizes}")
+    return sizes
+
+
+def _bins(out: int, length: int, dtype: Any) -> Tensor:
+    """The ``(out, length)`` matrix averaging each bin's entries."""
+    matrix = np.zeros((out, length), dtype_to_nptype(dtype))
+    for i in range(out):
+        start, stop = (i * length) // out, math.ceil((i + 1) * length / out)
+        matrix[i, start:stop] = 1.0 / (stop - start)
+    return Tensor(matrix)
+
+
+def _spread(owner: str, grad: Any, orig_size: Any, pooled: int) -> Any:
+    rank = len(grad.shape)
+    sizes = _sizes(owner, orig_size, rank)
+    if sizes[:rank - pooled] != tuple(grad.shape[:rank - pooled]):
+        raise ValueError(f"{owner}: orig_size {sizes} must share the gradient's leading sizes "
+                         f"{tuple(grad.shape[:rank - pooled])}")
+    out = grad
+    for axis in range(rank - pooled, rank):
+        perm = tuple(a for a in range(rank) if a != axis) + (axis,)
+        back = tuple(int(np.argsort(perm)[a]) for a in range(rank))
+        moved = matmul(transpose(out, perm), _bins(grad.shape[axis], sizes[axis], grad.dtype))
+        out = transpose(moved, back)
+    return out
+
+
+class AdaptiveAvgPool2DGrad:
+    """``AdaptiveAvgPool2DGrad()(input_grad, orig_size)``: ``input_grad`` (``(N, C, h, w)`` or
+    ``(C, h, w)``) spread back over the forward input's shape ``orig_size`` (a tuple or an
+    integer Tensor), each bin's gradient shared equally by its entries."""
+
+    def __call__(self, input_grad: Any, orig_size: Any) -> Any:
+        return _spread("AdaptiveAvgPool2DGrad", input_grad, orig_size, 2)
+
+
+class AdaptiveAvgPool3DGrad:
+    """``AdaptiveAvgPool3DGrad()(input_grad, orig_size)``: as ``AdaptiveAvgPool2DGrad`` over the
+    last three axes."""
+
+    def __call__(self, input_grad: Any, orig_size: Any) -> Any:
+        return _spread("AdaptiveAvgPool3DGrad", input_grad, orig_size, 3)
+
+
+class GatherDGradV2:
+    """``GatherDGradV2()(x, dim, index, grad)``: ``grad`` added into zeros of ``x``'s shape at
+    the positions ``gather_d(x, dim, index)`` read."""
+
+    def __call__(self, x: Any, dim: Any, index: Any, grad: Any) -> Any:
+        return tensor_scatter_elements(zeros_like(x), index, grad, int(dim), "add")
+
+
+__all__ = ["AdaptiveAvgPool2DGrad", "AdaptiveAvgPool3DGrad", "GatherDGradV2"]
