@@ -1,8 +1,10 @@
-"""Programs for the backward primitives of ``ops.operations._grad_ops`` (``G``) named A-L with
-a closed form (:mod:`framework.ops.grad_formulas`): inverse trigonometric/hyperbolic, the
-activations, ``LogSoftmaxGrad``, ``FlattenGrad``, ``GluGrad``, ``L2NormalizeGrad`` and the
-loss gradients, each called inside a Cell (so graph mode compiles it) on inputs that include
-the kinks (``|x| == lambd``, the ``eps`` clamp bounds) and every attribute value.
+"""Programs for the backward primitives of ``ops.operations._grad_ops`` (``G``) named A-L
+(:mod:`framework.ops.grad_formulas`, :mod:`framework.ops.grad_transposes`,
+:mod:`framework.ops.normalization_grads`): inverse trigonometric/hyperbolic, the activations,
+``LogSoftmaxGrad``, ``FlattenGrad``, ``GluGrad``, ``L2NormalizeGrad``, the loss gradients, the
+transposes of linear ops (adaptive average pooling, ``gather_d``) and the normalizations'
+(``BatchNormGrad``, ``LRNGrad``), each called inside a Cell (so graph mode compiles it) on
+inputs that include the kinks (``|x| == lambd``, the ``eps`` clamp bounds) and every attribute.
 ``ms_grad_ops_a_expected.json`` holds MindSpore 2.10's answers on CPU per mode;
 ``python -m tests.mindspore_ref.ms_grad_ops_a_programs`` re-records them (``MINDSPORE_PYTHON``).
 """
@@ -36,12 +38,23 @@ G3D = np.linspace(1.0, 6.0, 24, dtype=np.float32).reshape(2, 2, 3, 2)
 IX = np.array([[0, 2], [2, 2]], np.int64)
 IX0 = np.array([[1, 0, 1], [1, 1, 0]], np.int64)
 D2 = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+XL = np.linspace(-2.0, 2.5, 16, dtype=np.float32).reshape(1, 4, 2, 2)
+GL = np.cos(np.arange(16, dtype=np.float32)).reshape(1, 4, 2, 2)
+XB = np.sin(np.arange(24, dtype=np.float32) * 1.3).reshape(2, 3, 2, 2) * 2.0
+GB = np.cos(np.arange(24, dtype=np.float32) * 0.7).reshape(2, 3, 2, 2)
+SC = np.array([1.0, 2.0, 0.5], np.float32)
+MB, VB = XB.mean((0, 2, 3)), XB.var((0, 2, 3))
+RM, RV = np.array([0.1, -0.2, 0.3], np.float32), np.array([0.5, 2.0, 1.0], np.float32)
+Z3 = np.zeros(3, np.float32)
+X2 = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5], [-2.0, 1.0, 0.25], [0.0, 3.0, 1.0]], np.float32)
+GX2 = np.array([[1.0, -0.5, 0.3], [0.2, 0.8, -1.0], [-0.6, 0.4, 0.9], [1.1, -0.2, 0.5]], np.float32)
+M2, V2 = X2.mean(0), X2.var(0)
 '''
 
 PROGRAMS: dict[str, str] = {}
 
 _ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13", "AG", "AG3", "G3D", "IX",
-           "IX0", "D2")
+           "IX0", "D2", "XL", "GL", "XB", "GB", "SC", "MB", "VB", "RM", "RV", "Z3", "X2", "GX2", "M2", "V2")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -82,6 +95,15 @@ _family("linear_transpose_grads", [
     "G.AdaptiveAvgPool2DGrad()(ag3, (2, 3, 4))",
     "G.AdaptiveAvgPool3DGrad()(g3d, Tensor([2, 3, 4, 5], ms.int32))",
     "G.GatherDGradV2()(r, 1, ix, d2)", "G.GatherDGradV2()(r, 0, ix0, d)",
+])
+
+_family("normalization_grads", [
+    "G.LRNGrad(2, 1.0, 0.5, 0.75)(gl, xl, P.LRN(2, 1.0, 0.5, 0.75)(xl))",
+    "G.LRNGrad()(gl, xl, P.LRN()(xl))",
+    "G.LRNGrad(depth_radius=1, bias=2.0, alpha=0.1, beta=0.5)(gl, xl, xl)",
+    "G.BatchNormGrad(is_training=True)(gb, xb, sc, mb, vb, z3)",
+    "G.BatchNormGrad()(gb, xb, sc, rm, rv, z3)",
+    "G.BatchNormGrad(True, 0.01)(gx2, x2, sc, m2, v2, z3)",
 ])
 
 

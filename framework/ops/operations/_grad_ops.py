@@ -50,6 +50,10 @@ from ..grad_transposes import (
     AdaptiveAvgPool3DGrad,
     GatherDGradV2,
 )
+from ..normalization_grads import (
+    BatchNormGrad,
+    LRNGrad,
+)
 from . import (
     Conv2DBackpropInput,
     LayerNormGrad,
@@ -65,6 +69,7 @@ __all__ = [
     'AsinGrad',
     'AsinhGrad',
     'AtanGrad',
+    'BatchNormGrad',
     'BiasAddGrad',
     'BinaryCrossEntropyGrad',
     'Conv2DBackpropInput',
@@ -81,6 +86,7 @@ __all__ = [
     'InvGrad',
     'KLDivLossGrad',
     'L2NormalizeGrad',
+    'LRNGrad',
     'LayerNormGrad',
     'LogSoftmaxGrad',
     'LogitGrad',
