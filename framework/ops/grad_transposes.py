@@ -1,5 +1,6 @@
-"""MindSpore's backward primitives of linear forward ops (``G.AdaptiveAvgPool2DGrad()``,
-``G.AdaptiveAvgPool3DGrad()``, ``G.GatherDGradV2()``): each is the transpose of its forward,
+"""MindSpore's backward primitives of ops linear in what they differentiate
+(``G.AdaptiveAvgPool2DGrad()``, ``G.AdaptiveAvgPool3DGrad()``, ``G.AdaptiveMaxPool2DGrad()``,
+``G.AffineGridGrad()``, ``G.GatherDGradV2()``): each is the transpose of its forward,
 written with our primitives (matrix products with constant bin matrices, an adding scatter),
 so it runs in both modes and is differentiable.
 
@@ -19,8 +20,9 @@ from ..common.tensor import Tensor
 from ..dtype import dtype_to_nptype
 from .batch_matmul import matmul
 from .creation import zeros_like
+from .layer_functions import affine_grid_base
 from .scatter_elements import tensor_scatter_elements
-from .shape_ops import transpose
+from .shape_ops import reshape, transpose
 
 
 def _sizes(owner: str, orig_size: Any, rank: int) -> tuple[int, ...]:
@@ -73,6 +75,43 @@ class AdaptiveAvgPool3DGrad:
         return _spread("AdaptiveAvgPool3DGrad", input_grad, orig_size, 3)
 
 
+class _AdaptiveMaxPoolGrad:
+    pooled = 2
+
+    def __call__(self, y_grad: Any, x: Any, argmax: Any) -> Any:
+        """``y_grad`` added into zeros of ``x``'s shape at each window's maximum (``argmax``:
+        flat positions within each map of the pooled axes)."""
+        lead = tuple(x.shape[:len(x.shape) - self.pooled])
+        flat = (*lead, -1)
+        spread = tensor_scatter_elements(reshape(zeros_like(x), flat), reshape(argmax, flat),
+                                         reshape(y_grad, flat), -1, "add")
+        return reshape(spread, tuple(x.shape))
+
+
+class AdaptiveMaxPool2DGrad(_AdaptiveMaxPoolGrad):
+    """``AdaptiveMaxPool2DGrad()(y_grad, x, argmax)``: each output's gradient added at the
+    input position ``argmax`` names (flat over ``H * W``)."""
+
+
+class AffineGridGrad:
+    """``AffineGridGrad(align_corners=False)(y_grad, x_size)``: the gradient with respect to
+    ``theta`` (``(N, k, k + 1)``) of ``affine_grid(theta, x_size)`` given the grid's gradient
+    ``y_grad`` (``(N, *spatial, k)``): ``y_grad`` transposed times the grid's base points."""
+
+    def __init__(self, align_corners: bool = False) -> None:
+        self.align_corners = bool(align_corners)
+
+    def __call__(self, y_grad: Any, x_size: Any) -> Any:
+        size = _sizes("AffineGridGrad", x_size, len(y_grad.shape))
+        spatial, n = size[2:], y_grad.shape[0]
+        if tuple(y_grad.shape) != (n, *spatial, len(spatial)):
+            raise ValueError(f"AffineGridGrad: y_grad {tuple(y_grad.shape)} must be (N, *spatial, "
+                             f"{len(spatial)}) for x_size {size}")
+        base = affine_grid_base(spatial, self.align_corners).astype(dtype_to_nptype(y_grad.dtype))
+        points = transpose(reshape(y_grad, (n, -1, len(spatial))), (0, 2, 1))
+        return matmul(points, Tensor(base))
+
+
 class GatherDGradV2:
     """``GatherDGradV2()(x, dim, index, grad)``: ``grad`` added into zeros of ``x``'s shape at
     the positions ``gather_d(x, dim, index)`` read."""
@@ -81,4 +120,5 @@ class GatherDGradV2:
         return tensor_scatter_elements(zeros_like(x), index, grad, int(dim), "add")
 
 
-__all__ = ["AdaptiveAvgPool2DGrad", "AdaptiveAvgPool3DGrad", "GatherDGradV2"]
+__all__ = ["AdaptiveAvgPool2DGrad", "AdaptiveAvgPool3DGrad", "AdaptiveMaxPool2DGrad", "AffineGridGrad",
+           "GatherDGradV2"]

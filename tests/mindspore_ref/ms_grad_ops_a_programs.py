@@ -49,12 +49,18 @@ Z3 = np.zeros(3, np.float32)
 X2 = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5], [-2.0, 1.0, 0.25], [0.0, 3.0, 1.0]], np.float32)
 GX2 = np.array([[1.0, -0.5, 0.3], [0.2, 0.8, -1.0], [-0.6, 0.4, 0.9], [1.1, -0.2, 0.5]], np.float32)
 M2, V2 = X2.mean(0), X2.var(0)
+XM = np.linspace(-1.0, 2.0, 32, dtype=np.float32).reshape(1, 2, 4, 4)
+AM = np.array([[[[1, 7], [13, 11]], [[5, 5], [8, 10]]]], np.int64)
+GM = np.array([[[[0.5, -1.0], [2.0, 0.25]], [[1.5, -0.5], [3.0, 1.0]]]], np.float32)
+YG = np.sin(np.arange(24, dtype=np.float32)).reshape(2, 2, 3, 2)
+YG3 = np.cos(np.arange(36, dtype=np.float32) * 0.4).reshape(1, 2, 2, 3, 3)
 '''
 
 PROGRAMS: dict[str, str] = {}
 
 _ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13", "AG", "AG3", "G3D", "IX",
-           "IX0", "D2", "XL", "GL", "XB", "GB", "SC", "MB", "VB", "RM", "RV", "Z3", "X2", "GX2", "M2", "V2")
+           "IX0", "D2", "XL", "GL", "XB", "GB", "SC", "MB", "VB", "RM", "RV", "Z3", "X2", "GX2", "M2", "V2",
+           "XM", "AM", "GM", "YG", "YG3")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -95,6 +101,9 @@ _family("linear_transpose_grads", [
     "G.AdaptiveAvgPool2DGrad()(ag3, (2, 3, 4))",
     "G.AdaptiveAvgPool3DGrad()(g3d, Tensor([2, 3, 4, 5], ms.int32))",
     "G.GatherDGradV2()(r, 1, ix, d2)", "G.GatherDGradV2()(r, 0, ix0, d)",
+    "G.AdaptiveMaxPool2DGrad()(gm, xm, am)",
+    "G.AffineGridGrad()(yg, (2, 1, 2, 3))", "G.AffineGridGrad(align_corners=True)(yg, (2, 1, 2, 3))",
+    "G.AffineGridGrad(False)(yg3, (1, 1, 2, 2, 3))",
 ])
 
 _family("normalization_grads", [

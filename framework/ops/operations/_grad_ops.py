@@ -48,6 +48,8 @@ from ..grad_ops import (
 from ..grad_transposes import (
     AdaptiveAvgPool2DGrad,
     AdaptiveAvgPool3DGrad,
+    AdaptiveMaxPool2DGrad,
+    AffineGridGrad,
     GatherDGradV2,
 )
 from ..normalization_grads import (
@@ -66,6 +68,8 @@ __all__ = [
     'AcoshGrad',
     'AdaptiveAvgPool2DGrad',
     'AdaptiveAvgPool3DGrad',
+    'AdaptiveMaxPool2DGrad',
+    'AffineGridGrad',
     'AsinGrad',
     'AsinhGrad',
     'AtanGrad',
