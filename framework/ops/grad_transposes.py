@@ -1,6 +1,7 @@
 """MindSpore's backward primitives of ops linear in what they differentiate
 (``G.AdaptiveAvgPool2DGrad()``, ``G.AdaptiveAvgPool3DGrad()``, ``G.AdaptiveMaxPool2DGrad()``,
-``G.AffineGridGrad()``, ``G.GatherDGradV2()``): each is the transpose of its forward,
+``G.AdaptiveMaxPool3DGrad()``, ``G.AffineGridGrad()``, ``G.GatherDGradV2()``,
+``G.LuUnpackGrad``): each is the transpose of its forward,
 written with our primitives (matrix products with constant bin matrices, an adding scatter),
 so it runs in both modes and is differentiable.
 
@@ -20,9 +21,10 @@ from ..common.tensor import Tensor
 from ..dtype import dtype_to_nptype
 from .batch_matmul import matmul
 from .creation import zeros_like
+from .elementwise import mul
 from .layer_functions import affine_grid_base
 from .scatter_elements import tensor_scatter_elements
-from .shape_ops import reshape, transpose
+from .shape_ops import pad, reshape, transpose
 
 
 def _sizes(owner: str, orig_size: Any, rank: int) -> tuple[int, ...]:
@@ -93,6 +95,35 @@ class AdaptiveMaxPool2DGrad(_AdaptiveMaxPoolGrad):
     input position ``argmax`` names (flat over ``H * W``)."""
 
 
+class AdaptiveMaxPool3DGrad(_AdaptiveMaxPoolGrad):
+    """``AdaptiveMaxPool3DGrad()(y_grad, x, argmax)``: as ``AdaptiveMaxPool2DGrad``, ``argmax``
+    flat over ``D * H * W``."""
+
+    pooled = 3
+
+
+class LuUnpackGrad:
+    """``LuUnpackGrad(L_grad_flag, U_grad_flag)(L_data_grad, U_data_grad, LU_data)`` -> the
+    gradients that reach ``LU_data`` through ``L`` and ``U``: ``L_data_grad``'s part strictly
+    below the diagonal and ``U_data_grad``'s upper triangle, each zero-padded to ``LU_data``'s
+    shape (MindSpore's CPU kernel returns both whatever the flags)."""
+
+    def __init__(self, L_grad_flag: bool, U_grad_flag: bool) -> None:  # noqa: N803  (MindSpore's names)
+        self.L_grad_flag, self.U_grad_flag = bool(L_grad_flag), bool(U_grad_flag)
+
+    def __call__(self, L_data_grad: Any, U_data_grad: Any, LU_data: Any) -> tuple:  # noqa: N803
+        rows, cols = LU_data.shape[-2:]
+        keep = np.tril(np.ones((rows, cols), dtype_to_nptype(LU_data.dtype)), -1)
+        return (mul(_fit(L_data_grad, rows, cols), Tensor(keep)),
+                mul(_fit(U_data_grad, rows, cols), Tensor(np.triu(np.ones_like(keep)))))
+
+
+def _fit(grad: Any, rows: int, cols: int) -> Any:
+    """``grad``'s last two axes zero-padded (at the end) to ``(rows, cols)``."""
+    extra = ((0, 0),) * (len(grad.shape) - 2)
+    return pad(grad, extra + ((0, rows - grad.shape[-2]), (0, cols - grad.shape[-1])))
+
+
 class AffineGridGrad:
     """``AffineGridGrad(align_corners=False)(y_grad, x_size)``: the gradient with respect to
     ``theta`` (``(N, k, k + 1)``) of ``affine_grid(theta, x_size)`` given the grid's gradient
@@ -120,5 +151,5 @@ class GatherDGradV2:
         return tensor_scatter_elements(zeros_like(x), index, grad, int(dim), "add")
 
 
-__all__ = ["AdaptiveAvgPool2DGrad", "AdaptiveAvgPool3DGrad", "AdaptiveMaxPool2DGrad", "AffineGridGrad",
-           "GatherDGradV2"]
+__all__ = ["AdaptiveAvgPool2DGrad", "AdaptiveAvgPool3DGrad", "AdaptiveMaxPool2DGrad",
+           "AdaptiveMaxPool3DGrad", "AffineGridGrad", "GatherDGradV2", "LuUnpackGrad"]

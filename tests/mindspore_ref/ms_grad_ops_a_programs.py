@@ -53,6 +53,16 @@ XM = np.linspace(-1.0, 2.0, 32, dtype=np.float32).reshape(1, 2, 4, 4)
 AM = np.array([[[[1, 7], [13, 11]], [[5, 5], [8, 10]]]], np.int64)
 GM = np.array([[[[0.5, -1.0], [2.0, 0.25]], [[1.5, -0.5], [3.0, 1.0]]]], np.float32)
 YG = np.sin(np.arange(24, dtype=np.float32)).reshape(2, 2, 3, 2)
+X5 = np.linspace(-1.0, 1.0, 16, dtype=np.float32).reshape(1, 1, 2, 2, 4)
+G5 = np.array([1.0, 2.0, 3.0, 4.0], np.float32).reshape(1, 1, 1, 2, 2)
+A5 = np.array([1, 1, 9, 14], np.int64).reshape(1, 1, 1, 2, 2)
+LG = np.sin(np.arange(12, dtype=np.float32) + 0.5).reshape(4, 3)
+UG = np.cos(np.arange(9, dtype=np.float32) * 1.7).reshape(3, 3)
+LU = np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3)
+LGW, UGW, LUW = LG[:3], UG.T @ np.ones((3, 4), np.float32), LU.reshape(3, 4)
+LGB = np.stack([LG[:3], -LG[1:]]).astype(np.float32)
+UGB = np.stack([UG, UG * 2.0]).astype(np.float32)
+LUB = np.stack([LU[:3], LU[1:]]).astype(np.float32)
 YG3 = np.cos(np.arange(36, dtype=np.float32) * 0.4).reshape(1, 2, 2, 3, 3)
 '''
 
@@ -60,7 +70,8 @@ PROGRAMS: dict[str, str] = {}
 
 _ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13", "AG", "AG3", "G3D", "IX",
            "IX0", "D2", "XL", "GL", "XB", "GB", "SC", "MB", "VB", "RM", "RV", "Z3", "X2", "GX2", "M2", "V2",
-           "XM", "AM", "GM", "YG", "YG3")
+           "XM", "AM", "GM", "YG", "YG3", "X5", "G5", "A5", "LG", "UG", "LU", "LGW", "UGW", "LUW",
+           "LGB", "UGB", "LUB")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -101,7 +112,10 @@ _family("linear_transpose_grads", [
     "G.AdaptiveAvgPool2DGrad()(ag3, (2, 3, 4))",
     "G.AdaptiveAvgPool3DGrad()(g3d, Tensor([2, 3, 4, 5], ms.int32))",
     "G.GatherDGradV2()(r, 1, ix, d2)", "G.GatherDGradV2()(r, 0, ix0, d)",
-    "G.AdaptiveMaxPool2DGrad()(gm, xm, am)",
+    "G.AdaptiveMaxPool2DGrad()(gm, xm, am)", "G.AdaptiveMaxPool3DGrad()(g5, x5, a5)",
+    "G.LuUnpackGrad(True, True)(lg, ug, lu)",
+    "G.LuUnpackGrad(L_grad_flag=False, U_grad_flag=True)(lgw, ugw, luw)",
+    "G.LuUnpackGrad(True, False)(lgb, ugb, lub)",
     "G.AffineGridGrad()(yg, (2, 1, 2, 3))", "G.AffineGridGrad(align_corners=True)(yg, (2, 1, 2, 3))",
     "G.AffineGridGrad(False)(yg3, (1, 1, 2, 2, 3))",
 ])

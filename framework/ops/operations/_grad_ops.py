@@ -49,8 +49,10 @@ from ..grad_transposes import (
     AdaptiveAvgPool2DGrad,
     AdaptiveAvgPool3DGrad,
     AdaptiveMaxPool2DGrad,
+    AdaptiveMaxPool3DGrad,
     AffineGridGrad,
     GatherDGradV2,
+    LuUnpackGrad,
 )
 from ..normalization_grads import (
     BatchNormGrad,
@@ -69,6 +71,7 @@ __all__ = [
     'AdaptiveAvgPool2DGrad',
     'AdaptiveAvgPool3DGrad',
     'AdaptiveMaxPool2DGrad',
+    'AdaptiveMaxPool3DGrad',
     'AffineGridGrad',
     'AsinGrad',
     'AsinhGrad',
@@ -94,6 +97,7 @@ __all__ = [
     'LayerNormGrad',
     'LogSoftmaxGrad',
     'LogitGrad',
+    'LuUnpackGrad',
     'MaxPoolGrad',
     'MaximumGrad',
     'MinimumGrad',
