@@ -3,7 +3,7 @@
 :mod:`framework.ops.normalization_grads`): inverse trigonometric/hyperbolic, the activations,
 ``LogSoftmaxGrad``, ``FlattenGrad``, ``GluGrad``, ``L2NormalizeGrad``, the loss gradients, the
 transposes of linear ops (adaptive average pooling, ``gather_d``) and the normalizations'
-(``BatchNormGrad``, ``LRNGrad``), each called inside a Cell (so graph mode compiles it) on
+(``BatchNormGrad``, ``LRNGrad``) and ``AvgPool3DGrad`` (:mod:`framework.ops.pool_grads`), each called inside a Cell (so graph mode compiles it) on
 inputs that include the kinks (``|x| == lambd``, the ``eps`` clamp bounds) and every attribute.
 ``ms_grad_ops_a_expected.json`` holds MindSpore 2.10's answers on CPU per mode;
 ``python -m tests.mindspore_ref.ms_grad_ops_a_programs`` re-records them (``MINDSPORE_PYTHON``).
@@ -63,6 +63,8 @@ LGW, UGW, LUW = LG[:3], UG.T @ np.ones((3, 4), np.float32), LU.reshape(3, 4)
 LGB = np.stack([LG[:3], -LG[1:]]).astype(np.float32)
 UGB = np.stack([UG, UG * 2.0]).astype(np.float32)
 LUB = np.stack([LU[:3], LU[1:]]).astype(np.float32)
+GP = np.arange(1.0, 9.0, dtype=np.float32).reshape(1, 1, 2, 2, 2)
+GP2 = np.linspace(-1.0, 2.0, 16, dtype=np.float32).reshape(1, 2, 2, 2, 2)
 YG3 = np.cos(np.arange(36, dtype=np.float32) * 0.4).reshape(1, 2, 2, 3, 3)
 '''
 
@@ -71,7 +73,7 @@ PROGRAMS: dict[str, str] = {}
 _ARRAYS = ("U", "D", "Y", "R", "PR", "LB", "W", "HS", "S", "X4", "G2", "G13", "AG", "AG3", "G3D", "IX",
            "IX0", "D2", "XL", "GL", "XB", "GB", "SC", "MB", "VB", "RM", "RV", "Z3", "X2", "GX2", "M2", "V2",
            "XM", "AM", "GM", "YG", "YG3", "X5", "G5", "A5", "LG", "UG", "LU", "LGW", "UGW", "LUW",
-           "LGB", "UGB", "LUB")
+           "LGB", "UGB", "LUB", "GP", "GP2")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -127,6 +129,15 @@ _family("normalization_grads", [
     "G.BatchNormGrad(is_training=True)(gb, xb, sc, mb, vb, z3)",
     "G.BatchNormGrad()(gb, xb, sc, rm, rv, z3)",
     "G.BatchNormGrad(True, 0.01)(gx2, x2, sc, m2, v2, z3)",
+])
+
+_family("avg_pool3d_grads", [
+    "G.AvgPool3DGrad(kernel_size=2, strides=1)((1, 1, 3, 3, 3), gp)",
+    "G.AvgPool3DGrad(2, 2, 1, count_include_pad=False)((1, 1, 3, 3, 3), gp)",
+    "G.AvgPool3DGrad(2, 2, 1)((1, 1, 3, 3, 3), gp)",
+    "G.AvgPool3DGrad(kernel_size=2, strides=2, ceil_mode=True)((1, 1, 3, 3, 3), gp)",
+    "G.AvgPool3DGrad(2, 1, divisor_override=3)((1, 1, 3, 3, 3), gp)",
+    "G.AvgPool3DGrad(kernel_size=(1, 2, 2), strides=(1, 2, 1), pad_mode='valid')((1, 2, 2, 4, 3), gp2)",
 ])
 
 

@@ -63,6 +63,9 @@ from . import (
     LayerNormGrad,
     MaxPoolGrad,
 )
+from ..pool_grads import (
+    AvgPool3DGrad,
+)
 
 __all__ = [
     'ACosGrad',
@@ -76,6 +79,7 @@ __all__ = [
     'AsinGrad',
     'AsinhGrad',
     'AtanGrad',
+    'AvgPool3DGrad',
     'BatchNormGrad',
     'BiasAddGrad',
     'BinaryCrossEntropyGrad',
