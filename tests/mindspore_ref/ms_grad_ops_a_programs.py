@@ -1,10 +1,12 @@
 """Programs for the backward primitives of ``ops.operations._grad_ops`` (``G``) named A-L
 (:mod:`framework.ops.grad_formulas`, :mod:`framework.ops.grad_transposes`,
-:mod:`framework.ops.normalization_grads`): inverse trigonometric/hyperbolic, the activations,
-``LogSoftmaxGrad``, ``FlattenGrad``, ``GluGrad``, ``L2NormalizeGrad``, the loss gradients, the
-transposes of linear ops (adaptive average pooling, ``gather_d``) and the normalizations'
-(``BatchNormGrad``, ``LRNGrad``) and ``AvgPool3DGrad`` (:mod:`framework.ops.pool_grads`), each called inside a Cell (so graph mode compiles it) on
-inputs that include the kinks (``|x| == lambd``, the ``eps`` clamp bounds) and every attribute.
+:mod:`framework.ops.normalization_grads`, :mod:`framework.ops.pool_grads`): inverse
+trigonometric/hyperbolic, the activations, ``LogSoftmaxGrad``, ``FlattenGrad``, ``GluGrad``,
+``L2NormalizeGrad``, the loss gradients, the transposes of linear ops (adaptive and 3-d average
+pooling, adaptive max pooling, ``affine_grid``, ``gather_d``, ``lu_unpack``) and the
+normalizations' (``BatchNormGrad``, ``LRNGrad``), each called inside a Cell (so graph mode
+compiles it) on inputs that include the kinks (``|x| == lambd``, the ``eps`` clamp bounds,
+repeated argmax positions) and every attribute.
 ``ms_grad_ops_a_expected.json`` holds MindSpore 2.10's answers on CPU per mode;
 ``python -m tests.mindspore_ref.ms_grad_ops_a_programs`` re-records them (``MINDSPORE_PYTHON``).
 """
