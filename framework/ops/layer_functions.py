@@ -51,6 +51,20 @@ def lrn(x, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CH
     return x / pow(total * float(alpha) + float(bias), float(beta))
 
 
+def affine_grid_base(spatial: tuple[int, ...], align_corners: bool) -> np.ndarray:
+    """The ``(prod(spatial), k + 1)`` homogeneous normalized coordinates (x first, then y
+    [, z], then 1) of every grid point, row-major over ``spatial``."""
+
+    def axis(n: int) -> np.ndarray:
+        if n == 1:
+            return np.zeros(1)
+        line = np.linspace(-1.0, 1.0, n)
+        return line if align_corners else line * (n - 1) / n
+
+    coords = list(np.meshgrid(*(axis(n) for n in spatial), indexing="ij"))[::-1]  # x first
+    return np.stack(coords + [np.ones(spatial)], -1).reshape(-1, len(spatial) + 1)
+
+
 def affine_grid(theta, size, align_corners=False):
     """The ``(N, H, W, 2)`` (or ``(N, D, H, W, 3)``) sampling grid of the affine maps
     ``theta`` (``(N, 2, 3)`` / ``(N, 3, 4)``) over normalized coordinates in [-1, 1]."""
@@ -61,15 +75,7 @@ def affine_grid(theta, size, align_corners=False):
             f"theta {tuple(theta.shape)} and size {size} must be (N, 2, 3) with (N, C, H, W) or "
             "(N, 3, 4) with (N, C, D, H, W)"))
 
-    def axis(n: int) -> np.ndarray:
-        if n == 1:
-            return np.zeros(1)
-        line = np.linspace(-1.0, 1.0, n)
-        return line if align_corners else line * (n - 1) / n
-
-    coords = list(np.meshgrid(*(axis(n) for n in spatial), indexing="ij"))[::-1]  # x first
-    base = np.stack(coords + [np.ones(spatial)], -1).reshape(-1, len(spatial) + 1)
-    base = Tensor(base.astype(mstype.to_np(theta.dtype)))
+    base = Tensor(affine_grid_base(spatial, align_corners).astype(mstype.to_np(theta.dtype)))
     n, k = theta.shape[0], len(spatial)
     # out[n, p, i] = sum_j base[p, j] * theta[n, i, j]: one product for every map
     points = matmul(base, reshape(theta, (n * k, k + 1)), transpose_b=True)
