@@ -1,7 +1,10 @@
 """Programs for ``mindspore.common``'s type classes and generic types (``mstype.Type``,
 ``Float``, ``Int``, ``TensorType``, ``float_``, ``number`` ..., the low-precision dtypes, the
 ``QuantDtype`` enum) and its random-number generators (``Generator``, ``manual_seed``,
-``seed``, ``initial_seed``, ``default_generator``).
+``seed``, ``initial_seed``, ``default_generator``) and the structured initializers
+(``Identity``, ``Dirac``, ``Orthogonal``, ``Sparse``, ``VarianceScaling``: exact values where
+they are deterministic, the defining properties where they draw, and a convolution whose Dirac
+weights pass its input through, in both modes).
 
 Module paths are imported as ``importlib.import_module(ms.__name__ + ".<path>")`` so one
 source runs on both engines. ``EXPECTED`` (``ms_common_names_expected.json``) holds MindSpore
@@ -23,6 +26,11 @@ def module(path):
 
 common = module("common")
 mstype = module("common.dtype")
+init = module("common.initializer")
+
+
+def values(initializer, shape, dtype=ms.float32):
+    return init.initializer(initializer, shape, dtype).asnumpy()
 '''
 
 PROGRAMS: dict[str, str] = {}
@@ -113,6 +121,65 @@ def main():
             kinds = (TypeError, ValueError, RuntimeError)
             out.append(next((k.__name__ for k in kinds if isinstance(error, k)), type(error).__name__))
     return out
+'''
+
+PROGRAMS["init_identity_dirac"] = _PRELUDE + '''
+
+def main():
+    conv = nn.Conv2d(3, 3, 3, pad_mode="same", has_bias=False, weight_init=init.Dirac())
+    x = Tensor(np.arange(48, dtype=np.float32).reshape(1, 3, 4, 4))
+    grouped = nn.Conv2d(4, 4, 3, pad_mode="same", has_bias=False, group=2, weight_init=init.Dirac(groups=2))
+    x4 = Tensor(np.arange(64, dtype=np.float32).reshape(1, 4, 4, 4) - 20.0)
+    return (values(init.Identity(), [3, 4]), values(init.Identity(), [4, 2]),
+            str(init.initializer(init.Identity(), [2, 2], ms.int32).dtype),
+            values(init.Dirac(groups=2), [4, 3, 3]), values(init.Dirac(), [2, 3, 3, 3]),
+            values(init.Dirac(), [2, 2, 1, 3, 2]), conv(x), grouped(x4))
+'''
+
+PROGRAMS["init_orthogonal"] = _PRELUDE + '''
+
+def main():
+    w = values(init.Orthogonal(gain=2.0), [3, 2, 2]).reshape(3, 4)
+    wide = values(init.Orthogonal(), [2, 5])
+    tall = values(init.Orthogonal(gain=0.5), [5, 2])
+    return (np.round(w @ w.T, 4) + 0.0, np.round(wide @ wide.T, 4) + 0.0, np.round(tall.T @ tall, 4) + 0.0,
+            values(init.Orthogonal(), [4, 3, 2]).shape)
+'''
+
+PROGRAMS["init_sparse"] = _PRELUDE + '''
+
+def main():
+    a = values(init.Sparse(sparsity=0.4, sigma=0.01), [5, 8])
+    b = values(init.Sparse(sparsity=0.5, sigma=2.0), [6, 3])
+    c = values(init.Sparse(sparsity=0.0), [3, 4])
+    return ((a == 0).sum(0), (b == 0).sum(0), int((c == 0).sum()), bool(np.abs(a).max() < 0.08),
+            bool(np.abs(b).max() > 0.01))
+'''
+
+PROGRAMS["init_variance_scaling"] = _PRELUDE + '''
+
+def ratio(v, std):
+    return round(float(v.std() / std), 1)
+
+
+def main():
+    out = []
+    for scale, mode, dist, shape, n in [(2.0, "fan_in", "truncated_normal", [400, 100], 100),
+                                        (2.0, "fan_out", "untruncated_normal", [400, 100], 400),
+                                        (3.0, "fan_avg", "uniform", [80, 120], 100),
+                                        (1.0, "fan_in", "truncated_normal", [50, 20, 3, 3], 180)]:
+        v = values(init.VarianceScaling(scale=scale, mode=mode, distribution=dist), shape)
+        out.append([ratio(v, np.sqrt(scale / n)), bool(np.abs(v).max() <= 2.3 * np.sqrt(scale / n))])
+    u = values(init.VarianceScaling(scale=3.0, mode="fan_avg", distribution="uniform"), [80, 120])
+    out.append(bool(np.abs(u).max() <= np.sqrt(9.0 / 100)))
+    bad = []
+    for kwargs in ({"scale": 0.0}, {"scale": -1.0}, {"mode": "fan"}, {"distribution": "normal"}):
+        try:
+            init.VarianceScaling(**kwargs)
+            bad.append("no error")
+        except ValueError:
+            bad.append("ValueError")
+    return out, bad
 '''
 
 
