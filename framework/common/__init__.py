@@ -11,7 +11,7 @@ from framework import absent_names as _absent_names
 from . import dtype
 from . import initializer
 from . import parameter
-from .tensor import Tensor, tensor
+from .tensor import Tensor, swap_tensors, tensor
 import importlib as _importlib
 
 # name -> (module, attribute), imported on first use (see framework/api_spec/modules.py)
@@ -37,6 +37,7 @@ _NAMES = {
     'double': ('framework.dtype', 'double'),
     'dtype_to_nptype': ('framework.dtype', 'dtype_to_nptype'),
     'dtype_to_pytype': ('framework.dtype', 'dtype_to_pytype'),
+    'enable_dynamic': ('framework.jit_api', 'enable_dynamic'),
     'float16': ('framework.dtype', 'float16'),
     'float32': ('framework.dtype', 'float32'),
     'float64': ('framework.dtype', 'float64'),
@@ -64,11 +65,16 @@ _NAMES = {
     'list_': ('framework.dtype', 'list_'),
     'long': ('framework.dtype', 'long'),
     'manual_seed': ('framework.generator', 'manual_seed'),
+    'ms_memory_recycle': ('framework.memory_hints', 'ms_memory_recycle'),
     'mutable': ('framework.jit_api', 'mutable'),
+    'no_inline': ('framework.jit_api', 'no_inline'),
     'number': ('framework.dtype', 'number'),
     'pytype_to_dtype': ('framework.dtype', 'pytype_to_dtype'),
     'qint4x2': ('framework.dtype', 'qint4x2'),
+    'recompute': ('framework.memory_hints', 'recompute'),
     'seed': ('framework.generator', 'seed'),
+    'set_dump': ('framework.dump', 'set_dump'),
+    'set_recursion_limit': ('framework.jit_api', 'set_recursion_limit'),
     'set_rng_state': ('framework.seed', 'set_rng_state'),
     'set_seed': ('framework.seed', 'set_seed'),
     'short': ('framework.dtype', 'short'),
@@ -121,6 +127,7 @@ __all__ = [
     'double',
     'dtype_to_nptype',
     'dtype_to_pytype',
+    'enable_dynamic',
     'float16',
     'float32',
     'float64',
@@ -148,16 +155,22 @@ __all__ = [
     'list_',
     'long',
     'manual_seed',
+    'ms_memory_recycle',
     'mutable',
+    'no_inline',
     'number',
     'pytype_to_dtype',
     'qint4x2',
+    'recompute',
     'seed',
+    'set_dump',
+    'set_recursion_limit',
     'set_rng_state',
     'set_seed',
     'short',
     'single',
     'string',
+    'swap_tensors',
     'tensor',
     'tensor_type',
     'tuple_',

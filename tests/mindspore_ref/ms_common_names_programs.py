@@ -182,6 +182,90 @@ def main():
     return out, bad
 '''
 
+PROGRAMS["swap_tensors"] = _PRELUDE + '''
+
+def main():
+    a = Tensor(np.array([1.0, 2.0], np.float32))
+    b = Tensor(np.array([[3]], np.int32))
+    alias = a
+    returned = common.swap_tensors(a, b)
+    return returned, a, b, alias, str(a.dtype), b.shape, a + 1
+'''
+
+PROGRAMS["recompute_block"] = _PRELUDE + '''
+
+class Block(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.w = ms.Parameter(Tensor(np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)), name="w")
+
+    def construct(self, x):
+        return ops.tanh(ops.matmul(x, self.w)) * 3.0
+
+
+def main():
+    block = Block()
+    x = Tensor(np.array([[1.0, -2.0], [0.5, 0.3]], np.float32))
+
+    def loss(x):
+        return (common.recompute(block, x) ** 2).sum()
+
+    def plain_loss(x):
+        return (block(x) ** 2).sum()
+
+    # MindSpore's graph mode cannot compile recompute's body ("Unsupported statement 'Try'"):
+    # there the block runs itself, whose value and gradient recompute's must equal
+    pynative = ms.get_context("mode") == ms.PYNATIVE_MODE
+    value, grad = ms.value_and_grad(loss if pynative else plain_loss)(x)
+    return common.recompute(block, x) if pynative else block(x), value, grad, block(x)
+'''
+
+PROGRAMS["graph_hints"] = _PRELUDE + '''
+
+@common.no_inline
+def helper(x):
+    return x * 2.0 + 1.0
+
+
+def depth(x, n):
+    if n == 0:
+        return x
+    return depth(x + 1.0, n - 1)
+
+
+def main():
+    common.set_recursion_limit(1200)
+
+    @ms.jit
+    def outer(x):
+        return helper(x) - helper(x * 0.5)
+
+    @ms.jit
+    def deep(x):
+        return depth(x, 40)
+
+    x = Tensor(np.array([1.0, -3.0, 4.5], np.float32))
+
+    @common.enable_dynamic(y=Tensor(shape=[None], dtype=ms.float32))
+    @ms.jit
+    def scaled(y):
+        return y * 3.0
+
+    return (outer(x), helper(x), scaled(x), scaled(Tensor(np.array([2.0, 5.0], np.float32))), deep(x),
+            common.ms_memory_recycle(), module("common.api").ms_memory_recycle())
+'''
+
+PROGRAMS["set_dump_cpu"] = _PRELUDE + '''
+
+def main():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        returned = common.set_dump(nn.Dense(2, 2), True)
+    return returned, any("not supported by set_dump" in str(w.message) for w in caught)
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record

@@ -10,6 +10,8 @@ from pathlib import Path
 from tests.mindspore_ref.ms_common_names_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
 
-RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_common_names_expected.json", per_mode=True)
+# graph mode's compiled tanh gradient is within 4e-4 of MindSpore's (relative), PyNative's 1e-6
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_common_names_expected.json", per_mode=True,
+                    tolerance={"recompute_block": {"rtol": 1e-3, "atol": 1e-5}})
 (test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
  test_against_mindspore) = RECORDED.tests()
