@@ -242,7 +242,7 @@ def main():
 
     @ms.jit
     def deep(x):
-        return depth(x, 40)
+        return depth(x, 12)
 
     x = Tensor(np.array([1.0, -3.0, 4.5], np.float32))
 
