@@ -266,6 +266,18 @@ def main():
     return returned, any("not supported by set_dump" in str(w.message) for w in caught)
 '''
 
+PROGRAMS["row_and_sparse_tensors"] = _PRELUDE + '''
+
+def main():
+    values = Tensor(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32))
+    rt = common.RowTensor(Tensor(np.array([0, 2], np.int32)), values, (4, 3))
+    copy = common.RowTensor(row_tensor=rt)
+    st = common.SparseTensor(Tensor(np.array([[0, 1], [1, 0]], np.int64)),
+                             Tensor(np.array([1.5, -2.0], np.float32)), (2, 2))
+    return (rt.indices, rt.values, rt.dense_shape, copy.values, copy.dense_shape, st.indices, st.values,
+            st.shape, isinstance(st, common.COOTensor), repr(rt).split(",")[0], repr(st).split(",")[0])
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
