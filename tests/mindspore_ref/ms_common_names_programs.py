@@ -27,6 +27,8 @@ def module(path):
 common = module("common")
 mstype = module("common.dtype")
 init = module("common.initializer")
+common_tensor = module("common.tensor")
+common_api = module("common.api")
 
 
 def values(initializer, shape, dtype=ms.float32):
@@ -189,7 +191,9 @@ def main():
     b = Tensor(np.array([[3]], np.int32))
     alias = a
     returned = common.swap_tensors(a, b)
-    return returned, a, b, alias, str(a.dtype), b.shape, a + 1
+    c, d = Tensor(np.array([7.0], np.float32)), Tensor(np.array([8.0, 9.0], np.float64))
+    back = common_tensor.swap_tensors(c, d)
+    return returned, a, b, alias, str(a.dtype), b.shape, a + 1, back, c, d
 '''
 
 PROGRAMS["recompute_block"] = _PRELUDE + '''
@@ -252,7 +256,7 @@ def main():
         return y * 3.0
 
     return (outer(x), helper(x), scaled(x), scaled(Tensor(np.array([2.0, 5.0], np.float32))), deep(x),
-            common.ms_memory_recycle(), module("common.api").ms_memory_recycle())
+            common.ms_memory_recycle(), common_api.ms_memory_recycle())
 '''
 
 PROGRAMS["set_dump_cpu"] = _PRELUDE + '''
