@@ -282,6 +282,21 @@ def main():
             st.shape, isinstance(st, common.COOTensor), repr(rt).split(",")[0], repr(st).split(",")[0])
 '''
 
+PROGRAMS["mindio_without_server"] = _PRELUDE + '''
+
+def main():
+    out = [common.set_mindio_server_info(), common.set_mindio_server_info(8),
+           common.mindio_preload("/nonexistent/model.ckpt"), common.mindio_preload("")]
+    for bad in (lambda: common.set_mindio_server_info("x"), lambda: common.set_mindio_server_info(-1),
+                lambda: common.mindio_preload(123)):
+        try:
+            bad()
+            out.append("no error")
+        except (TypeError, ValueError) as error:
+            out.append(type(error).__name__)
+    return out
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
