@@ -18,6 +18,7 @@ import importlib as _importlib
 _NAMES = {
     'COOTensor': ('framework.ops.sparse_tensor', 'COOTensor'),
     'CSRTensor': ('framework.ops.sparse_tensor', 'CSRTensor'),
+    'DeviceCtx': ('framework.device_ctx', 'DeviceCtx'),
     'Generator': ('framework.generator', 'Generator'),
     'Int': ('framework.dtype', 'Int'),
     'JitConfig': ('framework.jit_api', 'JitConfig'),
@@ -111,6 +112,7 @@ def _load(name: str) -> object:
 __all__ = [
     'COOTensor',
     'CSRTensor',
+    'DeviceCtx',
     'Generator',
     'Int',
     'JitConfig',

@@ -297,6 +297,23 @@ def main():
     return out
 '''
 
+PROGRAMS["device_ctx"] = _PRELUDE + '''
+
+def main():
+    ctx = common.DeviceCtx("CPU", 0)
+    with ctx:
+        x = Tensor(np.array([1.0, 2.0], np.float32)) * 3.0
+    out = [ctx.name, ctx.device_id, common.DeviceCtx("foo").name, x]
+    for bad in (common.DeviceCtx("foo"), common.DeviceCtx("CPU", -1), common.DeviceCtx("cpu")):
+        try:
+            with bad:
+                pass
+            out.append("no error")
+        except ValueError:
+            out.append("ValueError")
+    return out
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
