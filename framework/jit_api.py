@@ -158,3 +158,54 @@ def lazy_inline(fn: Callable[..., Any] | None = None, attrs: Any = None,
         return __init__
 
     return wrap if fn is None else wrap(fn)
+
+
+def no_inline(fn: Callable[..., Any] | None = None) -> Any:
+    """``@no_inline``: MindSpore compiles the function as its own subgraph, reused at each
+    call, instead of inlining it. Here every function is traced inline into the one compiled
+    function, so it changes nothing a program computes: the function is returned, marked
+    (``fn._no_inline``)."""
+
+    def mark(f: Callable[..., Any]) -> Callable[..., Any]:
+        if not callable(f):
+            raise TypeError(f"no_inline: expected a function, got {type(f).__name__}")
+        f._no_inline = True  # type: ignore[attr-defined]
+        return f
+
+    return mark if fn is None else mark(fn)
+
+
+def enable_dynamic(**kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``@enable_dynamic(x=Tensor(shape=[None, 2], dtype=...))`` on a ``jit`` function: the
+    named arguments' shapes may vary between calls. Our ``jit`` compiles once per input
+    shape, so a function runs with any shape already; the decorator checks the names
+    against the function's parameters and keeps the shapes (``fn._dynamic_inputs``)."""
+    import inspect
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            params = {}
+        unknown = [k for k in kwargs if params and k not in params]
+        if unknown:
+            raise ValueError(f"enable_dynamic: {unknown} are not parameters of {getattr(fn, '__name__', fn)}")
+        fn._dynamic_inputs = dict(kwargs)  # type: ignore[attr-defined]
+        return fn
+
+    return decorate
+
+
+_MARGIN = 200  # frames of the tracer itself above the program's own calls
+
+
+def set_recursion_limit(recursion_limit: int = 1000) -> None:
+    """The depth of (recursive) calls graph compilation follows. Graph mode traces the
+    program's Python, so this raises Python's own limit to at least ``recursion_limit``
+    (plus the tracer's frames); it never lowers it."""
+    import sys
+
+    if not isinstance(recursion_limit, int) or isinstance(recursion_limit, bool) or recursion_limit <= 0:
+        raise ValueError("set_recursion_limit: recursion_limit must be a positive int, "
+                         f"got {recursion_limit!r}")
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), recursion_limit + _MARGIN))

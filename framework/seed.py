@@ -19,6 +19,13 @@ def set_seed(seed: int) -> None:
     _rng = np.random.default_rng(seed)
 
 
+def reseed(seed: int) -> None:
+    """Restart the random state from ``seed`` without changing ``get_seed()`` (MindSpore's
+    ``manual_seed`` leaves the global seed alone)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
 def get_seed() -> int | None:
     return _seed
 

@@ -12,11 +12,15 @@ from framework.jit_api import (
     ms_function,
     mutable,
 )
+from framework.memory_hints import (
+    ms_memory_recycle,
+)
 
 __all__ = [
     'jit',
     'jit_class',
     'ms_function',
+    'ms_memory_recycle',
     'mutable',
 ]
 

@@ -234,9 +234,13 @@ def initializer(init: Any, shape: Sequence[int] | int | None = None,
     return Tensor._wrap(_resolve(init).fill(shape, np_dtype))
 
 
+# the structured ones live beside, importing Initializer from here (hence at the end)
+from .structured_init import Dirac, Identity, Orthogonal, Sparse, VarianceScaling  # noqa: E402
+
 __all__ = [
-    "Constant", "HeNormal", "HeUniform", "Initializer", "Normal", "One", "TruncatedNormal",
-    "Uniform", "XavierNormal", "XavierUniform", "Zero", "initializer",
+    "Constant", "Dirac", "HeNormal", "HeUniform", "Identity", "Initializer", "Normal", "One", "Orthogonal",
+    "Sparse", "TruncatedNormal", "Uniform", "VarianceScaling", "XavierNormal", "XavierUniform", "Zero",
+    "initializer",
 ]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name

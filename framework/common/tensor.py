@@ -235,7 +235,25 @@ def tensor(input_data: Any = None, dtype: Any = None, shape: Any = None, init: A
     return out
 
 
-__all__ = ["Tensor", "tensor"]
+def swap_tensors(t1: Tensor, t2: Tensor) -> None:
+    """MindSpore's ``swap_tensors``: exchange the contents (values, dtype, shape) of two
+    tensors in place; every reference to ``t1`` then sees ``t2``'s old data."""
+    for name, t in (("t1", t1), ("t2", t2)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"swap_tensors: {name} must be a Tensor, got {type(t).__name__}")
+    for slot in ("_data", "_const_arg", "_built_with_init"):
+        a, b = getattr(t1, slot, _UNSET), getattr(t2, slot, _UNSET)
+        for target, value in ((t1, b), (t2, a)):
+            if value is _UNSET:
+                if hasattr(target, slot):
+                    delattr(target, slot)
+            else:
+                object.__setattr__(target, slot, value)
+
+
+_UNSET = object()
+
+__all__ = ["Tensor", "swap_tensors", "tensor"]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name
 __getattr__ = module_getattr("common.tensor", __name__)

@@ -124,6 +124,10 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {lines[0] if lines else ''}"[:160]
 
 
+# names whose MindSpore 2.10 value is itself a module (``mindspore.common.dtype``)
+MODULE_VALUED = {("common", "dtype")}
+
+
 def classify(owner: Any, name: str, namespace: str) -> tuple[str, str]:
     """``(status, note)`` of ``name`` in ``owner`` (a module, or a Tensor for methods)."""
     if owner is None:
@@ -143,6 +147,8 @@ def classify(owner: Any, name: str, namespace: str) -> tuple[str, str]:
     if namespace in MODULE_NAMESPACES:
         return ("present", "") if inspect.ismodule(found) else ("missing", f"`{name}` is not a module here")
     if namespace in VALUE_NAMESPACES and not inspect.ismodule(found):
+        return "present", ""
+    if (namespace, name) in MODULE_VALUED and inspect.ismodule(found):
         return "present", ""
     if namespace != "Tensor" and not callable(found):
         return "missing", f"`{name}` is a {'module' if inspect.ismodule(found) else 'value'} here"
