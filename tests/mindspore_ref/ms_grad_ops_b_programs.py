@@ -1,0 +1,92 @@
+"""Programs for the backward primitives of ``mindspore.ops.operations._grad_ops`` (``G``) for
+losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
+``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad`` and ``TraceGrad``.
+
+Each program is one Cell applying the classes with MindSpore's argument order and attributes;
+graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
+".ops.operations._grad_ops")`` so one source runs on both engines.
+``ms_grad_ops_b_expected.json`` holds MindSpore 2.10's answers on CPU per mode; ``python -m
+tests.mindspore_ref.ms_grad_ops_b_programs`` re-records them (needs ``MINDSPORE_PYTHON``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PRELUDE = '''
+import importlib
+
+G = importlib.import_module(ms.__name__ + ".ops.operations._grad_ops")
+X = Tensor(np.array([[-1.5, 0.2, 0.7], [2.0, -0.3, 0.4]], np.float32))
+Y = Tensor(np.array([[0.5, -0.2, 1.7], [1.0, 0.3, -0.4]], np.float32))
+D = Tensor(np.array([[1.0, 2.0, -1.0], [0.5, 0.25, 3.0]], np.float32))
+'''
+
+PROGRAMS: dict[str, str] = {}
+
+PROGRAMS["losses"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.sce = G.SigmoidCrossEntropyWithLogitsGrad()
+        self.l1_none = G.SmoothL1LossGrad()
+        self.l1_mean = G.SmoothL1LossGrad(beta=0.5, reduction="mean")
+        self.l1_sum = G.SmoothL1LossGrad(0.5, "sum")
+
+    def construct(self, x, y, d, s):
+        return (self.sce(x, y.abs() * 0.5, d), self.l1_none(x, y, d), self.l1_mean(x, y, s),
+                self.l1_sum(x, y, s), self.sce(x.astype(ms.float16), y.abs().astype(ms.float16),
+                                               d.astype(ms.float16)))
+
+
+def main():
+    return Net()(X, Y, D, Tensor(np.float32(2.0)))
+'''
+
+PROGRAMS["activations"] = _PRELUDE + '''
+X4 = Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 2, 2) - 10.0)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.shrink = G.SoftShrinkGrad()
+        self.shrink_wide = G.SoftShrinkGrad(lambd=0.35)
+        self.prelu = G.PReLUGrad()
+
+    def construct(self, x, d, x4):
+        one = Tensor(np.array([0.25], np.float32))
+        per_channel = Tensor(np.array([0.25, 0.5, 2.0], np.float32))
+        return (self.shrink(d, x), self.shrink_wide(d, x), self.prelu(d, x, one),
+                self.prelu(d, x, per_channel), self.prelu(x4 * 0.5 + 1.0, x4, per_channel))
+
+
+def main():
+    return Net()(X, D, X4)
+'''
+
+PROGRAMS["slice_trace"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.slice_grad = G.SliceGrad()
+        self.trace_grad = G.TraceGrad()
+
+    def construct(self, x, d, d64, x64, s, wide, tall):
+        a = self.slice_grad(d[:1, 1:], x, (1, 1), (1, 2))
+        b = self.slice_grad(d[:, :2], x, (0, 0), (2, 2))
+        c = self.slice_grad(d64, x64, (0, 0), (2, 3))
+        return a, b, c, self.trace_grad(s, wide), self.trace_grad(s * 3.0, tall)
+
+
+def main():
+    as64 = Tensor(D.asnumpy().astype(np.float64)), Tensor(X.asnumpy().astype(np.float64))
+    return Net()(X, D, *as64, Tensor(np.float32(2.0)), Tensor(np.array([2, 3], np.int64)),
+                 Tensor(np.array([3, 2], np.int64)))
+'''
+
+
+if __name__ == "__main__":
+    from tests.mindspore_ref.recorded import record
+
+    record(PROGRAMS, Path(__file__).with_name("ms_grad_ops_b_expected.json"))
