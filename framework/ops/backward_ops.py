@@ -16,12 +16,16 @@ from typing import Any
 
 import numpy as np
 
+from ..common.tensor import Tensor
+from ._utils import concrete_ints
 from .array_layout import eye as _eye
 from .elementwise import abs as _abs
 from .elementwise import add, cast, div, greater, less, mul, sub
 from .elementwise import sigmoid as _sigmoid
 from .math_unary import sign as _sign
+from .model_zoo_ops import strided_slice
 from .reduce import reduce_sum
+from .segment import unsorted_segment_sum
 from .shape_ops import pad as _pad
 from .shape_ops import reshape as _reshape
 
@@ -90,9 +94,17 @@ class PReLUGrad:
         return dx, _reshape(dw, tuple(w.shape))
 
 
-def _ints(value: Any) -> tuple[int, ...]:
-    array = value.asnumpy() if hasattr(value, "asnumpy") else np.asarray(value)
-    return tuple(int(v) for v in np.ravel(array))
+def _ints(value: Any, what: str) -> tuple[int, ...]:
+    value = concrete_ints(value, what)
+    return tuple(int(v) for v in np.ravel(np.asarray(value, dtype=np.int64)))
+
+
+def _scatter_back(dy: Any, source: np.ndarray, shape: tuple[int, ...]) -> Any:
+    """The adjoint of a gather: ``dy``'s element ``k`` added at the flat position
+    ``source[k]`` of zeros shaped ``shape``."""
+    ids = Tensor(np.ascontiguousarray(source.reshape(-1), dtype=np.int32))
+    total = int(np.prod(shape, dtype=np.int64))
+    return _reshape(unsorted_segment_sum(_reshape(dy, (-1,)), ids, total), shape)
 
 
 class SliceGrad:
@@ -100,7 +112,7 @@ class SliceGrad:
     ``begin`` (``size``: the slice's extent, as ``dy``'s shape; no -1)."""
 
     def __call__(self, dy: Any, x: Any, begin: Any, size: Any) -> Any:
-        begin, size, shape = _ints(begin), _ints(size), tuple(x.shape)
+        begin, size, shape = _ints(begin, "SliceGrad: begin"), _ints(size, "SliceGrad: size"), tuple(x.shape)
         if len(begin) != len(shape) or len(size) != len(shape):
             raise ValueError(f"SliceGrad: begin {begin} and size {size} must have one entry per "
                              f"axis of x (shape {shape})")
@@ -116,11 +128,58 @@ class TraceGrad:
     ``x_shape`` (an int64 Tensor of two entries), zeros elsewhere."""
 
     def __call__(self, dout: Any, x_shape: Any) -> Any:
-        dims = _ints(x_shape)
+        dims = _ints(x_shape, "TraceGrad: x_shape")
         if len(dims) != 2:
             raise ValueError(f"TraceGrad: x_shape must hold 2 dimensions, got {dims}")
         return mul(_eye(dims[0], dims[1], dout.dtype), dout)
 
 
-__all__ = ["PReLUGrad", "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad", "SmoothL1LossGrad",
-           "SoftShrinkGrad", "TraceGrad"]
+class StridedSliceGrad:
+    """``StridedSliceGrad(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(dy, shapex, begin, end, strides)``: zeros shaped ``shapex`` with ``dy``
+    added where ``StridedSlice`` (same masks and arguments) reads its elements."""
+
+    def __init__(self, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0,
+                 new_axis_mask: int = 0, shrink_axis_mask: int = 0) -> None:
+        self.masks = dict(begin_mask=int(begin_mask), end_mask=int(end_mask),
+                          ellipsis_mask=int(ellipsis_mask), new_axis_mask=int(new_axis_mask),
+                          shrink_axis_mask=int(shrink_axis_mask))
+
+    def __call__(self, dy: Any, shapex: Any, begin: Any, end: Any, strides: Any) -> Any:
+        shape = _ints(shapex, "StridedSliceGrad: shapex")
+        positions = Tensor(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape))
+        read = strided_slice(positions, begin, end, strides, **self.masks).asnumpy()
+        if tuple(read.shape) != tuple(dy.shape):
+            raise ValueError(f"StridedSliceGrad: dy has shape {tuple(dy.shape)}, the slice of "
+                             f"shape {shape} has {tuple(read.shape)}")
+        return _scatter_back(dy, read, shape)
+
+
+class MirrorPadGrad:
+    """``MirrorPadGrad(mode='REFLECT')(dy, paddings)``: ``MirrorPad``'s adjoint, each
+    element of ``dy`` added back to the input element it mirrors (``paddings``: an
+    ``(rank, 2)`` int Tensor of before/after widths; ``'SYMMETRIC'`` repeats the edge)."""
+
+    def __init__(self, mode: str = "REFLECT") -> None:
+        if mode not in ("REFLECT", "SYMMETRIC"):
+            raise ValueError(f"MirrorPadGrad: mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
+        self.mode = mode
+
+    def __call__(self, dy: Any, paddings: Any) -> Any:
+        pads = np.asarray(_ints(paddings, "MirrorPadGrad: paddings")).reshape(-1, 2)
+        padded = tuple(dy.shape)
+        if pads.shape[0] != len(padded):
+            raise ValueError(f"MirrorPadGrad: paddings must be ({len(padded)}, 2), got "
+                             f"{tuple(np.shape(paddings))}")
+        shape = tuple(int(n - b - a) for n, (b, a) in zip(padded, pads.tolist()))
+        edge = 1 if self.mode == "REFLECT" else 0
+        if any(n < 1 or b > n - edge or a > n - edge for n, (b, a) in zip(shape, pads.tolist())):
+            raise ValueError(f"MirrorPadGrad: paddings {pads.tolist()} are too wide for dy of "
+                             f"shape {padded} in mode {self.mode}")
+        positions = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        source = np.pad(positions, pads.tolist(), mode="reflect" if edge else "symmetric")
+        return _scatter_back(dy, source, shape)
+
+
+__all__ = ["MirrorPadGrad", "PReLUGrad", "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad",
+           "SmoothL1LossGrad", "SoftShrinkGrad", "StridedSliceGrad", "TraceGrad"]

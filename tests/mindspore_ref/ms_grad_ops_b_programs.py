@@ -1,6 +1,7 @@
 """Programs for the backward primitives of ``mindspore.ops.operations._grad_ops`` (``G``) for
 losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
-``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad`` and ``TraceGrad``.
+``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
+``StridedSliceGrad`` (without masks, positive strides) and ``MirrorPadGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -71,18 +72,44 @@ class Net(nn.Cell):
         super().__init__()
         self.slice_grad = G.SliceGrad()
         self.trace_grad = G.TraceGrad()
+        self.wide = Tensor(np.array([2, 3], np.int64))  # shapes: constants while compiling
+        self.tall = Tensor(np.array([3, 2], np.int64))
 
-    def construct(self, x, d, d64, x64, s, wide, tall):
+    def construct(self, x, d, d64, x64, s):
         a = self.slice_grad(d[:1, 1:], x, (1, 1), (1, 2))
         b = self.slice_grad(d[:, :2], x, (0, 0), (2, 2))
         c = self.slice_grad(d64, x64, (0, 0), (2, 3))
-        return a, b, c, self.trace_grad(s, wide), self.trace_grad(s * 3.0, tall)
+        return a, b, c, self.trace_grad(s, self.wide), self.trace_grad(s * 3.0, self.tall)
 
 
 def main():
     as64 = Tensor(D.asnumpy().astype(np.float64)), Tensor(X.asnumpy().astype(np.float64))
-    return Net()(X, D, *as64, Tensor(np.float32(2.0)), Tensor(np.array([2, 3], np.int64)),
-                 Tensor(np.array([3, 2], np.int64)))
+    return Net()(X, D, *as64, Tensor(np.float32(2.0)))
+'''
+
+PROGRAMS["strided_mirror"] = _PRELUDE + '''
+P20 = Tensor(np.arange(20, dtype=np.float32).reshape(4, 5) * 0.5 - 3.0)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.strided = G.StridedSliceGrad()
+        self.reflect = G.MirrorPadGrad()
+        self.symmetric = G.MirrorPadGrad(mode="SYMMETRIC")
+        self.pads = Tensor(np.array([[1, 1], [1, 1]], np.int64))
+        self.wide = Tensor(np.array([[0, 2], [2, 0]], np.int64))
+
+    def construct(self, d, p20):
+        a = self.strided(d[:, ::2], (2, 3), (0, 0), (2, 3), (1, 2))
+        b = self.strided(d[1:, 1:], (3, 4), (1, 2), (2, 4), (1, 1))
+        c = self.strided(p20[:2, :2], (6, 5), (0, 1), (4, 5), (2, 2))
+        return (a, b, c, self.reflect(p20, self.pads), self.symmetric(p20, self.pads),
+                self.symmetric(p20, self.wide))
+
+
+def main():
+    return Net()(D, P20)
 '''
 
 

@@ -69,3 +69,21 @@ def test_slice_grad_rejects_a_slice_past_the_input_naming_it():
     with pytest.raises(ValueError, match="SliceGrad: begin"):
         G.SliceGrad()(Tensor(np.ones((2, 2), np.float32)), Tensor(np.ones((2, 3), np.float32)),
                       (0, 2), (2, 2))
+
+
+@pytest.mark.parametrize("mode", ["REFLECT", "SYMMETRIC"])
+def test_mirror_pad_grad_is_the_gradient_of_mirror_pad(mode):
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
+    pads = Tensor(np.array([[2, 1], [1, 2]], np.int64))
+    dy = Tensor(np.random.default_rng(2).normal(size=(6, 7)).astype(np.float32))
+    pad = ops.operations.MirrorPad(mode=mode)
+    expected = ops.grad(lambda a: (pad(a, pads) * dy).sum())(x)
+    np.testing.assert_allclose(G.MirrorPadGrad(mode)(dy, pads).asnumpy(), expected.asnumpy(), rtol=1e-6)
+
+
+def test_strided_slice_grad_is_the_gradient_of_strided_slice():
+    x = Tensor(np.arange(30, dtype=np.float32).reshape(5, 6))
+    dy = Tensor(np.arange(1, 7, dtype=np.float32).reshape(2, 3))
+    args = ((1, 0), (5, 6), (2, 2))
+    expected = ops.grad(lambda a: (ops.strided_slice(a, *args) * dy).sum())(x)
+    np.testing.assert_array_equal(G.StridedSliceGrad()(dy, (5, 6), *args).asnumpy(), expected.asnumpy())
