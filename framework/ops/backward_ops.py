@@ -20,7 +20,7 @@ from ..common.tensor import Tensor
 from ._utils import concrete_ints
 from .array_layout import eye as _eye
 from .elementwise import abs as _abs
-from .elementwise import add, cast, div, greater, less, mul, sub
+from .elementwise import add, cast, div, equal, greater, less, mul, not_equal, sub
 from .elementwise import sigmoid as _sigmoid
 from .math_unary import sign as _sign
 from .model_zoo_ops import strided_slice
@@ -28,6 +28,7 @@ from .reduce import reduce_sum
 from .segment import unsorted_segment_sum
 from .shape_ops import pad as _pad
 from .shape_ops import reshape as _reshape
+from .special_math import digamma
 
 
 def _mask(cond: Any, like: Any) -> Any:
@@ -181,5 +182,50 @@ class MirrorPadGrad:
         return _scatter_back(dy, source, shape)
 
 
-__all__ = ["MirrorPadGrad", "PReLUGrad", "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad",
-           "SmoothL1LossGrad", "SoftShrinkGrad", "StridedSliceGrad", "TraceGrad"]
+class NLLLossGrad:
+    """``NLLLossGrad(reduction='mean', ignore_index=-100)(logits, loss_grad, labels, weight,
+    total_weight)``: ``-weight[labels[i]] * loss_grad`` at ``(i, labels[i])`` (``loss_grad``
+    per row for ``'none'``, else a scalar, divided by ``total_weight`` for ``'mean'``), zero
+    elsewhere and on the rows whose label is ``ignore_index``."""
+
+    def __init__(self, reduction: str = "mean", ignore_index: int = -100) -> None:
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"NLLLossGrad: reduction must be 'none', 'mean' or 'sum', got "
+                             f"{reduction!r}")
+        self.reduction, self.ignore_index = reduction, int(ignore_index)
+
+    def __call__(self, logits: Any, loss_grad: Any, labels: Any, weight: Any,
+                 total_weight: Any) -> Any:
+        shape = tuple(logits.shape)
+        if len(shape) != 2:
+            raise ValueError(f"NLLLossGrad: logits must be (N, C), got shape {shape}")
+        rows = _reshape(labels, (shape[0], 1))
+        classes = Tensor(np.arange(shape[1], dtype=np.int64).reshape(1, shape[1]))
+        picked = mul(_mask(equal(cast(rows, classes.dtype), classes), logits),
+                     _mask(not_equal(rows, self.ignore_index), logits))
+        scale = mul(_reshape(weight, (1, shape[1])), loss_grad if self.reduction != "none"
+                    else _reshape(loss_grad, (shape[0], 1)))
+        if self.reduction == "mean":
+            scale = div(scale, total_weight)
+        return sub(0, mul(picked, scale))  # 0 - x: +0, not -0, off the picked entries
+
+
+class MvlgammaGrad:
+    """``MvlgammaGrad(p)(y_grad, x)``: ``y_grad * sum(digamma(x - i / 2) for i < p)``, the
+    derivative of the multivariate log-gamma function of order ``p``."""
+
+    def __init__(self, p: int) -> None:
+        if int(p) < 1:
+            raise ValueError(f"MvlgammaGrad: p must be >= 1, got {p}")
+        self.p = int(p)
+
+    def __call__(self, y_grad: Any, x: Any) -> Any:
+        total = digamma(x)
+        for i in range(1, self.p):
+            total = add(total, digamma(sub(x, i / 2)))
+        return mul(y_grad, total)
+
+
+__all__ = ["MirrorPadGrad", "MvlgammaGrad", "NLLLossGrad", "PReLUGrad",
+           "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad", "SmoothL1LossGrad", "SoftShrinkGrad",
+           "StridedSliceGrad", "TraceGrad"]

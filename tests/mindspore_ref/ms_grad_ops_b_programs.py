@@ -1,7 +1,8 @@
 """Programs for the backward primitives of ``mindspore.ops.operations._grad_ops`` (``G``) for
 losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
-``StridedSliceGrad`` (without masks, positive strides) and ``MirrorPadGrad``.
+``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``
+and ``MvlgammaGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -110,6 +111,32 @@ class Net(nn.Cell):
 
 def main():
     return Net()(D, P20)
+'''
+
+PROGRAMS["nll_mvlgamma"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.mean = G.NLLLossGrad()
+        self.total = G.NLLLossGrad(reduction="sum")
+        self.each = G.NLLLossGrad("none", ignore_index=1)
+        self.skip = G.NLLLossGrad("mean", ignore_index=0)
+        self.mvlgamma = G.MvlgammaGrad(2)
+        self.mvlgamma3 = G.MvlgammaGrad(p=3)
+
+    def construct(self, logits, labels, weight, g, rows, x, d):
+        tw = weight.sum()
+        return (self.mean(logits, g, labels, weight, tw), self.total(logits, g, labels, weight, tw),
+                self.each(logits, rows, labels, weight, tw), self.skip(logits, g, labels, weight, tw),
+                self.mvlgamma(d, x.abs() + 2.0), self.mvlgamma3(d, x.abs() + 1.5))
+
+
+def main():
+    logits = Tensor(np.array([[0.1, -0.4, 0.3], [1.0, 0.2, -0.5], [0.0, 0.7, -0.2]], np.float32))
+    labels = Tensor(np.array([2, 0, 1], np.int32))
+    weight = Tensor(np.array([0.5, 1.0, 2.0], np.float32))
+    rows = Tensor(np.array([1.0, 2.0, -0.5], np.float32))
+    return Net()(logits, labels, weight, Tensor(np.float32(1.5)), rows, X, D)
 '''
 
 

@@ -87,3 +87,21 @@ def test_strided_slice_grad_is_the_gradient_of_strided_slice():
     args = ((1, 0), (5, 6), (2, 2))
     expected = ops.grad(lambda a: (ops.strided_slice(a, *args) * dy).sum())(x)
     np.testing.assert_array_equal(G.StridedSliceGrad()(dy, (5, 6), *args).asnumpy(), expected.asnumpy())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_nll_loss_grad_is_the_gradient_of_nll_loss(reduction):
+    logits = Tensor(np.random.default_rng(3).normal(size=(4, 3)).astype(np.float32))
+    labels = Tensor(np.array([2, 0, 1, 0], np.int32))
+    weight = Tensor(np.array([0.5, 1.0, 2.0], np.float32))
+    expected = ops.grad(lambda a: ops.nll_loss(a, labels, weight, reduction=reduction))(logits)
+    total = Tensor(np.float32(weight.asnumpy()[labels.asnumpy()].sum()))
+    ours = G.NLLLossGrad(reduction)(logits, Tensor(np.float32(1.0)), labels, weight, total)
+    np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-6)
+
+
+def test_mvlgamma_grad_is_the_derivative_of_mvlgamma():
+    x = np.array([2.3, 3.1, 4.7])
+    ours = G.MvlgammaGrad(3)(Tensor(np.ones(3)), Tensor(x)).asnumpy()
+    numeric = _numeric_grad(lambda a: ops.mvlgamma(Tensor(a), 3).asnumpy().sum(), x)
+    np.testing.assert_allclose(ours, numeric, rtol=1e-5)
