@@ -1,13 +1,15 @@
-"""Backward primitives of MindSpore's ``ops.operations._grad_ops`` for losses, PReLU, slicing
-and trace (``G.SmoothL1LossGrad()`` ...), as exact compositions of our primitives so they run
-in both modes and have gradients of their own.
+"""Backward primitives of MindSpore's ``ops.operations._grad_ops`` for losses, PReLU,
+slicing, trace and the multivariate log-gamma (``G.SmoothL1LossGrad()`` ...), as exact
+compositions of our primitives so they run in both modes and have gradients of their own.
 
 Argument orders and attributes are MindSpore 2.10's (checked on its CPU build):
 ``SigmoidCrossEntropyWithLogitsGrad()(x, y, dout)``; ``SmoothL1LossGrad(beta, reduction)(
 prediction, target, dout)``; ``SoftShrinkGrad(lambd)(dy, x)``; ``PReLUGrad()(dy, x, w) ->
 (dx, dw)`` (``w`` per channel, axis 1, or one value); ``SliceGrad()(dy, x, begin, size)``
 (``dy`` placed in zeros shaped like ``x``); ``TraceGrad()(dout, x_shape)`` (``x_shape`` an
-int64 Tensor, as MindSpore requires).
+int64 Tensor, as MindSpore requires); ``NLLLossGrad(reduction, ignore_index)(logits,
+loss_grad, labels, weight, total_weight)``; ``MvlgammaGrad(p)(y_grad, x)``. The adjoints of
+fixed gathers (``StridedSliceGrad`` ...) are in :mod:`framework.ops.gather_adjoints`.
 """
 
 from __future__ import annotations
@@ -23,9 +25,7 @@ from .elementwise import abs as _abs
 from .elementwise import add, cast, div, equal, greater, less, mul, not_equal, sub
 from .elementwise import sigmoid as _sigmoid
 from .math_unary import sign as _sign
-from .model_zoo_ops import strided_slice
 from .reduce import reduce_sum
-from .segment import unsorted_segment_sum
 from .shape_ops import pad as _pad
 from .shape_ops import reshape as _reshape
 from .special_math import digamma
@@ -100,14 +100,6 @@ def _ints(value: Any, what: str) -> tuple[int, ...]:
     return tuple(int(v) for v in np.ravel(np.asarray(value, dtype=np.int64)))
 
 
-def _scatter_back(dy: Any, source: np.ndarray, shape: tuple[int, ...]) -> Any:
-    """The adjoint of a gather: ``dy``'s element ``k`` added at the flat position
-    ``source[k]`` of zeros shaped ``shape``."""
-    ids = Tensor(np.ascontiguousarray(source.reshape(-1), dtype=np.int32))
-    total = int(np.prod(shape, dtype=np.int64))
-    return _reshape(unsorted_segment_sum(_reshape(dy, (-1,)), ids, total), shape)
-
-
 class SliceGrad:
     """``SliceGrad()(dy, x, begin, size)``: zeros shaped like ``x`` with ``dy`` at
     ``begin`` (``size``: the slice's extent, as ``dy``'s shape; no -1)."""
@@ -133,53 +125,6 @@ class TraceGrad:
         if len(dims) != 2:
             raise ValueError(f"TraceGrad: x_shape must hold 2 dimensions, got {dims}")
         return mul(_eye(dims[0], dims[1], dout.dtype), dout)
-
-
-class StridedSliceGrad:
-    """``StridedSliceGrad(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
-    shrink_axis_mask=0)(dy, shapex, begin, end, strides)``: zeros shaped ``shapex`` with ``dy``
-    added where ``StridedSlice`` (same masks and arguments) reads its elements."""
-
-    def __init__(self, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0,
-                 new_axis_mask: int = 0, shrink_axis_mask: int = 0) -> None:
-        self.masks = dict(begin_mask=int(begin_mask), end_mask=int(end_mask),
-                          ellipsis_mask=int(ellipsis_mask), new_axis_mask=int(new_axis_mask),
-                          shrink_axis_mask=int(shrink_axis_mask))
-
-    def __call__(self, dy: Any, shapex: Any, begin: Any, end: Any, strides: Any) -> Any:
-        shape = _ints(shapex, "StridedSliceGrad: shapex")
-        positions = Tensor(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape))
-        read = strided_slice(positions, begin, end, strides, **self.masks).asnumpy()
-        if tuple(read.shape) != tuple(dy.shape):
-            raise ValueError(f"StridedSliceGrad: dy has shape {tuple(dy.shape)}, the slice of "
-                             f"shape {shape} has {tuple(read.shape)}")
-        return _scatter_back(dy, read, shape)
-
-
-class MirrorPadGrad:
-    """``MirrorPadGrad(mode='REFLECT')(dy, paddings)``: ``MirrorPad``'s adjoint, each
-    element of ``dy`` added back to the input element it mirrors (``paddings``: an
-    ``(rank, 2)`` int Tensor of before/after widths; ``'SYMMETRIC'`` repeats the edge)."""
-
-    def __init__(self, mode: str = "REFLECT") -> None:
-        if mode not in ("REFLECT", "SYMMETRIC"):
-            raise ValueError(f"MirrorPadGrad: mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
-        self.mode = mode
-
-    def __call__(self, dy: Any, paddings: Any) -> Any:
-        pads = np.asarray(_ints(paddings, "MirrorPadGrad: paddings")).reshape(-1, 2)
-        padded = tuple(dy.shape)
-        if pads.shape[0] != len(padded):
-            raise ValueError(f"MirrorPadGrad: paddings must be ({len(padded)}, 2), got "
-                             f"{tuple(np.shape(paddings))}")
-        shape = tuple(int(n - b - a) for n, (b, a) in zip(padded, pads.tolist()))
-        edge = 1 if self.mode == "REFLECT" else 0
-        if any(n < 1 or b > n - edge or a > n - edge for n, (b, a) in zip(shape, pads.tolist())):
-            raise ValueError(f"MirrorPadGrad: paddings {pads.tolist()} are too wide for dy of "
-                             f"shape {padded} in mode {self.mode}")
-        positions = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
-        source = np.pad(positions, pads.tolist(), mode="reflect" if edge else "symmetric")
-        return _scatter_back(dy, source, shape)
 
 
 class NLLLossGrad:
@@ -226,6 +171,6 @@ class MvlgammaGrad:
         return mul(y_grad, total)
 
 
-__all__ = ["MirrorPadGrad", "MvlgammaGrad", "NLLLossGrad", "PReLUGrad",
+__all__ = ["MvlgammaGrad", "NLLLossGrad", "PReLUGrad",
            "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad", "SmoothL1LossGrad", "SoftShrinkGrad",
-           "StridedSliceGrad", "TraceGrad"]
+           "TraceGrad"]

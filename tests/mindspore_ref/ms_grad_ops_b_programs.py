@@ -1,8 +1,8 @@
 """Programs for the backward primitives of ``mindspore.ops.operations._grad_ops`` (``G``) for
 losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
-``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``
-and ``MvlgammaGrad``.
+``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
+``MvlgammaGrad`` and ``ResizeNearestNeighborGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -137,6 +137,25 @@ def main():
     weight = Tensor(np.array([0.5, 1.0, 2.0], np.float32))
     rows = Tensor(np.array([1.0, 2.0, -0.5], np.float32))
     return Net()(logits, labels, weight, Tensor(np.float32(1.5)), rows, X, D)
+'''
+
+PROGRAMS["resize_nearest"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.plain = G.ResizeNearestNeighborGrad()
+        self.corners = G.ResizeNearestNeighborGrad(align_corners=True)
+        self.half = G.ResizeNearestNeighborGrad(half_pixel_centers=True)
+
+    def construct(self, g, h):
+        return (self.plain(g, (2, 3)), self.plain(g, (3, 2)), self.corners(g, (3, 4)),
+                self.half(g, (3, 2)), self.plain(h, (4, 6)), self.corners(h, (2, 2)))
+
+
+def main():
+    g = Tensor(np.arange(40, dtype=np.float32).reshape(1, 2, 4, 5) * 0.25 - 2.0)
+    h = Tensor(np.arange(18, dtype=np.float32).reshape(2, 1, 3, 3))
+    return Net()(g, h)
 '''
 
 

@@ -105,3 +105,13 @@ def test_mvlgamma_grad_is_the_derivative_of_mvlgamma():
     ours = G.MvlgammaGrad(3)(Tensor(np.ones(3)), Tensor(x)).asnumpy()
     numeric = _numeric_grad(lambda a: ops.mvlgamma(Tensor(a), 3).asnumpy().sum(), x)
     np.testing.assert_allclose(ours, numeric, rtol=1e-5)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_resize_nearest_neighbor_grad_is_the_gradient_of_the_resize(align_corners):
+    x = Tensor(np.arange(12, dtype=np.float32).reshape(1, 2, 2, 3))
+    dy = Tensor(np.random.default_rng(4).normal(size=(1, 2, 5, 4)).astype(np.float32))
+    resize = ops.operations.ResizeNearestNeighbor((5, 4), align_corners=align_corners)
+    expected = ops.grad(lambda a: (resize(a) * dy).sum())(x)
+    ours = G.ResizeNearestNeighborGrad(align_corners)(dy, (2, 3))
+    np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-6)

@@ -1,0 +1,122 @@
+"""Backward primitives of MindSpore's ``ops.operations._grad_ops`` that are adjoints of a
+fixed gather: the forward op reads input elements at positions that follow from shapes and
+attributes alone (``StridedSlice``, ``MirrorPad``, nearest-neighbour resizing), so the backward
+adds each element of ``dy`` back at the position it was read from. The positions are computed
+once with NumPy; the sum is a segment sum, so both modes run it and it has a gradient.
+
+Argument orders are MindSpore 2.10's: ``StridedSliceGrad(masks...)(dy, shapex, begin, end,
+strides)``, ``MirrorPadGrad(mode)(dy, paddings)``, ``ResizeNearestNeighborGrad(align_corners,
+half_pixel_centers)(grads, size)`` (``size``: the forward input's ``(H, W)``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..common.tensor import Tensor
+from ._utils import concrete_ints
+from .model_zoo_ops import strided_slice
+from .segment import unsorted_segment_sum
+from .shape_ops import reshape as _reshape
+from .shape_ops import transpose as _transpose
+
+
+def _ints(value: Any, what: str) -> tuple[int, ...]:
+    value = concrete_ints(value, what)
+    return tuple(int(v) for v in np.ravel(np.asarray(value, dtype=np.int64)))
+
+
+def _scatter_back(dy: Any, source: np.ndarray, shape: tuple[int, ...]) -> Any:
+    """The adjoint of a gather: ``dy``'s element ``k`` added at the flat position
+    ``source[k]`` of zeros shaped ``shape``."""
+    ids = Tensor(np.ascontiguousarray(source.reshape(-1), dtype=np.int32))
+    total = int(np.prod(shape, dtype=np.int64))
+    return _reshape(unsorted_segment_sum(_reshape(dy, (-1,)), ids, total), shape)
+
+
+class StridedSliceGrad:
+    """``StridedSliceGrad(begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+    shrink_axis_mask=0)(dy, shapex, begin, end, strides)``: zeros shaped ``shapex`` with ``dy``
+    added where ``StridedSlice`` (same masks and arguments) reads its elements."""
+
+    def __init__(self, begin_mask: int = 0, end_mask: int = 0, ellipsis_mask: int = 0,
+                 new_axis_mask: int = 0, shrink_axis_mask: int = 0) -> None:
+        self.masks = dict(begin_mask=int(begin_mask), end_mask=int(end_mask),
+                          ellipsis_mask=int(ellipsis_mask), new_axis_mask=int(new_axis_mask),
+                          shrink_axis_mask=int(shrink_axis_mask))
+
+    def __call__(self, dy: Any, shapex: Any, begin: Any, end: Any, strides: Any) -> Any:
+        shape = _ints(shapex, "StridedSliceGrad: shapex")
+        positions = Tensor(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape))
+        read = strided_slice(positions, begin, end, strides, **self.masks).asnumpy()
+        if tuple(read.shape) != tuple(dy.shape):
+            raise ValueError(f"StridedSliceGrad: dy has shape {tuple(dy.shape)}, the slice of "
+                             f"shape {shape} has {tuple(read.shape)}")
+        return _scatter_back(dy, read, shape)
+
+
+class MirrorPadGrad:
+    """``MirrorPadGrad(mode='REFLECT')(dy, paddings)``: ``MirrorPad``'s adjoint, each
+    element of ``dy`` added back to the input element it mirrors (``paddings``: an
+    ``(rank, 2)`` int Tensor of before/after widths; ``'SYMMETRIC'`` repeats the edge)."""
+
+    def __init__(self, mode: str = "REFLECT") -> None:
+        if mode not in ("REFLECT", "SYMMETRIC"):
+            raise ValueError(f"MirrorPadGrad: mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
+        self.mode = mode
+
+    def __call__(self, dy: Any, paddings: Any) -> Any:
+        pads = np.asarray(_ints(paddings, "MirrorPadGrad: paddings")).reshape(-1, 2)
+        padded = tuple(dy.shape)
+        if pads.shape[0] != len(padded):
+            raise ValueError(f"MirrorPadGrad: paddings must be ({len(padded)}, 2), got "
+                             f"{tuple(np.shape(paddings))}")
+        shape = tuple(int(n - b - a) for n, (b, a) in zip(padded, pads.tolist()))
+        edge = 1 if self.mode == "REFLECT" else 0
+        if any(n < 1 or b > n - edge or a > n - edge for n, (b, a) in zip(shape, pads.tolist())):
+            raise ValueError(f"MirrorPadGrad: paddings {pads.tolist()} are too wide for dy of "
+                             f"shape {padded} in mode {self.mode}")
+        positions = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        source = np.pad(positions, pads.tolist(), mode="reflect" if edge else "symmetric")
+        return _scatter_back(dy, source, shape)
+
+
+def _nearest_sources(out: int, size: int, align_corners: bool) -> np.ndarray:
+    """The input index each of ``out`` output positions reads: ``floor(dst * size / out)``,
+    or with aligned corners ``dst * (size - 1) / (out - 1)`` rounded half away from zero."""
+    dst = np.arange(out, dtype=np.float64)
+    if align_corners:
+        scale = (size - 1) / (out - 1) if out > 1 else 0.0
+        src = np.floor(dst * scale + 0.5)
+    else:
+        src = np.floor(dst * (size / out))
+    return np.minimum(src, size - 1).astype(np.int64)
+
+
+class ResizeNearestNeighborGrad:
+    """``ResizeNearestNeighborGrad(align_corners=False, half_pixel_centers=False)(grads,
+    size)``: the adjoint of resizing an ``(N, C, H, W)`` input to ``grads``' spatial shape
+    with nearest neighbours; ``size`` is ``(H, W)``. ``half_pixel_centers`` is accepted and,
+    as in MindSpore 2.10's CPU kernel of this backward (measured: its answers equal those
+    without it), does not move the sampled positions."""
+
+    def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False) -> None:
+        self.align_corners, self.half_pixel_centers = bool(align_corners), bool(half_pixel_centers)
+
+    def __call__(self, grads: Any, size: Any) -> Any:
+        height, width = _ints(size, "ResizeNearestNeighborGrad: size")
+        shape = tuple(grads.shape)
+        if len(shape) != 4:
+            raise ValueError(f"ResizeNearestNeighborGrad: grads must be (N, C, H, W), got {shape}")
+        rows = _nearest_sources(shape[2], height, self.align_corners)
+        cols = _nearest_sources(shape[3], width, self.align_corners)
+        source = rows[:, None] * width + cols[None, :]
+        planes = _transpose(_reshape(grads, (shape[0] * shape[1], shape[2] * shape[3])), (1, 0))
+        ids = Tensor(np.ascontiguousarray(source.reshape(-1), dtype=np.int32))
+        summed = unsorted_segment_sum(planes, ids, height * width)
+        return _reshape(_transpose(summed, (1, 0)), (shape[0], shape[1], height, width))
+
+
+__all__ = ["MirrorPadGrad", "ResizeNearestNeighborGrad", "StridedSliceGrad"]
