@@ -8,8 +8,9 @@ prediction, target, dout)``; ``SoftShrinkGrad(lambd)(dy, x)``; ``PReLUGrad()(dy,
 (dx, dw)`` (``w`` per channel, axis 1, or one value); ``SliceGrad()(dy, x, begin, size)``
 (``dy`` placed in zeros shaped like ``x``); ``TraceGrad()(dout, x_shape)`` (``x_shape`` an
 int64 Tensor, as MindSpore requires); ``NLLLossGrad(reduction, ignore_index)(logits,
-loss_grad, labels, weight, total_weight)``; ``MvlgammaGrad(p)(y_grad, x)``. The adjoints of
-fixed gathers (``StridedSliceGrad`` ...) are in :mod:`framework.ops.gather_adjoints`.
+loss_grad, labels, weight, total_weight)``; ``MvlgammaGrad(p)(y_grad, x)``;
+``PdistGrad(p)(y_grad, x, y)``. The adjoints of fixed gathers (``StridedSliceGrad`` ...)
+are in :mod:`framework.ops.gather_adjoints`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from ..common.tensor import Tensor
 from ._utils import concrete_ints
 from .array_layout import eye as _eye
 from .elementwise import abs as _abs
-from .elementwise import add, cast, div, equal, greater, less, mul, not_equal, sub
+from .elementwise import add, cast, div, equal, greater, less, mul, not_equal, pow, sub
 from .elementwise import sigmoid as _sigmoid
 from .math_unary import sign as _sign
 from .reduce import reduce_sum
+from .scatter_gather import gather
+from .segment import unsorted_segment_sum
 from .shape_ops import pad as _pad
 from .shape_ops import reshape as _reshape
 from .special_math import digamma
@@ -171,6 +174,40 @@ class MvlgammaGrad:
         return mul(y_grad, total)
 
 
-__all__ = ["MvlgammaGrad", "NLLLossGrad", "PReLUGrad",
+class PdistGrad:
+    """``PdistGrad(p=2.0)(y_grad, x, y)``: the gradient of ``pdist(x, p)`` (``y``: its
+    output, ``x``: ``(N, M)``): pair ``k = (i, j)``, ``i < j`` in row-major order, adds ``g_k *
+    c`` to row ``i`` and subtracts it from row ``j``, ``c = sign(d) |d|^(p-1) / y_k^(p-1)``
+    with ``d = x_i - x_j`` (``sign(d)`` for ``p = 1``; at ``p = inf`` only where ``|d| =
+    y_k``; 0 for ``p = 0`` and where ``y_k = 0``)."""
+
+    def __init__(self, p: float = 2.0) -> None:
+        if p < 0:
+            raise ValueError(f"PdistGrad: p must be >= 0, got {p}")
+        self.p = float(p)
+
+    def __call__(self, y_grad: Any, x: Any, y: Any) -> Any:
+        shape = tuple(x.shape)
+        if len(shape) != 2:
+            raise ValueError(f"PdistGrad: x must be (N, M), got shape {shape}")
+        first, second = (Tensor(a.astype(np.int32)) for a in np.triu_indices(shape[0], 1))
+        d = sub(gather(x, first, 0), gather(x, second, 0))
+        dist, g = _reshape(y, (-1, 1)), _reshape(y_grad, (-1, 1))
+        if self.p == 0:
+            c = mul(d, 0)
+        elif self.p == 1:
+            c = _sign(d)
+        elif np.isinf(self.p):
+            c = mul(_sign(d), _mask(equal(_abs(d), dist), d))
+        else:
+            nonzero = _mask(greater(dist, 0), d)
+            safe = add(dist, sub(1, nonzero))  # 1 where y is 0, so the quotient stays finite
+            c = mul(mul(_sign(d), div(pow(_abs(d), self.p - 1), pow(safe, self.p - 1))), nonzero)
+        share = mul(g, c)
+        rows = shape[0]
+        return sub(unsorted_segment_sum(share, first, rows), unsorted_segment_sum(share, second, rows))
+
+
+__all__ = ["MvlgammaGrad", "NLLLossGrad", "PReLUGrad", "PdistGrad",
            "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad", "SmoothL1LossGrad", "SoftShrinkGrad",
            "TraceGrad"]

@@ -2,7 +2,7 @@
 losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
 ``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
-``MvlgammaGrad`` and ``ResizeNearestNeighborGrad``.
+``MvlgammaGrad``, ``ResizeNearestNeighborGrad`` and ``PdistGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -156,6 +156,31 @@ def main():
     g = Tensor(np.arange(40, dtype=np.float32).reshape(1, 2, 4, 5) * 0.25 - 2.0)
     h = Tensor(np.arange(18, dtype=np.float32).reshape(2, 1, 3, 3))
     return Net()(g, h)
+'''
+
+PROGRAMS["pdist"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.grads = [G.PdistGrad(), G.PdistGrad(p=1.0), G.PdistGrad(3.0), G.PdistGrad(float("inf")),
+                      G.PdistGrad(1.5)]
+        self.powers = [2.0, 1.0, 3.0, float("inf"), 1.5]
+
+    def construct(self, x, twin, g, g6):
+        out = []
+        for grad, p in zip(self.grads, self.powers):
+            out.append(grad(g, x, ops.pdist(x, p)))
+            out.append(grad(g6, twin, ops.pdist(twin, p)))  # rows 0 and 2 coincide
+        return out
+
+
+def main():
+    x = Tensor(np.array([[-1.5, 2.0], [0.2, -0.3], [0.7, 0.4]], np.float32))
+    twin = Tensor(np.array([[1.0, -0.5, 2.0], [0.3, 0.3, -1.0], [1.0, -0.5, 2.0], [0.0, 2.0, 0.5]],
+                           np.float32))
+    g = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
+    g6 = Tensor(np.array([1.0, -2.0, 0.5, 1.5, 3.0, -1.0], np.float32))
+    return Net()(x, twin, g, g6)
 '''
 
 

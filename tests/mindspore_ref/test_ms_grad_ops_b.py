@@ -115,3 +115,17 @@ def test_resize_nearest_neighbor_grad_is_the_gradient_of_the_resize(align_corner
     expected = ops.grad(lambda a: (resize(a) * dy).sum())(x)
     ours = G.ResizeNearestNeighborGrad(align_corners)(dy, (2, 3))
     np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("p", [1.0, 1.5, 2.0, 3.0])
+def test_pdist_grad_is_the_derivative_of_pairwise_distances(p):
+    x = np.random.default_rng(5).normal(size=(4, 3))
+    g = np.array([1.0, -2.0, 0.5, 1.5, 3.0, -1.0])
+
+    def weighted(a):
+        i, j = np.triu_indices(len(a), 1)
+        return (np.linalg.norm(a[i] - a[j], ord=p, axis=1) * g).sum()
+
+    y = Tensor(np.array([np.linalg.norm(x[i] - x[j], ord=p) for i, j in zip(*np.triu_indices(4, 1))]))
+    ours = G.PdistGrad(p)(Tensor(g), Tensor(x), y).asnumpy()
+    np.testing.assert_allclose(ours, _numeric_grad(weighted, x), rtol=1e-5, atol=1e-7)
