@@ -9,8 +9,9 @@ prediction, target, dout)``; ``SoftShrinkGrad(lambd)(dy, x)``; ``PReLUGrad()(dy,
 (``dy`` placed in zeros shaped like ``x``); ``TraceGrad()(dout, x_shape)`` (``x_shape`` an
 int64 Tensor, as MindSpore requires); ``NLLLossGrad(reduction, ignore_index)(logits,
 loss_grad, labels, weight, total_weight)``; ``MvlgammaGrad(p)(y_grad, x)``;
-``PdistGrad(p)(y_grad, x, y)``. The adjoints of fixed gathers (``StridedSliceGrad`` ...)
-are in :mod:`framework.ops.gather_adjoints`.
+``PdistGrad(p)(y_grad, x, y)``; ``MultiMarginLossGrad(p, margin, reduction)(y_grad, x,
+target, weight)``; ``MedianGrad(global_median, axis, keep_dims)(y_grad, x, y, indices)``. The adjoints of
+fixed gathers (``StridedSliceGrad`` ...) are in :mod:`framework.ops.gather_adjoints`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..common.tensor import Tensor
 from ._utils import concrete_ints
 from .array_layout import eye as _eye
@@ -208,6 +210,64 @@ class PdistGrad:
         return sub(unsorted_segment_sum(share, first, rows), unsorted_segment_sum(share, second, rows))
 
 
-__all__ = ["MvlgammaGrad", "NLLLossGrad", "PReLUGrad", "PdistGrad",
+def _one_hot(labels: Any, shape: tuple[int, ...], axis: int, like: Any) -> Any:
+    """1.0 where position ``k`` along ``axis`` of ``shape`` equals ``labels`` (broadcast)."""
+    classes = np.arange(shape[axis], dtype=np.int64).reshape(
+        tuple(n if a == axis else 1 for a, n in enumerate(shape)))
+    return _mask(equal(cast(labels, mstype.int64), Tensor(classes)), like)
+
+
+class MultiMarginLossGrad:
+    """``MultiMarginLossGrad(p=1, margin=1.0, reduction='mean')(y_grad, x, target, weight)``:
+    with ``m_i = margin - x[y] + x_i`` over the classes ``i != y``, class ``i`` gets ``p *
+    m_i^(p-1)`` where ``m_i > 0`` and class ``y`` minus their sum, times ``weight[y]`` (if
+    given) and ``y_grad`` over the class count (``y_grad`` per row for ``'none'``, over the
+    rows too for ``'mean'``)."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, reduction: str = "mean") -> None:
+        if p not in (1, 2):
+            raise ValueError(f"MultiMarginLossGrad: p must be 1 or 2, got {p}")
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"MultiMarginLossGrad: reduction must be 'none', 'mean' or 'sum', "
+                             f"got {reduction!r}")
+        self.p, self.margin, self.reduction = int(p), float(margin), reduction
+
+    def __call__(self, y_grad: Any, x: Any, target: Any, weight: Any = None) -> Any:
+        shape = tuple(x.shape)
+        if len(shape) != 2:
+            raise ValueError(f"MultiMarginLossGrad: x must be (N, C), got shape {shape}")
+        rows = _reshape(target, (shape[0], 1))
+        hot = _one_hot(rows, shape, 1, x)
+        m = add(sub(self.margin, reduce_sum(mul(x, hot), 1, keep_dims=True)), x)
+        active = mul(_mask(greater(m, 0), x), sub(1, hot))
+        coef = active if self.p == 1 else mul(mul(m, 2), active)
+        scale = y_grad if self.reduction != "none" else _reshape(y_grad, (shape[0], 1))
+        if weight is not None:
+            scale = mul(scale, _reshape(gather(weight, _reshape(target, (-1,)), 0), (shape[0], 1)))
+        scale = div(scale, shape[1] * (shape[0] if self.reduction == "mean" else 1))
+        others = mul(coef, scale)
+        return sub(others, mul(hot, reduce_sum(others, 1, keep_dims=True)))
+
+
+class MedianGrad:
+    """``MedianGrad(global_median=False, axis=0, keep_dims=False)(y_grad, x, y, indices)``:
+    ``y_grad`` at the median's ``indices`` along ``axis``; for the global median shared
+    equally among the elements of ``x`` equal to ``y``."""
+
+    def __init__(self, global_median: bool = False, axis: int = 0, keep_dims: bool = False) -> None:
+        self.global_median, self.axis, self.keep_dims = bool(global_median), int(axis), bool(keep_dims)
+
+    def __call__(self, y_grad: Any, x: Any, y: Any, indices: Any) -> Any:
+        if self.global_median:
+            ties = _mask(equal(x, y), x)
+            return mul(ties, div(y_grad, reduce_sum(ties)))
+        shape, axis = tuple(x.shape), self.axis % max(len(x.shape), 1)
+        if not self.keep_dims:
+            kept = tuple(1 if a == axis else n for a, n in enumerate(shape))
+            y_grad, indices = _reshape(y_grad, kept), _reshape(indices, kept)
+        return mul(_one_hot(indices, shape, axis, x), y_grad)
+
+
+__all__ = ["MedianGrad", "MultiMarginLossGrad", "MvlgammaGrad", "NLLLossGrad", "PReLUGrad", "PdistGrad",
            "SigmoidCrossEntropyWithLogitsGrad", "SliceGrad", "SmoothL1LossGrad", "SoftShrinkGrad",
            "TraceGrad"]

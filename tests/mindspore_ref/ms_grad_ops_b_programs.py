@@ -2,7 +2,8 @@
 losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
 ``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
-``MvlgammaGrad``, ``ResizeNearestNeighborGrad`` and ``PdistGrad``.
+``MvlgammaGrad``, ``ResizeNearestNeighborGrad``, ``PdistGrad``, ``MultiMarginLossGrad`` and
+``MedianGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -181,6 +182,38 @@ def main():
     g = Tensor(np.array([1.0, 2.0, 3.0], np.float32))
     g6 = Tensor(np.array([1.0, -2.0, 0.5, 1.5, 3.0, -1.0], np.float32))
     return Net()(x, twin, g, g6)
+'''
+
+PROGRAMS["margin_median"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.margin = G.MultiMarginLossGrad()
+        self.margin_sq = G.MultiMarginLossGrad(p=2, margin=0.5, reduction="sum")
+        self.margin_each = G.MultiMarginLossGrad(1, 1.0, "none")
+        self.median_all = G.MedianGrad(global_median=True)
+        self.median_rows = G.MedianGrad(False, 1, False)
+        self.median_cols = G.MedianGrad(axis=0, keep_dims=True)
+
+    def construct(self, x, target, weight, g, rows, xm, ties):
+        a = self.margin(g, x, target, None)
+        b = self.margin_sq(g * 1.5, x, target, weight)
+        c = self.margin_each(rows, x, target, weight)
+        y_all = ties.reshape(-1).sort()[0][2]
+        d = self.median_all(g * 2.0, ties, y_all, Tensor(np.int64(0)))
+        y_rows, i_rows = ops.median(xm, axis=1)
+        y_cols, i_cols = ops.median(xm, axis=0, keepdims=True)
+        e = self.median_rows(rows, xm, y_rows, i_rows)
+        f = self.median_cols(rows[:1].reshape(1, 1) * xm[:1], xm, y_cols, i_cols)
+        return a, b, c, d, e, f
+
+
+def main():
+    x = Tensor(np.array([[0.1, 0.2, 0.4], [0.3, -0.2, 0.5]], np.float32))
+    xm = Tensor(np.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], np.float32))
+    ties = Tensor(np.array([[2.0, 1.0, 2.0], [2.0, 5.0, 4.0]], np.float32))
+    return Net()(x, Tensor(np.array([2, 0], np.int64)), Tensor(np.array([0.5, 1.0, 2.0], np.float32)),
+                 Tensor(np.float32(1.0)), Tensor(np.array([1.0, -2.0], np.float32)), xm, ties)
 '''
 
 

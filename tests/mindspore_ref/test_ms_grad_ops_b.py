@@ -129,3 +129,19 @@ def test_pdist_grad_is_the_derivative_of_pairwise_distances(p):
     y = Tensor(np.array([np.linalg.norm(x[i] - x[j], ord=p) for i, j in zip(*np.triu_indices(4, 1))]))
     ours = G.PdistGrad(p)(Tensor(g), Tensor(x), y).asnumpy()
     np.testing.assert_allclose(ours, _numeric_grad(weighted, x), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_multi_margin_loss_grad_is_the_derivative_of_the_loss(p):
+    x = np.random.default_rng(6).normal(size=(3, 4))
+    target, weight = np.array([1, 3, 0]), np.array([0.5, 1.0, 2.0, 1.5])
+
+    def loss(a):
+        picked = a[np.arange(3), target][:, None]
+        m = np.maximum(0.0, 0.7 - picked + a) ** p
+        m[np.arange(3), target] = 0.0
+        return (m.sum(1) * weight[target] / 4).mean()
+
+    ours = G.MultiMarginLossGrad(p, 0.7)(Tensor(np.float64(1.0)), Tensor(x), Tensor(target),
+                                         Tensor(weight))
+    np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(loss, x), rtol=1e-5, atol=1e-7)
