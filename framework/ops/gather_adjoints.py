@@ -5,8 +5,9 @@ adds each element of ``dy`` back at the position it was read from. The positions
 once with NumPy; the sum is a segment sum, so both modes run it and it has a gradient.
 
 Argument orders are MindSpore 2.10's: ``StridedSliceGrad(masks...)(dy, shapex, begin, end,
-strides)``, ``MirrorPadGrad(mode)(dy, paddings)``, ``ResizeNearestNeighborGrad(align_corners,
-half_pixel_centers)(grads, size)`` (``size``: the forward input's ``(H, W)``).
+strides)``, ``MirrorPadGrad(mode)(dy, paddings)``, ``PadV3Grad(mode, paddings_contiguous)(dy,
+paddings)``, ``ResizeNearestNeighborGrad(align_corners, half_pixel_centers)(grads, size)``
+(``size``: the forward input's ``(H, W)``) and its ``V2``.
 """
 
 from __future__ import annotations
@@ -83,11 +84,15 @@ class MirrorPadGrad:
         return _scatter_back(dy, source, shape)
 
 
-def _nearest_sources(out: int, size: int, align_corners: bool) -> np.ndarray:
+def _nearest_sources(out: int, size: int, align_corners: bool, half_pixel: bool = False
+                     ) -> np.ndarray:
     """The input index each of ``out`` output positions reads: ``floor(dst * size / out)``,
-    or with aligned corners ``dst * (size - 1) / (out - 1)`` rounded half away from zero."""
+    with aligned corners ``dst * (size - 1) / (out - 1)`` rounded half away from zero, with
+    half-pixel centres ``floor((dst + 0.5) * size / out)``."""
     dst = np.arange(out, dtype=np.float64)
-    if align_corners:
+    if half_pixel:
+        src = np.floor((dst + 0.5) * (size / out))
+    elif align_corners:
         scale = (size - 1) / (out - 1) if out > 1 else 0.0
         src = np.floor(dst * scale + 0.5)
     else:
@@ -102,16 +107,19 @@ class ResizeNearestNeighborGrad:
     as in MindSpore 2.10's CPU kernel of this backward (measured: its answers equal those
     without it), does not move the sampled positions."""
 
+    honours_half_pixel = False
+
     def __init__(self, align_corners: bool = False, half_pixel_centers: bool = False) -> None:
         self.align_corners, self.half_pixel_centers = bool(align_corners), bool(half_pixel_centers)
 
     def __call__(self, grads: Any, size: Any) -> Any:
-        height, width = _ints(size, "ResizeNearestNeighborGrad: size")
+        height, width = _ints(size, f"{type(self).__name__}: size")
         shape = tuple(grads.shape)
         if len(shape) != 4:
-            raise ValueError(f"ResizeNearestNeighborGrad: grads must be (N, C, H, W), got {shape}")
-        rows = _nearest_sources(shape[2], height, self.align_corners)
-        cols = _nearest_sources(shape[3], width, self.align_corners)
+            raise ValueError(f"{type(self).__name__}: grads must be (N, C, H, W), got {shape}")
+        half = self.half_pixel_centers and self.honours_half_pixel
+        rows = _nearest_sources(shape[2], height, self.align_corners, half)
+        cols = _nearest_sources(shape[3], width, self.align_corners, half)
         source = rows[:, None] * width + cols[None, :]
         planes = _transpose(_reshape(grads, (shape[0] * shape[1], shape[2] * shape[3])), (1, 0))
         ids = Tensor(np.ascontiguousarray(source.reshape(-1), dtype=np.int32))
@@ -119,4 +127,46 @@ class ResizeNearestNeighborGrad:
         return _reshape(_transpose(summed, (1, 0)), (shape[0], shape[1], height, width))
 
 
-__all__ = ["MirrorPadGrad", "ResizeNearestNeighborGrad", "StridedSliceGrad"]
+class ResizeNearestNeighborV2Grad(ResizeNearestNeighborGrad):
+    """``ResizeNearestNeighborV2Grad(align_corners=False, half_pixel_centers=False)(grads,
+    size)``: as ``ResizeNearestNeighborGrad`` (``size``: an int32 Tensor ``(H, W)``), with
+    ``half_pixel_centers`` sampling ``floor((dst + 0.5) * size / out)``."""
+
+    honours_half_pixel = True
+
+
+class PadV3Grad:
+    """``PadV3Grad(mode='reflect', paddings_contiguous=True)(dy, paddings)``: ``PadV3``'s
+    adjoint for the modes ``'reflect'``, ``'edge'`` and ``'circular'``. ``paddings`` pairs
+    ``(before, after)`` from the last axis backwards; not contiguous, it lists the befores,
+    then the afters. A reflection must be narrower than its axis (MindSpore's kernel gives
+    no consistent answer otherwise)."""
+
+    _modes = {"reflect": "reflect", "edge": "edge", "circular": "wrap"}
+
+    def __init__(self, mode: str = "reflect", paddings_contiguous: bool = True) -> None:
+        if mode not in self._modes:
+            raise ValueError(f"PadV3Grad: mode must be 'reflect', 'edge' or 'circular', got {mode!r}")
+        self.mode, self.paddings_contiguous = mode, bool(paddings_contiguous)
+
+    def __call__(self, dy: Any, paddings: Any) -> Any:
+        flat = _ints(paddings, "PadV3Grad: paddings")
+        padded = tuple(dy.shape)
+        if len(flat) % 2 or len(flat) // 2 > len(padded):
+            raise ValueError(f"PadV3Grad: paddings {flat} must hold a (before, after) pair for "
+                             f"at most {len(padded)} axes")
+        half = len(flat) // 2
+        pairs = (list(zip(flat[0::2], flat[1::2])) if self.paddings_contiguous
+                 else list(zip(flat[:half], flat[half:])))
+        widths = [(0, 0)] * (len(padded) - half) + pairs[::-1]
+        shape = tuple(int(n - b - a) for n, (b, a) in zip(padded, widths))
+        if any(n < 1 for n in shape) or (self.mode == "reflect" and any(
+                b >= n or a >= n for n, (b, a) in zip(shape, widths))):
+            raise ValueError(f"PadV3Grad: paddings {flat} are too wide for dy of shape {padded} "
+                             f"in mode {self.mode!r}")
+        positions = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        return _scatter_back(dy, np.pad(positions, widths, mode=self._modes[self.mode]), shape)
+
+
+__all__ = ["MirrorPadGrad", "PadV3Grad", "ResizeNearestNeighborGrad", "ResizeNearestNeighborV2Grad",
+           "StridedSliceGrad"]

@@ -2,8 +2,8 @@
 losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
 ``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
-``MvlgammaGrad``, ``ResizeNearestNeighborGrad``, ``PdistGrad``, ``MultiMarginLossGrad`` and
-``MedianGrad``.
+``MvlgammaGrad``, ``ResizeNearestNeighborGrad``, ``PdistGrad``, ``MultiMarginLossGrad``,
+``MedianGrad``, ``PadV3Grad`` and ``ResizeNearestNeighborV2Grad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -214,6 +214,37 @@ def main():
     ties = Tensor(np.array([[2.0, 1.0, 2.0], [2.0, 5.0, 4.0]], np.float32))
     return Net()(x, Tensor(np.array([2, 0], np.int64)), Tensor(np.array([0.5, 1.0, 2.0], np.float32)),
                  Tensor(np.float32(1.0)), Tensor(np.array([1.0, -2.0], np.float32)), xm, ties)
+'''
+
+PROGRAMS["pad_v3_nearest_v2"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.reflect = G.PadV3Grad()
+        self.edge = G.PadV3Grad(mode="edge")
+        self.circular = G.PadV3Grad("circular")
+        self.split = G.PadV3Grad("reflect", paddings_contiguous=False)
+        self.square = Tensor(np.array([1, 1, 1, 1], np.int64))
+        self.uneven = Tensor(np.array([1, 0, 2, 0], np.int64))
+        self.wide = Tensor(np.array([1, 2], np.int64))
+        self.befores_afters = Tensor(np.array([1, 1, 0, 1], np.int64))
+        self.nearest = G.ResizeNearestNeighborV2Grad()
+        self.corners = G.ResizeNearestNeighborV2Grad(align_corners=True)
+        self.half = G.ResizeNearestNeighborV2Grad(half_pixel_centers=True)
+        self.size = Tensor(np.array([3, 2], np.int32))
+
+    def construct(self, g, row, h):
+        return (self.reflect(g, self.square), self.edge(g, self.uneven),
+                self.circular(g, self.uneven), self.split(g, self.befores_afters),
+                self.reflect(row, self.wide), self.circular(row, self.wide),
+                self.nearest(h, self.size), self.corners(h, self.size), self.half(h, self.size))
+
+
+def main():
+    g = Tensor(np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4) * 0.5 - 4.0)
+    row = Tensor(np.arange(12, dtype=np.float32).reshape(1, 2, 6))
+    h = Tensor(np.arange(40, dtype=np.float32).reshape(2, 1, 4, 5) - 7.0)
+    return Net()(g, row, h)
 '''
 
 

@@ -145,3 +145,18 @@ def test_multi_margin_loss_grad_is_the_derivative_of_the_loss(p):
     ours = G.MultiMarginLossGrad(p, 0.7)(Tensor(np.float64(1.0)), Tensor(x), Tensor(target),
                                          Tensor(weight))
     np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(loss, x), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
+def test_pad_v3_grad_is_the_gradient_of_pad_v3(mode):
+    x = Tensor(np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4))
+    pads = Tensor(np.array([2, 1, 1, 2], np.int64))
+    dy = Tensor(np.random.default_rng(7).normal(size=(1, 2, 6, 7)).astype(np.float32))
+    pad = ops.operations.PadV3(mode="replicate" if mode == "edge" else mode)  # ours spells edge so
+    expected = ops.grad(lambda a: (pad(a, pads) * dy).sum())(x)
+    np.testing.assert_allclose(G.PadV3Grad(mode)(dy, pads).asnumpy(), expected.asnumpy(), rtol=1e-5)
+
+
+def test_pad_v3_grad_rejects_a_reflection_as_wide_as_its_axis():
+    with pytest.raises(ValueError, match="PadV3Grad: paddings .* too wide"):
+        G.PadV3Grad()(Tensor(np.ones((1, 2, 5), np.float32)), (2, 1))

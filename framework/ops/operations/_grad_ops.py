@@ -23,7 +23,9 @@ from ..backward_ops import (
 )
 from ..gather_adjoints import (
     MirrorPadGrad,
+    PadV3Grad,
     ResizeNearestNeighborGrad,
+    ResizeNearestNeighborV2Grad,
     StridedSliceGrad,
 )
 from ..grad_ops import (
@@ -69,11 +71,13 @@ __all__ = [
     'MvlgammaGrad',
     'NLLLossGrad',
     'PReLUGrad',
+    'PadV3Grad',
     'PdistGrad',
     'ReLU6Grad',
     'ReciprocalGrad',
     'ReluGrad',
     'ResizeNearestNeighborGrad',
+    'ResizeNearestNeighborV2Grad',
     'RsqrtGrad',
     'SiLUGrad',
     'SigmoidCrossEntropyWithLogitsGrad',
