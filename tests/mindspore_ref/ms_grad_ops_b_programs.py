@@ -3,7 +3,8 @@ losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
 ``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
 ``MvlgammaGrad``, ``ResizeNearestNeighborGrad``, ``PdistGrad``, ``MultiMarginLossGrad``,
-``MedianGrad``, ``PadV3Grad`` and ``ResizeNearestNeighborV2Grad``.
+``MedianGrad``, ``PadV3Grad``, ``ResizeNearestNeighborV2Grad``, ``SparseSegmentMeanGrad`` and
+``SparseSegmentSqrtNGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -245,6 +246,30 @@ def main():
     row = Tensor(np.arange(12, dtype=np.float32).reshape(1, 2, 6))
     h = Tensor(np.arange(40, dtype=np.float32).reshape(2, 1, 4, 5) - 7.0)
     return Net()(g, row, h)
+'''
+
+PROGRAMS["sparse_segments"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.mean = G.SparseSegmentMeanGrad()
+        self.root = G.SparseSegmentSqrtNGrad()
+        self.rows = Tensor(np.int32(4))
+        self.rows64 = Tensor(np.int32(5))  # MindSpore takes output_dim0 as int32 only
+
+    def construct(self, g, idx, seg, g3, idx64, seg64, idx2, seg2):
+        return (self.mean(g, idx, seg, self.rows), self.root(g, idx, seg, self.rows),
+                self.mean(g3, idx64, seg64, self.rows64), self.root(g3, idx2, seg2, self.rows64))
+
+
+def main():
+    g = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    idx, seg = Tensor(np.array([0, 1, 2, 1], np.int32)), Tensor(np.array([0, 0, 1, 1], np.int32))
+    g3 = Tensor(np.arange(12, dtype=np.float32).reshape(3, 2, 2) - 5.0)
+    idx64 = Tensor(np.array([4, 0, 4, 2, 1], np.int64))
+    seg64 = Tensor(np.array([0, 0, 0, 2, 2], np.int64))  # segment 1 holds no row
+    idx2, seg2 = idx64.astype(ms.int32), seg64.astype(ms.int32)  # SqrtN: one index type
+    return Net()(g, idx, seg, g3, idx64, seg64, idx2, seg2)
 '''
 
 

@@ -152,7 +152,7 @@ def test_pad_v3_grad_is_the_gradient_of_pad_v3(mode):
     x = Tensor(np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4))
     pads = Tensor(np.array([2, 1, 1, 2], np.int64))
     dy = Tensor(np.random.default_rng(7).normal(size=(1, 2, 6, 7)).astype(np.float32))
-    pad = ops.operations.PadV3(mode="replicate" if mode == "edge" else mode)  # ours spells edge so
+    pad = ops.operations.PadV3(mode="replicate" if mode == "edge" else mode)  # our PadV3 names edge "replicate"
     expected = ops.grad(lambda a: (pad(a, pads) * dy).sum())(x)
     np.testing.assert_allclose(G.PadV3Grad(mode)(dy, pads).asnumpy(), expected.asnumpy(), rtol=1e-5)
 
@@ -160,3 +160,22 @@ def test_pad_v3_grad_is_the_gradient_of_pad_v3(mode):
 def test_pad_v3_grad_rejects_a_reflection_as_wide_as_its_axis():
     with pytest.raises(ValueError, match="PadV3Grad: paddings .* too wide"):
         G.PadV3Grad()(Tensor(np.ones((1, 2, 5), np.float32)), (2, 1))
+
+
+@pytest.mark.parametrize("root", [False, True])
+def test_sparse_segment_grads_are_the_forwards_derivatives(root):
+    """The forward, written out: segment ``s`` = sum of rows ``idx[k]`` with ``seg[k] = s``
+    over its count (or its square root); its derivative by finite differences."""
+    x = np.random.default_rng(8).normal(size=(5, 2))
+    idx, seg = np.array([4, 0, 4, 2, 1]), np.array([0, 0, 0, 2, 2])
+    g = np.array([[1.0, -2.0], [0.5, 0.0], [3.0, 1.5]])
+
+    def weighted(a):
+        out = np.zeros((3, 2))
+        np.add.at(out, seg, a[idx])
+        counts = np.maximum(np.bincount(seg, minlength=3), 1)
+        return (out / (np.sqrt(counts) if root else counts)[:, None] * g).sum()
+
+    op = G.SparseSegmentSqrtNGrad() if root else G.SparseSegmentMeanGrad()
+    ours = op(Tensor(g), Tensor(idx.astype(np.int32)), Tensor(seg.astype(np.int32)), 5).asnumpy()
+    np.testing.assert_allclose(ours, _numeric_grad(weighted, x), rtol=1e-6, atol=1e-8)

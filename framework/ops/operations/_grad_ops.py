@@ -52,6 +52,10 @@ from . import (
     LayerNormGrad,
     MaxPoolGrad,
 )
+from ..sparse_segment_grads import (
+    SparseSegmentMeanGrad,
+    SparseSegmentSqrtNGrad,
+)
 
 __all__ = [
     'AbsGrad',
@@ -86,6 +90,8 @@ __all__ = [
     'SmoothL1LossGrad',
     'SoftShrinkGrad',
     'SoftplusGrad',
+    'SparseSegmentMeanGrad',
+    'SparseSegmentSqrtNGrad',
     'SqrtGrad',
     'StridedSliceGrad',
     'TanhGrad',
