@@ -152,7 +152,8 @@ def test_pad_v3_grad_is_the_gradient_of_pad_v3(mode):
     x = Tensor(np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4))
     pads = Tensor(np.array([2, 1, 1, 2], np.int64))
     dy = Tensor(np.random.default_rng(7).normal(size=(1, 2, 6, 7)).astype(np.float32))
-    pad = ops.operations.PadV3(mode="replicate" if mode == "edge" else mode)  # our PadV3 names edge "replicate"
+    # our PadV3 calls MindSpore's "edge" mode "replicate"
+    pad = ops.operations.PadV3(mode="replicate" if mode == "edge" else mode)
     expected = ops.grad(lambda a: (pad(a, pads) * dy).sum())(x)
     np.testing.assert_allclose(G.PadV3Grad(mode)(dy, pads).asnumpy(), expected.asnumpy(), rtol=1e-5)
 
