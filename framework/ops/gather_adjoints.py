@@ -7,7 +7,9 @@ once with NumPy; the sum is a segment sum, so both modes run it and it has a gra
 Argument orders are MindSpore 2.10's: ``StridedSliceGrad(masks...)(dy, shapex, begin, end,
 strides)``, ``MirrorPadGrad(mode)(dy, paddings)``, ``PadV3Grad(mode, paddings_contiguous)(dy,
 paddings)``, ``ResizeNearestNeighborGrad(align_corners, half_pixel_centers)(grads, size)``
-(``size``: the forward input's ``(H, W)``) and its ``V2``.
+(``size``: the forward input's ``(H, W)``) and its ``V2``, ``MaxPoolGradWithArgmax(kernel_size,
+strides, pad_mode, data_format)(x, grad, argmax)`` and, a fixed linear map rather than a
+gather, ``ResizeLinear1DGrad(coordinate_transformation_mode)(grads, input_x)``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from ._utils import concrete_ints
+from .elementwise import add, cast
 from .model_zoo_ops import strided_slice
+from .nn_ops import matmul
 from .segment import unsorted_segment_sum
 from .shape_ops import reshape as _reshape
 from .shape_ops import transpose as _transpose
@@ -168,5 +172,75 @@ class PadV3Grad:
         return _scatter_back(dy, np.pad(positions, widths, mode=self._modes[self.mode]), shape)
 
 
-__all__ = ["MirrorPadGrad", "PadV3Grad", "ResizeNearestNeighborGrad", "ResizeNearestNeighborV2Grad",
-           "StridedSliceGrad"]
+class MaxPoolGradWithArgmax:
+    """``MaxPoolGradWithArgmax(kernel_size=1, strides=1, pad_mode='VALID',
+    data_format='NCHW')(x, grad, argmax)``: zeros shaped like ``x`` with each ``grad``
+    element added at its window's maximum, ``argmax`` (flat ``h * W + w`` within its
+    ``(N, C)`` plane, as the forward gives it). The window attributes are the forward's; the
+    positions come from ``argmax`` alone."""
+
+    def __init__(self, kernel_size: Any = 1, strides: Any = 1, pad_mode: str = "VALID",
+                 data_format: str = "NCHW") -> None:
+        if str(pad_mode).upper() not in ("VALID", "SAME"):
+            raise ValueError(f"MaxPoolGradWithArgmax: pad_mode must be 'VALID' or 'SAME', got "
+                             f"{pad_mode!r}")
+        if data_format != "NCHW":
+            raise ValueError(f"MaxPoolGradWithArgmax: data_format must be 'NCHW', got {data_format!r}")
+        self.kernel_size, self.strides, self.pad_mode = kernel_size, strides, str(pad_mode).upper()
+        self.data_format = data_format
+
+    def __call__(self, x: Any, grad: Any, argmax: Any) -> Any:
+        shape, pooled = tuple(x.shape), tuple(grad.shape)
+        if len(shape) != 4 or tuple(argmax.shape) != pooled or pooled[:2] != shape[:2]:
+            raise ValueError(f"MaxPoolGradWithArgmax: x {shape}, grad {pooled} and argmax "
+                             f"{tuple(argmax.shape)} must be (N, C, H, W) with grad's shape for "
+                             f"argmax")
+        planes, area = shape[0] * shape[1], shape[2] * shape[3]
+        offsets = Tensor((np.arange(planes, dtype=np.int32) * area).reshape(planes, 1))
+        ids = add(_reshape(cast(argmax, offsets.dtype), (planes, -1)), offsets)
+        summed = unsorted_segment_sum(_reshape(grad, (-1,)), _reshape(ids, (-1,)), planes * area)
+        return _reshape(summed, shape)
+
+
+def _linear_weights(out: int, size: int, mode: str) -> np.ndarray:
+    """``(out, size)``: how much of each input position each output position reads."""
+    dst = np.arange(out, dtype=np.float64)
+    if mode == "align_corners":
+        src = dst * ((size - 1) / (out - 1)) if out > 1 else np.zeros(out)
+    else:  # half_pixel
+        src = np.maximum((dst + 0.5) * (size / out) - 0.5, 0.0)
+    low = np.minimum(np.floor(src).astype(np.int64), size - 1)
+    high = np.minimum(low + 1, size - 1)
+    frac = src - low
+    weights = np.zeros((out, size))
+    np.add.at(weights, (np.arange(out), low), 1.0 - frac)
+    np.add.at(weights, (np.arange(out), high), frac)
+    return weights
+
+
+class ResizeLinear1DGrad:
+    """``ResizeLinear1DGrad(coordinate_transformation_mode='align_corners')(grads,
+    input_x)``: the adjoint of resizing ``input_x``'s last axis linearly to ``grads``'
+    length (``'align_corners'``: ends on ends; ``'half_pixel'``: pixel centres, clamped at
+    0)."""
+
+    def __init__(self, coordinate_transformation_mode: str = "align_corners") -> None:
+        if coordinate_transformation_mode not in ("align_corners", "half_pixel"):
+            raise ValueError(f"ResizeLinear1DGrad: coordinate_transformation_mode must be "
+                             f"'align_corners' or 'half_pixel', got "
+                             f"{coordinate_transformation_mode!r}")
+        self.coordinate_transformation_mode = coordinate_transformation_mode
+
+    def __call__(self, grads: Any, input_x: Any) -> Any:
+        shape, out = tuple(input_x.shape), tuple(grads.shape)
+        if len(shape) != 3 or out[:2] != shape[:2]:
+            raise ValueError(f"ResizeLinear1DGrad: grads {out} and input_x {shape} must be "
+                             f"(N, C, W) with the same N and C")
+        weights = _linear_weights(out[2], shape[2], self.coordinate_transformation_mode)
+        flat = _reshape(grads, (out[0] * out[1], out[2]))
+        mixed = matmul(flat, cast(Tensor(weights.astype(np.float32)), grads.dtype))
+        return _reshape(mixed, shape)
+
+
+__all__ = ["MaxPoolGradWithArgmax", "MirrorPadGrad", "PadV3Grad", "ResizeLinear1DGrad",
+           "ResizeNearestNeighborGrad", "ResizeNearestNeighborV2Grad", "StridedSliceGrad"]

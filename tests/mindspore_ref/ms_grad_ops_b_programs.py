@@ -3,8 +3,8 @@ losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``SmoothL1LossGrad``, ``SoftShrinkGrad``, ``PReLUGrad``, ``SliceGrad``, ``TraceGrad``,
 ``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
 ``MvlgammaGrad``, ``ResizeNearestNeighborGrad``, ``PdistGrad``, ``MultiMarginLossGrad``,
-``MedianGrad``, ``PadV3Grad``, ``ResizeNearestNeighborV2Grad``, ``SparseSegmentMeanGrad`` and
-``SparseSegmentSqrtNGrad``.
+``MedianGrad``, ``PadV3Grad``, ``ResizeNearestNeighborV2Grad``, ``SparseSegmentMeanGrad``,
+``SparseSegmentSqrtNGrad``, ``MaxPoolGradWithArgmax`` and ``ResizeLinear1DGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -270,6 +270,34 @@ def main():
     seg64 = Tensor(np.array([0, 0, 0, 2, 2], np.int64))  # segment 1 holds no row
     idx2, seg2 = idx64.astype(ms.int32), seg64.astype(ms.int32)  # SqrtN: one index type
     return Net()(g, idx, seg, g3, idx64, seg64, idx2, seg2)
+'''
+
+PROGRAMS["argmax_linear"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.pool = G.MaxPoolGradWithArgmax(kernel_size=2, strides=2)
+        self.pool_same = G.MaxPoolGradWithArgmax(2, 1, "SAME")
+        self.corners = G.ResizeLinear1DGrad()
+        self.half = G.ResizeLinear1DGrad(coordinate_transformation_mode="half_pixel")
+
+    def construct(self, x, d, argmax, d3, argmax3, g, small, g_down):
+        return (self.pool(x, d, argmax), self.pool_same(x[:, :, :3, :3], d3, argmax3),
+                self.corners(g, small), self.half(g, small), self.corners(g_down, small),
+                self.half(g_down, small))
+
+
+def main():
+    x = Tensor(np.array([[[[1.0, 3.0, 2.0, 0.5], [4.0, -1.0, 0.0, 2.5], [1.5, 2.0, 5.0, 1.0],
+                           [0.0, 3.5, -2.0, 6.0]]]], np.float32))
+    d = Tensor(np.array([[[[1.0, 2.0], [3.0, 4.0]]]], np.float32))
+    argmax = Tensor(np.array([[[[4, 7], [13, 10]]]], np.int32))
+    d3 = Tensor(np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3) - 3.0)
+    argmax3 = Tensor(np.array([[[[3, 1, 2], [3, 8, 8], [6, 7, 8]]]], np.int64))
+    g = Tensor(np.arange(14, dtype=np.float32).reshape(2, 1, 7) * 0.5 - 1.0)
+    small = Tensor(np.zeros((2, 1, 3), np.float32))
+    g_down = Tensor(np.array([[[1.0, -2.0]], [[0.5, 3.0]]], np.float32))
+    return Net()(x, d, argmax, d3, argmax3, g, small, g_down)
 '''
 
 

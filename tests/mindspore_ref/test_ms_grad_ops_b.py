@@ -180,3 +180,26 @@ def test_sparse_segment_grads_are_the_forwards_derivatives(root):
     op = G.SparseSegmentSqrtNGrad() if root else G.SparseSegmentMeanGrad()
     ours = op(Tensor(g), Tensor(idx.astype(np.int32)), Tensor(seg.astype(np.int32)), 5).asnumpy()
     np.testing.assert_allclose(ours, _numeric_grad(weighted, x), rtol=1e-6, atol=1e-8)
+
+
+def test_max_pool_grad_with_argmax_is_the_gradient_of_max_pooling():
+    x = np.random.default_rng(9).normal(size=(2, 3, 4, 6)).astype(np.float32)
+    windows = x.reshape(2, 3, 2, 2, 3, 2).transpose(0, 1, 2, 4, 3, 5).reshape(2, 3, 2, 3, 4)
+    best = windows.argmax(-1)
+    rows = np.arange(2)[:, None] * 2 + best // 2
+    cols = np.arange(3)[None, :] * 2 + best % 2
+    argmax = Tensor((rows * 6 + cols).astype(np.int32))
+    dy = Tensor(np.random.default_rng(10).normal(size=(2, 3, 2, 3)).astype(np.float32))
+    pool = ops.operations.MaxPool(kernel_size=2, strides=2)
+    expected = ops.grad(lambda a: (pool(a) * dy).sum())(Tensor(x))
+    ours = G.MaxPoolGradWithArgmax(kernel_size=2, strides=2)(Tensor(x), dy, argmax)
+    np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-6)
+
+
+def test_resize_linear_1d_grad_is_the_gradient_of_linear_interpolation():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(1, 2, 3))
+    dy = Tensor(np.random.default_rng(11).normal(size=(1, 2, 7)).astype(np.float32))
+    expected = ops.grad(lambda a: (ops.interpolate(a, size=(7,), mode="linear", align_corners=True)
+                                   * dy).sum())(x)
+    ours = G.ResizeLinear1DGrad()(dy, x)
+    np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-5, atol=1e-6)

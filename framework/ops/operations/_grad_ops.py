@@ -22,8 +22,10 @@ from ..backward_ops import (
     TraceGrad,
 )
 from ..gather_adjoints import (
+    MaxPoolGradWithArgmax,
     MirrorPadGrad,
     PadV3Grad,
+    ResizeLinear1DGrad,
     ResizeNearestNeighborGrad,
     ResizeNearestNeighborV2Grad,
     StridedSliceGrad,
@@ -67,6 +69,7 @@ __all__ = [
     'HSwishGrad',
     'LayerNormGrad',
     'MaxPoolGrad',
+    'MaxPoolGradWithArgmax',
     'MaximumGrad',
     'MedianGrad',
     'MinimumGrad',
@@ -80,6 +83,7 @@ __all__ = [
     'ReLU6Grad',
     'ReciprocalGrad',
     'ReluGrad',
+    'ResizeLinear1DGrad',
     'ResizeNearestNeighborGrad',
     'ResizeNearestNeighborV2Grad',
     'RsqrtGrad',
