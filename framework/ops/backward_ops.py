@@ -43,6 +43,9 @@ def _mask(cond: Any, like: Any) -> Any:
 class SigmoidCrossEntropyWithLogitsGrad:
     """``SigmoidCrossEntropyWithLogitsGrad()(x, y, dout)``: ``dout * (sigmoid(x) - y)``."""
 
+    def __init__(self) -> None:  # no attributes, as MindSpore's
+        pass
+
     def __call__(self, x: Any, y: Any, dout: Any) -> Any:
         return mul(dout, sub(_sigmoid(x), y))
 
@@ -87,6 +90,9 @@ class PReLUGrad:
     ``dw`` sums ``dy * x`` over the elements with ``x <= 0``, per channel (axis 1) or over all
     when ``w`` holds one value."""
 
+    def __init__(self) -> None:  # no attributes, as MindSpore's
+        pass
+
     def __call__(self, dy: Any, x: Any, w: Any) -> tuple:
         rank, channels = len(x.shape), int(np.prod(tuple(w.shape), dtype=np.int64))
         if channels > 1 and rank >= 2:
@@ -109,6 +115,9 @@ class SliceGrad:
     """``SliceGrad()(dy, x, begin, size)``: zeros shaped like ``x`` with ``dy`` at
     ``begin`` (``size``: the slice's extent, as ``dy``'s shape; no -1)."""
 
+    def __init__(self) -> None:  # no attributes, as MindSpore's
+        pass
+
     def __call__(self, dy: Any, x: Any, begin: Any, size: Any) -> Any:
         begin, size, shape = _ints(begin, "SliceGrad: begin"), _ints(size, "SliceGrad: size"), tuple(x.shape)
         if len(begin) != len(shape) or len(size) != len(shape):
@@ -124,6 +133,9 @@ class SliceGrad:
 class TraceGrad:
     """``TraceGrad()(dout, x_shape)``: ``dout`` on the main diagonal of a matrix shaped
     ``x_shape`` (an int64 Tensor of two entries), zeros elsewhere."""
+
+    def __init__(self) -> None:  # no attributes, as MindSpore's
+        pass
 
     def __call__(self, dout: Any, x_shape: Any) -> Any:
         dims = _ints(x_shape, "TraceGrad: x_shape")

@@ -23,6 +23,9 @@ from .shape_ops import reshape
 class _SparseSegmentGrad:
     root = False
 
+    def __init__(self) -> None:  # no attributes, as MindSpore's
+        pass
+
     def __call__(self, grad: Any, indices: Any, segment_ids: Any, output_dim0: Any) -> Any:
         name = type(self).__name__
         rows = concrete_ints(output_dim0, f"{name}: output_dim0")
