@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..common.tensor import Tensor
 from ._utils import concrete_ints
 from .elementwise import add, cast
@@ -202,6 +203,21 @@ class MaxPoolGradWithArgmax:
         return _reshape(summed, shape)
 
 
+class MaxPoolGradWithArgmaxV2(MaxPoolGradWithArgmax):
+    """``MaxPoolGradWithArgmaxV2(kernel_size, strides=None, pads=0, dilation=(1, 1),
+    ceil_mode=False, argmax_type=int64)(x, grad, argmax)``: as ``MaxPoolGradWithArgmax``
+    (the window attributes are the forward's; the positions come from ``argmax``)."""
+
+    def __init__(self, kernel_size: Any, strides: Any = None, pads: Any = 0,
+                 dilation: Any = (1, 1), ceil_mode: bool = False,
+                 argmax_type: Any = mstype.int64) -> None:
+        if argmax_type not in (mstype.int32, mstype.int64):
+            raise ValueError(f"MaxPoolGradWithArgmaxV2: argmax_type must be int32 or int64, got "
+                             f"{argmax_type}")
+        self.kernel_size, self.strides, self.pads = kernel_size, strides, pads
+        self.dilation, self.ceil_mode, self.argmax_type = dilation, bool(ceil_mode), argmax_type
+
+
 def _linear_weights(out: int, size: int, mode: str) -> np.ndarray:
     """``(out, size)``: how much of each input position each output position reads."""
     dst = np.arange(out, dtype=np.float64)
@@ -242,5 +258,6 @@ class ResizeLinear1DGrad:
         return _reshape(mixed, shape)
 
 
-__all__ = ["MaxPoolGradWithArgmax", "MirrorPadGrad", "PadV3Grad", "ResizeLinear1DGrad",
-           "ResizeNearestNeighborGrad", "ResizeNearestNeighborV2Grad", "StridedSliceGrad"]
+__all__ = ["MaxPoolGradWithArgmax", "MaxPoolGradWithArgmaxV2", "MirrorPadGrad", "PadV3Grad",
+           "ResizeLinear1DGrad", "ResizeNearestNeighborGrad", "ResizeNearestNeighborV2Grad",
+           "StridedSliceGrad"]

@@ -4,7 +4,8 @@ losses, PReLU, slicing and trace: ``SigmoidCrossEntropyWithLogitsGrad``,
 ``StridedSliceGrad`` (without masks, positive strides), ``MirrorPadGrad``, ``NLLLossGrad``,
 ``MvlgammaGrad``, ``ResizeNearestNeighborGrad``, ``PdistGrad``, ``MultiMarginLossGrad``,
 ``MedianGrad``, ``PadV3Grad``, ``ResizeNearestNeighborV2Grad``, ``SparseSegmentMeanGrad``,
-``SparseSegmentSqrtNGrad``, ``MaxPoolGradWithArgmax`` and ``ResizeLinear1DGrad``.
+``SparseSegmentSqrtNGrad``, ``MaxPoolGradWithArgmax``, ``MaxPoolGradWithArgmaxV2`` and
+``ResizeLinear1DGrad``.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -278,11 +279,13 @@ class Net(nn.Cell):
         super().__init__()
         self.pool = G.MaxPoolGradWithArgmax(kernel_size=2, strides=2)
         self.pool_same = G.MaxPoolGradWithArgmax(2, 1, "SAME")
+        self.pool_v2 = G.MaxPoolGradWithArgmaxV2(kernel_size=2, strides=2)
         self.corners = G.ResizeLinear1DGrad()
         self.half = G.ResizeLinear1DGrad(coordinate_transformation_mode="half_pixel")
 
     def construct(self, x, d, argmax, d3, argmax3, g, small, g_down):
         return (self.pool(x, d, argmax), self.pool_same(x[:, :, :3, :3], d3, argmax3),
+                self.pool_v2(x, d * 2.0, argmax.astype(ms.int64)),
                 self.corners(g, small), self.half(g, small), self.corners(g_down, small),
                 self.half(g_down, small))
 

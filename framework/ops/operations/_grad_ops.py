@@ -23,6 +23,7 @@ from ..backward_ops import (
 )
 from ..gather_adjoints import (
     MaxPoolGradWithArgmax,
+    MaxPoolGradWithArgmaxV2,
     MirrorPadGrad,
     PadV3Grad,
     ResizeLinear1DGrad,
@@ -70,6 +71,7 @@ __all__ = [
     'LayerNormGrad',
     'MaxPoolGrad',
     'MaxPoolGradWithArgmax',
+    'MaxPoolGradWithArgmaxV2',
     'MaximumGrad',
     'MedianGrad',
     'MinimumGrad',
