@@ -35,7 +35,7 @@ def lm(tmp_path_factory) -> Path:
     experiment(folder, LM, "lm.yaml")
     done = train(folder, "run", "lm.yaml", "--quiet", "mlflow.system_metrics=false")
     assert done.returncode == 0, done.stderr
-    return next(folder.glob("checkpoints/lm/*/lm-1_4.ckpt"))
+    return next(folder.glob("checkpoints/lm/*/lm-step-4.ckpt"))
 
 
 def _edited(ckpt: Path, name: str, edit) -> Path:

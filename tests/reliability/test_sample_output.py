@@ -26,7 +26,7 @@ def _trained(folder: Path, script: str, *overrides: str) -> Path:
     file = experiment(folder, LM, "lm.yaml")
     done = train(folder, "run", str(file), "--quiet", "mlflow.system_metrics=false", *overrides)
     assert done.returncode == 0, done.stderr
-    return next(folder.glob("checkpoints/lm/*/lm-1_4.ckpt"))
+    return next(folder.glob("checkpoints/lm/*/lm-step-4.ckpt"))
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ def test_a_longer_resume_says_where_it_resumes_and_warns_of_nothing(tmp_path):
     common = ["--mode", "pynative", f"dataset.root={corpus}", "dataset.name=text", *QUIET,
               "train.eval_every_steps=4", "train.eval_batches=1"]
     assert train(tmp_path, "run", GPT, *common, "train.max_steps=8").returncode == 0
-    (ckpt,) = (tmp_path / "checkpoints" / "gpt-shakespeare-smoke").glob("*/*-2_4.ckpt")
+    (ckpt,) = (tmp_path / "checkpoints" / "gpt-shakespeare-smoke").glob("*/*-step-8.ckpt")
     resumed = train(tmp_path, "run", GPT, *common, "train.max_steps=12", "train.eval_batches=2",
                     "train.log_every=3", "--resume", "last")
     assert resumed.returncode == 0, resumed.stderr
