@@ -34,10 +34,11 @@ file, the modules it re-exports from, and its few exceptions; each MindSpore nam
 namespace that a source has is bound (see :mod:`.modules`).
 
 ``python -m framework.api_spec.generate`` writes the surfaces
-(``framework/ops/functional.py`` and its ``signature_wrappers.py``, ``tensor_delegates.py``,
-``framework/ops/operations/__init__.py``) from the rows. A class namespace's module imports
-each class under its row's name; a class is its own surface, so its constructor must take
-MindSpore's signature (``differs`` otherwise). In ``ops``, a surface function is the
+(``framework/ops/functional.py`` and its ``signature_wrappers.py`` and
+``elementwise_signatures.py``, ``tensor_delegates.py``, ``framework/ops/operations/__init__.py``)
+from the rows. A class namespace's module imports each class under its row's name; a class
+is its own surface, so its constructor must take MindSpore's signature (``differs``
+otherwise). In ``ops``, a surface function is the
 implementation itself where the signatures agree, else a wrapper with MindSpore's signature
 that passes each argument to the implementation's parameter of that meaning (same name, a
 known synonym, or the same position) and refuses, with one line, a MindSpore argument the

@@ -4,7 +4,8 @@
     python -m framework.api_spec.generate --check  # exit 1 when a file differs from its rows
 
 Generated: ``framework/ops/functional.py`` (``mindspore.ops.functional``; ``framework.ops``
-re-exports its ``__all__``) with the wrappers it needs in ``framework/ops/signature_wrappers.py``,
+re-exports its ``__all__``) with the wrappers it needs in ``framework/ops/signature_wrappers.py``
+and ``framework/ops/elementwise_signatures.py``,
 ``framework/ops/tensor_delegates.py`` (the Tensor methods that are functions with the tensor
 first) and the class namespaces ``framework/ops/operations/__init__.py`` (``P.*``) and
 ``framework/nn/__init__.py``, and the re-exporting modules of ``modules.yaml`` (``nn.optim``,
@@ -95,11 +96,10 @@ def _wrapper(row: Row, target: str, the_plan: Plan) -> list[str]:
     return [header + noqa, *body, f"{row.name}.__doc__ = {target}.__doc__", ""]
 
 
-def functional_sources(rows: dict[str, Row]) -> tuple[str, str]:
+def functional_sources(rows: dict[str, Row]) -> tuple[str, dict[str, str]]:
     """The texts of ``framework/ops/functional.py`` (each name imported from where it lives)
-    and ``framework/ops/signature_wrappers.py`` (the wrappers with MindSpore's signatures)."""
-    wrapper_modules: set[str] = set()
-    defs: list[str] = []
+    and of the wrapper modules (the wrappers with MindSpore's signatures), by module name."""
+    wrapped: dict[str, tuple[set[str], list[str]]] = {}  # wrapper module -> (its imports, defs)
     imports: dict[str, list[str]] = {}  # module -> "attr" or "attr as name"
     names: list[str] = []
     for row in rows.values():
@@ -111,27 +111,41 @@ def functional_sources(rows: dict[str, Row]) -> tuple[str, str]:
         if the_plan is None:
             imports.setdefault(module, []).append(attr if attr == row.name else f"{attr} as {row.name}")
             continue
-        wrapper_modules.add(module)
-        imports.setdefault(WRAPPERS, []).append(row.name)
+        home = WRAPPERS.get(module, DEFAULT_WRAPPERS)
+        used, defs = wrapped.setdefault(home, (set(), []))
+        used.add(module)
+        imports.setdefault(home, []).append(row.name)
         defs.extend(["", *_wrapper(row, f"{_alias(module)}.{attr}", the_plan)])
     doc = ("``mindspore.ops.functional`` (``F``) and the functions of ``mindspore.ops``: each one "
            "the implementation\nitself where it takes MindSpore's signature, else its wrapper "
-           "with MindSpore's signature\n(:mod:`.signature_wrappers`).")
+           "with MindSpore's signature\n(:mod:`.signature_wrappers`, :mod:`.elementwise_signatures`).")
     # F401: a re-export module (``F.shape`` is bound but kept out of ``__all__``, see NOT_STARRED)
     functional = [HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001, F401", "",
                   *_grouped_imports(imports), "",
                   "__all__ = [", *_wrap_names([n for n in names if n not in NOT_STARRED]), "]", ""]
-    doc = ("The ``ops`` functions whose implementation spells its parameters otherwise than "
-           "MindSpore 2.10:\neach takes MindSpore's signature and passes every argument to "
-           "the implementation's\nparameter of that meaning (see ``framework/api_spec``).")
-    wrappers = [HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001", "",
-                "from .. import dtype as mindspore  # noqa: F401  (MindSpore's dtype defaults)",
-                "from ._spec_support import at_default as _at_default  # noqa: F401",
-                *_import_lines(wrapper_modules), "", *_tidy(defs), ""]
-    return "\n".join(functional), "\n".join(wrappers)
+    sources = {}
+    for home, (used, defs) in sorted(wrapped.items()):
+        doc = WRAPPER_DOCS[home] + (
+            "\neach takes MindSpore's signature and passes every argument to the implementation's"
+            "\nparameter of that meaning (see ``framework/api_spec``).")
+        sources[home] = "\n".join([
+            HEADER.format(doc=doc, src="ops.yaml"), "# ruff: noqa: E501, I001", "",
+            "from .. import dtype as mindspore  # noqa: F401  (MindSpore's dtype defaults)",
+            "from ._spec_support import at_default as _at_default  # noqa: F401",
+            *_import_lines(used), "", *_tidy(defs), ""])
+    return "\n".join(functional), sources
 
 
-WRAPPERS = "framework.ops.signature_wrappers"
+# where the wrapper of an implementation goes: by the implementation's module (one file of
+# wrappers would pass 500 lines), every other one in DEFAULT_WRAPPERS
+DEFAULT_WRAPPERS = "framework.ops.signature_wrappers"
+WRAPPERS = {"framework.ops.elementwise": "framework.ops.elementwise_signatures"}
+WRAPPER_DOCS = {
+    DEFAULT_WRAPPERS: "The ``ops`` functions whose implementation spells its parameters otherwise "
+                      "than MindSpore 2.10\n(but the elementwise ones, :mod:`.elementwise_signatures`):",
+    "framework.ops.elementwise_signatures": "The elementwise ``ops`` functions whose implementation "
+                                            "spells its parameters otherwise than\nMindSpore 2.10:",
+}
 
 
 def _plan_of(row: Row) -> Plan | None:
@@ -266,7 +280,8 @@ def outputs() -> dict[Path, str]:
     operations_doc = ("``mindspore.ops.operations`` (``P``): the primitive classes, as "
                       "``from framework.ops import operations as P``\ncode uses them "
                       "(``P.ReduceSum()``, ``P.Assign()``, ``P.MatMul()`` ...).")
-    return {OPS / "functional.py": functional, OPS / "signature_wrappers.py": wrappers,
+    return {OPS / "functional.py": functional,
+            **{ROOT / (module.replace(".", "/") + ".py"): text for module, text in wrappers.items()},
             OPS / "tensor_delegates.py": tensor_source(rows, load("tensor")),
             OPS / "operations" / "__init__.py": exports_source(
                 "operations", "framework.ops.operations", operations_doc),

@@ -1,4 +1,5 @@
-"""The ``ops`` functions whose implementation spells its parameters otherwise than MindSpore 2.10:
+"""The ``ops`` functions whose implementation spells its parameters otherwise than MindSpore 2.10
+(but the elementwise ones, :mod:`.elementwise_signatures`):
 each takes MindSpore's signature and passes every argument to the implementation's
 parameter of that meaning (see ``framework/api_spec``).
 
@@ -15,7 +16,6 @@ from . import array_layout as _array_layout
 from . import array_ops as _array_ops
 from . import comm as _comm
 from . import composed_activations as _composed_activations
-from . import elementwise as _elementwise
 from . import group_conv as _group_conv
 from . import loss_fns as _loss_fns
 from . import math_composite as _math_composite
@@ -28,16 +28,6 @@ from . import scatter_gather as _scatter_gather
 from . import shape_ops as _shape_ops
 from . import stack_split as _stack_split
 from . import tensor_info as _tensor_info
-
-
-def abs(input):  # noqa: A002
-    return _elementwise.abs(x=input)
-abs.__doc__ = _elementwise.abs.__doc__
-
-
-def add(input, other):  # noqa: A002
-    return _elementwise.add(x=input, y=other)
-add.__doc__ = _elementwise.add.__doc__
 
 
 def addn(x):
@@ -96,19 +86,9 @@ def broadcast_to(input, shape):  # noqa: A002
 broadcast_to.__doc__ = _shape_ops.broadcast_to.__doc__
 
 
-def cast(input, dtype):  # noqa: A002
-    return _elementwise.cast(dtype=dtype, x=input)
-cast.__doc__ = _elementwise.cast.__doc__
-
-
 def conv2d(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, dilation=1, groups=1):  # noqa: A002
     return _group_conv.conv2d(weight=weight, bias=bias, stride=stride, pad_mode=pad_mode, padding=padding, dilation=dilation, groups=groups, x=input)
 conv2d.__doc__ = _group_conv.conv2d.__doc__
-
-
-def cos(input):  # noqa: A002
-    return _elementwise.cos(x=input)
-cos.__doc__ = _elementwise.cos.__doc__
 
 
 def count_nonzero(x, axis=(), keep_dims=False, dtype=mindspore.int32):
@@ -126,12 +106,6 @@ def dense(input, weight, bias=None):  # noqa: A002
 dense.__doc__ = _nn_ops.dense.__doc__
 
 
-def div(input, other, *, rounding_mode=None):  # noqa: A002
-    _at_default('ops.div', 'rounding_mode', rounding_mode, None)
-    return _elementwise.div(x=input, y=other)
-div.__doc__ = _elementwise.div.__doc__
-
-
 def dropout(input, p=0.5, training=True, seed=None):  # noqa: A002
     _at_default('ops.dropout', 'seed', seed, None)
     return _nn_ops.dropout(p=p, training=training, x=input)
@@ -141,21 +115,6 @@ dropout.__doc__ = _nn_ops.dropout.__doc__
 def dtype(x):
     return _tensor_info.dtype(input_x=x)
 dtype.__doc__ = _tensor_info.dtype.__doc__
-
-
-def eq(input, other):  # noqa: A002
-    return _elementwise.equal(x=input, y=other)
-eq.__doc__ = _elementwise.equal.__doc__
-
-
-def equal(input, other):  # noqa: A002
-    return _elementwise.equal(x=input, y=other)
-equal.__doc__ = _elementwise.equal.__doc__
-
-
-def exp(input):  # noqa: A002
-    return _elementwise.exp(x=input)
-exp.__doc__ = _elementwise.exp.__doc__
 
 
 def expand_dims(input_x, axis):
@@ -170,11 +129,6 @@ def flatten(input, order='C', *, start_dim=1, end_dim=-1):  # noqa: A002
 flatten.__doc__ = _shape_ops.flatten.__doc__
 
 
-def floordiv(input, other):  # noqa: A002
-    return _elementwise.floor_div(x=input, y=other)
-floordiv.__doc__ = _elementwise.floor_div.__doc__
-
-
 def frac(x):
     return _math_composite.frac(input=x)
 frac.__doc__ = _math_composite.frac.__doc__
@@ -186,30 +140,10 @@ def gather(input_params, input_indices, axis, batch_dims=0):
 gather.__doc__ = _scatter_gather.gather.__doc__
 
 
-def ge(input, other):  # noqa: A002
-    return _elementwise.greater_equal(x=input, y=other)
-ge.__doc__ = _elementwise.greater_equal.__doc__
-
-
 def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False, sens_param=False):
     _at_default('ops.grad', 'sens_param', sens_param, False)
     return _framework_autograd_grad.grad(fn=fn, grad_position=grad_position, weights=weights, has_aux=has_aux, return_ids=return_ids)
 grad.__doc__ = _framework_autograd_grad.grad.__doc__
-
-
-def greater(input, other):  # noqa: A002
-    return _elementwise.greater(x=input, y=other)
-greater.__doc__ = _elementwise.greater.__doc__
-
-
-def greater_equal(input, other):  # noqa: A002
-    return _elementwise.greater_equal(x=input, y=other)
-greater_equal.__doc__ = _elementwise.greater_equal.__doc__
-
-
-def gt(input, other):  # noqa: A002
-    return _elementwise.greater(x=input, y=other)
-gt.__doc__ = _elementwise.greater.__doc__
 
 
 def hardshrink(input, lambd=0.5):  # noqa: A002
@@ -234,21 +168,6 @@ def invert(x):
 invert.__doc__ = _math_unary.invert.__doc__
 
 
-def le(input, other):  # noqa: A002
-    return _elementwise.less_equal(x=input, y=other)
-le.__doc__ = _elementwise.less_equal.__doc__
-
-
-def less_equal(input, other):  # noqa: A002
-    return _elementwise.less_equal(x=input, y=other)
-less_equal.__doc__ = _elementwise.less_equal.__doc__
-
-
-def log(input):  # noqa: A002
-    return _elementwise.log(x=input)
-log.__doc__ = _elementwise.log.__doc__
-
-
 def log_softmax(logits, axis=-1):
     return _nn_ops.log_softmax(axis=axis, x=logits)
 log_softmax.__doc__ = _nn_ops.log_softmax.__doc__
@@ -269,36 +188,6 @@ def matmul(input, other):  # noqa: A002
 matmul.__doc__ = _nn_ops.matmul.__doc__
 
 
-def maximum(input, other):  # noqa: A002
-    return _elementwise.maximum(x=input, y=other)
-maximum.__doc__ = _elementwise.maximum.__doc__
-
-
-def minimum(input, other):  # noqa: A002
-    return _elementwise.minimum(x=input, y=other)
-minimum.__doc__ = _elementwise.minimum.__doc__
-
-
-def mul(input, other):  # noqa: A002
-    return _elementwise.mul(x=input, y=other)
-mul.__doc__ = _elementwise.mul.__doc__
-
-
-def ne(input, other):  # noqa: A002
-    return _elementwise.not_equal(x=input, y=other)
-ne.__doc__ = _elementwise.not_equal.__doc__
-
-
-def neg(input):  # noqa: A002
-    return _elementwise.neg(x=input)
-neg.__doc__ = _elementwise.neg.__doc__
-
-
-def not_equal(input, other):  # noqa: A002
-    return _elementwise.not_equal(x=input, y=other)
-not_equal.__doc__ = _elementwise.not_equal.__doc__
-
-
 def one_hot(indices, depth, on_value=1, off_value=0, axis=-1):
     return _nn_ops.one_hot(indices=indices, depth=depth, on_value=on_value, off_value=off_value, axis=axis)
 one_hot.__doc__ = _nn_ops.one_hot.__doc__
@@ -307,11 +196,6 @@ one_hot.__doc__ = _nn_ops.one_hot.__doc__
 def permute(input, axis):  # noqa: A002
     return _shape_ops.permute(input=input, axis=axis)
 permute.__doc__ = _shape_ops.permute.__doc__
-
-
-def pow(input, exponent):  # noqa: A002
-    return _elementwise.pow(x=input, y=exponent)
-pow.__doc__ = _elementwise.pow.__doc__
 
 
 def prelu(input, weight):  # noqa: A002
@@ -339,12 +223,6 @@ def reduce_sum(x, axis=()):
 reduce_sum.__doc__ = _reduce.reduce_sum.__doc__
 
 
-def relu(input, inplace=False):  # noqa: A002
-    _at_default('ops.relu', 'inplace', inplace, False)
-    return _elementwise.relu(x=input)
-relu.__doc__ = _elementwise.relu.__doc__
-
-
 def reshape(input, shape):  # noqa: A002
     return _shape_ops.reshape(shape=shape, x=input)
 reshape.__doc__ = _shape_ops.reshape.__doc__
@@ -365,24 +243,9 @@ def scatter_update(input_x, indices, updates):
 scatter_update.__doc__ = _scatter_gather.scatter_update.__doc__
 
 
-def select(condition, input, other):  # noqa: A002
-    return _elementwise.select(cond=condition, x=input, y=other)
-select.__doc__ = _elementwise.select.__doc__
-
-
 def shape_(x):
     return _tensor_info.shape(input_x=x)
 shape_.__doc__ = _tensor_info.shape.__doc__
-
-
-def sigmoid(input):  # noqa: A002
-    return _elementwise.sigmoid(x=input)
-sigmoid.__doc__ = _elementwise.sigmoid.__doc__
-
-
-def sin(input):  # noqa: A002
-    return _elementwise.sin(x=input)
-sin.__doc__ = _elementwise.sin.__doc__
 
 
 def slice(input_x, begin, size):
@@ -407,11 +270,6 @@ def softshrink(input, lambd=0.5):  # noqa: A002
 softshrink.__doc__ = _composed_activations.softshrink.__doc__
 
 
-def square(input):  # noqa: A002
-    return _elementwise.square(x=input)
-square.__doc__ = _elementwise.square.__doc__
-
-
 def squeeze(input, axis=None):  # noqa: A002
     return _shape_ops.squeeze(axis=axis, x=input)
 squeeze.__doc__ = _shape_ops.squeeze.__doc__
@@ -420,11 +278,6 @@ squeeze.__doc__ = _shape_ops.squeeze.__doc__
 def stop_gradient(value):
     return _shape_ops.stop_gradient(x=value)
 stop_gradient.__doc__ = _shape_ops.stop_gradient.__doc__
-
-
-def sub(input, other):  # noqa: A002
-    return _elementwise.sub(x=input, y=other)
-sub.__doc__ = _elementwise.sub.__doc__
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -437,49 +290,9 @@ def swapdims(input, dim0, dim1):  # noqa: A002
 swapdims.__doc__ = _array_layout.swapaxes.__doc__
 
 
-def tanh(input):  # noqa: A002
-    return _elementwise.tanh(x=input)
-tanh.__doc__ = _elementwise.tanh.__doc__
-
-
 def tanhshrink(input):  # noqa: A002
     return _composed_activations.tanhshrink(x=input)
 tanhshrink.__doc__ = _composed_activations.tanhshrink.__doc__
-
-
-def tensor_add(input, other):  # noqa: A002
-    return _elementwise.add(x=input, y=other)
-tensor_add.__doc__ = _elementwise.add.__doc__
-
-
-def tensor_floordiv(input, other):  # noqa: A002
-    return _elementwise.floor_div(x=input, y=other)
-tensor_floordiv.__doc__ = _elementwise.floor_div.__doc__
-
-
-def tensor_ge(input, other):  # noqa: A002
-    return _elementwise.greater_equal(x=input, y=other)
-tensor_ge.__doc__ = _elementwise.greater_equal.__doc__
-
-
-def tensor_gt(input, other):  # noqa: A002
-    return _elementwise.greater(x=input, y=other)
-tensor_gt.__doc__ = _elementwise.greater.__doc__
-
-
-def tensor_le(input, other):  # noqa: A002
-    return _elementwise.less_equal(x=input, y=other)
-tensor_le.__doc__ = _elementwise.less_equal.__doc__
-
-
-def tensor_mul(input, other):  # noqa: A002
-    return _elementwise.mul(x=input, y=other)
-tensor_mul.__doc__ = _elementwise.mul.__doc__
-
-
-def tensor_pow(input, exponent):  # noqa: A002
-    return _elementwise.pow(x=input, y=exponent)
-tensor_pow.__doc__ = _elementwise.pow.__doc__
 
 
 def tensor_slice(input, begin, size):  # noqa: A002

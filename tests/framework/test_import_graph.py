@@ -29,6 +29,7 @@ PRIMITIVE_KNOT = {"framework.ops._holomorphic", "framework.ops.array_ops", "fram
 # over the functional surface (mint's views, Tensor's in-place and Tensor-only methods); everything else in
 # framework.ops is the primitive library
 SURFACE = {"framework.ops", "framework.ops.functional", "framework.ops.signature_wrappers",
+           "framework.ops.elementwise_signatures",
            "framework.ops.tensor_delegates", "framework.ops.tensor_methods", "framework.ops.auto_generate",
            "framework.ops.view_ops", "framework.ops.tensor_inplace", "framework.ops.tensor_only"}
 FUNCTION_LEVEL_IMPORTS_IN_LIBRARY = 20
