@@ -14,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..interpreters import current, located_like
+from ..ops import elementwise as F  # the gradient stores add with F.add
 from ..ops.creation import zeros_like
+from ..ops.elementwise import cast
 from .accumulate import EagerGradStore, GradStore
 from .hooks import TENSOR_HOOKS, run_tensor_hooks
 
@@ -30,9 +33,6 @@ def backprop(
     ``tracked`` holds the ids of tensors that depend on ``wrt``; a bprop is told which
     of its inputs need a gradient (``needs``) so it can skip the others.
     """
-    from ..interpreters import current, located_like
-    from ..ops import elementwise as F  # the gradient stores add with F.add
-
     # only a tracing interpreter credits backward nodes to a source line: skip the context
     # manager (a generator per record) in PyNative
     interp = current()
@@ -97,6 +97,4 @@ def _in_dtype(grad: Any, tensor: Any) -> Any:
     operand promoted by an op (int32 in an int32 * float32 product) was cast on the way in,
     so its cotangent is cast back on the way out (float to int truncates toward zero; a
     bool operand gets ``grad != 0``)."""
-    from ..ops.elementwise import cast
-
     return cast(grad, tensor._data.dtype)

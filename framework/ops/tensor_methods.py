@@ -95,8 +95,7 @@ def install(tensor_class: type) -> None:
     methods.update(_extra())
     methods.update(INPLACE)  # x.add_(y) ...: framework/ops/tensor_inplace.py
     methods.update({n: property(fn) for n, fn in PROPERTIES.items()})
-    core = set(vars(tensor_class)) if not hasattr(tensor_class, "_core_names") else tensor_class._core_names
-    tensor_class._core_names = frozenset(core)
+    core = set(vars(tensor_class))  # the class body's own (a second call finds these set)
     for name, method in methods.items():
         if name not in core:
             setattr(tensor_class, name, method)
