@@ -15,19 +15,18 @@ mode. ``item`` is ``Tensor.item``: graph mode runs its function interpreted (JIT
 
 from __future__ import annotations
 
-import sys as _sys
+import importlib as _importlib
 
-from ..ops.operations import _namespaces
-from . import linalg, nn, optim, special  # noqa: F401  (mint.optim, mint.special ...)
+from . import linalg  # noqa: F401  (mint.linalg)
 from .creation import *  # noqa: F403  (each module lists its names in __all__)
 from .creation import __all__ as _creation_names
 from .math import *  # noqa: F403
 from .math import __all__ as _math_names
-from .nn.functional import softmax  # noqa: F401
 from .products import *  # noqa: F403
 from .products import __all__ as _product_names
 from .reduce import *  # noqa: F403
 from .reduce import __all__ as _reduce_names
+from .reduce import softmax  # noqa: F401
 from .shape import *  # noqa: F403
 from .shape import __all__ as _shape_names
 
@@ -44,17 +43,24 @@ __all__ = sorted({*_creation_names, *_math_names, *_product_names, *_reduce_name
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
     """``mint.conv2d``: ``mint.nn.functional.conv2d``."""
-    return nn.functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+    functional = _importlib.import_module(".nn.functional", __name__)
+    return functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
 inverse = linalg.inv
 __all__ += ["conv2d", "inverse"]
 
-# the P.* classes built on mint's functions find it here (ops sits below mint and never
-# imports it: framework/ops/operations/_namespaces.py)
-_namespaces.INSTALLED["mint"] = _sys.modules[__name__]
-
 # an absent MindSpore name: one line naming it, the coverage table and the closest name here
 from .. import absent_names as _absent_names  # noqa: E402
 
-__getattr__ = _absent_names.module_getattr("mint", __name__)
+_absent = _absent_names.module_getattr("mint", __name__)
+# mint.nn, mint.optim and mint.special are Cells, optimizers and aliases over framework.nn:
+# imported on first use, so that mint's functions (which the P.* classes of
+# framework.ops.operations are written with) import without framework.nn
+_SUBPACKAGES = ("nn", "optim", "special")
+
+
+def __getattr__(name: str):
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f".{name}", __name__)
+    return _absent(name)

@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtype as mstype
 from ..common.tensor import Tensor
 from ..ops._utils import argument_error, one_dim  # noqa: F401  (one_dim: mint.* use it from here)
+from ..ops.elementwise_signatures import cast
 
 
 def as_tensor(value: Any, like: Any = None) -> Any:
@@ -41,8 +42,6 @@ def is_integral(dtype: Any) -> bool:
 
 def reduce_dtype(x: Any, dtype: Any) -> Any:
     """``x`` cast for a sum/prod: to ``dtype`` when given, integers and bools to int64."""
-    from ..ops import cast
-
     if dtype is not None:
         return cast(x, dtype)
     if is_integral(x.dtype) and x.dtype != mstype.int64:

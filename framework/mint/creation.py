@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from .. import ops
 from ..common.tensor import Tensor
+from ..ops import functional as ops
 from ..ops._utils import argument_error
 from ..ops.random_draw import random_draw
 

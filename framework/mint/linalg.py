@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
 from ..common.tensor import Tensor
+from ..ops import functional as ops
 from ..ops._utils import argument_error
 from ._util import concrete
 from .reduce import vector_norm

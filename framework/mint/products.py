@@ -10,7 +10,7 @@ the first axis of size 3 when ``dim`` is None; ``einsum`` is NumPy's (both modes
 
 from __future__ import annotations
 
-from .. import ops
+from ..ops import functional as ops
 from ..ops._utils import argument_error
 
 

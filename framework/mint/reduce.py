@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from .. import ops
 from ..common.tensor import Tensor
+from ..ops import functional as ops
 from ..ops import reduce as reduce_ops
 from ..ops._utils import argument_error
 from ._util import as_tensor, concrete, dims, one_dim, reduce_dtype
@@ -294,3 +294,17 @@ def histc(input, bins=100, min=0, max=0):  # noqa: A002
 
 __all__ = sorted(n for n, v in list(globals().items())
                  if callable(v) and not n.startswith("_") and getattr(v, "__module__", "") == __name__)
+
+
+# mint.softmax and mint.nn.functional's softmax/log_softmax live here, so that mint's functions
+# import without mint.nn's Cells (the P.* classes are written with these modules)
+def _softmax_input(input, dtype):  # noqa: A002
+    return input if dtype is None else ops.cast(input, dtype)
+
+
+def softmax(input, dim=None, dtype=None):  # noqa: A002
+    return ops.softmax(_softmax_input(input, dtype), -1 if dim is None else dim)
+
+
+def log_softmax(input, dim=None, *, dtype=None):  # noqa: A002
+    return ops.log_softmax(_softmax_input(input, dtype), -1 if dim is None else dim)

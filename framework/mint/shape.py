@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from .. import dtype as mstype
-from .. import ops
 from ..common.tensor import Tensor
+from ..ops import functional as ops
 from ..ops._utils import argument_error
 from ._util import as_tensor, concrete, one_dim
 

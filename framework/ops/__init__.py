@@ -4,7 +4,6 @@ MindSpore's module paths are here too: ``ops.operations`` (``P``), ``ops.composi
 (``C``) and ``ops.functional`` (``F``).
 """
 
-import sys as _sys
 
 from ..autograd.grad import GradOperation
 from ..autograd.hooks import HookBackward
@@ -24,9 +23,6 @@ _tensor_methods.install(_Tensor)  # every Tensor method and operator, attached h
 
 __all__ = ["GradOperation", "HookBackward", "HyperMap", "Map", "MultitypeFuncGraph", "composite",
            "functional", "operations", "shape", *_functional_all, *_operations_all, *_complex_all]
-
-# the P.* classes of operations/prim_*.py find this package here (they never import it)
-operations._namespaces.INSTALLED["ops"] = _sys.modules[__name__]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name here
 from .. import absent_names as _absent_names  # noqa: E402

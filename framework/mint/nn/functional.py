@@ -19,14 +19,15 @@ Contracts, as MindSpore 2.10's ``mint.nn.functional``:
 from __future__ import annotations
 
 from ... import dtype as mstype
-from ... import ops
+from ...ops import functional as ops
 from ...ops import nn_ops
 from ...ops._utils import argument_error
 from ...ops.padding_modes import pad as pad_last_first
 from ...ops.shape_ops import pad as pad_pairs
 from ..math import sigmoid, tanh  # noqa: F401  (mint.nn.functional names)
+from ..reduce import log_softmax, softmax  # noqa: F401  (mint.nn.functional names)
+from ..resample import conv1d, grid_sample, interpolate, upsample  # noqa: F401
 from ..shape import flatten  # noqa: F401
-from .resample import conv1d, grid_sample, interpolate, upsample  # noqa: F401
 
 
 def _pair(value, name: str, op: str) -> tuple[int, int]:
@@ -115,18 +116,6 @@ def prelu(input, weight):  # noqa: A002
 
 def glu(input, dim=-1):  # noqa: A002
     return ops.glu(input, dim)
-
-
-def _softmax_input(input, dtype):  # noqa: A002
-    return input if dtype is None else ops.cast(input, dtype)
-
-
-def softmax(input, dim=None, dtype=None):  # noqa: A002
-    return ops.softmax(_softmax_input(input, dtype), -1 if dim is None else dim)
-
-
-def log_softmax(input, dim=None, *, dtype=None):  # noqa: A002
-    return ops.log_softmax(_softmax_input(input, dtype), -1 if dim is None else dim)
 
 
 # -- layers -------------------------------------------------------------------------------

@@ -30,40 +30,36 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
+from ...mint import linalg as mint_linalg
+from ...mint import math as mint_math
+from ...mint import reduce as mint_reduce
+from ...mint import shape as mint_shape
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
-
-
-def _mint() -> Any:
-    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
 
 
 def _linspace(start: Any, stop: Any, num: Any) -> Any:
-    return _ops().linspace(start, stop, num)
+    return ops.linspace(start, stop, num)
 
 
 def _logspace(start: Any, end: Any, *, steps: int, base: int, dtype: Any) -> Any:
-    return _ops().logspace(start, end, steps, base, dtype=dtype)
+    return ops.logspace(start, end, steps, base, dtype=dtype)
 
 
 def _scalar_to_tensor(x: Any, dtype: Any = mstype.float32) -> Any:
-    return _ops().scalar_to_tensor(x, dtype)
+    return ops.scalar_to_tensor(x, dtype)
 
 
 def _tuple_to_array(x: Any) -> Any:
-    return _ops().tuple_to_array(x)
+    return ops.tuple_to_array(x)
 
 
 def _tril_indices(*, row: int, col: int, offset: int, dtype: Any) -> Any:
-    return _ops().tril_indices(row, col, offset, dtype=dtype)
+    return ops.tril_indices(row, col, offset, dtype=dtype)
 
 
 def _triu_indices(*, row: int, col: int, offset: int, dtype: Any) -> Any:
-    return _ops().triu_indices(row, col, offset, dtype=dtype)
+    return ops.triu_indices(row, col, offset, dtype=dtype)
 
 
 def _partial(fn: Any, *args: Any) -> Any:
@@ -77,8 +73,8 @@ def _identity_n(xs: Any) -> Any:
 
 
 def _search_sorted(sorted_sequence: Any, values: Any, *, dtype: Any, right: bool) -> Any:
-    out = _mint().searchsorted(sorted_sequence, values, right=right)
-    return out if out.dtype == dtype else _ops().cast(out, dtype)
+    out = mint_reduce.searchsorted(sorted_sequence, values, right=right)
+    return out if out.dtype == dtype else ops.cast(out, dtype)
 
 
 def _bucketize(x: Any, *, boundaries: Any) -> Any:
@@ -87,24 +83,22 @@ def _bucketize(x: Any, *, boundaries: Any) -> Any:
     if not isinstance(boundaries, list | tuple):
         raise TypeError(f"Bucketize: boundaries must be a list of floats, got {type(boundaries).__name__}")
     edges = Tensor(np.asarray(boundaries, np.float32 if x.dtype != mstype.float64 else np.float64))
-    return _mint().searchsorted(edges, _ops().cast(x, edges.dtype), right=True, out_int32=True)
+    return mint_reduce.searchsorted(edges, ops.cast(x, edges.dtype), right=True, out_int32=True)
 
 
 def _matrix_inverse(x: Any, *, adjoint: bool) -> Any:
-    ops = _ops()
     if adjoint:
         x = ops.swapaxes(x, -1, -2)
-    return _mint().inverse(x)
+    return mint_linalg.inv(x)
 
 
 def _lp_norm(x: Any, *, axis: Any, p: int, keep_dims: bool, epsilon: float) -> Any:
     axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-    return _ops().norm(x, p, axes, keep_dims)
+    return ops.norm(x, p, axes, keep_dims)
 
 
 def _lcm(x1: Any, x2: Any) -> Any:
-    ops = _ops()
-    gcd = _mint().gcd(x1, x2)
+    gcd = mint_math.gcd(x1, x2)
     zero = ops.equal(gcd, 0)
     safe = ops.select(zero, ops.ones_like(gcd), gcd)
     return ops.abs(ops.floor_div(x1, safe) * x2)
@@ -112,10 +106,10 @@ def _lcm(x1: Any, x2: Any) -> Any:
 
 def _scatter_elements(data: Any, indices: Any, updates: Any, *, axis: int, reduction: str) -> Any:
     if reduction == "add":
-        return _mint().scatter_add(data, axis, indices, updates)
+        return mint_shape.scatter_add(data, axis, indices, updates)
     if reduction != "none":
         raise ValueError(f"TensorScatterElements: reduction must be 'none' or 'add', got {reduction!r}")
-    return _mint().scatter(data, axis, indices, updates)
+    return mint_shape.scatter(data, axis, indices, updates)
 
 
 def _rows(who: str, indices: Any) -> Any:
@@ -132,16 +126,15 @@ def _rows(who: str, indices: Any) -> Any:
 
 
 def _inplace_add(x: Any, v: Any, *, indices: Any) -> Any:
-    return _ops().index_add(x, _rows("InplaceAdd", indices), v, 0)
+    return ops.index_add(x, _rows("InplaceAdd", indices), v, 0)
 
 
 def _inplace_sub(x: Any, v: Any, *, indices: Any) -> Any:
-    return _ops().index_add(x, _rows("InplaceSub", indices), -v, 0)
+    return ops.index_add(x, _rows("InplaceSub", indices), -v, 0)
 
 
 def _row_mask(x: Any, dim: int, index: Any) -> Any:
     """A bool tensor broadcastable to ``x``: True at ``index`` along ``dim``."""
-    ops = _ops()
     hits = ops.zeros((x.shape[dim],), mstype.float32)
     hits = ops.index_add(hits, index, ops.ones((index.shape[0] if index.shape else 1,), mstype.float32), 0)
     shape = [1] * len(x.shape)
@@ -150,14 +143,12 @@ def _row_mask(x: Any, dim: int, index: Any) -> Any:
 
 
 def _inplace_update(x: Any, indices: Any, v: Any) -> Any:
-    ops = _ops()
     rows = _rows("InplaceUpdateV2", indices)
     placed = ops.index_add(ops.zeros_like(x), rows, v, 0)
     return ops.select(ops.broadcast_to(_row_mask(x, 0, rows), x.shape), placed, x)
 
 
 def _index_fill(x: Any, dim: Any, index: Any, value: Any) -> Any:
-    ops = _ops()
     dim = int(dim.asnumpy()) if hasattr(dim, "asnumpy") else int(dim)
     dim %= max(len(x.shape), 1)
     index = ops.reshape(index, (-1,))

@@ -29,12 +29,8 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _tensor(array: np.ndarray) -> Any:
@@ -50,7 +46,6 @@ def _centres(boxes: Any) -> tuple[Any, Any, Any, Any]:
 
 
 def _box_encode(anchor_box: Any, groundtruth_box: Any, *, means: Any, stds: Any) -> Any:
-    ops = _ops()
     ax, ay, aw, ah = _centres(anchor_box)
     gx, gy, gw, gh = _centres(groundtruth_box)
     deltas = ops.stack(((gx - ax) / aw, (gy - ay) / ah, ops.log(gw / aw), ops.log(gh / ah)), 1)
@@ -61,7 +56,6 @@ def _box_encode(anchor_box: Any, groundtruth_box: Any, *, means: Any, stds: Any)
 
 def _box_decode(anchor_box: Any, deltas: Any, *, max_shape: Any, means: Any, stds: Any,
                 wh_ratio_clip: float) -> Any:
-    ops = _ops()
     d = deltas * _tensor(np.asarray(stds, np.float32)) + _tensor(np.asarray(means, np.float32))
     limit = abs(math.log(wh_ratio_clip))
     dw, dh = ops.clamp(d[:, 2], -limit, limit), ops.clamp(d[:, 3], -limit, limit)
@@ -88,7 +82,6 @@ def _affine_grid(theta: Any, output_size: Any, *, align_corners: bool) -> Any:
 
     ys, xs = np.meshgrid(axis(height), axis(width), indexing="ij")
     base = np.stack([xs, ys, np.ones_like(xs)], -1).reshape(1, height * width, 3).astype(np.float32)
-    ops = _ops()
     points = ops.broadcast_to(ops.cast(_tensor(base), theta.dtype), (n, height * width, 3))
     return ops.reshape(ops.bmm(points, ops.swapaxes(theta, 1, 2)), (n, height, width, 2))
 
@@ -105,7 +98,7 @@ def _window(who: str, shape_fn: Any):
         steps, total = _window_steps(who, length, attrs.pop("periodic"))
         dtype = attrs.pop("dtype")
         values = np.ones_like(steps) if steps.size == 1 else shape_fn(steps, total, **attrs)
-        return _ops().cast(_tensor(values.astype(np.float32)), dtype)
+        return ops.cast(_tensor(values.astype(np.float32)), dtype)
 
     apply.__name__ = who
     return apply

@@ -41,16 +41,11 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
+from ...mint import resample as mint_resample
+from ...mint import shape as mint_shape
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
-
-
-def _mint() -> Any:
-    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
+from ..padding_modes import pad as pad_last_first
 
 
 def _tensor(array: np.ndarray) -> Any:
@@ -80,7 +75,7 @@ def _sizes(who: str, x: Any, size: Any, rank: int) -> tuple[int, ...]:
 
 
 def _take(x: Any, index: np.ndarray, axis: int) -> Any:
-    return _ops().gather(x, _tensor(index.astype(np.int32)), axis)
+    return ops.gather(x, _tensor(index.astype(np.int32)), axis)
 
 
 def _nearest(who: str, x: Any, size: Any, align_corners: bool, half_pixel: bool) -> Any:
@@ -107,7 +102,7 @@ def _linear(who: str, x: Any, size: Any, align_corners: bool, half_pixel: bool) 
         high = np.minimum(low + 1, n_in - 1)
         shape = [1] * rank
         shape[axis] = n_out
-        weight = _ops().cast(_tensor((src - low).reshape(shape).astype(np.float32)), x.dtype)
+        weight = ops.cast(_tensor((src - low).reshape(shape).astype(np.float32)), x.dtype)
         x = _take(x, low, axis) * (1 - weight) + _take(x, high, axis) * weight
     return x
 
@@ -135,7 +130,7 @@ def _resize_linear_1d(x: Any, size: Any, *, coordinate_transformation_mode: str)
 
 def _grid_sampler(x: Any, grid: Any, *, interpolation_mode: str, padding_mode: str,
                   align_corners: bool) -> Any:
-    return _mint().nn.functional.grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
+    return mint_resample.grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
 
 
 def _space_to_batch(x: Any, *, block_shape: Any, paddings: Any) -> Any:
@@ -144,10 +139,9 @@ def _space_to_batch(x: Any, *, block_shape: Any, paddings: Any) -> Any:
     if len(x.shape) != 4 or len(blocks) != 2:
         raise ValueError(f"SpaceToBatchND: needs a 4-D input and 2 block sizes, got shape {tuple(x.shape)} "
                          f"and block_shape {block_shape!r}")
-    ops = _ops()
     flat = tuple(int(p) for pair in pads[::-1] for p in pair)
     if any(flat):
-        x = _mint().nn.functional.pad(x, flat)
+        x = pad_last_first(x, flat)
     n, c, h, w = x.shape
     (b0, b1) = blocks
     if h % b0 or w % b1:
@@ -160,9 +154,8 @@ def _space_to_batch(x: Any, *, block_shape: Any, paddings: Any) -> Any:
 def _lrn(x: Any, *, depth_radius: int, bias: float, alpha: float, beta: float, norm_region: str) -> Any:
     if norm_region != "ACROSS_CHANNELS":
         raise ValueError(f"LRN: norm_region must be 'ACROSS_CHANNELS', got {norm_region!r}")
-    ops = _ops()
     channels = x.shape[1]
-    padded = _mint().nn.functional.pad(x * x, (0, 0, 0, 0, depth_radius, depth_radius))
+    padded = pad_last_first(x * x, (0, 0, 0, 0, depth_radius, depth_radius))
     total = ops.narrow(padded, 1, 0, channels)
     for shift in range(1, 2 * depth_radius + 1):
         total = total + ops.narrow(padded, 1, shift, channels)
@@ -189,9 +182,8 @@ def _max_pool_argmax(x: Any, *, kernel_size: Any, strides: Any, pads: Any, dilat
            for size, k, s, p, d in zip((h, w), kernel, stride, pad, dil)]
     need = [(o - 1) * s + d * (k - 1) + 1 for o, s, d, k in zip(out, stride, dil, kernel)]
     extra = [max(0, nd - size - p) for nd, size, p in zip(need, (h, w), pad)]
-    ops = _ops()
     low = float(np.finfo(np.float32).min) if "float" in str(x.dtype).lower() else None
-    padded = _mint().nn.functional.pad(x, (pad[1], pad[1] + extra[1], pad[0], pad[0] + extra[0]), value=low)
+    padded = pad_last_first(x, (pad[1], pad[1] + extra[1], pad[0], pad[0] + extra[0]), value=low)
     windows, places = [], []
     rows, cols = np.arange(out[0]) * stride[0] - pad[0], np.arange(out[1]) * stride[1] - pad[1]
     for i in range(kernel[0]):
@@ -203,7 +195,7 @@ def _max_pool_argmax(x: Any, *, kernel_size: Any, strides: Any, pads: Any, dilat
     stacked = ops.stack(windows, -1)
     choice = ops.argmax(stacked, -1)
     table = _tensor(np.stack(places, -1).reshape(1, 1, out[0], out[1], -1).astype(np.int64))
-    index = _mint().gather(ops.broadcast_to(table, (n, c, out[0], out[1], len(places))), 4,
+    index = mint_shape.gather(ops.broadcast_to(table, (n, c, out[0], out[1], len(places))), 4,
                            ops.expand_dims(ops.cast(choice, table.dtype), -1))
     return stacked.max(-1), ops.cast(ops.squeeze(index, -1), argmax_type)
 
@@ -231,10 +223,9 @@ def _im2col(x: Any, *, ksizes: Any, strides: Any, dilations: Any, pads: Any) -> 
     n, c, h, w = (tuple(x.shape) + (0,) * 4)[:4]
     geometry = _patch_geometry("Im2Col", tuple(x.shape), ksizes, strides, dilations, pads, (h, w))
     (top, bottom, left, right), _, index = geometry
-    ops = _ops()
     padded = x
     if any((top, bottom, left, right)):
-        padded = _mint().nn.functional.pad(x, (left, right, top, bottom))
+        padded = pad_last_first(x, (left, right, top, bottom))
     flat = ops.reshape(padded, (n, c, -1))
     picked = ops.gather(flat, _tensor(index.ravel().astype(np.int32)), 2)
     return ops.reshape(picked, (n, c, *index.shape))
@@ -248,10 +239,9 @@ def _col2im(x: Any, output_size: Any, *, kernel_size: Any, dilation: Any, paddin
     if tuple(x.shape[2:]) != index.shape:
         raise ValueError(f"Col2Im: input {tuple(x.shape)} does not match the (kernel, positions) "
                          f"{index.shape}")
-    ops = _ops()
     height, width = h + pads[0] + pads[1], w + pads[2] + pads[3]
     places = ops.broadcast_to(_tensor(index.reshape(1, 1, -1).astype(np.int64)), (n, c, index.size))
-    canvas = _mint().scatter_add(ops.zeros((n, c, height * width), x.dtype), 2, places,
+    canvas = mint_shape.scatter_add(ops.zeros((n, c, height * width), x.dtype), 2, places,
                                  ops.reshape(x, (n, c, -1)))
     return ops.reshape(canvas, (n, c, height, width))[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
 
@@ -272,10 +262,9 @@ def _max_unpool(x: Any, argmax: Any, *, ksize: Any, strides: Any, pads: Any, out
     else:
         out_h = (h - 1) * stride[0] - 2 * pad[0] + kernel[0]
         out_w = (w - 1) * stride[1] - 2 * pad[1] + kernel[1]
-    ops = _ops()
     flat = ops.zeros((n, c, out_h * out_w), x.dtype)
     index = ops.reshape(argmax, (n, c, h * w))
-    out = _mint().scatter(flat, 2, index, ops.reshape(x, (n, c, h * w)))
+    out = mint_shape.scatter(flat, 2, index, ops.reshape(x, (n, c, h * w)))
     return ops.reshape(out, (n, c, out_h, out_w))
 
 

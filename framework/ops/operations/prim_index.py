@@ -28,12 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import functional as ops
 from .._class_form import class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _tensor(array: np.ndarray) -> Any:
@@ -50,7 +46,6 @@ def _limit(dtype: Any, low: bool) -> float:
 
 def _segments(who: str, x: Any, segment_ids: Any, num_segments: Any) -> tuple[Any, Any, int]:
     """``x`` as ``(1, N, rest...)`` and a bool mask ``(S, N, 1...)``: entry ``i`` in segment ``s``."""
-    ops = _ops()
     count = int(num_segments.asnumpy()) if hasattr(num_segments, "asnumpy") else int(num_segments)
     lead = len(segment_ids.shape)
     if tuple(x.shape[:lead]) != tuple(segment_ids.shape):
@@ -66,7 +61,6 @@ def _segments(who: str, x: Any, segment_ids: Any, num_segments: Any) -> tuple[An
 
 def _segment_reduce(who: str, reduce: str, fill: Any):
     def apply(x: Any, segment_ids: Any, num_segments: Any) -> Any:
-        ops = _ops()
         data, mask, count = _segments(who, x, segment_ids, num_segments)
         shape = (count, data.shape[1], *data.shape[2:])
         filler = ops.fill(x.dtype, shape, fill(x.dtype))
@@ -80,13 +74,11 @@ def _segment_reduce(who: str, reduce: str, fill: Any):
 def _sparse_to_dense(indices: Any, values: Any, sparse_shape: Any) -> Any:
     from .prim_update import _tensor_scatter_update
 
-    ops = _ops()
     dense = ops.zeros(tuple(int(d) for d in sparse_shape), values.dtype)
     return _tensor_scatter_update(dense, indices, values)
 
 
 def _unravel_index(indices: Any, dims: Any) -> Any:
-    ops = _ops()
     sizes = [int(d) for d in (dims.asnumpy() if hasattr(dims, "asnumpy") else dims)]
     rest, out = indices, []
     for size in reversed(sizes):
@@ -98,7 +90,6 @@ def _unravel_index(indices: Any, dims: Any) -> Any:
 def _iou(anchor_boxes: Any, gt_boxes: Any, *, mode: str) -> Any:
     if mode not in ("iou", "iof"):
         raise ValueError(f"IOU: mode must be 'iou' or 'iof', got {mode!r}")
-    ops = _ops()
     anchors = ops.reshape(anchor_boxes, (1, -1, 4))
     truths = ops.reshape(gt_boxes, (-1, 1, 4))
 
@@ -113,7 +104,6 @@ def _iou(anchor_boxes: Any, gt_boxes: Any, *, mode: str) -> Any:
 
 
 def _powers_of_two(shift: Any) -> Any:
-    ops = _ops()
     return ops.pow(ops.fill(shift.dtype, tuple(shift.shape), 2), shift)
 
 
@@ -122,11 +112,10 @@ def _left_shift(x1: Any, x2: Any) -> Any:
 
 
 def _right_shift(x: Any, y: Any) -> Any:
-    return _ops().floor_div(x, _powers_of_two(y))
+    return ops.floor_div(x, _powers_of_two(y))
 
 
 def _population_count(x: Any) -> Any:
-    ops = _ops()
     bits = np.dtype(x.dtype.name if hasattr(x.dtype, "name") else str(x.dtype).lower()).itemsize * 8
     count = ops.zeros(tuple(x.shape), x.dtype)
     rest = x

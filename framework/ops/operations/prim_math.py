@@ -31,36 +31,31 @@ from typing import Any
 
 import numpy as np
 
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _addcdiv(input_data: Any, x1: Any, x2: Any, value: Any) -> Any:
-    return _ops().addcdiv(input_data, x1, x2, value)
+    return ops.addcdiv(input_data, x1, x2, value)
 
 
 def _addcmul(input_data: Any, x1: Any, x2: Any, value: Any) -> Any:
-    return _ops().addcmul(input_data, x1, x2, value)
+    return ops.addcmul(input_data, x1, x2, value)
 
 
 def _logit(x: Any, *, eps: float) -> Any:
-    return _ops().logit(x, None if eps < 0 else eps)
+    return ops.logit(x, None if eps < 0 else eps)
 
 
 def _cross(x: Any, y: Any, *, dim: int) -> Any:
-    return _ops().cross(x, y, None if dim == -65530 else dim)
+    return ops.cross(x, y, None if dim == -65530 else dim)
 
 
 def _mod(x: Any, y: Any) -> Any:
-    return _ops().fmod(x, y)
+    return ops.fmod(x, y)
 
 
 def _mul_no_nan(x: Any, y: Any) -> Any:
-    ops = _ops()
     zero = ops.equal(y, 0)
     product = ops.select(zero, ops.zeros_like(x), x) * y
     # d/dy is x also where y is 0 (MindSpore's rule): a term whose value is 0 carries it
@@ -69,11 +64,11 @@ def _mul_no_nan(x: Any, y: Any) -> Any:
 
 
 def _matrix_power(x: Any, *, n: int) -> Any:
-    return _ops().matrix_power(x, n)
+    return ops.matrix_power(x, n)
 
 
 def _pdist(x: Any, *, p: float) -> Any:
-    return _ops().pdist(x, p)
+    return ops.pdist(x, p)
 
 
 def _int_axis(who: str, axis: Any) -> int:
@@ -87,7 +82,6 @@ def _int_axis(who: str, axis: Any) -> int:
 
 def _scan(who: str, x: Any, axis: Any, exclusive: bool, reverse: bool, fn: Any, first: float) -> Any:
     """``fn(x, axis)`` from the end (``reverse``), shifted by one with ``first`` (``exclusive``)."""
-    ops = _ops()
     axis = _int_axis(who, axis) % max(len(x.shape), 1)
     data = ops.flip(x, (axis,)) if reverse else x
     out = fn(data, axis)
@@ -99,30 +93,29 @@ def _scan(who: str, x: Any, axis: Any, exclusive: bool, reverse: bool, fn: Any, 
 
 
 def _cumprod(x: Any, axis: Any, *, exclusive: bool, reverse: bool) -> Any:
-    return _scan("CumProd", x, axis, exclusive, reverse, _ops().cumprod, 1.0)
+    return _scan("CumProd", x, axis, exclusive, reverse, ops.cumprod, 1.0)
 
 
 def _cumulative_logsumexp(x: Any, axis: Any, *, exclusive: bool, reverse: bool) -> Any:
     lowest = float(np.finfo(np.dtype(x.dtype.name)).min)  # MindSpore's exclusive head, not -inf
-    return _scan("CumulativeLogsumexp", x, axis, exclusive, reverse, _ops().logcumsumexp, lowest)
+    return _scan("CumulativeLogsumexp", x, axis, exclusive, reverse, ops.logcumsumexp, lowest)
 
 
 def _cummin(x: Any, *, axis: int) -> Any:
-    return _ops().cummin(x, axis)
+    return ops.cummin(x, axis)
 
 
 def _count_nonzero(x: Any, *, dims: Any) -> Any:
-    return _ops().count_nonzero(x, () if dims is None else dims)
+    return ops.count_nonzero(x, () if dims is None else dims)
 
 
 def _reduce_std(x: Any, *, axis: Any, unbiased: bool, keep_dims: bool) -> Any:
     axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
-    std, mean = _ops().std_mean(x, axes or None, int(bool(unbiased)), keep_dims)
+    std, mean = ops.std_mean(x, axes or None, int(bool(unbiased)), keep_dims)
     return std, mean
 
 
 def _equal_count(x: Any, y: Any) -> Any:
-    ops = _ops()
     return ops.reshape(ops.cast(ops.equal(x, y), x.dtype).sum(), (1,))
 
 
@@ -136,7 +129,7 @@ def _l2_loss(x: Any) -> Any:
 
 def _simple(name: str, fn_name: str) -> type:
     def apply(*tensors: Any) -> Any:
-        return getattr(_ops(), fn_name)(*tensors)
+        return getattr(ops, fn_name)(*tensors)
 
     apply.__name__ = f"ops.{fn_name}"
     return class_form(name, apply)
@@ -149,7 +142,7 @@ Heaviside = _simple("Heaviside", "heaviside")
 Xdivy = _simple("Xdivy", "xdivy")
 Ger = _simple("Ger", "ger")
 Inv = _simple("Inv", "reciprocal")
-IsClose = class_form("IsClose", lambda x, y, **a: _ops().isclose(x, y, **a),
+IsClose = class_form("IsClose", lambda x, y, **a: ops.isclose(x, y, **a),
                      rtol=1e-05, atol=1e-08, equal_nan=False)
 Logit = class_form("Logit", _logit, eps=-1.0)
 Cross = class_form("Cross", _cross, dim=-65530)

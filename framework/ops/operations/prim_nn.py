@@ -32,38 +32,33 @@ from __future__ import annotations
 from typing import Any
 
 from ... import dtype as mstype
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _bce(logits: Any, labels: Any, weight: Any = None, *, reduction: str) -> Any:
-    return _ops().binary_cross_entropy(logits, labels, weight, reduction)
+    return ops.binary_cross_entropy(logits, labels, weight, reduction)
 
 
 def _bce_logits(logits: Any, label: Any, weight: Any, pos_weight: Any, *, reduction: str) -> Any:
-    return _ops().binary_cross_entropy_with_logits(logits, label, weight, pos_weight, reduction)
+    return ops.binary_cross_entropy_with_logits(logits, label, weight, pos_weight, reduction)
 
 
 def _sigmoid_ce(logits: Any, label: Any) -> Any:
-    ops = _ops()  # MindSpore's rule gives the label no gradient
+    # MindSpore's rule gives the label no gradient
     return ops.binary_cross_entropy_with_logits(logits, ops.stop_gradient(label), None, None, "none")
 
 
 def _kl_div(logits: Any, labels: Any, *, reduction: str) -> Any:
-    return _ops().kl_div(logits, labels, reduction)
+    return ops.kl_div(logits, labels, reduction)
 
 
 def _multi_margin(inputs: Any, target: Any, weight: Any = None, *, p: int, margin: float,
                   reduction: str) -> Any:
-    return _ops().multi_margin_loss(inputs, target, p, margin, weight, reduction)
+    return ops.multi_margin_loss(inputs, target, p, margin, weight, reduction)
 
 
 def _nll(logits: Any, labels: Any, weight: Any, *, reduction: str, ignore_index: int) -> Any:
-    ops = _ops()
     loss = ops.nll_loss(logits, labels, weight, ignore_index, reduction)
     kept = ops.cast(ops.not_equal(labels, ignore_index), weight.dtype)
     safe = ops.select(ops.not_equal(labels, ignore_index), labels, ops.zeros_like(labels))
@@ -72,13 +67,11 @@ def _nll(logits: Any, labels: Any, weight: Any, *, reduction: str, ignore_index:
 
 
 def _softmax_ce(logits: Any, labels: Any) -> Any:
-    ops = _ops()
     loss = -(labels * ops.log_softmax(logits, -1)).sum(-1)
     return loss, ops.softmax(logits, -1) - labels
 
 
 def _sparse_softmax_ce(logits: Any, labels: Any, *, is_grad: bool) -> Any:
-    ops = _ops()
     depth = logits.shape[-1]
     onehot = ops.one_hot(labels, depth, ops.ones((), logits.dtype), ops.zeros((), logits.dtype))
     if is_grad:
@@ -87,23 +80,22 @@ def _sparse_softmax_ce(logits: Any, labels: Any, *, is_grad: bool) -> Any:
 
 
 def _glu(x: Any, *, axis: int) -> Any:
-    return _ops().glu(x, axis)
+    return ops.glu(x, axis)
 
 
 def _channel_shuffle(x: Any, *, group: int) -> Any:
-    return _ops().channel_shuffle(x, group)
+    return ops.channel_shuffle(x, group)
 
 
 def _adaptive_avg(x: Any, *, output_size: Any) -> Any:
-    return _ops().adaptive_avg_pool2d(x, output_size)
+    return ops.adaptive_avg_pool2d(x, output_size)
 
 
 def _adaptive_max(x: Any, *, output_size: Any) -> Any:
-    return _ops().adaptive_max_pool2d(x, output_size)
+    return ops.adaptive_max_pool2d(x, output_size)
 
 
 def _l2_normalize(x: Any, *, axis: Any, epsilon: float) -> Any:
-    ops = _ops()
     axes = tuple(axis) if isinstance(axis, list | tuple) else (axis,)
     square_sum = ops.sum(x * x, axes, True)
     return x * ops.rsqrt(ops.maximum(square_sum, ops.fill(x.dtype, (), epsilon)))
@@ -122,7 +114,6 @@ def _depth_to_space(x: Any, *, block_size: int) -> Any:
     b = block_size
     if c % (b * b):
         raise ValueError(f"DepthToSpace: channels {c} are not a multiple of block_size**2 = {b * b}")
-    ops = _ops()
     y = ops.reshape(x, (n, b, b, c // (b * b), h, w))
     return ops.reshape(ops.transpose(y, (0, 3, 4, 1, 5, 2)), (n, c // (b * b), h * b, w * b))
 
@@ -132,7 +123,6 @@ def _space_to_depth(x: Any, *, block_size: int) -> Any:
     b = block_size
     if h % b or w % b:
         raise ValueError(f"SpaceToDepth: height {h} and width {w} must be multiples of block_size {b}")
-    ops = _ops()
     y = ops.reshape(x, (n, c, h // b, b, w // b, b))
     return ops.reshape(ops.transpose(y, (0, 3, 5, 1, 2, 4)), (n, c * b * b, h // b, w // b))
 
@@ -143,7 +133,6 @@ def _channel_dropout(who: str, rank: int, fn_name: str):
             raise ValueError(f"{who}: needs a {rank}-D input, got shape {tuple(x.shape)}")
         if not 0.0 <= keep_prob <= 1.0:
             raise ValueError(f"{who}: keep_prob must be in [0, 1], got {keep_prob!r}")
-        ops = _ops()
         if keep_prob == 0.0:
             return ops.zeros_like(x), ops.zeros(tuple(x.shape), mstype.bool_)
         scale = getattr(ops, fn_name)(ops.ones_like(x), 1.0 - keep_prob, True)

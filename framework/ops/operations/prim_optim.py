@@ -45,16 +45,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _moments(m: Any, v: Any, beta1: Any, beta2: Any, grad: Any) -> tuple[Any, Any]:
-    ops = _ops()
     return (ops.assign(m, m * beta1 + grad * (1 - beta1)),
             ops.assign(v, v * beta2 + grad * grad * (1 - beta2)))
 
@@ -62,7 +57,6 @@ def _moments(m: Any, v: Any, beta1: Any, beta2: Any, grad: Any) -> tuple[Any, An
 def _adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any, beta2: Any,
           epsilon: Any, gradient: Any, *, use_locking: bool, use_nesterov: bool) -> Any:
     del use_locking
-    ops = _ops()
     m, v = _moments(m, v, beta1, beta2, gradient)
     scale = lr * ops.sqrt(1 - beta2_power + ops.zeros((), var.dtype)) / (1 - beta1_power)
     first = m * beta1 + gradient * (1 - beta1) if use_nesterov else m
@@ -71,7 +65,6 @@ def _adam(var: Any, m: Any, v: Any, beta1_power: Any, beta2_power: Any, lr: Any,
 
 def _amsgrad(var: Any, m: Any, v: Any, vhat: Any, beta1_power: Any, beta2_power: Any, lr: Any, beta1: Any,
              beta2: Any, epsilon: Any, grad: Any) -> Any:
-    ops = _ops()
     m, v = _moments(m, v, beta1, beta2, grad)
     vhat = ops.assign(vhat, ops.maximum(vhat, v))
     scale = lr * ops.sqrt(1 - beta2_power + ops.zeros((), var.dtype)) / (1 - beta1_power)
@@ -95,7 +88,6 @@ def _apply_adam_with_amsgrad_v2(var: Any, m: Any, v: Any, vhat: Any, beta1_power
 def _adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any, epsilon: Any, decay: Any,
                        gradient: Any, *, use_locking: bool) -> Any:
     del use_locking
-    ops = _ops()
     m, v = _moments(m, v, beta1, beta2, gradient)
     update = m / (ops.sqrt(v) + epsilon) + var * decay
     return ops.assign(var, var - update * lr), m, v
@@ -104,7 +96,6 @@ def _adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any
 def _fused_cast_adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any, beta2: Any, epsilon: Any,
                                   decay: Any, gradient: Any, global_norm: Any, *, use_locking: bool) -> Any:
     del use_locking
-    ops = _ops()
     wide = ops.cast(var, m.dtype)
     m, v = _moments(m, v, beta1, beta2, ops.cast(gradient, m.dtype) / global_norm)
     update = m / (ops.sqrt(v) + epsilon) + wide * decay
@@ -113,7 +104,6 @@ def _fused_cast_adam_weight_decay(var: Any, m: Any, v: Any, lr: Any, beta1: Any,
 
 def _sgd(parameters: Any, gradient: Any, learning_rate: Any, accum: Any, momentum: Any, stat: Any, *,
          dampening: float, weight_decay: float, nesterov: bool) -> Any:
-    ops = _ops()
     grad = gradient + parameters * weight_decay if weight_decay else gradient
     first = ops.greater(stat, 0)
     acc = ops.select(first, grad, accum * momentum + grad * (1 - dampening))
@@ -124,7 +114,6 @@ def _sgd(parameters: Any, gradient: Any, learning_rate: Any, accum: Any, momentu
 
 
 def _apply_adagrad(var: Any, accum: Any, lr: Any, grad: Any, *, update_slots: bool) -> Any:
-    ops = _ops()
     if update_slots:
         accum = ops.assign(accum, accum + grad * grad)
     return ops.assign(var, var - grad * lr * ops.rsqrt(accum)), accum
@@ -133,7 +122,6 @@ def _apply_adagrad(var: Any, accum: Any, lr: Any, grad: Any, *, update_slots: bo
 def _apply_rms_prop(var: Any, mean_square: Any, moment: Any, learning_rate: Any, grad: Any, decay: Any,
                     momentum: Any, epsilon: Any, *, use_locking: bool) -> Any:
     del use_locking
-    ops = _ops()
     square = ops.assign(mean_square, mean_square * decay + grad * grad * (1 - decay))
     step = ops.assign(moment, moment * momentum + grad * learning_rate * ops.rsqrt(square + epsilon))
     return ops.assign(var, var - step)
@@ -143,7 +131,6 @@ def _apply_centered_rms_prop(var: Any, mean_gradient: Any, mean_square: Any, mom
                              learning_rate: Any, decay: Any, momentum: Any, epsilon: Any, *,
                              use_locking: bool) -> Any:
     del use_locking
-    ops = _ops()
     mean = ops.assign(mean_gradient, mean_gradient * decay + grad * (1 - decay))
     square = ops.assign(mean_square, mean_square * decay + grad * grad * (1 - decay))
     scale = ops.rsqrt(square - mean * mean + epsilon)
@@ -153,7 +140,6 @@ def _apply_centered_rms_prop(var: Any, mean_gradient: Any, mean_square: Any, mom
 
 def _apply_ada_max(var: Any, m: Any, v: Any, beta1_power: Any, lr: Any, beta1: Any, beta2: Any, epsilon: Any,
                    grad: Any) -> Any:
-    ops = _ops()
     m = ops.assign(m, m * beta1 + grad * (1 - beta1))
     v = ops.assign(v, ops.maximum(v * beta2, ops.abs(grad)))
     return ops.assign(var, var - m / (v + epsilon) * (lr / (1 - beta1_power))), m, v
@@ -161,7 +147,6 @@ def _apply_ada_max(var: Any, m: Any, v: Any, beta1_power: Any, lr: Any, beta1: A
 
 def _apply_adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, epsilon: Any,
                     grad: Any) -> Any:
-    ops = _ops()
     accum = ops.assign(accum, accum * rho + grad * grad * (1 - rho))
     update = ops.sqrt(accum_update + epsilon) * grad * ops.rsqrt(accum + epsilon)
     accum_update = ops.assign(accum_update, accum_update * rho + update * update * (1 - rho))
@@ -169,7 +154,6 @@ def _apply_adadelta(var: Any, accum: Any, accum_update: Any, lr: Any, rho: Any, 
 
 
 def _inplace_index_add(var: Any, indices: Any, updates: Any, *, axis: int) -> Any:
-    ops = _ops()
     return ops.assign(var, ops.index_add(var, indices, updates, axis))
 
 

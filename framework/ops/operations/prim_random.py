@@ -31,62 +31,49 @@ from __future__ import annotations
 from typing import Any
 
 from ... import dtype as mstype
+from ...mint import creation as mint_creation
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
-
-
-def _mint() -> Any:
-    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
 
 
 def _random_shuffle(x: Any, *, seed: int, seed2: int) -> Any:
     del seed, seed2  # see the module docstring
     if not x.shape:
         return x
-    return _ops().gather(x, _mint().randperm(x.shape[0]), 0)
+    return ops.gather(x, mint_creation.randperm(x.shape[0]), 0)
 
 
 def _random_categorical(logits: Any, num_sample: int, seed: int = 0, *, dtype: Any) -> Any:
     del seed
-    ops = _ops()
     return ops.cast(ops.multinomial(ops.softmax(logits, -1), int(num_sample), True), dtype)
 
 
 def _standard_laplace(shape: Any, *, seed: int, seed2: int) -> Any:
     del seed, seed2
-    ops = _ops()
     dims = tuple(int(d) for d in (shape.asnumpy() if hasattr(shape, "asnumpy") else shape))
-    u = _mint().rand(*dims) - 0.5  # uniform on [-0.5, 0.5): the inverse CDF
+    u = mint_creation.rand(*dims) - 0.5  # uniform on [-0.5, 0.5): the inverse CDF
     return ops.cast(-ops.sign(u) * ops.log(1 - 2 * ops.abs(u)), mstype.float32)
 
 
 def _bernoulli(x: Any, p: Any = 0.5, *, seed: int, offset: int) -> Any:
     del seed, offset
-    ops = _ops()
     prob = ops.broadcast_to(ops.cast(p, mstype.float32) if hasattr(p, "shape")
                             else ops.fill(mstype.float32, (), float(p)), tuple(x.shape))
-    return ops.cast(_mint().bernoulli(prob), x.dtype)
+    return ops.cast(mint_creation.bernoulli(prob), x.dtype)
 
 
 def _cauchy(*, size: Any, median: float, sigma: float) -> Any:
-    ops = _ops()
-    u = _mint().rand(*(int(d) for d in size))
+    u = mint_creation.rand(*(int(d) for d in size))
     return ops.cast(median + sigma * ops.tan(3.141592653589793 * (u - 0.5)), mstype.float32)
 
 
 def _log_normal_reverse(x: Any, *, mean: float, std: float) -> Any:
-    ops = _ops()
-    sample = _mint().normal(float(mean), float(std), size=tuple(x.shape))
+    sample = mint_creation.normal(float(mean), float(std), size=tuple(x.shape))
     return ops.cast(ops.exp(sample), x.dtype)
 
 
 def _multinomial(x: Any, num_samples: int, *, seed: int, seed2: int, dtype: Any) -> Any:
     del seed, seed2
-    ops = _ops()
     return ops.cast(ops.multinomial(x, int(num_samples), True), dtype)
 
 

@@ -27,13 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
 from .._utils import argument_error
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _sizes(value: Any) -> Any:
@@ -53,7 +49,7 @@ def _layout(op: str, data_format: str, expected: str) -> None:
 
 
 def _adaptive_max3d(x: Any, output_size: Any) -> Any:
-    return _ops().adaptive_max_pool3d(x, _sizes(output_size), True)
+    return ops.adaptive_max_pool3d(x, _sizes(output_size), True)
 
 
 def _max_unpool3d(x: Any, argmax: Any, *, ksize: Any, strides: Any, pads: Any, output_shape: Any,
@@ -61,25 +57,25 @@ def _max_unpool3d(x: Any, argmax: Any, *, ksize: Any, strides: Any, pads: Any, o
     _layout("MaxUnpool3D", data_format, "NCDHW")
     stride = ksize if strides in (0, (0, 0, 0), [0, 0, 0]) else strides
     size = tuple(output_shape) if output_shape else None
-    return _ops().max_unpool3d(x, argmax, ksize, stride, pads, size)
+    return ops.max_unpool3d(x, argmax, ksize, stride, pads, size)
 
 
 def _fixed_ksize(op: str, fn: str, layout: str) -> Any:
     def call(x: Any, random_samples: Any, *, ksize: Any, output_shape: Any, data_format: str) -> Any:
         _layout(op, data_format, layout)
-        return getattr(_ops(), fn)(x, ksize, _sizes(output_shape), None, True, random_samples)
+        return getattr(ops, fn)(x, ksize, _sizes(output_shape), None, True, random_samples)
     call.__name__ = fn
     return call
 
 
 def _grid_sampler3d(x: Any, grid: Any, *, interpolation_mode: str, padding_mode: str,
                     align_corners: bool) -> Any:
-    return _ops().grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
+    return ops.grid_sample(x, grid, interpolation_mode, padding_mode, align_corners)
 
 
 def _crop_and_resize(image: Any, boxes: Any, box_index: Any, crop_size: Any, *, method: str,
                      extrapolation_value: float) -> Any:
-    return _ops().crop_and_resize(image, boxes, box_index, _sizes(crop_size), method,
+    return ops.crop_and_resize(image, boxes, box_index, _sizes(crop_size), method,
                                   extrapolation_value)
 
 

@@ -20,13 +20,9 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
 from .._utils import argument_error
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _ragged_range(starts: Any, limits: Any, deltas: Any, *, Tsplits: Any) -> Any:  # noqa: N803
@@ -53,7 +49,6 @@ def _ragged_range(starts: Any, limits: Any, deltas: Any, *, Tsplits: Any) -> Any
 def _random_choice_with_mask(x: Any, *, count: int, seed: int, seed2: int) -> Any:
     from ..random_draw import random_draw
 
-    ops = _ops()
     if x.dtype != mstype.bool_ or not 1 <= len(x.shape) <= 5:
         raise argument_error("RandomChoiceWithMask", TypeError(
             f"x must be a bool tensor of rank 1 to 5, got {x.dtype} of shape {tuple(x.shape)}"))

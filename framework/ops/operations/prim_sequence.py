@@ -28,13 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
 from .._utils import argument_error
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _const(value: Any) -> Any:
@@ -49,22 +45,21 @@ def _const(value: Any) -> Any:
 
 def _ctc_loss_v2(log_probs: Any, targets: Any, input_lengths: Any, target_lengths: Any, *,
                  blank: int, reduction: str, zero_infinity: bool) -> Any:
-    return _ops().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+    return ops.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction,
                            zero_infinity)
 
 
 def _matrix_diag_v3(x: Any, k: Any, num_rows: Any, num_cols: Any, padding_value: Any, *,
                     align: str) -> Any:
-    return _ops().matrix_diag(x, _const(k), _const(num_rows), _const(num_cols), _const(padding_value),
+    return ops.matrix_diag(x, _const(k), _const(num_rows), _const(num_cols), _const(padding_value),
                               align)
 
 
 def _matrix_diag_part_v3(x: Any, k: Any, padding_value: Any, *, align: str) -> Any:
-    return _ops().matrix_diag_part(x, _const(k), _const(padding_value), align)
+    return ops.matrix_diag_part(x, _const(k), _const(padding_value), align)
 
 
 def _lstsq(matrix: Any, rhs: Any, *, fast: bool, l2_regularizer: float) -> Any:
-    ops = _ops()
     if not l2_regularizer:
         return ops.lstsq(matrix, rhs)
     at = ops.swapaxes(matrix, -1, -2)
@@ -74,14 +69,12 @@ def _lstsq(matrix: Any, rhs: Any, *, fast: bool, l2_regularizer: float) -> Any:
 
 
 def _triangular_solve(matrix: Any, rhs: Any, *, lower: bool, adjoint: bool) -> Any:
-    ops = _ops()
     triangle = ops.tril(matrix) if lower else ops.triu(matrix)
     return ops.matrix_solve(triangle, rhs, adjoint)
 
 
 def _fft_with_size(x: Any, *, signal_ndim: int, inverse: bool, real: bool, norm: str,
                    onesided: bool, signal_sizes: Any) -> Any:
-    ops = _ops()
     if not 1 <= signal_ndim <= 3 or signal_ndim > len(x.shape):
         raise argument_error("FFTWithSize", ValueError(
             f"signal_ndim must be 1, 2 or 3 and at most the input's rank {len(x.shape)}, got {signal_ndim}"))
@@ -96,14 +89,15 @@ def _fft_with_size(x: Any, *, signal_ndim: int, inverse: bool, real: bool, norm:
     return ops.irfftn(x, sizes, dims, norm)
 
 
-CTCGreedyDecoder = class_form("CTCGreedyDecoder", lambda inputs, sequence_length, *, merge_repeated: _ops(
-    ).ctc_greedy_decoder(inputs, sequence_length, merge_repeated), merge_repeated=True)
+CTCGreedyDecoder = class_form(
+    "CTCGreedyDecoder", lambda inputs, sequence_length, *, merge_repeated: ops.ctc_greedy_decoder(
+        inputs, sequence_length, merge_repeated), merge_repeated=True)
 CTCLossV2 = class_form("CTCLossV2", _ctc_loss_v2, blank=0, reduction="none", zero_infinity=False)
 MatrixDiagV3 = class_form("MatrixDiagV3", _matrix_diag_v3, align="RIGHT_LEFT")
 MatrixDiagPartV3 = class_form("MatrixDiagPartV3", _matrix_diag_part_v3, align="RIGHT_LEFT")
 MatrixTriangularSolve = class_form("MatrixTriangularSolve", _triangular_solve, lower=True, adjoint=False)
 Lstsq = class_form("Lstsq", _lstsq, fast=True, l2_regularizer=0.0)
-Coalesce = class_form("Coalesce", lambda indices, values, shape: _ops().coalesce(indices, values, shape))
+Coalesce = class_form("Coalesce", lambda indices, values, shape: ops.coalesce(indices, values, shape))
 FFTWithSize = class_form("FFTWithSize", _fft_with_size, signal_ndim=REQUIRED, inverse=REQUIRED,
                          real=REQUIRED, norm="backward", onesided=True, signal_sizes=())
 

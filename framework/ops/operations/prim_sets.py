@@ -35,16 +35,12 @@ from typing import Any
 import numpy as np
 
 from ... import dtype as mstype
+from ...mint import creation as mint_creation
+from ...mint import linalg as mint_linalg
+from ...mint import reduce as mint_reduce
+from ...mint import shape as mint_shape
+from .. import functional as ops
 from .._class_form import class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
-
-
-def _mint() -> Any:
-    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
 
 
 def _tensor(array: np.ndarray) -> Any:
@@ -67,11 +63,10 @@ def _invert_permutation(perm: Any) -> Any:
 
 def _fill_v2(shape: Any, value: Any) -> Any:
     dims = tuple(int(d) for d in (shape.asnumpy() if hasattr(shape, "asnumpy") else shape))
-    return _ops().broadcast_to(value, dims)
+    return ops.broadcast_to(value, dims)
 
 
 def _histogram(x: Any, *, bins: int, min: float, max: float) -> Any:  # noqa: A002  (MindSpore's names)
-    ops = _ops()
     if min > max:
         raise ValueError(f"Histogram: min {min} must not exceed max {max}")
     data = ops.cast(x, mstype.float32)
@@ -90,7 +85,6 @@ def _histogram(x: Any, *, bins: int, min: float, max: float) -> Any:  # noqa: A0
 
 
 def _bincount(array: Any, size: Any, weights: Any) -> Any:
-    ops = _ops()
     length = int(size.asnumpy()) if hasattr(size, "asnumpy") else int(size)
     if length < 0:
         raise ValueError(f"Bincount: size must be non-negative, got {length}")
@@ -103,12 +97,11 @@ def _bincount(array: Any, size: Any, weights: Any) -> Any:
 
 
 def _non_zero(x: Any) -> Any:
-    return _mint().nonzero(x)
+    return mint_shape.nonzero(x)
 
 
 def _unique(x: Any) -> Any:
-    ops = _ops()
-    values, inverse = _mint().unique(x, sorted=True, return_inverse=True)
+    values, inverse = mint_reduce.unique(x, sorted=True, return_inverse=True)
     n = x.shape[0]
     slots = _tensor(np.arange(values.shape[0], dtype=np.int64))
     positions = _tensor(np.arange(n, 0, -1, dtype=np.int64))  # n - i: the largest is the first
@@ -122,9 +115,9 @@ def _unique(x: Any) -> Any:
 
 
 def _unique_consecutive(x: Any, *, return_inverse: bool, return_counts: bool, dim: Any) -> Any:
-    out = _mint().unique_consecutive(x, return_inverse, return_counts, dim)
+    out = mint_reduce.unique_consecutive(x, return_inverse, return_counts, dim)
     parts = list(out) if isinstance(out, tuple) else [out]
-    unset = _ops().zeros((), mstype.int64)  # MindSpore returns three outputs, unset ones undefined
+    unset = ops.zeros((), mstype.int64)  # MindSpore returns three outputs, unset ones undefined
     values = parts.pop(0)
     inverse = parts.pop(0) if return_inverse else unset
     counts = parts.pop(0) if return_counts else unset
@@ -132,12 +125,12 @@ def _unique_consecutive(x: Any, *, return_inverse: bool, return_counts: bool, di
 
 
 def _qr(x: Any, *, full_matrices: bool) -> Any:
-    return _mint().linalg.qr(x, "complete" if full_matrices else "reduced")
+    return mint_linalg.qr(x, "complete" if full_matrices else "reduced")
 
 
 def _standard_normal(shape: Any, *, seed: int, seed2: int) -> Any:
     del seed, seed2  # see the module docstring
-    return _mint().normal(0.0, 1.0, size=tuple(int(d) for d in shape))
+    return mint_creation.normal(0.0, 1.0, size=tuple(int(d) for d in shape))
 
 
 class Conv2DBackpropInput:

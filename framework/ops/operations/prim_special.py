@@ -25,44 +25,39 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _unary(name: str) -> Any:
-    return lambda x: getattr(_ops(), name)(x)
+    return lambda x: getattr(ops, name)(x)
 
 
 def _polygamma(n: Any, x: Any) -> Any:
-    return _ops().polygamma(n, x)
+    return ops.polygamma(n, x)
 
 
 def _mvlgamma(x: Any, *, p: int) -> Any:
-    return _ops().mvlgamma(x, p)
+    return ops.mvlgamma(x, p)
 
 
 def _cholesky(x: Any, *, upper: bool) -> Any:
-    return _ops().cholesky(x, upper)
+    return ops.cholesky(x, upper)
 
 
 def _cholesky_inverse(x: Any, *, upper: bool) -> Any:
-    return _ops().cholesky_inverse(x, upper)
+    return ops.cholesky_inverse(x, upper)
 
 
 def _cholesky_solve(b: Any, factor: Any, *, upper: bool) -> Any:
-    return _ops().cholesky_solve(b, factor, upper)
+    return ops.cholesky_solve(b, factor, upper)
 
 
 def _matrix_solve(matrix: Any, rhs: Any, *, adjoint: bool) -> Any:
-    return _ops().matrix_solve(matrix, rhs, adjoint)
+    return ops.matrix_solve(matrix, rhs, adjoint)
 
 
 def _svd(x: Any, *, full_matrices: bool, compute_uv: bool) -> Any:
-    ops = _ops()
     if compute_uv:
         return ops.svd(x, full_matrices, True)
     s = ops.svd(x, full_matrices, False)
@@ -71,12 +66,12 @@ def _svd(x: Any, *, full_matrices: bool, compute_uv: bool) -> Any:
 
 
 def _eig(x: Any, *, compute_v: bool) -> Any:
-    values, vectors = _ops().eig(x)
-    return (values, vectors) if compute_v else (values, _ops().zeros((), values.dtype))
+    values, vectors = ops.eig(x)
+    return (values, vectors) if compute_v else (values, ops.zeros((), values.dtype))
 
 
 def _lu_unpack(lu: Any, pivots: Any, *, unpack_data: bool, unpack_pivots: bool) -> Any:
-    return _ops().lu_unpack(lu, pivots, unpack_data, unpack_pivots)
+    return ops.lu_unpack(lu, pivots, unpack_data, unpack_pivots)
 
 
 BesselI0 = class_form("BesselI0", _unary("bessel_i0"))
@@ -95,9 +90,9 @@ Digamma = class_form("Digamma", _unary("digamma"))
 Lgamma = class_form("Lgamma", _unary("lgamma"))
 MatrixDeterminant = class_form("MatrixDeterminant", _unary("det"))
 LogMatrixDeterminant = class_form("LogMatrixDeterminant", _unary("slogdet"))
-Igamma = class_form("Igamma", lambda a, x: _ops().igamma(a, x))
-Igammac = class_form("Igammac", lambda a, x: _ops().igammac(a, x))
-Zeta = class_form("Zeta", lambda x, q: _ops().zeta(x, q))
+Igamma = class_form("Igamma", lambda a, x: ops.igamma(a, x))
+Igammac = class_form("Igammac", lambda a, x: ops.igammac(a, x))
+Zeta = class_form("Zeta", lambda x, q: ops.zeta(x, q))
 Polygamma = class_form("Polygamma", _polygamma)
 Mvlgamma = class_form("Mvlgamma", _mvlgamma, p=REQUIRED)
 Cholesky = class_form("Cholesky", _cholesky, upper=False)
@@ -107,8 +102,8 @@ MatrixSolve = class_form("MatrixSolve", _matrix_solve, adjoint=False)
 Svd = class_form("Svd", _svd, full_matrices=False, compute_uv=True)
 Eig = class_form("Eig", _eig, compute_v=False)
 LuUnpack = class_form("LuUnpack", _lu_unpack, unpack_data=True, unpack_pivots=True)
-LuSolve = class_form("LuSolve", lambda b, lu, pivots: _ops().lu_solve(b, lu, pivots))
-Orgqr = class_form("Orgqr", lambda x, tau: _ops().orgqr(x, tau))
+LuSolve = class_form("LuSolve", lambda b, lu, pivots: ops.lu_solve(b, lu, pivots))
+Orgqr = class_form("Orgqr", lambda x, tau: ops.orgqr(x, tau))
 
 
 def _betainc(a: Any, b: Any, x: Any) -> Any:

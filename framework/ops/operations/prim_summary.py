@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import functional as ops
 from .._class_form import class_form
 from .._utils import argument_error
-from . import _namespaces
 
 
 def _summary(op: str, ranks: str, check: Any) -> Any:
@@ -36,7 +36,7 @@ ScalarSummary = class_form("ScalarSummary", _summary("ScalarSummary", "rank 0 or
 TensorSummary = class_form("TensorSummary", _summary("TensorSummary", "any rank", lambda r: True))
 ImageSummary = class_form("ImageSummary", _summary("ImageSummary", "rank 4 (NCHW)", lambda r: r == 4))
 HistogramSummary = class_form("HistogramSummary", _summary("HistogramSummary", "any rank", lambda r: True))
-MoveTo = class_form("MoveTo", lambda x, to="CPU", blocking=True: _namespaces.ops().move_to(x, to, blocking))
+MoveTo = class_form("MoveTo", lambda x, to="CPU", blocking=True: ops.move_to(x, to, blocking))
 
 
 

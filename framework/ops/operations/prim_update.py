@@ -41,16 +41,10 @@ from typing import Any
 
 import numpy as np
 
+from ...mint import shape as mint_shape
+from .. import functional as ops
 from .._class_form import REQUIRED, class_form
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
-
-
-def _mint() -> Any:
-    return _namespaces.mint()  # mint sits above ops: it installs itself (see _namespaces)
+from ..padding_modes import pad as pad_last_first
 
 
 def _constant(value: Any, who: str) -> np.ndarray:
@@ -64,7 +58,6 @@ def _constant(value: Any, who: str) -> np.ndarray:
 
 def _nd_rows(who: str, x: Any, indices: Any, updates: Any) -> tuple[Any, Any, Any]:
     """``x`` as ``(P, R)`` rows, ``indices`` as ``(M, R)`` row numbers, ``updates`` as ``(M, R)``."""
-    ops = _ops()
     k = indices.shape[-1]
     if k > len(x.shape):
         raise ValueError(f"{who}: indices address {k} axes, input {tuple(x.shape)} has {len(x.shape)}")
@@ -82,44 +75,40 @@ def _nd_rows(who: str, x: Any, indices: Any, updates: Any) -> tuple[Any, Any, An
 
 def _tensor_scatter_update(x: Any, indices: Any, updates: Any) -> Any:
     flat, index, rows = _nd_rows("TensorScatterUpdate", x, indices, updates)
-    return _ops().reshape(_mint().scatter(flat, 0, index, rows), tuple(x.shape))
+    return ops.reshape(mint_shape.scatter(flat, 0, index, rows), tuple(x.shape))
 
 
 def _scatter_nd_update(var: Any, indices: Any, updates: Any, *, use_locking: bool) -> Any:
     del use_locking
-    return _ops().assign(var, _tensor_scatter_update(var, indices, updates))
+    return ops.assign(var, _tensor_scatter_update(var, indices, updates))
 
 
 def _scatter_nd_add(var: Any, indices: Any, updates: Any, *, use_locking: bool) -> Any:
     del use_locking
     flat, index, rows = _nd_rows("ScatterNdAdd", var, indices, updates)
-    ops = _ops()
-    return ops.assign(var, ops.reshape(_mint().scatter_add(flat, 0, index, rows), tuple(var.shape)))
+    return ops.assign(var, ops.reshape(mint_shape.scatter_add(flat, 0, index, rows), tuple(var.shape)))
 
 
 def _scatter_add(var: Any, indices: Any, updates: Any, *, use_locking: bool) -> Any:
     del use_locking
-    ops = _ops()
     rows = ops.reshape(indices, (-1,))
     values = ops.reshape(updates, (rows.shape[0], *var.shape[1:]))
     return ops.assign(var, ops.index_add(var, rows, values, 0))
 
 
 def _index_put(x1: Any, x2: Any, indices: Any, *, accumulate: int) -> Any:
-    ops = _ops()
     if not isinstance(indices, list | tuple) or not indices:
         raise TypeError(f"IndexPut: indices must be a non-empty tuple or list of tensors, got {indices!r}")
     index = ops.stack([ops.cast(i, indices[0].dtype) for i in indices], -1)
     updates = ops.broadcast_to(x2, (index.shape[0], *x1.shape[len(indices):]))
     flat, rows, values = _nd_rows("IndexPut", x1, index, updates)
-    put = _mint().scatter_add if accumulate else _mint().scatter
+    put = mint_shape.scatter_add if accumulate else mint_shape.scatter
     return ops.reshape(put(flat, 0, rows, values), tuple(x1.shape))
 
 
 def _apply_momentum(variable: Any, accumulation: Any, learning_rate: Any, gradient: Any, momentum: Any, *,
                     use_nesterov: bool, use_locking: bool, gradient_scale: float) -> Any:
     del use_locking
-    ops = _ops()
     acc = accumulation * momentum + gradient * gradient_scale
     ops.assign(accumulation, acc)
     step = (gradient + acc * momentum) * learning_rate if use_nesterov else acc * learning_rate
@@ -127,7 +116,7 @@ def _apply_momentum(variable: Any, accumulation: Any, learning_rate: Any, gradie
 
 
 def _apply_gradient_descent(var: Any, alpha: Any, delta: Any) -> Any:
-    return _ops().assign(var, var - alpha * delta)
+    return ops.assign(var, var - alpha * delta)
 
 
 def _mirror_pad(x: Any, paddings: Any, *, mode: str) -> Any:
@@ -136,7 +125,6 @@ def _mirror_pad(x: Any, paddings: Any, *, mode: str) -> Any:
         raise ValueError(f"MirrorPad: paddings must be ({len(x.shape)}, 2), got {pads.shape}")
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise ValueError(f"MirrorPad: mode must be 'REFLECT' or 'SYMMETRIC', got {mode!r}")
-    ops = _ops()
     shift = 1 if mode == "REFLECT" else 0
     for axis, (before, after) in enumerate(pads.tolist()):
         n = x.shape[axis]
@@ -158,11 +146,10 @@ def _pad_v3(x: Any, paddings: Any, constant_value: Any = None, *, mode: str,
     value = None
     if mode == "constant" and constant_value is not None:
         value = float(_constant(constant_value, "PadV3"))
-    return _mint().nn.functional.pad(x, tuple(pads), mode, value)
+    return pad_last_first(x, tuple(pads), mode, value)
 
 
 def _reverse_sequence(x: Any, seq_lengths: Any, *, seq_dim: int, batch_dim: int) -> Any:
-    ops = _ops()
     from ...common.tensor import Tensor
 
     rank = len(x.shape)
@@ -173,11 +160,10 @@ def _reverse_sequence(x: Any, seq_lengths: Any, *, seq_dim: int, batch_dim: int)
     steps = ops.broadcast_to(steps, shape)
     lengths = ops.broadcast_to(ops.reshape(ops.cast(seq_lengths, steps.dtype), tuple(batch_shape)), shape)
     source = ops.select(ops.less(steps, lengths), lengths - 1 - steps, steps)
-    return _mint().gather(x, seq_dim, ops.broadcast_to(source, tuple(x.shape)))
+    return mint_shape.gather(x, seq_dim, ops.broadcast_to(source, tuple(x.shape)))
 
 
 def _embedding_lookup(params: Any, indices: Any, offset: Any) -> Any:
-    ops = _ops()
     local = indices - offset
     valid = ops.logical_and(ops.greater_equal(local, 0), ops.less(local, params.shape[0]))
     rows = ops.gather(params, ops.select(valid, local, ops.zeros_like(local)), 0)
@@ -190,7 +176,6 @@ def _diag_part(x: Any) -> Any:
     half = tuple(x.shape[: rank // 2])
     if rank % 2 or rank == 0 or half != tuple(x.shape[rank // 2:]):
         raise ValueError(f"DiagPart: needs a rank-2k input of shape S + S, got {tuple(x.shape)}")
-    ops = _ops()
     from ...common.tensor import Tensor
 
     size = int(np.prod(half, dtype=np.int64))
@@ -202,14 +187,12 @@ def _diag_part(x: Any) -> Any:
 def _fill_diagonal(x: Any, *, fill_value: float, wrap: bool) -> Any:
     mask = np.zeros(tuple(x.shape), bool)
     np.fill_diagonal(mask, True, wrap=wrap)
-    ops = _ops()
     from ...common.tensor import Tensor
 
     return ops.select(Tensor(mask), ops.full_like(x, fill_value), x)
 
 
 def _renorm(x: Any, *, p: float, dim: int, maxnorm: float) -> Any:
-    ops = _ops()
     axes = tuple(a for a in range(len(x.shape)) if a != dim % len(x.shape))
     norms = ops.norm(x, p, axes, True)
     factor = ops.select(ops.greater(norms, maxnorm), maxnorm / (norms + 1e-7), ops.ones_like(norms))

@@ -26,15 +26,11 @@ import math
 import numbers
 from typing import Any
 
+from .. import functional as ops
 from ..conv3d import conv3d, conv3d_transpose, crop
 from ..conv_geometry import conv_pads, same_pads, transpose_crop
 from ..interpolation import resize_axes
 from ..pool_windows import Windows, max_of, sum_of
-from . import _namespaces
-
-
-def _ops() -> Any:
-    return _namespaces.ops()  # the ops package, installed by its __init__ (see _namespaces)
 
 
 def _three(who: str, name: str, value: Any, five: bool = True) -> tuple[int, int, int]:
@@ -190,7 +186,6 @@ class AdaptiveAvgPool3D:
         self.output_size = sizes
 
     def __call__(self, x: Any) -> Any:
-        ops = _ops()
         if len(x.shape) not in (4, 5):
             raise ValueError(f"AdaptiveAvgPool3D: expected a 4-d or 5-d input, got {tuple(x.shape)}")
         for axis, out in zip((-3, -2, -1), self.output_size):

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from ... import ops
-from ...common.tensor import Tensor
-from ...dtype import int64 as ms_int64
-from ...ops._utils import argument_error
-from ...ops.resample import plan, resample_axis
+from ..common.tensor import Tensor
+from ..dtype import int64 as ms_int64
+from ..ops import functional as ops
+from ..ops._utils import argument_error
+from ..ops.resample import plan, resample_axis
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
