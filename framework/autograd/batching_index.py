@@ -25,7 +25,7 @@ from ..ops.conv import Conv2D, Conv2DBackpropInput
 from ..ops.elementwise import Add, Less, Select
 from ..ops.group_conv import GroupConv2D, GroupConv2DBackpropInput
 from ..ops.layer_norm import LayerNorm
-from ..ops.pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
+from ..ops.pool import AvgPool, AvgPoolBackprop, MaxPool, MaxPoolGrad
 from ..ops.range_check import check_range
 from ..ops.scatter_gather import Gather, IndexAdd, ScatterUpdate, _out_of_bounds
 from ..ops.shape_ops import Transpose
@@ -137,7 +137,7 @@ def _pool(call: Call) -> Any:
     return unfold(emit(call.prim, *args), call.size)
 
 
-@register(AvgPoolGrad)
+@register(AvgPoolBackprop)
 def _avg_pool_grad(call: Call) -> Any:
     dims = tuple(call.prim.input_shape)
     prim = variant(call.prim, input_shape=(call.size * dims[0],) + dims[1:])

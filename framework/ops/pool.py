@@ -156,12 +156,12 @@ class AvgPool(_LayoutPool):
         return (total / self.counts(x.shape, pads, ho, wo)).astype(x.dtype, copy=False)
 
     def bprop(self, x, *, out, dout, needs):
-        grad = AvgPoolGrad(self.kernel_size, self.strides, self.pad_mode,
+        grad = AvgPoolBackprop(self.kernel_size, self.strides, self.pad_mode,
                            input_shape=tuple(x.shape))
         return (grad(dout),)
 
 
-class AvgPoolGrad(_Pool):
+class AvgPoolBackprop(_Pool):
     """``dout -> dx`` for AvgPool with input shape ``input_shape``."""
 
     def infer(self, dout):
@@ -181,7 +181,7 @@ class AvgPoolGrad(_Pool):
         return dxp[:, :, pads[0]: pads[0] + h, pads[2]: pads[2] + w]
 
     def bprop(self, dy, *, out, dout, needs):
-        # AvgPoolGrad is linear in its input; its adjoint is the pooling itself
+        # AvgPoolBackprop is linear in its input; its adjoint is the pooling itself
         return (AvgPool(self.kernel_size, self.strides, self.pad_mode)(dout),)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import framework as ms
 from framework import ops
 from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
+from framework.ops.pool import AvgPoolBackprop
 from framework.ops.random_draw import RandomDraw
 from framework.ops.shape_ops import Load
 from framework.ops.split_rows import SplitRows
@@ -381,7 +382,7 @@ for k, s, mode, shape in POOL_CONFIGS:
              lambda x, out, dy, k=k, s=s, m=mode: refs.max_pool_grad(x, dy, k, s, m)),
         Case(ops.AvgPool(k, s, mode), rand(shape),
              lambda x, k=k, s=s, m=mode: refs.avg_pool(x, k, s, m)),
-        Case(ops.AvgPoolGrad(k, s, mode, input_shape=shape), rand(out_shape),
+        Case(AvgPoolBackprop(k, s, mode, input_shape=shape), rand(out_shape),
              lambda dy, k=k, s=s, m=mode, shape=shape: refs.avg_pool_grad(shape, dy, k, s, m)),
     ]
 

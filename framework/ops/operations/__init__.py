@@ -52,8 +52,9 @@ from .prim_special import BesselI0, BesselI0e, BesselI1, BesselI1e, BesselJ0, Be
 from .prim_summary import Assert, HistogramSummary, ImageSummary, MoveTo, ScalarSummary, TensorSummary
 from .prim_update import ApplyGradientDescent, ApplyMomentum, DiagPart, EmbeddingLookup, FillDiagonal, IndexPut, MirrorPad, PadV3, Renorm, ReverseSequence, ScatterAdd, ScatterNdAdd, ScatterNdUpdate, TensorScatterUpdate
 from .prim_volume import AdaptiveAvgPool3D, AvgPool3D, Conv3D, Conv3DTranspose, MaxPool3D, UpsampleNearest3D, UpsampleTrilinear3D
-from ..pool import AvgPool, AvgPoolGrad, MaxPool, MaxPoolGrad
+from ..pool import AvgPool, MaxPool, MaxPoolGrad
 from ..pool3d_argmax import MaxPool3DWithArgmax
+from ..pool_backprops import AvgPoolGrad
 from ..python_functions import Custom, InsertGradientOf, PyFunc
 from ..reduce import Argmax
 from ..reductions import ArgMaxWithValue, ArgMinWithValue, Argmin, ReduceMin

@@ -21,6 +21,10 @@ from ..backward_ops import (
     SoftShrinkGrad,
     TraceGrad,
 )
+from ..dilation_backprops import (
+    Dilation2DBackpropFilter,
+    Dilation2DBackpropInput,
+)
 from ..gather_adjoints import (
     MaxPoolGradWithArgmax,
     MaxPoolGradWithArgmaxV2,
@@ -82,9 +86,25 @@ from ..normalization_grads import (
     LRNGrad,
 )
 from . import (
+    AvgPoolGrad,
     Conv2DBackpropInput,
     LayerNormGrad,
     MaxPoolGrad,
+)
+from ..pool3d_backprops import (
+    MaxPool3DGrad,
+    MaxPool3DGradGrad,
+    MaxPool3DGradWithArgmax,
+    MaxUnpool3DGrad,
+)
+from ..pool_backprops import (
+    AvgPoolGradV1,
+    FractionalMaxPoolGrad,
+    FractionalMaxPoolGradWithFixedKsize,
+    MaxPoolGradGrad,
+    MaxPoolGradGradWithArgmax,
+    MaxPoolGradV1,
+    MaxUnpool2DGrad,
 )
 from ..pool_grads import (
     AvgPool3DGrad,
@@ -107,14 +127,20 @@ __all__ = [
     'AsinhGrad',
     'AtanGrad',
     'AvgPool3DGrad',
+    'AvgPoolGrad',
+    'AvgPoolGradV1',
     'BatchNormGrad',
     'BiasAddGrad',
     'BinaryCrossEntropyGrad',
     'Conv2DBackpropInput',
+    'Dilation2DBackpropFilter',
+    'Dilation2DBackpropInput',
     'DropoutGrad',
     'EluGrad',
     'FastGeLUGrad',
     'FlattenGrad',
+    'FractionalMaxPoolGrad',
+    'FractionalMaxPoolGradWithFixedKsize',
     'GatherDGradV2',
     'GeLUGrad',
     'GluGrad',
@@ -129,9 +155,17 @@ __all__ = [
     'LogSoftmaxGrad',
     'LogitGrad',
     'LuUnpackGrad',
+    'MaxPool3DGrad',
+    'MaxPool3DGradGrad',
+    'MaxPool3DGradWithArgmax',
     'MaxPoolGrad',
+    'MaxPoolGradGrad',
+    'MaxPoolGradGradWithArgmax',
+    'MaxPoolGradV1',
     'MaxPoolGradWithArgmax',
     'MaxPoolGradWithArgmaxV2',
+    'MaxUnpool2DGrad',
+    'MaxUnpool3DGrad',
     'MaximumGrad',
     'MedianGrad',
     'MinimumGrad',

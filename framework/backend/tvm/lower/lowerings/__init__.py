@@ -24,7 +24,7 @@ Known differences from the NumPy kernels (all documented at the lowering):
   row-major window order, as in the kernel.
 - ``MaxPool``/``MaxPoolGrad`` with 'same' padding pad with the dtype's lowest finite value,
   the kernel with -inf: they differ only where every real entry of a window is -inf.
-- ``AvgPoolGrad`` materializes a zero tensor of ``input_shape`` because
+- ``AvgPoolBackprop`` materializes a zero tensor of ``input_shape`` because
   ``relax.op.grad.avg_pool2d_backward`` takes the forward input (it reads only its shape).
 - ``Div`` of integer tensors divides in float64 and casts to float32, as the kernel does.
   ``Pow`` of integers computes in float64 (TVM's ``power`` is float-only); a negative
@@ -151,7 +151,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _pool.MaxPool: pool.lower_max_pool,
     _pool.MaxPoolGrad: pool.lower_max_pool_grad,
     _pool.AvgPool: pool.lower_avg_pool,
-    _pool.AvgPoolGrad: pool.lower_avg_pool_grad,
+    _pool.AvgPoolBackprop: pool.lower_avg_pool_grad,
     _index.Gather: index.lower_gather,
     _index.IndexAdd: index.lower_index_add,
     _index.ScatterUpdate: index.lower_scatter_update,
@@ -215,7 +215,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
 for _prim in (_reduce.ReduceSum, _reduce.ReduceMean, _nn.MatMul, _bmm.BatchMatMul, _nn.Softmax,
               _nn.LogSoftmax, _nn.BatchNorm, _conv.Conv2D, _conv.Conv2DBackpropInput,
               _conv.Conv2DBackpropFilter, _gconv.GroupConv2D, _gconv.GroupConv2DBackpropInput,
-              _gconv.GroupConv2DBackpropFilter, _pool.AvgPool, _pool.AvgPoolGrad, _LayerNorm,
+              _gconv.GroupConv2DBackpropFilter, _pool.AvgPool, _pool.AvgPoolBackprop, _LayerNorm,
               _LayerNormGrad, _act.Erf, _act.GeLU, _CumSum):
     LOWERINGS[_prim] = float32_compute(LOWERINGS[_prim])
 
