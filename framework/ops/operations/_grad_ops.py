@@ -77,6 +77,12 @@ from ..grad_transposes import (
     GatherDGradV2,
     LuUnpackGrad,
 )
+from ..layer_backprops import (
+    BatchNormGradGrad,
+    Conv2DBackpropFilter,
+    LayerNormGradGrad,
+    SoftmaxGrad,
+)
 from ..normalization_grads import (
     BatchNormGrad,
     LRNGrad,
@@ -89,9 +95,21 @@ from . import (
 from ..pool_grads import (
     AvgPool3DGrad,
 )
+from ..resize_backprops import (
+    ResizeV2Grad,
+    UpsampleNearest3DGrad,
+    UpsampleTrilinear3DGrad,
+)
+from ..selection_backprops import (
+    SparseSliceGrad,
+    UniqueGrad,
+)
 from ..sparse_segment_grads import (
     SparseSegmentMeanGrad,
     SparseSegmentSqrtNGrad,
+)
+from ..special_math import (
+    IgammaGradA,
 )
 
 __all__ = [
@@ -108,8 +126,10 @@ __all__ = [
     'AtanGrad',
     'AvgPool3DGrad',
     'BatchNormGrad',
+    'BatchNormGradGrad',
     'BiasAddGrad',
     'BinaryCrossEntropyGrad',
+    'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
     'DropoutGrad',
     'EluGrad',
@@ -121,11 +141,13 @@ __all__ = [
     'HShrinkGrad',
     'HSigmoidGrad',
     'HSwishGrad',
+    'IgammaGradA',
     'InvGrad',
     'KLDivLossGrad',
     'L2NormalizeGrad',
     'LRNGrad',
     'LayerNormGrad',
+    'LayerNormGradGrad',
     'LogSoftmaxGrad',
     'LogitGrad',
     'LuUnpackGrad',
@@ -148,6 +170,7 @@ __all__ = [
     'ResizeLinear1DGrad',
     'ResizeNearestNeighborGrad',
     'ResizeNearestNeighborV2Grad',
+    'ResizeV2Grad',
     'RsqrtGrad',
     'SiLUGrad',
     'SigmoidCrossEntropyWithLogitsGrad',
@@ -155,13 +178,18 @@ __all__ = [
     'SliceGrad',
     'SmoothL1LossGrad',
     'SoftShrinkGrad',
+    'SoftmaxGrad',
     'SoftplusGrad',
     'SparseSegmentMeanGrad',
     'SparseSegmentSqrtNGrad',
+    'SparseSliceGrad',
     'SqrtGrad',
     'StridedSliceGrad',
     'TanhGrad',
     'TraceGrad',
+    'UniqueGrad',
+    'UpsampleNearest3DGrad',
+    'UpsampleTrilinear3DGrad',
 ]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name
