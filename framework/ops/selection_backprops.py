@@ -27,8 +27,9 @@ from .shape_ops import reshape
 
 
 class SparseSliceMatches(Primitive):
-    """``(indices (N, R), start (R,), new_indices (M, R))`` -> the (N, M) matrix, in ``dtype``,
-    with 1 where ``indices[i] - start == new_indices[j]`` (not differentiable: positions)."""
+    """SparseSliceGrad's matching, ``(indices (N, R), start (R,), new_indices (M, R))`` -> the
+    (N, M) matrix, in ``dtype``, with 1 where ``indices[i] - start == new_indices[j]`` (not
+    differentiable: positions)."""
 
     differentiable = False
 
@@ -38,11 +39,11 @@ class SparseSliceMatches(Primitive):
     def infer(self, indices: Any, start: Any, new_indices: Any) -> Spec:
         for name, t, rank in (("indices", indices, 2), ("start", start, 1), ("new_indices", new_indices, 2)):
             if np.dtype(t.dtype) != np.int64:
-                raise TypeError(f"SparseSliceGrad: {name} must be int64, got {np.dtype(t.dtype)}")
+                raise TypeError(f"{name} must be int64, got {np.dtype(t.dtype)}")
             if len(t.shape) != rank:
-                raise ValueError(f"SparseSliceGrad: {name} must be {rank}-D, got shape {tuple(t.shape)}")
+                raise ValueError(f"{name} must be {rank}-D, got shape {tuple(t.shape)}")
         if not indices.shape[1] == start.shape[0] == new_indices.shape[1]:
-            raise ValueError(f"SparseSliceGrad: indices {tuple(indices.shape)}, start {tuple(start.shape)} "
+            raise ValueError(f"indices {tuple(indices.shape)}, start {tuple(start.shape)} "
                              f"and new_indices {tuple(new_indices.shape)} must have one rank R")
         return Spec((indices.shape[0], new_indices.shape[0]), self.dtype)
 
