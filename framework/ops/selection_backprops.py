@@ -26,6 +26,17 @@ from .scatter_gather import gather
 from .shape_ops import reshape
 
 
+def _check_indices(indices: Any, start: Any, new_indices: Any, dtype_of: Any) -> None:
+    for name, t, rank in (("indices", indices, 2), ("start", start, 1), ("new_indices", new_indices, 2)):
+        if dtype_of(t) != np.int64:
+            raise TypeError(f"SparseSliceGrad: {name} must be int64, got {dtype_of(t)}")
+        if len(t.shape) != rank:
+            raise ValueError(f"SparseSliceGrad: {name} must be {rank}-D, got shape {tuple(t.shape)}")
+    if not indices.shape[1] == start.shape[0] == new_indices.shape[1]:
+        raise ValueError(f"SparseSliceGrad: indices {tuple(indices.shape)}, start {tuple(start.shape)} "
+                         f"and new_indices {tuple(new_indices.shape)} must have one rank R")
+
+
 class SparseSliceMatches(Primitive):
     """SparseSliceGrad's matching, ``(indices (N, R), start (R,), new_indices (M, R))`` -> the
     (N, M) matrix, in ``dtype``, with 1 where ``indices[i] - start == new_indices[j]`` (not
@@ -37,14 +48,7 @@ class SparseSliceMatches(Primitive):
         super().__init__(dtype=np.dtype(dtype))
 
     def infer(self, indices: Any, start: Any, new_indices: Any) -> Spec:
-        for name, t, rank in (("indices", indices, 2), ("start", start, 1), ("new_indices", new_indices, 2)):
-            if np.dtype(t.dtype) != np.int64:
-                raise TypeError(f"{name} must be int64, got {np.dtype(t.dtype)}")
-            if len(t.shape) != rank:
-                raise ValueError(f"{name} must be {rank}-D, got shape {tuple(t.shape)}")
-        if not indices.shape[1] == start.shape[0] == new_indices.shape[1]:
-            raise ValueError(f"indices {tuple(indices.shape)}, start {tuple(start.shape)} "
-                             f"and new_indices {tuple(new_indices.shape)} must have one rank R")
+        _check_indices(indices, start, new_indices, lambda t: np.dtype(t.dtype))
         return Spec((indices.shape[0], new_indices.shape[0]), self.dtype)
 
     def kernel(self, indices, start, new_indices):
@@ -57,6 +61,7 @@ class SparseSliceGrad:
     docstring."""
 
     def __call__(self, backprop_val_grad: Any, indices: Any, start: Any, new_indices: Any) -> Any:
+        _check_indices(indices, start, new_indices, lambda t: np.dtype(t.dtype.np))
         if len(backprop_val_grad.shape) != 1 or backprop_val_grad.shape[0] != new_indices.shape[0]:
             raise ValueError(f"SparseSliceGrad: backprop_val_grad must be 1-D with new_indices' "
                              f"{new_indices.shape[0]} entries, got shape {tuple(backprop_val_grad.shape)}")
