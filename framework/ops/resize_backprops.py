@@ -9,7 +9,8 @@ transposed, applied per resized axis with one matmul (both modes, differentiable
   ``scales`` (per axis, ``dy``'s size ``floor(input * scale)``) is given. An output
   position ``o`` reads the input at ``o * r`` (nearest: floored), or ``(o + 0.5) r - 0.5``
   (linear, half-pixel centres, clamped at 0), with ``r = 1 / scale`` when ``scales`` is given
-  and ``in / out`` otherwise; ``align_corners`` reads ``o (in - 1) / (out - 1)``.
+  and ``in / out`` otherwise; ``align_corners`` reads ``o (in - 1) / (out - 1)``. An axis
+  whose size does not change is copied, whatever its scale.
 - ``ResizeV2Grad(coordinate_transformation_mode='half_pixel', mode='nearest')(grads, roi,
   scales, original_size)``: the gradient of ONNX-style ``Resize`` (``roi`` unread) to
   ``original_size`` (N, C, H, W): ``nearest`` and ``linear`` resize the last axis only (H must
@@ -48,7 +49,10 @@ def _source(n_in: int, n_out: int, ratio: float, align_corners: bool, centred: b
 
 
 def axis_weights(mode: str, n_in: int, n_out: int, ratio: float, align_corners: bool) -> np.ndarray:
-    """The (n_out, n_in) matrix one axis is resized by."""
+    """The (n_out, n_in) matrix one axis is resized by: the identity when the sizes agree,
+    whatever the scale (as MindSpore's kernels copy such an axis)."""
+    if n_in == n_out:
+        return np.eye(n_in)
     w = np.zeros((n_out, n_in))
     rows = np.arange(n_out)
     if mode == "nearest":
@@ -68,16 +72,17 @@ def axis_weights(mode: str, n_in: int, n_out: int, ratio: float, align_corners: 
     return w
 
 
-def resize_transpose(dy: Any, matrices: list[np.ndarray]) -> Any:
-    """``dy`` with its last ``len(matrices)`` axes mapped back by the transposes of the
-    (out, in) ``matrices`` (one per axis, in order)."""
-    rank = len(dy.shape)
+def by_axes(t: Any, matrices: list[np.ndarray], transposed: bool = False) -> Any:
+    """``t`` with its last ``len(matrices)`` axes resized by the (out, in) ``matrices`` (one
+    per axis, in order), or, ``transposed``, mapped back by their transposes (the gradient)."""
+    rank = len(t.shape)
     first = rank - len(matrices)
-    out = dy
+    out = t
     for i, w in enumerate(matrices):
         axis = first + i
         perm = tuple(a for a in range(rank) if a != axis) + (axis,)
-        moved = matmul(transpose(out, perm), Tensor(w.astype(dy.dtype.np)))  # (..., out) @ (out, in)
+        weights = w if transposed else w.T  # (..., out) @ (out, in), or (..., in) @ (in, out)
+        moved = matmul(transpose(out, perm), Tensor(np.ascontiguousarray(weights).astype(t.dtype.np)))
         out = transpose(moved, tuple(int(a) for a in np.argsort(perm)))
     return out
 
@@ -106,8 +111,8 @@ class _Upsample3DGrad:
             ratios = [1.0 / f for f in factors]
         if outs != tuple(dy.shape[2:]):
             raise ValueError(f"{who}: dy's D, H, W {tuple(dy.shape[2:])} must be the output size {outs}")
-        return resize_transpose(dy, [axis_weights(self.mode, n, o, r, self.align_corners)
-                                     for n, o, r in zip(sizes[2:], outs, ratios)])
+        return by_axes(dy, [axis_weights(self.mode, n, o, r, self.align_corners)
+                            for n, o, r in zip(sizes[2:], outs, ratios)], transposed=True)
 
 
 class UpsampleNearest3DGrad(_Upsample3DGrad):
@@ -158,8 +163,8 @@ class ResizeV2Grad:
                              f"and grads' H must be 1, got {sizes[2]} and {grads.shape[2]}")
         aligned = self.coordinate_transformation_mode == "align_corners"
         pairs = list(zip(sizes[4 - axes:], grads.shape[4 - axes:]))
-        return resize_transpose(grads, [axis_weights(self.mode, n, int(o), n / int(o), aligned)
-                                        for n, o in pairs])
+        return by_axes(grads, [axis_weights(self.mode, n, int(o), n / int(o), aligned) for n, o in pairs],
+                       transposed=True)
 
 
 __all__ = ["ResizeV2Grad", "UpsampleNearest3DGrad", "UpsampleTrilinear3DGrad"]

@@ -5,7 +5,8 @@ the resizes and the selections (:mod:`framework.ops.layer_backprops`,
 mode, stride, dilation, groups), the second-order ``LayerNormGradGrad`` and
 ``BatchNormGradGrad`` (training and inference), ``IgammaGradA`` (broadcast, float64),
 ``SparseSliceGrad``, ``UpsampleNearest3DGrad`` and ``UpsampleTrilinear3DGrad`` (by output
-size and by scales that do not divide), ``ResizeV2Grad`` (each mode and coordinate mode), each
+size and by scales that do not divide, and as the gradients of ``P.UpsampleNearest3D``/
+``P.UpsampleTrilinear3D`` by scales), ``ResizeV2Grad`` (each mode and coordinate mode), each
 called inside a Cell (so graph mode compiles it), with ``ops.grad`` through
 ``Conv2DBackpropFilter`` (MindSpore defines no bprop for the others).
 
@@ -28,6 +29,7 @@ _PRELUDE = '''
 import importlib
 
 G = importlib.import_module(ms.__name__ + ".ops.operations._grad_ops")
+P = ms.ops.operations
 _r = np.random.default_rng(7)
 
 
@@ -74,6 +76,7 @@ SN2 = np.array([[0, 0, 0], [0, 1, 0]], np.int64)
 SG2 = np.array([-1.5, 2.5], np.float32)
 UD = _n(1, 2, 4, 4, 6)
 UD2 = _n(2, 1, 5, 4, 3)
+UX = _n(1, 2, 3, 2, 2)
 RG = _n(2, 3, 1, 7)
 RG2 = _n(1, 2, 5, 6)
 RZ = np.zeros(0, np.float32)
@@ -89,7 +92,7 @@ _ARRAYS = ("IA", "IX", "IA2", "IX2", "IA64", "IX64", "CX", "CD1", "CD2", "CD3", 
            "LM", "LV", "LG", "LU", "LW", "LB", "LM2", "LV2", "LG2", "LW2", "LB2", "LXS", "LMS", "LVS",
            "BX", "BD", "BU", "BS",
            "BW", "BB", "BM", "BV", "RM", "RV", "BX2", "BD2", "BU2", "BM2", "BV2", "SG", "SI", "SS", "SN",
-           "SI2", "SS2", "SN2", "SG2", "UD", "UD2", "RG", "RG2", "RZ", "RS", "RS2", "RO", "RO2")
+           "SI2", "SS2", "SN2", "SG2", "UD", "UD2", "UX", "RG", "RG2", "RZ", "RS", "RS2", "RO", "RO2")
 
 
 def _family(name: str, forward: list[str], grads: list[tuple[str, list[str]]] | None = None) -> None:
@@ -142,6 +145,18 @@ _family("upsample_3d_grads", [
     "G.UpsampleTrilinear3DGrad(align_corners=False)(ud2, (2, 1, 3, 2, 2), None, [1.7, 2.0, 1.5])",
     "G.UpsampleTrilinear3DGrad(align_corners=True)(ud2, (2, 1, 3, 2, 2), None, (1.7, 2.0, 1.5))",
 ])
+
+# the forwards by scales that do not divide (an output reads the input at o / scale; an axis
+# whose size stays is copied), and
+# their gradients (MindSpore's are UpsampleTrilinear3DGrad/UpsampleNearest3DGrad by scales)
+_family("upsample_3d_by_scales", [
+    "P.UpsampleTrilinear3D()(ux, None, (1.7, 2.0, 1.5))",
+    "P.UpsampleTrilinear3D(True)(ux, None, [1.7, 2.0, 1.5])",
+    "P.UpsampleNearest3D()(ux, None, (1.7, 2.5, 1.4))",
+    "P.UpsampleTrilinear3D()(ux, None, (1.7, 1.4, 1.0))",
+], [("P.UpsampleTrilinear3D()({}, None, (1.7, 2.0, 1.5)) * 2.0", ["UX"]),
+    ("P.UpsampleTrilinear3D()({}, None, (1.7, 1.4, 1.0)) * 0.5", ["UX"]),
+    ("P.UpsampleNearest3D()({}, None, (1.7, 2.5, 1.4)) * 3.0", ["UX"])])
 
 _family("resize_v2_grad", [
     "G.ResizeV2Grad()(rg, rz, rs, ro)",
