@@ -81,6 +81,12 @@ from ..grad_transposes import (
     GatherDGradV2,
     LuUnpackGrad,
 )
+from ..layer_backprops import (
+    BatchNormGradGrad,
+    Conv2DBackpropFilter,
+    LayerNormGradGrad,
+    SoftmaxGrad,
+)
 from ..normalization_grads import (
     BatchNormGrad,
     LRNGrad,
@@ -109,9 +115,21 @@ from ..pool_backprops import (
 from ..pool_grads import (
     AvgPool3DGrad,
 )
+from ..resize_backprops import (
+    ResizeV2Grad,
+    UpsampleNearest3DGrad,
+    UpsampleTrilinear3DGrad,
+)
+from ..selection_backprops import (
+    SparseSliceGrad,
+    UniqueGrad,
+)
 from ..sparse_segment_grads import (
     SparseSegmentMeanGrad,
     SparseSegmentSqrtNGrad,
+)
+from ..special_math import (
+    IgammaGradA,
 )
 
 __all__ = [
@@ -130,8 +148,10 @@ __all__ = [
     'AvgPoolGrad',
     'AvgPoolGradV1',
     'BatchNormGrad',
+    'BatchNormGradGrad',
     'BiasAddGrad',
     'BinaryCrossEntropyGrad',
+    'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
     'Dilation2DBackpropFilter',
     'Dilation2DBackpropInput',
@@ -147,11 +167,13 @@ __all__ = [
     'HShrinkGrad',
     'HSigmoidGrad',
     'HSwishGrad',
+    'IgammaGradA',
     'InvGrad',
     'KLDivLossGrad',
     'L2NormalizeGrad',
     'LRNGrad',
     'LayerNormGrad',
+    'LayerNormGradGrad',
     'LogSoftmaxGrad',
     'LogitGrad',
     'LuUnpackGrad',
@@ -182,6 +204,7 @@ __all__ = [
     'ResizeLinear1DGrad',
     'ResizeNearestNeighborGrad',
     'ResizeNearestNeighborV2Grad',
+    'ResizeV2Grad',
     'RsqrtGrad',
     'SiLUGrad',
     'SigmoidCrossEntropyWithLogitsGrad',
@@ -189,13 +212,18 @@ __all__ = [
     'SliceGrad',
     'SmoothL1LossGrad',
     'SoftShrinkGrad',
+    'SoftmaxGrad',
     'SoftplusGrad',
     'SparseSegmentMeanGrad',
     'SparseSegmentSqrtNGrad',
+    'SparseSliceGrad',
     'SqrtGrad',
     'StridedSliceGrad',
     'TanhGrad',
     'TraceGrad',
+    'UniqueGrad',
+    'UpsampleNearest3DGrad',
+    'UpsampleTrilinear3DGrad',
 ]
 
 # an absent MindSpore name: one line naming it, the coverage table and the closest name

@@ -17,7 +17,8 @@ they apply.
   per axis ``(size - 1) * stride - head - tail + dilation * (k - 1) + output_padding + 1``
   ('pad'), ``size * stride`` ('same'); the depth dilation must be 1 (as MindSpore's).
 - ``UpsampleNearest3D()(x, output_size=None, scales=None)`` and
-  ``UpsampleTrilinear3D(align_corners=False)(...)``: resize D, H, W (:mod:`..interpolation`).
+  ``UpsampleTrilinear3D(align_corners=False)(...)``: resize D, H, W (:mod:`..interpolation`;
+  by ``scales``, an output position ``o`` reads the input at ``o / scale``, as MindSpore's).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..conv3d import conv3d, conv3d_transpose, crop
 from ..conv_geometry import conv_pads, same_pads, transpose_crop
 from ..interpolation import resize_axes
 from ..pool_windows import Windows, max_of, sum_of
+from ..resize_backprops import axis_weights, by_axes
 
 
 def _three(who: str, name: str, value: Any, five: bool = True) -> tuple[int, int, int]:
@@ -259,7 +261,12 @@ class _Upsample3D:
             sizes = tuple(int(math.floor(n * float(f))) for n, f in zip(x.shape[2:], scales))
         if len(sizes) != 3 or any(v < 1 for v in sizes):
             raise ValueError(f"{who}: the output size must be 3 positive ints, got {sizes}")
-        return resize_axes(x, sizes, self.mode, self.align_corners)
+        if scales is None:
+            return resize_axes(x, sizes, self.mode, self.align_corners)
+        # given scales, an output position reads the input at ``o / scale`` (not ``o in / out``)
+        mode = "linear" if self.mode == "trilinear" else self.mode
+        return by_axes(x, [axis_weights(mode, n, o, 1.0 / float(f), self.align_corners)
+                           for n, o, f in zip(x.shape[2:], sizes, scales)])
 
 
 class UpsampleNearest3D(_Upsample3D):
