@@ -1,0 +1,103 @@
+"""Programs for the rest of ``mindspore.common``: ``Symbol`` (its checks, in a placeholder
+Tensor's shape and in ``Cell.set_inputs``, which graph mode enforces and PyNative ignores),
+``UntypedStorage`` (``Tensor.untyped_storage()``), ``flops_collection`` (a compiled graph's
+FLOPs), ``saved_tensors_hooks`` / ``register_saved_tensors_hooks`` (the pack and unpack
+hooks of tensors saved for backward) and ``load_mindir`` / ``save_mindir`` (a MindIR file's
+ModelProto edited and saved).
+
+Module paths are imported as ``importlib.import_module(ms.__name__ + ".<path>")`` so one
+source runs on both engines. ``EXPECTED`` (``ms_common_more_expected.json``) holds MindSpore
+2.10's answers on CPU per mode; ``python -m tests.mindspore_ref.ms_common_more_programs``
+re-records them (``MINDSPORE_PYTHON``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mindspore_ref.recorded import ERROR_KIND
+
+_PRELUDE = ERROR_KIND + '''
+import importlib
+
+
+def module(path):
+    return importlib.import_module(ms.__name__ + "." + path)
+
+
+common = module("common")
+common_api = module("common.api")
+
+
+def message(fn):
+    """The first words of the error ``fn()`` raises (the part both engines word alike)."""
+    try:
+        fn()
+    except (TypeError, ValueError) as error:
+        return type(error).__name__ + ": " + " ".join(str(error).split()[:6])
+    return "no error"
+'''
+
+PROGRAMS: dict[str, str] = {}
+
+# MindSpore's graph mode checks the call against the Symbols, its PyNative does not
+MODE_DEPENDENT = {"symbol_set_inputs"}
+
+PROGRAMS["symbol_checks"] = _PRELUDE + '''
+
+def main():
+    Symbol = common.Symbol
+    made = [Symbol().to_dict(), Symbol(max=32, divisor=8, remainder=1).to_dict(),
+            Symbol(max=3, min=5).to_dict(), Symbol(foo=3).to_dict()]
+    unique = Symbol(max=64, min=2, unique=True)  # its dict holds its id too
+    made.append({k: v for k, v in unique.to_dict().items() if k != "id"})
+    made.append(unique.to_dict()["id"] == unique.id)
+    s = Symbol(max=16, min=2, divisor=4, remainder=2, unique=True)
+    fields = [s.max, s.min, s.divisor, s.remainder, s.unique]
+    bad = [message(lambda: Symbol(max=1.5)), message(lambda: Symbol(min=0)),
+           message(lambda: Symbol(min=-1)), message(lambda: Symbol(divisor=0)),
+           message(lambda: Symbol(divisor=8, remainder=8)), message(lambda: Symbol(remainder=-1)),
+           message(lambda: Symbol(unique=1)), message(lambda: Symbol(min=np.int64(3))),
+           message(lambda: Symbol(max="4")), kind(lambda: Symbol(max=True))]
+    shapes = [Tensor(shape=[Symbol(max=8), 3], dtype=ms.float32).shape,
+              Tensor(shape=(None, Symbol(divisor=2), Symbol(unique=True)), dtype=ms.int32).shape,
+              str(Tensor(shape=[Symbol()], dtype=ms.float16).dtype)]
+    return [str(sorted(d.items())) if isinstance(d, dict) else d for d in made], fields, bad, shapes
+'''
+
+PROGRAMS["symbol_set_inputs"] = _PRELUDE + '''
+
+class Net(nn.Cell):
+    def construct(self, x, y):
+        return ops.abs(x) * 2, y + 1
+
+
+def main():
+    Symbol = common.Symbol
+    s1 = Symbol(divisor=8, remainder=1)
+    s2 = Symbol(max=32, min=4, unique=True)
+    net = Net()
+    net.set_inputs(Tensor(shape=(None, s1, s2, s2), dtype=ms.float32),
+                   Tensor(shape=(s2, Symbol(max=32)), dtype=ms.float32))
+
+    def call(xs, ys):
+        return net(Tensor(np.ones(xs, np.float32)), Tensor(np.ones(ys, np.float32)))
+
+    x, y = call((1, 9, 16, 16), (16, 5))
+    out = [x.sum(), y[0]]
+    for xs, ys in [((1, 10, 16, 16), (16, 5)), ((1, 1, 16, 16), (16, 5)), ((1, 9, 64, 64), (64, 5)),
+                   ((1, 9, 2, 2), (2, 5)), ((1, 9, 16, 8), (16, 5)), ((1, 9, 16, 16), (16, 40)),
+                   ((1, 9, 16, 16), (8, 5)), ((2, 17, 8, 8), (8, 32))]:
+        try:
+            got = call(xs, ys)
+            out.append([list(got[0].shape), list(got[1].shape)])
+        except ValueError:
+            out.append("ValueError")
+    return out
+'''
+
+
+if __name__ == "__main__":
+    from tests.mindspore_ref.recorded import record
+
+    record(PROGRAMS, Path(__file__).with_name("ms_common_more_expected.json"))
