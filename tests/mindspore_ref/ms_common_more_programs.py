@@ -96,6 +96,26 @@ def main():
     return out
 '''
 
+PROGRAMS["untyped_storage"] = _PRELUDE + '''
+
+def main():
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    s = x.untyped_storage()
+    facts = [isinstance(s, common.UntypedStorage), str(s.dtype), s.device, s.nbytes(), s.size(), len(s),
+             s.element_size(), s.is_shared(), x.untyped_storage() is s, s.data_ptr() == x.data_ptr()]
+    sizes = [(t.untyped_storage().nbytes(), str(t.untyped_storage().dtype))
+             for t in (Tensor(np.arange(6, dtype=np.float64)), Tensor(np.arange(5, dtype=np.int8)),
+                       Tensor(np.array([True, False])), Tensor(np.float32(3)))]
+    s.copy_(Tensor(np.full((6,), 7.5, np.float32)).untyped_storage())
+    small = Tensor(np.ones((2,), np.float32))
+    errors = [kind(lambda: small.untyped_storage().copy_(s)), kind(lambda: common.UntypedStorage()),
+              kind(lambda: s[0])]
+    r = Tensor(np.arange(4, dtype=np.float32))
+    rs = r.untyped_storage()
+    resized = [rs.resize_(8) is rs, rs.nbytes(), r.shape, rs.resize_(0).nbytes()]
+    return facts, sizes, x, small, errors, resized, r
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
