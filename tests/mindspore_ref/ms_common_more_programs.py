@@ -41,7 +41,8 @@ def message(fn):
 PROGRAMS: dict[str, str] = {}
 
 # MindSpore's graph mode checks the call against the Symbols, its PyNative does not
-MODE_DEPENDENT = {"symbol_set_inputs"}
+# and compiles (so counts FLOPs) only in graph mode
+MODE_DEPENDENT = {"symbol_set_inputs", "flops_collection"}
 
 PROGRAMS["symbol_checks"] = _PRELUDE + '''
 
@@ -114,6 +115,65 @@ def main():
     rs = r.untyped_storage()
     resized = [rs.resize_(8) is rs, rs.nbytes(), r.shape, rs.resize_(0).nbytes()]
     return facts, sizes, x, small, errors, resized, r
+'''
+
+PROGRAMS["flops_collection"] = _PRELUDE + '''
+
+class TwoDense(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.d = nn.Dense(4, 8)
+        self.e = nn.Dense(8, 2)
+
+    def construct(self, x):
+        return self.e(ops.relu(self.d(x)))
+
+
+class Convs(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 4, 3, pad_mode="valid", has_bias=True)
+        self.b = nn.Conv2d(4, 6, 3, stride=2, pad_mode="same", group=2)
+        self.c = nn.Conv1d(6, 2, 2, pad_mode="valid")
+
+    def construct(self, x):
+        y = self.b(ops.relu(self.a(x)))
+        return self.c(y.reshape(y.shape[0], 6, -1)).sum()
+
+
+class Products(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.mm = ops.MatMul(transpose_a=True)
+        self.bmm = ops.BatchMatMul(transpose_b=True)
+
+    def construct(self, x, y, z):
+        return self.mm(x, y), self.bmm(z, z), ops.exp(x) * 2 + 1
+
+
+def f32(*shape):
+    return Tensor(np.linspace(-1, 1, int(np.prod(shape)), dtype=np.float32).reshape(shape))
+
+
+def counted(net, *args):
+    net(*args)
+    phases = sorted(net.compile_cache)
+    if not phases:
+        return "no graph"
+    return [list(common.flops_collection(net.current_phase)), phases[-1].split(".")[0],
+            net.current_phase in net.compile_cache, common_api.flops_collection is common.flops_collection]
+
+
+def main():
+    out = [counted(TwoDense(), f32(5, 4)), counted(Convs(), f32(2, 3, 9, 9)),
+           counted(Products(), f32(3, 4), f32(3, 5), f32(2, 3, 4))]
+    net = TwoDense()
+    step = nn.TrainOneStepCell(nn.WithLossCell(net, nn.MSELoss()), nn.SGD(net.trainable_params(), 0.1))
+    out.append(counted(step, f32(5, 4), f32(5, 2)))
+    convs = Convs()
+    out.append(counted(nn.TrainOneStepCell(convs, nn.SGD(convs.trainable_params(), 0.1)), f32(2, 3, 9, 9)))
+    out.append(kind(lambda: common.flops_collection("no such phase")))
+    return out
 '''
 
 
