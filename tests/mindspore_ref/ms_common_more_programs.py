@@ -42,7 +42,9 @@ PROGRAMS: dict[str, str] = {}
 
 # MindSpore's graph mode checks the call against the Symbols, its PyNative does not
 # and compiles (so counts FLOPs) only in graph mode
-MODE_DEPENDENT = {"symbol_set_inputs", "flops_collection"}
+# saved_tensors_hooks is refused by graph mode, register_saved_tensors_hooks ignored by PyNative
+MODE_DEPENDENT = {"symbol_set_inputs", "flops_collection", "saved_tensors_hooks",
+                  "register_saved_tensors_hooks"}
 
 PROGRAMS["symbol_checks"] = _PRELUDE + '''
 
@@ -174,6 +176,106 @@ def main():
     out.append(counted(nn.TrainOneStepCell(convs, nn.SGD(convs.trainable_params(), 0.1)), f32(2, 3, 9, 9)))
     out.append(kind(lambda: common.flops_collection("no such phase")))
     return out
+'''
+
+PROGRAMS["saved_tensors_hooks"] = _PRELUDE + '''
+LOG = []
+
+
+def pack(t):
+    LOG.append(("pack", np.round(t.asnumpy(), 4).tolist()))
+    return t + 1
+
+
+def unpack(t):
+    LOG.append(("unpack", np.round(t.asnumpy(), 4).tolist()))
+    return t
+
+
+def product(x, y):
+    with common.saved_tensors_hooks(pack, unpack):
+        out = x * y
+    return out.sum()
+
+
+def chain(x, y):
+    with common.saved_tensors_hooks(pack, unpack):
+        e = ops.exp(x)
+        z = ops.sin(e) + ops.matmul(x.reshape(1, 2), y.reshape(2, 1)).sum() + ops.relu(x).sum()
+    return z.sum()
+
+
+def nested(x, y):
+    with common.saved_tensors_hooks(pack, unpack):
+        with common.saved_tensors_hooks(lambda t: t * 10, lambda t: t):
+            out = x * y
+        out = out * x
+    return out.sum()
+
+
+def boxed(x, y):
+    with common.saved_tensors_hooks(lambda t: ("box", t.asnumpy()), lambda b: Tensor(b[1] * 2)):
+        out = x * y
+    return out.sum()
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.d = nn.Dense(2, 1, weight_init="ones", bias_init="zeros")
+
+    def construct(self, x):
+        return self.d(x).sum()
+
+
+def main():
+    x = Tensor(np.array([1.0, 2.0], np.float32))
+    y = Tensor(np.array([3.0, 4.0], np.float32))
+    try:
+        out = []
+        for fn in (product, chain, nested, boxed):
+            out.append([ms.grad(fn, grad_position=(0, 1))(x, y), list(LOG)])
+            LOG.clear()
+        net = Net()
+
+        def through_net(v):
+            with common.saved_tensors_hooks(pack, unpack):
+                return net(v)
+
+        out.append([ms.grad(through_net, None, net.trainable_params())(x.reshape(1, 2)), list(LOG)])
+        LOG.clear()
+        with common.saved_tensors_hooks(pack, unpack):  # no gradient: nothing saved
+            out.append([x * y, list(LOG)])
+        return out
+    except TypeError:
+        return "TypeError"
+'''
+
+PROGRAMS["register_saved_tensors_hooks"] = _PRELUDE + '''
+
+
+def pack(t):
+    return t + 1
+
+
+def unpack(t):
+    return t * 2
+
+
+@common.register_saved_tensors_hooks(pack, unpack)
+def hooked(x, y):
+    return (ops.exp(x) * y).sum() + ops.matmul(x.reshape(1, 2), y.reshape(2, 1)).sum()
+
+
+class Net(nn.Cell):
+    def construct(self, x, y):
+        return hooked(x, y)
+
+
+def main():
+    x = Tensor(np.array([0.5, -1.0], np.float32))
+    y = Tensor(np.array([3.0, 4.0], np.float32))
+    return ms.grad(Net(), grad_position=(0, 1))(x, y), ms.grad(hooked, grad_position=(0, 1))(x, y)
 '''
 
 
