@@ -278,6 +278,42 @@ def main():
     return ms.grad(Net(), grad_position=(0, 1))(x, y), ms.grad(hooked, grad_position=(0, 1))(x, y)
 '''
 
+PROGRAMS["mindir_proto"] = _PRELUDE + '''
+import os
+import tempfile
+
+
+def main():
+    folder = tempfile.mkdtemp()
+    net = nn.Dense(3, 2, weight_init="ones", bias_init="zeros")
+    x = Tensor(np.array([[1.0, 2.0, 3.0]], np.float32))
+    ms.export(net, x, file_name=os.path.join(folder, "dense"), file_format="MINDIR")
+    md = common.load_mindir(os.path.join(folder, "dense.mindir"))
+    read = [type(md).__name__, md.ir_version, md.little_endian, md.mind_ir_version,
+            sorted(md.user_info.items()),
+            [list(p.dims) for p in md.graph.parameter], [p.data_type for p in md.graph.parameter],
+            [len(p.raw_data) for p in md.graph.parameter], len(md.graph.input), md.doc_string,
+            md.HasField("graph"), md.HasField("preprocessor")]
+    md.user_info["version"] = "pangu v100"
+    weight = md.graph.parameter[0]
+    weight.raw_data = np.arange(6, dtype=np.float32).reshape(2, 3).tobytes()
+    common.save_mindir(md, os.path.join(folder, "edited"))  # .mindir appended
+    saved = os.path.join(folder, "edited.mindir")
+    again = common.load_mindir(saved)
+    after = [sorted(again.user_info.items()), oct(os.stat(saved).st_mode & 0o777),
+             np.frombuffer(again.graph.parameter[0].raw_data, np.float32).tolist(),
+             again.graph.parameter[0].name == weight.name, len(again.graph.node) == len(md.graph.node)]
+    common.save_mindir(again, saved)  # over a read-only file
+    run = nn.GraphCell(ms.load(saved))(x)
+    errors = [kind(lambda: common.load_mindir(os.path.join(folder, "missing.mindir"))),
+              kind(lambda: common.load_mindir(3)), kind(lambda: common.save_mindir("model", saved)),
+              kind(lambda: common.save_mindir(md, 3))]
+    with open(os.path.join(folder, "junk.mindir"), "wb") as f:
+        f.write(bytes([255, 255, 0]) + b"garbage")
+    errors.append(kind(lambda: common.load_mindir(os.path.join(folder, "junk.mindir"))))
+    return read, after, run, errors
+'''
+
 
 if __name__ == "__main__":
     from tests.mindspore_ref.recorded import record
