@@ -65,7 +65,11 @@ def main():
     shapes = [Tensor(shape=[Symbol(max=8), 3], dtype=ms.float32).shape,
               Tensor(shape=(None, Symbol(divisor=2), Symbol(unique=True)), dtype=ms.int32).shape,
               str(Tensor(shape=[Symbol()], dtype=ms.float16).dtype)]
-    return [str(sorted(d.items())) if isinstance(d, dict) else d for d in made], fields, bad, shapes
+    top_level = [getattr(ms, n) is getattr(common, n) for n in (
+        "Symbol", "UntypedStorage", "flops_collection", "load_mindir", "save_mindir", "saved_tensors_hooks",
+        "register_saved_tensors_hooks")]
+    made = [str(sorted(d.items())) if isinstance(d, dict) else d for d in made]
+    return made, fields, bad, shapes, top_level
 '''
 
 PROGRAMS["symbol_set_inputs"] = _PRELUDE + '''
