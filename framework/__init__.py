@@ -63,6 +63,9 @@ _LAZY_TRAIN = ("Model", "LossMonitor", "TimeMonitor", "ModelCheckpoint", "Checkp
                "RunContext", "EarlyStopping", "History", "LambdaCallback", "FixedLossScaleManager",
                "DynamicLossScaleManager", "LossScaleManager")
 _LAZY_MODULES = ("train", "dataset", "communication", "amp", "numpy", "device_context", "experimental")
+# mindspore.common's names that MindSpore also has at top level (``ms.Symbol``), from framework.common
+_LAZY_COMMON = ("Symbol", "UntypedStorage", "flops_collection", "load_mindir", "save_mindir",
+                "saved_tensors_hooks", "register_saved_tensors_hooks")
 
 
 def _lazy(name: str):
@@ -72,12 +75,14 @@ def _lazy(name: str):
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_TRAIN:
         return getattr(importlib.import_module(f"{__name__}.train"), name)
+    if name in _LAZY_COMMON:
+        return getattr(importlib.import_module(f"{__name__}.common"), name)
     raise KeyError(name)
 
 
 # then an absent MindSpore name: one line naming it, the coverage table and the closest name
 __getattr__ = absent_names.module_getattr("ms", __name__, lazy=_lazy,
-                                          lazy_names=_LAZY_TRAIN + _LAZY_MODULES)
+                                          lazy_names=_LAZY_TRAIN + _LAZY_MODULES + _LAZY_COMMON)
 
 __all__ = [
     "COMPATIBLE", "COOTensor", "CSRTensor", "GRAPH_MODE",

@@ -19,3 +19,17 @@ def aligned_copy(array: np.ndarray) -> np.ndarray:
     out = raw[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
     out[...] = array
     return out
+
+
+def owning_block(array: np.ndarray) -> np.ndarray:
+    """The whole memory ``array`` is a view of, as bytes: its owner's, or for an
+    :func:`aligned_copy` (a view of a padded byte buffer) the aligned block of that copy."""
+    owner = array
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if owner is array:
+        return np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    if owner.dtype == np.uint8 and owner.ndim == 1 and owner.size >= ALIGNMENT:
+        start = -owner.ctypes.data % ALIGNMENT
+        return owner[start:start + owner.size - ALIGNMENT]
+    return np.ascontiguousarray(owner).reshape(-1).view(np.uint8)

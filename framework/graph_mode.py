@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from . import staging
+from . import flops, staging
 from .autograd import tape as _tape
 from .autograd.hooks import tensor_hooks
 from .common.tensor import Tensor
@@ -277,6 +277,8 @@ class JitFunction:
             compile_seconds=executable.compile_seconds, tune_seconds=executable.tune_seconds,
             cache_hit=bool(hit), passes=program.stats)
         dump.compiled(report.as_dict())
+        if load:
+            flops.register(program.graph, self.cell)
         return CompiledGraph(program, executable, report, _guard(program.cells),
                              aliases if program.written else None)
 

@@ -12,6 +12,8 @@ Contract:
   dtype is required.
 - ``Cell.set_inputs`` checks graph-mode calls against such a signature
   (:mod:`framework.nn.inputs`).
+- A :class:`framework.symbol.Symbol` as a dimension is a dynamic one that the placeholder
+  keeps (``symbols``: axis -> Symbol); ``Cell.set_inputs`` checks calls against it.
 - Dynamic dimensions are not compiled symbolically: graph mode compiles one graph per
   concrete input shape, as for any call.
 """
@@ -24,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from . import dtype as mstype
+from .symbol import Symbol
 
 DYNAMIC_DIM = -1
 DYNAMIC_RANK = -2
@@ -32,11 +35,13 @@ DYNAMIC_RANK = -2
 class Placeholder:
     """A placeholder Tensor's data: a shape with -1 (or [-2]) and a dtype, no values."""
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "symbols")
 
-    def __init__(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype,
+                 symbols: dict[int, Symbol] | None = None) -> None:
         self.shape = shape
         self.dtype = dtype
+        self.symbols = dict(symbols or {})
 
     def concrete_error(self, what: str) -> None:
         raise ValueError(f"{what}: {self!r} is a placeholder (an input signature for set_inputs or "
@@ -52,13 +57,13 @@ class Placeholder:
 
 
 def _dims(shape: Sequence[Any] | int) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, int | np.integer) or shape is None else tuple(shape)
+    dims = (shape,) if isinstance(shape, int | np.integer | Symbol) or shape is None else tuple(shape)
     out = []
     for d in dims:
-        if d is None:
+        if d is None or isinstance(d, Symbol):
             out.append(DYNAMIC_DIM)
         elif isinstance(d, bool) or not isinstance(d, int | np.integer):
-            raise TypeError(f"Tensor: shape entries must be ints or None, got {d!r} in {shape!r}")
+            raise TypeError(f"Tensor: shape entries must be ints, None or Symbols, got {d!r} in {shape!r}")
         else:
             out.append(int(d))
     return tuple(out)
@@ -72,7 +77,9 @@ def placeholder_data(shape: Sequence[Any] | int, dtype: Any) -> Placeholder | np
     dims = _dims(shape)
     np_dtype = np.dtype(mstype.to_np(dtype))
     if any(d < 0 for d in dims):
-        return Placeholder(dims, np_dtype)
+        entries = tuple(shape) if isinstance(shape, list | tuple) else (shape,)
+        symbols = {axis: d for axis, d in enumerate(entries) if isinstance(d, Symbol)}
+        return Placeholder(dims, np_dtype, symbols)
     return np.zeros(dims, np_dtype)
 
 

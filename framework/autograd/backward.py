@@ -11,7 +11,7 @@ in MindSpore (see ``_in_dtype``). A tensor with hooks (``Tensor.register_hook``,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..interpreters import current, located_like
@@ -27,8 +27,12 @@ def backprop(
     roots: Sequence[tuple[Any, Any]],
     wrt: Sequence[Any],
     tracked: set[int],
+    saved: Mapping[int, Any] | None = None,
 ) -> list[Any]:
     """Cotangents of ``wrt`` given ``(output, sensitivity)`` roots; zeros where unused.
+
+    ``saved``: by record index, the tensors that record's bprop reads as packed by
+    saved-tensor hooks (:mod:`.saved_tensors`); they are unpacked for its bprop.
 
     ``tracked`` holds the ids of tensors that depend on ``wrt``; a bprop is told which
     of its inputs need a gradient (``needs``) so it can skip the others.
@@ -43,19 +47,21 @@ def backprop(
     for output, sens in roots:
         store.add(output, sens)
 
-    for prim, inputs, result in reversed(records):
+    for index in range(len(records) - 1, -1, -1):
+        prim, inputs, result = records[index]
         dout = _pop_dout(store, prim, result, F)
         if dout is None:
             continue
         needs = tuple([id(t) in tracked for t in inputs])
         if store.add_slice(prim, inputs, dout, needs):
             continue
+        args, out = saved[index].restore(inputs, result) if saved and index in saved else (inputs, result)
         if locate:
             with located_like(result):  # graph mode: backward nodes point at the forward line
-                in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
+                in_grads = prim.bprop(*args, out=out, dout=dout, needs=needs)
                 _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
         else:
-            in_grads = prim.bprop(*inputs, out=result, dout=dout, needs=needs)
+            in_grads = prim.bprop(*args, out=out, dout=dout, needs=needs)
             _accumulate_inputs(prim, inputs, in_grads, tracked, store.add)
 
     if TENSOR_HOOKS:

@@ -84,7 +84,8 @@ def vjp(
     from ..interpreters import phase
 
     with _tape.recording(None), phase("backward"):
-        grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked)
+        grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked,
+                         tape.saved)
     return output, grads[: len(positions)], grads[len(positions):]
 
 

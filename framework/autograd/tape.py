@@ -25,16 +25,22 @@ _active: ContextVar[Tape | None] = ContextVar("framework_tape", default=None)
 HOOKS: dict[str, Callable[..., Any] | None] = {"convert": None, "mode_aware": None}
 
 
+# The saved-tensor hooks in force (:mod:`framework.autograd.saved_tensors`): an object whose
+# ``pack(prim, inputs, result)`` packs what a record saves, or None.
+SAVED_HOOKS: ContextVar[Any] = ContextVar("framework_saved_tensors_hooks", default=None)
+
+
 def active() -> Tape | None:
     """The tape recording now, or None."""
     return _active.get()
 
 
 class Tape:
-    __slots__ = ("records", "tracked", "_watched", "_moved")
+    __slots__ = ("records", "tracked", "saved", "_watched", "_moved")
 
     def __init__(self) -> None:
         self.records: list[tuple[Any, tuple, Any]] = []
+        self.saved: dict[int, Any] = {}  # record index -> its packed saved tensors
         self.tracked: set[int] = set()
         self._watched: list[Any] = []  # keeps watched tensors alive so ids stay unique
         self._moved: dict[int, Any] = {}  # id(watched tensor) -> holder of its first value
@@ -84,6 +90,11 @@ class Tape:
             tracked.update(id(o) for o in result)
         else:
             tracked.add(id(result))
+        hooks = SAVED_HOOKS.get()
+        if hooks is not None:
+            saved = hooks.pack(prim, inputs, result)
+            if saved is not None:
+                self.saved[len(self.records)] = saved
         self.records.append((prim, inputs, result))
 
 

@@ -125,6 +125,25 @@ class Cell(CellHooks):
     def get_inputs(self) -> tuple[Any, ...] | None:
         return self.__dict__.get("_input_signature")
 
+    # MindSpore's names of the graphs compiled for this cell (``flops_collection(phase)``
+    # reads them, :mod:`framework.flops`): ``phase`` prefixes each, ``compile_cache`` holds
+    # them all, ``current_phase`` the latest.
+    @property
+    def phase(self) -> str:
+        return self.__dict__.get("_phase", "train")
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        object.__setattr__(self, "_phase", value)
+
+    @property
+    def compile_cache(self) -> set[str]:
+        return self.__dict__.setdefault("_compile_cache", set())
+
+    @property
+    def current_phase(self) -> str:
+        return self.__dict__.get("_current_phase", "")
+
     def _construct_cast(self, *args: Any, **kwargs: Any) -> Any:
         """``construct`` with this cell's parameters cast to its ``to_float`` dtype (what a
         compiled top-level call traces)."""

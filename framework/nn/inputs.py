@@ -4,7 +4,8 @@ placeholders among them: :mod:`framework.placeholder`).
 Contract: :func:`check_inputs` wants as many arguments as the signature holds (TypeError),
 each Tensor of the signature's dtype (TypeError), its rank and known dimensions
 (ValueError); a non-Tensor signature entry takes no Tensor (TypeError). PyNative calls are
-not checked (MindSpore's PyNative ignores set_inputs).
+not checked (MindSpore's PyNative ignores set_inputs). A placeholder's Symbol dimensions are
+checked by :func:`framework.symbol.check_dim` (a unique Symbol across the whole call).
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..common.tensor import Tensor
-from ..placeholder import DYNAMIC_RANK
+from ..placeholder import DYNAMIC_RANK, Placeholder
+from ..symbol import check_dim
 
 
-def _check_one(i: int, expected: Any, given: Any) -> None:
+def _check_one(i: int, expected: Any, given: Any, seen: dict[int, int]) -> None:
     n = i + 1
     if not isinstance(expected, Tensor):
         if isinstance(given, Tensor):
@@ -38,6 +40,10 @@ def _check_one(i: int, expected: Any, given: Any) -> None:
         if w >= 0 and w != g:
             raise ValueError(f"set_inputs: input {n} must have size {w} on axis {axis} "
                              f"(declared {list(want)}), got shape {given.shape}")
+    data = getattr(expected, "_data", None)
+    for axis, symbol in (data.symbols.items() if isinstance(data, Placeholder) else ()):
+        check_dim(symbol, int(given.shape[axis]), f"set_inputs: input {n}'s axis {axis} (shape "
+                  f"{list(given.shape)})", seen)
 
 
 def check_inputs(signature: Sequence[Any], args: Sequence[Any], where: str) -> None:
@@ -46,5 +52,6 @@ def check_inputs(signature: Sequence[Any], args: Sequence[Any], where: str) -> N
     if len(args) != len(signature):
         raise TypeError(f"{where}: set_inputs declared {len(signature)} inputs, but the call gives "
                         f"{len(args)}")
+    seen: dict[int, int] = {}
     for i, (expected, given) in enumerate(zip(signature, args)):
-        _check_one(i, expected, given)
+        _check_one(i, expected, given, seen)

@@ -38,8 +38,10 @@ class _Reduce(Primitive, abstract=True):
         axes = normalize_axes(self.axis, len(x.shape))
         return Spec(reduced_shape(x.shape, axes, self.keep_dims), x.dtype)
 
-    def _grad_shape(self, x: Any) -> tuple[int, ...]:
-        return reduced_shape(x.shape, normalize_axes(self.axis, len(x.shape)), True)
+    def _grad_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        """The reduced shape with kept axes (a shape, so a bprop reads only its input's shape:
+        the input is then not a saved tensor, see :mod:`framework.autograd.saved_tensors`)."""
+        return reduced_shape(shape, normalize_axes(self.axis, len(shape)), True)
 
 
 class ReduceSum(_Reduce):
@@ -64,7 +66,7 @@ class ReduceSum(_Reduce):
         return np.sum(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
-        return (_shape.broadcast_to(_shape.reshape(dout, self._grad_shape(x)), x.shape),)
+        return (_shape.broadcast_to(_shape.reshape(dout, self._grad_shape(x.shape)), x.shape),)
 
 
 class ReduceMean(_Reduce):
@@ -87,7 +89,7 @@ class ReduceMean(_Reduce):
 
     def bprop(self, x, *, out, dout, needs):
         count = math.prod(x.shape[a] for a in self.axis)
-        mean = _shape.reshape(_elementwise.div(dout, float(count)), self._grad_shape(x))
+        mean = _shape.reshape(_elementwise.div(dout, float(count)), self._grad_shape(x.shape))
         return (_shape.broadcast_to(mean, x.shape),)
 
 
@@ -109,7 +111,7 @@ class ReduceMax(_Reduce):
         return np.max(x, axis=self.axis, keepdims=self.keep_dims)
 
     def bprop(self, x, *, out, dout, needs):
-        shape = self._grad_shape(x)
+        shape = self._grad_shape(x.shape)
         mask = _elementwise.cast(_elementwise.equal(x, _shape.reshape(out, shape)), dout.dtype)
         # ties share the gradient equally (a valid subgradient; exact for unique maxima)
         share = _elementwise.div(mask, _shape.reshape(reduce_sum(mask, self.axis, False), shape))

@@ -46,7 +46,7 @@ class ReduceProd(_Reduce):
         return np.prod(x, axis=self.axis, keepdims=self.keep_dims, dtype=x.dtype)
 
     def bprop(self, x, *, out, dout, needs):
-        shape = self._grad_shape(x)
+        shape = self._grad_shape(x.shape)
         is_zero = equal(x, 0)
         zeros = reduce_sum(cast(is_zero, x.dtype), self.axis, True)
         rest = ReduceProd(True)(select(is_zero, 1, x), self.axis)

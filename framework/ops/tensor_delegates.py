@@ -40,6 +40,7 @@ from . import special_math as _special_math
 from . import stack_split as _stack_split
 from . import tensor_only as _tensor_only
 from . import value_shaped as _value_shaped
+from .. import storage as _framework_storage
 
 METHODS = {
     'absolute': _math_composite.absolute,
@@ -285,6 +286,7 @@ METHODS = {
     'unsorted_segment_min': _segment.unsorted_segment_min,
     'unsorted_segment_prod': _segment.unsorted_segment_prod,
     'unsqueeze': _array_layout.unsqueeze,
+    'untyped_storage': _framework_storage.untyped_storage,
     'var': _reductions.var,
     'view_as': _tensor_only.view_as,
     'vsplit': _stack_split.vsplit,
