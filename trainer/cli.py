@@ -157,7 +157,9 @@ def run(
     if is_initialized() and get_rank() != 0:
         return  # rank 0 reports for the job
     if result.nothing_to_train:
-        typer.echo(f"{config.name} [{result.mode}]: {result.nothing_to_train}")
+        from .run_summary import run_label
+
+        typer.echo(f"{run_label(config, result.mode)}: {result.nothing_to_train}")
         return
     from .run_summary import summary
 

@@ -186,10 +186,15 @@ def _execute(plan: RunPlan) -> RunResult:
 
 
 def _announce(plan: RunPlan, built: Built, record: Any) -> None:
-    """Before the first step: the model summary (also logged as ``model_summary.txt``) and
-    the run's MLflow page, so it can be watched while it trains."""
+    """Before the first step: the precision when not float32 (and why it may be slow), the
+    model summary (also logged as ``model_summary.txt``) and the run's MLflow page, so it
+    can be watched while it trains."""
     from .model_summary import model_summary
+    from .precision import announce
 
+    config = plan.config
+    if plan.rank.leader:
+        announce(config.precision, plan.mode, config.device, built.model, plan.options.quiet)
     x = built.task.summary_input(plan.config, built.data)
     text = model_summary(built.model.network, x) if x is not None else None
     if text and record is not None:
@@ -298,6 +303,10 @@ def _open_record(plan: RunPlan, built: Built) -> Any:
                   tags, resumed)
     built.run.callbacks.append(MLflowLogger(run, config.train.log_every, built.task.metric_prefix,
                                             by_steps=built.task.by_steps))
+    if config.precision != "fp32":
+        from .precision import AmpMetrics
+
+        built.run.callbacks.append(AmpMetrics(run, config.train.log_every))
     return run
 
 

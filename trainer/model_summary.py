@@ -8,6 +8,10 @@ Output shapes come from one eager forward pass of two samples (the task's
 (``Cell.register_forward_hook``): no BatchNorm statistic moves and nothing random is drawn,
 so a run with the summary trains exactly as one without. A cell the forward pass does not
 call (a container) shows ``-``.
+
+A network in mixed precision (``precision: bf16|fp16``, amp O2) is shown as the user wrote
+it: the cast wrappers amp puts around the network and its BatchNorm/LayerNorm cells are
+left out, each wrapped cell under the wrapper's name (the rows of the float32 run).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
+from framework.amp.levels import user_cell
 
 MAX_DEPTH = 2
 
@@ -36,12 +42,29 @@ def _shape(out: Any, batch: int) -> str:
     return "(" + ", ".join(shape) + ")"
 
 
+def user_cells(net: Any, prefix: str = "", depth: int = MAX_DEPTH,
+               seen: set[int] | None = None) -> list[tuple[str, Any]]:
+    """``(dotted name, cell)`` of the cells inside ``net`` to ``depth``, in order, each once,
+    an amp cast wrapper replaced by the cell it wraps (under the wrapper's name)."""
+    seen = {id(user_cell(net))} if seen is None else seen
+    out: list[tuple[str, Any]] = []
+    for name, child in user_cell(net)._cells.items():
+        child = user_cell(child)
+        if child is None or id(child) in seen:
+            continue
+        seen.add(id(child))
+        full = f"{prefix}.{name}" if prefix else name
+        out.append((full, child))
+        if depth > 1:
+            out.extend(user_cells(child, full, depth - 1, seen))
+    return out
+
+
 def summary_rows(net: Any, x: np.ndarray) -> list[tuple[str, str, str, int]]:
     """``(name, type, output shape, parameters)`` of the cells to depth 2, in order."""
     import framework as ms
 
-    cells = [(name, cell) for name, cell in net.cells_and_names()
-             if name and name.count(".") < MAX_DEPTH]
+    cells = user_cells(net)
     shapes: dict[int, str] = {}
 
     def record(cell: Any, _args: Any, out: Any) -> None:
@@ -69,6 +92,6 @@ def model_summary(net: Any, x: np.ndarray) -> str:
     lines = [f"  {a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {p:>10}"
              for (a, b, c), p in zip(cells, params)]
     trainable, total = _count(net.trainable_params()), _count(net.get_parameters())
-    return "\n".join([f"model: {type(net).__name__}, input {_shape(x, len(x))}", *lines,
+    return "\n".join([f"model: {type(user_cell(net)).__name__}, input {_shape(x, len(x))}", *lines,
                       f"  {trainable:,} trainable parameters ({total:,} in all, "
                       f"{total * 4 / 1e6:.2f} MB as float32)"])

@@ -5,6 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 
+def run_label(config: Any, mode: str) -> str:
+    """``lenet-mnist [graph]``, with the precision when it is not float32:
+    ``lenet-mnist [graph, bf16]``."""
+    precision = getattr(config, "precision", "fp32")
+    return f"{config.name} [{mode}{'' if precision == 'fp32' else ', ' + precision}]"
+
+
 def summary(config: Any, result: Any) -> str:
     """The lines a finished run ends with: results (the task's figures), then where
     everything is."""
@@ -12,7 +19,7 @@ def summary(config: Any, result: Any) -> str:
 
     task = task_of(config)
     compile_s = f", compile {result.compile_seconds:.1f} s" if result.compile_seconds else ""
-    lines = [f"{config.name} [{result.mode}]: {task.result_line(config, result)}",
+    lines = [f"{run_label(config, result.mode)}: {task.result_line(config, result)}",
              f"  speed:      {task.speed_line(config, result)}{compile_s}",
              f"  checkpoint: {result.checkpoint}"]
     if result.best_checkpoint:

@@ -82,6 +82,14 @@ class _OutputTo16(nn.Cell):
         return cast_floats(self._backbone(*args, **kwargs), self.dtype)
 
 
+def user_cell(cell: nn.Cell) -> nn.Cell:
+    """The user's cell inside the cast wrappers of O1/O2/O3 (the float32 outputs, O2's
+    float32 BatchNorm), or ``cell`` itself: what a model summary shows in its place."""
+    while isinstance(cell, _OutputTo32 | _OutputTo16):
+        cell = cell._backbone
+    return cell
+
+
 class _PrimitiveIn(nn.Cell):
     """A white-list primitive computing in ``dtype``: its float inputs cast to ``dtype``, its
     float outputs cast back to float32 (MindSpore's O1 cast pair around the call)."""
