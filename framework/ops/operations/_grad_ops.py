@@ -89,6 +89,13 @@ from . import (
 from ..pool_grads import (
     AvgPool3DGrad,
 )
+from ..sampling_backprops import (
+    DeformableOffsetsGrad,
+    GridSampler2DGrad,
+    GridSampler3DGrad,
+    ROIAlignGrad,
+    ResizeBicubicGrad,
+)
 from ..sparse_segment_grads import (
     SparseSegmentMeanGrad,
     SparseSegmentSqrtNGrad,
@@ -111,6 +118,7 @@ __all__ = [
     'BiasAddGrad',
     'BinaryCrossEntropyGrad',
     'Conv2DBackpropInput',
+    'DeformableOffsetsGrad',
     'DropoutGrad',
     'EluGrad',
     'FastGeLUGrad',
@@ -118,6 +126,8 @@ __all__ = [
     'GatherDGradV2',
     'GeLUGrad',
     'GluGrad',
+    'GridSampler2DGrad',
+    'GridSampler3DGrad',
     'HShrinkGrad',
     'HSigmoidGrad',
     'HSwishGrad',
@@ -142,9 +152,11 @@ __all__ = [
     'PReLUGrad',
     'PadV3Grad',
     'PdistGrad',
+    'ROIAlignGrad',
     'ReLU6Grad',
     'ReciprocalGrad',
     'ReluGrad',
+    'ResizeBicubicGrad',
     'ResizeLinear1DGrad',
     'ResizeNearestNeighborGrad',
     'ResizeNearestNeighborV2Grad',

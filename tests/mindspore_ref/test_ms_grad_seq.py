@@ -1,0 +1,96 @@
+"""The sampling and LSTM backward primitives of ``ops.operations._grad_ops``
+(:mod:`tests.mindspore_ref.ms_grad_seq_programs`) in both modes: against MindSpore 2.10's
+recorded answers (``ms_grad_seq_expected.json``, CI), our two modes against each other, and
+MindSpore itself where ``MINDSPORE_PYTHON`` names its venv. Then checks against finite
+differences of the forward ops they are the backward of."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from framework import Tensor, ops
+from framework.ops import operations as P
+from framework.ops.operations import _grad_ops as G
+from tests.mindspore_ref.ms_grad_seq_programs import PROGRAMS
+from tests.mindspore_ref.recorded import Recorded
+
+RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_grad_seq_expected.json", per_mode=True,
+                    tolerance={"*": {"rtol": 1e-4, "atol": 1e-5}}, slow_graph=True)
+(test_recorded_answers_cover_every_program, test_matches_mindspores_answer, test_modes_agree,
+ test_against_mindspore) = RECORDED.tests()
+
+
+# -- independent of the recording ---------------------------------------------------------
+def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (f(up) - f(down)) / (2 * eps)
+    return g
+
+
+def _weighted(forward, dy: np.ndarray):
+    """``a -> sum(forward(a) * dy)`` on float64 arrays: the function whose gradient a VJP is."""
+    return lambda *a: float((forward(*(Tensor(v) for v in a)).asnumpy() * dy).sum())
+
+
+@pytest.mark.parametrize("mode,padding,corners", [("bilinear", "zeros", False),
+                                                  ("bilinear", "reflection", True)])
+def test_grid_sampler_2d_grad_is_the_forwards_derivative(mode, padding, corners):
+    rng = np.random.default_rng(0)
+    x, grid = rng.normal(size=(1, 2, 3, 4)), rng.uniform(-1.1, 1.1, size=(1, 2, 3, 2))
+    dy = rng.normal(size=(1, 2, 2, 3))
+    # ops.grid_sample: MindSpore's sampler with every padding mode (P.GridSampler2D here is mint's)
+    def forward(a, g):
+        return ops.grid_sample(a, g, mode, padding, corners)
+
+    dx, dgrid = G.GridSampler2DGrad(mode, padding, corners)(Tensor(dy), Tensor(x), Tensor(grid))
+    f = _weighted(forward, dy)
+    np.testing.assert_allclose(dx.asnumpy(), _numeric_grad(lambda a: f(a, grid), x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dgrid.asnumpy(), _numeric_grad(lambda g: f(x, g), grid), rtol=1e-5, atol=1e-8)
+
+
+def test_roi_align_grad_is_the_features_derivative():
+    rng = np.random.default_rng(1)
+    feats = rng.normal(size=(2, 2, 5, 6))
+    rois = np.array([[0, 0.5, 1.0, 3.5, 3.2], [1, 1.0, 0.0, 4.0, 4.0]])
+    dy = rng.normal(size=(2, 2, 3, 2))
+    forward = P.ROIAlign(3, 2, 0.75, 2)
+    ours = G.ROIAlignGrad(3, 2, 0.75, 2)(Tensor(dy), Tensor(rois), (2, 2, 5, 6)).asnumpy()
+    expected = _numeric_grad(lambda a: _weighted(forward, dy)(a, rois), feats)
+    np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("corners,half", [(False, False), (True, False), (False, True)])
+def test_resize_bicubic_grad_is_the_resizes_derivative(corners, half):
+    rng = np.random.default_rng(2)
+    image, dy = rng.normal(size=(1, 2, 3, 4)), rng.normal(size=(1, 2, 5, 3))
+    forward = P.ResizeBicubic(corners, half)
+    ours = G.ResizeBicubicGrad(corners, half)(Tensor(dy), Tensor(image)).asnumpy()
+    expected = _numeric_grad(lambda a: _weighted(lambda t: forward(t, (5, 3)), dy)(a), image)
+    np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-8)
+
+
+def test_deformable_offsets_grad_is_the_forwards_derivative():
+    rng = np.random.default_rng(3)
+    x, offsets = rng.normal(size=(1, 2, 3, 4)), rng.uniform(-0.9, 0.9, size=(1, 12, 2, 3))
+    dy = rng.normal(size=(1, 2, 4, 6))
+    args = ((1, 1, 1, 1), (0, 0, 0, 0), (2, 2))
+    forward = P.DeformableOffsets(*args)
+    dx, doff = G.DeformableOffsetsGrad(*args)(Tensor(dy), Tensor(x), Tensor(offsets))
+    f = _weighted(forward, dy)
+    np.testing.assert_allclose(dx.asnumpy(), _numeric_grad(lambda a: f(a, offsets), x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(doff.asnumpy(), _numeric_grad(lambda o: f(x, o), offsets), rtol=1e-5,
+                               atol=1e-7)
+
+
+def test_a_cotangent_of_the_wrong_shape_is_named():
+    with pytest.raises(ValueError, match="GridSampler2DGrad: grad has shape"):
+        G.GridSampler2DGrad()(Tensor(np.ones((1, 1, 2, 2), np.float32)),
+                              Tensor(np.ones((1, 1, 3, 3), np.float32)),
+                              Tensor(np.zeros((1, 3, 3, 2), np.float32)))
