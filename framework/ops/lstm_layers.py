@@ -9,9 +9,11 @@ layer-major, forward direction first; ``in`` is ``input_size`` for the first lay
 ``H * directions`` after. Gates are stacked ``i, f, g, o``. ``hx``, ``cx`` are ``(layers *
 directions, B, H)``. Returns ``(y (T, B, H * directions), hy, cy, reserve, state)``: the last
 layer's outputs (both directions side by side), every layer's final hidden and cell
-states, and two workspace tensors of MindSpore's kernel (here ``(1, 1)`` zeros: nothing
-reads them). ``dropout`` is accepted and not applied (as MindSpore's CPU kernel does for
-inference); ``proj_size`` other than 0 is refused.
+states, and MindSpore's two workspace tensors: ``reserve`` (here the input ``x``, flat,
+``(T * B * input_size, 1)``, without a gradient: what ``G.LSTMGradData``, given no ``x``,
+recomputes the forward from) and ``state`` (``(1, 1)`` zeros). ``dropout`` is accepted and
+not applied (as MindSpore's CPU kernel does for inference); ``proj_size`` other than 0 is
+refused.
 
 Each step is a matmul and :class:`~.lstm_cell.LSTMPointwise`, unrolled over the (static)
 time steps, so gradients (input, states, the flat weights) and graph mode are theirs.
@@ -23,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..common.tensor import Tensor
 from ._utils import argument_error
 from .array_ops import stack
 from .lstm_cell import LSTMPointwise
 from .nn_ops import matmul
-from .shape_ops import concat, reshape
+from .shape_ops import concat, reshape, stop_gradient
 
 _POINTWISE = LSTMPointwise()
 
@@ -108,5 +111,5 @@ class LSTM:
                 h_out.append(h)
                 c_out.append(c)
             inputs = concat(outs, -1) if directions == 2 else outs[0]
-        workspace = Tensor(np.zeros((1, 1), np.dtype(x._data.dtype)))
-        return inputs, stack(h_out, 0), stack(c_out, 0), workspace, workspace
+        state = Tensor(np.zeros((1, 1), mstype.to_np(x.dtype)))
+        return inputs, stack(h_out, 0), stack(c_out, 0), stop_gradient(reshape(x, (-1, 1))), state

@@ -3,6 +3,10 @@ the sampling ops and the LSTM: ``GridSampler2DGrad``, ``GridSampler3DGrad``, ``R
 ``ResizeBicubicGrad``, ``DeformableOffsetsGrad`` and ``LSTMGrad`` (after ``P.LSTM``'s forward,
 whose outputs it takes).
 
+MindSpore 2.10's CPU build registers no kernel for ``LSTMGradData`` (nor ``LSTMGradWeight``),
+so ``UNTESTABLE`` records its error; ``test_ms_grad_seq.py`` checks ours against ``LSTMGrad``
+and finite differences instead.
+
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
 ".ops.operations._grad_ops")`` so one source runs on both engines.
@@ -26,6 +30,11 @@ def wave(shape, scale=1.0, phase=0.0):
     size = int(np.prod(shape))
     return (np.sin(np.arange(size, dtype=np.float32) * 0.73 + phase) * scale).reshape(shape)
 '''
+
+UNTESTABLE = {
+    "ops.operations._grad_ops:LSTMGradData": "RuntimeError: Kernel select failed: Unsupported op "
+                                             "[LSTMGradData] on CPU",
+}
 
 PROGRAMS: dict[str, str] = {}
 
@@ -132,6 +141,45 @@ def main():
     off2 = Tensor(wave((1, 24, 2, 3), 0.7, 1.3))
     d2 = Tensor(wave((1, 2, 4, 6), 1.0, 2.1))
     return Net()(d1, x, off1, d2, off2)
+'''
+
+# MindSpore 2.10's CPU kernel refuses stacked layers of differing input sizes ("could not
+# create a primitive descriptor"), so the 2-layer case has input_size == hidden_size; it is
+# one-directional (stacked bidirectional layers: our P.LSTM's forward differs from MindSpore's)
+PROGRAMS["lstm"] = _PRELUDE + '''
+def weights(input_size, hidden, layers, bias, directions):
+    size = 0
+    for layer in range(layers):
+        width = input_size if layer == 0 else hidden * directions
+        size += directions * (4 * hidden * width + 4 * hidden * hidden + (4 * hidden if bias else 0))
+    return Tensor(wave((size, 1, 1), 0.4, 0.1 * layers + directions))
+
+
+class Net(nn.Cell):
+    def __init__(self, input_size, hidden, layers, bias, bidirectional):
+        super().__init__()
+        self.lstm = P.LSTM(input_size, hidden, layers, bias, bidirectional, 0.0)
+        self.grad = G.LSTMGrad(input_size, hidden, layers, bias, bidirectional, 0.0)
+
+    def construct(self, x, h, c, w, dy, dh, dc):
+        y, hy, cy, reserve, _ = self.lstm(x, h, c, w)
+        return self.grad(x, h, c, w, y, hy, cy, dy, dh, dc, reserve)
+
+
+def case(input_size, hidden, layers, bias, bidirectional):
+    directions = 2 if bidirectional else 1
+    cells = layers * directions
+    x = Tensor(wave((3, 2, input_size), 1.0, 0.3))
+    h, c = Tensor(wave((cells, 2, hidden), 0.8, 1.0)), Tensor(wave((cells, 2, hidden), 0.6, 2.0))
+    dy = Tensor(wave((3, 2, hidden * directions), 1.0, 0.5))
+    dh, dc = Tensor(wave((cells, 2, hidden), 0.5, 1.5)), Tensor(wave((cells, 2, hidden), 0.7, 2.5))
+    w = weights(input_size, hidden, layers, bias, directions)
+    return Net(input_size, hidden, layers, bias, bidirectional)(x, h, c, w, dy, dh, dc)
+
+
+def main():
+    return (case(3, 4, 1, True, False), case(3, 4, 1, True, True), case(4, 4, 2, True, False),
+            case(4, 4, 2, False, False))
 '''
 
 

@@ -94,3 +94,53 @@ def test_a_cotangent_of_the_wrong_shape_is_named():
         G.GridSampler2DGrad()(Tensor(np.ones((1, 1, 2, 2), np.float32)),
                               Tensor(np.ones((1, 1, 3, 3), np.float32)),
                               Tensor(np.zeros((1, 3, 3, 2), np.float32)))
+
+
+def _lstm_case(rng, input_size, hidden, layers, bias, bidirectional):
+    directions = 2 if bidirectional else 1
+    size = sum(directions * (4 * hidden * (input_size if k == 0 else hidden * directions)
+                             + 4 * hidden * hidden + (4 * hidden if bias else 0)) for k in range(layers))
+    cells = layers * directions
+    x, w = rng.normal(size=(3, 2, input_size)), rng.normal(size=(size, 1, 1)) * 0.4
+    h, c = rng.normal(size=(cells, 2, hidden)), rng.normal(size=(cells, 2, hidden))
+    dy = rng.normal(size=(3, 2, hidden * directions))
+    dh, dc = rng.normal(size=(cells, 2, hidden)), rng.normal(size=(cells, 2, hidden))
+    return x, h, c, w, dy, dh, dc
+
+
+@pytest.mark.parametrize("layers,bias,bidirectional", [(1, True, False), (2, False, True)])
+def test_lstm_grad_is_the_lstms_derivative(layers, bias, bidirectional):
+    x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(4), 3, 2, layers, bias, bidirectional)
+    args = (3, 2, layers, bias, bidirectional, 0.0)
+    forward = P.LSTM(*args)
+
+    def weighted(*a):
+        y, hy, cy = forward(*(Tensor(v) for v in a))[:3]
+        return float((y.asnumpy() * dy).sum() + (hy.asnumpy() * dh).sum() + (cy.asnumpy() * dc).sum())
+
+    y, hy, cy, reserve, _ = forward(Tensor(x), Tensor(h), Tensor(c), Tensor(w))
+    grads = G.LSTMGrad(*args)(Tensor(x), Tensor(h), Tensor(c), Tensor(w), y, hy, cy, Tensor(dy), Tensor(dh),
+                              Tensor(dc), reserve)
+    inputs = [x, h, c, w]
+    for k, ours in enumerate(grads):
+        def moved(v, k=k):
+            return weighted(*(v if j == k else a for j, a in enumerate(inputs)))
+
+        np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(moved, inputs[k]), rtol=1e-5, atol=1e-8)
+
+
+def test_lstm_grad_data_reads_the_input_from_the_forwards_reserve():
+    """MindSpore's CPU build has no LSTMGradData kernel: ours equals LSTMGrad's data
+    gradients, which match MindSpore (``lstm`` program) and finite differences (above)."""
+    x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(5), 3, 4, 2, True, True)
+    args = (3, 4, 2, True, True, 0.0)
+    y, hy, cy, reserve, state = P.LSTM(*args)(Tensor(x), Tensor(h), Tensor(c), Tensor(w))
+    data = G.LSTMGradData(*args)(y, Tensor(dy), Tensor(dh), Tensor(dc), Tensor(w), Tensor(h), Tensor(c),
+                                 reserve, state)
+    full = G.LSTMGrad(*args)(Tensor(x), Tensor(h), Tensor(c), Tensor(w), y, hy, cy, Tensor(dy), Tensor(dh),
+                             Tensor(dc), reserve)
+    for ours, expected in zip(data, full[:3]):
+        np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="LSTMGradData: reserve must be P.LSTM's reserve output"):
+        G.LSTMGradData(*args)(y, Tensor(dy), Tensor(dh), Tensor(dc), Tensor(w), Tensor(h), Tensor(c),
+                              state, state)

@@ -77,6 +77,10 @@ from ..grad_transposes import (
     GatherDGradV2,
     LuUnpackGrad,
 )
+from ..lstm_backprops import (
+    LSTMGrad,
+    LSTMGradData,
+)
 from ..normalization_grads import (
     BatchNormGrad,
     LRNGrad,
@@ -135,6 +139,8 @@ __all__ = [
     'KLDivLossGrad',
     'L2NormalizeGrad',
     'LRNGrad',
+    'LSTMGrad',
+    'LSTMGradData',
     'LayerNormGrad',
     'LogSoftmaxGrad',
     'LogitGrad',
