@@ -12,9 +12,16 @@ in ``w``'s shape.
   the same gradients (``y``, ``hy``, ``cy`` and ``reserve`` are accepted and not read).
 - ``LSTMGradData(input_size, hidden_size, num_layers, has_bias, bidirectional,
   dropout)(y, dy, dhy, dcy, w, hx, cx, reserve, state) -> (dx, dhx, dcx)``: it gets no
-  ``x``; our ``P.LSTM``'s ``reserve`` is its input ``x``, flat, which this reads back
-  (``reserve`` must be that output of the forward). MindSpore 2.10 registers no CPU kernel
-  for it (its GPU kernel reads cuDNN's workspace).
+  ``x``, which it reads from ``reserve`` (``P.LSTM``'s output of that name: see
+  :mod:`.lstm_layers`); it then writes ``dy``, ``dhy``, ``dcy`` into ``reserve``, in place,
+  for ``LSTMGradWeight``.
+- ``LSTMGradWeight(input_size, hidden_size, num_layers, has_bias, bidirectional,
+  dropout)(x, hx, y, reserve, state) -> dw`` ``(weights, 1, 1)`` (the shape of MindSpore's
+  flat LSTM weight): the weights' gradient for the cotangents ``LSTMGradData`` left in
+  ``reserve`` (with ``cx`` and the weights the forward left there), so it runs after
+  ``LSTMGradData`` on the same ``reserve``, as MindSpore's GPU backward of ``P.LSTM`` calls
+  them (cuDNN's backward weights reads what its backward data wrote).
+  MindSpore 2.10 registers no CPU kernel for either (its GPU kernels read cuDNN's workspace).
 - ``dropout`` is accepted and not applied, as by the forward.
 """
 
@@ -22,10 +29,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ._utils import argument_error
+from .elementwise import cast
 from .lstm_layers import LSTM
 from .sampling_backprops import backprop_of
-from .shape_ops import reshape
+from .shape_ops import concat, reshape
+from .state import assign
 
 
 def _outputs(lstm: LSTM) -> Any:
@@ -61,25 +72,49 @@ class LSTMGradData:
 
     def __call__(self, y: Any, dy: Any, dhy: Any, dcy: Any, w: Any, hx: Any, cx: Any, reserve: Any,
                  state: Any) -> tuple[Any, Any, Any]:
-        _check_cotangents(type(self).__name__, (y, hx, cx), (dy, dhy, dcy))
-        x = input_of(type(self).__name__, reserve, y, self.input_size)
+        who = type(self).__name__
+        _check_cotangents(who, (y, hx, cx), (dy, dhy, dcy))
+        x = _part(who, self.forward, reserve, y, "x")
         dx, dhx, dcx = backprop_of(_outputs(self.forward), (x, hx, cx, w), (0, 1, 2), (dy, dhy, dcy))
+        # x, cx and w as the forward left them, then the cotangents
+        head = reshape(reserve, (-1,))[:_offset(self.forward, y, "dy")]
+        filled = concat([head] + [cast(reshape(d, (-1,)), reserve.dtype) for d in (dy, dhy, dcy)], 0)
+        assign(reserve, reshape(filled, tuple(reserve.shape)))
         return dx, dhx, dcx
 
 
-def input_of(who: str, reserve: Any, y: Any, input_size: int) -> Any:
-    """The forward's input ``x`` ``(T, B, input_size)``, read back from our ``P.LSTM``'s
-    ``reserve`` (``T``, ``B`` from ``y``)."""
-    steps, batch = int(y.shape[0]), int(y.shape[1])
-    size = steps * batch * input_size
-    count = 1
-    for n in reserve.shape:
-        count *= int(n)
-    if count != size:
+class LSTMGradWeight:
+    """See the module docstring."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int, has_bias: bool,
+                 bidirectional: bool, dropout: float) -> None:
+        self.forward = LSTM(input_size, hidden_size, num_layers, has_bias, bidirectional, dropout)
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.has_bias, self.bidirectional, self.dropout = has_bias, bidirectional, dropout
+
+    def __call__(self, x: Any, hx: Any, y: Any, reserve: Any, state: Any) -> Any:
+        who = type(self).__name__
+        cx, w = _part(who, self.forward, reserve, y, "cx"), _part(who, self.forward, reserve, y, "w")
+        sens = tuple(_part(who, self.forward, reserve, y, name) for name in ("dy", "dhy", "dcy"))
+        dw = backprop_of(_outputs(self.forward), (x, hx, cx, w), (3,), sens)[0]
+        return reshape(dw, (-1, 1, 1))
+
+
+def _offset(lstm: LSTM, y: Any, name: str) -> int:
+    return lstm.reserve_parts(int(y.shape[0]), int(y.shape[1]))[name][0]
+
+
+def _part(who: str, lstm: LSTM, reserve: Any, y: Any, name: str) -> Any:
+    """The part ``name`` of our ``P.LSTM``'s ``reserve`` (``T``, ``B`` from ``y``)."""
+    parts = lstm.reserve_parts(int(y.shape[0]), int(y.shape[1]))
+    last, last_shape = parts["dcy"]
+    size = last + int(np.prod(last_shape))
+    if int(np.prod(tuple(reserve.shape))) != size:
         raise argument_error(who, ValueError(
-            f"reserve must be P.LSTM's reserve output for this input ({size} values: x of "
-            f"{(steps, batch, input_size)}), got shape {tuple(reserve.shape)}"))
-    return reshape(reserve, (steps, batch, input_size))
+            f"reserve must be P.LSTM's reserve output for this input ({size} values for y of shape "
+            f"{tuple(y.shape)}), got shape {tuple(reserve.shape)}"))
+    at, shape = parts[name]
+    return reshape(reshape(reserve, (-1,))[at:at + int(np.prod(shape))], shape)
 
 
 def _check_cotangents(who: str, outputs: tuple[Any, ...], cotangents: tuple[Any, ...]) -> None:

@@ -9,11 +9,14 @@ layer-major, forward direction first; ``in`` is ``input_size`` for the first lay
 ``H * directions`` after. Gates are stacked ``i, f, g, o``. ``hx``, ``cx`` are ``(layers *
 directions, B, H)``. Returns ``(y (T, B, H * directions), hy, cy, reserve, state)``: the last
 layer's outputs (both directions side by side), every layer's final hidden and cell
-states, and MindSpore's two workspace tensors: ``reserve`` (here the input ``x``, flat,
-``(T * B * input_size, 1)``, without a gradient: what ``G.LSTMGradData``, given no ``x``,
-recomputes the forward from) and ``state`` (``(1, 1)`` zeros). ``dropout`` is accepted and
-not applied (as MindSpore's CPU kernel does for inference); ``proj_size`` other than 0 is
-refused.
+states, and MindSpore's two workspace tensors: ``reserve`` and ``state`` (``(1, 1)`` zeros).
+``reserve`` (``(size, 1)``, without a gradient) is what the backward primitives, given only
+some of the forward's inputs, read: the input ``x``, ``cx`` and the weights (``LSTM.weights``
+of them), all flat, then room for the cotangents of ``y``, ``hy`` and ``cy``, zeros until
+``G.LSTMGradData`` writes its own there for ``G.LSTMGradWeight`` (as cuDNN's backward data
+fills the reserve its backward weights reads); :meth:`LSTM.reserve_parts` gives the layout.
+``dropout`` is accepted and not applied (as MindSpore's CPU kernel does for inference);
+``proj_size`` other than 0 is refused.
 
 Each step is a matmul and :class:`~.lstm_cell.LSTMPointwise`, unrolled over the (static)
 time steps, so gradients (input, states, the flat weights) and graph mode are theirs.
@@ -70,6 +73,23 @@ class LSTM:
         total = at + len(starts) * gates * hidden + (len(starts) * gates if self.has_bias else 0)
         return starts, total
 
+    @property
+    def weights(self) -> int:
+        """How many values of ``w`` the layers read."""
+        return self._pieces()[1]
+
+    def reserve_parts(self, steps: int, batch: int) -> dict[str, tuple[int, tuple[int, ...]]]:
+        """``reserve``'s layout for ``steps x batch`` inputs: per part, its offset and shape."""
+        directions = 2 if self.bidirectional else 1
+        states = (self.num_layers * directions, batch, self.hidden_size)
+        shapes = {"x": (steps, batch, self.input_size), "cx": states, "w": (self.weights,),
+                  "dy": (steps, batch, self.hidden_size * directions), "dhy": states, "dcy": states}
+        parts, at = {}, 0
+        for name, shape in shapes.items():
+            parts[name] = (at, shape)
+            at += int(np.prod(shape))
+        return parts
+
     def __call__(self, x: Any, hx: Any, cx: Any, w: Any) -> tuple[Any, ...]:
         directions = 2 if self.bidirectional else 1
         hidden, gates = self.hidden_size, 4 * self.hidden_size
@@ -111,5 +131,10 @@ class LSTM:
                 h_out.append(h)
                 c_out.append(c)
             inputs = concat(outs, -1) if directions == 2 else outs[0]
-        state = Tensor(np.zeros((1, 1), mstype.to_np(x.dtype)))
-        return inputs, stack(h_out, 0), stack(c_out, 0), stop_gradient(reshape(x, (-1, 1))), state
+        dtype = mstype.to_np(x.dtype)
+        parts = self.reserve_parts(steps, batch)
+        room = sum(int(np.prod(parts[name][1])) for name in ("dy", "dhy", "dcy"))
+        reserve = concat([reshape(x, (-1,)), reshape(cx, (-1,)), flat[:total], Tensor(np.zeros(room, dtype))],
+                         0)
+        state = Tensor(np.zeros((1, 1), dtype))
+        return inputs, stack(h_out, 0), stack(c_out, 0), stop_gradient(reshape(reserve, (-1, 1))), state

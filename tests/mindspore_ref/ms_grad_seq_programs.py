@@ -3,9 +3,9 @@ the sampling ops and the LSTM: ``GridSampler2DGrad``, ``GridSampler3DGrad``, ``R
 ``ResizeBicubicGrad``, ``DeformableOffsetsGrad`` and ``LSTMGrad`` (after ``P.LSTM``'s forward,
 whose outputs it takes).
 
-MindSpore 2.10's CPU build registers no kernel for ``LSTMGradData`` (nor ``LSTMGradWeight``),
-so ``UNTESTABLE`` records its error; ``test_ms_grad_seq.py`` checks ours against ``LSTMGrad``
-and finite differences instead.
+MindSpore 2.10's CPU build registers no kernel for ``LSTMGradData`` nor ``LSTMGradWeight``, so
+``UNTESTABLE`` records its error; ``test_ms_grad_seq.py`` checks ours against ``LSTMGrad`` (in
+both modes) and finite differences instead.
 
 Each program is one Cell applying the classes with MindSpore's argument order and attributes;
 graph mode compiles it. Module paths are imported as ``importlib.import_module(ms.__name__ +
@@ -34,6 +34,8 @@ def wave(shape, scale=1.0, phase=0.0):
 UNTESTABLE = {
     "ops.operations._grad_ops:LSTMGradData": "RuntimeError: Kernel select failed: Unsupported op "
                                              "[LSTMGradData] on CPU",
+    "ops.operations._grad_ops:LSTMGradWeight": "RuntimeError: Kernel select failed: Unsupported op "
+                                               "[LSTMGradWeight] on CPU",
 }
 
 PROGRAMS: dict[str, str] = {}

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from framework import Tensor, ops
+import framework
+from framework import Tensor, nn, ops
 from framework.ops import operations as P
 from framework.ops.operations import _grad_ops as G
 from tests.mindspore_ref.ms_grad_seq_programs import PROGRAMS
@@ -108,7 +109,8 @@ def _lstm_case(rng, input_size, hidden, layers, bias, bidirectional):
     return x, h, c, w, dy, dh, dc
 
 
-@pytest.mark.parametrize("layers,bias,bidirectional", [(1, True, False), (2, False, True)])
+@pytest.mark.parametrize("layers,bias,bidirectional", [
+    (1, True, False), pytest.param(2, False, True, marks=pytest.mark.slow)])
 def test_lstm_grad_is_the_lstms_derivative(layers, bias, bidirectional):
     x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(4), 3, 2, layers, bias, bidirectional)
     args = (3, 2, layers, bias, bidirectional, 0.0)
@@ -129,18 +131,41 @@ def test_lstm_grad_is_the_lstms_derivative(layers, bias, bidirectional):
         np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(moved, inputs[k]), rtol=1e-5, atol=1e-8)
 
 
-def test_lstm_grad_data_reads_the_input_from_the_forwards_reserve():
-    """MindSpore's CPU build has no LSTMGradData kernel: ours equals LSTMGrad's data
-    gradients, which match MindSpore (``lstm`` program) and finite differences (above)."""
-    x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(5), 3, 4, 2, True, True)
-    args = (3, 4, 2, True, True, 0.0)
-    y, hy, cy, reserve, state = P.LSTM(*args)(Tensor(x), Tensor(h), Tensor(c), Tensor(w))
-    data = G.LSTMGradData(*args)(y, Tensor(dy), Tensor(dh), Tensor(dc), Tensor(w), Tensor(h), Tensor(c),
-                                 reserve, state)
-    full = G.LSTMGrad(*args)(Tensor(x), Tensor(h), Tensor(c), Tensor(w), y, hy, cy, Tensor(dy), Tensor(dh),
-                             Tensor(dc), reserve)
-    for ours, expected in zip(data, full[:3]):
-        np.testing.assert_allclose(ours.asnumpy(), expected.asnumpy(), rtol=1e-12)
+class _SplitBackward(nn.Cell):
+    """The forward, then LSTMGrad, then LSTMGradData and LSTMGradWeight on the same reserve
+    (the order MindSpore's GPU backward of P.LSTM calls them in)."""
+
+    def __init__(self, *args):
+        super().__init__()
+        self.forward, self.full = P.LSTM(*args), G.LSTMGrad(*args)
+        self.data, self.weight = G.LSTMGradData(*args), G.LSTMGradWeight(*args)
+
+    def construct(self, x, h, c, w, dy, dh, dc):
+        y, hy, cy, reserve, state = self.forward(x, h, c, w)
+        full = self.full(x, h, c, w, y, hy, cy, dy, dh, dc, reserve)
+        dx, dhx, dcx = self.data(y, dy, dh, dc, w, h, c, reserve, state)
+        return full, (dx, dhx, dcx, self.weight(x, h, y, reserve, state))
+
+
+@pytest.mark.parametrize("mode", ["pynative", pytest.param("graph", marks=pytest.mark.slow)])
+def test_lstm_grad_data_and_weight_split_lstm_grad(mode):
+    """MindSpore's CPU build has no LSTMGradData/LSTMGradWeight kernels: ours, together,
+    give LSTMGrad's gradients, which match MindSpore (``lstm`` program) and finite
+    differences (above)."""
+    case = _lstm_case(np.random.default_rng(5), 3, 4, 2, True, True)
+    framework.set_context(mode=framework.GRAPH_MODE if mode == "graph" else framework.PYNATIVE_MODE)
+    try:
+        full, split = _SplitBackward(3, 4, 2, True, True, 0.0)(*(Tensor(a) for a in case))
+    finally:
+        framework.set_context(mode=framework.PYNATIVE_MODE)
+    assert tuple(split[3].shape) == (P.LSTM(3, 4, 2, True, True, 0.0).weights, 1, 1)
+    for ours, expected in zip(split, full):
+        np.testing.assert_allclose(ours.asnumpy().reshape(expected.shape), expected.asnumpy(), rtol=1e-12)
+
+
+def test_lstm_grad_data_names_a_reserve_from_elsewhere():
+    x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(6), 3, 4, 1, True, False)
+    y, _, _, _, state = P.LSTM(3, 4, 1, True, False, 0.0)(Tensor(x), Tensor(h), Tensor(c), Tensor(w))
     with pytest.raises(ValueError, match="LSTMGradData: reserve must be P.LSTM's reserve output"):
-        G.LSTMGradData(*args)(y, Tensor(dy), Tensor(dh), Tensor(dc), Tensor(w), Tensor(h), Tensor(c),
-                              state, state)
+        G.LSTMGradData(3, 4, 1, True, False, 0.0)(y, Tensor(dy), Tensor(dh), Tensor(dc), Tensor(w),
+                                                  Tensor(h), Tensor(c), state, state)

@@ -80,6 +80,7 @@ from ..grad_transposes import (
 from ..lstm_backprops import (
     LSTMGrad,
     LSTMGradData,
+    LSTMGradWeight,
 )
 from ..normalization_grads import (
     BatchNormGrad,
@@ -141,6 +142,7 @@ __all__ = [
     'LRNGrad',
     'LSTMGrad',
     'LSTMGradData',
+    'LSTMGradWeight',
     'LayerNormGrad',
     'LogSoftmaxGrad',
     'LogitGrad',
