@@ -6,10 +6,19 @@ weights come as one flat tensor, as MindSpore's CPU kernel lays them out.
 ``W_ih`` ``(4H, in)``, then every one's hidden weights ``W_hh`` ``(4H, H)``, then, with
 ``has_bias``, every one's bias ``(4H,)`` (MindSpore's ``nn.LSTM`` passes ``b_ih + b_hh``):
 layer-major, forward direction first; ``in`` is ``input_size`` for the first layer and
-``H * directions`` after. Gates are stacked ``i, f, g, o``. ``hx``, ``cx`` are ``(layers *
-directions, B, H)``. Returns ``(y (T, B, H * directions), hy, cy, reserve, state)``: the last
-layer's outputs (both directions side by side), every layer's final hidden and cell
-states, and MindSpore's two workspace tensors: ``reserve`` and ``state`` (``(1, 1)`` zeros).
+``H * directions`` after. Gates are stacked ``i, f, g, o``.
+
+Stacked bidirectional layers run as MindSpore's CPU kernel (oneDNN) runs them: each
+direction is a stack of its own (layer ``l`` of a direction reads layer ``l - 1`` of the same
+direction, ``y`` joins the last layer's two), which it allows only with ``input_size ==
+hidden_size`` (else it fails: so do we); every ``W_ih`` is then ``(4H, H)``, packed one
+after another from the start, while ``W_hh`` still starts where the sizes above put it
+(the gap between is not read, and its gradient is 0).
+
+``hx``, ``cx`` are ``(layers * directions, B, H)``. Returns ``(y (T, B, H * directions), hy,
+cy, reserve, state)``: the last layer's outputs (both directions side by side), every
+layer's final hidden and cell states, and MindSpore's two workspace tensors: ``reserve`` and
+``state`` (``(1, 1)`` zeros).
 ``reserve`` (``(size, 1)``, without a gradient) is what the backward primitives, given only
 some of the forward's inputs, read: the input ``x``, ``cx`` and the weights (``LSTM.weights``
 of them), all flat, then room for the cotangents of ``y``, ``hy`` and ``cy``, zeros until
@@ -60,8 +69,13 @@ class LSTM:
         self.has_bias, self.bidirectional = bool(has_bias), bool(bidirectional)
         self.dropout, self.proj_size = float(dropout), proj_size
 
-    def _pieces(self) -> tuple[list[tuple[int, int]], int]:
-        """Per layer and direction, the (start, input size) of its W_ih; the total size."""
+    @property
+    def _stacks_per_direction(self) -> bool:
+        return self.bidirectional and self.num_layers > 1
+
+    def _pieces(self) -> tuple[list[tuple[int, int]], int, int]:
+        """Per layer and direction, the (start, input size) of its W_ih; where the W_hh
+        start; the total size."""
         directions = 2 if self.bidirectional else 1
         gates, hidden = 4 * self.hidden_size, self.hidden_size
         starts, at = [], 0
@@ -70,13 +84,15 @@ class LSTM:
             for _ in range(directions):
                 starts.append((at, size))
                 at += gates * size
+        if self._stacks_per_direction:  # see the module docstring
+            starts = [(k * gates * self.input_size, self.input_size) for k in range(len(starts))]
         total = at + len(starts) * gates * hidden + (len(starts) * gates if self.has_bias else 0)
-        return starts, total
+        return starts, at, total
 
     @property
     def weights(self) -> int:
         """How many values of ``w`` the layers read."""
-        return self._pieces()[1]
+        return self._pieces()[2]
 
     def reserve_parts(self, steps: int, batch: int) -> dict[str, tuple[int, tuple[int, ...]]]:
         """``reserve``'s layout for ``steps x batch`` inputs: per part, its offset and shape."""
@@ -102,17 +118,22 @@ class LSTM:
             if tuple(state.shape) != (cells, batch, hidden):
                 raise argument_error("LSTM", ValueError(
                     f"{name} must be {(cells, batch, hidden)}, got {tuple(state.shape)}"))
-        starts, total = self._pieces()
+        if self._stacks_per_direction and self.input_size != hidden:
+            raise argument_error("LSTM", ValueError(
+                f"stacked bidirectional layers need input_size == hidden_size (as MindSpore's CPU "
+                f"kernel), got {self.input_size} and {hidden}"))
+        starts, hh_at, total = self._pieces()
         flat = reshape(w, (-1,))
         if flat.shape[0] < total:
             raise argument_error("LSTM", ValueError(
                 f"w holds {flat.shape[0]} values, the weights need {total}"))
-        hh_at = starts[-1][0] + gates * starts[-1][1]
         bias_at = hh_at + cells * gates * hidden
-        inputs, h_out, c_out = x, [], []
+        h_out, c_out = [], []
+        layer_inputs = [x] * directions  # what each direction's next layer reads
         for layer in range(self.num_layers):
             outs = []
             for d in range(directions):
+                inputs = layer_inputs[d]
                 k = layer * directions + d
                 at, size = starts[k]
                 w_ih = reshape(flat[at:at + gates * size], (gates, size))
@@ -130,11 +151,12 @@ class LSTM:
                 outs.append(stack(ys, 0))
                 h_out.append(h)
                 c_out.append(c)
-            inputs = concat(outs, -1) if directions == 2 else outs[0]
+            joined = concat(outs, -1) if directions == 2 else outs[0]
+            layer_inputs = outs if self._stacks_per_direction else [joined] * directions
         dtype = mstype.to_np(x.dtype)
         parts = self.reserve_parts(steps, batch)
         room = sum(int(np.prod(parts[name][1])) for name in ("dy", "dhy", "dcy"))
         reserve = concat([reshape(x, (-1,)), reshape(cx, (-1,)), flat[:total], Tensor(np.zeros(room, dtype))],
                          0)
         state = Tensor(np.zeros((1, 1), dtype))
-        return inputs, stack(h_out, 0), stack(c_out, 0), stop_gradient(reshape(reserve, (-1, 1))), state
+        return joined, stack(h_out, 0), stack(c_out, 0), stop_gradient(reshape(reserve, (-1, 1))), state

@@ -112,8 +112,8 @@ def _lstm_case(rng, input_size, hidden, layers, bias, bidirectional):
 @pytest.mark.parametrize("layers,bias,bidirectional", [
     (1, True, False), pytest.param(2, False, True, marks=pytest.mark.slow)])
 def test_lstm_grad_is_the_lstms_derivative(layers, bias, bidirectional):
-    x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(4), 3, 2, layers, bias, bidirectional)
-    args = (3, 2, layers, bias, bidirectional, 0.0)
+    x, h, c, w, dy, dh, dc = _lstm_case(np.random.default_rng(4), 2, 2, layers, bias, bidirectional)
+    args = (2, 2, layers, bias, bidirectional, 0.0)
     forward = P.LSTM(*args)
 
     def weighted(*a):
@@ -152,13 +152,13 @@ def test_lstm_grad_data_and_weight_split_lstm_grad(mode):
     """MindSpore's CPU build has no LSTMGradData/LSTMGradWeight kernels: ours, together,
     give LSTMGrad's gradients, which match MindSpore (``lstm`` program) and finite
     differences (above)."""
-    case = _lstm_case(np.random.default_rng(5), 3, 4, 2, True, True)
+    case = _lstm_case(np.random.default_rng(5), 4, 4, 2, True, True)
     framework.set_context(mode=framework.GRAPH_MODE if mode == "graph" else framework.PYNATIVE_MODE)
     try:
-        full, split = _SplitBackward(3, 4, 2, True, True, 0.0)(*(Tensor(a) for a in case))
+        full, split = _SplitBackward(4, 4, 2, True, True, 0.0)(*(Tensor(a) for a in case))
     finally:
         framework.set_context(mode=framework.PYNATIVE_MODE)
-    assert tuple(split[3].shape) == (P.LSTM(3, 4, 2, True, True, 0.0).weights, 1, 1)
+    assert tuple(split[3].shape) == (P.LSTM(4, 4, 2, True, True, 0.0).weights, 1, 1)
     for ours, expected in zip(split, full):
         np.testing.assert_allclose(ours.asnumpy().reshape(expected.shape), expected.asnumpy(), rtol=1e-12)
 
@@ -169,3 +169,11 @@ def test_lstm_grad_data_names_a_reserve_from_elsewhere():
     with pytest.raises(ValueError, match="LSTMGradData: reserve must be P.LSTM's reserve output"):
         G.LSTMGradData(3, 4, 1, True, False, 0.0)(y, Tensor(dy), Tensor(dh), Tensor(dc), Tensor(w),
                                                   Tensor(h), Tensor(c), state, state)
+
+
+def test_stacked_bidirectional_lstm_names_the_sizes_it_needs():
+    """MindSpore's CPU kernel runs each direction as a stack of its own, which needs
+    input_size == hidden_size (it fails otherwise, "could not create a primitive descriptor")."""
+    x, h, c, w, *_ = _lstm_case(np.random.default_rng(7), 3, 4, 2, True, True)
+    with pytest.raises(ValueError, match="LSTM: stacked bidirectional layers need input_size == hidden_size"):
+        P.LSTM(3, 4, 2, True, True, 0.0)(Tensor(x), Tensor(h), Tensor(c), Tensor(w))
