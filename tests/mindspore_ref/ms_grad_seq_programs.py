@@ -145,6 +145,27 @@ def main():
     return Net()(d1, x, off1, d2, off2)
 '''
 
+# float16, which MindSpore's kernels of these three take too (compared to float16's precision)
+PROGRAMS["half_precision"] = _PRELUDE + '''
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.grid = G.GridSampler2DGrad()
+        self.roi = G.ROIAlignGrad(2, 2, 1.0)
+        self.deform = G.DeformableOffsetsGrad((1, 1, 1, 1), (1, 1, 1, 1), (3, 3))
+
+    def construct(self, d, x, grid, droi, rois, d1, x1, off1):
+        return self.grid(d, x, grid), self.roi(droi, rois, (1, 2, 5, 6)), self.deform(d1, x1, off1)
+
+
+def main():
+    half = [Tensor(a.astype(np.float16)) for a in (
+        wave((2, 2, 2, 3), 1.0, 1.1), wave((2, 2, 3, 4)), wave((2, 2, 3, 2), 1.15, 0.4), wave((1, 2, 2, 2)),
+        np.array([[0, 0.5, 1.0, 3.5, 3.2]]), wave((1, 2, 12, 15), 1.0, 0.9), wave((1, 2, 4, 5)),
+        wave((1, 27, 4, 5), 0.6, 0.2))]
+    return Net()(*half)
+'''
+
 # MindSpore 2.10's CPU kernel refuses stacked layers of differing input sizes ("could not
 # create a primitive descriptor"), so the 2-layer cases have input_size == hidden_size
 PROGRAMS["lstm"] = _PRELUDE + '''
