@@ -87,6 +87,11 @@ from ..layer_backprops import (
     LayerNormGradGrad,
     SoftmaxGrad,
 )
+from ..lstm_backprops import (
+    LSTMGrad,
+    LSTMGradData,
+    LSTMGradWeight,
+)
 from ..normalization_grads import (
     BatchNormGrad,
     LRNGrad,
@@ -119,6 +124,13 @@ from ..resize_backprops import (
     ResizeV2Grad,
     UpsampleNearest3DGrad,
     UpsampleTrilinear3DGrad,
+)
+from ..sampling_backprops import (
+    DeformableOffsetsGrad,
+    GridSampler2DGrad,
+    GridSampler3DGrad,
+    ROIAlignGrad,
+    ResizeBicubicGrad,
 )
 from ..selection_backprops import (
     SparseSliceGrad,
@@ -153,6 +165,7 @@ __all__ = [
     'BinaryCrossEntropyGrad',
     'Conv2DBackpropFilter',
     'Conv2DBackpropInput',
+    'DeformableOffsetsGrad',
     'Dilation2DBackpropFilter',
     'Dilation2DBackpropInput',
     'DropoutGrad',
@@ -164,6 +177,8 @@ __all__ = [
     'GatherDGradV2',
     'GeLUGrad',
     'GluGrad',
+    'GridSampler2DGrad',
+    'GridSampler3DGrad',
     'HShrinkGrad',
     'HSigmoidGrad',
     'HSwishGrad',
@@ -172,6 +187,9 @@ __all__ = [
     'KLDivLossGrad',
     'L2NormalizeGrad',
     'LRNGrad',
+    'LSTMGrad',
+    'LSTMGradData',
+    'LSTMGradWeight',
     'LayerNormGrad',
     'LayerNormGradGrad',
     'LogSoftmaxGrad',
@@ -198,9 +216,11 @@ __all__ = [
     'PReLUGrad',
     'PadV3Grad',
     'PdistGrad',
+    'ROIAlignGrad',
     'ReLU6Grad',
     'ReciprocalGrad',
     'ReluGrad',
+    'ResizeBicubicGrad',
     'ResizeLinear1DGrad',
     'ResizeNearestNeighborGrad',
     'ResizeNearestNeighborV2Grad',
