@@ -11,6 +11,7 @@ import pytest
 
 import framework as ms
 from framework import Tensor, nn, ops
+from tests.finite_differences import numeric_grad
 
 R = np.random.default_rng(3)
 
@@ -23,15 +24,6 @@ def both_modes(fn, *args):
     return as_np(eager), as_np(graph)
 
 
-def finite_difference(f, x, eps=1e-6):
-    """Central differences of the scalar ``f`` (NumPy in, float out) at float64 ``x``."""
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        grad[i] = (f(up) - f(down)) / (2 * eps)
-    return grad
 
 
 # -- tril / triu -------------------------------------------------------------------------------
@@ -72,7 +64,7 @@ def test_tril_triu_gradients_finite_differences_and_graph_mode(op):
     w = R.standard_normal((2, 3, 4))
     ref = np.tril if op is ops.tril else np.triu
     grad = ms.grad(lambda t: ops.reduce_sum(op(t, 1) * Tensor(w)))
-    fd = finite_difference(lambda a: float((ref(a, 1) * w).sum()), x)
+    fd = numeric_grad(lambda a: float((ref(a, 1) * w).sum()), x)
     np.testing.assert_allclose(grad(Tensor(x)).asnumpy(), fd, rtol=1e-6, atol=1e-8)
     xf = Tensor(x.astype(np.float32))
     eager, graph = grad(xf).asnumpy(), ms.jit(grad)(xf).asnumpy()
@@ -125,9 +117,9 @@ def test_masked_fill_broadcasts_and_its_gradients_match_finite_differences():
         return ops.reduce_sum(ops.masked_fill(t, Tensor(mask), v) * Tensor(w))
 
     gx, gv = ms.grad(loss, (0, 1))(Tensor(x), Tensor(value))
-    np.testing.assert_allclose(gx.asnumpy(), finite_difference(lambda a: float((ref(a, value) * w).sum()), x),
+    np.testing.assert_allclose(gx.asnumpy(), numeric_grad(lambda a: float((ref(a, value) * w).sum()), x),
                                rtol=1e-6, atol=1e-8)
-    fd_v = finite_difference(lambda v: float((ref(x, v) * w).sum()), np.array(value))
+    fd_v = numeric_grad(lambda v: float((ref(x, v) * w).sum()), np.array(value))
     np.testing.assert_allclose(gv.asnumpy(), fd_v, rtol=1e-6)
     np.testing.assert_allclose(gx.asnumpy(), np.where(mask, 0.0, w))  # dout where mask is False
     # float32, both modes: values and gradients

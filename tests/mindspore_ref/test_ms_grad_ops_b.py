@@ -13,6 +13,7 @@ import pytest
 
 from framework import Tensor, ops
 from framework.ops.operations import _grad_ops as G
+from tests.finite_differences import numeric_grad
 from tests.mindspore_ref.ms_grad_ops_b_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
 
@@ -23,14 +24,6 @@ RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_grad_ops_b_expected.js
 
 
 # -- independent of the recording ---------------------------------------------------------
-def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        g[i] = (f(up) - f(down)) / (2 * eps)
-    return g
 
 
 def test_smooth_l1_loss_grad_is_the_losss_derivative():
@@ -43,7 +36,7 @@ def test_smooth_l1_loss_grad_is_the_losss_derivative():
         return np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta).mean()
 
     ours = G.SmoothL1LossGrad(beta, "mean")(Tensor(p), Tensor(t), Tensor(np.float64(1.0)))
-    np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(loss, p), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ours.asnumpy(), numeric_grad(loss, p), rtol=1e-5, atol=1e-7)
 
 
 def test_prelu_grad_is_the_forwards_derivative():
@@ -54,8 +47,8 @@ def test_prelu_grad_is_the_forwards_derivative():
         return (np.where(a > 0, a, a * b[None, :, None]) * dy).sum()
 
     dx, dw = G.PReLUGrad()(Tensor(dy), Tensor(x), Tensor(w))
-    np.testing.assert_allclose(dx.asnumpy(), _numeric_grad(lambda a: forward(a, w), x), rtol=1e-5)
-    np.testing.assert_allclose(dw.asnumpy(), _numeric_grad(lambda b: forward(x, b), w), rtol=1e-5)
+    np.testing.assert_allclose(dx.asnumpy(), numeric_grad(lambda a: forward(a, w), x), rtol=1e-5)
+    np.testing.assert_allclose(dw.asnumpy(), numeric_grad(lambda b: forward(x, b), w), rtol=1e-5)
 
 
 def test_slice_grad_is_the_gradient_of_slice():
@@ -103,7 +96,7 @@ def test_nll_loss_grad_is_the_gradient_of_nll_loss(reduction):
 def test_mvlgamma_grad_is_the_derivative_of_mvlgamma():
     x = np.array([2.3, 3.1, 4.7])
     ours = G.MvlgammaGrad(3)(Tensor(np.ones(3)), Tensor(x)).asnumpy()
-    numeric = _numeric_grad(lambda a: ops.mvlgamma(Tensor(a), 3).asnumpy().sum(), x)
+    numeric = numeric_grad(lambda a: ops.mvlgamma(Tensor(a), 3).asnumpy().sum(), x)
     np.testing.assert_allclose(ours, numeric, rtol=1e-5)
 
 
@@ -128,7 +121,7 @@ def test_pdist_grad_is_the_derivative_of_pairwise_distances(p):
 
     y = Tensor(np.array([np.linalg.norm(x[i] - x[j], ord=p) for i, j in zip(*np.triu_indices(4, 1))]))
     ours = G.PdistGrad(p)(Tensor(g), Tensor(x), y).asnumpy()
-    np.testing.assert_allclose(ours, _numeric_grad(weighted, x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ours, numeric_grad(weighted, x), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("p", [1, 2])
@@ -144,7 +137,7 @@ def test_multi_margin_loss_grad_is_the_derivative_of_the_loss(p):
 
     ours = G.MultiMarginLossGrad(p, 0.7)(Tensor(np.float64(1.0)), Tensor(x), Tensor(target),
                                          Tensor(weight))
-    np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(loss, x), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(ours.asnumpy(), numeric_grad(loss, x), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("mode", ["reflect", "edge", "circular"])
@@ -179,7 +172,7 @@ def test_sparse_segment_grads_are_the_forwards_derivatives(root):
 
     op = G.SparseSegmentSqrtNGrad() if root else G.SparseSegmentMeanGrad()
     ours = op(Tensor(g), Tensor(idx.astype(np.int32)), Tensor(seg.astype(np.int32)), 5).asnumpy()
-    np.testing.assert_allclose(ours, _numeric_grad(weighted, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ours, numeric_grad(weighted, x), rtol=1e-6, atol=1e-8)
 
 
 def test_max_pool_grad_with_argmax_is_the_gradient_of_max_pooling():

@@ -15,6 +15,7 @@ import framework as ms
 from framework import Tensor, ops
 from framework.ops import operations as P
 from framework.ops.operations import _grad_ops as G
+from tests.finite_differences import numeric_grad
 from tests.mindspore_ref.ms_grad_pool_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
 
@@ -36,14 +37,6 @@ def _distinct(shape, seed):
     return rng.permutation(int(np.prod(shape))).reshape(shape) * 0.1 + rng.normal(size=shape) * 0.01
 
 
-def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        g[i] = (f(up) - f(down)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize("pad_mode", ["VALID", "SAME"])
@@ -130,8 +123,8 @@ def test_dilation2d_backprops_are_the_dilations_derivatives(stride, dilation, pa
     x, f = _distinct((2, 2, 6, 7), 10), _distinct((2, 3, 2), 11)  # odd SAME padding
     dy = np.random.default_rng(12).normal(size=_dilation2d(x, f, stride, dilation, pad_mode).shape)
     args = stride, dilation, pad_mode
-    want_x = _numeric_grad(lambda a: (_dilation2d(a, f, *args) * dy).sum(), x)
-    want_f = _numeric_grad(lambda b: (_dilation2d(x, b, *args) * dy).sum(), f)
+    want_x = numeric_grad(lambda a: (_dilation2d(a, f, *args) * dy).sum(), x)
+    want_f = numeric_grad(lambda b: (_dilation2d(x, b, *args) * dy).sum(), f)
     tensors = Tensor(x), Tensor(f), Tensor(dy)
     for ours in _both_modes(G.Dilation2DBackpropInput(stride, dilation, pad_mode), *tensors):
         np.testing.assert_allclose(ours, want_x, rtol=1e-6, atol=1e-8)

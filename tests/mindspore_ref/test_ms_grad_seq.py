@@ -15,6 +15,7 @@ import framework
 from framework import Tensor, nn, ops
 from framework.ops import operations as P
 from framework.ops.operations import _grad_ops as G
+from tests.finite_differences import numeric_grad
 from tests.mindspore_ref.ms_grad_seq_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
 
@@ -26,14 +27,6 @@ RECORDED = Recorded(PROGRAMS, Path(__file__).parent / "ms_grad_seq_expected.json
 
 
 # -- independent of the recording ---------------------------------------------------------
-def _numeric_grad(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        g[i] = (f(up) - f(down)) / (2 * eps)
-    return g
 
 
 def _weighted(forward, dy: np.ndarray):
@@ -53,8 +46,8 @@ def test_grid_sampler_2d_grad_is_the_forwards_derivative(mode, padding, corners)
 
     dx, dgrid = G.GridSampler2DGrad(mode, padding, corners)(Tensor(dy), Tensor(x), Tensor(grid))
     f = _weighted(forward, dy)
-    np.testing.assert_allclose(dx.asnumpy(), _numeric_grad(lambda a: f(a, grid), x), rtol=1e-5, atol=1e-8)
-    np.testing.assert_allclose(dgrid.asnumpy(), _numeric_grad(lambda g: f(x, g), grid), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dx.asnumpy(), numeric_grad(lambda a: f(a, grid), x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dgrid.asnumpy(), numeric_grad(lambda g: f(x, g), grid), rtol=1e-5, atol=1e-8)
 
 
 def test_roi_align_grad_is_the_features_derivative():
@@ -64,7 +57,7 @@ def test_roi_align_grad_is_the_features_derivative():
     dy = rng.normal(size=(2, 2, 3, 2))
     forward = P.ROIAlign(3, 2, 0.75, 2)
     ours = G.ROIAlignGrad(3, 2, 0.75, 2)(Tensor(dy), Tensor(rois), (2, 2, 5, 6)).asnumpy()
-    expected = _numeric_grad(lambda a: _weighted(forward, dy)(a, rois), feats)
+    expected = numeric_grad(lambda a: _weighted(forward, dy)(a, rois), feats)
     np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-8)
 
 
@@ -74,7 +67,7 @@ def test_resize_bicubic_grad_is_the_resizes_derivative(corners, half):
     image, dy = rng.normal(size=(1, 2, 3, 4)), rng.normal(size=(1, 2, 5, 3))
     forward = P.ResizeBicubic(corners, half)
     ours = G.ResizeBicubicGrad(corners, half)(Tensor(dy), Tensor(image)).asnumpy()
-    expected = _numeric_grad(lambda a: _weighted(lambda t: forward(t, (5, 3)), dy)(a), image)
+    expected = numeric_grad(lambda a: _weighted(lambda t: forward(t, (5, 3)), dy)(a), image)
     np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-8)
 
 
@@ -86,8 +79,8 @@ def test_deformable_offsets_grad_is_the_forwards_derivative():
     forward = P.DeformableOffsets(*args)
     dx, doff = G.DeformableOffsetsGrad(*args)(Tensor(dy), Tensor(x), Tensor(offsets))
     f = _weighted(forward, dy)
-    np.testing.assert_allclose(dx.asnumpy(), _numeric_grad(lambda a: f(a, offsets), x), rtol=1e-5, atol=1e-8)
-    np.testing.assert_allclose(doff.asnumpy(), _numeric_grad(lambda o: f(x, o), offsets), rtol=1e-5,
+    np.testing.assert_allclose(dx.asnumpy(), numeric_grad(lambda a: f(a, offsets), x), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(doff.asnumpy(), numeric_grad(lambda o: f(x, o), offsets), rtol=1e-5,
                                atol=1e-7)
 
 
@@ -129,7 +122,7 @@ def test_lstm_grad_is_the_lstms_derivative(layers, bias, bidirectional):
         def moved(v, k=k):
             return weighted(*(v if j == k else a for j, a in enumerate(inputs)))
 
-        np.testing.assert_allclose(ours.asnumpy(), _numeric_grad(moved, inputs[k]), rtol=1e-5, atol=1e-8)
+        np.testing.assert_allclose(ours.asnumpy(), numeric_grad(moved, inputs[k]), rtol=1e-5, atol=1e-8)
 
 
 class _SplitBackward(nn.Cell):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from framework import Tensor, ops
+from tests.finite_differences import numeric_grad
 from tests.mindspore_ref.ms_ops_math_programs import PROGRAMS
 from tests.mindspore_ref.recorded import Recorded
 from tests.mindspore_ref.reference import both_modes
@@ -56,14 +57,6 @@ def test_bad_integer_math_inputs_say_what():
         ops.mvlgamma(Tensor(np.array([0.2], np.float32)), 3)
 
 
-def _numeric_grad(f, x, eps=1e-6):
-    grad = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        for unit in ((1.0, 1j) if np.iscomplexobj(x) else (1.0,)):
-            step = np.zeros_like(x)
-            step[idx] = eps * unit
-            grad[idx] += unit * (f(x + step) - f(x - step)) / (2 * eps)
-    return grad
 
 
 @pytest.mark.parametrize("norm", [None, "ortho", "forward"])
@@ -84,14 +77,14 @@ def test_hermitian_fft_gradients_are_the_adjoints(norm):
     w = Tensor(wr.astype(np.float32))
     got = ops.grad(lambda t: (ops.hfft(t, 7, -1, norm) ** 2 * w[:, :7]).sum())(
         Tensor(c.astype(np.complex64))).asnumpy()
-    np.testing.assert_allclose(got, _numeric_grad(hfft_loss, c), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(got, numeric_grad(hfft_loss, c), rtol=1e-4, atol=1e-3)
 
     def ihfft_ours(t):
         y = ops.ihfft(t, 5, -1, norm)
         return (ops.real(y) * w[:, :3]).sum() + (ops.imag(y) ** 2 * w[:, 3:6]).sum()
 
     got = ops.grad(ihfft_ours)(Tensor(x.astype(np.float32))).asnumpy()
-    np.testing.assert_allclose(got, _numeric_grad(ihfft_loss, x), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got, numeric_grad(ihfft_loss, x), rtol=1e-4, atol=1e-5)
 
 
 SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, -0.2], [0.5, -0.2, 2.0]], np.float64)
@@ -110,13 +103,13 @@ def test_cholesky_gradients_match_finite_differences(upper):
         return f.T if upper else f
 
     g = ops.grad(lambda t: (ops.cholesky(t, upper) * Tensor(w)).sum())(Tensor(SPD)).asnumpy()
-    np.testing.assert_allclose(g, _numeric_grad(lambda a: (chol(a) * w).sum(), SPD), atol=1e-6)
+    np.testing.assert_allclose(g, numeric_grad(lambda a: (chol(a) * w).sum(), SPD), atol=1e-6)
 
     def inv(f):
         return np.linalg.inv(f.T @ f if upper else f @ f.T)
 
     for mode_fn in both_modes_grad(lambda t: (ops.cholesky_inverse(t, upper) * Tensor(w)).sum(), factor):
-        np.testing.assert_allclose(mode_fn, _numeric_grad(lambda f: (inv(f) * w).sum(), factor), atol=1e-6)
+        np.testing.assert_allclose(mode_fn, numeric_grad(lambda f: (inv(f) * w).sum(), factor), atol=1e-6)
 
 
 def both_modes_grad(loss, x):
@@ -225,5 +218,5 @@ def test_seeded_draws_repeat_in_both_modes_and_differ_between_calls():
 def test_det_gradient_of_a_singular_matrix_is_the_cofactor_matrix():
     a = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])  # rank 2: det 0
     for got in both_modes_grad(lambda t: ops.det(t) * 3.0, a):
-        np.testing.assert_allclose(got, _numeric_grad(lambda m: 3.0 * np.linalg.det(m), a), atol=1e-6)
+        np.testing.assert_allclose(got, numeric_grad(lambda m: 3.0 * np.linalg.det(m), a), atol=1e-6)
         assert np.abs(got).max() > 1.0
