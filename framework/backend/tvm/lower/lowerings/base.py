@@ -12,6 +12,7 @@ from tvm import relax, te, tirx
 
 from .....dtype import BFLOAT16_NP, is_float, is_low_float
 from .....primitive import Primitive, Spec
+from .. import amx_matmul
 from ..lower_target import on_cpu  # noqa: F401 - for the lowerings
 
 Lowering = Callable[..., Any]
@@ -117,6 +118,29 @@ def float32_compute(lower: Lowering) -> Lowering:
         return back if isinstance(out, tuple) else back[0]
 
     wrapped.__name__ = getattr(lower, "__name__", "lower")
+    return wrapped
+
+
+def bf16_tiles(lower: Lowering) -> Lowering:
+    """A (batched) matmul lowering that multiplies bfloat16 operands on AMX tiles where the
+    target has them (:mod:`..amx_matmul`: bf16 products, float32 sums, the result rounded
+    to bfloat16 as the NumPy kernel's); otherwise ``float32_compute(lower)``."""
+    wide = float32_compute(lower)
+
+    def wrapped(ctx: LowerContext, a, b):
+        (sa, sb), out = ctx.in_specs, ctx.out_specs[0]
+        if sa.dtype == sb.dtype == BFLOAT16_NP and sa.shape[:-2] == sb.shape[:-2]:
+            ta = bool(getattr(ctx.prim, "transpose_a", False))
+            tb = bool(getattr(ctx.prim, "transpose_b", False))
+            m, k = sa.shape[-2:][::-1] if ta else sa.shape[-2:]
+            n = sb.shape[-2] if tb else sb.shape[-1]
+            if amx_matmul.wanted(m, n, k):
+                product = amx_matmul.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb)
+                return cast_emit(ctx.bb, emit(ctx.bb, product), np.float32, out.dtype)
+        return wide(ctx, a, b)
+
+    wrapped.__name__ = getattr(lower, "__name__", "lower")
+    wrapped.native_low_float = True  # lower_node: no float32_compute around it
     return wrapped
 
 
