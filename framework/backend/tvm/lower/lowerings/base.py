@@ -98,7 +98,13 @@ def float32_compute(lower: Lowering) -> Lowering:
     """A lowering whose float16/bfloat16 inputs are computed in float32 (a GEMM, convolution,
     reduction or normalization: float32 accumulation) and whose low-precision outputs are
     rounded back: ``lower`` sees float32 Specs; the casts fuse into the neighbouring kernels.
-    The NumPy kernels do the same (``ops._utils.float32_accumulation``)."""
+    The NumPy kernels do the same (``ops._utils.float32_accumulation``).
+
+    The result is cast back plainly (not :func:`cast_emit`'s explicit rounding): where it
+    is stored, TVM's bfloat16 store rounds to nearest even (as ml_dtypes); inside a fused
+    kernel TVM keeps it in float32, so a chain of elementwise ops (a GeLU's gradient) is
+    float32 arithmetic in registers with bfloat16 only in memory. Rounding every op
+    explicitly, as PyNative does, made such a chain 4x slower than in float32."""
 
     def wrapped(ctx: LowerContext, *args):
         if not any(is_low_float(np.dtype(s.dtype)) for s in ctx.in_specs):
@@ -113,7 +119,7 @@ def float32_compute(lower: Lowering) -> Lowering:
                              tuple(map(wide, ctx.out_specs)))
         out = lower(inner, *args)
         outs = out if isinstance(out, tuple) else (out,)
-        back = tuple(cast_emit(ctx.bb, emit(ctx.bb, o), w.dtype, s.dtype) if w.dtype != s.dtype else o
+        back = tuple(cast(emit(ctx.bb, o), w.dtype, s.dtype)
                      for o, w, s in zip(outs, inner.out_specs, ctx.out_specs))
         return back if isinstance(out, tuple) else back[0]
 
@@ -136,7 +142,7 @@ def bf16_tiles(lower: Lowering) -> Lowering:
             n = sb.shape[-2] if tb else sb.shape[-1]
             if amx_matmul.wanted(m, n, k):
                 product = amx_matmul.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb)
-                return cast_emit(ctx.bb, emit(ctx.bb, product), np.float32, out.dtype)
+                return cast(emit(ctx.bb, product), np.float32, out.dtype)
         return wide(ctx, a, b)
 
     wrapped.__name__ = getattr(lower, "__name__", "lower")
