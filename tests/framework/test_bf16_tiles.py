@@ -21,7 +21,8 @@ needs_amx = pytest.mark.skipif(not amx.amx_permitted(), reason="no AMX bf16 tile
 CASES = [  # (a shape, b shape, transpose_a, transpose_b, batched)
     ((256, 256), (256, 256), False, False, False),
     ((768, 128), (128, 512), False, False, False),  # the character GPT's MLP
-    ((768, 128), (65, 128), False, True, False),  # its head: n padded to 96
+    ((768, 128), (65, 128), False, True, False),  # its head: n padded to 80 (16-wide blocks)
+    ((48, 64), (64, 80), False, False, False),  # 16-row and 16-column blocks
     ((768, 128), (768, 384), True, False, False),  # a weight gradient, a^T b
     ((100, 70), (70, 40), False, False, False),  # every size padded
     ((48, 64, 32), (48, 64, 32), False, True, True),  # attention scores q k^T
@@ -69,14 +70,14 @@ def test_the_kernel_multiplies_tiles_and_matches_numpy():
     target = compiler.make_target("CPU")
     with target:
         assert amx_matmul.on_amx()
-    func = tvm.script.from_source(amx_matmul.kernel_source(2, 64, 96, 64, True))
+    func = tvm.script.from_source(amx_matmul.kernel_source(2, 48, 96, 64, True))  # 16 x 32 blocks
     lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target=target)
     assembly = lib.inspect_source("asm") if hasattr(lib, "inspect_source") else lib.mod.inspect_source("asm")
     assert "tdpbf16ps" in assembly and "ldtilecfg" in assembly
     rng = np.random.default_rng(1)
-    a, b = _bf16(rng, (2, 64, 64)), _bf16(rng, (2, 64, 96))
+    a, b = _bf16(rng, (2, 48, 64)), _bf16(rng, (2, 64, 96))
     pairs = np.ascontiguousarray(b.reshape(2, 32, 2, 96).transpose(0, 1, 3, 2))
-    out = tvm.runtime.empty((2, 64, 96), "float32", tvm.cpu())
+    out = tvm.runtime.empty((2, 48, 96), "float32", tvm.cpu())
     lib["main"](tvm.runtime.tensor(a), tvm.runtime.tensor(pairs), out)
     want = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-4)
