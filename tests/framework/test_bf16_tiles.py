@@ -104,3 +104,55 @@ def test_avx2_build_multiplies_bf16_in_float32_and_agrees(monkeypatch):
     got = _graph_product(a, b, False, True, False)
     np.testing.assert_allclose(got.astype(np.float32), _reference(a, b, False, True),
                                rtol=2 ** -7, atol=8 * 2 ** -8)
+
+
+CONVS = [  # (x shape, w shape, stride, pad_mode)
+    ((2, 16, 8, 8), (32, 16, 3, 3), 1, "same"),  # a ResNet block's convolution
+    ((2, 16, 8, 8), (32, 16, 3, 3), 2, "same"),  # a stage start: the input gradient in float32
+    ((2, 3, 12, 12), (16, 3, 3, 3), 1, "valid"),  # three input channels: k = 27 padded to 32
+]
+
+
+def _conv_and_grads(x, w, g, stride, pad_mode):
+    op = ops.Conv2D(w.shape[0], w.shape[2], pad_mode=pad_mode, stride=stride)
+
+    def loss(a, b):
+        return (op(a, b) * Tensor(g)).sum()
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        y = ms.jit(lambda a, b: op(a, b))(Tensor(x), Tensor(w)).asnumpy()
+        _, (dx, dw) = ms.jit(ms.value_and_grad(loss, grad_position=(0, 1)))(Tensor(x), Tensor(w))
+        return [t.astype(np.float32) for t in (y, dx.asnumpy(), dw.asnumpy())]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("xs,ws,stride,pad_mode", CONVS, ids=[f"{x}*{w}/s{s}-{p}" for x, w, s, p in CONVS])
+def test_bf16_conv_and_gradients_agree_with_float32_of_the_same_values(xs, ws, stride, pad_mode):
+    rng = np.random.default_rng(4)
+    x, w = _bf16(rng, xs), _bf16(rng, ws)
+    y32 = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), np.ones(1, np.float32), stride,
+                          pad_mode)[0]
+    g = _bf16(rng, y32.shape)
+    low = _conv_and_grads(x, w, g, stride, pad_mode)
+    # the float32 path (its own kernels) on the same bf16 values; sums differ in order only
+    wide = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), g.astype(np.float32), stride,
+                           pad_mode)
+    for name, got, want in zip(("y", "dx", "dw"), low, wide):
+        scale = np.abs(want).max()
+        np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=scale * 2 ** -8, err_msg=name)
+
+
+@needs_amx
+def test_graph_mode_bf16_conv_runs_on_tiles(tmp_path):
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        rng = np.random.default_rng(5)
+        _conv_and_grads(_bf16(rng, (2, 16, 8, 8)), _bf16(rng, (16, 16, 3, 3)), _bf16(rng, (2, 16, 8, 8)),
+                        1, "same")
+    finally:
+        ms.set_context(save_graphs=False)
+    calls = sorted(p.read_text().count("call_tir(cls.amx_bf16_conv") for p in tmp_path.rglob("10_relax.py"))
+    assert calls == [1, 3]  # the forward graph; forward, input and weight gradients

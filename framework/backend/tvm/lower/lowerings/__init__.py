@@ -213,13 +213,15 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
 # float16/bfloat16 inputs computed in float32, outputs rounded back (base.float32_compute):
 # the ops whose NumPy kernels carry ops._utils.float32_accumulation
 for _prim in (_reduce.ReduceSum, _reduce.ReduceMean, _nn.Softmax,
-              _nn.LogSoftmax, _nn.BatchNorm, _conv.Conv2D, _conv.Conv2DBackpropInput,
-              _conv.Conv2DBackpropFilter, _gconv.GroupConv2D, _gconv.GroupConv2DBackpropInput,
+              _nn.LogSoftmax, _nn.BatchNorm, _gconv.GroupConv2D, _gconv.GroupConv2DBackpropInput,
               _gconv.GroupConv2DBackpropFilter, _pool.AvgPool, _pool.AvgPoolGrad, _LayerNorm,
               _LayerNormGrad, _act.Erf, _act.GeLU, _CumSum):
     LOWERINGS[_prim] = float32_compute(LOWERINGS[_prim])
 for _prim in (_nn.MatMul, _bmm.BatchMatMul):  # bf16 on AMX tiles where the CPU has them
     LOWERINGS[_prim] = bf16_tiles(LOWERINGS[_prim])
+for _prim, _kind in ((_conv.Conv2D, "conv2d"), (_conv.Conv2DBackpropInput, "input_grad"),
+                     (_conv.Conv2DBackpropFilter, "filter_grad")):
+    LOWERINGS[_prim] = conv.bf16_conv_tiles(LOWERINGS[_prim], _kind)
 
 
 def lowering_for(prim: Primitive) -> Lowering:
