@@ -8,7 +8,7 @@ pair layout the tile multiply reads, zero-padded (so there is no separate paddin
   the weights are one matrix for every image and the product is NCHW as it comes out;
 - input gradient (stride 1): the forward convolution of ``dy`` with the weights flipped
   and transposed (``w'[c, o, i, j] = w[o, c, kh-1-i, kw-1-j]``), padded by ``k - 1 - p``;
-- weight gradient: ``dw (o, c*kh*kw) = dy (o, n*p*q) @ cols (n*p*q, c*kh*kw)``.
+- weight gradient: ``dw^T (c*kh*kw, o) = cols^T (c*kh*kw, n*p*q) @ dy^T (n*p*q, o)``.
 
 Contract: each function returns the float32 result, or None where the tiles do not apply
 (no AMX, a dilation, a stride in the input gradient, sizes below ``amx_matmul.MIN_DIM`` or
@@ -105,49 +105,53 @@ def input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: S
                   (int(x_shape[2]), int(x_shape[3])), flipped=True)
 
 
-def _dy_rows(dy: te.Tensor, m_pad: int, k_pad: int) -> te.Tensor:
-    """``dy`` as ``(1, o', n*p*q')``."""
-    batch, outs, ho, wo = (int(d) for d in dy.shape)
-
-    def at(_, o, r):
-        inside = tirx.all(o < outs, r < batch * ho * wo)
-        n, j = r // (ho * wo), r % (ho * wo)
-        return tirx.if_then_else(inside, dy[n, o, j // wo, j % wo], tirx.const(0, dy.dtype))
-
-    return te.compute((1, m_pad, k_pad), at, name="amx_dy_rows")
-
-
-def _taps(x: te.Tensor, kernel: tuple[int, int], stride: tuple[int, int], top_left: tuple[int, int],
-          out_hw: tuple[int, int], k_pad: int, n_pad: int) -> te.Tensor:
-    """``cols[0, r2, j, pair]``: input under output position ``r = 2 r2 + pair`` (``n, p, q``)
-    at kernel tap ``j`` (``c, i, jj``); zero outside."""
+def _tap_rows(x: te.Tensor, kernel: tuple[int, int], stride: tuple[int, int], top_left: tuple[int, int],
+              out_hw: tuple[int, int], m_pad: int, k_pad: int) -> te.Tensor:
+    """``cols[0, t, r]``: the input under kernel tap ``t`` (``c, i, jj``) at output position
+    ``r`` (``n, p, q``), zero outside; along ``r`` the reads are contiguous (stride 1)."""
     batch, channels, height, width = (int(d) for d in x.shape)
     kh, kw = kernel
     (sh, sw), (pt, pl), (ho, wo) = stride, top_left, out_hw
 
-    def at(_, r2, j, pair):
-        r = r2 * 2 + pair
+    def at(_, t, r):
         n, p, q = r // (ho * wo), r // wo % ho, r % wo
-        c, i, jj = j // (kh * kw), j // kw % kh, j % kw
+        c, i, jj = t // (kh * kw), t // kw % kh, t % kw
         y, z = p * sh + i - pt, q * sw + jj - pl
-        inside = tirx.all(r < batch * ho * wo, j < channels * kh * kw, y >= 0, y < height,
+        inside = tirx.all(r < batch * ho * wo, t < channels * kh * kw, y >= 0, y < height,
                           z >= 0, z < width)
         return tirx.if_then_else(inside, x[n, c, y, z], tirx.const(0, x.dtype))
 
-    return te.compute((1, k_pad // 2, n_pad, 2), at, name="amx_taps")
+    return te.compute((1, m_pad, k_pad), at, name="amx_tap_rows")
+
+
+def _dy_pairs(dy: te.Tensor, k_pad: int, n_pad: int) -> te.Tensor:
+    """``dy[n, o, p, q]`` as pairs along ``r`` (``n, p, q``): ``(1, k' / 2, o', 2)``."""
+    batch, outs, ho, wo = (int(d) for d in dy.shape)
+
+    def at(_, r2, o, pair):
+        r = r2 * 2 + pair
+        inside = tirx.all(o < outs, r < batch * ho * wo)
+        n, j = r // (ho * wo), r % (ho * wo)
+        return tirx.if_then_else(inside, dy[n, o, j // wo, j % wo], tirx.const(0, dy.dtype))
+
+    return te.compute((1, k_pad // 2, n_pad, 2), at, name="amx_dy_pairs")
 
 
 def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: Sequence[int],
                 w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
-    """float32 gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``."""
+    """float32 gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``, computed transposed
+    (``dw^T (c*kh*kw, o) = cols^T @ dy^T``): the gathered operand is then ``a``, whose rows
+    run along output positions, contiguous in the input."""
     batch, channels = int(x_shape[0]), int(x_shape[1])
     outs, kh, kw = (int(d) for d in (w_shape[0], w_shape[2], w_shape[3]))
     ho, wo = (int(d) for d in dy.ty.shape.values[2:])
-    sizes = _sizes(outs, channels * kh * kw, batch * ho * wo)
+    taps = channels * kh * kw
+    sizes = _sizes(taps, outs, batch * ho * wo)
     if sizes is None:
         return None
     mp, np_, kp = sizes
-    a = bb.emit_te(_dy_rows, dy, mp, kp)
-    b = bb.emit_te(_taps, x, (kh, kw), tuple(stride), (pads[0], pads[2]), (ho, wo), kp, np_)
-    out = _product(bb, a, b, 1, outs, channels * kh * kw, mp, np_, kp, a_batched=False)
+    a = bb.emit_te(_tap_rows, x, (kh, kw), tuple(stride), (pads[0], pads[2]), (ho, wo), mp, kp)
+    b = bb.emit_te(_dy_pairs, dy, kp, np_)
+    out = _product(bb, a, b, 1, taps, outs, mp, np_, kp, a_batched=False)
+    out = bb.emit(relax.op.permute_dims(relax.op.reshape(out, [taps, outs]), [1, 0]))
     return relax.op.reshape(out, [outs, channels, kh, kw])
