@@ -107,9 +107,9 @@ def test_avx2_build_multiplies_bf16_in_float32_and_agrees(monkeypatch):
 
 
 CONVS = [  # (x shape, w shape, stride, pad_mode)
-    ((2, 16, 8, 8), (32, 16, 3, 3), 1, "same"),  # a ResNet block's convolution
+    ((2, 32, 8, 8), (32, 32, 3, 3), 1, "same"),  # a ResNet block's convolution
     ((2, 16, 8, 8), (32, 16, 3, 3), 2, "same"),  # a stage start: the input gradient in float32
-    ((2, 3, 12, 12), (16, 3, 3, 3), 1, "valid"),  # three input channels: k = 27 padded to 32
+    ((2, 3, 12, 12), (32, 3, 3, 3), 1, "valid"),  # three input channels: k = 27 padded to 32
 ]
 
 
@@ -150,9 +150,22 @@ def test_graph_mode_bf16_conv_runs_on_tiles(tmp_path):
     ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
     try:
         rng = np.random.default_rng(5)
-        _conv_and_grads(_bf16(rng, (2, 16, 8, 8)), _bf16(rng, (16, 16, 3, 3)), _bf16(rng, (2, 16, 8, 8)),
+        _conv_and_grads(_bf16(rng, (2, 32, 8, 8)), _bf16(rng, (32, 32, 3, 3)), _bf16(rng, (2, 32, 8, 8)),
                         1, "same")
     finally:
         ms.set_context(save_graphs=False)
     calls = sorted(p.read_text().count("call_tir(cls.amx_bf16_conv") for p in tmp_path.rglob("10_relax.py"))
     assert calls == [1, 3]  # the forward graph; forward, input and weight gradients
+
+
+@needs_amx
+def test_convolutions_of_few_channels_stay_in_float32(tmp_path):
+    # 16 channels reuse the gathered operand too little to pay for the gather (amx_conv.MIN_REUSE)
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        rng = np.random.default_rng(6)
+        _conv_and_grads(_bf16(rng, (2, 16, 8, 8)), _bf16(rng, (16, 16, 3, 3)), _bf16(rng, (2, 16, 8, 8)),
+                        1, "same")
+    finally:
+        ms.set_context(save_graphs=False)
+    assert all("amx_bf16_conv" not in p.read_text() for p in tmp_path.rglob("10_relax.py"))
