@@ -116,6 +116,24 @@ def test_sums_accumulate_in_float32(mode, low):
     np.testing.assert_array_equal(_f32(dot), np.full((2, 3), 1000.0, np.float32))
 
 
+def test_graph_mode_fused_bf16_chain_computes_in_float32_and_rounds_once():
+    # one fused kernel reads bf16 and writes bf16; in between the arithmetic is float32 in
+    # registers (as PyTorch's fused bf16 kernels): NumPy's float32 chain rounded once, bit
+    # for bit (+, *, - are exact IEEE float32 in both). Rounding each op (PyNative) differs.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(4096).astype(BF16)
+
+    def chain(t):  # Python scalars take the tensor's dtype: 1.1 and 0.3 rounded to bf16
+        return ((t * 1.1 + 0.3) * t - 1.1) * t
+
+    got = _run(ms.GRAPH_MODE, chain, x)
+    wide, c, d = _f32(x), _f32(np.array(1.1, BF16)), _f32(np.array(0.3, BF16))
+    want = (((wide * c + d) * wide - c) * wide).astype(BF16)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    per_op = _run(ms.PYNATIVE_MODE, chain, x)
+    assert (per_op.view(np.uint16) != want.view(np.uint16)).any()  # the test can tell them apart
+
+
 @pytest.mark.parametrize("low", ["float16", "bfloat16"])
 def test_conv_batchnorm_pool_train_step_agrees_across_modes_and_with_float32(low):
     """One O3-style step (everything in the low dtype, float32 master weights): both modes

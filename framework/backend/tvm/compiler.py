@@ -37,7 +37,7 @@ from ...ir import Graph
 from . import profile
 from .lower.lowerings import LOWERINGS
 from .lower.relax_builder import to_relax
-from .runtime import cache, host_kernels
+from .runtime import amx, cache, host_kernels
 from .runtime.cache import cache_dir
 from .schedule.schedules import apply_schedules, build_pipeline, schedule_key
 
@@ -72,8 +72,13 @@ def host_cpu() -> str:
 
 def _host_target_dict() -> dict[str, Any]:
     cpu = host_cpu()
-    return {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": cpu,
-            "num-cores": os.cpu_count() or 1}
+    target = {"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": cpu,
+              "num-cores": os.cpu_count() or 1}
+    if not os.environ.get("TWINMODE_CPU", "").strip():  # this machine: its bf16 instructions
+        mattr = amx.host_mattr()  # (LLVM's CPU name may lack them, runtime/amx.py)
+        if mattr:
+            target["mattr"] = mattr
+    return target
 
 
 class Executable:

@@ -82,7 +82,7 @@ from . import (
     shape,
     sorting,
 )
-from .base import LowerContext, Lowering, float32_compute, spec_of
+from .base import LowerContext, Lowering, bf16_tiles, float32_compute, spec_of
 from .host import lower_on_host
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -212,12 +212,16 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
 
 # float16/bfloat16 inputs computed in float32, outputs rounded back (base.float32_compute):
 # the ops whose NumPy kernels carry ops._utils.float32_accumulation
-for _prim in (_reduce.ReduceSum, _reduce.ReduceMean, _nn.MatMul, _bmm.BatchMatMul, _nn.Softmax,
-              _nn.LogSoftmax, _nn.BatchNorm, _conv.Conv2D, _conv.Conv2DBackpropInput,
-              _conv.Conv2DBackpropFilter, _gconv.GroupConv2D, _gconv.GroupConv2DBackpropInput,
+for _prim in (_reduce.ReduceSum, _reduce.ReduceMean, _nn.Softmax,
+              _nn.LogSoftmax, _nn.BatchNorm, _gconv.GroupConv2D, _gconv.GroupConv2DBackpropInput,
               _gconv.GroupConv2DBackpropFilter, _pool.AvgPool, _pool.AvgPoolBackprop, _LayerNorm,
               _LayerNormGrad, _act.Erf, _act.GeLU, _CumSum):
     LOWERINGS[_prim] = float32_compute(LOWERINGS[_prim])
+for _prim in (_nn.MatMul, _bmm.BatchMatMul):  # bf16 on AMX tiles where the CPU has them
+    LOWERINGS[_prim] = bf16_tiles(LOWERINGS[_prim])
+for _prim, _kind in ((_conv.Conv2D, "conv2d"), (_conv.Conv2DBackpropInput, "input_grad"),
+                     (_conv.Conv2DBackpropFilter, "filter_grad")):
+    LOWERINGS[_prim] = conv.bf16_conv_tiles(LOWERINGS[_prim], _kind)
 
 
 def lowering_for(prim: Primitive) -> Lowering:
@@ -255,7 +259,8 @@ def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) ->
                       for s in ctx.out_specs)
         return empty if len(empty) != 1 else empty[0]
     lower = lowering_for(node.prim)
-    if type(node.prim) not in _MOVES and any(s.dtype == BFLOAT16_NP for s in ctx.in_specs):
+    if type(node.prim) not in _MOVES and any(s.dtype == BFLOAT16_NP for s in ctx.in_specs) \
+            and not getattr(lower, "native_low_float", False):
         lower = float32_compute(lower)
     return lower(ctx, *args)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 from tvm import relax
 
-from .. import te_kernels
-from .base import LowerContext, crop, hw_padding
+from .....dtype import BFLOAT16_NP
+from .. import amx_conv, amx_matmul, te_kernels
+from .base import LowerContext, Lowering, cast, crop, emit, float32_compute, hw_padding
 
 
 def lower_conv2d(ctx: LowerContext, x, w):
@@ -74,3 +76,44 @@ def lower_conv2d_backprop_filter(ctx: LowerContext, x, dy):
     return ctx.bb.call_te(te_kernels.conv2d_filter_grad, x, dy, tuple(prim.filter_shape),
                           tuple(prim.stride), tuple(prim.dilation), tuple(pads),
                           primfunc_name_hint="conv2d_filter_grad")
+
+
+def _tiles_conv2d(ctx: LowerContext, x, w):
+    prim, (xs, ws) = ctx.prim, ctx.in_specs
+    pads, ho, wo = prim.geometry(xs.shape, ws.shape)
+    return amx_conv.conv2d(ctx.bb, x, w, xs.shape, ws.shape, prim.stride, pads, (ho, wo))
+
+
+def _tiles_input_grad(ctx: LowerContext, dy, w):
+    prim, ws = ctx.prim, ctx.in_specs[1]
+    pads, _, _ = prim.geometry(prim.input_shape, ws.shape)
+    return amx_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads)
+
+
+def _tiles_filter_grad(ctx: LowerContext, x, dy):
+    prim, xs = ctx.prim, ctx.in_specs[0]
+    pads, _, _ = prim.geometry(xs.shape, prim.filter_shape)
+    return amx_conv.filter_grad(ctx.bb, x, dy, xs.shape, prim.filter_shape, prim.stride, pads)
+
+
+_TILES = {"conv2d": _tiles_conv2d, "input_grad": _tiles_input_grad, "filter_grad": _tiles_filter_grad}
+
+
+def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
+    """A convolution (``kind``: conv2d, input_grad, filter_grad) whose bfloat16 operands go to
+    AMX tiles where the target has them (:mod:`..amx_conv`, float32 sums, the result cast
+    back to bfloat16); otherwise ``float32_compute(lower)``."""
+    wide, tiles = float32_compute(lower), _TILES[kind]
+
+    def wrapped(ctx: LowerContext, a, b):
+        prim = ctx.prim
+        plain = tuple(prim.dilation) == (1, 1) and getattr(prim, "group", 1) == 1
+        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and amx_matmul.on_amx():
+            out = tiles(ctx, a, b)
+            if out is not None:
+                return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
+        return wide(ctx, a, b)
+
+    wrapped.__name__ = getattr(lower, "__name__", "lower")
+    wrapped.native_low_float = True  # lower_node: no float32_compute around it
+    return wrapped
