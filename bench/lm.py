@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -73,16 +73,26 @@ def our_run(threads: int, mode: str, seed: int) -> dict[str, float]:
         return _our_run(threads, mode, seed, Path(work))
 
 
-def _our_run(threads: int, mode: str, seed: int, work: Path) -> dict[str, float]:
+def _our_run(threads: int, mode: str, seed: int, work: Path, whole: bool = True) -> dict[str, float]:
     start = time.perf_counter()
-    done = subprocess.run([str(Path(sys.executable).with_name("train")), "run", str(EXPERIMENT),
-                           "--mode", mode, "--quiet", "mlflow.system_metrics=false", f"seed={seed}"],
-                          cwd=work, env=_env(threads), capture_output=True, text=True)
+    args = [str(EXPERIMENT), "--mode", mode, "mlflow.system_metrics=false", f"seed={seed}"]
+    train = str(Path(sys.executable).with_name("train"))
+    done = subprocess.run([train, "run", *args[:3], "--quiet", *args[3:]], cwd=work, env=_env(threads),
+                          capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"train run failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     line = next(x for x in done.stdout.splitlines() if "val/loss " in x)  # the summary's first line
-    return {"seconds": seconds, "val_loss": float(line.split("val/loss ")[1].split(",")[0]), "line": line}
+    out = {"seconds": seconds, "val_loss": float(line.split("val/loss ")[1].split(",")[0]), "line": line}
+    if whole:  # the whole validation split with the last checkpoint (step 2000)
+        done = subprocess.run([train, "eval", *args], cwd=work, env=_env(threads), capture_output=True,
+                              text=True)
+        if done.returncode:
+            raise SystemExit(f"train eval failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        line = next(x for x in done.stdout.splitlines() if x.startswith("val/loss "))
+        out["whole_val_loss"] = float(line.split("val/loss ")[1].split(",")[0])
+        out["eval_line"] = " ".join(done.stdout.split())
+    return out
 
 
 def torch_run(threads: int, torch_path: str, text: str, seed: int) -> dict[str, float]:
@@ -157,7 +167,7 @@ def whole_runs(args: argparse.Namespace, text: str) -> None:
     with more than one, the validation losses hold but the timings are not comparable)."""
     seeds = [int(s) for s in args.seeds.split(",")]
     modes = args.modes.split(",")
-    jobs = [("pytorch", seed) for seed in seeds] + [(mode, seed) for seed in seeds for mode in modes]
+    jobs = [(engine, seed) for seed in seeds for engine in ["pytorch", *modes]]  # a seed's together
 
     def one(job: tuple[str, int]) -> dict[str, float]:
         engine, seed = job
@@ -165,8 +175,13 @@ def whole_runs(args: argparse.Namespace, text: str) -> None:
             return torch_run(args.threads, args.torch_path, text, seed)
         return our_run(args.threads, engine, seed)
 
+    results = {}
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(zip(jobs, pool.map(one, jobs)))
+        futures = {pool.submit(one, job): job for job in jobs}
+        for future in as_completed(futures):  # each as it ends: a long bench shows its progress
+            results[futures[future]] = out = future.result()
+            print(f"  done: {futures[future][0]} seed {futures[future][1]}: val loss {out['val_loss']:.4f}, "
+                  f"whole split {out.get('whole_val_loss') or float('nan'):.4f}", flush=True)
     for seed in seeds:
         theirs = results[("pytorch", seed)]
         print(f"seed {seed}: nanoGPT's loop (PyTorch eager), 2000 iterations + 9 evaluations: "
@@ -176,21 +191,32 @@ def whole_runs(args: argparse.Namespace, text: str) -> None:
             print(f"seed {seed}: train run gpt_shakespeare.yaml --mode {mode}: {ours['seconds']:.1f} s "
                   f"({theirs['seconds'] / ours['seconds']:.2f}x PyTorch's speed), "
                   f"val loss {ours['val_loss']:.4f}\n  {ours['line']}")
-    if len(seeds) > 1:
-        print(f"\nval loss at step 2000 (seeds {', '.join(map(str, seeds))}):")
-        print(f"{'seed':>6}  " + "  ".join(f"{e:>8}" for e in ["nanoGPT", *modes]))
-        for seed in seeds:
-            print(f"{seed:>6}  " + "  ".join(f"{results[(e, seed)]['val_loss']:8.4f}"
-                                             for e in ["pytorch", *modes]))
-        means = {}
-        for engine in ["pytorch", *modes]:
-            losses = np.array([results[(engine, seed)]["val_loss"] for seed in seeds])
-            means[engine] = losses.mean()
-            name = "nanoGPT" if engine == "pytorch" else engine
-            print(f"{name}: mean {losses.mean():.4f}, sd {losses.std(ddof=1):.4f}, "
-                  f"min {losses.min():.4f}, max {losses.max():.4f}")
-        for mode in modes:
-            print(f"{mode} - nanoGPT: {means[mode] - means['pytorch']:+.4f} (means over {len(seeds)} seeds)")
+    table(seeds, ["pytorch", *modes], results)
+
+
+def table(seeds: list[int], engines: list[str], results: dict) -> None:
+    """Per seed and engine: nanoGPT's 20-batch estimate at step 2000 and the whole validation
+    split's loss with the same weights; then each column's mean and sd, and the means' gaps."""
+    names = {"pytorch": "nanoGPT"}
+    print(f"\nval loss at step 2000: estimate (20 random batches) | whole val split\n{'seed':>6}  "
+          + "  ".join(f"{names.get(e, e):>17}" for e in engines))
+    for seed in seeds:
+        cells = [results[(e, seed)] for e in engines]
+        print(f"{seed:>6}  " + "  ".join(
+            f"{r['val_loss']:8.4f} | {r.get('whole_val_loss') or float('nan'):6.4f}" for r in cells))
+    if len(seeds) < 2:
+        return
+    means = {}
+    for engine in engines:
+        for key in ("val_loss", "whole_val_loss"):
+            losses = np.array([results[(engine, seed)].get(key) or np.nan for seed in seeds], float)
+            means[(engine, key)] = losses.mean()
+            print(f"{names.get(engine, engine)} {key}: mean {losses.mean():.4f}, "
+                  f"sd {losses.std(ddof=1):.4f}, min {losses.min():.4f}, max {losses.max():.4f}")
+    for engine in engines[1:]:
+        print(f"{engine} - nanoGPT over {len(seeds)} seeds: estimate "
+              f"{means[(engine, 'val_loss')] - means[('pytorch', 'val_loss')]:+.4f}, whole split "
+              f"{means[(engine, 'whole_val_loss')] - means[('pytorch', 'whole_val_loss')]:+.4f}")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,9 @@ config/train_shakespeare_char.py --device=cpu --compile=False --eval_iters=20
 
 Run: ``PYTHONPATH=$TORCH_PATH python bench/nanogpt_loop.py '{"text": ..., "seed": ...,
 "threads": 1}'``; prints one JSON line: ``val_loss`` (the estimate at iteration
-``max_iters``), ``losses`` (every evaluation's), ``seconds``.
+``max_iters``), ``losses`` (every evaluation's), ``whole_val_loss`` (the bench's addition:
+the loss over the whole validation split's windows at iteration ``max_iters``, as ``train
+eval`` reads ours; ``"whole_val": false`` skips it), ``seconds``.
 """
 
 from __future__ import annotations
@@ -124,14 +126,31 @@ def main() -> None:
         model.train()
         return out
 
+    @torch.no_grad()
+    def whole_split(split: str) -> float:
+        """Not nanoGPT's: the mean loss over the split's non-overlapping windows in order,
+        ``batch`` at a time, the remainder dropped (what ``train eval`` reads of ours)."""
+        model.eval()
+        data = splits[split]
+        steps = (len(data) - 1) // block // batch
+        total = 0.0
+        for s in range(steps):
+            starts = (torch.arange(batch) + s * batch) * block
+            total += loss_of(torch.stack([data[i:i + block] for i in starts]),
+                             torch.stack([data[i + 1:i + 1 + block] for i in starts])).item()
+        model.train()
+        return total / steps
+
     x, y = get_batch("train")
-    evaluations = {}
+    evaluations, whole = {}, None
     it = 0
     while True:
         for group in opt.param_groups:
             group["lr"] = get_lr(it, c)
         if it % c["eval_interval"] == 0:
             evaluations[it] = estimate_loss()["val"]
+        if it == c["max_iters"] and cfg.get("whole_val", True):
+            whole = whole_split("val")  # the weights of the last evaluation; no random draws
         loss = loss_of(x, y)
         x, y = get_batch("train")
         loss.backward()
@@ -142,7 +161,7 @@ def main() -> None:
         if it > c["max_iters"]:
             break
     print(json.dumps({"val_loss": evaluations[c["max_iters"]], "losses": evaluations,
-                      "seconds": time.perf_counter() - START}))
+                      "whole_val_loss": whole, "seconds": time.perf_counter() - START}))
 
 
 if __name__ == "__main__":
