@@ -213,6 +213,11 @@ def table(seeds: list[int], engines: list[str], results: dict) -> None:
             means[(engine, key)] = losses.mean()
             print(f"{names.get(engine, engine)} {key}: mean {losses.mean():.4f}, "
                   f"sd {losses.std(ddof=1):.4f}, min {losses.min():.4f}, max {losses.max():.4f}")
+    spread = [results[("pytorch", seed)].get("estimate_sd") for seed in seeds]
+    if all(spread):
+        sd = float(np.mean(spread))
+        print(f"one 20-batch estimate moves by its random windows alone with sd {sd:.4f} (nanoGPT's "
+              f"weights at step 2000): the mean of {len(seeds)} by {sd / len(seeds) ** 0.5:.4f}")
     for engine in engines[1:]:
         print(f"{engine} - nanoGPT over {len(seeds)} seeds: estimate "
               f"{means[(engine, 'val_loss')] - means[('pytorch', 'val_loss')]:+.4f}, whole split "

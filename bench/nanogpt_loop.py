@@ -27,7 +27,8 @@ Run: ``PYTHONPATH=$TORCH_PATH python bench/nanogpt_loop.py '{"text": ..., "seed"
 "threads": 1}'``; prints one JSON line: ``val_loss`` (the estimate at iteration
 ``max_iters``), ``losses`` (every evaluation's), ``whole_val_loss`` (the bench's addition:
 the loss over the whole validation split's windows at iteration ``max_iters``, as ``train
-eval`` reads ours; ``"whole_val": false`` skips it), ``seconds``.
+eval`` reads ours; ``"whole_val": false`` skips it), ``estimate_sd`` (how much a 20-batch
+estimate moves by its windows alone, with these weights), ``seconds``.
 """
 
 from __future__ import annotations
@@ -127,22 +128,28 @@ def main() -> None:
         return out
 
     @torch.no_grad()
-    def whole_split(split: str) -> float:
+    def whole_split(split: str) -> tuple[float, float]:
         """Not nanoGPT's: the mean loss over the split's non-overlapping windows in order,
-        ``batch`` at a time, the remainder dropped (what ``train eval`` reads of ours)."""
+        ``batch`` at a time, the remainder dropped (what ``train eval`` reads of ours); and
+        the sd of a mean of ``eval_iters * batch`` windows drawn from them (2,000 draws):
+        how far one ``estimate_loss`` moves by its random windows alone."""
         model.eval()
         data = splits[split]
         steps = (len(data) - 1) // block // batch
-        total = 0.0
+        windows = []
         for s in range(steps):
             starts = (torch.arange(batch) + s * batch) * block
-            total += loss_of(torch.stack([data[i:i + block] for i in starts]),
-                             torch.stack([data[i + 1:i + 1 + block] for i in starts])).item()
+            logits = model(torch.stack([data[i:i + block] for i in starts]))
+            y = torch.stack([data[i + 1:i + 1 + block] for i in starts])
+            windows.append(F.cross_entropy(logits.transpose(1, 2), y, reduction="none").mean(1))
         model.train()
-        return total / steps
+        losses = torch.cat(windows)
+        draws = torch.randint(len(losses), (2000, c["eval_iters"] * batch),
+                              generator=torch.Generator().manual_seed(0))
+        return losses.mean().item(), losses[draws].mean(1).std().item()
 
     x, y = get_batch("train")
-    evaluations, whole = {}, None
+    evaluations, whole, spread = {}, None, None
     it = 0
     while True:
         for group in opt.param_groups:
@@ -150,7 +157,7 @@ def main() -> None:
         if it % c["eval_interval"] == 0:
             evaluations[it] = estimate_loss()["val"]
         if it == c["max_iters"] and cfg.get("whole_val", True):
-            whole = whole_split("val")  # the weights of the last evaluation; no random draws
+            whole, spread = whole_split("val")  # the weights of the last evaluation; no random draws
         loss = loss_of(x, y)
         x, y = get_batch("train")
         loss.backward()
@@ -161,7 +168,8 @@ def main() -> None:
         if it > c["max_iters"]:
             break
     print(json.dumps({"val_loss": evaluations[c["max_iters"]], "losses": evaluations,
-                      "whole_val_loss": whole, "seconds": time.perf_counter() - START}))
+                      "whole_val_loss": whole,
+                      "estimate_sd": spread, "seconds": time.perf_counter() - START}))
 
 
 if __name__ == "__main__":
