@@ -5,7 +5,11 @@
    against nanoGPT's training loop for the same configuration in PyTorch eager
    (bench/nanogpt_loop.py: nanoGPT's data split and vocabulary, initialisation, AdamW groups,
    ``get_lr``, ``get_batch``, ``estimate_loss`` and loop order) in a fresh process; wall
-   time from process start to exit for both, and each one's validation loss at step 2000.
+   time from process start to exit for both, and each one's validation loss at step 2000:
+   the run's 20-batch estimate (what nanoGPT prints) and the whole validation split's loss
+   with the same weights (``train eval`` of ours, the same windows in PyTorch), which
+   holds no sampling noise of its own; with several seeds, a table of both engines side by
+   side, the means' gaps and how much one 20-batch estimate moves by its windows alone.
 2. ``sampling``: tokens per second generating 500 tokens after a one-character prompt,
    ours (trainer/tasks/sampling.py: one window, one compiled function) against nanoGPT's
    ``generate`` in PyTorch (crop to block_size, forward the whole context for each token),
