@@ -2,10 +2,14 @@
 
 1. ``whole run``: ``train run experiments/gpt_shakespeare.yaml`` (2000 steps, evaluations
    every 250 on 20 batches, compile, checkpoints and MLflow included) in a fresh process,
-   against nanoGPT's training loop for the same configuration in PyTorch eager (its model
-   from bench/seq_engines.py with nanoGPT's initialisation, fused AdamW, nanoGPT's ``get_lr`` and
-   ``estimate_loss``, the same text and split) in a fresh process; wall time from process
-   start to exit for both, and each one's final validation loss.
+   against nanoGPT's training loop for the same configuration in PyTorch eager
+   (bench/nanogpt_loop.py: nanoGPT's data split and vocabulary, initialisation, AdamW groups,
+   ``get_lr``, ``get_batch``, ``estimate_loss`` and loop order) in a fresh process; wall
+   time from process start to exit for both, and each one's validation loss at step 2000:
+   the run's 20-batch estimate (what nanoGPT prints) and the whole validation split's loss
+   with the same weights (``train eval`` of ours, the same windows in PyTorch), which
+   holds no sampling noise of its own; with several seeds, a table of both engines side by
+   side, the means' gaps and how much one 20-batch estimate moves by its windows alone.
 2. ``sampling``: tokens per second generating 500 tokens after a one-character prompt,
    ours (trainer/tasks/sampling.py: one window, one compiled function) against nanoGPT's
    ``generate`` in PyTorch (crop to block_size, forward the whole context for each token),
@@ -26,64 +30,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPERIMENT = ROOT / "experiments" / "gpt_shakespeare.yaml"
-
-TORCH_RUN = r"""
-import json, math, sys, time
-start = time.perf_counter()
-import numpy as np, torch
-from torch.nn import functional as F
-sys.path.insert(0, sys.argv[1])
-from bench import seq_engines as se
-cfg = json.loads(sys.argv[2])
-torch.set_num_threads(cfg["threads"]); torch.manual_seed(cfg["seed"])
-text = open(cfg["text"], encoding="utf-8").read()
-chars = sorted(set(text[:int(len(text) * 0.9)]))
-index = {c: i for i, c in enumerate(chars)}
-data = torch.tensor([index[c] for c in text], dtype=torch.long)
-n = int(0.9 * len(data)); splits = {"train": data[:n], "val": data[n:]}
-block, batch = 64, 12
-model = se.torch_model("gpt", "sdpa", {**se.CONFIGS["gpt"], "vocab": len(chars)})
-for name, p in model.named_parameters():  # nanoGPT's _init_weights (GPT-2's initialisation)
-    if p.dim() >= 2:
-        std = 0.02 / math.sqrt(2 * 4) if name.endswith("c_proj.weight") else 0.02
-        torch.nn.init.normal_(p, mean=0.0, std=std)
-params = list(model.parameters())
-groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
-          {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
-opt = torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.99), fused=True)
-def get_batch(split):
-    d = splits[split]; ix = torch.randint(len(d) - block, (batch,))
-    return torch.stack([d[i:i + block] for i in ix]), torch.stack([d[i + 1:i + 1 + block] for i in ix])
-def get_lr(it, warm=100, decay=2000, lr=1e-3, low=1e-4):
-    if it < warm: return lr * (it + 1) / (warm + 1)
-    if it > decay: return low
-    return low + 0.5 * (1.0 + math.cos(math.pi * (it - warm) / (decay - warm))) * (lr - low)
-@torch.no_grad()
-def estimate_loss():
-    model.eval(); out = {}
-    for split in ("train", "val"):
-        out[split] = float(np.mean([F.cross_entropy(model(x).view(-1, len(chars)), y.view(-1)).item()
-                                    for x, y in (get_batch(split) for _ in range(20))]))
-    model.train(); return out
-val = None
-for it in range(2001):
-    if it % 250 == 0:
-        val = estimate_loss()["val"]
-    if it == 2000: break
-    for g in opt.param_groups: g["lr"] = get_lr(it)
-    x, y = get_batch("train")
-    loss = F.cross_entropy(model(x).view(-1, len(chars)), y.view(-1))
-    opt.zero_grad(set_to_none=True); loss.backward()
-    torch.nn.utils.clip_grad_norm_(params, 1.0); opt.step()
-print(json.dumps({"val_loss": val, "seconds": time.perf_counter() - start}))
-"""
 
 TORCH_SAMPLE = r"""
 import json, sys, time
@@ -124,23 +77,33 @@ def our_run(threads: int, mode: str, seed: int) -> dict[str, float]:
         return _our_run(threads, mode, seed, Path(work))
 
 
-def _our_run(threads: int, mode: str, seed: int, work: Path) -> dict[str, float]:
+def _our_run(threads: int, mode: str, seed: int, work: Path, whole: bool = True) -> dict[str, float]:
     start = time.perf_counter()
-    done = subprocess.run([str(Path(sys.executable).with_name("train")), "run", str(EXPERIMENT),
-                           "--mode", mode, "--quiet", "mlflow.system_metrics=false", f"seed={seed}"],
-                          cwd=work, env=_env(threads), capture_output=True, text=True)
+    args = [str(EXPERIMENT), "--mode", mode, "mlflow.system_metrics=false", f"seed={seed}"]
+    train = str(Path(sys.executable).with_name("train"))
+    done = subprocess.run([train, "run", *args[:3], "--quiet", *args[3:]], cwd=work, env=_env(threads),
+                          capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"train run failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     line = next(x for x in done.stdout.splitlines() if "val/loss " in x)  # the summary's first line
-    return {"seconds": seconds, "val_loss": float(line.split("val/loss ")[1].split(",")[0]), "line": line}
+    out = {"seconds": seconds, "val_loss": float(line.split("val/loss ")[1].split(",")[0]), "line": line}
+    if whole:  # the whole validation split with the last checkpoint (step 2000)
+        done = subprocess.run([train, "eval", *args], cwd=work, env=_env(threads), capture_output=True,
+                              text=True)
+        if done.returncode:
+            raise SystemExit(f"train eval failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+        line = next(x for x in done.stdout.splitlines() if x.startswith("val/loss "))
+        out["whole_val_loss"] = float(line.split("val/loss ")[1].split(",")[0])
+        out["eval_line"] = " ".join(done.stdout.split())
+    return out
 
 
 def torch_run(threads: int, torch_path: str, text: str, seed: int) -> dict[str, float]:
     cfg = json.dumps({"threads": threads, "text": text, "seed": seed})
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", TORCH_RUN, str(ROOT), cfg], env=_env(threads, torch_path),
-                          capture_output=True, text=True)
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "nanogpt_loop.py"), cfg],
+                          env=_env(threads, torch_path), capture_output=True, text=True)
     if done.returncode:
         raise SystemExit(f"PyTorch run failed:\n{done.stderr[-2000:]}")
     out = json.loads(done.stdout.strip().splitlines()[-1])
@@ -208,7 +171,7 @@ def whole_runs(args: argparse.Namespace, text: str) -> None:
     with more than one, the validation losses hold but the timings are not comparable)."""
     seeds = [int(s) for s in args.seeds.split(",")]
     modes = args.modes.split(",")
-    jobs = [("pytorch", seed) for seed in seeds] + [(mode, seed) for seed in seeds for mode in modes]
+    jobs = [(engine, seed) for seed in seeds for engine in ["pytorch", *modes]]  # a seed's together
 
     def one(job: tuple[str, int]) -> dict[str, float]:
         engine, seed = job
@@ -216,22 +179,54 @@ def whole_runs(args: argparse.Namespace, text: str) -> None:
             return torch_run(args.threads, args.torch_path, text, seed)
         return our_run(args.threads, engine, seed)
 
+    results = {}
     with ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(zip(jobs, pool.map(one, jobs)))
+        futures = {pool.submit(one, job): job for job in jobs}
+        for future in as_completed(futures):  # each as it ends: a long bench shows its progress
+            results[futures[future]] = out = future.result()
+            print(f"  done: {futures[future][0]} seed {futures[future][1]}: val loss {out['val_loss']:.4f}, "
+                  f"whole split {out.get('whole_val_loss') or float('nan'):.4f}", flush=True)
     for seed in seeds:
         theirs = results[("pytorch", seed)]
-        print(f"seed {seed}: PyTorch eager, 2000 iterations + 9 evaluations: {theirs['seconds']:.1f} s, "
-              f"val loss {theirs['val_loss']:.4f}")
+        print(f"seed {seed}: nanoGPT's loop (PyTorch eager), 2000 iterations + 9 evaluations: "
+              f"{theirs['seconds']:.1f} s, val loss {theirs['val_loss']:.4f}")
         for mode in modes:
             ours = results[(mode, seed)]
             print(f"seed {seed}: train run gpt_shakespeare.yaml --mode {mode}: {ours['seconds']:.1f} s "
                   f"({theirs['seconds'] / ours['seconds']:.2f}x PyTorch's speed), "
                   f"val loss {ours['val_loss']:.4f}\n  {ours['line']}")
-    if len(seeds) > 1:
-        for engine in ["pytorch", *modes]:
-            losses = np.array([results[(engine, seed)]["val_loss"] for seed in seeds])
-            print(f"{engine}: val loss over {len(seeds)} seeds mean {losses.mean():.4f}, "
+    table(seeds, ["pytorch", *modes], results)
+
+
+def table(seeds: list[int], engines: list[str], results: dict) -> None:
+    """Per seed and engine: nanoGPT's 20-batch estimate at step 2000 and the whole validation
+    split's loss with the same weights; then each column's mean and sd, and the means' gaps."""
+    names = {"pytorch": "nanoGPT"}
+    print(f"\nval loss at step 2000: estimate (20 random batches) | whole val split\n{'seed':>6}  "
+          + "  ".join(f"{names.get(e, e):>17}" for e in engines))
+    for seed in seeds:
+        cells = [results[(e, seed)] for e in engines]
+        print(f"{seed:>6}  " + "  ".join(
+            f"{r['val_loss']:8.4f} | {r.get('whole_val_loss') or float('nan'):6.4f}" for r in cells))
+    if len(seeds) < 2:
+        return
+    means = {}
+    for engine in engines:
+        for key in ("val_loss", "whole_val_loss"):
+            losses = np.array([results[(engine, seed)].get(key) or np.nan for seed in seeds], float)
+            means[(engine, key)] = losses.mean()
+            print(f"{names.get(engine, engine)} {key}: mean {losses.mean():.4f}, "
                   f"sd {losses.std(ddof=1):.4f}, min {losses.min():.4f}, max {losses.max():.4f}")
+    spread = [results[("pytorch", seed)].get("estimate_sd") for seed in seeds]
+    if all(spread):
+        sd = float(np.mean(spread))
+        print(f"one 20-batch estimate moves by its random windows alone with sd {sd:.4f} (nanoGPT's "
+              f"weights at step 2000): the mean of {len(seeds)} by {sd / len(seeds) ** 0.5:.4f}")
+    for engine in engines[1:]:
+        print(f"{engine} - nanoGPT over {len(seeds)} seeds: estimate "
+              f"{means[(engine, 'val_loss')] - means[('pytorch', 'val_loss')]:+.4f}, whole split "
+              f"{means[(engine, 'whole_val_loss')] - means[('pytorch', 'whole_val_loss')]:+.4f}")
+
 
 if __name__ == "__main__":
     main()
