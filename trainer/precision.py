@@ -6,8 +6,8 @@
 - A warning when the run will be slower, or no faster, than float32 (:func:`speed_notes`):
   PyNative computes bf16/fp16 in float32 on NumPy, with casts around each kernel; graph
   mode on a CPU without native float16 conversion (F16C, AVX512-FP16) makes fp16 slower
-  (bf16 is the one to use there); on one without bf16 instructions (AVX512-BF16, AMX-BF16)
-  bf16 is correct but no faster. The CPU is the compiler's target (its LLVM CPU and
+  (bf16 is the one to use there); on one without AMX-BF16 tiles (which our bf16 matmuls and
+  convolutions use) bf16 is correct but no faster. The CPU is the compiler's target (its LLVM CPU and
   features): ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
   ``/proc/cpuinfo`` features the compiler adds where LLVM's name lacks them (a virtual
   machine reporting an older model).
@@ -30,7 +30,7 @@ from framework.train.callbacks.base import Callback
 from framework.train.context import RunContext
 
 FP16_NATIVE = ("f16c", "avx512_fp16")  # /proc/cpuinfo names
-BF16_NATIVE = ("avx512_bf16", "amx_bf16")
+BF16_NATIVE = ("amx_bf16",)  # our bf16 matmuls and convolutions run on AMX tiles
 _LLVM_NAMES = {"f16c": "f16c", "avx512_fp16": "avx512fp16", "avx512_bf16": "avx512bf16",
                "amx_bf16": "amx-bf16"}
 
@@ -94,8 +94,8 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
         return [f"precision fp16: the kernels are built for {cpu}, which has no native float16 "
                 "conversion (F16C or AVX512-FP16): fp16 will be slower than fp32; use precision: bf16"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
-        return [f"precision bf16: the kernels are built for {cpu}, which has no bf16 instructions "
-                "(AVX512-BF16 or AMX-BF16): training is correct but will not be faster than fp32"]
+        return [f"precision bf16: the kernels are built for {cpu}, which has no AMX-BF16 tiles (our bf16 "
+                "matmuls and convolutions use them): training is correct but will not be faster than fp32"]
     return []
 
 
