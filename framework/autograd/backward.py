@@ -18,6 +18,7 @@ from ..interpreters import current, located_like
 from ..ops import elementwise as F  # the gradient stores add with F.add
 from ..ops.creation import zeros_like
 from ..ops.elementwise import cast
+from . import tape as _tape
 from .accumulate import EagerGradStore, GradStore
 from .hooks import TENSOR_HOOKS, run_tensor_hooks
 
@@ -41,7 +42,9 @@ def backprop(
     # manager (a generator per record) in PyNative
     interp = current()
     locate = hasattr(interp, "location_override")
-    store = GradStore(F) if interp.tracing else EagerGradStore(F)
+    # a tape recording this sweep (a higher-order transform) needs every sum as its own
+    # tensor: no in-place accumulation then
+    store = GradStore(F) if interp.tracing or _tape.active() is not None else EagerGradStore(F)
     grads = store.grads
 
     for output, sens in roots:

@@ -78,6 +78,7 @@ class LSTMPointwiseGrad(Primitive):
 
     num_outputs = 2
     differentiable = False
+    first_order_only = True
 
     def infer(self, c, i, f, g, o, tc, dh, dc) -> tuple[Spec, Spec]:
         if len(c.shape) != 2:

@@ -114,6 +114,7 @@ class MaxPoolGrad(_Pool):
     """``(x, out, dout) -> dx``: each window's gradient goes to its first maximum."""
 
     differentiable = False
+    first_order_only = True
 
     def infer(self, x, out, dout):
         spec = self.out_spec(x)
