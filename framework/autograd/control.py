@@ -82,9 +82,7 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
     state) stand in for the replayed outputs in the bprops, so forward nodes needed only
     to recompute an output (a tanh whose bprop reads its output) become dead code.
     """
-    from ..common.tensor import Tensor
-
-    watched = [Tensor._wrap(t._data) for t in inputs]  # fresh identities for the tape
+    watched = _distinct(inputs)
     tape = _tape.Tape()
     for i in wanted:
         tape.watch(watched[i])
@@ -95,6 +93,26 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
     roots = [(o, d) for o, d in zip(outs, douts) if _numeric(o)]
     with _tape.recording(None):
         return backprop(tape.records, roots, [watched[i] for i in wanted], tape.tracked)
+
+
+def _distinct(inputs: list[Any]) -> list[Any]:
+    """The inputs as the tape watches them: each object once (a repeated one gets a fresh
+    identity, so positions are differentiated apart). The originals themselves, not copies:
+    a region captures the first tensor object it sees for a value, and a tape of an outer
+    transform (second order) must find the tensors it tracks among the node's inputs."""
+    from ..common.tensor import Tensor
+    from ..interpreters import current
+
+    seen: set[int] = set()
+    watched = []
+    for t in inputs:
+        if id(t) in seen:
+            current().value_of(t)  # capture the original first (when t is from outside)
+            watched.append(Tensor._wrap(t._data))
+        else:
+            seen.add(id(t))
+            watched.append(t)
+    return watched
 
 
 def _substitute(tape: _tape.Tape, outs: list[Any], known: list[Any]) -> list[Any]:

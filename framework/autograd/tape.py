@@ -97,9 +97,9 @@ class Tape:
         if not prim.differentiable:
             if prim.first_order_only:
                 raise NotImplementedError(
-                    f"{prim.name} (a gradient kernel with no gradient of its own) stops a "
-                    "higher-order derivative: differentiate a function that does not use "
-                    f"the operation whose gradient is {prim.name}, or take one gradient only")
+                    f"{prim.name} ({prim.first_order_reason}) stops a higher-order "
+                    f"derivative: differentiate a function that does not need {prim.name}'s "
+                    "gradient, or take one gradient only")
             return
         if isinstance(result, tuple):
             tracked.update(id(o) for o in result)

@@ -141,6 +141,9 @@ class While(ControlFlow, abstract=True):
 class WhileGrad(ControlFlow, abstract=True):
     region_labels = ("body", "vjp")
     differentiable = False
+    first_order_only = True
+    first_order_reason = ("the backward of a while loop on a tensor in graph mode; PyNative "
+                          "differentiates such a loop to any order")
 
     def __init__(self, body_graph: Graph, vjp_graph: Graph, n_carried: int, n_invariants: int,
                  n_cotangents: int, forward_uid: int | None = None) -> None:
