@@ -42,8 +42,9 @@ class Pullback:
     def __init__(self, fn: Callable[..., Any], args: Sequence[Any], positions: Sequence[int],
                  weights: Sequence[Any], has_aux: bool = False) -> None:
         from ..common.tensor import Tensor
-        from ..interpreters import is_tracing
+        from ..interpreters import current, is_tracing
         from ..ops.state import collecting_writes
+        from ..parameter import Parameter
 
         self.outer = _tape.active()
         tape = self.tape = _tape.Tape(self.outer)
@@ -56,7 +57,10 @@ class Pullback:
                     f"grad_position {p}: input is a {type(args[p]).__name__}; only Tensors can "
                     "be differentiated"
                 )
-            inputs[p] = _tape.fresh_identity(args[p], self.outer)  # a fresh identity per input
+            # a fresh identity per input; a Parameter passed as an input while tracing: its
+            # traced value (its host array would be a constant of the graph)
+            data = current().value_of(args[p]) if is_tracing() and isinstance(args[p], Parameter) else None
+            inputs[p] = _tape.fresh_identity(args[p], self.outer, data)
             share_tensor_hooks(args[p], inputs[p])  # Tensor.register_hook on the caller's tensor
             tape.watch(inputs[p])
         for w in weights:

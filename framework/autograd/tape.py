@@ -151,12 +151,13 @@ class _Identity:
 _IDENTITY = _Identity()
 
 
-def fresh_identity(tensor: Any, outer: Tape | None) -> Any:
-    """A new Tensor object holding ``tensor``'s value, which a transform watches; an outer
-    tape (a transform this one runs inside) records it as an identity of ``tensor``."""
+def fresh_identity(tensor: Any, outer: Tape | None, data: Any = None) -> Any:
+    """A new Tensor object holding ``tensor``'s value (``data`` when given: a Parameter's
+    traced value), which a transform watches; an outer tape (a transform this one runs
+    inside) records it as an identity of ``tensor``."""
     from ..common.tensor import Tensor
 
-    fresh = Tensor._wrap(tensor._data)
+    fresh = Tensor._wrap(tensor._data if data is None else data)
     if outer is not None:
         outer.record(_IDENTITY, (tensor,), fresh)
     return fresh

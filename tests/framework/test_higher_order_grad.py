@@ -216,3 +216,19 @@ def test_control_flow_under_second_derivative_graph_mode():
     np.testing.assert_allclose(_graph(lambda: ms.grad(looped)(x)).asnumpy(), 5 * x.asnumpy() ** 4)
     with pytest.raises(NotImplementedError, match="WhileGrad .*while loop on a tensor in graph mode"):
         _graph(lambda: ms.grad(ms.grad(looped))(x))
+
+
+@pytest.mark.slow
+def test_grad_at_a_parameter_passed_as_input_inside_jit_follows_its_value():
+    # the Parameter is first seen inside the traced grad: its traced value must be
+    # differentiated, not its host array at trace time (a constant of the graph)
+    w = Parameter(Tensor(np.array([1.0, 2.0], np.float32)), name="w")
+
+    @ms.jit
+    def step(x):
+        return ms.grad(lambda t: (t * t * x).sum())(w)
+
+    x = Tensor(np.ones(2, np.float32))
+    np.testing.assert_allclose(step(x).asnumpy(), [2.0, 4.0])
+    w.set_data(Tensor(np.array([3.0, 4.0], np.float32)))
+    np.testing.assert_allclose(step(x).asnumpy(), [6.0, 8.0])
