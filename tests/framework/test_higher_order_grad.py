@@ -232,3 +232,40 @@ def test_grad_at_a_parameter_passed_as_input_inside_jit_follows_its_value():
     np.testing.assert_allclose(step(x).asnumpy(), [2.0, 4.0])
     w.set_data(Tensor(np.array([3.0, 4.0], np.float32)))
     np.testing.assert_allclose(step(x).asnumpy(), [6.0, 8.0])
+
+
+def _layer_cases() -> list[tuple[str, Callable[[Tensor], Tensor], tuple[int, ...]]]:
+    ms.set_seed(3)
+    f64 = ms.float64
+    norm = nn.LayerNorm((4,), dtype=f64)
+    cell = nn.LSTMCell(4, 3, dtype=f64)
+    lstm = nn.LSTM(4, 3, batch_first=True, dtype=f64)
+    attention = nn.MultiheadAttention(4, 2, dtype=f64)
+    conv = nn.Conv2d(1, 2, 3, pad_mode="same", weight_init="normal", dtype=f64)
+    batch_norm = nn.BatchNorm1d(3, dtype=f64)
+    labels = Tensor(np.array([1, 2], np.int32))
+    state = (Tensor(np.full((2, 3), 0.1)), Tensor(np.full((2, 3), -0.2)))
+    return [
+        ("layer_norm", lambda t: (norm(t) * ops.sin(t)).sum(), (2, 4)),
+        ("lstm_cell", lambda t: ops.tanh(cell(t, state)[0]).sum(), (2, 4)),
+        ("lstm", lambda t: (lstm(t)[0] ** 2).sum(), (2, 3, 4)),
+        ("attention", lambda t: ops.tanh(attention(t, t, t)[0]).sum(), (3, 2, 4)),
+        ("conv", lambda t: ops.tanh(conv(t)).sum(), (1, 1, 4, 4)),
+        ("batch_norm", lambda t: ops.tanh(batch_norm(t)).sum(), (4, 3)),
+        ("gelu_softmax", lambda t: (ops.softmax(ops.gelu(t), -1) ** 2).sum(), (2, 3)),
+        ("cross_entropy", lambda t: nn.CrossEntropyLoss()(t, labels), (2, 5)),
+        ("bmm", lambda t: ops.tanh(ops.bmm(t, t)).sum(), (2, 3, 3)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(9), ids=[c[0] for c in _layer_cases()])
+def test_second_order_through_layers_equals_finite_differences(case):
+    name, fn, shape = _layer_cases()[case]
+
+    def penalty(t):  # the squared norm of the input gradient, as a gradient penalty
+        g = ms.grad(fn)(t)
+        return (g * g).sum()
+
+    x = np.random.default_rng(case).normal(size=shape)
+    got = ms.grad(penalty)(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, fd_grad(penalty, x), rtol=1e-5, atol=1e-8, err_msg=name)
