@@ -1,4 +1,5 @@
-"""``ops.vjp``, ``ops.jvp``, ``ops.jacrev`` and ``ops.jacfwd`` (MindSpore's signatures).
+"""``ops.vjp``, ``ops.jvp``, ``ops.jacrev``, ``ops.jacfwd``, ``ops.linearize`` and
+``ops.derivative`` (MindSpore's signatures).
 
 All four are built on :class:`~.grad.Pullback` (a function run on a tape, ready for any
 number of backward passes), so they compose with ``grad`` and with each other (a Hessian is
@@ -22,10 +23,12 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from .. import dtype as mstype
 from ..common.tensor import Tensor
 from ..context import GRAPH_MODE, get_context
 from ..interpreters import is_tracing, phase
-from ..ops.creation import zeros_like
+from ..ops.creation import ones_like, zeros_like
+from ..ops.elementwise import cast
 from ..ops.shape_ops import concat, expand_dims, reshape
 from . import tape as _tape
 from .backward import backprop
@@ -234,3 +237,48 @@ def vjp(fn: Callable[..., Any], *inputs: Any, weights: Any = None, has_aux: bool
 
 def _name(fn: Any) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
+
+
+def linearize(fn: Callable[..., Any], inputs: Any) -> tuple:
+    """``linearize(fn, inputs)``: ``(fn(*inputs), jvp_fn)`` where ``jvp_fn(v)`` is
+    ``jvp(fn, inputs, v)``'s tangent, every call reusing one forward and one backward pass
+    (in graph mode each ``jvp_fn`` call runs a compiled jvp)."""
+    primals = _tensors(inputs, "linearize: inputs")
+    if _graph_top_level():
+        output = _compiled(fn, ("vjp_f",), lambda: _mode_aware(fn, f"linearize_{_name(fn)}"))(*primals)
+
+        def jvp_fn(v: Any) -> Any:
+            return jvp(fn, primals, v)[1]
+
+        return output, jvp_fn
+    lin = Linearized(fn, primals, tuple(range(len(primals))))
+    output = lin.pullback.output
+
+    def eager_jvp_fn(v: Any) -> Any:
+        return _structure(output, lin(_tensors(v, "linearize: v")))
+
+    return output, eager_jvp_fn
+
+
+def derivative(fn: Callable[..., Any], primals: Any, order: int) -> tuple:
+    """``derivative(fn, primals, order)``: ``(fn(*primals), d^order/de^order fn(primals + e))``
+    at ``e = 0`` (every input moved by ``e``: the tangent is ones), by nested jvp; integer
+    inputs are taken as float32 (as MindSpore does)."""
+    if not isinstance(order, int) or isinstance(order, bool) or order < 1:
+        raise ValueError(f"derivative: order must be an int >= 1, got {order!r}")
+    values = tuple(v if mstype.kind(v._data.dtype) in "fc" else cast(v, np.float32)
+                   for v in _tensors(primals, "derivative: primals"))
+
+    def nth(k: int) -> Callable[..., Any]:
+        if k == 0:
+            return fn
+        lower = nth(k - 1)
+        return lambda *xs: jvp(lower, xs, tuple(ones_like(x) for x in xs))[1]
+
+    def run(*xs: Any) -> tuple:
+        return fn(*xs), nth(order)(*xs)
+
+    if _graph_top_level():
+        run = _compiled(fn, ("derivative", order, len(values)),
+                        lambda: _mode_aware(run, f"derivative_{_name(fn)}"))
+    return run(*values)

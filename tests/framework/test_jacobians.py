@@ -182,3 +182,52 @@ def test_equal_torch_func(tmp_path):
         for name, want in ref.items():
             np.testing.assert_allclose(got[name].asnumpy(), want, rtol=1e-9, atol=1e-11,
                                        err_msg=f"{name} (mode {mode})")
+
+
+def _vmap_compositions():
+    x = t(np.array([[0.3, -1.2], [2.0, 0.5]]))
+    f = lambda a: (ops.sin(a) * a).sum()  # noqa: E731
+    return (ms.vmap(ms.grad(f))(x), ms.vmap(ms.grad(ms.grad(f)))(x),
+            ms.grad(lambda a: ms.vmap(lambda r: (r ** 3).sum())(a).sum())(x))
+
+
+def _vmap_expected() -> list[np.ndarray]:
+    x = np.array([[0.3, -1.2], [2.0, 0.5]])
+    return [np.sin(x) + x * np.cos(x), 2 * np.cos(x) - x * np.sin(x), 3 * x ** 2]
+
+
+def test_vmap_of_grad_and_grad_of_vmap():
+    for got, want in zip(_vmap_compositions(), _vmap_expected(), strict=True):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_vmap_of_grad_and_grad_of_vmap_graph_mode():
+    for got, want in zip(run_in(ms.GRAPH_MODE, _vmap_compositions), _vmap_expected(), strict=True):
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-10)
+
+
+def test_linearize_reuses_one_linearization_for_every_tangent():
+    f = lambda x: mlp(x, t(W1), t(B1), t(W2))  # noqa: E731
+    out, jvp_fn = ops.linearize(f, t(X))
+    np.testing.assert_allclose(out.asnumpy(), mlp_of_x(X))
+    jac = fd_jacobian(mlp_of_x, X)
+    for _ in range(2):
+        tx = RNG.normal(size=X.shape)
+        np.testing.assert_allclose(jvp_fn(t(tx)).asnumpy(), np.tensordot(jac, tx, 2), atol=1e-8)
+
+
+def test_derivative_of_any_order_equals_closed_forms():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    f = lambda a: ops.exp(ops.sin(a))  # noqa: E731
+    e, s, c = np.exp(np.sin(x)), np.sin(x), np.cos(x)
+    out, first = ops.derivative(f, t(x), 1)
+    np.testing.assert_allclose(out.asnumpy(), e, rtol=1e-12)
+    np.testing.assert_allclose(first.asnumpy(), c * e, rtol=1e-12)
+    np.testing.assert_allclose(ops.derivative(f, t(x), 3)[1].asnumpy(),
+                               e * (-c - 3 * s * c + c ** 3), rtol=1e-12)
+    # several inputs move together: d^2/de^2 (x+e)^2 (y+e) = 2 (y + e) + 4 (x + e) at e = 0
+    _, second = ops.derivative(lambda a, b: a * a * b, (t(x), t(x + 1)), 2)
+    np.testing.assert_allclose(second.asnumpy(), 2 * (x + 1) + 4 * x, rtol=1e-12)
+    with pytest.raises(ValueError, match="order must be an int >= 1"):
+        ops.derivative(f, t(x), 0)
