@@ -30,6 +30,24 @@ def backprop(
     tracked: set[int],
     saved: Mapping[int, Any] | None = None,
 ) -> list[Any]:
+    """See :func:`_sweep`; a sweep that a tape records (a higher-order transform) marks
+    itself and every sweep it runs inside regions (which pause the tape) as recorded."""
+    if _tape.active() is None or _tape.RECORDED_SWEEP.get():
+        return _sweep(records, roots, wrt, tracked, saved)
+    token = _tape.RECORDED_SWEEP.set(True)
+    try:
+        return _sweep(records, roots, wrt, tracked, saved)
+    finally:
+        _tape.RECORDED_SWEEP.reset(token)
+
+
+def _sweep(
+    records: Sequence[tuple[Any, tuple, Any]],
+    roots: Sequence[tuple[Any, Any]],
+    wrt: Sequence[Any],
+    tracked: set[int],
+    saved: Mapping[int, Any] | None = None,
+) -> list[Any]:
     """Cotangents of ``wrt`` given ``(output, sensitivity)`` roots; zeros where unused.
 
     ``saved``: by record index, the tensors that record's bprop reads as packed by

@@ -30,6 +30,12 @@ HOOKS: dict[str, Callable[..., Any] | None] = {"convert": None, "mode_aware": No
 SAVED_HOOKS: ContextVar[Any] = ContextVar("framework_saved_tensors_hooks", default=None)
 
 
+# True while a backward sweep runs that a tape records (a higher-order transform), inside
+# the regions it builds too (they pause the tape): gradient rules whose usual form is not
+# differentiable again (a graph-mode loop's WhileGrad) choose a differentiable one then.
+RECORDED_SWEEP: ContextVar[bool] = ContextVar("framework_recorded_sweep", default=False)
+
+
 def active() -> Tape | None:
     """The tape recording now, or None."""
     return _active.get()

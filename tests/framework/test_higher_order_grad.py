@@ -211,11 +211,29 @@ def test_control_flow_under_second_derivative_graph_mode():
     for x in (np.array([1.5, 1.2]), np.array([-0.5, -0.2])):
         got = _graph(lambda x=x: ms.grad(ms.grad(branchy))(f64(x))).asnumpy()
         np.testing.assert_allclose(got, ms.grad(ms.grad(branchy))(f64(x)).asnumpy(), rtol=1e-10)
-    # a while on a tensor: first order compiles; second order is refused by name
-    x = f64([1.5, 1.2])
-    np.testing.assert_allclose(_graph(lambda: ms.grad(looped)(x)).asnumpy(), 5 * x.asnumpy() ** 4)
-    with pytest.raises(NotImplementedError, match="WhileGrad .*while loop on a tensor in graph mode"):
-        _graph(lambda: ms.grad(ms.grad(looped))(x))
+
+
+def recurrent(x):
+    y = x
+    while y.sum() < 10:
+        y = y * 1.5 + ops.sin(x) * y
+    return (y * y).sum()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fn", [looped, recurrent])
+def test_while_on_a_tensor_under_second_and_third_derivatives_graph_mode(fn):
+    # 0, 1 and several iterations; the loops' backward passes become loops themselves
+    for x in (np.array([6.0, 5.0]), np.array([1.5, 1.2]), np.array([1.1, 1.3])):
+        for order in (2, 3):
+            g = fn
+            for _ in range(order):
+                g = ms.grad(g)
+            want = g(f64(x)).asnumpy()
+            np.testing.assert_allclose(_graph(lambda g=g, x=x: g(f64(x))).asnumpy(), want,
+                                       rtol=1e-10, err_msg=f"{fn.__name__} order {order} at {x}")
+    x = np.array([1.1, 1.3])
+    np.testing.assert_allclose(ms.grad(ms.grad(fn))(f64(x)).asnumpy(), fd_grad(ms.grad(fn), x), rtol=1e-6)
 
 
 @pytest.mark.slow
