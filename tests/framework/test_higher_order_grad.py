@@ -163,15 +163,26 @@ def test_control_flow_under_second_derivative_pynative():
 
 
 def test_gradient_kernel_without_gradient_refuses_second_order_by_name():
+    def inverted(a):
+        return ops.inverse(a).sum()  # its gradient is a host kernel (HostGrad)
+
+    a = Tensor(np.array([[2.0, 0.5], [0.3, 1.5]]))
+    ms.grad(inverted)(a)  # first order works
+    with pytest.raises(NotImplementedError, match="HostGrad .* stops a higher-order derivative"):
+        ms.grad(ms.grad(inverted))(a)
+
+
+def test_max_pool_to_third_order():
     pool = nn.MaxPool2d(2, 2)
 
     def pooled(x):
-        return (pool(x) ** 2).sum()
+        return (pool(x) ** 3).sum()
 
-    x = Tensor(np.random.default_rng(0).normal(size=(1, 1, 4, 4)))
-    ms.grad(pooled)(x)  # first order works
-    with pytest.raises(NotImplementedError, match="MaxPoolGrad .* stops a higher-order derivative"):
-        ms.grad(ms.grad(pooled))(x)
+    x = np.random.default_rng(0).normal(size=(1, 2, 4, 4))
+    second = ms.grad(ms.grad(pooled))(Tensor(x)).asnumpy()
+    np.testing.assert_allclose(second, fd_grad(ms.grad(pooled), x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ms.grad(ms.grad(ms.grad(pooled)))(Tensor(x)).asnumpy(),
+                               fd_grad(ms.grad(ms.grad(pooled)), x), rtol=1e-6, atol=1e-8)
 
 
 # -- graph mode -----------------------------------------------------------------------------
@@ -287,3 +298,15 @@ def test_second_order_through_layers_equals_finite_differences(case):
     x = np.random.default_rng(case).normal(size=shape)
     got = ms.grad(penalty)(Tensor(x)).asnumpy()
     np.testing.assert_allclose(got, fd_grad(penalty, x), rtol=1e-5, atol=1e-8, err_msg=name)
+
+
+@pytest.mark.slow
+def test_max_pool_second_order_graph_mode():
+    pool = nn.MaxPool2d(2, 2)
+
+    def pooled(x):
+        return (pool(x) ** 3).sum()
+
+    x = Tensor(np.random.default_rng(0).normal(size=(1, 2, 4, 4)))
+    np.testing.assert_allclose(_graph(lambda: ms.grad(ms.grad(pooled))(x)).asnumpy(),
+                               ms.grad(ms.grad(pooled))(x).asnumpy(), rtol=1e-10)
