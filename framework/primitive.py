@@ -63,6 +63,11 @@ class Primitive:
     num_outputs: ClassVar[int] = 1
     # Set to False for primitives with no gradient (comparisons, argmax, one_hot ...).
     differentiable: ClassVar[bool] = True
+    # True for a gradient kernel with no gradient of its own (a fused op's backward): a tape
+    # that sees it applied to a tracked input (a higher-order derivative, which would miss its
+    # terms) refuses it by name.
+    first_order_only: ClassVar[bool] = False
+    first_order_reason: ClassVar[str] = "a gradient kernel with no gradient of its own"
     # True for primitives whose random draw graph mode takes from the host at each run
     # (see the module docstring): the traced node gets the draw as an extra last input.
     host_random: ClassVar[bool] = False

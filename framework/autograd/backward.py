@@ -18,11 +18,30 @@ from ..interpreters import current, located_like
 from ..ops import elementwise as F  # the gradient stores add with F.add
 from ..ops.creation import zeros_like
 from ..ops.elementwise import cast
+from . import tape as _tape
 from .accumulate import EagerGradStore, GradStore
 from .hooks import TENSOR_HOOKS, run_tensor_hooks
 
 
 def backprop(
+    records: Sequence[tuple[Any, tuple, Any]],
+    roots: Sequence[tuple[Any, Any]],
+    wrt: Sequence[Any],
+    tracked: set[int],
+    saved: Mapping[int, Any] | None = None,
+) -> list[Any]:
+    """See :func:`_sweep`; a sweep that a tape records (a higher-order transform) marks
+    itself and every sweep it runs inside regions (which pause the tape) as recorded."""
+    if _tape.active() is None or _tape.RECORDED_SWEEP.get():
+        return _sweep(records, roots, wrt, tracked, saved)
+    token = _tape.RECORDED_SWEEP.set(True)
+    try:
+        return _sweep(records, roots, wrt, tracked, saved)
+    finally:
+        _tape.RECORDED_SWEEP.reset(token)
+
+
+def _sweep(
     records: Sequence[tuple[Any, tuple, Any]],
     roots: Sequence[tuple[Any, Any]],
     wrt: Sequence[Any],
@@ -41,7 +60,9 @@ def backprop(
     # manager (a generator per record) in PyNative
     interp = current()
     locate = hasattr(interp, "location_override")
-    store = GradStore(F) if interp.tracing else EagerGradStore(F)
+    # a tape recording this sweep (a higher-order transform) needs every sum as its own
+    # tensor: no in-place accumulation then
+    store = GradStore(F) if interp.tracing or _tape.active() is not None else EagerGradStore(F)
     grads = store.grads
 
     for output, sens in roots:

@@ -82,9 +82,7 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
     state) stand in for the replayed outputs in the bprops, so forward nodes needed only
     to recompute an output (a tanh whose bprop reads its output) become dead code.
     """
-    from ..common.tensor import Tensor
-
-    watched = [Tensor._wrap(t._data) for t in inputs]  # fresh identities for the tape
+    watched = _distinct(inputs)
     tape = _tape.Tape()
     for i in wanted:
         tape.watch(watched[i])
@@ -95,6 +93,26 @@ def vjp_graph(graph: Graph, inputs: list[Any], douts: list[Any], wanted: list[in
     roots = [(o, d) for o, d in zip(outs, douts) if _numeric(o)]
     with _tape.recording(None):
         return backprop(tape.records, roots, [watched[i] for i in wanted], tape.tracked)
+
+
+def _distinct(inputs: list[Any]) -> list[Any]:
+    """The inputs as the tape watches them: each object once (a repeated one gets a fresh
+    identity, so positions are differentiated apart). The originals themselves, not copies:
+    a region captures the first tensor object it sees for a value, and a tape of an outer
+    transform (second order) must find the tensors it tracks among the node's inputs."""
+    from ..common.tensor import Tensor
+    from ..interpreters import current
+
+    seen: set[int] = set()
+    watched = []
+    for t in inputs:
+        if id(t) in seen:
+            current().value_of(t)  # capture the original first (when t is from outside)
+            watched.append(Tensor._wrap(t._data))
+        else:
+            seen.add(id(t))
+            watched.append(t)
+    return watched
 
 
 def _substitute(tape: _tape.Tape, outs: list[Any], known: list[Any]) -> list[Any]:
@@ -143,12 +161,15 @@ def if_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, .
 
 def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
     """A ``WhileGrad`` node: the body's VJP traced once as a region, applied backwards over
-    the saved iterations (see framework.ir.control and backend/tvm/lower/loops.py)."""
+    the saved iterations (see framework.ir.control and backend/tvm/lower/loops.py). Where a
+    higher-order transform records this backward pass, :func:`recomputing_while_bprop`."""
     from ..interpreters import current
     from ..interpreters.regions import Region
     from ..ir.control import WhileGrad
     from ..ops.creation import zeros_like
 
+    if _tape.RECORDED_SWEEP.get():
+        return recomputing_while_bprop(prim, inputs, out, dout, needs)
     n = prim.n_carried
     init, invariants = list(inputs[:n]), list(inputs[n:])
     outs, douts = _as_tuple(out), _cotangents(out, dout)
@@ -181,6 +202,58 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     for i, g_i in zip(num_carried, grads[: len(num_carried)]):
         result[i] = g_i if needs[i] else None
     for j, g_j in zip(num_inv, grads[len(num_carried):]):
+        result[n + j] = g_j
+    return tuple(result)
+
+
+def recomputing_while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any,
+                            needs: tuple[bool, ...]) -> tuple:
+    """The backward of a ``While`` as plain ``While`` nodes, so that it is differentiable
+    again (``WhileGrad`` is not): a loop over ``k = n-1 ... 0`` whose body recomputes the
+    k-th state with an inner loop from the initial values, then applies the body's VJP
+    there. Time: O(n^2) body evaluations, memory: one state (used at second order only)."""
+    from ..interpreters.regions import stage_while
+    from ..ops.creation import zeros_like
+
+    n = prim.n_carried
+    init, invariants = list(inputs[:n]), list(inputs[n:])
+    outs, douts = _as_tuple(out), _cotangents(out, dout)
+    num_carried = [i for i in range(n) if _numeric(init[i])]
+    num_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _numeric(t)]
+    if not num_carried and not num_inv:
+        return (None,) * len(inputs)
+    n_g = len(num_carried)
+    count = outs[-1]
+
+    def state_at(k: Any) -> list[Any]:
+        def more(vals: list) -> Any:
+            return vals[0] < k
+
+        def step(vals: list) -> list:
+            return [vals[0] + 1, *replay(prim.body_graph, list(vals[1:]) + invariants)]
+
+        finals, _ = stage_while(more, step, [zeros_like(count), *init])
+        return finals[1:]
+
+    def going(vals: list) -> Any:
+        return vals[0] >= 0
+
+    def back(vals: list) -> list:
+        k, g, acc = vals[0], vals[1:1 + n_g], vals[1 + n_g:]
+        state = state_at(k)
+        cot = [zeros_like(t) for t in state]
+        for i, gi in zip(num_carried, g):
+            cot[i] = gi
+        grads = vjp_graph(prim.body_graph, state + invariants, cot,
+                          num_carried + [n + j for j in num_inv])
+        return [k - 1, *grads[:n_g], *[a + d for a, d in zip(acc, grads[n_g:])]]
+
+    start = [count - 1, *[douts[i] for i in num_carried], *[zeros_like(invariants[j]) for j in num_inv]]
+    finals, _ = stage_while(going, back, start)
+    result: list[Any] = [None] * len(inputs)
+    for i, g_i in zip(num_carried, finals[1:1 + n_g]):
+        result[i] = g_i if needs[i] else None
+    for j, g_j in zip(num_inv, finals[1 + n_g:]):
         result[n + j] = g_j
     return tuple(result)
 

@@ -30,6 +30,70 @@ def _weights_tuple(weights: Any) -> tuple:
     return weights
 
 
+class Pullback:
+    """``fn(*args)`` run on a tape, ready for any number of backward passes (``self(sens)``).
+
+    With ``has_aux`` only the first output is differentiated (``targets``). Inside another
+    transform (an active tape: ``grad`` of ``grad``, jvp, jacobians) the tape's parent is that
+    transform's, and each backward pass is recorded there: the gradients it returns are then
+    functions of whatever the outer transform differentiates.
+    """
+
+    def __init__(self, fn: Callable[..., Any], args: Sequence[Any], positions: Sequence[int],
+                 weights: Sequence[Any], has_aux: bool = False) -> None:
+        from ..common.tensor import Tensor
+        from ..interpreters import current, is_tracing
+        from ..ops.state import collecting_writes
+        from ..parameter import Parameter
+
+        self.outer = _tape.active()
+        tape = self.tape = _tape.Tape(self.outer)
+        inputs = list(args)
+        for p in positions:
+            if not -len(args) <= p < len(args):
+                raise ValueError(f"grad_position {p} is out of range for {len(args)} inputs")
+            if not isinstance(args[p], Tensor):
+                raise TypeError(
+                    f"grad_position {p}: input is a {type(args[p]).__name__}; only Tensors can "
+                    "be differentiated"
+                )
+            # a fresh identity per input; a Parameter passed as an input while tracing: its
+            # traced value (its host array would be a constant of the graph)
+            data = current().value_of(args[p]) if is_tracing() and isinstance(args[p], Parameter) else None
+            inputs[p] = _tape.fresh_identity(args[p], self.outer, data)
+            share_tensor_hooks(args[p], inputs[p])  # Tensor.register_hook on the caller's tensor
+            tape.watch(inputs[p])
+        for w in weights:
+            tape.watch(w)
+        convert = HOOKS["convert"]
+        with _tape.recording(tape), collecting_writes() as written:
+            self.output = (convert(fn) if convert is not None and is_tracing() else fn)(*inputs)
+        _write_back(args, inputs, positions, written)
+        self.targets = _as_tuple(self.output)[:1] if has_aux else _as_tuple(self.output)
+        for t in self.targets:
+            if not isinstance(t, Tensor):
+                raise TypeError("the differentiated function must return Tensors, got "
+                                f"{type(t).__name__}")
+        self.watched = [tape.resolve(inputs[p]) for p in positions] + list(weights)
+        self.n_positions = len(positions)
+
+    def __call__(self, sens: Any = None) -> tuple[list[Any], list[Any]]:
+        """Gradients (of the positions, of the weights) for output cotangents ``sens`` (ones
+        for each differentiated output when None)."""
+        from ..interpreters import phase
+        from ..ops.creation import ones_like
+
+        targets = self.targets
+        sens_values = _as_tuple(sens) if sens is not None else tuple(ones_like(t) for t in targets)
+        if len(sens_values) != len(targets):
+            raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
+        tape = self.tape
+        with _tape.recording(self.outer), phase("backward"):
+            grads = backprop(tape.records, list(zip(targets, sens_values)), self.watched,
+                             tape.tracked, tape.saved)
+        return grads[: self.n_positions], grads[self.n_positions:]
+
+
 def vjp(
     fn: Callable[..., Any],
     args: Sequence[Any],
@@ -43,50 +107,9 @@ def vjp(
     With ``has_aux`` only the first output is differentiated. ``sens`` defaults to
     ones for each differentiated output.
     """
-    from ..common.tensor import Tensor
-    from ..ops.creation import ones_like
-
-    if _tape.active() is not None:
-        raise NotImplementedError(
-            "nested gradient transforms (higher-order derivatives) are not supported in "
-            "PyNative mode; compute one gradient at a time"
-        )
-    tape = _tape.Tape()
-    inputs = list(args)
-    for p in positions:
-        if not -len(args) <= p < len(args):
-            raise ValueError(f"grad_position {p} is out of range for {len(args)} inputs")
-        if not isinstance(args[p], Tensor):
-            raise TypeError(
-                f"grad_position {p}: input is a {type(args[p]).__name__}; only Tensors can be "
-                "differentiated"
-            )
-        inputs[p] = Tensor._wrap(args[p]._data)  # a fresh identity per differentiated input
-        share_tensor_hooks(args[p], inputs[p])  # Tensor.register_hook on the caller's tensor
-        tape.watch(inputs[p])
-    for w in weights:
-        tape.watch(w)
-    from ..interpreters import is_tracing
-    from ..ops.state import collecting_writes
-
-    convert = HOOKS["convert"]
-    with _tape.recording(tape), collecting_writes() as written:
-        output = (convert(fn) if convert is not None and is_tracing() else fn)(*inputs)
-    _write_back(args, inputs, positions, written)
-    targets = _as_tuple(output)[:1] if has_aux else _as_tuple(output)
-    for t in targets:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"the differentiated function must return Tensors, got {type(t).__name__}")
-    sens_values = _as_tuple(sens) if sens is not None else tuple(ones_like(t) for t in targets)
-    if len(sens_values) != len(targets):
-        raise ValueError(f"sens has {len(sens_values)} entries for {len(targets)} outputs")
-    watched = [tape.resolve(inputs[p]) for p in positions] + list(weights)
-    from ..interpreters import phase
-
-    with _tape.recording(None), phase("backward"):
-        grads = backprop(tape.records, list(zip(targets, sens_values)), watched, tape.tracked,
-                         tape.saved)
-    return output, grads[: len(positions)], grads[len(positions):]
+    pullback = Pullback(fn, args, positions, weights, has_aux)
+    pos_grads, weight_grads = pullback(sens)
+    return pullback.output, pos_grads, weight_grads
 
 
 def _write_back(args: Sequence[Any], inputs: list[Any], positions: Sequence[int],

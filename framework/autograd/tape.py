@@ -30,15 +30,27 @@ HOOKS: dict[str, Callable[..., Any] | None] = {"convert": None, "mode_aware": No
 SAVED_HOOKS: ContextVar[Any] = ContextVar("framework_saved_tensors_hooks", default=None)
 
 
+# True while a backward sweep runs that a tape records (a higher-order transform), inside
+# the regions it builds too (they pause the tape): gradient rules whose usual form is not
+# differentiable again (a graph-mode loop's WhileGrad) choose a differentiable one then.
+RECORDED_SWEEP: ContextVar[bool] = ContextVar("framework_recorded_sweep", default=False)
+
+
 def active() -> Tape | None:
     """The tape recording now, or None."""
     return _active.get()
 
 
 class Tape:
-    __slots__ = ("records", "tracked", "saved", "_watched", "_moved")
+    """Records of one gradient transform. ``parent``: the tape of the transform this one
+    runs inside (``grad`` of ``grad``): every application is offered to it too, so the outer
+    transform sees the inner one's forward pass and, when the inner backward pass runs with
+    the parent recording, that pass as well (its bprops are framework ops: differentiable)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("records", "tracked", "saved", "_watched", "_moved", "parent")
+
+    def __init__(self, parent: Tape | None = None) -> None:
+        self.parent = parent
         self.records: list[tuple[Any, tuple, Any]] = []
         self.saved: dict[int, Any] = {}  # record index -> its packed saved tensors
         self.tracked: set[int] = set()
@@ -72,19 +84,28 @@ class Tape:
             self.tracked.discard(id(new))
             self.tracked.add(id(tensor))
         self._watched.append(old)  # keeps the holder (and its id) alive
+        if self.parent is not None:
+            self.parent.rebind(tensor, new)
 
     def watch(self, tensor: Any) -> None:
         self.tracked.add(id(tensor))
         self._watched.append(tensor)
 
     def record(self, prim: Any, inputs: tuple, result: Any) -> None:
+        if self.parent is not None:
+            self.parent.record(prim, inputs, result)
         tracked = self.tracked
-        if not prim.differentiable:
-            return
         for t in inputs:
             if id(t) in tracked:
                 break
         else:
+            return
+        if not prim.differentiable:
+            if prim.first_order_only:
+                raise NotImplementedError(
+                    f"{prim.name} ({prim.first_order_reason}) stops a higher-order "
+                    f"derivative: differentiate a function that does not need {prim.name}'s "
+                    "gradient, or take one gradient only")
             return
         if isinstance(result, tuple):
             tracked.update(id(o) for o in result)
@@ -119,3 +140,30 @@ def rebind(tensor: Any, new: Any) -> None:
     tape = _active.get()
     if tape is not None:
         tape.rebind(tensor, new)
+
+
+class _Identity:
+    """The tape record linking a differentiated input to its fresh identity (cotangent as is)."""
+
+    name = "Identity"
+    differentiable = True
+    first_order_only = False
+    none_douts = False
+
+    def bprop(self, x: Any, *, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
+        return (dout,)
+
+
+_IDENTITY = _Identity()
+
+
+def fresh_identity(tensor: Any, outer: Tape | None, data: Any = None) -> Any:
+    """A new Tensor object holding ``tensor``'s value (``data`` when given: a Parameter's
+    traced value), which a transform watches; an outer tape (a transform this one runs
+    inside) records it as an identity of ``tensor``."""
+    from ..common.tensor import Tensor
+
+    fresh = Tensor._wrap(tensor._data if data is None else data)
+    if outer is not None:
+        outer.record(_IDENTITY, (tensor,), fresh)
+    return fresh

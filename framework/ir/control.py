@@ -141,6 +141,9 @@ class While(ControlFlow, abstract=True):
 class WhileGrad(ControlFlow, abstract=True):
     region_labels = ("body", "vjp")
     differentiable = False
+    first_order_only = True
+    # a backward sweep that a tape records uses recomputing_while_bprop (autograd.control)
+    first_order_reason = "the first-order backward of a graph-mode while loop"
 
     def __init__(self, body_graph: Graph, vjp_graph: Graph, n_carried: int, n_invariants: int,
                  n_cotangents: int, forward_uid: int | None = None) -> None:

@@ -120,6 +120,7 @@ class CTCLossGrad(CTCLoss):
 
     num_outputs = 1
     differentiable = False
+    first_order_only = True
     bprop = Primitive.bprop  # not CTCLoss's: no gradient of the gradient
 
     def infer(self, x, targets, il, tl):

@@ -89,6 +89,7 @@ class SequencePool(Primitive):
 
 class SequencePoolGrad(Primitive):
     differentiable = False
+    first_order_only = True
 
     def __init__(self, overlapping: bool) -> None:
         super().__init__(overlapping=overlapping)

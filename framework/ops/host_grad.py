@@ -35,6 +35,7 @@ class HostGrad(Primitive):
     """See the module docstring."""
 
     differentiable = False
+    first_order_only = True
 
     def __init__(self, rule: str, which: int, shape: tuple[int, ...], dtype: str,  # noqa: A002
                  params: tuple = ()) -> None:

@@ -8,7 +8,9 @@ outputs ``(N, H)``. The last five are what the gradient reads (saved, not recomp
 
 ``LSTMPointwiseGrad()(c, i, f, g, o, tc, dh, dc) -> (dgates (N, 4H), dc_prev (N, H))``:
 the vector-Jacobian product for cotangents ``dh`` of ``h`` and ``dc`` of ``c_new``.
-Not differentiable again (an internal gradient kernel, as ``MaxPoolGrad``).
+Not differentiable again (an internal gradient kernel): where a higher-order transform
+records the backward pass, ``LSTMPointwise``'s bprop spells the same formula with
+elementwise ops instead, which are.
 
 Internal primitives (no MindSpore counterpart; MindSpore's LSTM is one opaque op): in
 graph mode the step's gate arithmetic is one kernel each way instead of about ten, each a
@@ -21,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import tape as _tape
 from ..primitive import Primitive, Spec, shape_str
 from ._utils import float_dtype
 from .elementwise import add, mul, stable_sigmoid, sub
@@ -63,8 +66,12 @@ class LSTMPointwise(Primitive):
         if dtc is not None:  # tanh(c_new)'s own cotangent joins c_new's
             dtc_c = mul(dtc, sub(1.0, mul(tc, tc)))
             dc = dtc_c if dc is None else add(dc, dtc_c)
-        dgates, dc_prev = LSTMPointwiseGrad()(c, i, f, g, o, tc, zeros_like(h) if dh is None else dh,
-                                              zeros_like(c) if dc is None else dc)
+        dh = zeros_like(h) if dh is None else dh
+        dc = zeros_like(c) if dc is None else dc
+        if _tape.active() is None:
+            dgates, dc_prev = LSTMPointwiseGrad()(c, i, f, g, o, tc, dh, dc)
+        else:  # a higher-order transform records this backward: the same formula in
+            dgates, dc_prev = _composed_grad(c, i, f, g, o, tc, dh, dc)  # differentiable ops
         extra = [None if d is None else mul(d, dact) for d, dact in (
             (di, mul(i, sub(1.0, i))), (df, mul(f, sub(1.0, f))),
             (dg, sub(1.0, mul(g, g))), (do, mul(o, sub(1.0, o))))]
@@ -73,11 +80,20 @@ class LSTMPointwise(Primitive):
         return (dgates if needs[0] else None, dc_prev if needs[1] else None)
 
 
+def _composed_grad(c, i, f, g, o, tc, dh, dc) -> tuple[Any, Any]:
+    """:class:`LSTMPointwiseGrad`'s kernel written with framework ops (so differentiable)."""
+    dcn = add(dc, mul(mul(dh, o), sub(1.0, mul(tc, tc))))
+    parts = [mul(mul(mul(dcn, g), i), sub(1.0, i)), mul(mul(mul(dcn, c), f), sub(1.0, f)),
+             mul(mul(dcn, i), sub(1.0, mul(g, g))), mul(mul(mul(dh, tc), o), sub(1.0, o))]
+    return concat(parts, 1), mul(dcn, f)
+
+
 class LSTMPointwiseGrad(Primitive):
     """See the module docstring."""
 
     num_outputs = 2
     differentiable = False
+    first_order_only = True
 
     def infer(self, c, i, f, g, o, tc, dh, dc) -> tuple[Spec, Spec]:
         if len(c.shape) != 2:

@@ -111,9 +111,9 @@ class MaxPool(_LayoutPool):
 
 
 class MaxPoolGrad(_Pool):
-    """``(x, out, dout) -> dx``: each window's gradient goes to its first maximum."""
-
-    differentiable = False
+    """``(x, out, dout) -> dx``: each window's gradient goes to its first maximum. Linear in
+    ``dout`` (its transpose is :class:`MaxPoolGradTranspose`), piecewise constant in ``x``
+    and ``out``: differentiable to any order."""
 
     def infer(self, x, out, dout):
         spec = self.out_spec(x)
@@ -134,6 +134,37 @@ class MaxPoolGrad(_Pool):
             dxp[index] += share
             left -= share  # exactly 0 where this offset took the gradient
         return dxp[:, :, pads[0]: pads[0] + x.shape[2], pads[2]: pads[2] + x.shape[3]]
+
+    def bprop(self, x, pooled, grad, *, out, dout, needs):
+        # the inputs' names differ from MaxPool's (out, dout are bprop's own keywords)
+        return (None, None, MaxPoolGradTranspose(self.kernel_size, self.strides, self.pad_mode)(
+            x, pooled, dout))
+
+
+class MaxPoolGradTranspose(_Pool):
+    """``(x, out, grad) -> pooled``: ``grad`` (shaped like ``x``) read at each window's first
+    maximum, the transpose of :class:`MaxPoolGrad` in its ``dout`` (so its gradient)."""
+
+    def infer(self, x, out, grad):
+        spec = self.out_spec(x)
+        if tuple(out.shape) != spec.shape or tuple(grad.shape) != tuple(x.shape):
+            raise ValueError(f"out must have shape {spec.shape} and grad {tuple(x.shape)}")
+        return Spec(spec.shape, grad.dtype)
+
+    def kernel(self, x, out, grad):
+        pads, ho, wo = self.geometry(x.shape)
+        xp, gp = self.padded(x, pads, -np.inf), self.padded(grad, pads, 0.0)
+        pooled = np.zeros(out.shape, grad.dtype)
+        taken = np.zeros(out.shape, bool)
+        for index in self.offsets(ho, wo):
+            hit = (xp[index] == out) & ~taken  # the first maximum only, as MaxPoolGrad
+            pooled += np.where(hit, gp[index], 0)
+            taken |= hit
+        return pooled
+
+    def bprop(self, x, pooled, grad, *, out, dout, needs):
+        return (None, None, MaxPoolGrad(self.kernel_size, self.strides, self.pad_mode)(
+            x, pooled, dout))
 
 
 class AvgPool(_LayoutPool):

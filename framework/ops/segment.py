@@ -75,6 +75,7 @@ class SegmentGrad(Primitive):
     """The gradient of ``UnsortedSegment`` at ``x`` (see the module docstring)."""
 
     differentiable = False
+    first_order_only = True
 
     def __init__(self, kind: str, num_segments: int) -> None:
         super().__init__(kind=kind, num_segments=int(num_segments))

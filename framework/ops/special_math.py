@@ -196,6 +196,7 @@ class IgammaGradA(_Binary):
     rounding errors both near 1e-10, far below float32's)."""
 
     differentiable = False
+    first_order_only = True
 
     def fn64(self, a, x):
         h = 1e-5 * np.maximum(np.abs(a), 1.0)

@@ -14,7 +14,7 @@ import numpy as np
 import framework as ms
 from framework import ops
 from framework.ops.lstm_cell import LSTMPointwise, LSTMPointwiseGrad
-from framework.ops.pool import AvgPoolBackprop
+from framework.ops.pool import AvgPoolBackprop, MaxPoolGradTranspose
 from framework.ops.random_draw import RandomDraw
 from framework.ops.shape_ops import Load
 from framework.ops.split_rows import SplitRows
@@ -379,7 +379,14 @@ for k, s, mode, shape in POOL_CONFIGS:
              lambda r, shape=shape, k=k, s=s, m=mode, o=out_shape: (
                  lambda x: [x, refs.max_pool(x, k, s, m), r.standard_normal(o)])(
                  separated(shape)(r)[0]),
-             lambda x, out, dy, k=k, s=s, m=mode: refs.max_pool_grad(x, dy, k, s, m)),
+             lambda x, out, dy, k=k, s=s, m=mode: refs.max_pool_grad(x, dy, k, s, m),
+             diff=(2,)),  # linear in dy; x and out only pick the positions
+        Case(MaxPoolGradTranspose(k, s, mode),
+             lambda r, shape=shape, k=k, s=s, m=mode: (
+                 lambda x: [x, refs.max_pool(x, k, s, m), r.standard_normal(shape)])(
+                 separated(shape)(r)[0]),
+             lambda x, out, g, k=k, s=s, m=mode: refs.max_pool_grad_transpose(x, g, k, s, m),
+             diff=(2,)),
         Case(ops.AvgPool(k, s, mode), rand(shape),
              lambda x, k=k, s=s, m=mode: refs.avg_pool(x, k, s, m)),
         Case(AvgPoolBackprop(k, s, mode, input_shape=shape), rand(out_shape),

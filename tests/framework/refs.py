@@ -119,6 +119,19 @@ def max_pool_grad(x, dy, k, s, pad_mode):
     return dx
 
 
+def max_pool_grad_transpose(x, g, k, s, pad_mode):
+    """``g`` (shaped like ``x``) read at each window's first maximum of ``x``."""
+    out = None
+    for i, j, ho, wo, cells in pool_windows(x, k, s, pad_mode):
+        if out is None:
+            out = np.zeros(x.shape[:2] + (ho, wo))
+        vals = np.stack([x[:, :, r, c] for r, c in cells], axis=-1)
+        first = np.argmax(vals, axis=-1)
+        picked = np.stack([g[:, :, r, c] for r, c in cells], axis=-1)
+        out[:, :, i, j] = np.take_along_axis(picked, first[..., None], -1)[..., 0]
+    return out
+
+
 def avg_pool(x, k, s, pad_mode):
     out = None
     for i, j, ho, wo, cells in pool_windows(x, k, s, pad_mode):

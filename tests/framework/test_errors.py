@@ -300,8 +300,6 @@ def test_grad_argument_errors():
         ms.grad(fn, grad_position=None, weights=[x])(x, x)
     with pytest.raises(ValueError, match="sens_param=True"):
         ops.GradOperation(sens_param=True)(fn)()
-    with pytest.raises(NotImplementedError, match="nested"):
-        ms.grad(lambda t: ms.grad(lambda u: u * u)(t))(x)
 
 
 def test_loss_and_layer_argument_errors():
