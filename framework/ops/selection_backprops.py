@@ -26,10 +26,13 @@ from .scatter_gather import gather
 from .shape_ops import reshape
 
 
-def _check_indices(indices: Any, start: Any, new_indices: Any, dtype_of: Any) -> None:
+def _check_indices(indices: Any, start: Any, new_indices: Any, dtype_of: Any, int64: bool = True) -> None:
+    """MindSpore's checks (int64 positions; the matching primitive takes any integers, as graph
+    mode may hold them in int32)."""
     for name, t, rank in (("indices", indices, 2), ("start", start, 1), ("new_indices", new_indices, 2)):
-        if dtype_of(t) != np.int64:
-            raise TypeError(f"SparseSliceGrad: {name} must be int64, got {dtype_of(t)}")
+        if dtype_of(t) != np.int64 if int64 else dtype_of(t).kind not in "iu":
+            wanted = "int64" if int64 else "integers"
+            raise TypeError(f"SparseSliceGrad: {name} must be {wanted}, got {dtype_of(t)}")
         if len(t.shape) != rank:
             raise ValueError(f"SparseSliceGrad: {name} must be {rank}-D, got shape {tuple(t.shape)}")
     if not indices.shape[1] == start.shape[0] == new_indices.shape[1]:
@@ -48,7 +51,7 @@ class SparseSliceMatches(Primitive):
         super().__init__(dtype=np.dtype(dtype))
 
     def infer(self, indices: Any, start: Any, new_indices: Any) -> Spec:
-        _check_indices(indices, start, new_indices, lambda t: np.dtype(t.dtype))
+        _check_indices(indices, start, new_indices, lambda t: np.dtype(t.dtype), int64=False)
         return Spec((indices.shape[0], new_indices.shape[0]), self.dtype)
 
     def kernel(self, indices, start, new_indices):

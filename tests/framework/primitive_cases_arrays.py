@@ -1,7 +1,8 @@
 """Harness cases (see primitive_cases.py) of the index-driven array primitives: element-wise
 gathers and scatters along an axis (ops/scatter_elements.py), N-d scatters
 (ops/tensor_scatter.py), segment reductions and their gradient (ops/segment.py), binary
-search (ops/search.py) and the CTC loss (ops/ctc.py, references in primitive_cases_ctc.py).
+search (ops/search.py), SparseSliceGrad's index matching (ops/selection_backprops.py) and
+the CTC loss (ops/ctc.py, references in primitive_cases_ctc.py).
 References loop over the elements as each op's definition reads. These primitives have no
 TVM lowering: graph mode runs their kernels on the host (test_lowering checks that path).
 Inputs are valid ones: indices in range, positions unique where an overwrite's winner is
@@ -15,6 +16,7 @@ import numpy as np
 from framework.ops.scatter_elements import GatherElements, ScatterElements
 from framework.ops.search import SearchSorted
 from framework.ops.segment import SegmentGrad, UnsortedSegment
+from framework.ops.selection_backprops import SparseSliceMatches
 from framework.ops.tensor_scatter import TensorScatter
 
 from .primitive_cases import Case, separated
@@ -200,6 +202,23 @@ def _search_rows_inputs(r):  # one sorted row per leading position
     return [seq, values]
 
 
+
+# -- SparseSliceMatches: m[i][j] = 1 where indices[i] - start == new_indices[j] ----------------
+def _sparse_slice_inputs(r):
+    indices = np.array([[0, 1], [1, 2], [2, 2], [3, 0], [1, 1]], np.int64)
+    start = np.array([1, 1], np.int64)
+    new_indices = np.array([[0, 1], [1, 1], [0, 0], [2, 5]], np.int64)  # the last matches nothing
+    return [indices, start, new_indices]
+
+
+def _sparse_slice_ref(indices, start, new_indices):
+    out = np.zeros((len(indices), len(new_indices)), np.float32)
+    for i, row in enumerate(indices):
+        for j, new in enumerate(new_indices):
+            out[i, j] = float(all(int(a) - int(s) == int(b) for a, s, b in zip(row, start, new)))
+    return out
+
+
 ARRAY_CASES: list[Case] = [
     Case(GatherElements(0), _gather_inputs, _gather_elements_ref(0)),
     Case(GatherElements(-1), lambda r: [r.standard_normal((2, 3, 4)),
@@ -227,4 +246,5 @@ ARRAY_CASES: list[Case] = [
     Case(SearchSorted(False, "int64"), _search_1d_inputs, _search_ref(False, "int64")),
     Case(SearchSorted(True, "int32"), _search_1d_inputs, _search_ref(True, "int32")),
     Case(SearchSorted(True, "int64"), _search_rows_inputs, _search_ref(True, "int64")),
+    Case(SparseSliceMatches(np.float32), _sparse_slice_inputs, _sparse_slice_ref),
 ]
