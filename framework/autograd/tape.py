@@ -101,18 +101,17 @@ class Tape:
         else:
             return
         if not prim.differentiable:
-            if prim.first_order_only:
-                raise NotImplementedError(
-                    f"{prim.name} ({prim.first_order_reason}) stops a higher-order "
-                    f"derivative: differentiate a function that does not need {prim.name}'s "
-                    "gradient, or take one gradient only")
-            return
+            if not prim.first_order_only:
+                return
+            # a gradient kernel on a tracked input: refused only if a cotangent reaches it
+            # (P.CTCLoss's unused gradient output in a first-order loss is fine)
+            prim = _Refusal(prim)
         if isinstance(result, tuple):
             tracked.update(id(o) for o in result)
         else:
             tracked.add(id(result))
         hooks = SAVED_HOOKS.get()
-        if hooks is not None:
+        if hooks is not None and not isinstance(prim, _Refusal):
             saved = hooks.pack(prim, inputs, result)
             if saved is not None:
                 self.saved[len(self.records)] = saved
@@ -140,6 +139,27 @@ def rebind(tensor: Any, new: Any) -> None:
     tape = _active.get()
     if tape is not None:
         tape.rebind(tensor, new)
+
+
+class _Refusal:
+    """The tape record of a ``first_order_only`` primitive (a gradient kernel with no gradient
+    of its own) applied to a tracked input: its bprop, run only when a cotangent reaches its
+    output (a higher-order derivative that needs it), refuses by name."""
+
+    differentiable = True
+    first_order_only = False
+    none_douts = False
+
+    def __init__(self, prim: Any) -> None:
+        self.prim = prim
+        self.name = prim.name
+
+    def bprop(self, *inputs: Any, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
+        prim = self.prim
+        raise NotImplementedError(
+            f"{prim.name} ({prim.first_order_reason}) stops a higher-order derivative: "
+            f"differentiate a function that does not need {prim.name}'s gradient, or take one "
+            "gradient only")
 
 
 class _Identity:

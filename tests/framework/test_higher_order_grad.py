@@ -172,6 +172,25 @@ def test_gradient_kernel_without_gradient_refuses_second_order_by_name():
         ms.grad(ms.grad(inverted))(a)
 
 
+
+def test_a_gradient_kernel_in_the_forward_pass_refuses_only_when_its_gradient_is_needed():
+    # P.CTCLoss returns (loss, gradient): its forward runs the CTCLossGrad kernel on the
+    # logits. A first-order loss of its first output never needs that kernel's gradient.
+    from framework.ops import operations as P
+
+    logits = Tensor(np.sin(np.arange(5 * 2 * 4, dtype=np.float32).reshape(5, 2, 4) * 0.7))
+    indices = Tensor(np.array([[0, 0], [0, 1], [1, 0]], np.int64))
+    values, lengths = Tensor(np.array([1, 2, 1], np.int32)), Tensor(np.array([5, 5], np.int32))
+
+    def loss(x):
+        return P.CTCLoss()(x, indices, values, lengths)[0].sum()
+
+    _, kernel_gradient = P.CTCLoss()(logits, indices, values, lengths)
+    np.testing.assert_allclose(ms.grad(loss)(logits).asnumpy(), kernel_gradient.asnumpy(), rtol=1e-5,
+                               atol=1e-6)
+    with pytest.raises(NotImplementedError, match="CTCLossGrad .* stops a higher-order derivative"):
+        ms.grad(lambda x: ms.grad(loss)(x).sum())(logits)
+
 def test_max_pool_to_third_order():
     pool = nn.MaxPool2d(2, 2)
 
