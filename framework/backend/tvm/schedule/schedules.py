@@ -21,7 +21,7 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, vector_math
+from . import cpu_rules, tensor_cores, vector_math
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -110,9 +110,12 @@ def _legalize_passes(target: tvm.target.Target) -> list:
         return passes
     from tvm.s_tir import dlight as dl
 
-    rules = [dl.gpu.Matmul(), dl.gpu.GEMV(), dl.gpu.Reduction(), dl.gpu.GeneralReduction()]
+    # 16-bit GEMMs on the tensor cores: their operand casts folded first (tensor_cores.py)
+    rules = [tensor_cores.TensorCoreMatmul(), dl.gpu.Matmul(), dl.gpu.GEMV(), dl.gpu.Reduction(),
+             dl.gpu.GeneralReduction()]
     kept = [p for p in passes if not isinstance(p, dl.ApplyDefaultSchedule)]
-    return kept + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())]
+    return ([tensor_cores.fold_operand_casts] + kept
+            + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())])
 
 
 class _Tolerant:
