@@ -21,7 +21,7 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, tensor_cores, vector_math
+from . import cpu_rules, cuda_graph, tensor_cores, vector_math
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -79,13 +79,21 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
     return cpu_rules.schedule_module(mod, target), tune_seconds
 
 
-def build_pipeline(target: tvm.target.Target) -> tvm.transform.Pass:
-    """What remains after scheduling: lower dataflow and finalize for the VM."""
+def build_pipeline(target: tvm.target.Target, launches: dict | None = None) -> tvm.transform.Pass:
+    """What remains after scheduling: lower dataflow and finalize for the VM. On CUDA the
+    kernel launches per step are counted into ``launches`` (cuda_graph.launch_counts)."""
     passes = _backend(target)
     lower = passes.dataflow_lower_passes(target)
     after = 1 + next(i for i, p in enumerate(lower) if p.info.name == "ToNonDataflow")
+    count = []
+    if launches is not None and target.kind.name == "cuda":
+        @tvm.transform.module_pass(opt_level=0, name="CountKernelLaunches")
+        def count_launches(mod: tvm.IRModule, _ctx: tvm.transform.PassContext) -> tvm.IRModule:
+            launches.update(cuda_graph.launch_counts(mod))
+            return mod
+        count = [count_launches]
     return tvm.transform.Sequential(lower[:after] + [inline_marked] + lower[after:]
-                                    + passes.finalize_passes(target))
+                                    + passes.finalize_passes(target) + count)
 
 
 def _legalize_passes(target: tvm.target.Target) -> list:

@@ -21,7 +21,6 @@ import functools
 from typing import Any
 
 import tvm
-import tvm_ffi
 from tvm import relax, tirx
 from tvm.s_tir import SBlockRealize
 
