@@ -12,11 +12,11 @@ output stays a launch of its own.
 :func:`resident_step` makes it qualify. Every parameter is declared fixed (``num_input`` 0):
 the :class:`..compiler.Executable` keeps one device buffer per parameter and copies each
 call's argument into it (nothing when the caller passes that buffer back, as a parameter's
-resident value is). Each new parameter value is written back into its parameter's buffer by
-an in-place copy at the end of the step (so the captured region covers the update too), and
-each other output (the loss) is computed in planned memory and copied out by one kernel
-after the region. A step of one dataflow block then runs as one graph launch plus one copy
-per other output.
+resident value is). At the end of the step each new parameter value is copied into its
+parameter's buffer in place, and each other output (the loss, range-check flags) into a
+buffer of its own appended to the parameters, so the whole step is one captured region and
+one graph launch. The outputs are handed on through a call of a tiny Relax function
+(no kernel), which the rewrite leaves outside the region.
 
 :func:`launch_counts` reads the lowered VM function: kernels per step without the graph,
 and launches per step with it (graph replays plus the kernels left outside).
