@@ -47,8 +47,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 MODELS = ("lenet", "lenet-nocapture", "gpt", "gpt-bf16", "lstm")
-# prepared unless ``--models`` says otherwise: gpt-bf16's CUDA build takes many minutes here
-# (its TIR lowering; not yet understood), so it is asked for by name
+# prepared unless ``--models`` says otherwise: gpt-bf16 is asked for by name while its CUDA
+# build (the TIR lowering of the bfloat16 step) can take many minutes on a loaded machine
 DEFAULT_MODELS = ("lenet", "lenet-nocapture", "gpt", "lstm")
 CHECK_STEPS = 6  # steps whose losses are compared with the CPU's
 # worst relative difference from the CPU's losses: float32 alike; bfloat16 sums in another order
