@@ -66,13 +66,16 @@ def framework_net(model: str, cfg: dict | None = None):
     return LSTMLM()
 
 
-def framework_step(model: str, mode: int) -> tuple[Step, object, object]:
-    """Our train step pinned to ``mode``: ``(step, compiled JitFunction or None, net)``."""
+def framework_step(model: str, mode: int, amp_dtype=None) -> tuple[Step, object, object]:
+    """Our train step pinned to ``mode``: ``(step, compiled JitFunction or None, net)``;
+    with ``amp_dtype`` (``ms.bfloat16``/``ms.float16``) the net in amp O2 of that dtype."""
     import framework as ms
     from framework import Tensor, nn, ops
     from framework.graph_mode import JitFunction
 
     net = framework_net(model)
+    if amp_dtype is not None:
+        net = ms.amp.auto_mixed_precision(net, "O2", amp_dtype)
     vocab = CONFIGS[model]["vocab"]
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     optimizer = nn.AdamWeightDecay(net.trainable_params(), LR, *BETAS, eps=1e-8,
@@ -208,8 +211,9 @@ def torch_step(model: str, net, threads: int, attention: str = "sdpa") -> Step |
 
 
 def torch_step_from_state(model: str, state: dict[str, np.ndarray], attention: str = "sdpa",
-                          device: str = "cpu") -> Step:
-    """PyTorch eager on ``device`` with the weights ``state`` (PyTorch's names)."""
+                          device: str = "cpu", autocast: str | None = None) -> Step:
+    """PyTorch eager on ``device`` with the weights ``state`` (PyTorch's names); with
+    ``autocast`` (``"bfloat16"``/``"float16"``) the forward pass under ``torch.autocast``."""
     import torch
     from torch.nn import functional as F
 
@@ -224,9 +228,11 @@ def torch_step_from_state(model: str, state: dict[str, np.ndarray], attention: s
 
     def step(x: np.ndarray, y: np.ndarray) -> float:
         optimizer.zero_grad(set_to_none=True)
-        logits = module(torch.from_numpy(x).to(device).long())
-        target = torch.from_numpy(y).to(device).long().view(-1)
-        loss = F.cross_entropy(logits.view(-1, vocab), target)
+        with torch.autocast(device.split(":")[0], dtype=getattr(torch, autocast or "float32"),
+                            enabled=autocast is not None):
+            logits = module(torch.from_numpy(x).to(device).long())
+            target = torch.from_numpy(y).to(device).long().view(-1)
+            loss = F.cross_entropy(logits.view(-1, vocab), target)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, CLIP)
         optimizer.step()

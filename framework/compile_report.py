@@ -28,6 +28,8 @@ class CompileReport:
     tune_seconds: float = 0.0  # kernel tuning, part of compile_seconds
     cache_hit: bool = False  # the library came from the disk cache
     passes: dict[str, Any] = field(default_factory=dict)  # pass name -> what it changed
+    # CUDA: kernel launches per step without / with the CUDA graph (backend cuda_graph.py)
+    launches: dict[str, Any] | None = None
 
     @property
     def stages(self) -> dict[str, float]:

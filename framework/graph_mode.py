@@ -275,7 +275,7 @@ class JitFunction:
             updates=len(program.updated), backend_import_seconds=import_s,
             trace_seconds=max(trace_s - optimize_s, 0.0), optimize_seconds=optimize_s,
             compile_seconds=executable.compile_seconds, tune_seconds=executable.tune_seconds,
-            cache_hit=bool(hit), passes=program.stats)
+            cache_hit=bool(hit), passes=program.stats, launches=executable.launches)
         dump.compiled(report.as_dict())
         if load:
             flops.register(program.graph, self.cell)

@@ -39,6 +39,7 @@ from .lower.lowerings import LOWERINGS
 from .lower.relax_builder import to_relax
 from .runtime import amx, cache, host_kernels
 from .runtime.cache import cache_dir
+from .schedule import cuda_graph
 from .schedule.schedules import apply_schedules, build_pipeline, schedule_key
 
 _TARGET_KINDS = {"CPU": "llvm", "GPU": "cuda"}
@@ -96,6 +97,13 @@ class Executable:
         self.vm = None if module is None else relax.VirtualMachine(module, self.device)
         self._main = None if module is None else self.vm["main"]
         self.graph: Graph | None = None  # what was compiled (set by compile_graph)
+        # kernel launches per step (cuda_graph.launch_counts); None where not counted
+        self.launches: dict[str, Any] | None = None
+        # a step replayed as a CUDA graph reads its inputs from fixed buffers and writes its
+        # outputs (but the new parameter values, written into their inputs) into more of
+        # them, appended to the arguments (cuda_graph.resident_step)
+        self.resident: list[Any] | None = None
+        self.resident_outputs: list[tuple[tuple[int, ...], str]] = []
         self.sites_path: Path | None = None
         self._sites: dict[str, Any] | None = None
 
@@ -134,15 +142,31 @@ class Executable:
     def __call__(self, *args: Any) -> list[Any]:
         if get_context("profile"):  # graph-mode profiling: framework.profiler times some calls
             return profiler.run(self, args)
-        return list(self._main(*args))
+        return list(self._main(*self._staged(args)))
 
     def run(self, *args: Any) -> list[Any]:
         """The call, never timed."""
-        return list(self._main(*args))
+        return list(self._main(*self._staged(args)))
 
     def timed_call(self, *args: Any) -> tuple[list[Any], list[tuple[str, float]], float]:
         """The call with each VM call instruction timed (``profile.timed_call``)."""
-        return profile.timed_call(self._main, self.vm, self.device, args)
+        return profile.timed_call(self._main, self.vm, self.device, self._staged(args))
+
+    def _staged(self, args: tuple[Any, ...]) -> tuple[Any, ...]:
+        """``args`` in this step's fixed buffers when it is replayed as a CUDA graph (the
+        graph holds their addresses), the output buffers after them: each argument is
+        copied into its buffer unless it is that buffer (a parameter updated in place by the
+        last call). The outputs are overwritten by the next call: callers copy them out."""
+        if self.resident is None:
+            return args
+        if not self.resident:
+            self.resident.extend(tvm.runtime.empty(a.shape, a.dtype, self.device) for a in args)
+            self.resident.extend(tvm.runtime.empty(shape, dtype, self.device)
+                                 for shape, dtype in self.resident_outputs)
+        for buffer, arg in zip(self.resident, args):
+            if not arg.same_as(buffer):
+                buffer.copyfrom(arg)
+        return tuple(self.resident)
 
     def sites(self) -> dict[str, Any] | None:
         """Which nodes each kernel runs (``profile.Provenance.sites``), or None when the
@@ -156,13 +180,18 @@ class Executable:
 
 
 def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerprint: str,
-                  run: bool = True) -> Executable:
+                  run: bool = True, donated: dict[int, int] | None = None) -> Executable:
     """Build (or load from the disk cache) the graph for ``device_target``; with ``run``
-    False only build (e.g. CUDA code on a machine without a GPU): nothing is loaded."""
+    False only build (e.g. CUDA code on a machine without a GPU): nothing is loaded.
+    ``donated`` (output index -> input index: the output is that input's new value) lets a
+    CUDA step update its inputs in place and run as one CUDA graph (schedule/cuda_graph.py)."""
     target = make_target(device_target)
     host_kernels.register_graph(graph, LOWERINGS)  # a cached library calls them too
+    resident = cuda_graph.enabled(target) and donated is not None
+    donated = dict(donated or {}) if resident else None
     key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__,
-                                     schedule_key(target)]).encode())
+                                     schedule_key(target), sorted((donated or {}).items())
+                                     if resident else None]).encode())
     library = cache_dir() / f"{key.hexdigest()[:40]}.so"
     artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
@@ -172,7 +201,8 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     except OSError as error:  # a full disk: compiled in memory below (_build)
         if disk_full(error) is None:
             raise
-    hit = cache.verified(library) and (not ir_dir or artifacts.is_dir())
+    hit = (cache.verified(library) and (not ir_dir or artifacts.is_dir())
+           and (not resident or _read_launches(library) is not None))
     module = None
     if hit and run:
         _require_device(device_target)
@@ -181,9 +211,10 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
         except Exception as error:  # verified yet unloadable (e.g. another TVM): rebuild it
             cache.discard(library, f"{type(error).__name__}: {str(error).splitlines()[0]}")
             hit = False
-    unsaved = sites = None  # a build the cache could not keep (its disk is full): run from memory
+    unsaved = sites = counted = None  # a build the cache could not keep (full disk): run from memory
     if not hit:
-        tune_seconds, unsaved, sites = _build(graph, target, library, artifacts if ir_dir else None)
+        tune_seconds, unsaved, sites, counted = _build(graph, target, library, artifacts if ir_dir else None,
+                                              donated)
     if ir_dir and artifacts.is_dir():
         _optional_ir(ir_dir, lambda: _copy_ir(artifacts, Path(ir_dir)))
     if run and module is None:
@@ -192,6 +223,11 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     executable = Executable(module if run else None, target, device_target, hit, tune_seconds)
     executable.library = library  # the exported build (bench/gpu_check.py ships it)
     executable.graph, executable.sites_path, executable._sites = graph, _sites_path(library), sites
+    executable.launches = (counted or None) if counted is not None else _read_launches(library)
+    outputs = (executable.launches or {}).get("resident_outputs")
+    if resident and outputs is not None:  # cuda_graph.resident_step: fixed input addresses
+        executable.resident = []
+        executable.resident_outputs = [(tuple(shape), dtype) for shape, dtype in outputs]
     executable.compile_seconds = time.perf_counter() - start  # VM creation included
     return executable
 
@@ -200,18 +236,34 @@ def _sites_path(library: Path) -> Path:
     return library.with_suffix(".sites.json")
 
 
-def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None
-           ) -> tuple[float, Any, dict[str, Any]]:
+def _launches_path(library: Path) -> Path:
+    return library.with_suffix(".launches.json")
+
+
+def _read_launches(library: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(_launches_path(library).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None,
+           donated: dict[int, int] | None = None
+           ) -> tuple[float, Any, dict[str, Any], dict[str, Any]]:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
     ``artifacts`` when asked. Returns the tuning seconds, when the cache's disk is full
     (one warning) the built executable to run from memory (else None: load ``library``),
-    and the kernels' node sites (also written beside the library)."""
+    the kernels' node sites (also written beside the library) and, on CUDA, the kernel
+    launches per step (cuda_graph.launch_counts; beside the library too)."""
     staging = folder = cache.temp_path(artifacts) if artifacts else None
     if staging:
         shutil.rmtree(staging, ignore_errors=True)
         staging = _optional_ir(staging, lambda: staging.mkdir(parents=True))
     with target:  # lowerings choose CPU-only kernels by it (lowerings/base.py on_cpu)
         mod = to_relax(graph)
+    outputs = None
+    if donated is not None:
+        mod, outputs = cuda_graph.resident_step(mod, donated)
     if staging:
         staging = _optional_ir(staging, lambda: _write(staging, "10_relax.py", mod.script()))
     provenance = profile.Provenance()
@@ -221,8 +273,14 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         staging = _optional_ir(staging, lambda: _write(staging, "11_relax_opt.py", mod.script()))
     if target.kind.name == "cuda":
         _register_cuda_compiler()
-    with _without_known_noise():
-        executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target))
+    counted: dict[str, Any] = {}
+    capture = contextlib.nullcontext() if outputs is None else tvm.transform.PassContext(
+        opt_level=tvm.transform.PassContext.current().opt_level,
+        config={**dict(tvm.transform.PassContext.current().config), cuda_graph.USE_CUDA_GRAPH: True})
+    with _without_known_noise(), capture:
+        executable = tvm.compile(mod, target=target, relax_pipeline=build_pipeline(target, counted))
+    if outputs is not None:  # the output buffers the Executable appends to each call
+        counted["resident_outputs"] = [[list(shape), dtype] for shape, dtype in outputs]
     if staging:
         def publish() -> None:
             _write_kernels(executable, target, staging)
@@ -232,6 +290,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     if folder:
         shutil.rmtree(folder, ignore_errors=True)  # (left by a full disk only)
     try:
+        atomic_write(_launches_path(library), json.dumps(counted).encode())
         atomic_write(_sites_path(library), json.dumps(sites).encode())  # before the library
         cache.store(library, executable.export_library)  # checksummed, fsynced, renamed
     except Exception as error:
@@ -241,8 +300,8 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         skip_optional("compiled-kernel cache", library.parent, reason,
                       "compiling in memory: kernels are not kept for the next run (free space "
                       "there or set TWINMODE_CACHE_DIR to another folder)")
-        return tune_seconds, executable, sites
-    return tune_seconds, None, sites
+        return tune_seconds, executable, sites, counted
+    return tune_seconds, None, sites, counted
 
 
 def _copy_ir(artifacts: Path, ir_dir: Path) -> None:

@@ -21,7 +21,7 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, vector_math
+from . import cpu_rules, cuda_graph, tensor_cores, vector_math
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -79,13 +79,21 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
     return cpu_rules.schedule_module(mod, target), tune_seconds
 
 
-def build_pipeline(target: tvm.target.Target) -> tvm.transform.Pass:
-    """What remains after scheduling: lower dataflow and finalize for the VM."""
+def build_pipeline(target: tvm.target.Target, launches: dict | None = None) -> tvm.transform.Pass:
+    """What remains after scheduling: lower dataflow and finalize for the VM. On CUDA the
+    kernel launches per step are counted into ``launches`` (cuda_graph.launch_counts)."""
     passes = _backend(target)
     lower = passes.dataflow_lower_passes(target)
     after = 1 + next(i for i, p in enumerate(lower) if p.info.name == "ToNonDataflow")
+    count = []
+    if launches is not None and target.kind.name == "cuda":
+        @tvm.transform.module_pass(opt_level=0, name="CountKernelLaunches")
+        def count_launches(mod: tvm.IRModule, _ctx: tvm.transform.PassContext) -> tvm.IRModule:
+            launches.update(cuda_graph.launch_counts(mod))
+            return mod
+        count = [count_launches]
     return tvm.transform.Sequential(lower[:after] + [inline_marked] + lower[after:]
-                                    + passes.finalize_passes(target))
+                                    + passes.finalize_passes(target) + count)
 
 
 def _legalize_passes(target: tvm.target.Target) -> list:
@@ -110,9 +118,12 @@ def _legalize_passes(target: tvm.target.Target) -> list:
         return passes
     from tvm.s_tir import dlight as dl
 
-    rules = [dl.gpu.Matmul(), dl.gpu.GEMV(), dl.gpu.Reduction(), dl.gpu.GeneralReduction()]
+    # 16-bit GEMMs on the tensor cores: their operand casts folded first (tensor_cores.py)
+    rules = [tensor_cores.TensorCoreMatmul(), dl.gpu.Matmul(), dl.gpu.GEMV(), dl.gpu.Reduction(),
+             dl.gpu.GeneralReduction()]
     kept = [p for p in passes if not isinstance(p, dl.ApplyDefaultSchedule)]
-    return kept + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())]
+    return ([tensor_cores.fold_operand_casts] + kept
+            + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())])
 
 
 class _Tolerant:
