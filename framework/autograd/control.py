@@ -170,11 +170,7 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
 
     if _tape.RECORDED_SWEEP.get():
         return recomputing_while_bprop(prim, inputs, out, dout, needs)
-    n = prim.n_carried
-    init, invariants = list(inputs[:n]), list(inputs[n:])
-    outs, douts = _as_tuple(out), _cotangents(out, dout)
-    num_carried = [i for i in range(n) if _numeric(init[i])]
-    num_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _numeric(t)]
+    n, init, invariants, outs, douts, num_carried, num_inv = _while_operands(prim, inputs, out, dout, needs)
     if not num_carried and not num_inv:
         return (None,) * len(inputs)
     cotangents = [douts[i] for i in num_carried]
@@ -206,6 +202,17 @@ def while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool
     return tuple(result)
 
 
+def _while_operands(prim: Any, inputs: tuple, out: Any, dout: Any, needs: tuple[bool, ...]) -> tuple:
+    """A ``While`` record's parts for its backward: the carried count, initial values,
+    invariants, outputs, cotangents (zeros where none), and the numeric carried values and
+    the wanted numeric invariants (by index)."""
+    n = prim.n_carried
+    init, invariants = list(inputs[:n]), list(inputs[n:])
+    num_carried = [i for i in range(n) if _numeric(init[i])]
+    num_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _numeric(t)]
+    return n, init, invariants, _as_tuple(out), _cotangents(out, dout), num_carried, num_inv
+
+
 def recomputing_while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any,
                             needs: tuple[bool, ...]) -> tuple:
     """The backward of a ``While`` as plain ``While`` nodes, so that it is differentiable
@@ -215,11 +222,7 @@ def recomputing_while_bprop(prim: Any, inputs: tuple, out: Any, dout: Any,
     from ..interpreters.regions import stage_while
     from ..ops.creation import zeros_like
 
-    n = prim.n_carried
-    init, invariants = list(inputs[:n]), list(inputs[n:])
-    outs, douts = _as_tuple(out), _cotangents(out, dout)
-    num_carried = [i for i in range(n) if _numeric(init[i])]
-    num_inv = [j for j, t in enumerate(invariants) if needs[n + j] and _numeric(t)]
+    n, init, invariants, outs, douts, num_carried, num_inv = _while_operands(prim, inputs, out, dout, needs)
     if not num_carried and not num_inv:
         return (None,) * len(inputs)
     n_g = len(num_carried)
