@@ -94,6 +94,8 @@ class Tape:
     def record(self, prim: Any, inputs: tuple, result: Any) -> None:
         if self.parent is not None:
             self.parent.record(prim, inputs, result)
+        if not prim.differentiable and not prim.first_order_only:
+            return
         tracked = self.tracked
         for t in inputs:
             if id(t) in tracked:
@@ -101,8 +103,6 @@ class Tape:
         else:
             return
         if not prim.differentiable:
-            if not prim.first_order_only:
-                return
             # a gradient kernel on a tracked input: refused only if a cotangent reaches it
             # (P.CTCLoss's unused gradient output in a first-order loss is fine)
             prim = _Refusal(prim)

@@ -145,27 +145,25 @@ def test_bf16_conv_and_gradients_agree_with_float32_of_the_same_values(xs, ws, s
         np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=scale * 2 ** -8, err_msg=name)
 
 
-@needs_amx
-def test_graph_mode_bf16_conv_runs_on_tiles(tmp_path):
+def _conv_relax_modules(tmp_path, channels: int, seed: int) -> list[str]:
+    """The Relax modules graph mode builds for a bf16 convolution and its gradients."""
     ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
     try:
-        rng = np.random.default_rng(5)
-        _conv_and_grads(_bf16(rng, (2, 32, 8, 8)), _bf16(rng, (32, 32, 3, 3)), _bf16(rng, (2, 32, 8, 8)),
-                        1, "same")
+        rng = np.random.default_rng(seed)
+        _conv_and_grads(_bf16(rng, (2, channels, 8, 8)), _bf16(rng, (channels, channels, 3, 3)),
+                        _bf16(rng, (2, channels, 8, 8)), 1, "same")
     finally:
         ms.set_context(save_graphs=False)
-    calls = sorted(p.read_text().count("call_tir(cls.amx_bf16_conv") for p in tmp_path.rglob("10_relax.py"))
+    return [p.read_text() for p in tmp_path.rglob("10_relax.py")]
+
+
+@needs_amx
+def test_graph_mode_bf16_conv_runs_on_tiles(tmp_path):
+    calls = sorted(text.count("call_tir(cls.amx_bf16_conv") for text in _conv_relax_modules(tmp_path, 32, 5))
     assert calls == [1, 3]  # the forward graph; forward, input and weight gradients
 
 
 @needs_amx
 def test_convolutions_of_few_channels_stay_in_float32(tmp_path):
     # 16 channels reuse the gathered operand too little to pay for the gather (amx_conv.MIN_REUSE)
-    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
-    try:
-        rng = np.random.default_rng(6)
-        _conv_and_grads(_bf16(rng, (2, 16, 8, 8)), _bf16(rng, (16, 16, 3, 3)), _bf16(rng, (2, 16, 8, 8)),
-                        1, "same")
-    finally:
-        ms.set_context(save_graphs=False)
-    assert all("amx_bf16_conv" not in p.read_text() for p in tmp_path.rglob("10_relax.py"))
+    assert all("amx_bf16_conv" not in text for text in _conv_relax_modules(tmp_path, 16, 6))
