@@ -14,7 +14,8 @@ Momentum), the character GPT and the LSTM LM of bench/seq_engines.py (AdamW-styl
 CIFAR ResNet-20 (batch 32, Momentum). It says whether the CPU has native bf16 instructions
 (``avx512_bf16``, ``amx_bf16``) and whether our kernels use them (AMX tiles for bf16 matmuls).
 ``accuracy`` runs an experiment file once per precision (``TRAIN_DATA_DIR`` for the data)
-and prints the test accuracies and their gaps to float32.
+and prints each task's headline figure (test accuracy; a language model's validation loss)
+and its gap to float32.
 """
 
 from __future__ import annotations
@@ -209,11 +210,12 @@ def time_steps(args: argparse.Namespace) -> None:
 
 
 def accuracy(args: argparse.Namespace) -> None:
+    from trainer.compare_report import FINAL
     from trainer.config import load_config
     from trainer.experiment import run_experiment
 
     path = Path(__file__).resolve().parents[1] / "experiments" / f"{args.experiment}.yaml"
-    results = {}
+    results: dict[str, float] = {}
     for precision in args.precisions.split(","):
         with tempfile.TemporaryDirectory() as folder:
             overrides = [f"precision={precision}", f"checkpoint.dir={folder}", "ir.save=false",
@@ -221,17 +223,21 @@ def accuracy(args: argparse.Namespace) -> None:
             if args.epochs:
                 overrides.append(f"train.epochs={args.epochs}")
             overrides += args.set
+            config = load_config(path, overrides)
             start = time.perf_counter()
-            result = run_experiment(load_config(path, overrides), quiet=True, log=False)
+            result = run_experiment(config, quiet=True, log=False)
             seconds = time.perf_counter() - start
-        results[precision] = result.metrics.get("accuracy")
+        # each task's headline figure: test accuracy for classifiers, validation loss for LMs
+        key = FINAL[config.task][0]
+        results[precision] = result.metrics.get(key, float("nan"))
         step_ms = statistics.median(result.step_seconds) * 1e3 if result.step_seconds else float("nan")
-        print(f"{args.experiment} {args.mode} {precision}: test accuracy {results[precision]:.4f}, "
+        print(f"{args.experiment} {args.mode} {precision}: {key} {results[precision]:.4f}, "
               f"median step {step_ms:.2f} ms, {seconds:.0f} s in all", flush=True)
     if "fp32" in results:
+        scale, unit = (100, "points") if key == "accuracy" else (1, "")
         for precision, value in results.items():
             if precision != "fp32":
-                print(f"{precision} - fp32: {100 * (value - results['fp32']):+.2f} points")
+                print(f"{precision} - fp32 {key}: {scale * (value - results['fp32']):+.4f} {unit}".rstrip())
 
 
 def main() -> None:
