@@ -31,7 +31,8 @@ def _values(op: str, tensor: Any) -> np.ndarray:
     if not isinstance(data, np.ndarray | np.generic | int | float | bool):
         raise argument_error(op, RuntimeError(
             "its output shape depends on the input values, which graph mode (jit) cannot "
-            "compile; call it in PyNative mode (outside the compiled Cell)"))
+            "compile; call it in PyNative mode (set_context(mode=PYNATIVE_MODE), or without "
+            "ms.jit)"))
     return np.asarray(data)
 
 
