@@ -74,8 +74,10 @@ class Segmented:
         return self.latest.report
 
     def valid(self, aliases: Any = None) -> bool:
-        """Whether the cells every segment went through are still as traced."""
-        return all(segment.valid(None) for segment in self.segments.values())
+        """Whether the cells every segment went through are still as traced (a segment that
+        writes arguments back checks it against the aliasing it was traced for)."""
+        return all(segment.valid(getattr(segment, "aliases", None))
+                   for segment in self.segments.values())
 
     def call(self, args: list[Any], compile_segment: Callable[[list[tuple[np.ndarray, ...]]], Any],
              compiled_now: Callable[[Any], None]) -> Any:
