@@ -238,10 +238,26 @@ class JitFunction:
         if isinstance(compiled, fallback.Interpreted):
             return compiled.call(args)
         if isinstance(compiled, Segmented):
-            return compiled.call(tensors(leaves),
-                                 lambda answers: self._compile(leaves, rebuild, answers=answers),
-                                 self._compiled_now)
+            return self._call_segmented(compiled, args, leaves, rebuild)
         return compiled.run(tensors(leaves))
+
+    def _call_segmented(self, segmented: Segmented, args: tuple, leaves: list[Any],
+                        rebuild: Callable) -> Any:
+        """Run a split signature; a later segment whose code needs a tensor's Python value
+        turns the whole signature interpreted, as a first trace needing one does."""
+        allowed = fallback.allowed(getattr(self, "jit_config", None))
+        try:
+            return segmented.call(
+                tensors(leaves),
+                lambda answers: self._compile(leaves, rebuild, quiet=allowed, answers=answers),
+                self._compiled_now)
+        except NeedsValueError as error:
+            if not allowed:
+                raise
+            interpreted = fallback.Interpreted(self.fn, str(error))
+            for candidates in self._cache.values():
+                candidates[:] = [interpreted if c is segmented else c for c in candidates]
+            return interpreted.call(args)
 
     def _compiled_now(self, segment: Any) -> None:
         self.last_call_compiled = True

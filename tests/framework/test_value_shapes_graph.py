@@ -267,3 +267,30 @@ def test_value_dependent_op_inside_a_tensor_if_stops_with_one_line():
     assert "\n" not in message and message.startswith("masked_select:")
     assert "test_value_shapes_graph.py:" in message and "PYNATIVE_MODE" in message
     assert "ms.jit" in message
+
+
+def test_python_value_needed_after_the_split_runs_interpreted_like_before_it():
+    @ms.jit
+    def fn(x):
+        picked = x[x > 0]
+        return picked * float(picked.sum())
+
+    out = fn(Tensor(X))
+    picked = X[X > 0]
+    np.testing.assert_allclose(out.asnumpy(), picked * picked.sum(), rtol=1e-6)
+    np.testing.assert_allclose(fn(Tensor(-X)).asnumpy(), (-X)[-X > 0] * (-X)[-X > 0].sum(),
+                               rtol=1e-6)
+
+
+def test_primitive_classes_split_too():
+    from framework.ops import operations as P
+
+    v = np.array([3.0, 1.0, 3.0, 0.0, 1.0], np.float32)
+
+    def fn(x):
+        y = x * 2.0
+        return P.Unique()(y), P.NonZero()(y), P.UniqueConsecutive(True, True)(y)
+
+    graph, eager = _both(fn, v)
+    y = v * 2.0
+    _same(graph, eager, [np.array([6.0, 2.0, 0.0]), np.array([0, 1, 0, 2, 1]), np.argwhere(y)])
