@@ -46,8 +46,8 @@ class HostSplit(GraphModeError):
                  inputs: list[Value | np.ndarray], index: int) -> None:
         super().__init__(with_location(
             f"{op}: its output shape depends on tensor values, so graph mode splits the graph "
-            f"here, which this compilation cannot do (an export or a compile without running); "
-            f"{_FIX}", location))
+            "here, which a single traced graph (an export) cannot hold; export a function "
+            f"without it, or {_FIX}", location))
         self.op, self.location, self.compute, self.inputs, self.index = (
             op, location, compute, inputs, index)
         self.graph: Any = None

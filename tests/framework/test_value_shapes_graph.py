@@ -294,3 +294,12 @@ def test_primitive_classes_split_too():
     graph, eager = _both(fn, v)
     y = v * 2.0
     _same(graph, eager, [np.array([6.0, 2.0, 0.0]), np.array([0, 1, 0, 2, 1]), np.argwhere(y)])
+
+
+def test_an_op_still_needing_pynative_names_itself_its_line_and_the_fix():
+    with pytest.raises(RuntimeError) as info:
+        ms.jit(lambda x: mint.bincount(x * 2))(Tensor(np.array([1, 2, 2], np.int64)))
+    message = str(info.value)
+    assert "\n" not in message and message.startswith("bincount:")
+    assert "test_value_shapes_graph.py:" in message
+    assert "PYNATIVE_MODE" in message and "ms.jit" in message
