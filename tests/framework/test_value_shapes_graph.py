@@ -303,3 +303,18 @@ def test_an_op_still_needing_pynative_names_itself_its_line_and_the_fix():
     assert "\n" not in message and message.startswith("bincount:")
     assert "test_value_shapes_graph.py:" in message
     assert "PYNATIVE_MODE" in message and "ms.jit" in message
+
+
+def test_a_split_whose_input_comes_from_an_earlier_split():
+    v = np.array([2.0, -1.0, 2.0, 3.0, -5.0, 3.0], np.float32)
+
+    def fn(x):
+        picked = x[x > 0] * 1.5
+        values, inverse = ops.unique(picked)
+        return values, inverse, ops.nonzero(inverse)
+
+    traces = cache_stats["traces"]
+    graph, eager = _both(fn, v)
+    assert cache_stats["traces"] == traces + 4  # three segments before a split, one after
+    _same(graph, eager, [np.array([3.0, 4.5]), np.array([0, 0, 1, 1], np.int32),
+                         np.array([[2], [3]])])
