@@ -19,6 +19,11 @@ Not MindSpore's: a view (``x[0]``, ``x.T``) updated in place takes the value alo
 refuses a slice's or transpose's and writes a reshape's through to its base), and an in-place
 update of an argument inside a tensor-valued ``if`` is refused (MindSpore leaves it out).
 
+An op whose output shape depends on values (``masked_select``, ``nonzero``, ``unique``,
+``x[mask]``) splits the compiled function: the signature runs as segments, the next one
+compiled per shape of the op's host-computed answer (:mod:`framework.graph_split`); the
+compile report's ``splits`` / ``split_before`` name the op and its line.
+
 The cache key is the argument signature (shapes, dtypes, Python values), the target, the
 tuning, whether IR is dumped and the hook functions of each hooked Tensor argument
 (:func:`framework.autograd.hooks.tensor_hooks`; the key holds the functions, so a graph
