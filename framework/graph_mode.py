@@ -212,7 +212,6 @@ class JitFunction:
             candidates.append(fallback.Interpreted(self.fn, str(error)))
             return candidates[-1]
         if isinstance(compiled, Stage):  # a value-dependent op: the graph is split there
-            self._latest = compiled
             compiled = Segmented(compiled)
         candidates.append(compiled)
         self._latest = getattr(compiled, "latest", compiled)
