@@ -30,6 +30,10 @@ class CompileReport:
     passes: dict[str, Any] = field(default_factory=dict)  # pass name -> what it changed
     # CUDA: kernel launches per step without / with the CUDA graph (backend cuda_graph.py)
     launches: dict[str, Any] | None = None
+    # value-dependent ops (ops/host_split.py) this segment takes the host answers of: op,
+    # source line, answer shapes; and the one it stops before (a segment before a split)
+    splits: tuple[dict[str, Any], ...] = ()
+    split_before: dict[str, Any] | None = None
 
     @property
     def stages(self) -> dict[str, float]:
@@ -43,4 +47,6 @@ class CompileReport:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON data (``summary.json``)."""
-        return {**asdict(self), "total_seconds": round(self.total_seconds, 4)}
+        data = {**asdict(self), "total_seconds": round(self.total_seconds, 4)}
+        data["splits"] = list(data["splits"])
+        return data

@@ -19,6 +19,11 @@ Not MindSpore's: a view (``x[0]``, ``x.T``) updated in place takes the value alo
 refuses a slice's or transpose's and writes a reshape's through to its base), and an in-place
 update of an argument inside a tensor-valued ``if`` is refused (MindSpore leaves it out).
 
+An op whose output shape depends on values (``masked_select``, ``nonzero``, ``unique``,
+``x[mask]``) splits the compiled function: the signature runs as segments, the next one
+compiled per shape of the op's host-computed answer (:mod:`framework.graph_split`); the
+compile report's ``splits`` / ``split_before`` name the op and its line.
+
 The cache key is the argument signature (shapes, dtypes, Python values), the target, the
 tuning, whether IR is dumped and the hook functions of each hooked Tensor argument
 (:func:`framework.autograd.hooks.tensor_hooks`; the key holds the functions, so a graph
@@ -46,8 +51,10 @@ from .common.tensor import Tensor
 from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert, fallback
+from .graph_split import Segmented, Stage, split_entry
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
+from .ops.host_split import HostSplit
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
 
@@ -81,12 +88,26 @@ class CompiledGraph:
         return (_guard(self.program.cells) == self.guard
                 and (self.aliases is None or self.aliases == aliases))
 
-    def run(self, args: list[Any]) -> Any:
+    def _execute(self, args: list[Any], draws: list[np.ndarray] | None,
+                 host: list[np.ndarray]) -> tuple[list[Any], list[Any]]:
+        """The graph's results for the call's tensors ``args`` and, in a split function
+        (:mod:`framework.graph_split`), the host answers before this segment and the random
+        masks drawn by the segments before it (``draws``, extended here)."""
         ex, program = self.executable, self.program
         inputs = [ex.param_array(p) for p in program.params]
         borrowed = [ex.to_device(t._data if isinstance(t, Tensor) else np.asarray(t)) for t in args]
-        borrowed += [ex.to_device(prim.draw_mask(v.shape, v.dtype)) for v, prim in program.random]
-        results = ex(*inputs, *borrowed)
+        borrowed += [ex.to_device(_mask(draws, k, v, prim)) for k, (v, prim) in enumerate(program.random)]
+        borrowed += [ex.to_device(a) for a in host]
+        return ex(*inputs, *borrowed), borrowed
+
+    def outputs(self, args: list[Any], draws: list[np.ndarray], host: list[np.ndarray]) -> list[np.ndarray]:
+        """Only the graph's outputs, as arrays (a segment before a split)."""
+        return [r.numpy() for r in self._execute(args, draws, host)[0]]
+
+    def run(self, args: list[Any], draws: list[np.ndarray] | None = None,
+            host: list[np.ndarray] | None = None) -> Any:
+        ex, program = self.executable, self.program
+        results, borrowed = self._execute(args, draws, host or [])
         n_graph = len(results) - len(program.updated)
         if program.checks:  # before any Parameter takes its new value (ops/range_check.py)
             first = n_graph - 2 * len(program.checks)
@@ -107,6 +128,16 @@ class CompiledGraph:
             else:
                 leaves.append(Tensor(value) if isinstance(value, np.ndarray) else value)
         return program.rebuild(leaves)
+
+
+def _mask(draws: list[np.ndarray] | None, k: int, value: Any, prim: Any) -> np.ndarray:
+    """The ``k``-th random mask of this call: drawn once, then shared by the later segments of a
+    split function (each is traced from the start, so they draw in the same order)."""
+    if draws is None:
+        return prim.draw_mask(value.shape, value.dtype)
+    if k == len(draws):
+        draws.append(prim.draw_mask(value.shape, value.dtype))
+    return draws[k]
 
 
 def _write_back(program: Program, args: list[Any], results: list[Any]) -> None:
@@ -180,8 +211,10 @@ class JitFunction:
                 raise
             candidates.append(fallback.Interpreted(self.fn, str(error)))
             return candidates[-1]
+        if isinstance(compiled, Stage):  # a value-dependent op: the graph is split there
+            compiled = Segmented(compiled)
         candidates.append(compiled)
-        self._latest = compiled
+        self._latest = getattr(compiled, "latest", compiled)
         return compiled
 
     def _bind(self, args: tuple, kwargs: dict[str, Any]) -> tuple:
@@ -208,7 +241,31 @@ class JitFunction:
         compiled = self._find(leaves, structure, rebuild)
         if isinstance(compiled, fallback.Interpreted):
             return compiled.call(args)
+        if isinstance(compiled, Segmented):
+            return self._call_segmented(compiled, args, leaves, rebuild)
         return compiled.run(tensors(leaves))
+
+    def _call_segmented(self, segmented: Segmented, args: tuple, leaves: list[Any],
+                        rebuild: Callable) -> Any:
+        """Run a split signature; a later segment whose code needs a tensor's Python value
+        turns the whole signature interpreted, as a first trace needing one does."""
+        allowed = fallback.allowed(getattr(self, "jit_config", None))
+        try:
+            return segmented.call(
+                tensors(leaves),
+                lambda answers: self._compile(leaves, rebuild, quiet=allowed, answers=answers),
+                self._compiled_now)
+        except NeedsValueError as error:
+            if not allowed:
+                raise
+            interpreted = fallback.Interpreted(self.fn, str(error))
+            for candidates in self._cache.values():
+                candidates[:] = [interpreted if c is segmented else c for c in candidates]
+            return interpreted.call(args)
+
+    def _compiled_now(self, segment: Any) -> None:
+        self.last_call_compiled = True
+        self._latest = segment
 
     def compile(self, *args: Any, load: bool = True) -> CompileReport:
         """Trace and compile for these arguments' signature without running; its report.
@@ -239,7 +296,10 @@ class JitFunction:
         return base if self._dumps == 0 else f"{base}_{self._dumps + 1}"
 
     def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True,
-                 quiet: bool = False) -> CompiledGraph:
+                 quiet: bool = False, answers: list | None = None) -> CompiledGraph | Stage:
+        """Trace and build one signature; with ``answers`` (the host answers of the
+        value-dependent ops met first), a segment of a split function: a :class:`Stage` when
+        the trace stops at the next such op (:mod:`framework.graph_split`)."""
         _, import_s = staging.timed(staging.load_backend)  # TVM loads on first use (~1 s)
         aliases = staging.aliases(leaves, rebuild)
         ir_dir = self._ir_dir()
@@ -248,16 +308,20 @@ class JitFunction:
         cache_stats["traces"] += 1
 
         optimize_s = 0.0
+        split: HostSplit | None = None
 
         def front() -> Program:
-            nonlocal optimize_s
+            nonlocal optimize_s, split
             quiet_errors = (NeedsValueError,) if quiet else ()
-            traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name, fail_dir,
-                                   quiet=quiet_errors)
-            if traced.written and aliases:  # updates an argument given twice: one tensor inside
+            try:
                 traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name, fail_dir,
-                                       quiet=quiet_errors, alias=True)
-            program = staging.assemble(traced, self.name)
+                                       quiet=quiet_errors, answers=answers)
+                if traced.written and aliases:  # updates an argument given twice: one tensor inside
+                    traced = staging.trace(self.fn, self.cell, leaves, rebuild, self.name,
+                                           fail_dir, quiet=quiet_errors, alias=True, answers=answers)
+            except HostSplit as error:
+                split = error
+            program = staging.prefix(split) if split else staging.assemble(traced, self.name)
             dump.assembled(program)
             program, optimize_s = staging.timed(lambda: staging.optimize(program))
             return program
@@ -275,12 +339,17 @@ class JitFunction:
             updates=len(program.updated), backend_import_seconds=import_s,
             trace_seconds=max(trace_s - optimize_s, 0.0), optimize_seconds=optimize_s,
             compile_seconds=executable.compile_seconds, tune_seconds=executable.tune_seconds,
-            cache_hit=bool(hit), passes=program.stats, launches=executable.launches)
+            cache_hit=bool(hit), passes=program.stats, launches=executable.launches,
+            splits=tuple(split_entry(step) for step in program.host_steps),
+            split_before=split_entry(split) if split else None)
         dump.compiled(report.as_dict())
         if load:
             flops.register(program.graph, self.cell)
-        return CompiledGraph(program, executable, report, _guard(program.cells),
-                             aliases if program.written else None)
+        compiled = CompiledGraph(program, executable, report, _guard(program.cells),
+                                 aliases if program.written else None)
+        if split is not None:
+            return Stage(compiled, split.compute, split.inputs, split.op)
+        return compiled
 
     @property
     def last_report(self) -> CompileReport | None:

@@ -56,6 +56,7 @@ from .interpreters.trace import TraceInterpreter
 from .ir import Graph, Value, ValueKind, ValueNames, to_dot, to_text
 from .ir import optimize as run_passes
 from .ir.graph import refuse_complex
+from .ops.host_split import HostSplit
 from .ops.state import collecting_writes
 from .signature import flatten
 
@@ -69,7 +70,7 @@ class Slot(Enum):
 
 
 _PY_CONSTANTS = (bool, int, float, str, type(None))
-_INPUT_ORDER = {ValueKind.PARAM: 0, ValueKind.INPUT: 1, ValueKind.RANDOM: 2}
+_INPUT_ORDER = {ValueKind.PARAM: 0, ValueKind.INPUT: 1, ValueKind.RANDOM: 2, ValueKind.HOST: 3}
 
 
 @dataclass
@@ -99,17 +100,22 @@ class Program:
     checks: list[Any] = field(default_factory=list)
     # per call tensor updated in place: (its index among the call tensors, slot, value)
     written: list[tuple[int, Slot, Any]] = field(default_factory=list)
+    # value-dependent ops it takes the host answers of (HostStep, ops/host_split.py)
+    host_steps: list[Any] = field(default_factory=list)
 
 
 def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Callable,
           name: str, fail_dir: str | None, quiet: tuple[type, ...] = (),
-          alias: bool = False) -> Traced:
+          alias: bool = False, answers: list[tuple[np.ndarray, ...]] | None = None) -> Traced:
     """Run ``fn`` on traced stand-ins of the tensors in ``args`` (Python leaves stay).
     Errors of the ``quiet`` types are left to the caller (no analyze_fail.ir). ``alias``: a
-    Tensor object given twice is one stand-in (else each leaf has its own)."""
+    Tensor object given twice is one stand-in (else each leaf has its own). ``answers``: the
+    host answers of the value-dependent ops met first (:mod:`framework.ops.host_split`); the
+    next such op stops the trace with :class:`HostSplit`, holding the graph traced so far."""
     graph = Graph(name)
     traced, stand_ins = _stand_ins(graph, args, list_members(args, rebuild_args), alias)
     interp = TraceInterpreter(graph, fail_dir=fail_dir)
+    interp.host_answers = list(answers or ())
     if hasattr(cell, "cells_and_names"):  # a Cell's construct
         interp.enter_cell(cell)
         interp.name_cells_from(cell)
@@ -124,6 +130,9 @@ def trace(fn: Callable[..., Any], cell: Any, args: list[Any], rebuild_args: Call
                 "nest fewer levels (a loop over a CellList does not nest)")
             interp.report_failure(error)
             raise error from None
+        except HostSplit as error:
+            error.graph, error.interp = graph, interp
+            raise
         except Exception as error:
             if not isinstance(error, quiet):
                 interp.report_failure(error)
@@ -246,7 +255,22 @@ def assemble(traced: Traced, name: str) -> Program:
     graph.verify()
     return Program(graph, [param for param, _ in interp.params.values()], interp.random_inputs,
                    updated, slots, traced.rebuild, list(interp.cells.values()), len(graph.nodes),
-                   checks=list(interp.checks), written=written)
+                   checks=list(interp.checks), written=written,
+                   host_steps=list(interp.host_steps))
+
+
+def prefix(split: HostSplit) -> Program:
+    """The segment before a split (:class:`HostSplit` raised by :func:`trace`): the graph
+    traced so far, returning the split op's traced inputs. It updates no Parameter and
+    writes nothing back: the segment after the split, traced again from the start, does."""
+    graph, interp = split.graph, split.interp
+    graph.outputs = [v for v in split.inputs if isinstance(v, Value)]
+    graph.inputs.sort(key=lambda v: _INPUT_ORDER[v.kind])
+    graph.verify()
+    slots = [(Slot.GRAPH, i) for i in range(len(graph.outputs))]
+    return Program(graph, [param for param, _ in interp.params.values()], interp.random_inputs,
+                   [], slots, lambda leaves: leaves, list(interp.cells.values()),
+                   len(graph.nodes), host_steps=list(interp.host_steps))
 
 
 def optimize(program: Program) -> Program:

@@ -82,6 +82,10 @@ class TraceInterpreter(Interpreter):
         self._cell_paths: dict[int, str] = {}  # id(cell) -> path from the first cell entered
         self._consts: dict[int, tuple[np.ndarray, Value]] = {}
         self.checks: list[Any] = []  # RangeCheck of framework.ops.range_check, in trace order
+        # value-dependent ops (framework/ops/host_split.py): the answers known for this trace,
+        # and one HostStep per such op traced so far
+        self.host_answers: list[tuple[np.ndarray, ...]] = []
+        self.host_steps: list[Any] = []
 
     @property
     def graph(self) -> Graph:

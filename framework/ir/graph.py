@@ -1,7 +1,7 @@
 """Graph, Node and Value: the traced program.
 
 A ``Value`` is an SSA tensor with a static shape and dtype. It is a graph input
-(``kind`` PARAM, INPUT or RANDOM; in a region CAPTURE or CARRIED), a constant (CONST,
+(``kind`` PARAM, INPUT, RANDOM or HOST; in a region CAPTURE or CARRIED), a constant (CONST,
 with ``data``) or the output of exactly one ``Node`` (NODE); see :class:`ValueKind`.
 Nodes are kept in execution order and carry the user's source location.
 """
@@ -27,6 +27,7 @@ class ValueKind(StrEnum):
     PARAM = "param"  # a Parameter read by the traced function
     INPUT = "input"  # a tensor argument of the call
     RANDOM = "random"  # a mask drawn on the host per call (Dropout)
+    HOST = "host"  # computed on the host per call between segments (ops/host_split.py)
     CAPTURE = "capture"  # a region's input standing for an outer value it reads
     CARRIED = "carried"  # a loop region's input for a loop-carried value
     CONST = "const"  # a constant (``data`` holds it)

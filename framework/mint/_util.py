@@ -60,6 +60,7 @@ def concrete(op: str, *tensors: Any, shape_from_values: bool = False) -> list[np
             what = ("its output shape depends on the input values" if shape_from_values
                     else "it is computed from the input values on the host")
             raise argument_error(op, RuntimeError(
-                f"{what}, which graph mode (jit) cannot compile; call it in PyNative mode"))
+                f"{what}, which graph mode (jit) cannot compile; call it in PyNative mode "
+                "(set_context(mode=PYNATIVE_MODE), or without ms.jit)"))
         out.append(np.asarray(data))
     return out

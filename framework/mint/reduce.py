@@ -25,6 +25,7 @@ from ..common.tensor import Tensor
 from ..ops import functional as ops
 from ..ops import reduce as reduce_ops
 from ..ops._utils import argument_error
+from ..ops.host_split import host_computed
 from ._util import as_tensor, concrete, dims, one_dim, reduce_dtype
 
 
@@ -234,17 +235,19 @@ def _unique_runs(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """The flattened input with runs of equal values collapsed (PyNative only)."""
+    """The flattened input with runs of equal values collapsed (computed on the host: graph
+    mode splits the compiled function here)."""
     if dim is not None:
         raise argument_error("unique_consecutive", ValueError("only dim=None is supported"))
-    (a,) = concrete("unique_consecutive", input, shape_from_values=True)
-    flat = a.reshape(-1)
-    starts, inverse = _unique_runs(flat)
-    out = [Tensor(flat[starts])]
-    if return_inverse:
-        out.append(Tensor(inverse.reshape(a.shape).astype(np.int64)))
-    if return_counts:
-        out.append(Tensor(np.diff(np.append(starts, flat.size)).astype(np.int64)))
+
+    def runs(a: np.ndarray) -> tuple[np.ndarray, ...]:
+        flat = a.reshape(-1)
+        starts, inverse = _unique_runs(flat)
+        return (flat[starts], inverse.reshape(a.shape).astype(np.int64),
+                np.diff(np.append(starts, flat.size)).astype(np.int64))
+
+    values, inverse, counts = host_computed("unique_consecutive", runs, input)
+    out = [values] + ([inverse] if return_inverse else []) + ([counts] if return_counts else [])
     return out[0] if len(out) == 1 else tuple(out)
 
 
@@ -261,16 +264,17 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """The distinct values, sorted (PyNative only: the count depends on the values)."""
+    """The distinct values, sorted (computed on the host: the count depends on the values,
+    so graph mode splits the compiled function here)."""
     if dim is not None:
         raise argument_error("unique", ValueError("only dim=None is supported"))
-    (a,) = concrete("unique", input, shape_from_values=True)
-    values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
-    out = [Tensor(values)]
-    if return_inverse:
-        out.append(Tensor(inverse.reshape(a.shape).astype(np.int64)))
-    if return_counts:
-        out.append(Tensor(counts.astype(np.int64)))
+
+    def distinct(a: np.ndarray) -> tuple[np.ndarray, ...]:
+        values, inverse, counts = np.unique(a, return_inverse=True, return_counts=True)
+        return values, inverse.reshape(a.shape).astype(np.int64), counts.astype(np.int64)
+
+    values, inverse, counts = host_computed("unique", distinct, input)
+    out = [values] + ([inverse] if return_inverse else []) + ([counts] if return_counts else [])
     return out[0] if len(out) == 1 else tuple(out)
 
 

@@ -10,8 +10,9 @@ Contracts, as MindSpore 2.10's ``mint`` (PyTorch's semantics):
   ``scatter_add``: PyTorch's element-wise indexing along ``dim`` (``index`` has the
   input's rank); built from flat indices on ``ops.gather`` / ``ops.scatter_update`` /
   ``ops.index_add``, so gradients and graph mode follow those;
-- ``nonzero`` / ``masked_select`` / ``where(condition)`` have value-dependent shapes:
-  PyNative only (one line in graph mode); indices are int64.
+- ``nonzero`` / ``masked_select`` / ``where(condition)`` have value-dependent shapes: the
+  positions are computed on the host (graph mode splits the compiled function there,
+  ``ops/host_split.py``); indices are int64.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from .. import dtype as mstype
 from ..common.tensor import Tensor
 from ..ops import functional as ops
 from ..ops._utils import argument_error
-from ._util import as_tensor, concrete, one_dim
+from ..ops.host_split import host_computed
+from ._util import as_tensor, one_dim
 
 
 def cat(tensors, dim=0):
@@ -238,21 +240,28 @@ def scatter_add(input, dim, index, src):  # noqa: A002
 
 
 def nonzero(input, *, as_tuple=False):  # noqa: A002
-    """The int64 coordinates of the nonzero elements (PyNative only)."""
-    (a,) = concrete("nonzero", input, shape_from_values=True)
-    coords = np.nonzero(np.atleast_1d(a))
+    """The int64 coordinates of the nonzero elements (computed on the host: graph mode
+    splits the compiled function here)."""
     if as_tuple:
-        return tuple(Tensor(c.astype(np.int64)) for c in coords)
-    return Tensor(np.stack(coords, -1).astype(np.int64).reshape(-1, max(a.ndim, 1)))
+        return host_computed(
+            "nonzero", lambda a: [c.astype(np.int64) for c in np.nonzero(np.atleast_1d(a))], input)
+    return host_computed("nonzero", lambda a: (np.stack(np.nonzero(np.atleast_1d(a)), -1)
+                                               .astype(np.int64).reshape(-1, max(a.ndim, 1)),),
+                         input)[0]
 
 
 def masked_select(input, mask):  # noqa: A002
-    """The elements where ``mask`` (broadcast) holds, as a 1-d tensor (PyNative only)."""
-    a, m = concrete("masked_select", input, mask, shape_from_values=True)
-    a, m = np.broadcast_arrays(a, m.astype(bool))
-    (flat,) = np.nonzero(m.reshape(-1))
-    return ops.gather(ops.reshape(ops.broadcast_to(input, a.shape), (-1,)),
-                      Tensor(flat.astype(np.int64)), 0)
+    """The elements where ``mask`` (broadcast) holds, as a 1-d tensor."""
+    mask = as_tensor(mask)
+    try:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    except ValueError:
+        raise argument_error("masked_select", ValueError(
+            f"mask of shape {tuple(mask.shape)} cannot be broadcast with input of shape "
+            f"{tuple(input.shape)}")) from None
+    (flat,) = host_computed("masked_select", lambda m: (
+        np.flatnonzero(np.broadcast_to(m.astype(bool), shape)).astype(np.int64),), mask)
+    return ops.gather(ops.reshape(ops.broadcast_to(input, shape), (-1,)), flat, 0)
 
 
 def where(condition, input=None, other=None):  # noqa: A002

@@ -20,6 +20,7 @@ from ..errors import user_location, with_location
 from ..primitive import shape_str
 from . import shape_ops as _shape
 from .elementwise import cast, select
+from .host_split import host_computed
 from .scatter_gather import gather, scatter_update
 from .shape_ops import broadcast_to, reshape, slice_
 
@@ -30,10 +31,6 @@ def _error(message: str) -> IndexError:
 
 def _is_tensor(item: Any) -> bool:
     return isinstance(item, Tensor)
-
-
-def _is_concrete(tensor: Any) -> bool:
-    return isinstance(tensor._data, np.ndarray)
 
 
 def _normalize(x_shape: tuple[int, ...], index: Any) -> tuple:
@@ -50,11 +47,7 @@ def _normalize(x_shape: tuple[int, ...], index: Any) -> tuple:
         if isinstance(item, bool | np.bool_):
             raise _error("getitem: a Python bool is not a supported index")
         if _is_tensor(item) and item._data.dtype == np.bool_:
-            if not _is_concrete(item):
-                raise _error(
-                    "getitem: a bool mask selects a data-dependent number of elements, which "
-                    "graph mode cannot compile; use ops.select(mask, x, y) instead")
-            items.extend(Tensor(np.asarray(p, dtype=np.int64)) for p in np.nonzero(item._data))
+            items.extend(_mask_positions(item))
             continue
         if _is_tensor(item) and item._data.dtype.kind not in "iu":
             raise _error(f"getitem: index tensors must be integers or bools, got {item.dtype}")
@@ -75,6 +68,12 @@ def _normalize(x_shape: tuple[int, ...], index: Any) -> tuple:
     return tuple(items)
 
 
+def _mask_positions(mask: Any) -> tuple[Any, ...]:
+    """The int64 positions a bool mask selects, one tensor per mask axis (computed on the
+    host: in graph mode the compiled function is split here, ops/host_split.py)."""
+    return host_computed("getitem", lambda m: [p.astype(np.int64) for p in np.nonzero(m)], mask)
+
+
 def _advanced_front(items: tuple) -> bool:
     """NumPy's rule: with an n-d index tensor, the advanced indices (ints and tensors) that
     are not adjacent put their result axes first."""
@@ -93,10 +92,14 @@ def getitem(x: Any, index: Any) -> Any:
     """``x[index]`` (see the module docstring)."""
     shape = tuple(x.shape)
     if _is_tensor(index) and index._data.dtype == np.bool_ and len(index.shape) > 1:
-        _normalize(shape, index)  # the checks (graph mode, ranks)
+        if tuple(index.shape) != shape[:len(index.shape)]:
+            raise _error(f"getitem: mask of shape {shape_str(index.shape)} does not match the "
+                         f"leading axes of {shape_str(shape)}")
         rest = shape[len(index.shape):]
         flat = reshape(x, (int(np.prod(index.shape)),) + rest)
-        return gather(flat, np.flatnonzero(index._data).astype(np.int64), 0)
+        (positions,) = host_computed(
+            "getitem", lambda m: (np.flatnonzero(m).astype(np.int64),), index)
+        return gather(flat, positions, 0)
     items = _normalize(shape, index)
     front = _advanced_front(items)
     begin, size, out_shape = [], [], []
@@ -157,6 +160,21 @@ def _positions(shape: tuple[int, ...], index: Any) -> Any:
     return getitem(Tensor(np.arange(size, dtype=dtype).reshape(shape)), index)
 
 
+def _fills(value: Any, mask: Any, x: Any) -> bool:
+    """Whether ``x[mask] = value`` gives each selected element (a slice of ``x``'s axes after
+    the mask's) the same value: a scalar, or one no larger than that slice, broadcast to it
+    (a value as long as the selection, ``(count, ...)``, is not)."""
+    if value.size == 1:
+        return True
+    rest = tuple(x.shape)[len(mask.shape):]
+    if not rest or len(value.shape) > len(rest):
+        return False
+    try:
+        return np.broadcast_shapes(tuple(value.shape), rest) == rest
+    except ValueError:
+        return False
+
+
 def setitem(x: Any, index: Any, value: Any) -> Any:
     """The value of ``x`` after ``x[index] = value`` (a new tensor; ``x`` is unchanged)."""
     dtype = x._data.dtype
@@ -165,13 +183,16 @@ def setitem(x: Any, index: Any, value: Any) -> Any:
     elif value._data.dtype != dtype:
         value = cast(value, dtype)
     mask = index[0] if isinstance(index, tuple) and len(index) == 1 else index
-    if _is_tensor(mask) and mask._data.dtype == np.bool_ and value.size == 1:
-        # x[mask] = scalar: a select, also in graph mode (no data-dependent shape)
+    if _is_tensor(mask) and mask._data.dtype == np.bool_ and _fills(value, mask, x):
+        # x[mask] = v with v the same for every selected element (a scalar, or one row
+        # broadcast to each): a select, also in graph mode (no value-dependent shape)
         if tuple(mask.shape) != tuple(x.shape)[:len(mask.shape)]:
             raise _error(f"setitem: mask of shape {shape_str(mask.shape)} does not match the "
                          f"leading axes of {shape_str(x.shape)}")
         mask = reshape(mask, tuple(mask.shape) + (1,) * (len(x.shape) - len(mask.shape)))
-        return select(mask, reshape(value, ()), x)
+        if value.size == 1:
+            return select(mask, reshape(value, ()), x)
+        return select(broadcast_to(mask, tuple(x.shape)), broadcast_to(value, tuple(x.shape)), x)
     positions = _positions(tuple(x.shape), index)
     try:
         np.broadcast_shapes(tuple(value.shape), tuple(positions.shape))

@@ -1,12 +1,11 @@
 """Ops whose output shape depends on the input's values: ``masked_select``, ``nonzero`` /
 ``argwhere``, ``unique``, ``unique_consecutive`` (and ``is_nonzero``, a Python bool).
 
-The positions they pick are found on the host from concrete values, then the values are
+The positions they pick are found on the host by a NumPy function, then the values are
 read with ``Gather``, so gradients flow to the input (MindSpore's ``masked_select`` has
-that gradient; ours also differentiates ``unique`` and ``unique_consecutive``). A traced
-input whose values decide the shape (graph mode, ``jit``) stops with one line: such ops
-need PyNative (MindSpore compiles them as dynamic shapes, which our graphs do not have).
-``masked_select`` needs only its mask concrete, so a constant mask compiles.
+that gradient; ours also differentiates ``unique`` and ``unique_consecutive``). In graph
+mode a traced input whose values decide the shape splits the compiled function there
+(:mod:`framework.ops.host_split`); a constant mask needs no split.
 
 Conventions (MindSpore 2.10's): indices are int64 (``nonzero``, ``unique_consecutive``'s
 inverse and counts) except ``unique``'s inverse, int32; ``unique`` keeps the order of
@@ -21,6 +20,7 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from ._utils import argument_error, one_dim
+from .host_split import host_computed
 from .scatter_gather import gather
 from .segment import unsorted_segment_sum
 from .shape_ops import broadcast_to, reshape
@@ -31,7 +31,8 @@ def _values(op: str, tensor: Any) -> np.ndarray:
     if not isinstance(data, np.ndarray | np.generic | int | float | bool):
         raise argument_error(op, RuntimeError(
             "its output shape depends on the input values, which graph mode (jit) cannot "
-            "compile; call it in PyNative mode (outside the compiled Cell)"))
+            "compile; call it in PyNative mode (set_context(mode=PYNATIVE_MODE), or without "
+            "ms.jit)"))
     return np.asarray(data)
 
 
@@ -39,77 +40,90 @@ def _tensor(array: np.ndarray) -> Any:
     return Tensor(np.ascontiguousarray(array))
 
 
+def _as_tensor(value: Any) -> Any:
+    return value if isinstance(value, Tensor) else Tensor(np.asarray(value))
+
+
 def masked_select(input, mask):  # noqa: A002  (MindSpore's names)
     """The elements of ``input`` where ``mask`` (broadcast with it) holds, as a 1-d tensor."""
-    m = _values("masked_select", mask)
-    if m.dtype != np.bool_:
-        raise argument_error("masked_select", TypeError(f"mask must be a bool tensor, got {m.dtype}"))
+    mask = _as_tensor(mask)
+    if np.dtype(mask._data.dtype) != np.bool_:
+        raise argument_error("masked_select", TypeError(
+            f"mask must be a bool tensor, got {mask._data.dtype}"))
     try:
-        shape = np.broadcast_shapes(tuple(input.shape), m.shape)
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
     except ValueError:
         raise argument_error("masked_select", ValueError(
-            f"mask of shape {m.shape} cannot be broadcast with input of shape "
+            f"mask of shape {tuple(mask.shape)} cannot be broadcast with input of shape "
             f"{tuple(input.shape)}")) from None
-    (flat,) = np.nonzero(np.broadcast_to(m, shape).reshape(-1))
-    return gather(reshape(broadcast_to(input, shape), (-1,)), _tensor(flat.astype(np.int64)), 0)
+    (flat,) = host_computed(
+        "masked_select", lambda m: (np.flatnonzero(np.broadcast_to(m, shape)).astype(np.int64),), mask)
+    return gather(reshape(broadcast_to(input, shape), (-1,)), flat, 0)
+
+
+def _coordinates(op: str, input: Any) -> int:  # noqa: A002
+    ndim = len(input.shape)
+    if ndim == 0:
+        raise argument_error(op, ValueError("input must have at least one axis, got a 0-d tensor"))
+    return ndim
 
 
 def nonzero(input, *, as_tuple=False):  # noqa: A002
     """The int64 coordinates of the nonzero elements: ``(count, ndim)``, or a tuple of
     ``ndim`` 1-d tensors with ``as_tuple``."""
-    a = _values("nonzero", input)
-    if a.ndim == 0:
-        raise argument_error("nonzero", ValueError("input must have at least one axis, got a 0-d tensor"))
-    coords = np.nonzero(a)
+    ndim = _coordinates("nonzero", _as_tensor(input))
     if as_tuple:
-        return tuple(_tensor(c.astype(np.int64)) for c in coords)
-    return _tensor(np.stack(coords, -1).astype(np.int64).reshape(-1, a.ndim))
+        return host_computed("nonzero", lambda a: [c.astype(np.int64) for c in np.nonzero(a)], input)
+    return host_computed("nonzero", lambda a: (
+        np.stack(np.nonzero(a), -1).astype(np.int64).reshape(-1, ndim),), input)[0]
 
 
 def argwhere(input):  # noqa: A002
     """``nonzero(input)``: the int64 coordinates of the nonzero elements."""
-    a = _values("argwhere", input)
-    if a.ndim == 0:
-        raise argument_error("argwhere", ValueError("input must have at least one axis, got a 0-d tensor"))
-    return _tensor(np.argwhere(a).astype(np.int64))
+    _coordinates("argwhere", _as_tensor(input))
+    return host_computed("argwhere", lambda a: (np.argwhere(a).astype(np.int64),), input)[0]
+
+
+def _unique_positions(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct value's first position, in order of first appearance, and each
+    element's position among them (int32, shaped like ``a``)."""
+    _, first, inverse = np.unique(a.reshape(-1), return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # sorted values -> order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return first[order].astype(np.int64), rank[inverse.reshape(-1)].reshape(a.shape).astype(np.int32)
 
 
 def unique(input):  # noqa: A002
     """``(output, idx)``: the distinct elements in order of first appearance and, shaped
     like ``input``, each element's position in ``output`` (int32)."""
-    a = _values("unique", input).reshape(-1)
-    _, first, inverse = np.unique(a, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")  # sorted values -> order of first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(order.size)
-    output = gather(reshape(input, (-1,)), _tensor(first[order].astype(np.int64)), 0)
-    return output, _tensor(rank[inverse.reshape(-1)].reshape(tuple(input.shape)).astype(np.int32))
+    first, inverse = host_computed("unique", _unique_positions, input)
+    return gather(reshape(input, (-1,)), first, 0), inverse
+
+
+def _runs(axis: int | None, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each run of equal consecutive elements (slices along ``axis``; of the flattened
+    array when None) starts, each element's run and each run's length (int64)."""
+    rows = a.reshape(-1, 1) if axis is None else \
+        np.moveaxis(a, axis, 0).reshape(a.shape[axis] if a.ndim else 1, -1)
+    starts = np.concatenate(([True], (rows[1:] != rows[:-1]).any(axis=1))) if len(rows) else \
+        np.zeros(0, bool)
+    first = np.flatnonzero(starts)
+    inverse = (np.cumsum(starts) - 1).astype(np.int64)
+    return (first.astype(np.int64), inverse.reshape(a.shape) if axis is None else inverse,
+            np.diff(np.append(first, len(rows))).astype(np.int64))
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
     """Each run of equal consecutive elements (slices along ``dim``; of the flattened
     input when ``dim`` is None) kept once; with the int64 inverse and run lengths on request."""
-    a = _values("unique_consecutive", input)
-    x = input
-    if dim is None:
-        a, x = a.reshape(-1), reshape(input, (-1,))
-        axis = 0
-    else:
-        axis = one_dim("unique_consecutive", dim, a.ndim)
-    rows = np.moveaxis(a, axis, 0).reshape(a.shape[axis] if a.ndim else 1, -1)
-    starts = np.concatenate(([True], (rows[1:] != rows[:-1]).any(axis=1))) if len(rows) else \
-        np.zeros(0, bool)
-    first = np.flatnonzero(starts)
-    output = gather(x, _tensor(first.astype(np.int64)), axis)
+    x, axis = (reshape(input, (-1,)), None) if dim is None else \
+        (input, one_dim("unique_consecutive", dim, len(input.shape)))
+    first, inverse, counts = host_computed("unique_consecutive", lambda a: _runs(axis, a), input)
+    output = gather(x, first, 0 if axis is None else axis)
     if not (return_inverse or return_counts):
         return output
-    result = [output]
-    if return_inverse:
-        inverse = (np.cumsum(starts) - 1).astype(np.int64)
-        result.append(_tensor(inverse.reshape(tuple(input.shape)) if dim is None else inverse))
-    if return_counts:
-        result.append(_tensor(np.diff(np.append(first, len(rows))).astype(np.int64)))
-    return tuple(result)
+    return tuple([output] + ([inverse] if return_inverse else []) + ([counts] if return_counts else []))
 
 
 def is_nonzero(input):  # noqa: A002

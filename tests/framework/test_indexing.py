@@ -190,9 +190,17 @@ def test_out_of_bounds_index_tensor_names_op_and_line():
         Tensor(X)[t32([1, 7])]
 
 
-def test_bool_mask_getitem_in_graph_mode_is_refused_with_the_alternative():
-    with pytest.raises(IndexError, match="ops.select"):
-        ms.jit(lambda x: x[x > 0])(Tensor(X))
+@pytest.mark.slow
+def test_bool_mask_getitem_in_graph_mode_selects_as_numpy():
+    """(it compiles split around the mask, tests/framework/test_value_shapes_graph.py)"""
+    np.testing.assert_array_equal(ms.jit(lambda x: x[x > 0])(Tensor(X)).asnumpy(), X[X > 0])
+
+
+def test_mask_not_matching_the_leading_axes_names_both_shapes():
+    x = np.zeros((3, 4, 2), np.float32)
+    with pytest.raises(IndexError, match=r"getitem: mask of shape \(4, 3\) does not match the "
+                                         r"leading axes of \(3, 4, 2\) \(at .*test_indexing.py"):
+        Tensor(x)[Tensor(np.ones((4, 3), bool))]
 
 
 def test_two_nd_index_tensors_are_refused():
