@@ -127,6 +127,19 @@ def test_grad_through_a_tuple_carried_by_a_loop():
     check_grad(tuple_carry, [(f64([1.0, 2.0]), i32(n)) for n in (0, 1, 3)] + [(f64([-2.0, 1.5]), i32(3))])
 
 
+def rotating(x):
+    a = x
+    b = x * 2.0
+    while (a * b).sum() < 30.0:
+        a, b = b, a * 1.5 + ops.sin(b)
+    return (a * b).sum()
+
+
+def test_grad_through_a_loop_that_passes_a_carried_value_through():
+    # the body's output ``a`` is its input ``b`` itself: its gradient must still reach ``b``
+    check_grad(rotating, [(f64([0.5, 0.4, 0.3]),), (f64([2.0, 1.0, 0.5]),)])
+
+
 def three_levels(x, n):
     i = 0
     while i < n:
