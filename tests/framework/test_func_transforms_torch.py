@@ -4,7 +4,8 @@ a projection) and a ``while`` on a tensor's value. Each: the second derivative a
 (``grad(grad(e -> s(x + e v)))``), a Hessian-vector product (``jvp`` of ``grad``), ``jacfwd``,
 ``jacrev`` and the Hessian ``jacfwd(jacrev(s))``, where ``s`` is a weighted sum of the output;
 and per-sample gradients (``vmap(grad)``) and ``grad`` of ``vmap``. Same weights, float64,
-PyNative (fast) and graph mode (slow); PyTorch runs in a subprocess, skipped without it."""
+PyNative and graph mode; PyTorch runs in a subprocess (seconds: the slow tier), skipped without
+it. The fast tier checks the same transforms against finite differences in PyNative."""
 
 from __future__ import annotations
 
@@ -114,7 +115,35 @@ def check(got: dict[str, Tensor], ref: dict[str, np.ndarray], prefix: str, mode:
                                    err_msg=f"{prefix}{key} (mode {mode})")
 
 
+def fd_jacobian(fn, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """d fn / d x by central differences (PyNative, float64), shaped ``out.shape + x.shape``."""
+    cols = []
+    for k in range(x.size):
+        step = np.zeros_like(x)
+        step.flat[k] = eps
+        cols.append((fn(Tensor(x + step)).asnumpy() - fn(Tensor(x - step)).asnumpy()) / (2 * eps))
+    return np.stack(cols, -1).reshape(np.shape(fn(Tensor(x)).asnumpy()) + x.shape)
+
+
+@pytest.mark.parametrize("name", list(FUNCTIONS))
+def test_transforms_equal_finite_differences_pynative(name):
+    # without PyTorch: jacobians against differences of f, the Hessian against differences of
+    # the gradient, and the products against the Hessian
+    f, p = FUNCTIONS[name], POINTS[name]
+    got = transforms(name)
+    jac = fd_jacobian(f, p["x"])
+    for key in ("jacfwd", "jacrev"):
+        np.testing.assert_allclose(got[key].asnumpy(), jac, rtol=1e-6, atol=1e-7, err_msg=key)
+    hessian = fd_jacobian(ms.grad(lambda t: (f(t) * Tensor(p["c"])).sum()), p["x"])
+    np.testing.assert_allclose(got["hessian"].asnumpy(), hessian, rtol=1e-6, atol=1e-6)
+    flat = hessian.reshape(p["x"].size, -1)
+    hv = (flat @ p["v"].ravel()).reshape(p["x"].shape)
+    np.testing.assert_allclose(got["hvp"].asnumpy(), hv, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got["d2"].asnumpy(), (hv * p["v"]).sum(), rtol=1e-6, atol=1e-6)
+
+
 @needs_torch
+@pytest.mark.slow  # the PyTorch subprocess takes seconds to start
 @pytest.mark.parametrize("name", list(FUNCTIONS))
 def test_transforms_equal_torch_func_pynative(name, torch_results):
     check(transforms(name), torch_results, f"{name}_", ms.PYNATIVE_MODE)
@@ -128,6 +157,7 @@ def test_transforms_equal_torch_func_graph_mode(name, torch_results):
 
 
 @needs_torch
+@pytest.mark.slow
 def test_per_sample_gradients_equal_torch_func_pynative(torch_results):
     check(per_sample(), torch_results, "", ms.PYNATIVE_MODE)
 
