@@ -17,6 +17,7 @@ import pytest
 
 import framework as ms
 from framework import Tensor, ops
+from framework.autograd import batching
 from tests.torch_ref import needs_torch, reference
 
 from .control_flow_cases import run_in
@@ -90,13 +91,18 @@ def sq_loss(w1, b1, w2, x, y):
     return (diff * diff).sum()
 
 
+PATHS: list[str] = []  # how each vmap ran: "batched" (one batched trace) or "per-example"
+
+
 def per_sample() -> dict[str, Tensor]:
     w = tuple(Tensor(PS[k]) for k in ("ps_w1", "ps_b1", "ps_w2"))
     xs, ys = Tensor(PS["ps_x"]), Tensor(PS["ps_y"])
     axes = (None, None, None, 0, 0)
     per = ms.vmap(ms.grad(sq_loss, grad_position=(0, 1, 2)), in_axes=axes)(*w, xs, ys)
+    PATHS.append(batching.OUTCOME["path"])
     total = ms.grad(lambda a, b, d: ms.vmap(sq_loss, in_axes=axes)(a, b, d, xs, ys).sum(),
                     grad_position=(0, 1, 2))(*w)
+    PATHS.append(batching.OUTCOME["path"])
     return {**{f"per_sample_{k}": g for k, g in enumerate(per)},
             **{f"grad_of_vmap_{k}": g for k, g in enumerate(total)}}
 
@@ -154,6 +160,19 @@ def test_transforms_equal_torch_func_pynative(name, torch_results):
 @pytest.mark.parametrize("name", list(FUNCTIONS))
 def test_transforms_equal_torch_func_graph_mode(name, torch_results):
     check(run_in(ms.GRAPH_MODE, lambda: transforms(name)), torch_results, f"{name}_", ms.GRAPH_MODE)
+
+
+def test_per_sample_gradients_equal_one_gradient_per_example_pynative():
+    PATHS.clear()
+    got = per_sample()
+    assert PATHS == ["batched", "batched"]  # not a loop over the examples
+    w = [Tensor(PS[k]) for k in ("ps_w1", "ps_b1", "ps_w2")]
+    one = ms.grad(sq_loss, grad_position=(0, 1, 2))
+    each = [one(*w, Tensor(x), Tensor(y)) for x, y in zip(PS["ps_x"], PS["ps_y"])]
+    for k in range(3):
+        rows = np.stack([g[k].asnumpy() for g in each])
+        np.testing.assert_allclose(got[f"per_sample_{k}"].asnumpy(), rows, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got[f"grad_of_vmap_{k}"].asnumpy(), rows.sum(0), rtol=1e-12, atol=1e-12)
 
 
 @needs_torch
