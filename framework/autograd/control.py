@@ -117,7 +117,11 @@ def _distinct(inputs: list[Any]) -> list[Any]:
 
 def _substitute(tape: _tape.Tape, outs: list[Any], known: list[Any]) -> list[Any]:
     """Rewrite the tape so that ``known[i]`` is what produced (and what reads) ``outs[i]``."""
-    swap = {id(o): k for o, k in zip(outs, known) if o is not k}
+    # only outputs that a record computes: an output that is an input passed through (a
+    # backward loop's cotangent of a sum) must keep the input's identity, or the records
+    # reading that input would read the next state's tensor and its gradient would be lost
+    produced = {id(r) for _, _, result in tape.records for r in _as_tuple(result)}
+    swap = {id(o): k for o, k in zip(outs, known) if o is not k and id(o) in produced}
     if not swap:
         return outs
 

@@ -43,6 +43,8 @@ class Pullback:
                  weights: Sequence[Any], has_aux: bool = False) -> None:
         from ..common.tensor import Tensor
         from ..interpreters import current, is_tracing
+        from ..ir.graph import Value
+        from ..ops.shape_ops import load
         from ..ops.state import collecting_writes
         from ..parameter import Parameter
 
@@ -60,6 +62,11 @@ class Pullback:
             # a fresh identity per input; a Parameter passed as an input while tracing: its
             # traced value (its host array would be a constant of the graph)
             data = current().value_of(args[p]) if is_tracing() and isinstance(args[p], Parameter) else None
+            if is_tracing() and data is None and not isinstance(args[p]._data, Value):
+                # a constant of the graph (a closure's tensor): a node's value instead, which a
+                # loop or branch body captures as an operand (a constant there would be
+                # rebuilt, not the watched tensor, and its gradient lost)
+                data = current().value_of(load(args[p]))
             inputs[p] = _tape.fresh_identity(args[p], self.outer, data)
             share_tensor_hooks(args[p], inputs[p])  # Tensor.register_hook on the caller's tensor
             tape.watch(inputs[p])

@@ -5,11 +5,12 @@ branches, loops with data-dependent trip counts (0, 1, several), jumps and nesti
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import framework as ms
 from framework import Parameter, Tensor, nn, ops
 
-from .control_flow_cases import assert_same, check_grad, f32, f64, i32, run_in, to_np
+from .control_flow_cases import assert_same, check_grad, f32, f64, i32, numeric_grad, run_in, to_np
 
 
 def branches(x, y):
@@ -125,6 +126,34 @@ def tuple_carry(x, n):
 
 def test_grad_through_a_tuple_carried_by_a_loop():
     check_grad(tuple_carry, [(f64([1.0, 2.0]), i32(n)) for n in (0, 1, 3)] + [(f64([-2.0, 1.5]), i32(3))])
+
+
+def rotating(x):
+    a = x
+    b = x * 2.0
+    while (a * b).sum() < 30.0:
+        a, b = b, a * 1.5 + ops.sin(b)
+    return (a * b).sum()
+
+
+def test_grad_through_a_loop_that_passes_a_carried_value_through():
+    # the body's output ``a`` is its input ``b`` itself: its gradient must still reach ``b``
+    check_grad(rotating, [(f64([0.5, 0.4, 0.3]),), (f64([2.0, 1.0, 0.5]),)])
+
+
+def sin_scaled_loop(x):
+    y = x
+    while (y * y).sum() < 30.0:
+        y = y * 1.5 + ops.sin(x) * y
+    return y.sum()
+
+
+@pytest.mark.slow
+def test_grad_at_a_closure_tensor_inside_jit_reaches_a_loop_body():
+    # x is a constant of the compiled graph; the loop body reads it as an operand
+    x = f64([1.2, 1.19, 1.03])
+    compiled = ms.jit(lambda scale: ms.grad(sin_scaled_loop)(x) * scale)(f64(1.0)).asnumpy()
+    np.testing.assert_allclose(compiled, numeric_grad(sin_scaled_loop, (x,), 0), rtol=1e-6)
 
 
 def three_levels(x, n):
