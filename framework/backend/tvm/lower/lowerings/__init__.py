@@ -248,8 +248,7 @@ def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
 # ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels. float16
 # on the CPU likewise: x86 has no float16 arithmetic below AVX512-FP16 (LLVM then widens
 # every operation on its own, and scalarises compares and selects: a max-pool 8x slower
-# than float32), while F16C converts 8 or 16 lanes in one instruction (:mod:`..half_casts`
-# drops the cast pairs inside a fused kernel)
+# than float32), while F16C converts 8 or 16 lanes in one instruction
 _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDims, _shape.Squeeze,
           _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _shape.Load, _ew.Cast,
           _shape.ZerosLike, _shape.OnesLike, _index.Gather)
