@@ -1,7 +1,7 @@
 """float16 in graph mode on the CPU (lowerings.lower_node): the kernels read and write
 float16 and compute each operation in float32, its result rounded to float16 (NumPy's
-float16 ufuncs, PyNative's), against NumPy. The generated code converts with F16C vector instructions where the target has them,
-and stays correct (through library calls) where it has not."""
+float16 ufuncs, PyNative's), against NumPy. The generated code converts with F16C vector
+instructions where the target has them, and stays correct (library calls) where it has not."""
 
 from __future__ import annotations
 
