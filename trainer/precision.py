@@ -10,10 +10,10 @@
   slower; with it, elementwise kernels move half the bytes, but no CPU of ours multiplies
   float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls and
   convolutions run in float32 on converted operands and fp16 is about as fast as fp32,
-  not faster (measured 1.0-1.3x fp32's step; bf16 is the one to use). On a CPU without
-  AMX-BF16 tiles (which our bf16 matmuls and convolutions use) bf16 is correct but no
-  faster. The CPU is the compiler's target (its LLVM CPU and
-  features): ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
+  not faster (bench/amp.py time: 0.95-1.3x fp32's step; bf16 is the one to use). On a CPU
+  without AMX-BF16 tiles (which our bf16 matmuls and convolutions use) bf16 is correct but
+  no faster. The CPU is the compiler's target (its LLVM CPU and features):
+  ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
   ``/proc/cpuinfo`` features the compiler adds where LLVM's name lacks them (a virtual
   machine reporting an older model).
 - MLflow metrics at the loss's cadence (:class:`AmpMetrics`): ``amp/loss_scale``, the scale

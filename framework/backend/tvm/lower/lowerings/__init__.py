@@ -247,8 +247,9 @@ def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
 # bfloat16 forms of some intrinsics, e.g. isnan); each result is rounded to bfloat16 as
 # ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels. float16
 # on the CPU likewise: x86 has no float16 arithmetic below AVX512-FP16 (LLVM then widens
-# every operation on its own, and scalarises compares and selects: a max-pool 8x slower
-# than float32), while F16C converts 8 or 16 lanes in one instruction
+# every operation on its own and scalarises compares and selects: a max-pool several times
+# slower than float32), while F16C converts 8 or 16 lanes in one instruction; inside a fused
+# kernel the values stay float32 (schedule/half_casts.py)
 _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDims, _shape.Squeeze,
           _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _shape.Load, _ew.Cast,
           _shape.ZerosLike, _shape.OnesLike, _index.Gather)
