@@ -4,11 +4,16 @@
   the config: ``precision: bf16 (amp O2, float32 master weights, dynamic loss scale
   2^24)`` (:func:`precision_line`).
 - A warning when the run will be slower, or no faster, than float32 (:func:`speed_notes`):
-  PyNative computes bf16/fp16 in float32 on NumPy, with casts around each kernel; graph
-  mode on a CPU without native float16 conversion (F16C, AVX512-FP16) makes fp16 slower
-  (bf16 is the one to use there); on one without AMX-BF16 tiles (which our bf16 matmuls and
-  convolutions use) bf16 is correct but no faster. The CPU is the compiler's target (its LLVM CPU and
-  features): ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
+  PyNative computes bf16/fp16 in float32 on NumPy, with casts around each kernel. Graph
+  mode computes fp16 in float32 in registers and stores float16: on a CPU without native
+  float16 conversion (F16C, AVX512-FP16) every conversion is a library call and fp16 is
+  slower; with it, elementwise kernels move half the bytes, but no CPU of ours multiplies
+  float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls and
+  convolutions run in float32 on converted operands and fp16 is about as fast as fp32,
+  not faster (bench/amp.py time: 0.95-1.3x fp32's step; bf16 is the one to use). On a CPU
+  without AMX-BF16 tiles (which our bf16 matmuls and convolutions use) bf16 is correct but
+  no faster. The CPU is the compiler's target (its LLVM CPU and features):
+  ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
   ``/proc/cpuinfo`` features the compiler adds where LLVM's name lacks them (a virtual
   machine reporting an older model).
 - MLflow metrics at the loss's cadence (:class:`AmpMetrics`): ``amp/loss_scale``, the scale
@@ -93,6 +98,12 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
     if precision == "fp16" and not features & set(FP16_NATIVE):
         return [f"precision fp16: the kernels are built for {cpu}, which has no native float16 "
                 "conversion (F16C or AVX512-FP16): fp16 will be slower than fp32; use precision: bf16"]
+    if precision == "fp16":
+        faster = "use precision: bf16 (AMX-BF16 tiles)" if features & set(BF16_NATIVE) else \
+            "bf16 is no faster on this CPU either"
+        return [f"precision fp16: the kernels are built for {cpu}, which converts float16 natively but "
+                "has no float16 matrix units our kernels use: matmuls and convolutions compute in "
+                f"float32, so fp16 is about as fast as fp32, not faster; {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
         return [f"precision bf16: the kernels are built for {cpu}, which has no AMX-BF16 tiles (our bf16 "
                 "matmuls and convolutions use them): training is correct but will not be faster than fp32"]

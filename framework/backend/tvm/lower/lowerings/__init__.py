@@ -82,7 +82,7 @@ from . import (
     shape,
     sorting,
 )
-from .base import LowerContext, Lowering, bf16_tiles, float32_compute, spec_of
+from .base import LowerContext, Lowering, bf16_tiles, float32_compute, on_cpu, spec_of
 from .host import lower_on_host
 
 LOWERINGS: dict[type[Primitive], Lowering] = {
@@ -245,10 +245,18 @@ def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
 
 # bfloat16 operands of anything but data movement compute in float32 (TVM's TIR lacks
 # bfloat16 forms of some intrinsics, e.g. isnan); each result is rounded to bfloat16 as
-# ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels
+# ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels. float16
+# on the CPU likewise: x86 has no float16 arithmetic below AVX512-FP16 (LLVM then widens
+# every operation on its own and scalarises compares and selects: a max-pool several times
+# slower than float32), while F16C converts 8 or 16 lanes in one instruction; inside a fused
+# kernel the values stay float32 (schedule/half_casts.py)
 _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDims, _shape.Squeeze,
           _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _shape.Load, _ew.Cast,
           _shape.ZerosLike, _shape.OnesLike, _index.Gather)
+
+
+def _widened(dtype: np.dtype) -> bool:
+    return dtype == BFLOAT16_NP or (dtype == np.float16 and on_cpu())
 
 
 def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) -> Any:
@@ -259,7 +267,7 @@ def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) ->
                       for s in ctx.out_specs)
         return empty if len(empty) != 1 else empty[0]
     lower = lowering_for(node.prim)
-    if type(node.prim) not in _MOVES and any(s.dtype == BFLOAT16_NP for s in ctx.in_specs) \
+    if type(node.prim) not in _MOVES and any(_widened(s.dtype) for s in ctx.in_specs) \
             and not getattr(lower, "native_low_float", False):
         lower = float32_compute(lower)
     return lower(ctx, *args)

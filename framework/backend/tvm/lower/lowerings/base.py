@@ -13,7 +13,7 @@ from tvm import relax, te, tirx
 from .....dtype import BFLOAT16_NP, is_float, is_low_float
 from .....primitive import Primitive, Spec
 from .. import amx_matmul
-from ..lower_target import on_cpu  # noqa: F401 - for the lowerings
+from ..lower_target import on_cpu
 
 Lowering = Callable[..., Any]
 
@@ -94,6 +94,20 @@ def cast_emit(bb: relax.BlockBuilder, x: relax.Expr, src: Any, dst: Any) -> rela
     return bb.call_te(_round_to_bfloat16, wide)
 
 
+# the names (suffixes) of float32_compute's conversions between float16 and float32 on the CPU
+WIDEN_F16, NARROW_F16 = "widen_f16", "narrow_f16"
+
+
+def _named_cast(bb: relax.BlockBuilder, x: relax.Expr, src: Any, dst: Any, name: str) -> relax.Expr:
+    """:func:`cast`, emitted; a float16 <-> float32 one on the CPU bound to a var named
+    ``<the node's tag><name>`` (``name`` empty: a plain cast, kept by half_casts)."""
+    expr = cast(x, src, dst)
+    pair = {np.dtype(src), np.dtype(dst)}
+    if not name or pair != {np.dtype(np.float16), np.dtype(np.float32)} or not on_cpu():
+        return emit(bb, expr)
+    return bb.emit(expr, name_hint=getattr(bb, "tag", "") + name)
+
+
 def float32_compute(lower: Lowering) -> Lowering:
     """A lowering whose float16/bfloat16 inputs are computed in float32 (a GEMM, convolution,
     reduction or normalization: float32 accumulation) and whose low-precision outputs are
@@ -114,12 +128,17 @@ def float32_compute(lower: Lowering) -> Lowering:
         def wide(spec: Spec) -> Spec:
             return Spec(spec.shape, f32) if is_low_float(np.dtype(spec.dtype)) else spec
 
-        args = [emit(ctx.bb, cast(a, s.dtype, wide(s).dtype)) for a, s in zip(args, ctx.in_specs)]
+        # a float16 operand of an operation with a float16 result, and that result, are
+        # named for schedule.half_casts (float32 between two such operations in one kernel);
+        # an operation with a wider result (a cast to float32, amp O1's outputs) reads float16
+        half_out = any(np.dtype(s.dtype) == np.float16 for s in ctx.out_specs)
+        args = [_named_cast(ctx.bb, a, s.dtype, wide(s).dtype, WIDEN_F16 if half_out else "")
+                for a, s in zip(args, ctx.in_specs)]
         inner = LowerContext(ctx.prim, ctx.bb, tuple(map(wide, ctx.in_specs)),
                              tuple(map(wide, ctx.out_specs)))
         out = lower(inner, *args)
         outs = out if isinstance(out, tuple) else (out,)
-        back = tuple(cast(emit(ctx.bb, o), w.dtype, s.dtype)
+        back = tuple(_named_cast(ctx.bb, emit(ctx.bb, o), w.dtype, s.dtype, NARROW_F16)
                      for o, w, s in zip(outs, inner.out_specs, ctx.out_specs))
         return back if isinstance(out, tuple) else back[0]
 
