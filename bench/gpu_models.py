@@ -42,7 +42,7 @@ SMALL: dict[str, dict[str, Any]] = {
     "gpt2": {"vocab": 96, "block": 32, "layers": 2, "heads": 2, "embd": 32, "batch": 2},
     "resnet50": {"blocks": (1, 1, 1, 1), "width": 8, "classes": 10, "image": 32, "batch": 2},
 }
-SMALL_ARRAY = 1 << 16  # elements up to which a parameter travels as itself
+SMALL_ARRAY = 2048  # elements up to which a parameter travels as itself (JSON text)
 H200_BF16 = 790e12  # dense bf16 FLOP/s measured on this workplace's H200 (KINDS.md): a fallback
 
 
