@@ -46,7 +46,8 @@ def test_gpt2_flops_follow_the_models_own_parameter_count():
     assert params + 1024 * 768 == pytest.approx(124.4e6, rel=2e-3)
 
 
-@pytest.mark.parametrize("array", [np.full((3, 4), 0.5, np.float32), np.arange(10, dtype=np.int32), np.linspace(0, 1, 2048, dtype=np.float32),
+@pytest.mark.parametrize("array", [np.full((3, 4), 0.5, np.float32), np.arange(10, dtype=np.int32),
+                                   np.linspace(0, 1, 2048, dtype=np.float32),
                                    np.random.default_rng(1).normal(0.1, 0.02, (300, 400)).astype(np.float32)])
 def test_a_recipe_draws_an_array_of_the_same_kind(array):
     entry = json.loads(json.dumps(gpu_models.recipe(array, seed=7)))  # as the bundle keeps it
