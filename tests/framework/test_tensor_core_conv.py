@@ -6,6 +6,7 @@ adjoint identities that define the two gradients (<dy, conv(x, w)> = <dx(dy, w),
 <dw(x, dy), w>). The CUDA C that TVM generates for sm_90 must issue WMMA instructions with
 16-bit fragments and float32 accumulators for the convolutions of a bf16 train step, and
 none for a float32 one (the matrix units would round float32 operands to TF32).
+A strided input gradient is checked phase by phase, interleaved as ``lower`` interleaves them.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def test_the_three_kernels_compute_the_convolution_and_its_adjoints(kernel, stri
     from framework.backend.tvm.lower import tensor_core_conv as tc
 
     rng = np.random.default_rng(kernel * 10 + stride)
-    x = rng.standard_normal((2, 5, 9, 10)).astype(dtype)
+    x = rng.standard_normal((2, 5, 10, 12)).astype(dtype)  # even: whole phases
     w = rng.standard_normal((6, 5, kernel, kernel)).astype(dtype)
     y = _conv_numpy(x, w, stride, pads)
     got = _run_cpu(lambda a, b: tc.conv2d(a, b, (stride, stride), pads), x, w)
@@ -68,10 +69,17 @@ def test_the_three_kernels_compute_the_convolution_and_its_adjoints(kernel, stri
     dw = _run_cpu(lambda a, b: tc.filter_grad(a, b, w.shape, (stride, stride), pads), x, dy)
     inner = float(np.sum(dy.astype(np.float64) * y))
     assert np.sum(dw * w.astype(np.float64)) == pytest.approx(inner, rel=1e-5)
-    if stride == 1:  # strided input gradients keep the float32 path
+    if stride == 1:
         dx = _run_cpu(lambda a, b: tc.input_grad(a, b, x.shape, pads), dy, w)
-        assert dx.shape == x.shape
-        assert np.sum(dx * x.astype(np.float64)) == pytest.approx(inner, rel=1e-5)
+    else:  # one GEMM per phase of the stride: dx[n, c, s*q + p, s*v + r] = phase(p, r)[n, c, q, v]
+        dx = np.zeros(x.shape)
+        for p in range(stride):
+            for r in range(stride):
+                dx[:, :, p::stride, r::stride] = _run_cpu(
+                    lambda a, b, p=p, r=r: tc.input_grad_phase(a, b, x.shape, (stride, stride), pads, p, r),
+                    dy, w)
+    assert dx.shape == x.shape
+    assert np.sum(dx * x.astype(np.float64)) == pytest.approx(inner, rel=1e-5)
 
 
 def _kernels(source: str) -> dict[str, str]:
@@ -126,14 +134,14 @@ def test_the_convolutions_of_a_low_precision_step_use_the_tensor_cores(tmp_path,
     kernels = _kernels(source)
     convs = {name: body for name, body in kernels.items() if "conv2d" in name}
     tensor_cores = {name for name in convs if "tc_conv2d" in name}
-    # forward 3, weight gradients 3, input gradients of the two stride-1 convolutions after
-    # the first (the first's is not needed); conv2's strided input gradient keeps float32
-    assert sum("tc_conv2d_filter_grad" in n for n in tensor_cores) == 3, sorted(convs)
-    assert sum("tc_conv2d_input_grad" in n for n in tensor_cores) == 1, sorted(convs)
-    forward = [n for n in tensor_cores if re.search(r"tc_conv2d\d*(?!\d|_filter|_input)", n)]
+    # forward 3, weight gradients 3; input gradients of conv3 (stride 1) and, one kernel per
+    # phase of its stride, of conv2 (conv1's is not needed): every one on the tensor cores
+    assert set(convs) == tensor_cores, sorted(set(convs) - tensor_cores)
+    assert sum("tc_conv2d_filter_grad" in n for n in convs) == 3, sorted(convs)
+    assert sum("tc_conv2d_input_grad_phase" in n for n in convs) >= 2, sorted(convs)
+    assert sum(re.search(r"tc_conv2d_input_grad(?!_phase)", n) is not None for n in convs) == 1
+    forward = [n for n in convs if re.search(r"tc_conv2d\d*(?!\d|_filter|_input)", n)]
     assert len(forward) == 3, sorted(convs)
-    assert set(convs) - tensor_cores == {n for n in convs if "conv2d_input_grad" in n
-                                         and "tc_" not in n}
     for name in tensor_cores:
         body = convs[name]
         assert "wmma::mma_sync" in body, name

@@ -8,20 +8,22 @@ float32 sums), with every index an affine function of the loop variables:
   a GEMM of M = (n, p, q), N = o, K = (c, i, j);
 - weight gradient ``dw[o, c, i, j] = sum_{n,p,q} dy[n, o, p, q] * xpad[n, c, p*s + i, q*s + j]``:
   M = o, N = (c, i, j), K = (n, p, q);
-- input gradient (stride 1) ``dx[n, c, y, x] = sum_{o,i,j} dypad[n, o, y + i, x + j] *
+- input gradient (stride 1; per phase when strided) ``dx[n, c, y, x] = sum_{o,i,j} dypad[n, o, y + i, x + j] *
   w[o, c, k-1-i, k-1-j]``: M = (n, y, x), N = c, K = (o, i, j).
+
+A strided input gradient is one such GEMM per phase of the stride (input rows ``s*q + p``
+receive gradient only through the taps ``i = (p + top) % s + s*t``: no products with the
+zeros a dilated ``dy`` would hold), the phases interleaved afterwards.
 
 The schedule (``schedule.tensor_cores.TensorCoreMatmul``, TVM's WMMA GEMM schedule) reads
 such a block as a GEMM and stages its operands through shared memory: the windows are
 gathered there, tile by tile, so no im2col buffer is ever written to device memory. The
-padding stage is inlined into those loads. Strided input gradients keep the float32 path
-(``te_kernels.conv2d_input_grad_phases``): their phase split indexes by ``Select``, which
-the GEMM analysis does not take.
+padding stages are inlined into those loads.
 """
 
 from __future__ import annotations
 
-from tvm import te, tirx
+from tvm import relax, te, tirx
 
 ACCUMULATE = "float32"
 
@@ -92,6 +94,39 @@ def input_grad(dy, w, input_shape: tuple[int, ...], pads: tuple[int, int, int, i
         name="tc_conv2d_input_grad")
 
 
+def input_grad_phase(dy, w, input_shape: tuple[int, ...], stride: tuple[int, int],
+                     pads: tuple[int, int, int, int], p: int, r: int):
+    """Phase ``(p, r)`` of a strided convolution's input gradient -> float32 ``(N, C, H/s,
+    W/s)``, element ``[n, c, q, v]`` being ``dx[n, c, s*q + p, s*v + r]``: the taps
+    ``tap + s*t`` (``t < ceil(k/s)``; those past the kernel are zero) over ``dy`` rows
+    ``q + shift - t``, written with ``t`` reversed as in :func:`input_grad`."""
+    n, c, h, wd = input_shape
+    o, _, kh, kw = (int(d) for d in w.shape)
+    _, _, ho, wo = (int(d) for d in dy.shape)
+    (sh, sw), (top, _, left, _) = stride, pads
+    th, tw = -(-kh // sh), -(-kw // sw)
+    row_shift, tap_row = divmod(p + top, sh)
+    col_shift, tap_col = divmod(r + left, sw)
+    hq, wq = h // sh, wd // sw
+    # dypad row a is dy row a - (th - 1); output row q sums dypad rows q + shift + t'
+    dyp = _padded(dy, (th - 1, max(0, hq + row_shift - ho), tw - 1, max(0, wq + col_shift - wo)),
+                  "pad_temp")
+
+    def tap(oo, cc, i, j):
+        row, col = tap_row + sh * (th - 1 - i), tap_col + sw * (tw - 1 - j)
+        inside = tirx.all(row < kh, col < kw)
+        return tirx.if_then_else(inside, w[oo, cc, tirx.min(row, kh - 1), tirx.min(col, kw - 1)],
+                                 tirx.const(0, w.dtype))
+
+    taps = te.compute((o, c, th, tw), tap, name="weight_taps")
+    ro, ri, rj = te.reduce_axis((0, o), "ro"), te.reduce_axis((0, th), "ri"), te.reduce_axis((0, tw), "rj")
+    return te.compute(
+        (n, c, hq, wq),
+        lambda b, cc, q, v: te.sum(dyp[b, ro, q + row_shift + ri, v + col_shift + rj].astype(ACCUMULATE)
+                                   * taps[ro, cc, ri, rj].astype(ACCUMULATE), axis=[ro, ri, rj]),
+        name="tc_conv2d_input_grad_phase")
+
+
 def on_cuda() -> bool:
     import tvm
 
@@ -117,7 +152,18 @@ def lower(kind: str, ctx, a, b):
     pads, _, _ = prim.geometry(shape, b_spec.shape)
     kh, kw = (int(d) for d in b_spec.shape[2:])
     reach = (kh - 1, kh - 1, kw - 1, kw - 1)
-    if stride != (1, 1) or any(not 0 <= p <= r for p, r in zip(pads, reach)):
+    if any(not 0 <= p <= r for p, r in zip(pads, reach)):
         return None
-    return ctx.bb.call_te(input_grad, a, b, shape, tuple(pads),
-                          primfunc_name_hint="tc_conv2d_input_grad")
+    if stride == (1, 1):
+        return ctx.bb.call_te(input_grad, a, b, shape, tuple(pads),
+                              primfunc_name_hint="tc_conv2d_input_grad")
+    (n, c, h, w), (sh, sw) = shape, stride
+    if h % sh or w % sw:
+        return None
+    phases = [ctx.bb.emit_te(input_grad_phase, a, b, shape, stride, tuple(pads), p, r,
+                             primfunc_name_hint="tc_conv2d_input_grad_phase")
+              for p in range(sh) for r in range(sw)]
+    stacked = ctx.bb.emit(relax.op.stack(phases, axis=2))  # n c (p r) hq wq
+    rows = ctx.bb.emit(relax.op.reshape(stacked, (n, c, sh, sw, h // sh, w // sw)))
+    rows = ctx.bb.emit(relax.op.permute_dims(rows, [0, 1, 4, 2, 5, 3]))  # n c hq p wq r
+    return relax.op.reshape(rows, (n, c, h, w))
