@@ -19,7 +19,13 @@ of the same steps in graph mode on the CPU. PyTorch-named weights go along for t
 - ``lenet-nocapture``: LeNet built with ``TWINMODE_CUDA_GRAPH=0`` (a launch per kernel), to
   time what replaying the step as one CUDA graph (the default) saves;
 - ``gpt-bf16``: the character GPT in amp O2 bfloat16 (its GEMMs on the tensor cores); its
-  reference is the same step in bfloat16 on the CPU, PyTorch's runs under ``autocast``.
+  reference is the same step in bfloat16 on the CPU, PyTorch's runs under ``autocast``;
+- ``gpt2``, ``resnet50``: GPT-2 small (124M, batch 8 x 1024) and ResNet-50 (224x224, batch
+  64) in amp O2 bfloat16 (``gpu_models.py``): random weights and data drawn on the GPU
+  machine from recipes in the bundle (no CPU reference: too slow here; PyTorch float32,
+  bf16 eager and ``torch.compile`` on the same GPU are the references), timed within a
+  budget each (``--budget``), with tokens or images per second and model FLOP utilisation;
+  asked for by name (``prepare --models gpt2,resnet50``), a bundle of their own.
 
 Each step's kernel launches per step (the compile report's ``launches``) are printed here and
 kept in the bundle.
@@ -40,16 +46,21 @@ import os
 import shutil
 import statistics
 import sys
+import time
 from pathlib import Path
 
+import gpu_models
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-MODELS = ("lenet", "lenet-nocapture", "gpt", "gpt-bf16", "lstm")
+MODELS = ("lenet", "lenet-nocapture", "gpt", "gpt-bf16", "lstm", *gpu_models.MODELS)
 # prepared unless ``--models`` says otherwise: gpt-bf16 is asked for by name while its CUDA
 # build (the TIR lowering of the bfloat16 step) can take many minutes on a loaded machine
+# gpt2 and resnet50 too are asked for by name: a bundle must fit the 64 MiB that a device
+# call carries (the runtime 16 MB, gpt2 about 7, resnet50 about 9, the small four about 30)
 DEFAULT_MODELS = ("lenet", "lenet-nocapture", "gpt", "lstm")
+BUDGET = {"gpt2": 150.0, "resnet50": 120.0}  # seconds each on the GPU, load and references included
 CHECK_STEPS = 6  # steps whose losses are compared with the CPU's
 # worst relative difference from the CPU's losses: float32 alike; bfloat16 sums in another order
 TOLERANCE = {"gpt-bf16": 1e-2}
@@ -160,6 +171,14 @@ def prepare(out: Path, models: tuple[str, ...] = DEFAULT_MODELS) -> None:
         shutil.rmtree(folder, ignore_errors=True)
         if model not in models:
             continue
+        if model in gpu_models.MODELS:
+            started = time.perf_counter()
+            meta = gpu_models.prepare(model, folder, gpu_models.CONFIGS[model], _layout)
+            print(f"{model}: {len(meta['params'])} parameters, {meta['launches'].get('kernels')} "
+                  f"kernels, {meta['launches'].get('per_step')} launches per step, "
+                  f"{meta['flops_per_step'] / 1e12:.2f} TFLOP per step, compiled in "
+                  f"{time.perf_counter() - started:.0f} s -> {folder}", flush=True)
+            continue
         folder.mkdir(parents=True)
         batches = _batches(model, CHECK_STEPS)
         ms.set_context(device_target="GPU")
@@ -180,10 +199,11 @@ def prepare(out: Path, models: tuple[str, ...] = DEFAULT_MODELS) -> None:
         ms.set_context(device_target="CPU")  # the reference: the same steps, graph mode, CPU
         reference, _ = _framework_step(model)
         losses = [float(reference(Tensor(x), Tensor(y)).asnumpy()) for x, y in batches]
-        np.savez(folder / "params.npz", **initial)
-        np.savez(folder / "batches.npz", **{f"x{i}": x for i, (x, _) in enumerate(batches)},
-                 **{f"y{i}": y for i, (_, y) in enumerate(batches)})
-        np.savez(folder / "torch_weights.npz", **torch_weights)
+        # compressed: the optimizer's zero states shrink to nothing on the way to the GPU
+        np.savez_compressed(folder / "params.npz", **initial)
+        np.savez_compressed(folder / "batches.npz", **{f"x{i}": x for i, (x, _) in enumerate(batches)},
+                            **{f"y{i}": y for i, (_, y) in enumerate(batches)})
+        np.savez_compressed(folder / "torch_weights.npz", **torch_weights)
         (folder / "meta.json").write_text(json.dumps({**layout, "cpu_losses": losses}, indent=1))
         launches = report.launches or {}
         print(f"{model}: {len(layout['params'])} parameters, {len(layout['updated'])} updated, "
@@ -262,7 +282,7 @@ class Resident:
 class TvmStep:
     """The shipped step on ``cuda(0)``: parameters stay there, each call sends one batch."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, params: list[np.ndarray] | None = None) -> None:
         tvm = _runtime_only_tvm()
         from tvm.runtime.vm import VirtualMachine
 
@@ -270,9 +290,10 @@ class TvmStep:
         self.meta = json.loads((folder / "meta.json").read_text())
         self.vm = VirtualMachine(tvm.runtime.load_module(str(folder / "step.so")), self.device)
         self.main = Resident(tvm, self.vm["main"], self.device, self.meta)
-        with np.load(folder / "params.npz") as saved:
-            self.params = [tvm.runtime.tensor(saved[f"p{i}"], self.device)
-                           for i in range(len(self.meta["params"]))]
+        if params is None:
+            with np.load(folder / "params.npz") as saved:
+                params = [saved[f"p{i}"] for i in range(len(self.meta["params"]))]
+        self.params = [tvm.runtime.tensor(p, self.device) for p in params]
 
     def __call__(self, x: np.ndarray, y: np.ndarray) -> float:
         results = self.main(*self.params, x, y)
@@ -322,12 +343,20 @@ def _run_nan(folder: Path) -> bool:
     return same
 
 
-def run(bundle: Path, rounds: int, steps: int) -> int:
+def run(bundle: Path, rounds: int, steps: int, budget: dict[str, float]) -> int:
     from timing import interleave
 
+    started = time.perf_counter()
     failed = 0 if _run_nan(bundle / "nan") else 1
+    rate = None
     for model in [m for m in MODELS if (bundle / m).is_dir()]:  # those prepared
         folder = bundle / model
+        if model in gpu_models.MODELS:
+            if rate is None:
+                rate = gpu_models.bf16_rate()
+                print(f"bf16 dense rate {rate[0] / 1e12:.0f} TFLOP/s ({rate[1]})", flush=True)
+            failed += not gpu_models.run(model, folder, TvmStep, budget[model], rate)
+            continue
         ours = TvmStep(folder)
         with np.load(folder / "batches.npz") as saved:
             batches = [(saved[f"x{i}"], saved[f"y{i}"]) for i in range(CHECK_STEPS)]
@@ -352,6 +381,7 @@ def run(bundle: Path, rounds: int, steps: int) -> int:
         if theirs is not None:
             line += f"; ours/PyTorch {medians['graph-cuda'] / medians['torch-eager-cuda']:.2f}x"
         print(f"{model}: step (median of {rounds} rounds of {steps}): {line}", flush=True)
+    print(f"run: {time.perf_counter() - started:.0f} s in all", flush=True)
     return 1 if failed else 0
 
 
@@ -366,6 +396,8 @@ def main() -> int:
     runner.add_argument("--bundle", type=Path, default=Path(".gpu"))
     runner.add_argument("--rounds", type=int, default=7)
     runner.add_argument("--steps", type=int, default=20)
+    runner.add_argument("--budget", default=",".join(f"{m}={s:.0f}" for m, s in BUDGET.items()),
+                        help="seconds for each real-size model, e.g. gpt2=150,resnet50=120")
     args = parser.parse_args()
     if args.command == "prepare":
         models = tuple(m.strip() for m in args.models.split(",") if m.strip())
@@ -374,7 +406,13 @@ def main() -> int:
             parser.error(f"--models: unknown {', '.join(unknown)} (choose from {', '.join(MODELS)})")
         prepare(args.out, models)
         return 0
-    return run(args.bundle, args.rounds, args.steps)
+    budget = dict(BUDGET)
+    for item in filter(None, args.budget.split(",")):
+        name, _, seconds = item.partition("=")
+        if name not in BUDGET or not seconds.replace(".", "", 1).isdigit():
+            parser.error(f"--budget: {item!r} is not MODEL=SECONDS with MODEL one of {', '.join(BUDGET)}")
+        budget[name] = float(seconds)
+    return run(args.bundle, args.rounds, args.steps, budget)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, cuda_graph, half_casts, tensor_cores, vector_math
+from . import cpu_rules, cuda_graph, flash_attention, half_casts, tensor_cores, vector_math
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -124,7 +124,8 @@ def _legalize_passes(target: tvm.target.Target) -> list:
     rules = [tensor_cores.TensorCoreMatmul(), dl.gpu.Matmul(), dl.gpu.GEMV(), dl.gpu.Reduction(),
              dl.gpu.GeneralReduction()]
     kept = [p for p in passes if not isinstance(p, dl.ApplyDefaultSchedule)]
-    return ([tensor_cores.fold_operand_casts] + kept
+    # attention as one kernel first: the operand-cast folding would hide its pattern
+    return ([flash_attention.fuse_causal_attention, tensor_cores.fold_operand_casts] + kept
             + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())])
 
 

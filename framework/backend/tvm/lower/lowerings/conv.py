@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from tvm import relax
 
-from .....dtype import BFLOAT16_NP
-from .. import amx_conv, amx_matmul, te_kernels
+from .....dtype import BFLOAT16_NP, is_low_float
+from .. import amx_conv, amx_matmul, te_kernels, tensor_core_conv
 from .base import LowerContext, Lowering, cast, crop, emit, float32_compute, hw_padding
 
 
@@ -110,6 +110,12 @@ def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
         plain = tuple(prim.dilation) == (1, 1) and getattr(prim, "group", 1) == 1
         if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and amx_matmul.on_amx():
             out = tiles(ctx, a, b)
+            if out is not None:
+                return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
+        # CUDA: the tensor cores (16-bit operands alike, float32 sums)
+        if plain and len({np.dtype(s.dtype) for s in ctx.in_specs}) == 1 \
+                and is_low_float(np.dtype(ctx.in_specs[0].dtype)) and tensor_core_conv.on_cuda():
+            out = tensor_core_conv.lower(kind, ctx, a, b)
             if out is not None:
                 return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
         return wide(ctx, a, b)
