@@ -30,6 +30,10 @@ class CompileReport:
     passes: dict[str, Any] = field(default_factory=dict)  # pass name -> what it changed
     # CUDA: kernel launches per step without / with the CUDA graph (backend cuda_graph.py)
     launches: dict[str, Any] | None = None
+    # symbolic dimensions (framework/ir/symbolic.py): per tensor argument its symbolic axes,
+    # [] when compiled for its shapes; why a function with dynamic axes compiles per size
+    symbolic_axes: list[list[int]] = field(default_factory=list)
+    symbolic_fallback: str | None = None
 
     @property
     def stages(self) -> dict[str, float]:

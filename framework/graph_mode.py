@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from . import flops, staging
+from . import dynamic_shapes, flops, staging
 from .autograd import tape as _tape
 from .autograd.hooks import tensor_hooks
 from .common.tensor import Tensor
@@ -48,6 +48,7 @@ from .context import get_context
 from .frontend import convert, fallback
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
+from .ir.symbolic import NotSymbolic, Template, generalize
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
 
@@ -121,6 +122,28 @@ def _write_back(program: Program, args: list[Any], results: list[Any]) -> None:
             args[index]._data = array
 
 
+@dataclass
+class _Symbolic:
+    """One function compiled for every size of a signature's dynamic axes."""
+
+    template: Template
+    executable: Any
+    report: CompileReport
+    programs: dict[int, Program]  # per size seen: its own trace (calling convention)
+    first: Program  # the trace compiled
+
+    def matches(self, program: Program, size: int) -> bool:
+        return ([id(p) for p in program.params] == [id(p) for p in self.first.params]
+                and not program.written and self.template.matches(program.graph, size))
+
+
+def _front(jit: JitFunction, leaves: list[Any], rebuild: Callable) -> Program:
+    """Trace, assemble and optimize ``jit``'s function for ``leaves`` (no IR dump)."""
+    cache_stats["traces"] += 1
+    traced = staging.trace(jit.fn, jit.cell, leaves, rebuild, jit.name, None, quiet=(NeedsValueError,))
+    return staging.optimize(staging.assemble(traced, jit.name))
+
+
 class JitFunction:
     """A callable compiled per input signature (shapes, dtypes, Python constants, target,
     tuning, IR dump folder) and re-traced when a cell it went through changed its
@@ -140,6 +163,10 @@ class JitFunction:
         self._dumps = 0  # IR dumps written so far (later signatures get numbered folders)
         self._latest: CompiledGraph | None = None
         self.last_call_compiled = False  # did the latest call trace + compile (or load)?
+        # the input signature (set_inputs, jit(input_signature=...)) declaring dynamic axes
+        self.signature_of: Callable[[], Any] = lambda: getattr(self, "jit_options", {}).get(
+            "input_signature")
+        self._symbolic: dict[Any, _Symbolic | str] = {}  # masked key -> compiled, or why not
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -173,8 +200,17 @@ class JitFunction:
                 return compiled
         self.last_call_compiled = True
         allowed = fallback.allowed(getattr(self, "jit_config", None))
+        dynamic = dynamic_shapes.declared(self.signature_of(), leaves, structure)
+        reason = None
+        if dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
+            found = self._symbolic_call(leaves, rebuild, dynamic, key)
+            if isinstance(found, CompiledGraph):
+                candidates.append(found)
+                self._latest = found
+                return found
+            reason = found
         try:
-            compiled = self._compile(leaves, rebuild, quiet=allowed)
+            compiled = self._compile(leaves, rebuild, quiet=allowed, symbolic_fallback=reason)
         except NeedsValueError as error:
             if not allowed:
                 raise
@@ -238,8 +274,66 @@ class JitFunction:
             return None
         return base if self._dumps == 0 else f"{base}_{self._dumps + 1}"
 
+    def _symbolic_call(self, leaves: list[Any], rebuild: Callable, dynamic: Any,
+                       key: tuple) -> CompiledGraph | str:
+        """The one function compiled for every size of the dynamic axes, for this call (its
+        own trace checked against the symbolic one); else why not, for the report."""
+        size = dynamic.size(leaves)
+        if size is None:
+            return "the call's dynamic axes differ in size"
+        mkey = (dynamic.masked(key[0]), *key[1:])
+        entry = self._symbolic.get(mkey)
+        self.last_call_compiled = entry is None
+        if entry is None:
+            entry = self._symbolic[mkey] = self._symbolic_compile(leaves, rebuild, dynamic)
+        if isinstance(entry, str):
+            return entry
+        program = entry.programs.get(size)
+        if program is None:
+            try:
+                program = _front(self, dynamic.resized(leaves, size), rebuild)
+            except NeedsValueError as error:
+                return f"tracing needs a value ({str(error).splitlines()[0]})"
+            if not entry.matches(program, size):
+                return f"its trace at size {size} is not the symbolic one"
+            entry.programs[size] = program
+        program = entry.programs[size]
+        return CompiledGraph(program, entry.executable, entry.report, _guard(program.cells))
+
+    def _symbolic_compile(self, leaves: list[Any], rebuild: Callable, dynamic: Any) -> _Symbolic | str:
+        """Trace at the two probe sizes, generalize, compile once (or why not)."""
+        probes = dynamic.probes()
+        if probes is None:
+            return "its Symbols allow fewer than two sizes"
+        if staging.aliases(leaves, rebuild):
+            return "a Tensor is given twice"
+        try:
+            a, b = (_front(self, dynamic.resized(leaves, n), rebuild) for n in probes)
+            if a.written or [id(p) for p in a.params] != [id(p) for p in b.params]:
+                raise NotSymbolic("it updates its tensor arguments in place")
+            template = generalize(a.graph, probes[0], b.graph, probes[1], dynamic.sym())
+            _, import_s = staging.timed(staging.load_backend)
+            executable, seconds = staging.timed(lambda: staging.compile_program(
+                a, get_context("device_target"), None, True, template))
+        except (NotSymbolic, NeedsValueError) as error:
+            return str(error).splitlines()[0]
+        except Exception as error:  # noqa: BLE001 - a backend limit: compiled per size instead
+            first = (str(error).splitlines() or [""])[0][:160]
+            return f"the backend refused symbolic shapes ({type(error).__name__}: {first})"
+        cache_stats["disk_hits" if executable.cache_hit else "compiles"] += 1
+        axes = [template.input_axes()[i] for i, v in enumerate(a.graph.inputs) if v.kind == "input"]
+        report = CompileReport(
+            function=self.name, target=executable.target_name, nodes_traced=a.nodes_traced,
+            nodes_optimized=len(a.graph.nodes), params=len(a.params), updates=len(a.updated),
+            backend_import_seconds=import_s, trace_seconds=0.0, optimize_seconds=0.0,
+            compile_seconds=seconds, tune_seconds=executable.tune_seconds,
+            cache_hit=bool(executable.cache_hit), passes=a.stats, launches=executable.launches,
+            symbolic_axes=axes)
+        flops.register(a.graph, self.cell)
+        return _Symbolic(template, executable, report, {probes[0]: a, probes[1]: b}, a)
+
     def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True,
-                 quiet: bool = False) -> CompiledGraph:
+                 quiet: bool = False, symbolic_fallback: str | None = None) -> CompiledGraph:
         _, import_s = staging.timed(staging.load_backend)  # TVM loads on first use (~1 s)
         aliases = staging.aliases(leaves, rebuild)
         ir_dir = self._ir_dir()
@@ -275,7 +369,9 @@ class JitFunction:
             updates=len(program.updated), backend_import_seconds=import_s,
             trace_seconds=max(trace_s - optimize_s, 0.0), optimize_seconds=optimize_s,
             compile_seconds=executable.compile_seconds, tune_seconds=executable.tune_seconds,
-            cache_hit=bool(hit), passes=program.stats, launches=executable.launches)
+            cache_hit=bool(hit), passes=program.stats, launches=executable.launches,
+            symbolic_axes=[[] for v in program.graph.inputs if v.kind == "input"],
+            symbolic_fallback=symbolic_fallback)
         dump.compiled(report.as_dict())
         if load:
             flops.register(program.graph, self.cell)

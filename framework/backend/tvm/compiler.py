@@ -34,6 +34,7 @@ from ..._io import atomic_write, disk_full, skip_optional
 from ..._memory import ALIGNMENT, aligned_copy
 from ...context import get_context
 from ...ir import Graph
+from ...ir.symbolic import Template
 from . import profile
 from .lower.lowerings import LOWERINGS
 from .lower.relax_builder import to_relax
@@ -180,18 +181,24 @@ class Executable:
 
 
 def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerprint: str,
-                  run: bool = True, donated: dict[int, int] | None = None) -> Executable:
+                  run: bool = True, donated: dict[int, int] | None = None,
+                  template: Template | None = None) -> Executable:
     """Build (or load from the disk cache) the graph for ``device_target``; with ``run``
     False only build (e.g. CUDA code on a machine without a GPU): nothing is loaded.
     ``donated`` (output index -> input index: the output is that input's new value) lets a
-    CUDA step update its inputs in place and run as one CUDA graph (schedule/cuda_graph.py)."""
+    CUDA step update its inputs in place and run as one CUDA graph (schedule/cuda_graph.py).
+    With a ``template`` (:mod:`framework.ir.symbolic`) the build has symbolic shapes: its key
+    is the template's signature (not the traced sizes), so one library serves every size; a
+    lowering that cannot take them raises :class:`framework.ir.symbolic.NotSymbolic`."""
     target = make_target(device_target)
     host_kernels.register_graph(graph, LOWERINGS)  # a cached library calls them too
     resident = cuda_graph.enabled(target) and donated is not None
     donated = dict(donated or {}) if resident else None
     key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__,
                                      schedule_key(target), sorted((donated or {}).items())
-                                     if resident else None]).encode())
+                                     if resident else None]
+                                    + ([template.signature()] if template is not None else [])
+                                    ).encode())
     library = cache_dir() / f"{key.hexdigest()[:40]}.so"
     artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
@@ -214,7 +221,7 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     unsaved = sites = counted = None  # a build the cache could not keep (full disk): run from memory
     if not hit:
         tune_seconds, unsaved, sites, counted = _build(graph, target, library, artifacts if ir_dir else None,
-                                              donated)
+                                                       donated, template)
     if ir_dir and artifacts.is_dir():
         _optional_ir(ir_dir, lambda: _copy_ir(artifacts, Path(ir_dir)))
     if run and module is None:
@@ -248,7 +255,7 @@ def _read_launches(library: Path) -> dict[str, Any] | None:
 
 
 def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None,
-           donated: dict[int, int] | None = None
+           donated: dict[int, int] | None = None, template: Template | None = None
            ) -> tuple[float, Any, dict[str, Any], dict[str, Any]]:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
     ``artifacts`` when asked. Returns the tuning seconds, when the cache's disk is full
@@ -260,7 +267,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         shutil.rmtree(staging, ignore_errors=True)
         staging = _optional_ir(staging, lambda: staging.mkdir(parents=True))
     with target:  # lowerings choose CPU-only kernels by it (lowerings/base.py on_cpu)
-        mod = to_relax(graph)
+        mod = to_relax(graph, template)
     outputs = None
     if donated is not None:
         mod, outputs = cuda_graph.resident_step(mod, donated)

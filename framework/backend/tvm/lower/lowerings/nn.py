@@ -31,7 +31,8 @@ def _panel_matmul(a: te.Tensor, panels: te.Tensor) -> te.Tensor:
 def _wants_panels(a_shape, b_shape, transpose_b: bool) -> bool:
     """Few rows of ``a`` against a weight-sized ``b`` whose ``n`` columns fill panels; a plain
     ``b`` (the recurrent step's backward, ``(32, 1024) @ (1024, 256)``) only when it is tall."""
-    if len(a_shape) != 2 or len(b_shape) != 2 or a_shape[0] > PANEL_MAX_ROWS:
+    if len(a_shape) != 2 or len(b_shape) != 2 or not isinstance(a_shape[0], int) \
+            or a_shape[0] > PANEL_MAX_ROWS:  # (rows of a symbolic size: the plain product)
         return False
     (n, k) = b_shape if transpose_b else b_shape[::-1]
     wide = n >= PANEL_MIN_COLUMNS if transpose_b else k >= PANEL_MIN_COLUMNS
