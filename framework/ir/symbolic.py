@@ -110,7 +110,7 @@ class Template:
         if size == self.size:
             return False
         try:
-            found = generalize(self.graph, self.size, other, size, self.sym)
+            found = generalize(self.graph, self.size, other, size, self.sym, known=self)
         except NotSymbolic:
             return False
         return found.dims == self.dims and found.scaled == self.scaled
@@ -154,33 +154,22 @@ def _attrs_equal(x: Any, y: Any) -> bool:
         return x is y
 
 
-def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim) -> Template:
+def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
+               known: Template | None = None) -> Template:
     """The template of the function traced as ``a`` at size ``na`` and ``b`` at ``nb``
-    (see the module docstring); :class:`NotSymbolic` when there is none."""
+    (see the module docstring); :class:`NotSymbolic` when there is none. With ``known``
+    (the template of ``a``, checking ``b`` against it) a Reshape or BroadcastTo of ``a`` that
+    is the identity at ``nb`` may be missing from ``b`` (tracing skips such no-ops: a
+    broadcast of one row at size 1)."""
     if na == nb:
         raise NotSymbolic("two traces at one size")
     template = Template(a, na, sym)
-    pairs: list[tuple[Value, Value, str]] = []
-    if len(a.inputs) != len(b.inputs) or len(a.nodes) != len(b.nodes) \
-            or len(a.outputs) != len(b.outputs):
+    if len(a.inputs) != len(b.inputs) or len(a.outputs) != len(b.outputs):
         raise NotSymbolic("the traced program's structure depends on the size")
-    pairs += [(x, y, f"input {i}") for i, (x, y) in enumerate(zip(a.inputs, b.inputs))]
-    for node, other in zip(a.nodes, b.nodes):
-        name = node.prim.name
-        if type(node.prim) is not type(other.prim) or len(node.inputs) != len(other.inputs):
-            raise NotSymbolic(f"{name}: the traced program's structure depends on the size")
-        if node.prim.regions:
-            raise NotSymbolic(f"{name}: control-flow regions are compiled per size")
-        for key, value in node.prim.attrs.items():
-            if not _attrs_equal(value, other.prim.attrs.get(key)) \
-                    and SHAPE_ATTRIBUTES.get(name) != key:
-                raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
-        pairs += [(x, y, name) for x, y in zip(node.inputs, other.inputs)]
-        pairs += [(x, y, name) for x, y in zip(node.outputs, other.outputs)]
-    pairs += [(x, y, "output") for x, y in zip(a.outputs, b.outputs)]
-    seen: dict[int, int] = {}
-    for x, y, where in pairs:
-        if seen.setdefault(x.id, y.id) != y.id:
+    seen: dict[int, Value] = {}
+
+    def pair(x: Value, y: Value, where: str) -> None:
+        if seen.setdefault(x.id, y) is not y:
             raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
         if x.kind != y.kind or x.dtype != y.dtype or x.ndim != y.ndim:
             raise NotSymbolic(f"{where}: a value's kind, dtype or rank depends on the size")
@@ -192,4 +181,41 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim) -> Template:
             if scaled is None:
                 raise NotSymbolic(f"{where}: a constant it reads depends on the size")
             template.scaled[x.id] = scaled
+
+    for i, (x, y) in enumerate(zip(a.inputs, b.inputs)):
+        pair(x, y, f"input {i}")
+    k = 0
+    for node in a.nodes:
+        name = node.prim.name
+        other = b.nodes[k] if k < len(b.nodes) else None
+        if known is not None and _skipped(node, other, known, nb, seen):
+            seen[node.outputs[0].id] = seen[node.inputs[0].id]
+            continue
+        if other is None or type(node.prim) is not type(other.prim) \
+                or len(node.inputs) != len(other.inputs):
+            raise NotSymbolic(f"{name}: the traced program's structure depends on the size")
+        k += 1
+        if node.prim.regions:
+            raise NotSymbolic(f"{name}: control-flow regions are compiled per size")
+        for key, value in node.prim.attrs.items():
+            if not _attrs_equal(value, other.prim.attrs.get(key)) \
+                    and SHAPE_ATTRIBUTES.get(name) != key:
+                raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
+        for x, y in [*zip(node.inputs, other.inputs), *zip(node.outputs, other.outputs)]:
+            pair(x, y, name)
+    if k != len(b.nodes):
+        raise NotSymbolic("the traced program's structure depends on the size")
+    for x, y in zip(a.outputs, b.outputs):
+        pair(x, y, "output")
     return template
+
+
+def _skipped(node: Any, other: Any, known: Template, n: int, seen: dict[int, Value]) -> bool:
+    """Whether ``node`` (a Reshape or BroadcastTo of the known template) is the identity at
+    size ``n`` and missing from the other trace (whose next node is ``other``)."""
+    if node.prim.name not in SHAPE_ATTRIBUTES or node.inputs[0].id not in seen:
+        return False
+    if other is not None and type(other.prim) is type(node.prim):
+        return False
+    at = tuple(d.at(n) if isinstance(d, Affine) else d for d in known.shape(node.outputs[0]))
+    return at == seen[node.inputs[0].id].shape
