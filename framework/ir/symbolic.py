@@ -34,7 +34,8 @@ from .graph import Graph, Value
 
 # primitives whose only size-dependent attribute is their output shape, which their
 # lowering reads from the output (so the symbolic output shape stands for it)
-SHAPE_ATTRIBUTES = {"Reshape": "shape", "BroadcastTo": "shape"}
+SHAPE_ATTRIBUTES = {"Reshape": "shape", "BroadcastTo": "shape",
+                    "Conv2DBackpropInput": "input_shape"}
 
 
 class NotSymbolic(Exception):
@@ -198,8 +199,9 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
         if node.prim.regions:
             raise NotSymbolic(f"{name}: control-flow regions are compiled per size")
         for key, value in node.prim.attrs.items():
-            if not _attrs_equal(value, other.prim.attrs.get(key)) \
-                    and SHAPE_ATTRIBUTES.get(name) != key:
+            if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
+                    SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
+                    and tuple(other.prim.attrs[key]) == other.outputs[0].shape):
                 raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
         for x, y in [*zip(node.inputs, other.inputs), *zip(node.outputs, other.outputs)]:
             pair(x, y, name)
