@@ -26,6 +26,13 @@ traced with a hook is reused only while the same hook functions are registered: 
 removing or replacing one traces again). A graph that writes arguments back also records
 which Tensor arguments were the same object (:func:`framework.staging.aliases`) and serves
 only calls that repeat them alike; one that writes none serves any call.
+
+Dynamic axes: where the input signature (``Cell.set_inputs``, ``jit(input_signature=...)``)
+has ``None`` or Symbol dimensions, the function is traced at two probe sizes and, when the
+two traces are one program up to sizes (:func:`framework.ir.symbolic.generalize`), compiled
+once with those axes symbolic; each new size is traced (milliseconds) and checked against
+that program before it runs on the one library. Otherwise it compiles per size, the reason
+in the report (``symbolic_fallback``).
 """
 
 from __future__ import annotations
