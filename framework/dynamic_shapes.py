@@ -88,6 +88,18 @@ def _dtype(leaf: Any) -> Any:
     return (leaf._data if isinstance(leaf, Tensor) else leaf).dtype
 
 
+def batch_axes(leaves: Sequence[Any]) -> DynamicAxes | None:
+    """The batch axis of a training step's call, when no signature declares one: axis 0 of
+    every tensor whose first dimension is the first tensor's (a batch and its labels;
+    a tensor of another size keeps its shape)."""
+    shapes = [(i, _shape(leaf)) for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor | np.ndarray)]
+    if not shapes or not shapes[0][1]:
+        return None
+    n = shapes[0][1][0]
+    axes = {i: (0,) for i, shape in shapes if shape and shape[0] == n}
+    return DynamicAxes(axes)
+
+
 def declared(signature: Any, leaves: Sequence[Any], key: Any) -> DynamicAxes | None:
     """The dynamic axes an input ``signature`` (one entry per argument) declares for a call
     flattened to ``leaves`` (``key``: its structure key), or None when it declares none or

@@ -174,6 +174,7 @@ class JitFunction:
         self.signature_of: Callable[[], Any] = lambda: getattr(self, "jit_options", {}).get(
             "input_signature")
         self._symbolic: dict[Any, _Symbolic | str] = {}  # masked key -> compiled, or why not
+        self.dynamic_batch = False  # without a signature: axis 0 of the batch is dynamic
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -208,6 +209,8 @@ class JitFunction:
         self.last_call_compiled = True
         allowed = fallback.allowed(getattr(self, "jit_config", None))
         dynamic = dynamic_shapes.declared(self.signature_of(), leaves, structure)
+        if dynamic is None and self.dynamic_batch:
+            dynamic = dynamic_shapes.batch_axes(leaves)
         reason = None
         if dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
             found = self._symbolic_call(leaves, rebuild, dynamic, key)
