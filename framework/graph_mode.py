@@ -145,8 +145,8 @@ class _Symbolic:
 
 
 def _front(jit: JitFunction, leaves: list[Any], rebuild: Callable) -> Program:
-    """Trace, assemble and optimize ``jit``'s function for ``leaves`` (no IR dump)."""
-    cache_stats["traces"] += 1
+    """Trace, assemble and optimize ``jit``'s function for ``leaves`` (no IR dump; not
+    counted in ``cache_stats["traces"]``, which counts the signatures compiled)."""
     traced = staging.trace(jit.fn, jit.cell, leaves, rebuild, jit.name, None, quiet=(NeedsValueError,))
     return staging.optimize(staging.assemble(traced, jit.name))
 
@@ -331,6 +331,7 @@ class JitFunction:
             first = (str(error).splitlines() or [""])[0][:160]
             return f"the backend refused symbolic shapes ({type(error).__name__}: {first})"
         cache_stats["disk_hits" if executable.cache_hit else "compiles"] += 1
+        cache_stats["traces"] += 1  # one signature compiled (traced at two sizes)
         axes = [template.input_axes()[i] for i, v in enumerate(a.graph.inputs) if v.kind == "input"]
         report = CompileReport(
             function=self.name, target=executable.target_name, nodes_traced=a.nodes_traced,
