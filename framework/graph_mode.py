@@ -53,7 +53,6 @@ from .common.tensor import Tensor
 from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert, fallback
-from .input_check import check_inputs
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
 from .ir.symbolic import NotSymbolic, Template, generalize
@@ -251,10 +250,6 @@ class JitFunction:
             return convert(self.fn)(*args)
         if _tape.active() is not None:  # a PyNative grad is recording: the tape must see it
             return self.fn(*args)
-        signature = getattr(self, "jit_options", {}).get("input_signature")
-        if signature is not None:  # checked as set_inputs checks a Cell's calls
-            signature = (signature,) if isinstance(signature, Tensor) else tuple(signature)
-            check_inputs(signature, args, self.name, "jit input_signature")
         leaves, structure, rebuild = flatten(list(args))
         compiled = self._find(leaves, structure, rebuild)
         if isinstance(compiled, fallback.Interpreted):

@@ -11,7 +11,7 @@ Contract:
   A shape with every dimension known gives a Tensor of zeros (as MindSpore's does). The
   dtype is required.
 - ``Cell.set_inputs`` checks graph-mode calls against such a signature
-  (:mod:`framework.input_check`).
+  (:mod:`framework.nn.inputs`).
 - A :class:`framework.symbol.Symbol` as a dimension is a dynamic one that the placeholder
   keeps (``symbols``: axis -> Symbol); ``Cell.set_inputs`` checks calls against it.
 - Dynamic dimensions compile symbolically where the function allows it: one compiled

@@ -13,10 +13,10 @@ from ..common.tensor import Tensor
 from ..context import GRAPH_MODE, get_context
 from ..frontend import convert
 from ..graph_mode import JitFunction
-from ..input_check import check_inputs
 from ..interpreters import current, is_tracing
 from ..parameter import Parameter, ParameterTuple
 from .cell_hooks import CellHooks, HookHandle, call_with_hooks, has_hooks  # noqa: F401
+from .inputs import check_inputs
 
 
 class Cell(CellHooks):
@@ -119,7 +119,7 @@ class Cell(CellHooks):
 
     def set_inputs(self, *inputs: Any) -> None:
         """MindSpore's input signature (``Tensor(shape=[None, 3], dtype=...)`` placeholders):
-        graph-mode calls are checked against it (:func:`framework.input_check.check_inputs`)
+        graph-mode calls are checked against it (:func:`framework.nn.inputs.check_inputs`)
         and compiled once for every size of its dynamic axes where the function allows it
         (:mod:`framework.dynamic_shapes`); PyNative calls ignore it, as MindSpore's do."""
         object.__setattr__(self, "_input_signature", tuple(inputs))

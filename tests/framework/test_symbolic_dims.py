@@ -161,9 +161,3 @@ def test_a_call_whose_fixed_axis_differs_is_the_set_inputs_error():
     step.set_inputs(Tensor(shape=[None, 16], dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
     with pytest.raises(ValueError, match=r"^set_inputs: input 1 must have size 16 on axis 1"):
         step(Tensor(np.ones((4, 8), np.float32)), Tensor(np.zeros((4,), np.int32)))
-
-
-def test_a_jit_call_outside_its_input_signature_is_one_line():
-    compiled = ms.jit(lambda x: x * 2.0, input_signature=(Tensor(shape=[None, 4], dtype=ms.float32),))
-    with pytest.raises(ValueError, match=r"^jit input_signature: input 1 must have size 4 on axis 1"):
-        compiled(Tensor(np.ones((3, 5), np.float32)))
