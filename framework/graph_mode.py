@@ -212,13 +212,15 @@ class JitFunction:
         if dynamic is None and self.dynamic_batch:
             dynamic = dynamic_shapes.batch_axes(leaves)
         reason = None
-        if dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
+        if dynamic is not None and key[-2]:  # IR artifacts are written per traced shape
+            reason = "IR artifacts are dumped (save_graphs): compiled per shape"
+        elif dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
             found = self._symbolic_call(leaves, rebuild, dynamic, key)
             if isinstance(found, CompiledGraph):
                 candidates.append(found)
                 self._latest = found
                 return found
-            reason = found
+            reason, self.last_call_compiled = found, True
         try:
             compiled = self._compile(leaves, rebuild, quiet=allowed, symbolic_fallback=reason)
         except NeedsValueError as error:
