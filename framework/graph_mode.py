@@ -144,11 +144,18 @@ class _Symbolic:
                 and not program.written and self.template.matches(program.graph, size))
 
 
-def _front(jit: JitFunction, leaves: list[Any], rebuild: Callable) -> Program:
-    """Trace, assemble and optimize ``jit``'s function for ``leaves`` (no IR dump; not
-    counted in ``cache_stats["traces"]``, which counts the signatures compiled)."""
+def _front(jit: JitFunction, leaves: list[Any], rebuild: Callable,
+           dump: staging.IRDump | None = None) -> Program:
+    """Trace, assemble and optimize ``jit``'s function for ``leaves``, its IR into ``dump``
+    (not counted in ``cache_stats["traces"]``, which counts the signatures compiled)."""
     traced = staging.trace(jit.fn, jit.cell, leaves, rebuild, jit.name, None, quiet=(NeedsValueError,))
-    return staging.optimize(staging.assemble(traced, jit.name))
+    program = staging.assemble(traced, jit.name)
+    if dump is not None:
+        dump.assembled(program)
+    program = staging.optimize(program)
+    if dump is not None:
+        dump.optimized(program)
+    return program
 
 
 class JitFunction:
@@ -212,9 +219,7 @@ class JitFunction:
         if dynamic is None and self.dynamic_batch:
             dynamic = dynamic_shapes.batch_axes(leaves)
         reason = None
-        if dynamic is not None and key[-2]:  # IR artifacts are written per traced shape
-            reason = "IR artifacts are dumped (save_graphs): compiled per shape"
-        elif dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
+        if dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
             found = self._symbolic_call(leaves, rebuild, dynamic, key)
             if isinstance(found, CompiledGraph):
                 candidates.append(found)
@@ -319,14 +324,17 @@ class JitFunction:
             return "its Symbols allow fewer than two sizes"
         if staging.aliases(leaves, rebuild):
             return "a Tensor is given twice"
+        ir_dir = self._ir_dir()
+        dump = staging.IRDump(ir_dir)  # the IR of the first probe, the one compiled
         try:
-            a, b = (_front(self, dynamic.resized(leaves, n), rebuild) for n in probes)
+            a = _front(self, dynamic.resized(leaves, probes[0]), rebuild, dump)
+            b = _front(self, dynamic.resized(leaves, probes[1]), rebuild)
             if a.written or [id(p) for p in a.params] != [id(p) for p in b.params]:
                 raise NotSymbolic("it updates its tensor arguments in place")
             template = generalize(a.graph, probes[0], b.graph, probes[1], dynamic.sym())
             _, import_s = staging.timed(staging.load_backend)
             executable, seconds = staging.timed(lambda: staging.compile_program(
-                a, get_context("device_target"), None, True, template))
+                a, get_context("device_target"), ir_dir, True, template))
         except (NotSymbolic, NeedsValueError) as error:
             return str(error).splitlines()[0]
         except Exception as error:  # noqa: BLE001 - a backend limit: compiled per size instead
@@ -342,6 +350,9 @@ class JitFunction:
             compile_seconds=seconds, tune_seconds=executable.tune_seconds,
             cache_hit=bool(executable.cache_hit), passes=a.stats, launches=executable.launches,
             symbolic_axes=axes)
+        if ir_dir:
+            self._dumps += 1
+            dump.compiled(report.as_dict())
         flops.register(a.graph, self.cell)
         return _Symbolic(template, executable, report, {probes[0]: a, probes[1]: b}, a)
 

@@ -161,3 +161,17 @@ def test_a_call_whose_fixed_axis_differs_is_the_set_inputs_error():
     step.set_inputs(Tensor(shape=[None, 16], dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
     with pytest.raises(ValueError, match=r"^set_inputs: input 1 must have size 16 on axis 1"):
         step(Tensor(np.ones((4, 8), np.float32)), Tensor(np.zeros((4,), np.int32)))
+
+
+@pytest.mark.slow
+def test_summary_json_says_which_axes_are_symbolic(tmp_path):
+    import json
+
+    net = _mlp()
+    compiled = ms.jit(lambda x: net(x), input_signature=(Tensor(shape=[None, 16], dtype=ms.float32),),
+                      ir_dir=str(tmp_path / "ir"))
+    for n in (2, 9):
+        compiled(Tensor(np.ones((n, 16), np.float32)))
+    summary = json.loads((tmp_path / "ir" / "summary.json").read_text())
+    assert summary["symbolic_axes"] == [[0]] and summary["symbolic_fallback"] is None
+    assert (tmp_path / "ir" / "10_relax.py").is_file() and not (tmp_path / "ir_2").exists()
