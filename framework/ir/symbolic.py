@@ -69,12 +69,16 @@ class Affine:
 
 @dataclass(frozen=True)
 class Scaled:
-    """A scalar constant ``k * n ** power`` (power 1 or -1)."""
+    """A scalar constant ``k * n`` (power 1), ``k / n`` (power -1) or ``m / (m - 1)`` with
+    ``m = k * n`` (power 0: the unbiased-variance factor of a batch statistic over ``k``
+    entries per sample)."""
 
     k: float
     power: int
 
     def at(self, n: int) -> float:
+        if self.power == 0:
+            return self.k * n / (self.k * n - 1)
         return self.k * n if self.power == 1 else self.k / n
 
 
@@ -135,6 +139,13 @@ def _scaled(a: Any, na: int, b: Any, nb: int) -> Scaled | None:
     for power, k, other in ((1, x / na, y / nb), (-1, x * na, y * nb)):
         if np.isclose(k, other, rtol=1e-6, atol=0.0):
             return Scaled(k, power)
+    if x > 1.0:  # m / (m - 1) = x: m = x / (x - 1) = k * na, k whole; exact in the dtype,
+        guess = round(x / (x - 1) / na)  # and only one k near the guess fits both sizes
+        fits = [Scaled(float(k), 0) for k in range(max(1, guess - 8), guess + 9)]
+        fits = [f for f in fits if a.dtype.type(f.at(na)) == a.reshape(-1)[0]
+                and b.dtype.type(f.at(nb)) == b.reshape(-1)[0]]
+        if len(fits) == 1:
+            return fits[0]
     return None
 
 

@@ -67,9 +67,15 @@ class SymbolicShapes:
         k = scaled.k
 
         def compute(n: Any) -> te.Tensor:  # n as an argument: TVM passes it to the kernel
-            size = n.astype(dtype)
-            value = tirx.const(k, dtype) * size if scaled.power == 1 else tirx.const(k, dtype) / size
-            return te.compute(tuple(dims), lambda *_: value, name="symbolic_count")
+            # in float64, then the constant's dtype: as the trace computed it in Python
+            m = tirx.const(k, "float64") * n.astype("float64")
+            if scaled.power == 0:
+                value = m / (m - tirx.const(1.0, "float64"))
+            elif scaled.power == 1:
+                value = m
+            else:
+                value = tirx.const(k, "float64") / n.astype("float64")
+            return te.compute(tuple(dims), lambda *_: value.astype(dtype), name="symbolic_count")
 
         return bb.call_te(compute, self.n)
 
