@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import gc
 import hashlib
 import json
 import os
@@ -34,7 +35,7 @@ from ..._io import atomic_write, disk_full, skip_optional
 from ..._memory import ALIGNMENT, aligned_copy
 from ...context import get_context
 from ...ir import Graph
-from ...ir.symbolic import Template
+from ...ir.symbolic import NotSymbolic, Template
 from . import profile
 from .lower.lowerings import LOWERINGS
 from .lower.relax_builder import to_relax
@@ -267,7 +268,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         shutil.rmtree(staging, ignore_errors=True)
         staging = _optional_ir(staging, lambda: staging.mkdir(parents=True))
     with target:  # lowerings choose CPU-only kernels by it (lowerings/base.py on_cpu)
-        mod = to_relax(graph, template)
+        mod = _lower(graph, template)
     outputs = None
     if donated is not None:
         mod, outputs = cuda_graph.resident_step(mod, donated)
@@ -311,6 +312,20 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     return tune_seconds, None, sites, counted
 
 
+def _lower(graph: Graph, template: Template | None) -> tvm.IRModule:
+    """``to_relax``; a symbolic lowering that fails leaves a half-built BlockBuilder whose
+    destruction warns on stderr (nothing to act on: the function compiles per size)."""
+    if template is None:
+        return to_relax(graph)
+    with _without_known_noise():
+        try:
+            return to_relax(graph, template)
+        except NotSymbolic as error:
+            reason = str(error)
+        gc.collect()  # the builder goes here, with the exception's frames
+    raise NotSymbolic(reason)
+
+
 def _copy_ir(artifacts: Path, ir_dir: Path) -> None:
     """The build's IR files into ``ir_dir``, each whole or not at all (a full disk)."""
     for source in sorted(artifacts.iterdir()):
@@ -335,7 +350,10 @@ def _optional_ir(folder: str | Path, write: Callable[[], Any]) -> str | Path | N
 # TVM's own kernels mark a region ``pragma_scope`` that its LLVM code generator then warns
 # it does not know (TOPI's scatter_elements: every graph-mode Embedding gradient); a line
 # on the user's terminal with nothing to act on
-_KNOWN_NOISE = re.compile(rb"^\[[0-9:]+\] \S+codegen_cpu\.cc:\d+: Warning: Unknown pragma pragma_scope$")
+# (and a BlockBuilder left half-built by a symbolic lowering that failed, _lower)
+_KNOWN_NOISE = re.compile(rb"^\[[0-9:]+\] \S+(codegen_cpu\.cc:\d+: Warning: Unknown pragma pragma_scope"
+                          rb"|block_builder\.cc:\d+: Warning: BlockBuilder destroyed with remaining "
+                          rb"blocks!)$")
 
 
 @contextlib.contextmanager
