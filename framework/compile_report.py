@@ -34,6 +34,10 @@ class CompileReport:
     # source line, answer shapes; and the one it stops before (a segment before a split)
     splits: tuple[dict[str, Any], ...] = ()
     split_before: dict[str, Any] | None = None
+    # symbolic dimensions (framework/ir/symbolic.py): per tensor argument its symbolic axes,
+    # [] when compiled for its shapes; why a function with dynamic axes compiles per size
+    symbolic_axes: list[list[int]] = field(default_factory=list)
+    symbolic_fallback: str | None = None
 
     @property
     def stages(self) -> dict[str, float]:

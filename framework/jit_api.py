@@ -46,8 +46,10 @@ class JitConfig:
 def jit(function: Callable[..., Any] | None = None, *, jit_config: JitConfig | None = None,
         ir_dir: str | None = None, **options: Any) -> Any:
     """``@jit``, ``jit(fn)``, ``jit(fn, jit_config=JitConfig(...))``: compile ``fn`` with
-    graph mode whatever the context. Other MindSpore options (``input_signature``,
-    ``capture_mode``, ``jit_level`` ...) are accepted and stored with the config."""
+    graph mode whatever the context. ``input_signature`` (a Tensor or a tuple, one per
+    argument) with ``None`` dimensions compiles one function for every size of those axes
+    where it can (:mod:`framework.dynamic_shapes`). Other MindSpore options
+    (``capture_mode``, ``jit_level`` ...) are accepted and stored with the config."""
     if jit_config is not None and not isinstance(jit_config, JitConfig):
         raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
     config = jit_config or JitConfig(**{k: v for k, v in options.items()

@@ -14,8 +14,9 @@ Contract:
   (:mod:`framework.nn.inputs`).
 - A :class:`framework.symbol.Symbol` as a dimension is a dynamic one that the placeholder
   keeps (``symbols``: axis -> Symbol); ``Cell.set_inputs`` checks calls against it.
-- Dynamic dimensions are not compiled symbolically: graph mode compiles one graph per
-  concrete input shape, as for any call.
+- Dynamic dimensions compile symbolically where the function allows it: one compiled
+  function for every size (:mod:`framework.dynamic_shapes`, :mod:`framework.ir.symbolic`);
+  else graph mode compiles per concrete shape and the compile report says why.
 """
 
 from __future__ import annotations

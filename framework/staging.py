@@ -295,15 +295,19 @@ def load_backend() -> Any:
     return compiler
 
 
-def compile_program(program: Program, device_target: str, ir_dir: str | None, load: bool) -> Any:
+def compile_program(program: Program, device_target: str, ir_dir: str | None, load: bool,
+                    template: Any = None) -> Any:
     """The program built for ``device_target``: an Executable. The new values of updated
     Parameters (the last outputs) are donated to their inputs: a CUDA step may write them in
-    place (backend/tvm/schedule/cuda_graph.py)."""
+    place (backend/tvm/schedule/cuda_graph.py). With a ``template`` (framework/ir/symbolic.py)
+    one function for every size of its symbol (no CUDA graph: its buffers have fixed sizes)."""
     first = len(program.graph.outputs) - len(program.updated)
     ids = [id(p) for p in program.params]
     donated = {first + k: ids.index(id(p)) for k, p in enumerate(program.updated)}
     return load_backend().compile_graph(program.graph, device_target, ir_dir,
-                                        fingerprint(program.graph), run=load, donated=donated)
+                                        fingerprint(program.graph), run=load,
+                                        donated=None if template is not None else donated,
+                                        template=template)
 
 
 class IRDump:

@@ -98,6 +98,7 @@ class Cell(CellHooks):
                 if has_hooks(self):  # compiled with the hooks it has now, as MindSpore's
                     fn = self._hooked(fn)
                 runner = JitFunction(fn, name=type(self).__name__, cell=self)
+                runner.signature_of = self.get_inputs  # its dynamic axes compile symbolically
                 object.__setattr__(self, "_graph_runner", runner)
             return runner(*args, **kwargs)
         if low is None:
@@ -119,7 +120,8 @@ class Cell(CellHooks):
     def set_inputs(self, *inputs: Any) -> None:
         """MindSpore's input signature (``Tensor(shape=[None, 3], dtype=...)`` placeholders):
         graph-mode calls are checked against it (:func:`framework.nn.inputs.check_inputs`)
-        and compiled per concrete shape; PyNative calls ignore it, as MindSpore's do."""
+        and compiled once for every size of its dynamic axes where the function allows it
+        (:mod:`framework.dynamic_shapes`); PyNative calls ignore it, as MindSpore's do."""
         object.__setattr__(self, "_input_signature", tuple(inputs))
 
     def get_inputs(self) -> tuple[Any, ...] | None:

@@ -71,7 +71,10 @@ class CompiledStep(Step):
     """Graph mode: ``ms.jit(cell.construct)``, one compiled function per input signature.
 
     The compiled function is kept across calls (and across ``Model.train`` calls), so
-    only a new signature (first step, another batch shape, train/eval flags) compiles.
+    only a new signature (first step, train/eval flags) compiles. The batch axis is
+    dynamic: a last partial batch or evaluation at another batch size runs on the same
+    compiled function where the network allows it (:mod:`framework.dynamic_shapes`; the
+    report's ``symbolic_fallback`` says why not).
     """
 
     mode = "graph"
@@ -79,6 +82,7 @@ class CompiledStep(Step):
     def __init__(self, cell: Any) -> None:
         super().__init__(cell)
         self.function = ms.jit(cell.construct)
+        self.function.dynamic_batch = True
 
     def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
         args = [_to_tensor(a) for a in inputs]

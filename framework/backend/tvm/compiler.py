@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import gc
 import hashlib
 import json
 import os
@@ -34,6 +35,7 @@ from ..._io import atomic_write, disk_full, skip_optional
 from ..._memory import ALIGNMENT, aligned_copy
 from ...context import get_context
 from ...ir import Graph
+from ...ir.symbolic import NotSymbolic, Template
 from . import profile
 from .lower.lowerings import LOWERINGS
 from .lower.relax_builder import to_relax
@@ -180,18 +182,24 @@ class Executable:
 
 
 def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerprint: str,
-                  run: bool = True, donated: dict[int, int] | None = None) -> Executable:
+                  run: bool = True, donated: dict[int, int] | None = None,
+                  template: Template | None = None) -> Executable:
     """Build (or load from the disk cache) the graph for ``device_target``; with ``run``
     False only build (e.g. CUDA code on a machine without a GPU): nothing is loaded.
     ``donated`` (output index -> input index: the output is that input's new value) lets a
-    CUDA step update its inputs in place and run as one CUDA graph (schedule/cuda_graph.py)."""
+    CUDA step update its inputs in place and run as one CUDA graph (schedule/cuda_graph.py).
+    With a ``template`` (:mod:`framework.ir.symbolic`) the build has symbolic shapes: its key
+    is the template's signature (not the traced sizes), so one library serves every size; a
+    lowering that cannot take them raises :class:`framework.ir.symbolic.NotSymbolic`."""
     target = make_target(device_target)
     host_kernels.register_graph(graph, LOWERINGS)  # a cached library calls them too
     resident = cuda_graph.enabled(target) and donated is not None
     donated = dict(donated or {}) if resident else None
     key = hashlib.sha256(json.dumps([fingerprint, str(target), tvm.__version__,
                                      schedule_key(target), sorted((donated or {}).items())
-                                     if resident else None]).encode())
+                                     if resident else None]
+                                    + ([template.signature()] if template is not None else [])
+                                    ).encode())
     library = cache_dir() / f"{key.hexdigest()[:40]}.so"
     artifacts = library.with_suffix(".ir")  # IR artifacts of this build, kept for later dumps
     start = time.perf_counter()
@@ -214,7 +222,7 @@ def compile_graph(graph: Graph, device_target: str, ir_dir: str | None, fingerpr
     unsaved = sites = counted = None  # a build the cache could not keep (full disk): run from memory
     if not hit:
         tune_seconds, unsaved, sites, counted = _build(graph, target, library, artifacts if ir_dir else None,
-                                              donated)
+                                                       donated, template)
     if ir_dir and artifacts.is_dir():
         _optional_ir(ir_dir, lambda: _copy_ir(artifacts, Path(ir_dir)))
     if run and module is None:
@@ -248,7 +256,7 @@ def _read_launches(library: Path) -> dict[str, Any] | None:
 
 
 def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Path | None,
-           donated: dict[int, int] | None = None
+           donated: dict[int, int] | None = None, template: Template | None = None
            ) -> tuple[float, Any, dict[str, Any], dict[str, Any]]:
     """Schedule, build and export ``graph`` to ``library`` (atomically); IR artifacts to
     ``artifacts`` when asked. Returns the tuning seconds, when the cache's disk is full
@@ -260,7 +268,7 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
         shutil.rmtree(staging, ignore_errors=True)
         staging = _optional_ir(staging, lambda: staging.mkdir(parents=True))
     with target:  # lowerings choose CPU-only kernels by it (lowerings/base.py on_cpu)
-        mod = to_relax(graph)
+        mod = _lower(graph, template)
     outputs = None
     if donated is not None:
         mod, outputs = cuda_graph.resident_step(mod, donated)
@@ -304,6 +312,20 @@ def _build(graph: Graph, target: tvm.target.Target, library: Path, artifacts: Pa
     return tune_seconds, None, sites, counted
 
 
+def _lower(graph: Graph, template: Template | None) -> tvm.IRModule:
+    """``to_relax``; a symbolic lowering that fails leaves a half-built BlockBuilder whose
+    destruction warns on stderr (nothing to act on: the function compiles per size)."""
+    if template is None:
+        return to_relax(graph)
+    with _without_known_noise():
+        try:
+            return to_relax(graph, template)
+        except NotSymbolic as error:
+            reason = str(error)
+        gc.collect()  # the builder goes here, with the exception's frames
+    raise NotSymbolic(reason)
+
+
 def _copy_ir(artifacts: Path, ir_dir: Path) -> None:
     """The build's IR files into ``ir_dir``, each whole or not at all (a full disk)."""
     for source in sorted(artifacts.iterdir()):
@@ -328,7 +350,10 @@ def _optional_ir(folder: str | Path, write: Callable[[], Any]) -> str | Path | N
 # TVM's own kernels mark a region ``pragma_scope`` that its LLVM code generator then warns
 # it does not know (TOPI's scatter_elements: every graph-mode Embedding gradient); a line
 # on the user's terminal with nothing to act on
-_KNOWN_NOISE = re.compile(rb"^\[[0-9:]+\] \S+codegen_cpu\.cc:\d+: Warning: Unknown pragma pragma_scope$")
+# (and a BlockBuilder left half-built by a symbolic lowering that failed, _lower)
+_KNOWN_NOISE = re.compile(rb"^\[[0-9:]+\] \S+(codegen_cpu\.cc:\d+: Warning: Unknown pragma pragma_scope"
+                          rb"|block_builder\.cc:\d+: Warning: BlockBuilder destroyed with remaining "
+                          rb"blocks!)$")
 
 
 @contextlib.contextmanager

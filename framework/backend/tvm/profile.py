@@ -173,7 +173,8 @@ class Provenance:
         """Estimated work of the PrimFunc ``callee``: FLOPs plus elements read and written."""
         if callee not in self._costs:
             func = mod[callee]
-            elements = sum(_size(p.shape) for p in func.params if isinstance(p, tirx.Buffer))
+            # (a symbolic size's scalar parameter is a Var, not a buffer: no elements)
+            elements = sum(_size(_shape(p)) for p in func.params if isinstance(p, tirx.Buffer))
             try:
                 flops = float(tvm.s_tir.analysis.estimate_tir_flops(tvm.IRModule({"main": func})))
             except Exception:  # a kernel TVM cannot count (extern calls): its data only
@@ -200,6 +201,13 @@ class Provenance:
 
 def _primitive(func: relax.Function) -> bool:
     return bool(func.attrs) and "Primitive" in func.attrs
+
+
+def _shape(param: Any) -> Any:
+    try:
+        return param.shape
+    except AttributeError:
+        return ()
 
 
 def _size(shape: Any) -> int:

@@ -26,6 +26,7 @@ from tvm import relax
 
 from ....ir import Graph
 from ....ir.control import If, While, WhileGrad
+from ....ir.symbolic import Template
 from ....ops.debug import PrintOp, write
 from ....profiler import numbered
 from ..profile import TaggingBuilder, tag_of
@@ -36,6 +37,7 @@ from .loop_grad import emit_saving_loop, lower_while_grad
 from .loops import call, emit_loop
 from .lowerings import lower_node
 from .lowerings.base import AtUse
+from .symbolic_shapes import SymbolicShapes
 
 
 @tvm.register_global_func("framework.print", override=True)
@@ -47,8 +49,6 @@ def _dtype(v: Any) -> str:
     return "bool" if v.dtype == np.bool_ else str(v.dtype)
 
 
-def _ty(v: Any) -> relax.TensorType:
-    return relax.TensorType(v.shape, _dtype(v))
 
 
 def _safe(name: str | None) -> str:
@@ -60,8 +60,9 @@ def _impure(graph: Graph) -> bool:
 
 
 class RelaxBuilder:
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, template: Template | None = None) -> None:
         self.bb = TaggingBuilder()
+        self.shapes = SymbolicShapes(template)
         self.index = {id(node): i for i, node in enumerate(numbered(graph))}  # node -> its number
         self.ids = itertools.count()
         self.stubs: list[str] = []
@@ -81,7 +82,8 @@ class RelaxBuilder:
         put in place of its calls once fused (:mod:`.inlining`). ``then_cond``: a loop's
         condition, evaluated on the outputs (and the inputs past them, the loop's
         invariants) and returned last."""
-        params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", _ty(v)) for i, v in enumerate(graph.inputs)]
+        params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", self.shapes.type(v))
+                  for i, v in enumerate(graph.inputs)]
         env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
         bb = self.bb
         self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
@@ -113,6 +115,8 @@ class RelaxBuilder:
         if v.id not in env:
             if v.kind != "const":
                 raise KeyError(f"value %{v.id} used before definition")
+            if self.shapes.varies(v):  # k * n, k / n, or one value at a symbolic shape
+                return self.bb.emit(self.shapes.constant(self.bb, v))
             data = np.asarray(v.data)
             if data.size == 0:  # (TVM cannot load a library holding an empty constant)
                 return self.bb.emit(relax.op.zeros(list(v.shape), _dtype(v)))
@@ -165,15 +169,19 @@ class RelaxBuilder:
                         bb.tag = self._tag(*map(nodes.__getitem__, map(i.__add__, terms)))  # products
                         a, b = ([self._arg(env, nodes[i + m].inputs[n]) for m in terms] for n in (0, 1))
                         start = None if base is None else self._arg(env, base)
-                        out = accumulate.lower_chain(bb, start, a, b)
+                        with self.shapes.lowering(node):
+                            out = accumulate.lower_chain(bb, start, a, b)
                     elif k in fused:
                         m, side = fused[k]
                         bb.tag = self._tag(nodes[i + m])  # the product's node (the work)
                         a, b = (self._arg(env, v) for v in nodes[i + m].inputs)
-                        out = accumulate.lower(bb, self._arg(env, node.inputs[side]), a, b)
+                        with self.shapes.lowering(nodes[i + m]):
+                            out = accumulate.lower(bb, self._arg(env, node.inputs[side]), a, b)
                     else:
                         bb.tag = self._tag(node)
-                        out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs])
+                        with self.shapes.lowering(node):
+                            out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs],
+                                             self.shapes.spec)
                     for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
                         env[value.id] = expr if isinstance(expr, relax.Var | AtUse) else bb.emit(expr)
                         defined.append(value)
@@ -237,9 +245,11 @@ class RelaxBuilder:
         return final[: prim.n_carried] + [count]
 
 
-def to_relax(graph: Graph) -> tvm.IRModule:
+def to_relax(graph: Graph, template: Template | None = None) -> tvm.IRModule:
     """The graph as one Relax function ``main(*inputs) -> tuple(outputs)`` (plus private
-    functions for its regions)."""
-    builder = RelaxBuilder(graph)
+    functions for its regions). With a ``template`` (:mod:`framework.ir.symbolic`) its
+    symbolic dimensions are Relax shape variables: one function for every size; a lowering
+    that cannot take them raises :class:`framework.ir.symbolic.NotSymbolic`."""
+    builder = RelaxBuilder(graph, template)
     builder.function("main", graph, private=False)
     return builder.module()

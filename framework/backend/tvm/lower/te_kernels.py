@@ -17,8 +17,9 @@ def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads, group: int =
     reads input channel ``(o // (O/G)) * C/G + c`` (block ``group_conv2d_filter_grad``)."""
     o_all, cg, kh, kw = filter_shape
     (sh, sw), (dh, dw), (top, bottom, left, right) = stride, dilation, pads
-    n, c, h, w = (int(d) for d in x.shape)
-    _, o, ho, wo = (int(d) for d in dy.shape)
+    n = x.shape[0]  # (a symbolic batch: a TIR expression, reduced over like any extent)
+    c, h, w = (int(d) for d in x.shape[1:])
+    o, ho, wo = (int(d) for d in dy.shape[1:])
     if any(pads):
         def padded(b, ch, i, j):
             inside = tirx.all(i >= top, i < h + top, j >= left, j < w + left)
@@ -126,7 +127,8 @@ def conv2d_input_grad_phases(dy, w, input_hw, stride, pads):
     convolution over ``dy`` dilated with zeros does ``s*s`` times that work, most of it
     multiplying zeros. ``dy`` is padded so that every such row exists, the weights to
     ``s*ceil(k/s)`` taps (the extra ones zero). The caller interleaves the phases."""
-    n, o, ho, wo = (int(d) for d in dy.shape)
+    n = dy.shape[0]  # (a symbolic batch: a TIR expression, an outer extent only)
+    o, ho, wo = (int(d) for d in dy.shape[1:])
     _, c, kh, kw = (int(d) for d in w.shape)
     (h, wd), (sh, sw), (top, left) = input_hw, stride, pads
     th, tw = -(-kh // sh), -(-kw // sw)

@@ -156,7 +156,7 @@ def schedule_wgrad(sch: Schedule, block, choice: Choice, cores: int, vector: int
     cache = sch.cache_write(block, 0, "global")
     relayout_tile(sch, block, choice, ta.axes(sch, block))
     o, c, i, j, rn, ry, rx = sch.get_loops(block)
-    extent = lambda loop: int(sch.get(loop).extent)  # noqa: E731
+    extent = lambda loop: ta.extent(sch.get(loop).extent)  # noqa: E731
     t_j = ta.divisor_at_most(extent(j), TILE_KERNEL_COLUMNS)
     t_o = ta.divisor_at_most(extent(o), max(1, register_vectors // t_j))
     c_o, c_i = sch.split(c, [None, vector])

@@ -66,7 +66,7 @@ def schedule_columns(sch: Schedule, block, cores: int, vector: int, chunks_per_c
     chunks, n = 1, 0
     for loop in lead:
         n += 1
-        chunks *= int(sch.get(loop).extent)
+        chunks *= ta.extent(sch.get(loop).extent)
         if chunks >= chunks_per_core * cores:
             break
     fused = sch.fuse(*lead[:n]) if n > 1 else lead[0]
@@ -81,7 +81,7 @@ def schedule_columns(sch: Schedule, block, cores: int, vector: int, chunks_per_c
 
 def _vectorize_tile(sch: Schedule, loop, lanes: int) -> None:
     """Vectors of ``lanes`` along ``loop`` (a tile of whole vectors), the rest unrolled."""
-    extent = int(sch.get(loop).extent)
+    extent = ta.extent(sch.get(loop).extent)
     if extent > lanes:
         unrolled, loop = sch.split(loop, [None, lanes])
         sch.unroll(unrolled)

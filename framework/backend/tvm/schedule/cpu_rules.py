@@ -251,8 +251,8 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     s_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "S"]
     r_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "R"]
     s0, s2 = [], []
-    for (lp, e), f in zip(s_loops, s_tiles):
-        outer, inner = sch.split(lp, [e // f, f])
+    for (lp, _), f in zip(s_loops, s_tiles):
+        outer, inner = sch.split(lp, [None, f])  # (f divides e; None: also a symbolic e)
         s0.append(outer)
         s2.append(inner)
     if channel is not None:  # the channel's tile loop innermost: the vector
@@ -349,8 +349,8 @@ def _schedule_lanes(sch: Schedule, block, axes, cores: int, padded, params: Para
     loops = sch.get_loops(block)
     s_loops, r_loops, lane = loops[:n_s], loops[n_s:-1], loops[-1]
     s0, s2 = [], []
-    for lp, (e, _), f in zip(s_loops, spatial, tiles):
-        outer, inner = sch.split(lp, [e // f, f])
+    for lp, _, f in zip(s_loops, spatial, tiles):
+        outer, inner = sch.split(lp, [None, f])  # (f divides e; None: also a symbolic e)
         s0.append(outer)
         s2.append(inner)
     sch.reorder(*s0, *r_loops, *s2, lane)
@@ -406,7 +406,7 @@ def _inline_all_into(sch: Schedule, block) -> None:
 def _rfactor(sch: Schedule, block, s0, r0, cores: int, params: Params):
     """Split the outer reduction across threads; a final serial block sums the parts."""
     n_s = len(s0)
-    extent = int(sch.get(r0[0]).extent)
+    extent = ta.extent(sch.get(r0[0]).extent)
     parts = ta.divisor_at_most(extent, 4 * cores)
     if parts < 2:
         loops = sch.get_loops(block)
@@ -425,7 +425,7 @@ def _parallelize(sch: Schedule, block, s0, want_chunks: int, work: int, padded=(
     n, chunks = 0, 1
     for loop in s0:
         n += 1
-        chunks *= int(sch.get(loop).extent)
+        chunks *= ta.extent(sch.get(loop).extent)
         if chunks >= want_chunks:
             break
     inside = [pad for pad in padded if _partitions(sch, block, s0[:n], pad)]
@@ -449,7 +449,7 @@ def _partitions(sch: Schedule, block, loops, producer) -> bool:
             used |= vars_
     for loop in loops:
         stmt = sch.get(loop)
-        if int(stmt.extent) == 1:
+        if ta.extent(stmt.extent) == 1:
             continue
         bound = [iv.var for iv, value in zip(realize.block.iter_vars, realize.iter_values)
                  if any(stmt.loop_var.same_as(v) for v in ta.vars_in([value]))]
@@ -476,7 +476,7 @@ def _schedule_simple(sch: Schedule, block, cores: int, params: Params = DEFAULT)
     kinds = ta.loop_kinds(sch, loops)
     if not loops or kinds is None:
         return
-    extents = [int(sch.get(lp).extent) for lp in loops]
+    extents = [ta.extent(sch.get(lp).extent) for lp in loops]
     work = math.prod(extents)
     lead = next((i for i, k in enumerate(kinds) if k != "S"), len(kinds))
     if lead == len(kinds) and extents[-1] > 1:

@@ -47,7 +47,7 @@ def schedule_rows(sch: Schedule, block, lanes: int, cores: int, unroll: int, pad
     _, lane = sch.split(rx, [None, lanes])
     rf = sch.rfactor(lane, 4)
     o, c, i, j, rn, ry, rx0, lane = sch.get_loops(rf)
-    extent = lambda loop: int(sch.get(loop).extent)  # noqa: E731
+    extent = lambda loop: ta.extent(sch.get(loop).extent)  # noqa: E731
     o_o, o_i = sch.split(o, [None, ta.divisor_at_most(extent(o), WEIGHTS)])
     c_o, c_i = sch.split(c, [ta.divisor_at_most(extent(c), 2 * cores), None])
     ry_o, ry_i = sch.split(ry, [None, ta.divisor_at_most(extent(ry), ROWS)])

@@ -14,14 +14,26 @@ def blocks(sch: Schedule) -> list:
     return list(sch.get_child_blocks(sch.get_sblock("root")))
 
 
+# The extent the rules assume for an iterator of a symbolic size (a batch compiled once for
+# every size, framework/ir/symbolic.py): large enough that they run it in parallel. The
+# schedule primitives stay exact whatever the size: a split they cannot prove raises and
+# the kernel keeps its plain schedule.
+SYMBOLIC_EXTENT = 64
+
+
+def extent(value) -> int:
+    """An int extent, :data:`SYMBOLIC_EXTENT` for a symbolic one."""
+    return int(value) if isinstance(value, tirx.IntImm | int) else SYMBOLIC_EXTENT
+
+
 def axes(sch: Schedule, block) -> list[tuple[str, int, tirx.Var]]:
     """(kind 'S'|'R', extent, iter var) of each block iterator, in loop order."""
     out = []
     for iv in sch.get(block).iter_vars:
         kind = {0: "S", 2: "R"}.get(int(iv.iter_type))
-        if kind is None or not isinstance(iv.dom.extent, tirx.IntImm):
+        if kind is None:
             raise ValueError("unsupported iterator")
-        out.append((kind, int(iv.dom.extent), iv.var))
+        out.append((kind, extent(iv.dom.extent), iv.var))
     return out
 
 
@@ -101,7 +113,7 @@ def written_size(sch: Schedule, block) -> int:
     """How many elements the block writes (its first output buffer's size)."""
     size = 1
     for d in sch.get(block).writes[0].source.shape:
-        size *= int(d)
+        size *= extent(d)
     return size
 
 

@@ -48,7 +48,7 @@ def schedule(sch: Schedule, block, min_parallel_work: int) -> bool:
     j0, j1 = sch.split(loops[-1], [None, TILE])
     sch.reorder(i0, j0, i1, j1)
     outer = sch.fuse(*loops[:-2], i0) if len(loops) > 2 else i0
-    if ta.work(axes) >= min_parallel_work and int(sch.get(outer).extent) > 1:
+    if ta.work(axes) >= min_parallel_work and ta.extent(sch.get(outer).extent) > 1:
         sch.parallel(outer)
     sch.vectorize(j1)
     return True

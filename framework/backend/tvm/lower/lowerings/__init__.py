@@ -36,7 +36,7 @@ Known differences from the NumPy kernels (all documented at the lowering):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,7 @@ from .....ops.random_draw import RandomDraw as _RandomDraw
 from .....ops.reductions import ReduceProd as _ReduceProd
 from .....ops.scan import CumSum as _CumSum
 from .....ops.split_rows import SplitRows as _SplitRows
-from .....primitive import Primitive
+from .....primitive import Primitive, Spec
 from ...runtime.host_kernels import has_kernel
 from . import (
     comm,
@@ -237,10 +237,12 @@ def lowering_for(prim: Primitive) -> Lowering:
             f"framework/backend/tvm/lower/lowerings/__init__.py (or run in PyNative mode)") from None
 
 
-def node_context(bb: relax.BlockBuilder, node: Any) -> LowerContext:
-    """The context of an IR node's lowering: its primitive and its input/output Specs."""
-    return LowerContext(node.prim, bb, tuple(v.spec for v in node.inputs),
-                        tuple(v.spec for v in node.outputs))
+def node_context(bb: relax.BlockBuilder, node: Any,
+                 spec: Callable[[Any], Spec] | None = None) -> LowerContext:
+    """The context of an IR node's lowering: its primitive and its input/output Specs
+    (``spec`` gives a value's Spec: symbolic dimensions as TIR expressions, else ints)."""
+    spec = spec or (lambda v: v.spec)
+    return LowerContext(node.prim, bb, tuple(map(spec, node.inputs)), tuple(map(spec, node.outputs)))
 
 
 # bfloat16 operands of anything but data movement compute in float32 (TVM's TIR lacks
@@ -259,10 +261,13 @@ def _widened(dtype: np.dtype) -> bool:
     return dtype == BFLOAT16_NP or (dtype == np.float16 and on_cpu())
 
 
-def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr]) -> Any:
-    """Lower one IR node whose inputs are the Relax values ``args``."""
-    ctx = node_context(bb, node)
-    if all(0 in s.shape for s in ctx.out_specs):  # nothing to compute (TVM's topk reads k=0 as all)
+def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr],
+               spec: Callable[[Any], Spec] | None = None) -> Any:
+    """Lower one IR node whose inputs are the Relax values ``args`` (``spec``: as for
+    :func:`node_context`)."""
+    ctx = node_context(bb, node, spec)
+    # nothing to compute (TVM's topk reads k=0 as all); a symbolic dimension is never 0
+    if all(any(isinstance(d, int) and d == 0 for d in s.shape) for s in ctx.out_specs):
         empty = tuple(relax.op.zeros(list(s.shape), "bool" if s.dtype == np.bool_ else s.dtype.name)
                       for s in ctx.out_specs)
         return empty if len(empty) != 1 else empty[0]

@@ -56,6 +56,25 @@ def const(value: float | int | bool, dtype: Any) -> relax.Expr:
     return relax.const(dtype.type(value).item(), dtype.name)
 
 
+def reciprocal_count(bb: relax.BlockBuilder, dims: Sequence[Any], dtype: Any) -> relax.Expr:
+    """``1 / prod(dims)`` as a rank-0 constant of ``dtype`` (``inf`` for no entries); with a
+    symbolic dimension (a TIR expression, framework/ir/symbolic.py) computed at run time,
+    in float64 as the constant would be."""
+    if all(isinstance(d, int) for d in dims):
+        n = int(np.prod(dims, dtype=np.int64))
+        return const(1.0 / n if n else np.inf, dtype)
+    total = tirx.IntImm("int64", 1)
+    for d in dims:
+        total = total * d
+    name = np.dtype(dtype).name
+
+    def compute(count: Any) -> te.Tensor:  # passed as an argument: TVM binds its variable
+        return te.compute((), lambda: (tirx.const(1.0, "float64") / count.astype("float64")).astype(name),
+                          name="reciprocal_count")
+
+    return bb.emit(bb.call_te(compute, total))
+
+
 def cast(x: relax.Expr, src: Any, dst: Any) -> relax.Expr:
     """Cast ``x``, whose dtype is ``src``, to ``dst``; a no-op if they are the same.
 

@@ -25,8 +25,9 @@ def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
     Grouped (``GroupConv2DBackpropInput``): the same with Relax's ``groups``."""
     prim = ctx.prim
     ws = ctx.in_specs[1]
-    _, _, h, wd = prim.input_shape
-    pads, ho, wo = prim.geometry(prim.input_shape, ws.shape)
+    shape = ctx.out_specs[0].shape  # = prim.input_shape (symbolic where the batch is)
+    _, _, h, wd = shape
+    pads, ho, wo = prim.geometry(shape, ws.shape)
     (sh, sw), (dh, dw) = prim.stride, prim.dilation
     kh, kw = ws.shape[2], ws.shape[3]
     if (sh, sw) != (1, 1) and (dh, dw) == (1, 1) and getattr(prim, "group", 1) == 1 \
@@ -48,7 +49,7 @@ def lower_conv2d_backprop_input(ctx: LowerContext, dy, w):
     if not any(extra):
         return out
     out = ctx.bb.emit(out)
-    n, c = prim.input_shape[:2]
+    n, c = shape[:2]
     return crop(out, (n, c, full_h, full_w), (0, 0, extra[0], extra[2]), (n, c, h, wd))
 
 
@@ -57,7 +58,7 @@ def _input_grad_by_phases(ctx: LowerContext, dy, w, hw, top_left):
     no multiplying by inserted zeros), then the phases interleaved into NCHW."""
     prim = ctx.prim
     h, wd = hw
-    n, c = prim.input_shape[:2]
+    n, c = ctx.out_specs[0].shape[:2]
     phases = ctx.bb.emit_te(te_kernels.conv2d_input_grad_phases, dy, w, hw, tuple(prim.stride),
                             top_left, primfunc_name_hint="conv2d_input_grad")
     rows = ctx.bb.emit(relax.op.permute_dims(phases, [0, 1, 4, 2, 5, 3]))  # n c q p v r

@@ -7,7 +7,7 @@ from tvm import relax, te, topi
 
 from .....ops._utils import normalize_axis
 from ..segment import SHARED
-from .base import LowerContext, cast, const, emit
+from .base import LowerContext, cast, const, emit, reciprocal_count
 
 # ``a b^T`` with few rows of ``a`` (an unrolled recurrent step: (32, 256) @ (256, 1024)) reads
 # ``b^T`` in panels of PANEL columns: stored panel by panel (``(n / PANEL, k, PANEL)``, each
@@ -31,7 +31,8 @@ def _panel_matmul(a: te.Tensor, panels: te.Tensor) -> te.Tensor:
 def _wants_panels(a_shape, b_shape, transpose_b: bool) -> bool:
     """Few rows of ``a`` against a weight-sized ``b`` whose ``n`` columns fill panels; a plain
     ``b`` (the recurrent step's backward, ``(32, 1024) @ (1024, 256)``) only when it is tall."""
-    if len(a_shape) != 2 or len(b_shape) != 2 or a_shape[0] > PANEL_MAX_ROWS:
+    if len(a_shape) != 2 or len(b_shape) != 2 or not isinstance(a_shape[0], int) \
+            or a_shape[0] > PANEL_MAX_ROWS:  # (rows of a symbolic size: the plain product)
         return False
     (n, k) = b_shape if transpose_b else b_shape[::-1]
     wide = n >= PANEL_MIN_COLUMNS if transpose_b else k >= PANEL_MIN_COLUMNS
@@ -136,8 +137,7 @@ def lower_batch_norm(ctx: LowerContext, x, scale, bias, mean, variance):
         # sum, then scale: TOPI's mean is a reduction with a division in one kernel, which
         # FuseOps does not fuse its producers into (the square below would be written out)
         # an empty batch: 1 / 0 is inf, so its statistics are 0 * inf = NaN, as np.mean's
-        n = int(np.prod([spec.shape[a] for a in axes]))
-        count = const(1.0 / n if n else np.inf, dtype)
+        count = reciprocal_count(bb, [spec.shape[a] for a in axes], dtype)
         mean = bb.emit(relax.op.multiply(relax.op.sum(x, axes, False), count))
         centered = bb.emit(relax.op.subtract(x, per_channel(mean)))
         # biased variance, two-pass like np.var

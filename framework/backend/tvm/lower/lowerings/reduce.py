@@ -33,8 +33,10 @@ def lower_reduce_mean(ctx: LowerContext, x):
     entries is NaN (integers: 0), as NumPy's kernel gives; TVM refuses to divide by 0."""
     spec = ctx.in_specs[0]
     axes = normalize_axes(ctx.prim.axis, len(spec.shape))
-    count = int(np.prod([spec.shape[a] for a in axes], dtype=np.int64))
     out = ctx.out_specs[0]
+    if np.dtype(spec.dtype).kind == "f" and not all(isinstance(spec.shape[a], int) for a in axes):
+        return reduction(relax.op.mean)(ctx, x)  # a symbolic count (never 0): Relax divides by it
+    count = int(np.prod([spec.shape[a] for a in axes], dtype=np.int64))
     if axes and count == 0:
         zeros = emit(ctx.bb, relax.op.zeros(list(out.shape), out.dtype.name))
         return relax.op.add(zeros, const(np.nan, out.dtype)) if out.dtype.kind == "f" else zeros

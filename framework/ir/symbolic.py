@@ -1,0 +1,234 @@
+"""Symbolic dimensions: one traced graph standing for every size of a dynamic axis.
+
+Contract (the IR's side of graph mode's dynamic shapes):
+
+- The IR keeps int shapes: a graph is always traced at a concrete size. A dimension of the
+  IR may *stand for* a symbol: a :class:`SymDim` (a name, an optional ``min``/``max``) of
+  which the dimension is an affine function ``a * n + b`` (:class:`Affine`; ``n`` for a batch
+  axis, ``400 * n`` after a flatten). A scalar constant may stand for ``k * n`` or
+  ``k / n`` (:class:`Scaled`: the count a mean's gradient divides by).
+- :func:`generalize` finds these from two traces of one function at two sizes of the
+  symbol: same nodes, primitives and attributes, same constants, every differing dimension
+  affine in the size. Anything else (a structure, an attribute or a constant that depends
+  on the size otherwise) raises :class:`NotSymbolic` naming the primitive: that function
+  is compiled per size.
+- A :class:`Template` says, per value of the first graph, its dimensions (ints and
+  Affines) and, per constant, its Scaled form. :meth:`Template.matches` checks a trace at
+  a third size against it: graph mode reuses the one compiled function for that size only
+  when it matches (results are never those of a different program).
+- Which layers handle it: graph_mode (traces at two sizes, checks each new size),
+  the TVM lowering (Relax shapes and kernel extents from :meth:`Template.shape`, a Scaled
+  constant computed from the runtime size), the kernel cache (keyed on
+  :meth:`Template.signature`, not on the traced sizes), and the compile report
+  (the symbolic axes of the inputs). Primitive shape rules and NumPy kernels see ints only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .graph import Graph, Value
+
+# primitives whose only size-dependent attribute is their output shape, which their
+# lowering reads from the output (so the symbolic output shape stands for it)
+SHAPE_ATTRIBUTES = {"Reshape": "shape", "BroadcastTo": "shape",
+                    "Conv2DBackpropInput": "input_shape"}
+
+
+class NotSymbolic(Exception):
+    """The function cannot be compiled once for every size; ``str`` says why (the
+    primitive's name first, e.g. ``Slice: its attribute 'size' depends on the size``)."""
+
+
+@dataclass(frozen=True)
+class SymDim:
+    """A symbolic dimension: its name and the sizes it may take (``max`` None: unbounded)."""
+
+    name: str = "n"
+    min: int = 1
+    max: int | None = None
+
+
+@dataclass(frozen=True)
+class Affine:
+    """The dimension ``a * n + b`` of the symbol ``n``."""
+
+    a: int
+    b: int = 0
+
+    def at(self, n: int) -> int:
+        return self.a * n + self.b
+
+    def __str__(self) -> str:
+        head = "n" if self.a == 1 else f"{self.a}*n"
+        return head if self.b == 0 else f"{head}{self.b:+d}"
+
+
+@dataclass(frozen=True)
+class Scaled:
+    """A scalar constant ``k * n`` (power 1), ``k / n`` (power -1) or ``m / (m - 1)`` with
+    ``m = k * n`` (power 0: the unbiased-variance factor of a batch statistic over ``k``
+    entries per sample)."""
+
+    k: float
+    power: int
+
+    def at(self, n: int) -> float:
+        if self.power == 0:
+            return self.k * n / (self.k * n - 1)
+        return self.k * n if self.power == 1 else self.k / n
+
+
+@dataclass
+class Template:
+    """What each value of ``graph`` (traced at size ``size``) is for every size."""
+
+    graph: Graph
+    size: int
+    sym: SymDim
+    dims: dict[int, tuple[int | Affine, ...]] = field(default_factory=dict)
+    scaled: dict[int, Scaled] = field(default_factory=dict)
+
+    def shape(self, value: Value) -> tuple[int | Affine, ...]:
+        return self.dims.get(value.id, value.shape)
+
+    def input_axes(self) -> list[list[int]]:
+        """Per graph input, its symbolic axes."""
+        return [[i for i, d in enumerate(self.shape(v)) if isinstance(d, Affine)]
+                for v in self.graph.inputs]
+
+    def signature(self) -> str:
+        """What the compiled function depends on beyond the graph's text: the symbolic
+        dimensions and constants, in graph order (a cache key part)."""
+        values = [*self.graph.inputs, *(v for n in self.graph.nodes for v in n.outputs)]
+        parts = [f"{i}:{','.join(map(str, self.shape(v)))}" for i, v in enumerate(values)
+                 if v.id in self.dims]
+        consts = [f"{s.k!r}^{s.power}" for s in self.scaled.values()]
+        return f"{self.sym}|{';'.join(parts)}|{';'.join(consts)}"
+
+    def matches(self, other: Graph, size: int) -> bool:
+        """Whether ``other`` (the function traced at ``size``) is this template at that
+        size: then the function compiled from the template computes it."""
+        if size == self.size:
+            return False
+        try:
+            found = generalize(self.graph, self.size, other, size, self.sym, known=self)
+        except NotSymbolic:
+            return False
+        return found.dims == self.dims and found.scaled == self.scaled
+
+
+def _affine(da: int, na: int, db: int, nb: int, where: str) -> int | Affine:
+    if da == db:
+        return da
+    slope, rest = divmod(db - da, nb - na)
+    if rest or slope <= 0:
+        raise NotSymbolic(f"{where}: a dimension is not an affine function of the size "
+                          f"({da} at {na}, {db} at {nb})")
+    return Affine(slope, da - slope * na)
+
+
+def _scaled(a: Any, na: int, b: Any, nb: int) -> Scaled | None:
+    """The Scaled form of two scalar constants, or None."""
+    if a.size != 1 or b.size != 1 or a.dtype.kind != "f":
+        return None
+    x, y = float(a.reshape(-1)[0]), float(b.reshape(-1)[0])
+    for power, k, other in ((1, x / na, y / nb), (-1, x * na, y * nb)):
+        if np.isclose(k, other, rtol=1e-6, atol=0.0):
+            return Scaled(k, power)
+    if x > 1.0:  # m / (m - 1) = x: m = x / (x - 1) = k * na, k whole; exact in the dtype,
+        guess = round(x / (x - 1) / na)  # and only one k near the guess fits both sizes
+        fits = [Scaled(float(k), 0) for k in range(max(1, guess - 8), guess + 9)]
+        fits = [f for f in fits if a.dtype.type(f.at(na)) == a.reshape(-1)[0]
+                and b.dtype.type(f.at(nb)) == b.reshape(-1)[0]]
+        if len(fits) == 1:
+            return fits[0]
+    return None
+
+
+def _same_data(a: Any, b: Any) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape == b.shape:
+        return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+    # a constant of a size-dependent shape holding one value broadcast (zeros, ones)
+    return a.size > 0 and b.size > 0 and bool(np.all(a == a.reshape(-1)[0])) \
+        and bool(np.all(b == a.reshape(-1)[0]))
+
+
+def _attrs_equal(x: Any, y: Any) -> bool:
+    try:
+        return bool(np.array_equal(np.asarray(x, dtype=object), np.asarray(y, dtype=object))) \
+            if isinstance(x, np.ndarray | list | tuple) else bool(x == y)
+    except (TypeError, ValueError):
+        return x is y
+
+
+def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
+               known: Template | None = None) -> Template:
+    """The template of the function traced as ``a`` at size ``na`` and ``b`` at ``nb``
+    (see the module docstring); :class:`NotSymbolic` when there is none. With ``known``
+    (the template of ``a``, checking ``b`` against it) a Reshape or BroadcastTo of ``a`` that
+    is the identity at ``nb`` may be missing from ``b`` (tracing skips such no-ops: a
+    broadcast of one row at size 1)."""
+    if na == nb:
+        raise NotSymbolic("two traces at one size")
+    template = Template(a, na, sym)
+    if len(a.inputs) != len(b.inputs) or len(a.outputs) != len(b.outputs):
+        raise NotSymbolic("the traced program's structure depends on the size")
+    seen: dict[int, Value] = {}
+
+    def pair(x: Value, y: Value, where: str) -> None:
+        if seen.setdefault(x.id, y) is not y:
+            raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
+        if x.kind != y.kind or x.dtype != y.dtype or x.ndim != y.ndim:
+            raise NotSymbolic(f"{where}: a value's kind, dtype or rank depends on the size")
+        dims = tuple(_affine(p, na, q, nb, where) for p, q in zip(x.shape, y.shape))
+        if any(isinstance(d, Affine) for d in dims):
+            template.dims[x.id] = dims
+        if x.kind == "const" and not _same_data(x.data, y.data):
+            scaled = _scaled(np.asarray(x.data), na, np.asarray(y.data), nb)
+            if scaled is None:
+                raise NotSymbolic(f"{where}: a constant it reads depends on the size")
+            template.scaled[x.id] = scaled
+
+    for i, (x, y) in enumerate(zip(a.inputs, b.inputs)):
+        pair(x, y, f"input {i}")
+    k = 0
+    for node in a.nodes:
+        name = node.prim.name
+        other = b.nodes[k] if k < len(b.nodes) else None
+        if known is not None and _skipped(node, other, known, nb, seen):
+            seen[node.outputs[0].id] = seen[node.inputs[0].id]
+            continue
+        if other is None or type(node.prim) is not type(other.prim) \
+                or len(node.inputs) != len(other.inputs):
+            raise NotSymbolic(f"{name}: the traced program's structure depends on the size")
+        k += 1
+        if node.prim.regions:
+            raise NotSymbolic(f"{name}: control-flow regions are compiled per size")
+        for key, value in node.prim.attrs.items():
+            if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
+                    SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
+                    and tuple(other.prim.attrs[key]) == other.outputs[0].shape):
+                raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
+        for x, y in [*zip(node.inputs, other.inputs), *zip(node.outputs, other.outputs)]:
+            pair(x, y, name)
+    if k != len(b.nodes):
+        raise NotSymbolic("the traced program's structure depends on the size")
+    for x, y in zip(a.outputs, b.outputs):
+        pair(x, y, "output")
+    return template
+
+
+def _skipped(node: Any, other: Any, known: Template, n: int, seen: dict[int, Value]) -> bool:
+    """Whether ``node`` (a Reshape or BroadcastTo of the known template) is the identity at
+    size ``n`` and missing from the other trace (whose next node is ``other``)."""
+    if node.prim.name not in SHAPE_ATTRIBUTES or node.inputs[0].id not in seen:
+        return False
+    if other is not None and type(other.prim) is type(node.prim):
+        return False
+    at = tuple(d.at(n) if isinstance(d, Affine) else d for d in known.shape(node.outputs[0]))
+    return at == seen[node.inputs[0].id].shape
