@@ -61,8 +61,8 @@ from .frontend import convert, fallback
 from .graph_split import Segmented, Stage, split_entry
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
-from .ops.host_split import HostSplit
 from .ir.symbolic import NotSymbolic, Template, generalize
+from .ops.host_split import HostSplit
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
 
