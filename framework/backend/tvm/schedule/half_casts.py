@@ -31,15 +31,24 @@ from ..lower.lowerings.base import NARROW_F16, WIDEN_F16
 _CALL_TIR = "relax.call_tir"
 
 
+def _same_dim(a: object, b: object) -> bool:
+    """One extent: the same symbolic ``tirx.Var``, or equal constants."""
+    if isinstance(a, tirx.IntImm) and isinstance(b, tirx.IntImm):
+        return int(a) == int(b)
+    return a.same_as(b)
+
+
 def _cast_dtypes(func: object) -> tuple[str, str] | None:
     """``(source dtype, result dtype)`` when ``func`` is a PrimFunc copying its one input
     into its one output of the same shape through a Cast, element by element; else None."""
     if not isinstance(func, tirx.PrimFunc) or len(func.params) != 2:
         return None
     src, dst = func.params
-    if not isinstance(src, tirx.Buffer) or not isinstance(dst, tirx.Buffer) \
-            or [int(d) for d in src.shape] != [int(d) for d in dst.shape]:
-        return None
+    # (tirx.Buffer is tirx.Var here: a symbolic size is a param without a buffer type)
+    if not (hasattr(src, "shape") and hasattr(dst, "shape")) \
+            or len(src.shape) != len(dst.shape) \
+            or not all(_same_dim(a, b) for a, b in zip(src.shape, dst.shape)):
+        return None  # (a dimension may be a symbolic tirx.Var: framework/ir/symbolic.py)
     node = func.body.block.body if isinstance(func.body, SBlockRealize) else func.body
     while isinstance(node, tirx.For):
         node = node.body
