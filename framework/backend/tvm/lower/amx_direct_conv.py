@@ -1,0 +1,224 @@
+"""Stride-1 bfloat16 convolutions on AMX tiles that read the activations in place: each tile
+load takes its 16 rows straight from a zero-padded copy of the input, so there is no
+gathered ("im2col") operand, whose kh*kw-fold copy cost more than the float32 convolution
+at 16 channels (:data:`.amx_conv.MIN_REUSE`).
+
+For a kernel tap ``(i, j)`` the output row ``p`` at columns ``q .. q+15`` reads the padded
+input row ``p + i`` at columns ``q + j .. q + j + 15``: 16 consecutive elements, so:
+
+- forward and input gradient: ``y[n, o, p, q..q+15] += w_t (o, c) @ x[n, c, p+i, q+j..]``,
+  the input in channel pairs (``(n, c/2, h', w', 2)``, the tile multiply's ``b`` layout: a
+  tile row is one channel pair, its rows one padded plane apart); the weights per tap as
+  ``(kh*kw, o, c)``; the product lands in NCHW float32 as it comes out. The input gradient
+  is the forward convolution of ``dy`` with the flipped, transposed weights;
+- weight gradient: ``dw_t^T (c, o) = sum over n, p, q of x[n, c, p+i, q+j] dy[n, o, p, q]``,
+  the padded input plain NCHW (a tile row: 16 or 32 pixels of one channel), ``dy`` in
+  pixel pairs (``(n, p, q/2, o, 2)``); one job per tap and block of channels.
+
+Channels go 16 (a tile row of 32 bytes) or 32 (64 bytes) at a time, pixels 16 or 32, so it
+applies where the channel counts divide by 16 and the output width by 16 (ResNet-20's
+16- and 32-channel stages); elsewhere the functions return None and the caller keeps
+:mod:`.amx_conv` or float32.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import tvm
+from tvm import relax, te, tirx
+from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
+
+_CFG = """
+        cfg = T.alloc_local((64,), "uint8")
+        for z in range(64):
+            cfg[z] = T.uint8(0)
+        cfg[0] = T.uint8(1)  # palette 1
+        for t in range(4):  # accumulators: 16 rows of 16 float32
+            cfg[16 + 2 * t] = T.uint8(64)
+            cfg[48 + t] = T.uint8(16)
+        for t in range(2):  # a: 16 rows of {a_cols} bf16; b: {b_rows} rows of 16 pairs
+            cfg[24 + 2 * t] = T.uint8({a_bytes})
+            cfg[52 + t] = T.uint8(16)
+            cfg[28 + 2 * t] = T.uint8(64)
+            cfg[54 + t] = T.uint8({b_rows})
+        T.evaluate(T.call_llvm_intrin("void", "llvm.x86.ldtilecfg", T.address_of(cfg[0])))
+"""
+
+
+def _call(indent: int, name: str, *args: str) -> str:
+    return " " * indent + f'T.evaluate(T.call_llvm_intrin("void", "llvm.x86.{name}", {", ".join(args)}))\n'
+
+
+def _step(indent: int, a_at: list[str], a_stride: int, b_at: list[str], b_stride: int) -> str:
+    """Load the ``a`` tiles (4, 5) and ``b`` tiles (6, 7), multiply into accumulators 0-3."""
+    text = "".join(_call(indent, "tileloadd64", f"T.int8({4 + x})", f"T.address_of({at})",
+                         f"T.int64({a_stride})") for x, at in enumerate(a_at))
+    text += "".join(_call(indent, "tileloadd64", f"T.int8({6 + y})", f"T.address_of({at})",
+                          f"T.int64({b_stride})") for y, at in enumerate(b_at))
+    for x in range(len(a_at)):
+        for y in range(len(b_at)):
+            text += _call(indent, "tdpbf16ps", f"T.int8({x * len(b_at) + y})", f"T.int8({4 + x})",
+                          f"T.int8({6 + y})")
+    return text
+
+
+def _block(x: int) -> int:
+    """Rows or columns of an accumulator block along a dimension that divides by 16."""
+    return 32 if x % 32 == 0 else 16
+
+
+@functools.cache
+def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
+    """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, wo+kw-1, 2)`` and
+    ``w (kh*kw, o, c)`` bf16."""
+    hp, wp, kc, bo, bq = ho + kh - 1, wo + kw - 1, _block(c), _block(o), _block(wo)
+    loop = "parallel" if n > 1 else "serial"
+    text = f"""
+@T.prim_func(private=True)
+def amx_direct_conv(x: T.Buffer(({n}, {c // 2}, {hp}, {wp}, 2), "bfloat16"),
+                    w: T.Buffer(({kh * kw}, {o}, {c}), "bfloat16"),
+                    y: T.Buffer(({n}, {o}, {ho}, {wo}), "float32")):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+    for b in T.{loop}({n}):
+""" + _CFG.format(a_cols=kc, a_bytes=2 * kc, b_rows=kc // 2) + f"""
+        for p in range({ho}):
+            for ob in range({o // bo}):
+                for qb in range({wo // bq}):
+"""
+    rows, cols = range(0, bo, 16), range(0, bq, 16)
+    text += "".join(_call(20, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
+    text += f"                    for t in range({kh * kw}):\n"
+    text += f"                        for cb in range({c // kc}):\n"
+    a_at = [f"w[t, ob * {bo} + {r}, cb * {kc}]" for r in rows]
+    b_at = [f"x[b, cb * {kc // 2}, p + t // {kw}, qb * {bq} + {q} + t % {kw}, 0]" for q in cols]
+    text += _step(28, a_at, 2 * c, b_at, 4 * hp * wp)
+    for x, r in enumerate(rows):
+        for y, q in enumerate(cols):
+            at = f"y[b, ob * {bo} + {r}, p, qb * {bq} + {q}]"
+            text += _call(20, "tilestored64", f"T.int8({x * len(cols) + y})", f"T.address_of({at})",
+                          f"T.int64({4 * ho * wo})")
+    return text + _call(8, "tilerelease")
+
+
+@functools.cache
+def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
+    """``dw (kh*kw, c, o) float32`` from ``x (n, c, ho+kh-1, wo+kw-1)`` and
+    ``dy (n, ho, wo/2, o, 2)`` bf16."""
+    hp, wp, kq, bc, bo = ho + kh - 1, wo + kw - 1, _block(wo), _block(c), _block(o)
+    jobs = kh * kw * (c // bc) * (o // bo)
+    text = f"""
+@T.prim_func(private=True)
+def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {hp}, {wp}), "bfloat16"),
+                                dy: T.Buffer(({n}, {ho}, {wo // 2}, {o}, 2), "bfloat16"),
+                                dw: T.Buffer(({kh * kw}, {c}, {o}), "float32")):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+    for job in T.parallel({jobs}):
+""" + _CFG.format(a_cols=kq, a_bytes=2 * kq, b_rows=kq // 2) + f"""
+        t = job // {(c // bc) * (o // bo)}
+        cb = job // {o // bo} % {c // bc}
+        ob = job % {o // bo}
+"""
+    rows, cols = range(0, bc, 16), range(0, bo, 16)
+    text += "".join(_call(8, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
+    text += f"        for b, p, qb in T.grid({n}, {ho}, {wo // kq}):\n"
+    a_at = [f"x[b, cb * {bc} + {r}, p + t // {kw}, qb * {kq} + t % {kw}]" for r in rows]
+    b_at = [f"dy[b, p, qb * {kq // 2}, ob * {bo} + {q}, 0]" for q in cols]
+    text += _step(12, a_at, 2 * hp * wp, b_at, 4 * o)
+    for x, r in enumerate(rows):
+        for y, q in enumerate(cols):
+            text += _call(8, "tilestored64", f"T.int8({x * len(cols) + y})",
+                          f"T.address_of(dw[t, cb * {bc} + {r}, ob * {bo} + {q}])", f"T.int64({4 * o})")
+    return text + _call(8, "tilerelease")
+
+
+def applies(channels: int, outs: int, out_w: int, stride: Sequence[int], pads: Sequence[int],
+            kernel: tuple[int, int]) -> bool:
+    """Stride 1, channel counts and the output width multiples of 16, no negative padding
+    (a crop), and the kernel's taps fitting the padded input (its rows: ``ho + kh - 1``)."""
+    kh, kw = kernel
+    return (tuple(stride) == (1, 1) and channels % 16 == 0 and outs % 16 == 0 and out_w % 16 == 0
+            and min(pads) >= 0 and kh >= 1 and kw >= 1)
+
+
+def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool) -> te.Tensor:
+    """``x`` zero-padded to ``hw`` with its origin at ``top_left``: plain NCHW, or (``pairs``)
+    ``(n, c/2, h', w', 2)``."""
+    batch, channels, height, width = (int(d) for d in x.shape)
+    (pt, pl), (hp, wp) = top_left, hw
+
+    def value(n, c, y, z):
+        inside = tirx.all(y >= pt, y < pt + height, z >= pl, z < pl + width)
+        return tirx.if_then_else(inside, x[n, c, y - pt, z - pl], tirx.const(0, x.dtype))
+
+    if pairs:
+        return te.compute((batch, channels // 2, hp, wp, 2),
+                          lambda n, c2, y, z, pr: value(n, c2 * 2 + pr, y, z), name="amx_channel_pairs")
+    return te.compute((batch, channels, hp, wp), value, name="amx_padded")
+
+
+def _taps(w: te.Tensor, flipped: bool) -> te.Tensor:
+    """``w (o, c, kh, kw)`` per tap as ``(kh*kw, o, c)``; ``flipped``: the input gradient's
+    ``w'[t, c, o] = w[o, c, kh-1-i, kw-1-j]`` as ``(kh*kw, c, o)``."""
+    outs, ins, kh, kw = (int(d) for d in w.shape)
+    if flipped:
+        return te.compute((kh * kw, ins, outs), lambda t, c, o: w[o, c, kh - 1 - t // kw, kw - 1 - t % kw],
+                          name="amx_flipped_taps")
+    return te.compute((kh * kw, outs, ins), lambda t, o, c: w[o, c, t // kw, t % kw], name="amx_taps")
+
+
+def _pixel_pairs(dy: te.Tensor) -> te.Tensor:
+    """``dy (n, o, p, q)`` as ``(n, p, q/2, o, 2)``: pairs along the output columns."""
+    batch, outs, ho, wo = (int(d) for d in dy.shape)
+    return te.compute((batch, ho, wo // 2, outs, 2), lambda n, p, q2, o, pr: dy[n, o, p, q2 * 2 + pr],
+                      name="amx_pixel_pairs")
+
+
+def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
+           w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int],
+           flipped: bool = False) -> relax.Expr | None:
+    """float32 ``conv2d(x, w)`` (``flipped``: with the input gradient's weights ``w'``);
+    ``pads`` is (top, bottom, left, right); None where it does not apply."""
+    batch, channels, height, width = (int(d) for d in x_shape)
+    outs, kh, kw = int(w_shape[1] if flipped else w_shape[0]), int(w_shape[2]), int(w_shape[3])
+    ho, wo = height + pads[0] + pads[1] - kh + 1, width + pads[2] + pads[3] - kw + 1
+    if not applies(channels, outs, wo, stride, pads, (kh, kw)):
+        return None
+    hw = (ho + kh - 1, wo + kw - 1)
+    xp = bb.emit_te(_padded, x, (pads[0], pads[2]), hw, True)
+    wt = bb.emit_te(_taps, w, flipped)
+    gv = bb.add_func(tvm.script.from_source(forward_source(batch, channels, outs, ho, wo, kh, kw)),
+                     "amx_direct_conv")
+    return relax.call_tir(gv, [xp, wt], relax.TensorType([batch, outs, ho, wo], "float32"))
+
+
+def input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
+               w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
+    """float32 gradient of a stride-1 ``conv2d`` for its input; None where it does not apply."""
+    kh, kw = int(w_shape[2]), int(w_shape[3])
+    if tuple(stride) != (1, 1):
+        return None
+    flipped_pads = (kh - 1 - pads[0], kh - 1 - pads[1], kw - 1 - pads[2], kw - 1 - pads[3])
+    if min(flipped_pads) < 0:
+        return None
+    dy_shape = [int(d) for d in dy.ty.shape.values]
+    return conv2d(bb, dy, w, dy_shape, w_shape, (1, 1), flipped_pads, flipped=True)
+
+
+def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: Sequence[int],
+                w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
+    """float32 gradient of a stride-1 ``conv2d`` for its weights ``(o, c, kh, kw)``; None where
+    it does not apply."""
+    batch, channels = int(x_shape[0]), int(x_shape[1])
+    outs, kh, kw = (int(d) for d in (w_shape[0], w_shape[2], w_shape[3]))
+    ho, wo = (int(d) for d in dy.ty.shape.values[2:])
+    if not applies(channels, outs, wo, stride, pads, (kh, kw)):
+        return None
+    xq = bb.emit_te(_padded, x, (pads[0], pads[2]), (ho + kh - 1, wo + kw - 1), False)
+    dyp = bb.emit_te(_pixel_pairs, dy)
+    gv = bb.add_func(tvm.script.from_source(filter_grad_source(batch, channels, outs, ho, wo, kh, kw)),
+                     "amx_direct_conv_filter_grad")
+    out = bb.emit(relax.call_tir(gv, [xq, dyp], relax.TensorType([kh * kw, channels, outs], "float32")))
+    out = bb.emit(relax.op.reshape(out, [kh, kw, channels, outs]))
+    return relax.op.permute_dims(out, [3, 2, 0, 1])
