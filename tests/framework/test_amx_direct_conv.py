@@ -48,6 +48,7 @@ def test_forward_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo):
     kernel, asm = _build(adc.forward_source(2, c, o, ho, wo, 3, 3))
     assert "tdpbf16ps" in asm and "ldtilecfg" in asm
     pairs = np.ascontiguousarray(xpad.reshape(2, c // 2, 2, ho + 2, wo + 2).transpose(0, 1, 3, 4, 2))
+    pairs = pairs.reshape(2, c // 2, ho + 2, 2 * (wo + 2))
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1).reshape(9, o, c))
     out = tvm.runtime.empty((2, o, ho, wo), "float32", tvm.cpu())
     kernel(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), out)

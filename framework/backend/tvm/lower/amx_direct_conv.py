@@ -7,7 +7,7 @@ For a kernel tap ``(i, j)`` the output row ``p`` at columns ``q .. q+15`` reads 
 input row ``p + i`` at columns ``q + j .. q + j + 15``: 16 consecutive elements, so:
 
 - forward and input gradient: ``y[n, o, p, q..q+15] += w_t (o, c) @ x[n, c, p+i, q+j..]``,
-  the input in channel pairs (``(n, c/2, h', w', 2)``, the tile multiply's ``b`` layout: a
+  the input in channel pairs (``(n, c/2, h', 2 w')``, the tile multiply's ``b`` layout: a
   tile row is one channel pair, its rows one padded plane apart); the weights per tap as
   ``(kh*kw, o, c)``; the product lands in NCHW float32 as it comes out. The input gradient
   is the forward convolution of ``dy`` with the flipped, transposed weights;
@@ -71,13 +71,13 @@ def _block(x: int) -> int:
 
 @functools.cache
 def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
-    """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, wo+kw-1, 2)`` and
+    """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, 2 (wo+kw-1))`` and
     ``w (kh*kw, o, c)`` bf16."""
     hp, wp, kc, bo, bq = ho + kh - 1, wo + kw - 1, _block(c), _block(o), _block(wo)
     loop = "parallel" if n > 1 else "serial"
     text = f"""
 @T.prim_func(private=True)
-def amx_direct_conv(x: T.Buffer(({n}, {c // 2}, {hp}, {wp}, 2), "bfloat16"),
+def amx_direct_conv(x: T.Buffer(({n}, {c // 2}, {hp}, {2 * wp}), "bfloat16"),
                     w: T.Buffer(({kh * kw}, {o}, {c}), "bfloat16"),
                     y: T.Buffer(({n}, {o}, {ho}, {wo}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
@@ -92,7 +92,7 @@ def amx_direct_conv(x: T.Buffer(({n}, {c // 2}, {hp}, {wp}, 2), "bfloat16"),
     text += f"                    for t in range({kh * kw}):\n"
     text += f"                        for cb in range({c // kc}):\n"
     a_at = [f"w[t, ob * {bo} + {r}, cb * {kc}]" for r in rows]
-    b_at = [f"x[b, cb * {kc // 2}, p + t // {kw}, qb * {bq} + {q} + t % {kw}, 0]" for q in cols]
+    b_at = [f"x[b, cb * {kc // 2}, p + t // {kw}, (qb * {bq} + {q} + t % {kw}) * 2]" for q in cols]
     text += _step(28, a_at, 2 * c, b_at, 4 * hp * wp)
     for x, r in enumerate(rows):
         for y, q in enumerate(cols):
@@ -144,7 +144,8 @@ def applies(channels: int, outs: int, out_w: int, stride: Sequence[int], pads: S
 
 def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool) -> te.Tensor:
     """``x`` zero-padded to ``hw`` with its origin at ``top_left``: plain NCHW, or (``pairs``)
-    ``(n, c/2, h', w', 2)``."""
+    channel pairs ``(n, c/2, h', 2 w')``, a pair's two values side by side (one flat row: the
+    copy vectorizes along it, 1.6x faster than with a separate axis of 2)."""
     batch, channels, height, width = (int(d) for d in x.shape)
     (pt, pl), (hp, wp) = top_left, hw
 
@@ -153,8 +154,8 @@ def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs:
         return tirx.if_then_else(inside, x[n, c, y - pt, z - pl], tirx.const(0, x.dtype))
 
     if pairs:
-        return te.compute((batch, channels // 2, hp, wp, 2),
-                          lambda n, c2, y, z, pr: value(n, c2 * 2 + pr, y, z), name="amx_channel_pairs")
+        return te.compute((batch, channels // 2, hp, 2 * wp),
+                          lambda n, c2, y, k: value(n, c2 * 2 + k % 2, y, k // 2), name="amx_channel_pairs")
     return te.compute((batch, channels, hp, wp), value, name="amx_padded")
 
 
