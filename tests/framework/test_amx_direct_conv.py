@@ -40,7 +40,7 @@ def _reference_conv(xpad: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 
 @needs_amx
-@pytest.mark.parametrize("c,o,ho,wo", [(16, 16, 3, 32), (32, 48, 2, 16), (64, 32, 2, 16)])
+@pytest.mark.parametrize("c,o,ho,wo", [(16, 16, 3, 32), (32, 48, 2, 16), (64, 64, 3, 8)])
 def test_forward_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo):
     rng = np.random.default_rng(0)
     xpad = _bf16(rng, (2, c, ho + 2, wo + 2))
@@ -58,7 +58,7 @@ def test_forward_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo):
 
 
 @needs_amx
-@pytest.mark.parametrize("c,o,ho,wo", [(16, 16, 3, 32), (32, 48, 2, 16)])
+@pytest.mark.parametrize("c,o,ho,wo", [(16, 16, 3, 32), (32, 48, 2, 16), (64, 32, 2, 8)])
 def test_weight_gradient_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo):
     rng = np.random.default_rng(1)
     xpad = _bf16(rng, (2, c, ho + 2, wo + 2))
@@ -77,13 +77,15 @@ def test_weight_gradient_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo)
 def test_only_stride_one_and_multiples_of_16_apply():
     assert adc.applies(16, 16, 32, (1, 1), (1, 1, 1, 1), (3, 3))
     assert not adc.applies(16, 32, 16, (2, 2), (0, 1, 0, 1), (3, 3))  # a stage's first conv
-    assert not adc.applies(64, 64, 8, (1, 1), (1, 1, 1, 1), (3, 3))  # 8 columns: half a tile
+    assert adc.applies(64, 64, 8, (1, 1), (1, 1, 1, 1), (3, 3))  # 8 columns: half-width tiles
+    assert not adc.applies(64, 64, 4, (1, 1), (1, 1, 1, 1), (3, 3))
     assert not adc.applies(3, 16, 32, (1, 1), (1, 1, 1, 1), (3, 3))  # RGB input
 
 
 CONVS = [((2, 16, 4, 32), (16, 16, 3, 3), "same"),  # ResNet-20's first stage, 32 columns
          ((2, 32, 3, 16), (16, 32, 3, 3), "same"),  # 16 columns, fewer output channels
-         ((2, 16, 6, 18), (32, 16, 3, 3), "valid")]
+         ((2, 16, 6, 18), (32, 16, 3, 3), "valid"),
+         ((2, 64, 3, 8), (64, 64, 3, 3), "same")]  # the third stage: 8 columns
 
 
 def _agrees_with_float32(xs, ws, pad_mode, seed):

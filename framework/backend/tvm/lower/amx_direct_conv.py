@@ -15,10 +15,10 @@ input row ``p + i`` at columns ``q + j .. q + j + 15``: 16 consecutive elements,
   the padded input plain NCHW (a tile row: 16 or 32 pixels of one channel), ``dy`` in
   pixel pairs (``(n, p, q/2, o, 2)``); one job per tap and block of channels.
 
-Channels go 16 (a tile row of 32 bytes) or 32 (64 bytes) at a time, pixels 16 or 32, so it
-applies where the channel counts divide by 16 and the output width by 16 (ResNet-20's
-16- and 32-channel stages); elsewhere the functions return None and the caller keeps
-:mod:`.amx_conv` or float32.
+Channels go 16 (a tile row of 32 bytes) or 32 (64 bytes) at a time, pixels 8, 16 or 32, so
+it applies where the channel counts divide by 16 and the output width by 8 (ResNet-20's
+three stages after their first convolution); elsewhere the functions return None and the
+caller keeps :mod:`.amx_conv` or float32.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ _CFG = """
         for z in range(64):
             cfg[z] = T.uint8(0)
         cfg[0] = T.uint8(1)  # palette 1
-        for t in range(4):  # accumulators: 16 rows of 16 float32
-            cfg[16 + 2 * t] = T.uint8(64)
+        for t in range(4):  # accumulators: 16 rows of {cols} float32
+            cfg[16 + 2 * t] = T.uint8({c_bytes})
             cfg[48 + t] = T.uint8(16)
-        for t in range(2):  # a: 16 rows of {a_cols} bf16; b: {b_rows} rows of 16 pairs
+        for t in range(2):  # a: 16 rows of {a_cols} bf16; b: {b_rows} rows of {cols} pairs
             cfg[24 + 2 * t] = T.uint8({a_bytes})
             cfg[52 + t] = T.uint8(16)
-            cfg[28 + 2 * t] = T.uint8(64)
+            cfg[28 + 2 * t] = T.uint8({c_bytes})
             cfg[54 + t] = T.uint8({b_rows})
         T.evaluate(T.call_llvm_intrin("void", "llvm.x86.ldtilecfg", T.address_of(cfg[0])))
 """
@@ -65,8 +65,9 @@ def _step(indent: int, a_at: list[str], a_stride: int, b_at: list[str], b_stride
 
 
 def _block(x: int) -> int:
-    """Rows or columns of an accumulator block along a dimension that divides by 16."""
-    return 32 if x % 32 == 0 else 16
+    """Rows or columns of an accumulator block along a dimension that divides by 16 (or, for
+    output columns, by 8: tiles of 8 columns, half the multiply-adds of a full one)."""
+    return 32 if x % 32 == 0 else 16 if x % 16 == 0 else 8
 
 
 @functools.cache
@@ -74,6 +75,7 @@ def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -
     """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, 2 (wo+kw-1))`` and
     ``w (kh*kw, o, c)`` bf16."""
     hp, wp, kc, bo, bq = ho + kh - 1, wo + kw - 1, _block(c), _block(o), _block(wo)
+    tn = min(bq, 16)
     loop = "parallel" if n > 1 else "serial"
     text = f"""
 @T.prim_func(private=True)
@@ -82,12 +84,12 @@ def amx_direct_conv(x: T.Buffer(({n}, {c // 2}, {hp}, {2 * wp}), "bfloat16"),
                     y: T.Buffer(({n}, {o}, {ho}, {wo}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
     for b in T.{loop}({n}):
-""" + _CFG.format(a_cols=kc, a_bytes=2 * kc, b_rows=kc // 2) + f"""
+""" + _CFG.format(a_cols=kc, a_bytes=2 * kc, b_rows=kc // 2, cols=tn, c_bytes=4 * tn) + f"""
         for p in range({ho}):
             for ob in range({o // bo}):
                 for qb in range({wo // bq}):
 """
-    rows, cols = range(0, bo, 16), range(0, bq, 16)
+    rows, cols = range(0, bo, 16), range(0, bq, tn)
     text += "".join(_call(20, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
     text += f"                    for t in range({kh * kw}):\n"
     text += f"                        for cb in range({c // kc}):\n"
@@ -115,7 +117,7 @@ def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {hp}, {wp}), "bfloat16"),
                                 dw: T.Buffer(({kh * kw}, {c}, {o}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
     for job in T.parallel({jobs}):
-""" + _CFG.format(a_cols=kq, a_bytes=2 * kq, b_rows=kq // 2) + f"""
+""" + _CFG.format(a_cols=kq, a_bytes=2 * kq, b_rows=kq // 2, cols=16, c_bytes=64) + f"""
         t = job // {(c // bc) * (o // bo)}
         cb = job // {o // bo} % {c // bc}
         ob = job % {o // bo}
@@ -135,11 +137,10 @@ def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {hp}, {wp}), "bfloat16"),
 
 def applies(channels: int, outs: int, out_w: int, stride: Sequence[int], pads: Sequence[int],
             kernel: tuple[int, int]) -> bool:
-    """Stride 1, channel counts and the output width multiples of 16, no negative padding
-    (a crop), and the kernel's taps fitting the padded input (its rows: ``ho + kh - 1``)."""
-    kh, kw = kernel
-    return (tuple(stride) == (1, 1) and channels % 16 == 0 and outs % 16 == 0 and out_w % 16 == 0
-            and min(pads) >= 0 and kh >= 1 and kw >= 1)
+    """Stride 1, channel counts multiples of 16, the output width of 8, and no negative
+    padding (a crop)."""
+    return (tuple(stride) == (1, 1) and channels % 16 == 0 and outs % 16 == 0 and out_w % 8 == 0
+            and min(pads) >= 0 and min(kernel) >= 1)
 
 
 def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool) -> te.Tensor:
