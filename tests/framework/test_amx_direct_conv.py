@@ -74,6 +74,35 @@ def test_weight_gradient_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo)
     np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-4)
 
 
+@needs_amx
+@pytest.mark.parametrize("c,o,h,w,k,pads", [(16, 32, 4, 32, 3, (0, 1, 0, 1)),
+                                          (32, 64, 4, 16, 1, (0, 0, 0, 0)),
+                                          (16, 16, 6, 16, 3, (1, 1, 1, 1))])
+def test_strided_input_gradient_kernel_runs_phases_on_tiles_and_matches_numpy(c, o, h, w, k, pads):
+    rng = np.random.default_rng(5)
+    ho, wo = (h + pads[0] + pads[1] - k) // 2 + 1, (w + pads[2] + pads[3] - k) // 2 + 1
+    dy, wt = _bf16(rng, (2, o, ho, wo)), _bf16(rng, (o, c, k, k))
+    geometry = ((2, 2), (pads[0], pads[2]), (k, k))
+    kernel, asm = _build(adc.input_grad_phases_source(2, o, c, (ho, wo), (h, w), *geometry))
+    assert "tdpbf16ps" in asm
+    top, bottom, left, right = adc.phase_padding(*geometry, (ho, wo), (h, w))
+    padded = np.pad(dy, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    pairs = padded.reshape(2, o // 2, 2, *padded.shape[2:]).transpose(0, 1, 3, 4, 2)
+    pairs = np.ascontiguousarray(pairs).reshape(2, o // 2, padded.shape[2], 2 * padded.shape[3])
+    taps = np.ascontiguousarray(wt.transpose(2, 3, 1, 0).reshape(k * k, c, o))
+    out = tvm.runtime.empty((2, c, 2, 2, h // 2, w // 2), "float32", tvm.cpu())
+    kernel(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), out)
+    got = out.numpy().transpose(0, 1, 4, 2, 5, 3).reshape(2, c, h, w)
+    # the gradient by its definition: every output position scatters into the input
+    want = np.zeros((2, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), np.float32)
+    dy32, w32 = dy.astype(np.float32), wt.astype(np.float32)
+    for i in range(k):
+        for j in range(k):
+            want[:, :, i:i + 2 * ho:2, j:j + 2 * wo:2] += np.einsum("nopq,oc->ncpq", dy32, w32[:, :, i, j])
+    want = want[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+
+
 def test_only_stride_one_and_multiples_of_16_apply():
     assert adc.applies(16, 16, 32, (1, 1), (1, 1, 1, 1), (3, 3))
     assert not adc.applies(16, 32, 16, (2, 2), (0, 1, 0, 1), (3, 3))  # a stage's first conv
@@ -82,29 +111,32 @@ def test_only_stride_one_and_multiples_of_16_apply():
     assert not adc.applies(3, 16, 32, (1, 1), (1, 1, 1, 1), (3, 3))  # RGB input
 
 
-CONVS = [((2, 16, 4, 32), (16, 16, 3, 3), "same"),  # ResNet-20's first stage, 32 columns
-         ((2, 32, 3, 16), (16, 32, 3, 3), "same"),  # 16 columns, fewer output channels
-         ((2, 16, 6, 18), (32, 16, 3, 3), "valid"),
-         ((2, 64, 3, 8), (64, 64, 3, 3), "same")]  # the third stage: 8 columns
+CONVS = [((2, 16, 4, 32), (16, 16, 3, 3), 1, "same"),  # ResNet-20's first stage, 32 columns
+         ((2, 32, 3, 16), (16, 32, 3, 3), 1, "same"),  # 16 columns, fewer output channels
+         ((2, 16, 6, 18), (32, 16, 3, 3), 1, "valid"),
+         ((2, 64, 3, 8), (64, 64, 3, 3), 1, "same"),  # the third stage: 8 columns
+         ((2, 16, 4, 32), (32, 16, 3, 3), 2, "same"),  # a stage's start: input gradient by phases
+         ((2, 32, 4, 16), (64, 32, 1, 1), 2, "same")]  # its projection shortcut
 
 
-def _agrees_with_float32(xs, ws, pad_mode, seed):
+def _agrees_with_float32(xs, ws, stride, pad_mode, seed):
     rng = np.random.default_rng(seed)
     x, w = _bf16(rng, xs), _bf16(rng, ws)
-    y32 = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), np.ones(1, np.float32), 1,
+    y32 = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), np.ones(1, np.float32), stride,
                           pad_mode)[0]
     g = _bf16(rng, y32.shape)
-    low = _conv_and_grads(x, w, g, 1, pad_mode)
-    wide = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), g.astype(np.float32), 1, pad_mode)
+    low = _conv_and_grads(x, w, g, stride, pad_mode)
+    wide = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), g.astype(np.float32), stride,
+                           pad_mode)
     for name, got, want in zip(("y", "dx", "dw"), low, wide):
         # float32 sums of the same bf16 products, rounded once to bf16
         np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=np.abs(want).max() * 2 ** -8, err_msg=name)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("xs,ws,pad_mode", CONVS, ids=[f"{x}*{w}-{p}" for x, w, p in CONVS])
-def test_graph_mode_conv_and_gradients_agree_with_float32(xs, ws, pad_mode):
-    _agrees_with_float32(xs, ws, pad_mode, seed=2)
+@pytest.mark.parametrize("xs,ws,stride,pad_mode", CONVS, ids=[f"{x}*{w}/s{s}-{p}" for x, w, s, p in CONVS])
+def test_graph_mode_conv_and_gradients_agree_with_float32(xs, ws, stride, pad_mode):
+    _agrees_with_float32(xs, ws, stride, pad_mode, seed=2)
 
 
 @pytest.mark.slow

@@ -24,6 +24,7 @@ caller keeps :mod:`.amx_conv` or float32.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 
 import tvm
@@ -70,38 +71,97 @@ def _block(x: int) -> int:
     return 32 if x % 32 == 0 else 16 if x % 16 == 0 else 8
 
 
+Taps = tuple[tuple[int, int, int], ...]  # (weight index, row offset, column offset) in x
+
+
+def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
+            phases: tuple[tuple[str, Taps], ...], out_dims: tuple[int, ...]) -> str:
+    """``y (n, m, *out_dims) float32 += w (taps, m, k) @ x (n, k/2, h', 2 w')`` read in place:
+    per phase (its index into ``y`` after ``n, m``, and its taps) the output rows and columns
+    of ``y``'s last two axes; a phase without taps is zeros."""
+    (hp, wp), (ho, wo) = x_hw, out_dims[-2:]
+    kc, bo, bq = _block(k), _block(m), _block(wo)
+    tn = min(bq, 16)
+    rows, cols = range(0, bo, 16), range(0, bq, tn)
+    loop = "parallel" if n > 1 else "serial"
+    shape = ", ".join(str(d) for d in out_dims)
+    text = f"""
+@T.prim_func(private=True)
+def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {2 * wp}), "bfloat16"),
+           w: T.Buffer(({taps}, {m}, {k}), "bfloat16"),
+           y: T.Buffer(({n}, {m}, {shape}), "float32")):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+    for b in T.{loop}({n}):
+""" + _CFG.format(a_cols=kc, a_bytes=2 * kc, b_rows=kc // 2, cols=tn, c_bytes=4 * tn)
+    row_bytes = 4 * math.prod(out_dims)  # one output channel
+    for phase, phase_taps in phases:
+        text += f"""
+        for p in range({ho}):
+            for ob in range({m // bo}):
+                for qb in range({wo // bq}):
+"""
+        text += "".join(_call(20, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
+        if phase_taps:
+            text += f"                    for cb in range({k // kc}):\n"
+        for t, di, dj in phase_taps:
+            a_at = [f"w[{t}, ob * {bo} + {r}, cb * {kc}]" for r in rows]
+            b_at = [f"x[b, cb * {kc // 2}, p + {di}, (qb * {bq} + {q} + {dj}) * 2]" for q in cols]
+            text += _step(24, a_at, 2 * k, b_at, 4 * hp * wp)
+        for x, r in enumerate(rows):
+            for y, q in enumerate(cols):
+                at = f"y[b, ob * {bo} + {r}, {phase}p, qb * {bq} + {q}]"
+                text += _call(20, "tilestored64", f"T.int8({x * len(cols) + y})", f"T.address_of({at})",
+                              f"T.int64({row_bytes})")
+    return text + _call(8, "tilerelease")
+
+
 @functools.cache
 def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
     """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, 2 (wo+kw-1))`` and
     ``w (kh*kw, o, c)`` bf16."""
-    hp, wp, kc, bo, bq = ho + kh - 1, wo + kw - 1, _block(c), _block(o), _block(wo)
-    tn = min(bq, 16)
-    loop = "parallel" if n > 1 else "serial"
-    text = f"""
-@T.prim_func(private=True)
-def amx_direct_conv(x: T.Buffer(({n}, {c // 2}, {hp}, {2 * wp}), "bfloat16"),
-                    w: T.Buffer(({kh * kw}, {o}, {c}), "bfloat16"),
-                    y: T.Buffer(({n}, {o}, {ho}, {wo}), "float32")):
-    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-    for b in T.{loop}({n}):
-""" + _CFG.format(a_cols=kc, a_bytes=2 * kc, b_rows=kc // 2, cols=tn, c_bytes=4 * tn) + f"""
-        for p in range({ho}):
-            for ob in range({o // bo}):
-                for qb in range({wo // bq}):
-"""
-    rows, cols = range(0, bo, 16), range(0, bq, tn)
-    text += "".join(_call(20, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
-    text += f"                    for t in range({kh * kw}):\n"
-    text += f"                        for cb in range({c // kc}):\n"
-    a_at = [f"w[t, ob * {bo} + {r}, cb * {kc}]" for r in rows]
-    b_at = [f"x[b, cb * {kc // 2}, p + t // {kw}, (qb * {bq} + {q} + t % {kw}) * 2]" for q in cols]
-    text += _step(28, a_at, 2 * c, b_at, 4 * hp * wp)
-    for x, r in enumerate(rows):
-        for y, q in enumerate(cols):
-            at = f"y[b, ob * {bo} + {r}, p, qb * {bq} + {q}]"
-            text += _call(20, "tilestored64", f"T.int8({x * len(cols) + y})", f"T.address_of({at})",
-                          f"T.int64({4 * ho * wo})")
-    return text + _call(8, "tilerelease")
+    taps = tuple((i * kw + j, i, j) for i in range(kh) for j in range(kw))
+    return _source("amx_direct_conv", n, c, o, (ho + kh - 1, wo + kw - 1), kh * kw, (("", taps),), (ho, wo))
+
+
+def _phase_taps(stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int]) \
+        -> tuple[tuple[tuple[int, int], Taps], ...]:
+    """Per phase ``(a, b)`` of a strided convolution's input gradient, ``dx[s u + a, s v + b]
+    = sum over taps (i, j) of dy[u + du, v + dv] w[i, j]`` with ``s du = a + pt - i``: the taps
+    as (weight index, du, dv)."""
+    (sh, sw), (pt, pl), (kh, kw) = stride, pads, kernel
+    out = []
+    for a in range(sh):
+        for b in range(sw):
+            taps = tuple((i * kw + j, (a + pt - i) // sh, (b + pl - j) // sw)
+                         for i in range(kh) for j in range(kw)
+                         if (a + pt - i) % sh == 0 and (b + pl - j) % sw == 0)
+            out.append(((a, b), taps))
+    return tuple(out)
+
+
+@functools.cache
+def input_grad_phases_source(n: int, o: int, c: int, dy_hw: tuple[int, int], dx_hw: tuple[int, int],
+                             stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int]) -> str:
+    """``dx (n, c, sh, sw, h/sh, w/sw) float32`` (phase ``a, b`` at ``[:, :, a, b]``) from
+    ``dy`` padded by :func:`phase_padding` in channel pairs and ``w (kh*kw, c, o)`` bf16."""
+    phases = _phase_taps(stride, pads, kernel)
+    top, bottom, left, right = phase_padding(stride, pads, kernel, dy_hw, dx_hw)
+    x_hw = (dy_hw[0] + top + bottom, dy_hw[1] + left + right)
+    shifted = tuple((f"{a}, {b}, ", tuple((t, du + top, dv + left) for t, du, dv in taps))
+                    for (a, b), taps in phases)
+    out_dims = (stride[0], stride[1], dx_hw[0] // stride[0], dx_hw[1] // stride[1])
+    return _source("amx_direct_input_grad", n, o, c, x_hw, kernel[0] * kernel[1], shifted, out_dims)
+
+
+def phase_padding(stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int],
+                  dy_hw: tuple[int, int], dx_hw: tuple[int, int]) -> tuple[int, int, int, int]:
+    """Rows above and below, columns left and right of ``dy`` that the phases' taps read."""
+    phases = _phase_taps(stride, pads, kernel)
+    du = [t[1] for _, taps in phases for t in taps] or [0]
+    dv = [t[2] for _, taps in phases for t in taps] or [0]
+    hu, hv = dx_hw[0] // stride[0], dx_hw[1] // stride[1]
+    return (max(0, -min(du)), max(0, hu - 1 + max(du) - (dy_hw[0] - 1)),
+            max(0, -min(dv)), max(0, hv - 1 + max(dv) - (dy_hw[1] - 1)))
 
 
 @functools.cache
@@ -160,13 +220,16 @@ def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs:
     return te.compute((batch, channels, hp, wp), value, name="amx_padded")
 
 
-def _taps(w: te.Tensor, flipped: bool) -> te.Tensor:
-    """``w (o, c, kh, kw)`` per tap as ``(kh*kw, o, c)``; ``flipped``: the input gradient's
-    ``w'[t, c, o] = w[o, c, kh-1-i, kw-1-j]`` as ``(kh*kw, c, o)``."""
+def _taps(w: te.Tensor, flipped: bool, transposed: bool = False) -> te.Tensor:
+    """``w (o, c, kh, kw)`` per tap as ``(kh*kw, o, c)``; ``transposed``: ``(kh*kw, c, o)``;
+    ``flipped`` (the stride-1 input gradient's): ``w'[t, c, o] = w[o, c, kh-1-i, kw-1-j]``."""
     outs, ins, kh, kw = (int(d) for d in w.shape)
     if flipped:
         return te.compute((kh * kw, ins, outs), lambda t, c, o: w[o, c, kh - 1 - t // kw, kw - 1 - t % kw],
                           name="amx_flipped_taps")
+    if transposed:
+        return te.compute((kh * kw, ins, outs), lambda t, c, o: w[o, c, t // kw, t % kw],
+                          name="amx_transposed_taps")
     return te.compute((kh * kw, outs, ins), lambda t, o, c: w[o, c, t // kw, t % kw], name="amx_taps")
 
 
@@ -197,15 +260,37 @@ def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequen
 
 def input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
                w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
-    """float32 gradient of a stride-1 ``conv2d`` for its input; None where it does not apply."""
+    """float32 gradient of ``conv2d`` for its input; strided: one phase of the stride at a
+    time (no products with inserted zeros), interleaved after; None where it does not apply."""
     kh, kw = int(w_shape[2]), int(w_shape[3])
+    dy_shape = [int(d) for d in dy.ty.shape.values]
     if tuple(stride) != (1, 1):
-        return None
+        return _strided_input_grad(bb, dy, w, x_shape, w_shape, tuple(int(s) for s in stride), pads)
     flipped_pads = (kh - 1 - pads[0], kh - 1 - pads[1], kw - 1 - pads[2], kw - 1 - pads[3])
     if min(flipped_pads) < 0:
         return None
-    dy_shape = [int(d) for d in dy.ty.shape.values]
     return conv2d(bb, dy, w, dy_shape, w_shape, (1, 1), flipped_pads, flipped=True)
+
+
+def _strided_input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
+                        w_shape: Sequence[int], stride: tuple[int, int],
+                        pads: Sequence[int]) -> relax.Expr | None:
+    batch, channels, height, width = (int(d) for d in x_shape)
+    outs, kh, kw = int(w_shape[0]), int(w_shape[2]), int(w_shape[3])
+    dy_hw = tuple(int(d) for d in dy.ty.shape.values[2:])
+    (sh, sw) = stride
+    if height % sh or width % sw or not applies(outs, channels, width // sw, (1, 1), pads, (kh, kw)):
+        return None
+    geometry = (stride, (int(pads[0]), int(pads[2])), (kh, kw))
+    top, bottom, left, right = phase_padding(*geometry, dy_hw, (height, width))
+    dyp = bb.emit_te(_padded, dy, (top, left), (dy_hw[0] + top + bottom, dy_hw[1] + left + right), True)
+    wt = bb.emit_te(_taps, w, False, True)
+    source = input_grad_phases_source(batch, outs, channels, dy_hw, (height, width), *geometry)
+    gv = bb.add_func(tvm.script.from_source(source), "amx_direct_input_grad")
+    phases = bb.emit(relax.call_tir(gv, [dyp, wt], relax.TensorType(
+        [batch, channels, sh, sw, height // sh, width // sw], "float32")))
+    rows = bb.emit(relax.op.permute_dims(phases, [0, 1, 4, 2, 5, 3]))  # n c u a v b
+    return relax.op.reshape(rows, [batch, channels, height, width])
 
 
 def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: Sequence[int],
