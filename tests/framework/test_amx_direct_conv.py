@@ -48,7 +48,7 @@ def test_forward_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo):
     kernel, asm = _build(adc.forward_source(2, c, o, ho, wo, 3, 3))
     assert "tdpbf16ps" in asm and "ldtilecfg" in asm
     pairs = np.ascontiguousarray(xpad.reshape(2, c // 2, 2, ho + 2, wo + 2).transpose(0, 1, 3, 4, 2))
-    pairs = pairs.reshape(2, c // 2, ho + 2, 2 * (wo + 2))
+    pairs = pairs.view(np.uint32).reshape(2, c // 2, ho + 2, wo + 2)
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1).reshape(9, o, c))
     out = tvm.runtime.empty((2, o, ho, wo), "float32", tvm.cpu())
     kernel(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), out)
@@ -88,7 +88,7 @@ def test_strided_input_gradient_kernel_runs_phases_on_tiles_and_matches_numpy(c,
     top, bottom, left, right = adc.phase_padding(*geometry, (ho, wo), (h, w))
     padded = np.pad(dy, ((0, 0), (0, 0), (top, bottom), (left, right)))
     pairs = padded.reshape(2, o // 2, 2, *padded.shape[2:]).transpose(0, 1, 3, 4, 2)
-    pairs = np.ascontiguousarray(pairs).reshape(2, o // 2, padded.shape[2], 2 * padded.shape[3])
+    pairs = np.ascontiguousarray(pairs).view(np.uint32).reshape(2, o // 2, *padded.shape[2:])
     taps = np.ascontiguousarray(wt.transpose(2, 3, 1, 0).reshape(k * k, c, o))
     out = tvm.runtime.empty((2, c, 2, 2, h // 2, w // 2), "float32", tvm.cpu())
     kernel(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), out)

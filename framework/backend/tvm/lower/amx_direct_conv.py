@@ -7,7 +7,7 @@ For a kernel tap ``(i, j)`` the output row ``p`` at columns ``q .. q+15`` reads 
 input row ``p + i`` at columns ``q + j .. q + j + 15``: 16 consecutive elements, so:
 
 - forward and input gradient: ``y[n, o, p, q..q+15] += w_t (o, c) @ x[n, c, p+i, q+j..]``,
-  the input in channel pairs (``(n, c/2, h', 2 w')``, the tile multiply's ``b`` layout: a
+  the input in channel pairs (``(n, c/2, h', w')``, a pair per uint32: the tile multiply's ``b`` layout: a
   tile row is one channel pair, its rows one padded plane apart); the weights per tap as
   ``(kh*kw, o, c)``; the product lands in NCHW float32 as it comes out. The input gradient
   is the forward convolution of ``dy`` with the flipped, transposed weights;
@@ -76,7 +76,8 @@ Taps = tuple[tuple[int, int, int], ...]  # (weight index, row offset, column off
 
 def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
             phases: tuple[tuple[str, Taps], ...], out_dims: tuple[int, ...]) -> str:
-    """``y (n, m, *out_dims) float32 += w (taps, m, k) @ x (n, k/2, h', 2 w')`` read in place:
+    """``y (n, m, *out_dims) float32 += w (taps, m, k) @ x (n, k/2, h', w')`` (channel pairs,
+    :func:`_padded`) read in place:
     per phase (its index into ``y`` after ``n, m``, and its taps) the output rows and columns
     of ``y``'s last two axes; a phase without taps is zeros."""
     (hp, wp), (ho, wo) = x_hw, out_dims[-2:]
@@ -87,7 +88,7 @@ def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
     shape = ", ".join(str(d) for d in out_dims)
     text = f"""
 @T.prim_func(private=True)
-def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {2 * wp}), "bfloat16"),
+def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {wp}), "uint32"),
            w: T.Buffer(({taps}, {m}, {k}), "bfloat16"),
            y: T.Buffer(({n}, {m}, {shape}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
@@ -105,7 +106,7 @@ def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {2 * wp}), "bfloat16"),
             text += f"                    for cb in range({k // kc}):\n"
         for t, di, dj in phase_taps:
             a_at = [f"w[{t}, ob * {bo} + {r}, cb * {kc}]" for r in rows]
-            b_at = [f"x[b, cb * {kc // 2}, p + {di}, (qb * {bq} + {q} + {dj}) * 2]" for q in cols]
+            b_at = [f"x[b, cb * {kc // 2}, p + {di}, qb * {bq} + {q} + {dj}]" for q in cols]
             text += _step(24, a_at, 2 * k, b_at, 4 * hp * wp)
         for x, r in enumerate(rows):
             for y, q in enumerate(cols):
@@ -117,7 +118,7 @@ def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {2 * wp}), "bfloat16"),
 
 @functools.cache
 def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
-    """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, 2 (wo+kw-1))`` and
+    """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, wo+kw-1)`` (channel pairs) and
     ``w (kh*kw, o, c)`` bf16."""
     taps = tuple((i * kw + j, i, j) for i in range(kh) for j in range(kw))
     return _source("amx_direct_conv", n, c, o, (ho + kh - 1, wo + kw - 1), kh * kw, (("", taps),), (ho, wo))
@@ -205,19 +206,26 @@ def applies(channels: int, outs: int, out_w: int, stride: Sequence[int], pads: S
 
 def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool) -> te.Tensor:
     """``x`` zero-padded to ``hw`` with its origin at ``top_left``: plain NCHW, or (``pairs``)
-    channel pairs ``(n, c/2, h', 2 w')``, a pair's two values side by side (one flat row: the
-    copy vectorizes along it, 1.6x faster than with a separate axis of 2)."""
+    channel pairs ``(n, c/2, h', w')``, each pair's two bf16 bit patterns in one uint32 (low
+    half: the even channel), the bytes the tile loads read. Two contiguous loads and a shift
+    per vector: 2.3x faster than interleaving bf16 lanes."""
     batch, channels, height, width = (int(d) for d in x.shape)
     (pt, pl), (hp, wp) = top_left, hw
 
-    def value(n, c, y, z):
-        inside = tirx.all(y >= pt, y < pt + height, z >= pl, z < pl + width)
-        return tirx.if_then_else(inside, x[n, c, y - pt, z - pl], tirx.const(0, x.dtype))
+    def inside(y, z):
+        return tirx.all(y >= pt, y < pt + height, z >= pl, z < pl + width)
 
     if pairs:
-        return te.compute((batch, channels // 2, hp, 2 * wp),
-                          lambda n, c2, y, k: value(n, c2 * 2 + k % 2, y, k // 2), name="amx_channel_pairs")
-    return te.compute((batch, channels, hp, wp), value, name="amx_padded")
+        def bits(n, c, y, z):
+            return tirx.reinterpret("uint16", x[n, c, y - pt, z - pl]).astype("uint32")
+
+        def pair(n, c2, y, z):
+            both = bits(n, c2 * 2, y, z) | (bits(n, c2 * 2 + 1, y, z) << tirx.const(16, "uint32"))
+            return tirx.if_then_else(inside(y, z), both, tirx.const(0, "uint32"))
+
+        return te.compute((batch, channels // 2, hp, wp), pair, name="amx_channel_pairs")
+    return te.compute((batch, channels, hp, wp), lambda n, c, y, z: tirx.if_then_else(
+        inside(y, z), x[n, c, y - pt, z - pl], tirx.const(0, x.dtype)), name="amx_padded")
 
 
 def _taps(w: te.Tensor, flipped: bool, transposed: bool = False) -> te.Tensor:
