@@ -48,7 +48,7 @@ def test_forward_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo):
     kernel, asm = _build(adc.forward_source(2, c, o, ho, wo, 3, 3))
     assert "tdpbf16ps" in asm and "ldtilecfg" in asm
     pairs = np.ascontiguousarray(xpad.reshape(2, c // 2, 2, ho + 2, wo + 2).transpose(0, 1, 3, 4, 2))
-    pairs = pairs.view(np.uint32).reshape(2, c // 2, ho + 2, wo + 2)
+    pairs = pairs.view(np.uint32).reshape(2, c // 2, 1, ho + 2, wo + 2)
     taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1).reshape(9, o, c))
     out = tvm.runtime.empty((2, o, ho, wo), "float32", tvm.cpu())
     kernel(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), out)
@@ -67,7 +67,7 @@ def test_weight_gradient_kernel_multiplies_tiles_and_matches_numpy(c, o, ho, wo)
     assert "tdpbf16ps" in asm
     pairs = np.ascontiguousarray(dy.reshape(2, o, ho, wo // 2, 2).transpose(0, 2, 3, 1, 4))
     out = tvm.runtime.empty((9, c, o), "float32", tvm.cpu())
-    kernel(tvm.runtime.tensor(xpad), tvm.runtime.tensor(pairs), out)
+    kernel(tvm.runtime.tensor(xpad[:, :, None]), tvm.runtime.tensor(pairs), out)
     x32, dy32 = xpad.astype(np.float32), dy.astype(np.float32)
     want = np.stack([np.einsum("nchw,nohw->co", x32[:, :, i:i + ho, j:j + wo], dy32)
                      for i in range(3) for j in range(3)])
@@ -88,7 +88,7 @@ def test_strided_input_gradient_kernel_runs_phases_on_tiles_and_matches_numpy(c,
     top, bottom, left, right = adc.phase_padding(*geometry, (ho, wo), (h, w))
     padded = np.pad(dy, ((0, 0), (0, 0), (top, bottom), (left, right)))
     pairs = padded.reshape(2, o // 2, 2, *padded.shape[2:]).transpose(0, 1, 3, 4, 2)
-    pairs = np.ascontiguousarray(pairs).view(np.uint32).reshape(2, o // 2, *padded.shape[2:])
+    pairs = np.ascontiguousarray(pairs).view(np.uint32).reshape(2, o // 2, 1, *padded.shape[2:])
     taps = np.ascontiguousarray(wt.transpose(2, 3, 1, 0).reshape(k * k, c, o))
     out = tvm.runtime.empty((2, c, 2, 2, h // 2, w // 2), "float32", tvm.cpu())
     kernel(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), out)
@@ -103,12 +103,52 @@ def test_strided_input_gradient_kernel_runs_phases_on_tiles_and_matches_numpy(c,
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
 
 
-def test_only_stride_one_and_multiples_of_16_apply():
+def _phases(xpad: np.ndarray, stride: int, hw: tuple[int, int]) -> np.ndarray:
+    """``(n, c, s*s, h', w')``: phase ``a s + b`` holds the padded rows ``s y + a``, columns
+    ``s z + b`` (zeros past the end)."""
+    n, c, hp, wp = xpad.shape
+    big = np.zeros((n, c, hw[0] * stride, hw[1] * stride), xpad.dtype)
+    rows, cols = min(hp, hw[0] * stride), min(wp, hw[1] * stride)
+    big[:, :, :rows, :cols] = xpad[:, :, :rows, :cols]
+    split = big.reshape(n, c, hw[0], stride, hw[1], stride).transpose(0, 1, 3, 5, 2, 4)
+    return np.ascontiguousarray(split).reshape(n, c, stride * stride, *hw)
+
+
+@needs_amx
+@pytest.mark.parametrize("k", [3, 1])
+def test_strided_forward_and_weight_gradient_kernels_read_phases_and_match_numpy(k):
+    rng = np.random.default_rng(6)
+    c, o, ho, wo = 16, 32, 3, 16
+    xpad = _bf16(rng, (2, c, 2 * ho + k - 1, 2 * wo + k - 1))  # already padded, 'valid' from here
+    w, dy = _bf16(rng, (o, c, k, k)), _bf16(rng, (2, o, ho, wo))
+    hw = (ho + (k - 1) // 2, wo + (k - 1) // 2)
+    phases = _phases(xpad, 2, hw)
+    forward, asm = _build(adc.forward_source(2, c, o, ho, wo, k, k, (2, 2)))
+    assert "tdpbf16ps" in asm
+    pairs = phases.reshape(2, c // 2, 2, 4, *hw).transpose(0, 1, 3, 4, 5, 2)
+    pairs = np.ascontiguousarray(pairs).view(np.uint32).reshape(2, c // 2, 4, *hw)
+    taps = np.ascontiguousarray(w.transpose(2, 3, 0, 1).reshape(k * k, o, c))
+    y = tvm.runtime.empty((2, o, ho, wo), "float32", tvm.cpu())
+    forward(tvm.runtime.tensor(pairs), tvm.runtime.tensor(taps), y)
+    x32, w32, dy32 = xpad.astype(np.float32), w.astype(np.float32), dy.astype(np.float32)
+    windows = [x32[:, :, i:i + 2 * ho:2, j:j + 2 * wo:2] for i in range(k) for j in range(k)]
+    want = sum(np.einsum("nchw,oc->nohw", win, w32[:, :, t // k, t % k]) for t, win in enumerate(windows))
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-5, atol=1e-4)
+    grad, _ = _build(adc.filter_grad_source(2, c, o, ho, wo, k, k, (2, 2)))
+    dy_pairs = np.ascontiguousarray(dy.reshape(2, o, ho, wo // 2, 2).transpose(0, 2, 3, 1, 4))
+    dw = tvm.runtime.empty((k * k, c, o), "float32", tvm.cpu())
+    grad(tvm.runtime.tensor(phases), tvm.runtime.tensor(dy_pairs), dw)
+    want = np.stack([np.einsum("nchw,nohw->co", win, dy32) for win in windows])
+    np.testing.assert_allclose(dw.numpy(), want, rtol=1e-5, atol=1e-4)
+
+
+def test_only_multiples_of_16_channels_and_8_columns_apply():
     assert adc.applies(16, 16, 32, (1, 1), (1, 1, 1, 1), (3, 3))
-    assert not adc.applies(16, 32, 16, (2, 2), (0, 1, 0, 1), (3, 3))  # a stage's first conv
+    assert adc.applies(16, 32, 16, (2, 2), (0, 1, 0, 1), (3, 3))  # a stage's first conv: phases
     assert adc.applies(64, 64, 8, (1, 1), (1, 1, 1, 1), (3, 3))  # 8 columns: half-width tiles
     assert not adc.applies(64, 64, 4, (1, 1), (1, 1, 1, 1), (3, 3))
     assert not adc.applies(3, 16, 32, (1, 1), (1, 1, 1, 1), (3, 3))  # RGB input
+    assert not adc.applies(16, 16, 32, (1, 1), (-1, 0, 0, 0), (3, 3))  # a crop
 
 
 CONVS = [((2, 16, 4, 32), (16, 16, 3, 3), 1, "same"),  # ResNet-20's first stage, 32 columns
@@ -160,5 +200,22 @@ def test_graph_mode_uses_the_direct_kernels_for_all_three(tmp_path):
     texts = [p.read_text() for p in tmp_path.rglob("10_relax.py")]
     assert sorted(t.count("call_tir(cls.amx_direct_conv") for t in texts) == [1, 3]
     assert all("amx_bf16_conv" not in t for t in texts)  # no gathered operand
+
+
+@needs_amx
+@pytest.mark.slow
+def test_a_strided_convolution_runs_all_three_on_the_direct_kernels(tmp_path):
+    import framework as ms
+
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        rng = np.random.default_rng(7)
+        _conv_and_grads(_bf16(rng, (2, 16, 4, 32)), _bf16(rng, (32, 16, 3, 3)), _bf16(rng, (2, 32, 2, 16)),
+                        2, "same")
+    finally:
+        ms.set_context(save_graphs=False)
+    texts = [p.read_text() for p in tmp_path.rglob("10_relax.py")]
+    assert sorted(t.count("call_tir(cls.amx_direct_") for t in texts) == [1, 3]  # phases: one kernel
+    assert all("amx_bf16_conv" not in t and "amx_im2col" not in t for t in texts)
     kernels = "".join(p.read_text() for p in tmp_path.rglob("20_kernels.ll"))
     assert "@llvm.x86.tdpbf16ps" in kernels

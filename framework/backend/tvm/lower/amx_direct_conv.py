@@ -71,15 +71,15 @@ def _block(x: int) -> int:
     return 32 if x % 32 == 0 else 16 if x % 16 == 0 else 8
 
 
-Taps = tuple[tuple[int, int, int], ...]  # (weight index, row offset, column offset) in x
+Taps = tuple[tuple[int, int, int, int], ...]  # (weight index, input phase, row, column offset)
 
 
 def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
-            phases: tuple[tuple[str, Taps], ...], out_dims: tuple[int, ...]) -> str:
-    """``y (n, m, *out_dims) float32 += w (taps, m, k) @ x (n, k/2, h', w')`` (channel pairs,
-    :func:`_padded`) read in place:
-    per phase (its index into ``y`` after ``n, m``, and its taps) the output rows and columns
-    of ``y``'s last two axes; a phase without taps is zeros."""
+            phases: tuple[tuple[str, Taps], ...], out_dims: tuple[int, ...], in_phases: int = 1) -> str:
+    """``y (n, m, *out_dims) float32 += w (taps, m, k) @ x (n, k/2, in_phases, h', w')``
+    (channel pairs, :func:`_padded`) read in place: per output phase (its index into ``y``
+    after ``n, m``, and its taps) the output rows and columns of ``y``'s last two axes; a
+    phase without taps is zeros."""
     (hp, wp), (ho, wo) = x_hw, out_dims[-2:]
     kc, bo, bq = _block(k), _block(m), _block(wo)
     tn = min(bq, 16)
@@ -88,7 +88,7 @@ def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
     shape = ", ".join(str(d) for d in out_dims)
     text = f"""
 @T.prim_func(private=True)
-def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {wp}), "uint32"),
+def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
            w: T.Buffer(({taps}, {m}, {k}), "bfloat16"),
            y: T.Buffer(({n}, {m}, {shape}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
@@ -104,10 +104,10 @@ def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {wp}), "uint32"),
         text += "".join(_call(20, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
         if phase_taps:
             text += f"                    for cb in range({k // kc}):\n"
-        for t, di, dj in phase_taps:
+        for t, ph, di, dj in phase_taps:
             a_at = [f"w[{t}, ob * {bo} + {r}, cb * {kc}]" for r in rows]
-            b_at = [f"x[b, cb * {kc // 2}, p + {di}, qb * {bq} + {q} + {dj}]" for q in cols]
-            text += _step(24, a_at, 2 * k, b_at, 4 * hp * wp)
+            b_at = [f"x[b, cb * {kc // 2}, {ph}, p + {di}, qb * {bq} + {q} + {dj}]" for q in cols]
+            text += _step(24, a_at, 2 * k, b_at, 4 * in_phases * hp * wp)
         for x, r in enumerate(rows):
             for y, q in enumerate(cols):
                 at = f"y[b, ob * {bo} + {r}, {phase}p, qb * {bq} + {q}]"
@@ -117,11 +117,20 @@ def {name}(x: T.Buffer(({n}, {k // 2}, {hp}, {wp}), "uint32"),
 
 
 @functools.cache
-def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
-    """``y (n, o, ho, wo) float32`` from ``x (n, c/2, ho+kh-1, wo+kw-1)`` (channel pairs) and
-    ``w (kh*kw, o, c)`` bf16."""
-    taps = tuple((i * kw + j, i, j) for i in range(kh) for j in range(kw))
-    return _source("amx_direct_conv", n, c, o, (ho + kh - 1, wo + kw - 1), kh * kw, (("", taps),), (ho, wo))
+def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
+                   stride: tuple[int, int] = (1, 1)) -> str:
+    """``y (n, o, ho, wo) float32`` from ``x`` (channel pairs split into the stride's phases,
+    :func:`_padded`) and ``w (kh*kw, o, c)`` bf16: tap ``(i, j)`` reads phase
+    ``(i mod sh, j mod sw)`` at offset ``(i // sh, j // sw)``, contiguous along the columns."""
+    sh, sw = stride
+    taps = tuple((i * kw + j, i % sh * sw + j % sw, i // sh, j // sw) for i in range(kh) for j in range(kw))
+    return _source("amx_direct_conv", n, c, o, _phase_hw(ho, wo, kh, kw, stride), kh * kw, (("", taps),),
+                   (ho, wo), sh * sw)
+
+
+def _phase_hw(ho: int, wo: int, kh: int, kw: int, stride: tuple[int, int]) -> tuple[int, int]:
+    """Rows and columns of each phase of the padded input that the taps read."""
+    return ho + (kh - 1) // stride[0], wo + (kw - 1) // stride[1]
 
 
 def _phase_taps(stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int]) \
@@ -148,7 +157,7 @@ def input_grad_phases_source(n: int, o: int, c: int, dy_hw: tuple[int, int], dx_
     phases = _phase_taps(stride, pads, kernel)
     top, bottom, left, right = phase_padding(stride, pads, kernel, dy_hw, dx_hw)
     x_hw = (dy_hw[0] + top + bottom, dy_hw[1] + left + right)
-    shifted = tuple((f"{a}, {b}, ", tuple((t, du + top, dv + left) for t, du, dv in taps))
+    shifted = tuple((f"{a}, {b}, ", tuple((t, 0, du + top, dv + left) for t, du, dv in taps))
                     for (a, b), taps in phases)
     out_dims = (stride[0], stride[1], dx_hw[0] // stride[0], dx_hw[1] // stride[1])
     return _source("amx_direct_input_grad", n, o, c, x_hw, kernel[0] * kernel[1], shifted, out_dims)
@@ -166,14 +175,16 @@ def phase_padding(stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[
 
 
 @functools.cache
-def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int) -> str:
-    """``dw (kh*kw, c, o) float32`` from ``x (n, c, ho+kh-1, wo+kw-1)`` and
-    ``dy (n, ho, wo/2, o, 2)`` bf16."""
-    hp, wp, kq, bc, bo = ho + kh - 1, wo + kw - 1, _block(wo), _block(c), _block(o)
+def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
+                       stride: tuple[int, int] = (1, 1)) -> str:
+    """``dw (kh*kw, c, o) float32`` from ``x`` (plain channels split into the stride's
+    phases, :func:`_padded`) and ``dy (n, ho, wo/2, o, 2)`` bf16."""
+    (hp, wp), (sh, sw) = _phase_hw(ho, wo, kh, kw, stride), stride
+    kq, bc, bo = _block(wo), _block(c), _block(o)
     jobs = kh * kw * (c // bc) * (o // bo)
     text = f"""
 @T.prim_func(private=True)
-def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {hp}, {wp}), "bfloat16"),
+def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {sh * sw}, {hp}, {wp}), "bfloat16"),
                                 dy: T.Buffer(({n}, {ho}, {wo // 2}, {o}, 2), "bfloat16"),
                                 dw: T.Buffer(({kh * kw}, {c}, {o}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
@@ -186,9 +197,11 @@ def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {hp}, {wp}), "bfloat16"),
     rows, cols = range(0, bc, 16), range(0, bo, 16)
     text += "".join(_call(8, "tilezero", f"T.int8({t})") for t in range(len(rows) * len(cols)))
     text += f"        for b, p, qb in T.grid({n}, {ho}, {wo // kq}):\n"
-    a_at = [f"x[b, cb * {bc} + {r}, p + t // {kw}, qb * {kq} + t % {kw}]" for r in rows]
+    phase = f"t // {kw} % {sh} * {sw} + t % {kw} % {sw}"
+    a_at = [f"x[b, cb * {bc} + {r}, {phase}, p + t // {kw} // {sh}, qb * {kq} + t % {kw} // {sw}]"
+            for r in rows]
     b_at = [f"dy[b, p, qb * {kq // 2}, ob * {bo} + {q}, 0]" for q in cols]
-    text += _step(12, a_at, 2 * hp * wp, b_at, 4 * o)
+    text += _step(12, a_at, 2 * sh * sw * hp * wp, b_at, 4 * o)
     for x, r in enumerate(rows):
         for y, q in enumerate(cols):
             text += _call(8, "tilestored64", f"T.int8({x * len(cols) + y})",
@@ -198,34 +211,40 @@ def amx_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {hp}, {wp}), "bfloat16"),
 
 def applies(channels: int, outs: int, out_w: int, stride: Sequence[int], pads: Sequence[int],
             kernel: tuple[int, int]) -> bool:
-    """Stride 1, channel counts multiples of 16, the output width of 8, and no negative
-    padding (a crop)."""
-    return (tuple(stride) == (1, 1) and channels % 16 == 0 and outs % 16 == 0 and out_w % 8 == 0
+    """Channel counts multiples of 16, the output width of 8, and no negative padding (a
+    crop); ``stride`` is read from the stride's phases of the input (any)."""
+    return (min(stride) >= 1 and channels % 16 == 0 and outs % 16 == 0 and out_w % 8 == 0
             and min(pads) >= 0 and min(kernel) >= 1)
 
 
-def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool) -> te.Tensor:
-    """``x`` zero-padded to ``hw`` with its origin at ``top_left``: plain NCHW, or (``pairs``)
-    channel pairs ``(n, c/2, h', w')``, each pair's two bf16 bit patterns in one uint32 (low
-    half: the even channel), the bytes the tile loads read. Two contiguous loads and a shift
-    per vector: 2.3x faster than interleaving bf16 lanes."""
+def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool,
+            stride: tuple[int, int] = (1, 1)) -> te.Tensor:
+    """``x`` zero-padded with its origin at ``top_left``, split into the stride's phases
+    (phase ``a sw + b`` holds padded rows ``sh y + a``, columns ``sw z + b``), ``hw`` of each:
+    plain ``(n, c, sh sw, h', w')``, or (``pairs``) channel pairs ``(n, c/2, sh sw, h', w')``,
+    each pair's two bf16 bit patterns in one uint32 (low half: the even channel), the bytes
+    the tile loads read. Two contiguous loads and a shift per vector: 2.3x faster than
+    interleaving bf16 lanes."""
     batch, channels, height, width = (int(d) for d in x.shape)
-    (pt, pl), (hp, wp) = top_left, hw
+    (pt, pl), (hp, wp), (sh, sw) = top_left, hw, stride
 
-    def inside(y, z):
-        return tirx.all(y >= pt, y < pt + height, z >= pl, z < pl + width)
+    def at(s, y, z):  # the input row and column of phase s's (y, z), and whether inside
+        row, col = y * sh + s // sw - pt, z * sw + s % sw - pl
+        return row, col, tirx.all(row >= 0, row < height, col >= 0, col < width)
 
     if pairs:
-        def bits(n, c, y, z):
-            return tirx.reinterpret("uint16", x[n, c, y - pt, z - pl]).astype("uint32")
+        def pair(n, c2, s, y, z):
+            row, col, inside = at(s, y, z)
+            lo, hi = (tirx.reinterpret("uint16", x[n, c2 * 2 + h, row, col]).astype("uint32") for h in (0, 1))
+            return tirx.if_then_else(inside, lo | (hi << tirx.const(16, "uint32")), tirx.const(0, "uint32"))
 
-        def pair(n, c2, y, z):
-            both = bits(n, c2 * 2, y, z) | (bits(n, c2 * 2 + 1, y, z) << tirx.const(16, "uint32"))
-            return tirx.if_then_else(inside(y, z), both, tirx.const(0, "uint32"))
+        return te.compute((batch, channels // 2, sh * sw, hp, wp), pair, name="amx_channel_pairs")
 
-        return te.compute((batch, channels // 2, hp, wp), pair, name="amx_channel_pairs")
-    return te.compute((batch, channels, hp, wp), lambda n, c, y, z: tirx.if_then_else(
-        inside(y, z), x[n, c, y - pt, z - pl], tirx.const(0, x.dtype)), name="amx_padded")
+    def plain(n, c, s, y, z):
+        row, col, inside = at(s, y, z)
+        return tirx.if_then_else(inside, x[n, c, row, col], tirx.const(0, x.dtype))
+
+    return te.compute((batch, channels, sh * sw, hp, wp), plain, name="amx_padded")
 
 
 def _taps(w: te.Tensor, flipped: bool, transposed: bool = False) -> te.Tensor:
@@ -255,14 +274,16 @@ def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequen
     ``pads`` is (top, bottom, left, right); None where it does not apply."""
     batch, channels, height, width = (int(d) for d in x_shape)
     outs, kh, kw = int(w_shape[1] if flipped else w_shape[0]), int(w_shape[2]), int(w_shape[3])
-    ho, wo = height + pads[0] + pads[1] - kh + 1, width + pads[2] + pads[3] - kw + 1
+    sh, sw = (int(s) for s in stride)
+    ho = (height + pads[0] + pads[1] - kh) // sh + 1
+    wo = (width + pads[2] + pads[3] - kw) // sw + 1
     if not applies(channels, outs, wo, stride, pads, (kh, kw)):
         return None
-    hw = (ho + kh - 1, wo + kw - 1)
-    xp = bb.emit_te(_padded, x, (pads[0], pads[2]), hw, True)
+    hw = _phase_hw(ho, wo, kh, kw, (sh, sw))
+    xp = bb.emit_te(_padded, x, (pads[0], pads[2]), hw, True, (sh, sw))
     wt = bb.emit_te(_taps, w, flipped)
-    gv = bb.add_func(tvm.script.from_source(forward_source(batch, channels, outs, ho, wo, kh, kw)),
-                     "amx_direct_conv")
+    source = forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw))
+    gv = bb.add_func(tvm.script.from_source(source), "amx_direct_conv")
     return relax.call_tir(gv, [xp, wt], relax.TensorType([batch, outs, ho, wo], "float32"))
 
 
@@ -303,17 +324,18 @@ def _strided_input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x
 
 def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: Sequence[int],
                 w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
-    """float32 gradient of a stride-1 ``conv2d`` for its weights ``(o, c, kh, kw)``; None where
-    it does not apply."""
+    """float32 gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``; None where it does
+    not apply."""
     batch, channels = int(x_shape[0]), int(x_shape[1])
     outs, kh, kw = (int(d) for d in (w_shape[0], w_shape[2], w_shape[3]))
     ho, wo = (int(d) for d in dy.ty.shape.values[2:])
     if not applies(channels, outs, wo, stride, pads, (kh, kw)):
         return None
-    xq = bb.emit_te(_padded, x, (pads[0], pads[2]), (ho + kh - 1, wo + kw - 1), False)
+    sh, sw = (int(s) for s in stride)
+    xq = bb.emit_te(_padded, x, (pads[0], pads[2]), _phase_hw(ho, wo, kh, kw, (sh, sw)), False, (sh, sw))
     dyp = bb.emit_te(_pixel_pairs, dy)
-    gv = bb.add_func(tvm.script.from_source(filter_grad_source(batch, channels, outs, ho, wo, kh, kw)),
-                     "amx_direct_conv_filter_grad")
+    source = filter_grad_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw))
+    gv = bb.add_func(tvm.script.from_source(source), "amx_direct_conv_filter_grad")
     out = bb.emit(relax.call_tir(gv, [xq, dyp], relax.TensorType([kh * kw, channels, outs], "float32")))
     out = bb.emit(relax.op.reshape(out, [kh, kw, channels, outs]))
     return relax.op.permute_dims(out, [3, 2, 0, 1])
