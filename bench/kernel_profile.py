@@ -1,6 +1,8 @@
-"""Per-kernel profile of a sequence model's compiled train step (bench/seq_engines.py).
+"""Per-kernel profile of a compiled train step: a sequence model of bench/seq_engines.py, or
+a model of bench/amp.py (ResNet-20, LeNet) in float32 or amp O2 low precision.
 
-    python bench/kernel_profile.py [--model lstm|gpt] [--top 30] [--threads N]
+    python bench/kernel_profile.py [--model lstm|gpt|resnet20|lenet] [--precision fp32|bf16|fp16]
+                                   [--top 30] [--threads N]
 
 TVM 0.27's Relax VM has no profiler; this compiles the step cold (a fresh
 $TWINMODE_CACHE_DIR), counts the ``call_tir`` sites of every scheduled PrimFunc in the
@@ -21,6 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()
+import amp  # noqa: E402
 import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import seq_engines as se  # noqa: E402
@@ -35,27 +38,36 @@ def _sample(shape: list[int], dtype: str) -> np.ndarray:
     """Zeros for integer inputs (indices stay in range), uniform [0, 1) otherwise."""
     if "int" in dtype:
         return np.zeros(shape, dtype)
+    if dtype == "bfloat16":
+        import ml_dtypes
+
+        return np.asarray(np.random.rand(*shape)).astype(ml_dtypes.bfloat16)
     return np.asarray(np.random.rand(*shape)).astype(dtype)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt"])
+    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt", "resnet20", "lenet"])
+    parser.add_argument("--precision", default="fp32", choices=list(amp.PRECISIONS))
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--threads", type=int, default=None)  # read by bench_env
     args = parser.parse_args()
     captured = {}
     schedule = compiler.apply_schedules
 
-    def keep(mod, target):
-        out = schedule(mod, target)
+    def keep(mod, target, *rest):
+        out = schedule(mod, target, *rest)
         captured["mod"], captured["target"] = out[0], target
         return out
 
     compiler.apply_schedules = keep
-    step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE)
+    if args.model in ("lstm", "gpt"):
+        step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE, amp.PRECISIONS[args.precision])
+        batch = se.batch_of(args.model)
+    else:
+        step, batch = amp.our_step(args.model, args.precision), amp._batches(args.model, 1)[0]
     start = time.perf_counter()
-    step(*se.batch_of(args.model))
+    step(*batch)
     print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
     mod, target = captured["mod"], captured["target"]
     counts, shapes = collections.Counter(), {}

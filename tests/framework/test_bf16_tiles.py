@@ -159,11 +159,16 @@ def _conv_relax_modules(tmp_path, channels: int, seed: int) -> list[str]:
 
 @needs_amx
 def test_graph_mode_bf16_conv_runs_on_tiles(tmp_path):
-    calls = sorted(text.count("call_tir(cls.amx_bf16_conv") for text in _conv_relax_modules(tmp_path, 32, 5))
+    texts = _conv_relax_modules(tmp_path, 32, 5)
+    # stride 1 and 8 columns: the tile loads read the padded input in place (amx_direct_conv)
+    calls = sorted(text.count("call_tir(cls.amx_direct_conv") for text in texts)
     assert calls == [1, 3]  # the forward graph; forward, input and weight gradients
 
 
 @needs_amx
-def test_convolutions_of_few_channels_stay_in_float32(tmp_path):
-    # 16 channels reuse the gathered operand too little to pay for the gather (amx_conv.MIN_REUSE)
-    assert all("amx_bf16_conv" not in text for text in _conv_relax_modules(tmp_path, 16, 6))
+def test_convolutions_of_few_channels_run_on_tiles_without_a_gathered_operand(tmp_path):
+    # 16 channels reuse a gathered (im2col) operand too little to pay for it (amx_conv.MIN_REUSE);
+    # the direct kernels have none
+    texts = _conv_relax_modules(tmp_path, 16, 6)
+    assert all("amx_bf16_conv" not in text for text in texts)
+    assert sorted(text.count("call_tir(cls.amx_direct_conv") for text in texts) == [1, 3]

@@ -217,6 +217,37 @@ def test_a_chain_of_tanh_is_scheduled_without_growing_expressions():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_a_bf16_normalization_rounding_and_relu_run_as_one_loop_nest():
+    # amp O2's BatchNorm in float32, its result rounded to bf16 (read three times), the ReLU
+    # (read twice): storing each stage in a float32 buffer made the kernel ~3x slower
+    import ml_dtypes
+    from tvm import te, tirx
+
+    from framework.backend.tvm.lower.lowerings.base import _round_to_bfloat16
+    from framework.backend.tvm.schedule import cpu_rules
+
+    shape = (2, 4, 8, 16)
+    x = te.placeholder(shape, "float32", name="x")
+    scale, shift = (te.placeholder((4,), "float32", name=n) for n in ("scale", "shift"))
+    bn = te.compute(shape, lambda n, c, h, w: x[n, c, h, w] * scale[c] + shift[c], name="bn")
+    rounded = _round_to_bfloat16(bn)
+    zero = tirx.const(0.0, "float32")
+
+    def relu_at(*i):
+        v = rounded(*i).astype("float32")
+        return tirx.Select(v < zero, zero, v).astype("bfloat16")
+
+    relu = te.compute(shape, relu_at, name="relu")
+    func = cpu_rules.schedule_func(te.create_prim_func([x, scale, shift, relu]), 1)
+    assert "alloc_buffer" not in func.script()
+    lib = tvm.compile(tvm.IRModule({"main": func.with_attr("tirx.is_scheduled", True)}), make_target("CPU"))
+    xs, sc, sh = rand(*shape), rand(4), rand(4)
+    out = tvm.runtime.empty(shape, "bfloat16", tvm.cpu())
+    lib["main"](*(tvm.runtime.tensor(a) for a in (xs, sc, sh)), out)
+    want = np.maximum(xs * sc[:, None, None] + sh[:, None, None], 0).astype(ml_dtypes.bfloat16)
+    np.testing.assert_array_equal(out.numpy().astype(np.float32), want.astype(np.float32))
+
+
 def test_a_padded_matmul_result_is_written_everywhere():
     # the pad (inlined into the add it feeds) used to be computed inside the matmul's tile
     # loop, which covers only the matmul's rows: the padding rows were never written

@@ -72,6 +72,8 @@ def _product(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, batch: int, m
 # pair order) on a Sapphire Rapids core; the tile product then uses each gathered value once
 # per output channel. Below ~32 channels the gather costs more than the float32 convolution
 # it replaces (ResNet-20's 16-channel stage: bf16 step 1.39x float32 with tiles, 1.13x without).
+# Stride-1 convolutions of channels in multiples of 16 avoid the gather (:mod:`.amx_direct_conv`,
+# tried first); this path is left the strided ones and odd channel counts.
 MIN_REUSE = 32
 
 

@@ -56,6 +56,12 @@ logger = logging.getLogger(__name__)
 VECTOR = 16  # float32 lanes of an elementwise vector loop (LLVM splits it where narrower)
 PARALLEL_MIN_WORK = 1 << 15  # loop iterations below which a block stays serial
 INLINE_ANY_READS = 24  # expression nodes up to which a block is inlined however often it is read
+# expression nodes a multiply-read block may copy into its consumers: LLVM computes the copies
+# of a pure expression once (common subexpressions), so a bounded copy costs nothing at run
+# time, while storing and reloading a full-size intermediate costs a pass over memory (a
+# bf16 BatchNorm + rounding + ReLU chain: 2.7x slower materialized); the bound keeps a chain of
+# ``fast_tanh`` from growing exponentially
+INLINE_COPIED = 512
 
 
 @dataclass(frozen=True)
@@ -183,7 +189,8 @@ def _costly_to_inline(sch: Schedule, block) -> bool:
             or ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
         return False
     out = stmt.writes[0].source
-    return sum(ta.loads_of(sch.get(c).body, out) for c in sch.get_consumers(block)) > 1
+    reads = sum(ta.loads_of(sch.get(c).body, out) for c in sch.get_consumers(block))
+    return reads > 1 and ta.expr_size(stmt.body.value) * reads > INLINE_COPIED
 
 
 def _vector_factor(extent: int, lanes: int = VECTOR) -> int:

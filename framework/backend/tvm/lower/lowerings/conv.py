@@ -6,7 +6,7 @@ import numpy as np
 from tvm import relax
 
 from .....dtype import BFLOAT16_NP, is_low_float
-from .. import amx_conv, amx_matmul, te_kernels, tensor_core_conv
+from .. import amx_conv, amx_direct_conv, amx_matmul, te_kernels, tensor_core_conv
 from .base import LowerContext, Lowering, cast, crop, emit, float32_compute, hw_padding
 
 
@@ -82,18 +82,27 @@ def lower_conv2d_backprop_filter(ctx: LowerContext, x, dy):
 def _tiles_conv2d(ctx: LowerContext, x, w):
     prim, (xs, ws) = ctx.prim, ctx.in_specs
     pads, ho, wo = prim.geometry(xs.shape, ws.shape)
+    direct = amx_direct_conv.conv2d(ctx.bb, x, w, xs.shape, ws.shape, prim.stride, pads)
+    if direct is not None:
+        return direct
     return amx_conv.conv2d(ctx.bb, x, w, xs.shape, ws.shape, prim.stride, pads, (ho, wo))
 
 
 def _tiles_input_grad(ctx: LowerContext, dy, w):
     prim, ws = ctx.prim, ctx.in_specs[1]
     pads, _, _ = prim.geometry(prim.input_shape, ws.shape)
+    direct = amx_direct_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads)
+    if direct is not None:
+        return direct
     return amx_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads)
 
 
 def _tiles_filter_grad(ctx: LowerContext, x, dy):
     prim, xs = ctx.prim, ctx.in_specs[0]
     pads, _, _ = prim.geometry(xs.shape, prim.filter_shape)
+    direct = amx_direct_conv.filter_grad(ctx.bb, x, dy, xs.shape, prim.filter_shape, prim.stride, pads)
+    if direct is not None:
+        return direct
     return amx_conv.filter_grad(ctx.bb, x, dy, xs.shape, prim.filter_shape, prim.stride, pads)
 
 
