@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()
 import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import seq_engines as se  # noqa: E402
@@ -38,26 +39,28 @@ def _sample(shape: list[int], dtype: str) -> np.ndarray:
     return np.asarray(np.random.rand(*shape)).astype(dtype)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt"])
-    parser.add_argument("--top", type=int, default=30)
-    parser.add_argument("--threads", type=int, default=None)  # read by bench_env
-    args = parser.parse_args()
-    captured = {}
+@contextlib.contextmanager
+def captured_schedules() -> Iterator[dict]:
+    """While open, every module the compiler schedules is kept: ``captured["mod"]`` (the
+    last one scheduled) and ``captured["target"]``. Only a cold compile schedules."""
+    captured: dict = {}
     schedule = compiler.apply_schedules
 
-    def keep(mod, target):
-        out = schedule(mod, target)
+    def keep(mod, target, *args, **kwargs):  # whatever else the compiler passes, passed on
+        out = schedule(mod, target, *args, **kwargs)
         captured["mod"], captured["target"] = out[0], target
         return out
 
     compiler.apply_schedules = keep
-    step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE)
-    start = time.perf_counter()
-    step(*se.batch_of(args.model))
-    print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
-    mod, target = captured["mod"], captured["target"]
+    try:
+        yield captured
+    finally:
+        compiler.apply_schedules = schedule
+
+
+def call_sites(mod: tvm.IRModule) -> tuple[collections.Counter, dict]:
+    """How often the Relax functions of ``mod`` call each PrimFunc, and the (shape, dtype)
+    of its arguments and outputs at its first call."""
     counts, shapes = collections.Counter(), {}
     call_tir = tvm.ir.Op.get("relax.call_tir")
 
@@ -75,6 +78,13 @@ def main() -> None:
     for func in mod.functions.values():
         if isinstance(func, relax.Function):
             relax.analysis.post_order_visit(func.body, visit)
+    return counts, shapes
+
+
+def profile(mod: tvm.IRModule, target) -> list[tuple[float, float, int, str, list]]:
+    """``(calls x seconds, seconds per call, calls, name, shapes)`` per called PrimFunc of
+    ``mod``, heaviest first; each built alone and timed best of 3 x 5 calls."""
+    counts, shapes = call_sites(mod)
     rows = []
     for gv, func in mod.functions.items():
         if not isinstance(func, tirx.PrimFunc) or gv.name_hint not in counts:
@@ -89,11 +99,28 @@ def main() -> None:
             for _ in range(5):
                 kernel(*arrays)
             best = min(best, (time.perf_counter() - t0) / 5)
-        rows.append((best * counts[gv.name_hint], best, counts[gv.name_hint], gv.name_hint))
-    rows.sort(reverse=True)
+        n = counts[gv.name_hint]
+        rows.append((best * n, best, n, gv.name_hint, shapes[gv.name_hint]))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt"])
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=None)  # read by bench_env
+    args = parser.parse_args()
+    os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()  # cold: the step is scheduled
+    with captured_schedules() as captured:
+        step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE)
+        start = time.perf_counter()
+        step(*se.batch_of(args.model))
+    print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
+    rows = profile(captured["mod"], captured["target"])
     print(f"kernels {len(rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms per step (warm, alone)")
-    for total, each, n, name in rows[:args.top]:
-        print(f"{total * 1e3:8.2f} ms {n:5d} x {each * 1e3:7.3f} ms  {name[:70]}  {shapes[name]}"[:200])
+    for total, each, n, name, shapes in rows[:args.top]:
+        print(f"{total * 1e3:8.2f} ms {n:5d} x {each * 1e3:7.3f} ms  {name[:70]}  {shapes}"[:200])
 
 
 if __name__ == "__main__":
