@@ -24,7 +24,6 @@ def _kernel_profile():
     return module
 
 
-@pytest.mark.slow
 def test_a_cold_compile_is_caught_and_each_called_kernel_timed(tmp_path, monkeypatch):
     kp = _kernel_profile()
     monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path))  # cold: the step is scheduled

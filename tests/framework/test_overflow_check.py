@@ -36,8 +36,7 @@ def _check(grads: list[np.ndarray], mode) -> bool:
         ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE])
+@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE, ms.GRAPH_MODE], ids=["pynative", "graph"])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])
 def test_inf_or_nan_anywhere_in_any_gradient_is_found(mode, dtype):
     big = np.finfo(dtype).max
@@ -55,7 +54,6 @@ def test_inf_or_nan_anywhere_in_any_gradient_is_found(mode, dtype):
     assert _check(grads, mode) is False
 
 
-@pytest.mark.slow
 def test_the_check_of_a_large_gradient_runs_in_vector_lanes():
     """The check of a (120, 400) float16 gradient is one kernel reading float16 and summing
     into vector lanes; no float32 copy of the gradient is written first."""
