@@ -1,6 +1,7 @@
 """Per-kernel profile of a sequence model's compiled train step (bench/seq_engines.py).
 
-    python bench/kernel_profile.py [--model lstm|gpt] [--top 30] [--threads N]
+    python bench/kernel_profile.py [--model lstm|gpt] [--precision fp32|bf16|fp16] [--top 30]
+                                   [--threads N]
 
 TVM 0.27's Relax VM has no profiler; this compiles the step cold (a fresh
 $TWINMODE_CACHE_DIR), counts the ``call_tir`` sites of every scheduled PrimFunc in the
@@ -108,17 +109,22 @@ def profile(mod: tvm.IRModule, target) -> list[tuple[float, float, int, str, lis
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="lstm", choices=["lstm", "gpt"])
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"],
+                        help="bf16/fp16: the model in amp O2 of that dtype")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--threads", type=int, default=None)  # read by bench_env
     args = parser.parse_args()
     os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()  # cold: the step is scheduled
     with captured_schedules() as captured:
-        step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE)
+        amp_dtype = {"fp32": None, "bf16": ms.bfloat16, "fp16": ms.float16}[args.precision]
+        step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE, amp_dtype)
         start = time.perf_counter()
         step(*se.batch_of(args.model))
     print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
     rows = profile(captured["mod"], captured["target"])
     print(f"kernels {len(rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms per step (warm, alone)")
+    casts = [r for r in rows if r[3].startswith("cast")]
+    print(f"of which {len(casts)} plain casts: {sum(r[0] for r in casts) * 1e3:.2f} ms")
     for total, each, n, name, shapes in rows[:args.top]:
         print(f"{total * 1e3:8.2f} ms {n:5d} x {each * 1e3:7.3f} ms  {name[:70]}  {shapes}"[:200])
 
