@@ -185,24 +185,31 @@ def time_steps(args: argparse.Namespace) -> None:
             for x, y in batches[:3]:  # warm-up (graph mode: compile)
                 step(x, y)
         seconds: dict[str, list[float]] = {key: [] for key in engines}
+        cpu: dict[str, list[float]] = {key: [] for key in engines}  # this process's CPU time:
+        # on a loaded machine the wall time also counts the waits for a core, this does not
         for i in range(args.steps):  # interleaved: one step of each engine per repeat
             x, y = batches[i % len(batches)]
             for key, step in engines.items():
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), time.process_time()
                 out = step(x, y)
                 while isinstance(out, tuple):  # ours: (loss or (loss, overflow, scale), timing)
                     out = out[0]
                 if hasattr(out, "asnumpy"):  # the loss to the host, as a trainer's callbacks do
                     out.asnumpy()
                 seconds[key].append(time.perf_counter() - start)
+                cpu[key].append(time.process_time() - cpu_start)
         medians = {key: statistics.median(v) for key, v in seconds.items()}
         print(f"{name}: " + ", ".join(f"{key} {value * 1e3:.2f} ms" for key, value in medians.items()),
               flush=True)
+        cpu_medians = {key: statistics.median(v) for key, v in cpu.items()}
+        print(f"{name} CPU time: " + ", ".join(f"{key} {value * 1e3:.2f} ms"
+                                              for key, value in cpu_medians.items()), flush=True)
         ratios = []
         for precision in args.precisions.split(","):
             if precision != "fp32" and "ours fp32" in medians:
                 ratio = medians[f"ours {precision}"] / medians["ours fp32"]
-                ratios.append(f"ours {precision}/fp32 {ratio:.2f}x")
+                cpu_ratio = cpu_medians[f"ours {precision}"] / cpu_medians["ours fp32"]
+                ratios.append(f"ours {precision}/fp32 {ratio:.2f}x (CPU time {cpu_ratio:.2f}x)")
         if "torch bf16" in medians and "ours bf16" in medians:
             ratios.append(f"ours bf16/torch bf16 {medians['ours bf16'] / medians['torch bf16']:.2f}x")
             ratios.append(f"torch bf16/fp32 {medians['torch bf16'] / medians['torch fp32']:.2f}x")

@@ -1,5 +1,5 @@
 """Per-kernel profile of a compiled train step: a sequence model of bench/seq_engines.py, or
-a model of bench/amp.py (ResNet-20, LeNet) in float32 or amp O2 low precision.
+a model of bench/amp.py (ResNet-20, LeNet), in float32 or amp O2 low precision.
 
     python bench/kernel_profile.py [--model lstm|gpt|resnet20|lenet] [--precision fp32|bf16|fp16]
                                    [--top 30] [--threads N]
@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()
-import amp  # noqa: E402
 import bench_env  # noqa: E402, F401  (first: --threads sizes the thread pools)
 import numpy as np  # noqa: E402
 import seq_engines as se  # noqa: E402
@@ -38,38 +38,31 @@ def _sample(shape: list[int], dtype: str) -> np.ndarray:
     """Zeros for integer inputs (indices stay in range), uniform [0, 1) otherwise."""
     if "int" in dtype:
         return np.zeros(shape, dtype)
-    if dtype == "bfloat16":
-        import ml_dtypes
-
-        return np.asarray(np.random.rand(*shape)).astype(ml_dtypes.bfloat16)
     return np.asarray(np.random.rand(*shape)).astype(dtype)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt", "resnet20", "lenet"])
-    parser.add_argument("--precision", default="fp32", choices=list(amp.PRECISIONS))
-    parser.add_argument("--top", type=int, default=30)
-    parser.add_argument("--threads", type=int, default=None)  # read by bench_env
-    args = parser.parse_args()
-    captured = {}
+@contextlib.contextmanager
+def captured_schedules() -> Iterator[dict]:
+    """While open, every module the compiler schedules is kept: ``captured["mod"]`` (the
+    last one scheduled) and ``captured["target"]``. Only a cold compile schedules."""
+    captured: dict = {}
     schedule = compiler.apply_schedules
 
-    def keep(mod, target, *rest):
-        out = schedule(mod, target, *rest)
+    def keep(mod, target, *args, **kwargs):  # whatever else the compiler passes, passed on
+        out = schedule(mod, target, *args, **kwargs)
         captured["mod"], captured["target"] = out[0], target
         return out
 
     compiler.apply_schedules = keep
-    if args.model in ("lstm", "gpt"):
-        step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE, amp.PRECISIONS[args.precision])
-        batch = se.batch_of(args.model)
-    else:
-        step, batch = amp.our_step(args.model, args.precision), amp._batches(args.model, 1)[0]
-    start = time.perf_counter()
-    step(*batch)
-    print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
-    mod, target = captured["mod"], captured["target"]
+    try:
+        yield captured
+    finally:
+        compiler.apply_schedules = schedule
+
+
+def call_sites(mod: tvm.IRModule) -> tuple[collections.Counter, dict]:
+    """How often the Relax functions of ``mod`` call each PrimFunc, and the (shape, dtype)
+    of its arguments and outputs at its first call."""
     counts, shapes = collections.Counter(), {}
     call_tir = tvm.ir.Op.get("relax.call_tir")
 
@@ -87,6 +80,13 @@ def main() -> None:
     for func in mod.functions.values():
         if isinstance(func, relax.Function):
             relax.analysis.post_order_visit(func.body, visit)
+    return counts, shapes
+
+
+def profile(mod: tvm.IRModule, target) -> list[tuple[float, float, int, str, list]]:
+    """``(calls x seconds, seconds per call, calls, name, shapes)`` per called PrimFunc of
+    ``mod``, heaviest first; each built alone and timed best of 3 x 5 calls."""
+    counts, shapes = call_sites(mod)
     rows = []
     for gv, func in mod.functions.items():
         if not isinstance(func, tirx.PrimFunc) or gv.name_hint not in counts:
@@ -101,11 +101,39 @@ def main() -> None:
             for _ in range(5):
                 kernel(*arrays)
             best = min(best, (time.perf_counter() - t0) / 5)
-        rows.append((best * counts[gv.name_hint], best, counts[gv.name_hint], gv.name_hint))
-    rows.sort(reverse=True)
+        n = counts[gv.name_hint]
+        rows.append((best * n, best, n, gv.name_hint, shapes[gv.name_hint]))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="lstm", choices=["lstm", "gpt", "resnet20", "lenet"])
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "fp16"],
+                        help="bf16/fp16: the model in amp O2 of that dtype")
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=None)  # read by bench_env
+    args = parser.parse_args()
+    os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()  # cold: the step is scheduled
+    with captured_schedules() as captured:
+        if args.model in ("lstm", "gpt"):
+            amp_dtype = {"fp32": None, "bf16": ms.bfloat16, "fp16": ms.float16}[args.precision]
+            step, _, _ = se.framework_step(args.model, ms.GRAPH_MODE, amp_dtype)
+            batch = se.batch_of(args.model)
+        else:  # bench/amp.py's image models
+            import amp
+
+            step, batch = amp.our_step(args.model, args.precision), amp._batches(args.model, 1)[0]
+        start = time.perf_counter()
+        step(*batch)
+    print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
+    rows = profile(captured["mod"], captured["target"])
     print(f"kernels {len(rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms per step (warm, alone)")
-    for total, each, n, name in rows[:args.top]:
-        print(f"{total * 1e3:8.2f} ms {n:5d} x {each * 1e3:7.3f} ms  {name[:70]}  {shapes[name]}"[:200])
+    casts = [r for r in rows if r[3].startswith("cast")]
+    print(f"of which {len(casts)} plain casts: {sum(r[0] for r in casts) * 1e3:.2f} ms")
+    for total, each, n, name, shapes in rows[:args.top]:
+        print(f"{total * 1e3:8.2f} ms {n:5d} x {each * 1e3:7.3f} ms  {name[:70]}  {shapes}"[:200])
 
 
 if __name__ == "__main__":
