@@ -230,21 +230,25 @@ def test_histogram_and_bincount_match_numpy():
     np.testing.assert_allclose(out, np.bincount(ints, weights, 6)[:5], rtol=1e-6)
 
 
-def test_values_dependent_shapes_are_refused_in_graph_mode():
-    """``Unique``/``NonZero`` give shapes that depend on the values: graph mode refuses them
-    with a message naming the op (MindSpore compiles them as dynamic shapes)."""
+def test_values_dependent_shapes_run_in_graph_mode_as_in_pynative():
+    """``NonZero`` gives a shape that depends on the values: graph mode splits the compiled
+    function there (framework/graph_split.py) and gives PyNative's (and NumPy's) answer."""
     import framework as ms
 
     class Net(nn.Cell):
         def construct(self, x):
-            return P.NonZero()(x)
+            return P.NonZero()(x) * 2
 
+    x = np.array([0, 2, 0, 1, 5], np.int32)
+    want = np.argwhere(x) * 2
+    eager = Net()(Tensor(x)).asnumpy()
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
-        with pytest.raises(RuntimeError, match="nonzero|graph mode"):
-            Net()(Tensor(np.array([0, 2, 0, 1], np.int32)))
+        got = Net()(Tensor(x)).asnumpy()
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(eager, want)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_conv2d_transpose_checks_the_declared_weight_and_inverts_conv2d_shapes():

@@ -21,7 +21,7 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, cuda_graph, flash_attention, half_casts, tensor_cores, vector_math
+from . import cpu_rules, cuda_graph, flash_attention, tensor_cores, vector_math
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -114,8 +114,6 @@ def _legalize_passes(target: tvm.target.Target) -> list:
             passes.append(relax.transform.DeadCodeElimination())
         if p.info.name != "FoldConstant":
             passes.append(p)
-        if p.info.name == "FuseOps" and target.kind.name == "llvm":  # float16 kept in float32
-            passes.append(half_casts.drop_round_trips)  # inside a kernel (half_casts.py)
     if target.kind.name != "cuda":
         return passes
     from tvm.s_tir import dlight as dl

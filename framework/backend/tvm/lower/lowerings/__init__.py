@@ -250,15 +250,27 @@ def node_context(bb: relax.BlockBuilder, node: Any,
 # ml_dtypes' ufuncs round theirs, and the casts fuse into the elementwise kernels. float16
 # on the CPU likewise: x86 has no float16 arithmetic below AVX512-FP16 (LLVM then widens
 # every operation on its own and scalarises compares and selects: a max-pool several times
-# slower than float32), while F16C converts 8 or 16 lanes in one instruction; inside a fused
-# kernel the values stay float32 (schedule/half_casts.py)
+# slower than float32), while F16C converts 8 or 16 lanes in one instruction. For float16 only
+# the primitives that are one correctly rounded operation (or a selection) widen: computed
+# in float32 and rounded once they give exactly NumPy's (PyNative's, MindSpore's) float16
+# result; a primitive made of several operations (a sigmoid's gradient) keeps LLVM's
+# rounding after each, as PyNative's float16 arithmetic does, so the modes stay equal
+# (a cancellation after a sigmoid moved a result by 4 float16 steps when rounded once)
 _MOVES = (_shape.Reshape, _shape.Transpose, _shape.BroadcastTo, _shape.ExpandDims, _shape.Squeeze,
           _shape.Concat, _SplitRows, _shape.Slice, _shape.Pad, _shape.StopGradient, _shape.Load, _ew.Cast,
           _shape.ZerosLike, _shape.OnesLike, _index.Gather)
 
 
-def _widened(dtype: np.dtype) -> bool:
-    return dtype == BFLOAT16_NP or (dtype == np.float16 and on_cpu())
+_ONE_ROUNDING = frozenset({
+    "Add", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "Neg", "Abs", "Sqrt", "Square",
+    "ReLU", "ReluGrad", "Select", "BiasAdd", "Equal", "NotEqual", "Less", "LessEqual", "Greater",
+    "GreaterEqual", "MaxPool", "MaxPoolGrad"})
+
+
+def _widened(dtype: np.dtype, prim: Primitive) -> bool:
+    if dtype == BFLOAT16_NP:
+        return True
+    return dtype == np.float16 and type(prim).__name__ in _ONE_ROUNDING and on_cpu()
 
 
 def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr],
@@ -272,7 +284,7 @@ def lower_node(bb: relax.BlockBuilder, node: Any, args: Sequence[relax.Expr],
                       for s in ctx.out_specs)
         return empty if len(empty) != 1 else empty[0]
     lower = lowering_for(node.prim)
-    if type(node.prim) not in _MOVES and any(_widened(s.dtype) for s in ctx.in_specs) \
+    if type(node.prim) not in _MOVES and any(_widened(s.dtype, node.prim) for s in ctx.in_specs) \
             and not getattr(lower, "native_low_float", False):
         lower = float32_compute(lower)
     return lower(ctx, *args)

@@ -13,7 +13,7 @@ from tvm import relax, te, tirx
 from .....dtype import BFLOAT16_NP, is_float, is_low_float
 from .....primitive import Primitive, Spec
 from .. import amx_matmul
-from ..lower_target import on_cpu
+from ..lower_target import on_cpu  # noqa: F401  (re-exported: the lowerings read it here)
 
 Lowering = Callable[..., Any]
 
@@ -113,20 +113,6 @@ def cast_emit(bb: relax.BlockBuilder, x: relax.Expr, src: Any, dst: Any) -> rela
     return bb.call_te(_round_to_bfloat16, wide)
 
 
-# the names (suffixes) of float32_compute's conversions between float16 and float32 on the CPU
-WIDEN_F16, NARROW_F16 = "widen_f16", "narrow_f16"
-
-
-def _named_cast(bb: relax.BlockBuilder, x: relax.Expr, src: Any, dst: Any, name: str) -> relax.Expr:
-    """:func:`cast`, emitted; a float16 <-> float32 one on the CPU bound to a var named
-    ``<the node's tag><name>`` (``name`` empty: a plain cast, kept by half_casts)."""
-    expr = cast(x, src, dst)
-    pair = {np.dtype(src), np.dtype(dst)}
-    if not name or pair != {np.dtype(np.float16), np.dtype(np.float32)} or not on_cpu():
-        return emit(bb, expr)
-    return bb.emit(expr, name_hint=getattr(bb, "tag", "") + name)
-
-
 def float32_compute(lower: Lowering) -> Lowering:
     """A lowering whose float16/bfloat16 inputs are computed in float32 (a GEMM, convolution,
     reduction or normalization: float32 accumulation) and whose low-precision outputs are
@@ -137,7 +123,9 @@ def float32_compute(lower: Lowering) -> Lowering:
     is stored, TVM's bfloat16 store rounds to nearest even (as ml_dtypes); inside a fused
     kernel TVM keeps it in float32, so a chain of elementwise ops (a GeLU's gradient) is
     float32 arithmetic in registers with bfloat16 only in memory. Rounding every op
-    explicitly, as PyNative does, made such a chain 4x slower than in float32."""
+    explicitly, as PyNative does, made such a chain 4x slower than in float32. float16 on
+    the CPU keeps PyNative's (and MindSpore's) rounding of every op's result: the round trip
+    is two F16C vector conversions in registers, and graph mode equals PyNative exactly."""
 
     def wrapped(ctx: LowerContext, *args):
         if not any(is_low_float(np.dtype(s.dtype)) for s in ctx.in_specs):
@@ -147,17 +135,12 @@ def float32_compute(lower: Lowering) -> Lowering:
         def wide(spec: Spec) -> Spec:
             return Spec(spec.shape, f32) if is_low_float(np.dtype(spec.dtype)) else spec
 
-        # a float16 operand of an operation with a float16 result, and that result, are
-        # named for schedule.half_casts (float32 between two such operations in one kernel);
-        # an operation with a wider result (a cast to float32, amp O1's outputs) reads float16
-        half_out = any(np.dtype(s.dtype) == np.float16 for s in ctx.out_specs)
-        args = [_named_cast(ctx.bb, a, s.dtype, wide(s).dtype, WIDEN_F16 if half_out else "")
-                for a, s in zip(args, ctx.in_specs)]
+        args = [emit(ctx.bb, cast(a, s.dtype, wide(s).dtype)) for a, s in zip(args, ctx.in_specs)]
         inner = LowerContext(ctx.prim, ctx.bb, tuple(map(wide, ctx.in_specs)),
                              tuple(map(wide, ctx.out_specs)))
         out = lower(inner, *args)
         outs = out if isinstance(out, tuple) else (out,)
-        back = tuple(_named_cast(ctx.bb, emit(ctx.bb, o), w.dtype, s.dtype, NARROW_F16)
+        back = tuple(emit(ctx.bb, cast(emit(ctx.bb, o), w.dtype, s.dtype))
                      for o, w, s in zip(outs, inner.out_specs, ctx.out_specs))
         return back if isinstance(out, tuple) else back[0]
 
