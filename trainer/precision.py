@@ -9,8 +9,10 @@
   float16 conversion (F16C, AVX512-FP16) every conversion is a library call and fp16 is
   slower; with it, elementwise kernels move half the bytes, but no CPU of ours multiplies
   float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls and
-  convolutions run in float32 on converted operands and fp16 is about as fast as fp32,
-  not faster (bench/amp.py time: 0.95-1.3x fp32's step; bf16 is the one to use). On a CPU
+  convolutions run in float32 on converted operands, and fp16 is no faster than fp32 and
+  can be slower (bench/amp.py time: LeNet 1.08x, the GPT 1.27x fp32's step, its
+  multi-operation kernels rounding after each operation as PyNative does; bf16 is the one
+  to use). On a CPU
   without AMX-BF16 tiles (which our bf16 matmuls and convolutions use) bf16 is correct but
   no faster. The CPU is the compiler's target (its LLVM CPU and features):
   ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
@@ -103,7 +105,7 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
             "bf16 is no faster on this CPU either"
         return [f"precision fp16: the kernels are built for {cpu}, which converts float16 natively but "
                 "has no float16 matrix units our kernels use: matmuls and convolutions compute in "
-                f"float32, so fp16 is about as fast as fp32, not faster; {faster}"]
+                f"float32, so fp16 will not be faster than fp32 and can be slower; {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
         return [f"precision bf16: the kernels are built for {cpu}, which has no AMX-BF16 tiles (our bf16 "
                 "matmuls and convolutions use them): training is correct but will not be faster than fp32"]
