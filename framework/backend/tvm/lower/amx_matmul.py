@@ -155,6 +155,21 @@ def _pack_b(b: te.Tensor, n: int, k: int, transpose: bool) -> te.Tensor:
     return te.compute((batch, _padded(k, K_STEP) // 2, _padded(n), 2), at, name="amx_pack_b")
 
 
+def _rounded_for_this_use(bb: relax.BlockBuilder, x: relax.Expr) -> relax.Expr:
+    """``x``; or, where ``x`` is the output of a float32 -> bfloat16 rounding kernel
+    (``lowerings.base``'s ``_round_to_bfloat16``: amp's cast of a float32 master weight),
+    the same rounding emitted again for this operand alone. A weight's rounding feeds two
+    packs (the forward's ``b`` and the input gradient's ``b^T``): with two readers it stays
+    a kernel of its own, one more pass over the weight and one more call per weight and
+    step; with one, FuseOps puts it into the pack, which then reads the float32 weight."""
+    value = bb.lookup_binding(x) if isinstance(x, relax.Var) else None
+    if not isinstance(value, relax.Call) or not isinstance(value.op, tvm.ir.Op) \
+            or value.op.name != "relax.call_tir" or not isinstance(value.args[0], relax.GlobalVar) \
+            or not value.args[0].name_hint.startswith("_round_to_bfloat16"):
+        return x
+    return bb.emit(relax.call_tir(value.args[0], value.args[1], value.ty_args[0]))
+
+
 def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequence[int],
            b_shape: Sequence[int], transpose_a: bool, transpose_b: bool) -> relax.Expr:
     """float32 ``a @ b`` (``a^T``, ``b^T`` as asked) of bf16 ``a``, ``b`` of the same batch
@@ -165,7 +180,6 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
     n = rows_b if transpose_b else cols_b
     batch = math.prod(lead)
     a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
-    b3 = bb.emit(relax.op.reshape(b, [batch, rows_b, cols_b]))
     mp, np_, kp = _padded(m), _padded(n), _padded(k, K_STEP)
     if (mp, kp) != (m, k):
         pa = bb.emit_te(_pack_a, a3, m, k, transpose_a)
@@ -173,7 +187,8 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
         pa = bb.emit(relax.op.permute_dims(a3, [0, 2, 1]))
     else:
         pa = a3
-    pb = bb.emit_te(_pack_b, b3, n, k, transpose_b)
+    pb = bb.emit_te(_pack_b, bb.emit(relax.op.reshape(_rounded_for_this_use(bb, b), [batch, rows_b, cols_b])),
+                    n, k, transpose_b)
     parallel = batch * (mp // _tile(mp)) > 1
     gv = bb.add_func(tvm.script.from_source(kernel_source(batch, mp, np_, kp, parallel)),
                      "amx_bf16_matmul")
