@@ -202,3 +202,21 @@ def test_a_rounded_float32_weight_is_rounded_inside_each_pack(tmp_path):
     assert len(texts) == 2 and all("_round_to_bfloat16" in t for t in texts), "no explicit rounding"
     assert not any("call_tir(cls._round_to_bfloat16" in t for t in texts), \
         "a rounding kernel of its own"
+
+
+@needs_amx
+def test_a_bf16_product_is_rounded_by_the_tile_kernel_itself(tmp_path):
+    """A bf16 result leaves the tile kernel in bf16 (the float32 sums rounded as they are
+    stored): no float32 product in memory and no rounding pass over it; NumPy's float32
+    product of the same inputs, rounded once, exactly."""
+    rng = np.random.default_rng(4)
+    a, b = _bf16(rng, (96, 64)), _bf16(rng, (64, 80))
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        got = _graph_product(a, b, False, False, False)
+    finally:
+        ms.set_context(save_graphs=False)
+    np.testing.assert_array_equal(got.astype(np.float32), _reference(a, b, False, False))
+    calls = [line for p in tmp_path.rglob("11_relax_opt.py") for line in p.read_text().splitlines()
+             if "call_tir(cls.amx_bf16_matmul" in line]
+    assert calls and all('dtype="bfloat16"))' in line for line in calls), calls
