@@ -172,3 +172,51 @@ def test_convolutions_of_few_channels_run_on_tiles_without_a_gathered_operand(tm
     texts = _conv_relax_modules(tmp_path, 16, 6)
     assert all("amx_bf16_conv" not in text for text in texts)
     assert sorted(text.count("call_tir(cls.amx_direct_conv") for text in texts) == [1, 3]
+
+
+@needs_amx
+def test_a_rounded_float32_weight_is_rounded_inside_each_pack(tmp_path):
+    """amp's float32 master weight, cast to bf16 and read by two products (the forward's
+    ``x w^T`` and the input gradient's ``g w``): each pack rounds it itself (one kernel
+    fewer per weight and step), and both products still see the weight rounded once."""
+    rng = np.random.default_rng(9)
+    x, g = _bf16(rng, (96, 64)), _bf16(rng, (96, 48))
+    w = rng.standard_normal((48, 64)).astype(np.float32)
+    op = ops.MatMul(False, True)
+
+    def loss(a, b):
+        return (op(a, ops.cast(b, ms.bfloat16)).astype(ms.float32) * Tensor(g.astype(np.float32))).sum()
+
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        y = ms.jit(lambda a, b: op(a, ops.cast(b, ms.bfloat16)))(Tensor(x), Tensor(w)).asnumpy()
+        _, dx = ms.jit(ms.value_and_grad(loss, grad_position=0))(Tensor(x), Tensor(w))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    w16 = w.astype(BF16)
+    np.testing.assert_array_equal(y.astype(np.float32), _reference(x, w16, False, True))
+    want = _reference(g, w16, False, False)
+    np.testing.assert_allclose(dx.asnumpy().astype(np.float32), want, rtol=2 ** -7,
+                               atol=np.abs(want).max() * 2 ** -8)
+    texts = [p.read_text() for p in tmp_path.rglob("11_relax_opt.py")]  # fused
+    assert len(texts) == 2 and all("_round_to_bfloat16" in t for t in texts), "no explicit rounding"
+    assert not any("call_tir(cls._round_to_bfloat16" in t for t in texts), \
+        "a rounding kernel of its own"
+
+
+@needs_amx
+def test_a_bf16_product_is_rounded_by_the_tile_kernel_itself(tmp_path):
+    """A bf16 result leaves the tile kernel in bf16 (the float32 sums rounded as they are
+    stored): no float32 product in memory and no rounding pass over it; NumPy's float32
+    product of the same inputs, rounded once, exactly."""
+    rng = np.random.default_rng(4)
+    a, b = _bf16(rng, (96, 64)), _bf16(rng, (64, 80))
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        got = _graph_product(a, b, False, False, False)
+    finally:
+        ms.set_context(save_graphs=False)
+    np.testing.assert_array_equal(got.astype(np.float32), _reference(a, b, False, False))
+    calls = [line for p in tmp_path.rglob("11_relax_opt.py") for line in p.read_text().splitlines()
+             if "call_tir(cls.amx_bf16_matmul" in line]
+    assert calls and all('dtype="bfloat16"))' in line for line in calls), calls

@@ -153,3 +153,18 @@ def test_transpose_is_exact_and_tiled_when_it_swaps_the_inner_axes(shape, axes):
     loops = [n for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
     extents = [int(n.extent) for n in loops]  # innermost first (post order)
     assert (extents[:2] == [transpose_tiles.TILE] * 2) == tiled, func.script()
+
+
+@pytest.mark.parametrize("shape, view", [((768, 512), (1, 768, 512)), ((48, 64, 32), (12, 4, 64, 32))])
+def test_a_reshape_then_transpose_is_exact_and_tiled(shape, view):
+    """A reshape fused before the transpose (the bf16 matmul's ``a^T`` of a 2-D operand)
+    reads ``a[(i // 512 + j) % 768, i % 512]``: still a transpose of the inner axes within
+    the block's domain, so it is copied tile by tile (untiled it ran 6x slower)."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    axes = [*range(len(view) - 2), len(view) - 1, len(view) - 2]
+    func = cpu_rules.schedule_func(
+        _func(lambda a: topi.transpose(topi.reshape(a, view), axes), shape), 2)
+    want = np.transpose(x.reshape(view), axes)
+    np.testing.assert_array_equal(_run(func, [x], want.shape), want)
+    extents = [int(n.extent) for n in _nodes(func) if isinstance(n, tvm.tirx.For)]
+    assert extents[:2] == [transpose_tiles.TILE] * 2, func.script()

@@ -17,7 +17,8 @@ thread, so each parallel iteration loads it. ~880 GFLOP/s was measured with 32x3
 
 Contract: :func:`wanted` says whether a product of these shapes goes to tiles (the target
 has ``amx-bf16`` and this process may use tiles, ``runtime.amx``; shapes large enough and
-not too wasteful to pad); :func:`matmul` returns the float32 product.
+not too wasteful to pad); :func:`matmul` returns the product in float32, or in bfloat16
+rounded by the kernel as it stores.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ _HEAD = """
 @T.prim_func(private=True)
 def amx_bf16_matmul(a: T.Buffer(({a_batch}, {m}, {k}), "bfloat16"),
                     b: T.Buffer(({batch}, {k2}, {n}, 2), "bfloat16"),
-                    c: T.Buffer(({batch}, {m}, {n}), "float32")):
+                    c: T.Buffer(({batch}, {m}, {n}), "{out_dtype}")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
     for p in T.{loop}({batch} * {m_blocks}):
         cfg = T.alloc_local((64,), "uint8")
@@ -71,7 +72,7 @@ def _block(bm: int, bn: int) -> tuple[list[int], list[int]]:
 
 
 def _body(bm: int, bn: int, a_index: str, a_stride: int, b_stride: int, c_stride: int,
-          k_blocks: int) -> str:
+          k_blocks: int, out_dtype: str = "float32") -> str:
     rows, cols = _block(bm, bn)
     acc = {(r, c): x * len(cols) + y for x, r in enumerate(rows) for y, c in enumerate(cols)}
     text = "".join(_call("tilezero", f"T.int8({t})") for t in acc.values())
@@ -85,9 +86,19 @@ def _body(bm: int, bn: int, a_index: str, a_stride: int, b_stride: int, c_stride
     for (r, c), t in acc.items():
         text += _call("tdpbf16ps", f"T.int8({t})", f"T.int8({4 + rows.index(r)})",
                       f"T.int8({6 + cols.index(c)})", indent=4)
+    if out_dtype == "float32":
+        for (r, c), t in acc.items():
+            text += _call("tilestored64", f"T.int8({t})", f"T.address_of(c[bi, i + {r}, j + {c}])",
+                          f"T.int64({c_stride})")
+        return text
+    # a bf16 result: the block's float32 sums through a local buffer (4 KiB at most, in L1),
+    # rounded to nearest even as they are written: half the bytes to memory, no rounding pass
     for (r, c), t in acc.items():
-        text += _call("tilestored64", f"T.int8({t})", f"T.address_of(c[bi, i + {r}, j + {c}])",
-                      f"T.int64({c_stride})")
+        text += _call("tilestored64", f"T.int8({t})", f"T.address_of(sums[{r} * {bn} + {c}])",
+                      f"T.int64({4 * bn})")
+    text += f"            for r in range({bm}):\n"
+    text += f"                for q in T.vectorized({bn}):\n"
+    text += f"                    c[bi, i + r, j + q] = T.Cast(\"{out_dtype}\", sums[r * {bn} + q])\n"
     return text
 
 
@@ -97,14 +108,19 @@ def _tile(x: int) -> int:
 
 
 @functools.cache
-def kernel_source(batch: int, m: int, n: int, k: int, parallel: bool, a_batched: bool = True) -> str:
+def kernel_source(batch: int, m: int, n: int, k: int, parallel: bool, a_batched: bool = True,
+                  out_dtype: str = "float32") -> str:
     """The kernel for padded sizes (``m``, ``n`` multiples of 16, ``k`` of 32); ``a`` is
-    one matrix for every batch when not ``a_batched`` (a convolution's weights)."""
+    one matrix for every batch when not ``a_batched`` (a convolution's weights); the
+    product in ``out_dtype`` (float32, or bfloat16 rounded from the float32 sums)."""
     bm, bn = _tile(m), _tile(n)
     head = _HEAD.format(a_batch=batch if a_batched else 1, batch=batch, m=m, n=n, k=k, k2=k // 2,
-                        m_blocks=m // bm, n_blocks=n // bn, bm=bm, bn=bn,
+                        m_blocks=m // bm, n_blocks=n // bn, bm=bm, bn=bn, out_dtype=out_dtype,
                         loop="parallel" if parallel else "serial")
-    body = _body(bm, bn, "bi" if a_batched else "0", 2 * k, 4 * n, 4 * n, k // K_STEP)
+    if out_dtype != "float32":
+        head = head.replace("        for j0 in", f"        sums = T.alloc_local(({bm * bn},), \"float32\")\n"
+                            "        for j0 in")
+    body = _body(bm, bn, "bi" if a_batched else "0", 2 * k, 4 * n, 4 * n, k // K_STEP, out_dtype)
     return head + body + "        " + _CALL.strip().format(name="tilerelease", args="") + "\n"
 
 
@@ -155,17 +171,33 @@ def _pack_b(b: te.Tensor, n: int, k: int, transpose: bool) -> te.Tensor:
     return te.compute((batch, _padded(k, K_STEP) // 2, _padded(n), 2), at, name="amx_pack_b")
 
 
+def _rounded_for_this_use(bb: relax.BlockBuilder, x: relax.Expr) -> relax.Expr:
+    """``x``; or, where ``x`` is the output of a float32 -> bfloat16 rounding kernel
+    (``lowerings.base``'s ``_round_to_bfloat16``: amp's cast of a float32 master weight),
+    the same rounding emitted again for this operand alone. A weight's rounding feeds two
+    packs (the forward's ``b`` and the input gradient's ``b^T``): with two readers it stays
+    a kernel of its own, one more pass over the weight and one more call per weight and
+    step; with one, FuseOps puts it into the pack, which then reads the float32 weight."""
+    value = bb.lookup_binding(x) if isinstance(x, relax.Var) else None
+    if not isinstance(value, relax.Call) or not isinstance(value.op, tvm.ir.Op) \
+            or value.op.name != "relax.call_tir" or not isinstance(value.args[0], relax.GlobalVar) \
+            or not value.args[0].name_hint.startswith("_round_to_bfloat16"):
+        return x
+    return bb.emit(relax.call_tir(value.args[0], value.args[1], value.ty_args[0]))
+
+
 def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequence[int],
-           b_shape: Sequence[int], transpose_a: bool, transpose_b: bool) -> relax.Expr:
-    """float32 ``a @ b`` (``a^T``, ``b^T`` as asked) of bf16 ``a``, ``b`` of the same batch
-    shape (``(..., m, k)``, ``(..., k, n)`` before transposing); ``(..., m, n)``."""
+           b_shape: Sequence[int], transpose_a: bool, transpose_b: bool,
+           out_dtype: str = "float32") -> relax.Expr:
+    """``a @ b`` (``a^T``, ``b^T`` as asked) of bf16 ``a``, ``b`` of the same batch shape
+    (``(..., m, k)``, ``(..., k, n)`` before transposing), summed in float32 and returned
+    in ``out_dtype`` (float32, or bfloat16: the sums rounded once); ``(..., m, n)``."""
     *lead, rows_a, cols_a = a_shape
     *_, rows_b, cols_b = b_shape
     m, k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
     n = rows_b if transpose_b else cols_b
     batch = math.prod(lead)
     a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
-    b3 = bb.emit(relax.op.reshape(b, [batch, rows_b, cols_b]))
     mp, np_, kp = _padded(m), _padded(n), _padded(k, K_STEP)
     if (mp, kp) != (m, k):
         pa = bb.emit_te(_pack_a, a3, m, k, transpose_a)
@@ -173,11 +205,12 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
         pa = bb.emit(relax.op.permute_dims(a3, [0, 2, 1]))
     else:
         pa = a3
-    pb = bb.emit_te(_pack_b, b3, n, k, transpose_b)
+    pb = bb.emit_te(_pack_b, bb.emit(relax.op.reshape(_rounded_for_this_use(bb, b), [batch, rows_b, cols_b])),
+                    n, k, transpose_b)
     parallel = batch * (mp // _tile(mp)) > 1
-    gv = bb.add_func(tvm.script.from_source(kernel_source(batch, mp, np_, kp, parallel)),
-                     "amx_bf16_matmul")
-    out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, mp, np_], "float32")))
+    gv = bb.add_func(tvm.script.from_source(kernel_source(batch, mp, np_, kp, parallel,
+                                                          out_dtype=out_dtype)), "amx_bf16_matmul")
+    out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, mp, np_], out_dtype)))
     if (mp, np_) != (m, n):
         out = bb.emit(relax.op.strided_slice(out, [1, 2], [0, 0], [m, n]))
     return relax.op.reshape(out, [*lead, m, n])

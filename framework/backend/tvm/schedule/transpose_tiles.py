@@ -24,8 +24,14 @@ from . import tir_analysis as ta
 TILE = 16  # rows and columns of a tile (16 lines of the input in L1; one vector a row)
 
 
-def _coefficient(read, var) -> int | None:
-    coef, _ = tvm.sym.detect_linear_equation(read.region[-1].min, [var]) or (None, None)
+def _coefficient(stmt, read, var) -> int | None:
+    # a reshape inlined into the transpose reads ``a[(i // 512 + j) % 768, i % 512]``: within
+    # the block's iteration domain that is ``a[j, i]``, which the linear form needs to see
+    analyzer = tvm.sym.Analyzer()
+    for iv in stmt.iter_vars:
+        analyzer.bind(iv.var, iv.dom)
+    index = analyzer.simplify(read.region[-1].min)
+    coef, _ = tvm.sym.detect_linear_equation(index, [var]) or (None, None)
     return int(coef) if isinstance(coef, tirx.IntImm) else None
 
 
@@ -41,7 +47,7 @@ def schedule(sch: Schedule, block, min_parallel_work: int) -> bool:
         return False
     (_, m, vi), (_, n, vj) = axes[-2], axes[-1]
     read = stmt.reads[0]
-    if m % TILE or n % TILE or _coefficient(read, vi) != 1 or _coefficient(read, vj) == 1:
+    if m % TILE or n % TILE or _coefficient(stmt, read, vi) != 1 or _coefficient(stmt, read, vj) == 1:
         return False
     loops = sch.get_loops(block)
     i0, i1 = sch.split(loops[-2], [None, TILE])

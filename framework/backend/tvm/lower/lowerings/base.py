@@ -162,8 +162,10 @@ def bf16_tiles(lower: Lowering) -> Lowering:
             m, k = sa.shape[-2:][::-1] if ta else sa.shape[-2:]
             n = sb.shape[-2] if tb else sb.shape[-1]
             if amx_matmul.wanted(m, n, k):
-                product = amx_matmul.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb)
-                return cast(emit(ctx.bb, product), np.float32, out.dtype)
+                low = np.dtype(out.dtype) == BFLOAT16_NP  # rounded in the kernel, as it stores
+                product = amx_matmul.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb,
+                                            "bfloat16" if low else "float32")
+                return product if low else cast(emit(ctx.bb, product), np.float32, out.dtype)
         return wide(ctx, a, b)
 
     wrapped.__name__ = getattr(lower, "__name__", "lower")
