@@ -18,8 +18,10 @@ or ``(N, C, H, W)`` (one image without ``N`` too; a grayscale model takes the ch
 axis or not), ``uint8`` 0..255 or floats 0..255 or 0..1 (an array whose values all lie in
 0..1 is taken as 0..1); with ``dataset.resize`` any height and width, else the training
 one. Anything else is a one-line ``ValueError`` saying what it expects. It applies the
-experiment's transforms and runs the network in graph mode in batches of 1, 2, 4 ... 64
-(padded: a new request size compiles nothing new) and returns one row per image:
+experiment's transforms and runs the network in graph mode in batches of at most 64, each
+at its own size when the network compiles once for every batch size (symbolic: the compile
+report's ``symbolic_axes``), else padded to 1, 2, 4 ... 64 (either way a new request size
+compiles nothing new), and returns one row per image:
 ``label`` (the argmax), ``class`` (its name, when the dataset names its classes),
 ``probabilities`` (softmax) and ``logits``::
 
@@ -123,7 +125,7 @@ class TwinmodePyfunc(mlflow.pyfunc.PythonModel):
     def load_context(self, context):
         import framework as ms
         from framework.serialization import read_arrays
-        from framework.train.model import Model
+        from framework.train.step import make_step
 
         from .config import build_config
         from .data import transforms_for
@@ -145,7 +147,8 @@ class TwinmodePyfunc(mlflow.pyfunc.PythonModel):
         from datasets.transforms import build_transforms
 
         self.transforms = build_transforms(transforms_for(self.config))
-        self.model = Model(self.network, mode="graph")
+        self.step = make_step(self.network, "graph")
+        self.symbolic: bool | None = None  # unknown until the first request compiles
 
     def predict(self, context, model_input, params=None):
         import pandas as pd
@@ -164,13 +167,20 @@ class TwinmodePyfunc(mlflow.pyfunc.PythonModel):
         return pd.DataFrame(out)
 
     def _forward(self, images: np.ndarray) -> np.ndarray:
-        """Logits of up to MAX_BATCH images, run at the next power of two (zero padding)."""
+        """Logits of up to MAX_BATCH images: at their own size when the compiled function
+        serves every batch size, else at the next power of two (zero padding). The first
+        request is padded: its compile tells which (a symbolic one depends not on its size)."""
         n = len(images)
-        size = 1 << (n - 1).bit_length()
+        size = n if self.symbolic else 1 << (n - 1).bit_length()
         x = self.transforms(images)
         if size > n:
             x = np.concatenate([x, np.zeros((size - n, *x.shape[1:]), x.dtype)])
-        return self.model.predict(x).asnumpy()[:n].astype(np.float32)
+        out, _ = self.step(x)
+        if self.symbolic is None:
+            report = self.step.report
+            self.symbolic = bool(report is not None and report.symbolic_axes == [[0]]
+                                 and report.symbolic_fallback is None)
+        return out.asnumpy()[:n].astype(np.float32)
 
 
 def packaged_code(config: dict[str, Any], code: Path) -> dict[str, Any]:

@@ -212,7 +212,8 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
         for key, value in node.prim.attrs.items():
             if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
                     SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
-                    and tuple(other.prim.attrs[key]) == other.outputs[0].shape):
+                    and tuple(other.prim.attrs[key]) == other.outputs[0].shape) \
+                    and not (name == "Slice" and key == "size" and _whole_axes(node, other)):
                 raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
         for x, y in [*zip(node.inputs, other.inputs), *zip(node.outputs, other.outputs)]:
             pair(x, y, name)
@@ -221,6 +222,20 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
     for x, y in zip(a.outputs, b.outputs):
         pair(x, y, "output")
     return template
+
+
+def _whole_axes(node: Any, other: Any) -> bool:
+    """Whether the Slices ``node`` and ``other`` (one slice traced at two sizes) differ in
+    their sizes only on axes they take whole (begin 0, the input's extent): ``qkv[:, :, :c]``
+    on a batch axis. The slice's extent there is the input's, symbolic as it is; its lowering
+    leaves such an axis alone. Any other size-dependent extent (``x[1:]``) is refused."""
+    (x,), (y,) = node.inputs, other.inputs
+    begin_a, size_a = node.prim.attrs["begin"], node.prim.attrs["size"]
+    begin_b, size_b = other.prim.attrs["begin"], other.prim.attrs["size"]
+    if tuple(begin_a) != tuple(begin_b) or len(size_a) != len(size_b):
+        return False
+    return all(p == q or (b == 0 and p == da and q == db)
+               for b, p, q, da, db in zip(begin_a, size_a, size_b, x.shape, y.shape))
 
 
 def _skipped(node: Any, other: Any, known: Template, n: int, seen: dict[int, Value]) -> bool:

@@ -41,8 +41,10 @@ def _rstd(variance, eps: float, name: str):
 
 
 def _split(x):
-    *rows, length = (int(d) for d in x.shape)
-    return tuple(rows), length
+    """(rows, length): the row extents as they are (one may be symbolic, a batch), the
+    normalized length an int."""
+    *rows, length = x.shape
+    return tuple(rows), int(length)
 
 
 def layer_norm_rows(x, gamma, beta, eps: float):
@@ -111,7 +113,7 @@ def stat_index(a, p, length: int, params: int):
 def layer_norm_param_grads(dy, x, mean, variance, eps: float, length: int):
     """``(dgamma, dbeta)`` ``(params,)`` of the view ``(lead, params)``; the statistics
     come flat, ``(rows,)``, ``length`` is their rows' length."""
-    lead, params = (int(d) for d in x.shape)
+    lead, params = x.shape[0], int(x.shape[1])  # lead may be symbolic (a batch)
     rstd = _rstd(variance, eps, "ln_rstd")  # (rows,)
     a1, a2 = te.reduce_axis((0, lead), "a1"), te.reduce_axis((0, lead), "a2")
 

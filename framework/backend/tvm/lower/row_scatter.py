@@ -37,7 +37,22 @@ def index_add_rows(x: T.Buffer(({dim}, {width}), "{dt}"), index: T.Buffer(({coun
 '''
 
 
-def source(dim: int, width: int, count: int, dtype: str, index_dtype: str) -> str:
+# the same kernel for a symbolic row count (framework.ir.symbolic: a batch's tokens): the
+# count a variable of the kernel, bound from the index buffer's shape at the call
+_SYMBOLIC_KERNEL = _KERNEL.replace(
+    'index: T.Buffer(({count},), "{it}"),\n                   values: T.Buffer(({count}, {width}), "{dt}")',
+    'index_h: T.handle, values_h: T.handle').replace(
+    '    T.func_attr(', '    count = T.int64()\n'
+    '    index = T.match_buffer(index_h, (count,), "{it}")\n'
+    '    values = T.match_buffer(values_h, (count, {width}), "{dt}")\n    T.func_attr(', 1)
+assert _SYMBOLIC_KERNEL.count("match_buffer") == 2
+
+
+def source(dim: int, width: int, count: int | None, dtype: str, index_dtype: str) -> str:
+    """The kernel's TVMScript; ``count`` None: symbolic."""
+    if count is None:
+        return _SYMBOLIC_KERNEL.format(dim=f"T.int64({dim})", width=f"T.int64({width})",
+                                       count="count", dt=dtype, it=index_dtype)
     return _KERNEL.format(dim=f"T.int64({dim})", width=f"T.int64({width})",
                           count=f"T.int64({count})", dt=dtype, it=index_dtype)
 
@@ -45,7 +60,10 @@ def source(dim: int, width: int, count: int, dtype: str, index_dtype: str) -> st
 def index_add_rows(bb: relax.BlockBuilder, x: relax.Expr, index: relax.Expr,
                    values: relax.Expr) -> relax.Expr:
     dim, width = (int(d) for d in x.ty.shape.values)
-    count = int(index.ty.shape.values[0])
+    try:
+        count: int | None = int(index.ty.shape.values[0])
+    except TypeError:  # a symbolic count
+        count = None
     dtype, index_dtype = str(x.ty.dtype), str(index.ty.dtype)
     gv = bb.add_func(tvm.script.from_source(source(dim, width, count, dtype, index_dtype)),
                      "index_add_rows")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import tvm
 from tvm import relax, topi
 
 from .....ops._utils import normalize_axis
@@ -25,9 +26,20 @@ def _row_view(ctx: LowerContext):
     return rows, length, params, tuple(shape[:norm_axis]) + (1,) * (len(shape) - norm_axis)
 
 
+def _same_dim(p, q) -> bool:
+    try:
+        return int(p) == int(q)
+    except TypeError:  # a symbolic extent (framework.ir.symbolic): the same expression?
+        try:
+            return bool(tvm.ir.structural_equal(p, q))
+        except Exception:  # an int against an expression: not provably the same
+            return False
+
+
 def _view(bb, x, shape):
     """``x`` reshaped (a view); itself when it has that shape already."""
-    if tuple(int(d) for d in x.ty.shape.values) == tuple(shape):
+    have = x.ty.shape.values
+    if len(have) == len(shape) and all(_same_dim(p, q) for p, q in zip(have, shape)):
         return x
     return bb.emit(relax.op.reshape(x, list(shape)))
 
@@ -52,8 +64,10 @@ def lower_layer_norm_grad(ctx: LowerContext, x, dy, variance, mean, gamma):
     (``layer_norm_param_grads``); Relax drops either when its outputs are unused."""
     bb, dtype = ctx.bb, ctx.out_specs[0].dtype
     rows, length, params, _ = _row_view(ctx)
-    n_rows = int(np.prod(rows))
-    lead = n_rows * length // params
+    n_rows = rows[0]  # a product of extents, one of which may be symbolic
+    for extent in rows[1:]:
+        n_rows = n_rows * extent
+    lead = n_rows * (length // params) if params <= length else n_rows // (params // length)
     x, dy, variance, mean, gamma = (emit(bb, cast(t, s.dtype, dtype)) for t, s in
                                     zip((x, dy, variance, mean, gamma), ctx.in_specs))
     view = rows + (length,)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 from tvm import relax
 
 from .....ops._utils import normalize_axis
@@ -53,7 +54,20 @@ def lower_split_rows(ctx: LowerContext, x):
 
 
 def lower_slice(ctx: LowerContext, x):
-    return crop(x, ctx.in_specs[0].shape, ctx.prim.begin, ctx.prim.size)
+    # a symbolic extent of the output (framework.ir.symbolic): an axis the slice takes whole
+    # (begin 0, the input's extent), so it is left alone and only the fixed axes are cut
+    out = ctx.out_specs[0].shape
+    axes = [i for i, d in enumerate(out) if isinstance(d, int | np.integer)]
+    if len(axes) == len(out):
+        return crop(x, ctx.in_specs[0].shape, ctx.prim.begin, ctx.prim.size)
+    begin = [int(ctx.prim.begin[i]) for i in axes]
+    end = [b + int(ctx.prim.size[i]) for b, i in zip(begin, axes)]
+    fixed = [ctx.in_specs[0].shape[i] for i in axes]
+    whole = all(b == 0 and isinstance(d, int | np.integer) and int(d) == e
+                for b, e, d in zip(begin, end, fixed))
+    if not axes or whole:
+        return x
+    return relax.op.strided_slice(x, axes, begin, end, assume_inbound=True)
 
 
 def lower_pad(ctx: LowerContext, x):
