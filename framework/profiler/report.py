@@ -238,7 +238,9 @@ def _credit(record: Any) -> tuple[dict[int, float], dict[int, set[str]], float, 
         if symbol in functions:
             continue  # a Relax function: its kernels are timed on their own
         if symbol not in kernels:
-            if symbol.startswith("vm.builtin."):
+            # the VM's builtins, and the shapes of a symbolic function (TVM's VMShapeLower
+            # computes them in one ``shape_func`` per call: framework/ir/symbolic.py)
+            if symbol.startswith("vm.builtin.") or symbol == "shape_func":
                 runtime += seconds
             else:
                 unattributed += seconds
