@@ -49,19 +49,13 @@ from tvm.s_tir import Schedule
 
 from . import channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
 from . import tir_analysis as ta
+from .inline_producers import inline_all as _inline_all
 from .transpose_tiles import schedule as schedule_transpose
 
 logger = logging.getLogger(__name__)
 
 VECTOR = 16  # float32 lanes of an elementwise vector loop (LLVM splits it where narrower)
 PARALLEL_MIN_WORK = 1 << 15  # loop iterations below which a block stays serial
-INLINE_ANY_READS = 24  # expression nodes up to which a block is inlined however often it is read
-# expression nodes a multiply-read block may copy into its consumers: LLVM computes the copies
-# of a pure expression once (common subexpressions), so a bounded copy costs nothing at run
-# time, while storing and reloading a full-size intermediate costs a pass over memory (a
-# bf16 BatchNorm + rounding + ReLU chain: 2.7x slower materialized); the bound keeps a chain of
-# ``fast_tanh`` from growing exponentially
-INLINE_COPIED = 512
 
 
 @dataclass(frozen=True)
@@ -163,34 +157,6 @@ def _is_scheduled(sch: Schedule, block) -> bool:
 
 
 # -- transformations ------------------------------------------------------------------------
-
-
-def _inline_all(sch: Schedule, keep, guard: bool = False) -> None:
-    """Inline every spatial block that can be inlined, except the blocks in ``keep`` and,
-    with ``guard`` (elementwise PrimFuncs), costly ones read more than once: inlining
-    copies the expression per read, and a chain of ``fast_tanh`` would grow exponentially."""
-    changed = True
-    while changed:
-        changed = False
-        for block in ta.blocks(sch):
-            if sch.get(block).name_hint in keep or (guard and _costly_to_inline(sch, block)):
-                continue
-            try:
-                sch.compute_inline(block)
-                changed = True
-                break
-            except Exception:  # output blocks, reductions: not inlinable
-                continue
-
-
-def _costly_to_inline(sch: Schedule, block) -> bool:
-    stmt = sch.get(block)
-    if not isinstance(stmt.body, tirx.BufferStore) or len(stmt.writes) != 1 \
-            or ta.expr_size(stmt.body.value) <= INLINE_ANY_READS:
-        return False
-    out = stmt.writes[0].source
-    reads = sum(ta.loads_of(sch.get(c).body, out) for c in sch.get_consumers(block))
-    return reads > 1 and ta.expr_size(stmt.body.value) * reads > INLINE_COPIED
 
 
 def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
