@@ -251,17 +251,10 @@ def nonzero(input, *, as_tuple=False):  # noqa: A002
 
 
 def masked_select(input, mask):  # noqa: A002
-    """The elements where ``mask`` (broadcast) holds, as a 1-d tensor."""
+    """The elements where ``mask`` (broadcast; any dtype, read as bool) holds, as a 1-d
+    tensor: ``ops.masked_select`` (which wants a bool mask) on the mask as bool."""
     mask = as_tensor(mask)
-    try:
-        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
-    except ValueError:
-        raise argument_error("masked_select", ValueError(
-            f"mask of shape {tuple(mask.shape)} cannot be broadcast with input of shape "
-            f"{tuple(input.shape)}")) from None
-    (flat,) = host_computed("masked_select", lambda m: (
-        np.flatnonzero(np.broadcast_to(m.astype(bool), shape)).astype(np.int64),), mask)
-    return ops.gather(ops.reshape(ops.broadcast_to(input, shape), (-1,)), flat, 0)
+    return ops.masked_select(input, mask if mask.dtype == mstype.bool_ else ops.cast(mask, mstype.bool_))
 
 
 def where(condition, input=None, other=None):  # noqa: A002

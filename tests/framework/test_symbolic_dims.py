@@ -13,19 +13,13 @@ from framework.graph_mode import JitFunction, _front
 from framework.ir.symbolic import Affine, NotSymbolic, SymDim, generalize
 from framework.signature import flatten
 
+from .symbolic_context import compiles as _compiles
+from .symbolic_context import graph_context  # noqa: F401  (the fixture pytestmark uses)
+
 SIZES = (8, 1, 7, 33, 512)
 
 
-@pytest.fixture(autouse=True)
-def graph_context(tmp_path, monkeypatch):
-    monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path / "cache"))  # compiles counted afresh
-    ms.set_context(mode=ms.GRAPH_MODE)
-    yield
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
-def _compiles() -> int:
-    return graph_mode.cache_stats["compiles"] + graph_mode.cache_stats["disk_hits"]
+pytestmark = pytest.mark.usefixtures("graph_context")
 
 
 def _mlp() -> nn.Cell:
