@@ -1,0 +1,70 @@
+"""AVX512-BF16 dot products (``VDPBF16PS``) from TVMScript kernels: the one way in.
+
+``VDPBF16PS zmm_acc, zmm_a, zmm_b`` adds to each of 16 float32 lanes the two products of
+the bf16 pair in the same 32-bit lane of ``a`` and ``b`` (``acc[i] += a[2i] * b[2i] +
+a[2i + 1] * b[2i + 1]``; products exact, the sum rounded to float32). It is the bf16 matrix
+instruction of CPUs without AMX tiles (AMD Zen 4/5, Intel Cooper Lake; those with AMX have
+it too): twice the multiply-adds of a float32 FMA per instruction, half the bytes loaded.
+
+Why a shim: LLVM's intrinsic takes ``<32 x bfloat>`` operands, and TVM's TIR pipeline
+rewrites every bfloat16 value to float32 (``BF16ComputeLegalize``) and bfloat16 storage to
+uint16 (``BF16StorageLegalize``) before code generation, so no TIR expression reaches LLVM
+with that type (an ``int16x32`` argument fails LLVM's verifier; skipping the legalisation
+crashes TVM's code generator). The kernel instead calls :data:`FUNCTION`, an always-inline
+LLVM function taking ``<16 x i32>`` (the bf16 pairs as 32-bit lanes) that bitcasts and
+calls the intrinsic; its IR joins the kernel's LLVM module through TVM's
+``pragma_import_llvm`` attribute (:func:`import_attr`) and is inlined away: the kernel's
+assembly holds ``vdpbf16ps`` and no call.
+
+Contract for a kernel: wrap its body in ``with T.attr(0, "pragma_import_llvm", SHIM):``
+(text: :func:`import_attr`; parse it with :func:`parse`), view its bf16 operands as ``int32`` buffers (``T.decl_buffer``
+on the same data), and compute ``acc = T.call_extern("float32x16", FUNCTION, acc, a, b)``
+(text: :func:`dot_call`) with ``a``, ``b`` ``int32x16`` values, each lane one bf16 pair
+along the reduction axis (lower half: the even element). Use it only where
+:func:`available` says the target has ``avx512bf16``.
+"""
+
+from __future__ import annotations
+
+import tvm
+from tvm.script import tirx as T
+from tvm.target import codegen
+
+FUNCTION = "twinmode_dpbf16ps_512"
+
+SHIM = f"""
+define linkonce_odr <16 x float> @{FUNCTION}(<16 x float> %acc, <16 x i32> %a, <16 x i32> %b) alwaysinline {{
+  %x = bitcast <16 x i32> %a to <32 x bfloat>
+  %y = bitcast <16 x i32> %b to <32 x bfloat>
+  %r = call <16 x float> @llvm.x86.avx512bf16.dpbf16ps.512(<16 x float> %acc, <32 x bfloat> %x, <32 x bfloat> %y)
+  ret <16 x float> %r
+}}
+declare <16 x float> @llvm.x86.avx512bf16.dpbf16ps.512(<16 x float>, <32 x bfloat>, <32 x bfloat>)
+"""
+
+
+def available(target: tvm.target.Target | None = None) -> bool:
+    """Whether ``target`` (default: the current one) is an x86 LLVM target with ``avx512bf16``."""
+    target = target or tvm.target.Target.current(allow_none=True)
+    if target is None or target.kind.name != "llvm":
+        return False
+    try:
+        return bool(codegen.target_has_features("avx512bf16", target))
+    except Exception:  # not an x86 target
+        return False
+
+
+def import_attr(indent: int) -> str:
+    """The TVMScript line that opens a block whose body may call :data:`FUNCTION`; the
+    caller indents the body by four more spaces; parse the script with :func:`parse`."""
+    return " " * indent + 'with T.attr(0, "pragma_import_llvm", SHIM):\n'
+
+
+def dot_call(acc: str, a: str, b: str) -> str:
+    """TVMScript for ``acc + pairwise dot(a, b)`` over 16 lanes (all three ``*x16`` values)."""
+    return f'T.call_extern("float32x16", "{FUNCTION}", {acc}, {a}, {b})'
+
+
+def parse(text: str) -> tvm.tirx.PrimFunc:
+    """A TVMScript kernel's text as a PrimFunc, ``T`` and :data:`SHIM` in its scope."""
+    return tvm.script.from_source(text, extra_vars={"T": T, "SHIM": SHIM})
