@@ -36,8 +36,8 @@ Dynamic axes: where the input signature (``Cell.set_inputs``, ``jit(input_signat
 has ``None`` or Symbol dimensions, the function is traced at two probe sizes and, when the
 two traces are one program up to sizes (:func:`framework.ir.symbolic.generalize`), compiled
 once with those axes symbolic; each new size is traced (milliseconds) and checked against
-that program before it runs on the one library. Otherwise it compiles per size, the reason
-in the report (``symbolic_fallback``).
+that program before it runs on the one library (:mod:`framework.graph_symbolic`). Otherwise it
+compiles per size, the reason in the report (``symbolic_fallback``).
 """
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert, fallback
 from .graph_split import Segmented, Stage, split_entry
+from .graph_symbolic import Symbolic, call_symbolic, compile_symbolic
+from .graph_symbolic import front as _front  # noqa: F401  (tests trace with it)
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
-from .ir.symbolic import NotSymbolic, Template, generalize
 from .ops.host_split import HostSplit
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
@@ -160,35 +161,6 @@ def _write_back(program: Program, args: list[Any], results: list[Any]) -> None:
             args[index]._data = array
 
 
-@dataclass
-class _Symbolic:
-    """One function compiled for every size of a signature's dynamic axes."""
-
-    template: Template
-    executable: Any
-    report: CompileReport
-    programs: dict[int, Program]  # per size seen: its own trace (calling convention)
-    first: Program  # the trace compiled
-
-    def matches(self, program: Program, size: int) -> bool:
-        return ([id(p) for p in program.params] == [id(p) for p in self.first.params]
-                and not program.written and self.template.matches(program.graph, size))
-
-
-def _front(jit: JitFunction, leaves: list[Any], rebuild: Callable,
-           dump: staging.IRDump | None = None) -> Program:
-    """Trace, assemble and optimize ``jit``'s function for ``leaves``, its IR into ``dump``
-    (not counted in ``cache_stats["traces"]``, which counts the signatures compiled)."""
-    traced = staging.trace(jit.fn, jit.cell, leaves, rebuild, jit.name, None, quiet=(NeedsValueError,))
-    program = staging.assemble(traced, jit.name)
-    if dump is not None:
-        dump.assembled(program)
-    program = staging.optimize(program)
-    if dump is not None:
-        dump.optimized(program)
-    return program
-
-
 class JitFunction:
     """A callable compiled per input signature (shapes, dtypes, Python constants, target,
     tuning, IR dump folder) and re-traced when a cell it went through changed its
@@ -211,7 +183,7 @@ class JitFunction:
         # the input signature (set_inputs, jit(input_signature=...)) declaring dynamic axes
         self.signature_of: Callable[[], Any] = lambda: getattr(self, "jit_options", {}).get(
             "input_signature")
-        self._symbolic: dict[Any, _Symbolic | str] = {}  # masked key -> compiled, or why not
+        self._symbolic: dict[Any, Symbolic | str] = {}  # masked key -> compiled, or why not
         self.dynamic_batch = False  # without a signature: axis 0 of the batch is dynamic
         functools.update_wrapper(self, fn)
 
@@ -351,7 +323,8 @@ class JitFunction:
     def _symbolic_call(self, leaves: list[Any], rebuild: Callable, dynamic: Any,
                        key: tuple) -> CompiledGraph | str:
         """The one function compiled for every size of the dynamic axes, for this call (its
-        own trace checked against the symbolic one); else why not, for the report."""
+        own trace checked against the symbolic one); else why not, for the report
+        (:mod:`framework.graph_symbolic`)."""
         size = dynamic.size(leaves)
         if size is None:
             return "the call's dynamic axes differ in size"
@@ -359,61 +332,13 @@ class JitFunction:
         entry = self._symbolic.get(mkey)
         self.last_call_compiled = entry is None
         if entry is None:
-            entry = self._symbolic[mkey] = self._symbolic_compile(leaves, rebuild, dynamic)
+            entry = self._symbolic[mkey] = compile_symbolic(self, leaves, rebuild, dynamic, self._ir_dir())
         if isinstance(entry, str):
             return entry
-        program = entry.programs.get(size)
-        if program is None:
-            try:
-                program = _front(self, dynamic.resized(leaves, size), rebuild)
-            except NeedsValueError as error:
-                return f"tracing needs a value ({str(error).splitlines()[0]})"
-            if not entry.matches(program, size):
-                return f"its trace at size {size} is not the symbolic one"
-            entry.programs[size] = program
-        program = entry.programs[size]
+        program = call_symbolic(self, entry, leaves, rebuild, dynamic, size)
+        if isinstance(program, str):
+            return program
         return CompiledGraph(program, entry.executable, entry.report, _guard(program.cells))
-
-    def _symbolic_compile(self, leaves: list[Any], rebuild: Callable, dynamic: Any) -> _Symbolic | str:
-        """Trace at the two probe sizes, generalize, compile once (or why not)."""
-        probes = dynamic.probes()
-        if probes is None:
-            return "its Symbols allow fewer than two sizes"
-        if staging.aliases(leaves, rebuild):
-            return "a Tensor is given twice"
-        ir_dir = self._ir_dir()
-        dump = staging.IRDump(ir_dir)  # the IR of the first probe, the one compiled
-        try:
-            a = _front(self, dynamic.resized(leaves, probes[0]), rebuild, dump)
-            b = _front(self, dynamic.resized(leaves, probes[1]), rebuild)
-            if a.written or [id(p) for p in a.params] != [id(p) for p in b.params]:
-                raise NotSymbolic("it updates its tensor arguments in place")
-            template = generalize(a.graph, probes[0], b.graph, probes[1], dynamic.sym())
-            _, import_s = staging.timed(staging.load_backend)
-            executable, seconds = staging.timed(lambda: staging.compile_program(
-                a, get_context("device_target"), ir_dir, True, template))
-        except (NotSymbolic, NeedsValueError) as error:
-            return str(error).splitlines()[0]
-        except HostSplit as split:  # segments compile per answer shape (graph_split.py)
-            return f"a value-dependent op ({split.op}) splits it"
-        except Exception as error:  # noqa: BLE001 - a backend limit: compiled per size instead
-            first = (str(error).splitlines() or [""])[0][:160]
-            return f"the backend refused symbolic shapes ({type(error).__name__}: {first})"
-        cache_stats["disk_hits" if executable.cache_hit else "compiles"] += 1
-        cache_stats["traces"] += 1  # one signature compiled (traced at two sizes)
-        axes = [template.input_axes()[i] for i, v in enumerate(a.graph.inputs) if v.kind == "input"]
-        report = CompileReport(
-            function=self.name, target=executable.target_name, nodes_traced=a.nodes_traced,
-            nodes_optimized=len(a.graph.nodes), params=len(a.params), updates=len(a.updated),
-            backend_import_seconds=import_s, trace_seconds=0.0, optimize_seconds=0.0,
-            compile_seconds=seconds, tune_seconds=executable.tune_seconds,
-            cache_hit=bool(executable.cache_hit), passes=a.stats, launches=executable.launches,
-            symbolic_axes=axes)
-        if ir_dir:
-            self._dumps += 1
-            dump.compiled(report.as_dict())
-        flops.register(a.graph, self.cell)
-        return _Symbolic(template, executable, report, {probes[0]: a, probes[1]: b}, a)
 
     def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True,
                  quiet: bool = False, answers: list | None = None,
