@@ -103,7 +103,7 @@ class Template:
     def signature(self) -> str:
         """What the compiled function depends on beyond the graph's text: the symbolic
         dimensions and constants, in graph order (a cache key part)."""
-        values = [*self.graph.inputs, *(v for n in self.graph.nodes for v in n.outputs)]
+        values = _values(self.graph)
         parts = [f"{i}:{','.join(map(str, self.shape(v)))}" for i, v in enumerate(values)
                  if v.id in self.dims]
         consts = [f"{s.k!r}^{s.power}" for s in self.scaled.values()]
@@ -119,6 +119,16 @@ class Template:
         except NotSymbolic:
             return False
         return found.dims == self.dims and found.scaled == self.scaled
+
+
+def _values(graph: Graph) -> list[Value]:
+    """``graph``'s inputs and node outputs, its regions' in place (pre-order)."""
+    out = list(graph.inputs)
+    for node in graph.nodes:
+        for region in node.prim.regions:
+            out += _values(region)
+        out += node.outputs
+    return out
 
 
 def _affine(da: int, na: int, db: int, nb: int, where: str) -> int | Affine:
@@ -176,8 +186,6 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
     if na == nb:
         raise NotSymbolic("two traces at one size")
     template = Template(a, na, sym)
-    if len(a.inputs) != len(b.inputs) or len(a.outputs) != len(b.outputs):
-        raise NotSymbolic("the traced program's structure depends on the size")
     seen: dict[int, Value] = {}
 
     def pair(x: Value, y: Value, where: str) -> None:
@@ -194,34 +202,55 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
                 raise NotSymbolic(f"{where}: a constant it reads depends on the size")
             template.scaled[x.id] = scaled
 
-    for i, (x, y) in enumerate(zip(a.inputs, b.inputs)):
-        pair(x, y, f"input {i}")
-    k = 0
-    for node in a.nodes:
-        name = node.prim.name
-        other = b.nodes[k] if k < len(b.nodes) else None
-        if known is not None and _skipped(node, other, known, nb, seen):
-            seen[node.outputs[0].id] = seen[node.inputs[0].id]
-            continue
-        if other is None or type(node.prim) is not type(other.prim) \
-                or len(node.inputs) != len(other.inputs):
-            raise NotSymbolic(f"{name}: the traced program's structure depends on the size")
-        k += 1
-        if node.prim.regions:
-            raise NotSymbolic(f"{name}: control-flow regions are compiled per size")
-        for key, value in node.prim.attrs.items():
-            if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
-                    SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
-                    and tuple(other.prim.attrs[key]) == other.outputs[0].shape) \
-                    and not (name == "Slice" and key == "size" and _whole_axes(node, other)):
-                raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
-        for x, y in [*zip(node.inputs, other.inputs), *zip(node.outputs, other.outputs)]:
-            pair(x, y, name)
-    if k != len(b.nodes):
-        raise NotSymbolic("the traced program's structure depends on the size")
-    for x, y in zip(a.outputs, b.outputs):
-        pair(x, y, "output")
+    def walk(ga: Graph, gb: Graph, where: str) -> None:
+        """Pair ``ga``'s values with ``gb``'s: inputs, nodes (regions recursively), outputs."""
+        if len(ga.inputs) != len(gb.inputs) or len(ga.outputs) != len(gb.outputs):
+            raise NotSymbolic(f"{where}: the traced program's structure depends on the size")
+        for i, (x, y) in enumerate(zip(ga.inputs, gb.inputs)):
+            pair(x, y, f"input {i}" if ga is a else where)
+        k = 0
+        for node in ga.nodes:
+            name = node.prim.name
+            other = gb.nodes[k] if k < len(gb.nodes) else None
+            if known is not None and _skipped(node, other, known, nb, seen):
+                seen[node.outputs[0].id] = seen[node.inputs[0].id]
+                continue
+            if other is None or type(node.prim) is not type(other.prim) \
+                    or len(node.inputs) != len(other.inputs):
+                raise NotSymbolic(f"{name}: the traced program's structure depends on the size")
+            k += 1
+            _same_attributes(node, other)
+            for x, y in zip(node.inputs, other.inputs):
+                pair(x, y, name)
+            for ra, rb in zip(node.prim.regions, other.prim.regions):  # If branches, loop bodies
+                walk(ra, rb, name)
+            for x, y in zip(node.outputs, other.outputs):
+                pair(x, y, name)
+        if k != len(gb.nodes):
+            raise NotSymbolic(f"{where}: the traced program's structure depends on the size")
+        for x, y in zip(ga.outputs, gb.outputs):
+            pair(x, y, "output" if ga is a else where)
+
+    walk(a, b, "the program")
     return template
+
+
+def _same_attributes(node: Any, other: Any) -> None:
+    """Refuse ``node`` and ``other`` (one node traced at two sizes) whose attributes differ
+    otherwise than by a symbolic output shape (or a Slice's whole axes); control-flow nodes
+    must hold as many regions and carry as many values."""
+    name = node.prim.name
+    for key, value in node.prim.attrs.items():
+        if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
+                SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
+                and tuple(other.prim.attrs[key]) == other.outputs[0].shape) \
+                and not (name == "Slice" and key == "size" and _whole_axes(node, other)):
+            raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
+    if node.prim.regions or other.prim.regions:
+        counts = [(len(p.regions), getattr(p, "n_carried", None), getattr(p, "n_invariants", None),
+                   getattr(p, "n_cotangents", None), len(p.region_labels)) for p in (node.prim, other.prim)]
+        if counts[0] != counts[1]:
+            raise NotSymbolic(f"{name}: its regions' interface depends on the size")
 
 
 def _whole_axes(node: Any, other: Any) -> bool:

@@ -20,7 +20,9 @@ The backward of a loop (``WhileGrad``) is in :mod:`.loop_grad`.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from typing import Any
 
 import tvm
 from tvm import relax
@@ -55,15 +57,24 @@ def _static(ty: relax.TensorType) -> bool:
     return all(isinstance(d, tvm.tirx.IntImm) for d in ty.shape.values)
 
 
-def unpack(bb: relax.BlockBuilder, state: relax.Expr, types: list[relax.TensorType]) -> list[relax.Expr]:
+def unpack(bb: relax.BlockBuilder, state: relax.Expr, types: list[relax.TensorType],
+           shapes: Any = None, outer: Any = None) -> list[relax.Expr]:
     """The values of the opaque tuple ``state``: statically shaped ones read unchecked with
-    their type, symbolically shaped ones checked once into fresh symbolic dims."""
+    their type, symbolically shaped ones checked once into fresh symbolic dims; with
+    ``shapes`` (a symbolic function, :mod:`.symbolic_shapes`), the ``R.Shape([n])`` first in
+    the tuple defines this function's ``n`` and dims affine in ``outer`` (the ``n`` of the
+    function that packed it) are re-typed in it."""
     out = []
     for i, ty in enumerate(types):
-        erased = ty if _static(ty) else relax.TensorType(dtype=ty.dtype, ndim=len(ty.shape.values))
+        if isinstance(ty, relax.ShapeType):
+            erased: Any = relax.ShapeType(ndim=len(ty.values))
+        else:
+            erased = ty if _static(ty) else relax.TensorType(dtype=ty.dtype, ndim=len(ty.shape.values))
         value = bb.emit(relax.op.call_pure_packed("vm.builtin.tuple_getitem", state,
                                                   relax.prim_value(i), ty_args=erased))
-        out.append(value if _static(ty) else bb.match_cast(value, fresh_type(ty)))
+        if erased is not ty:
+            value = bb.match_cast(value, fresh_type(ty) if shapes is None else shapes.localize(ty, outer))
+        out.append(value)
     return out
 
 
@@ -74,12 +85,25 @@ def call(bb: relax.BlockBuilder, gv: relax.GlobalVar, args: list[relax.Expr], n:
 
 
 def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: list[relax.Expr],
-              n_carried: int, stubs: list[str],
-              reserve: Reserve | None = None) -> tuple[list[relax.Expr], relax.Expr]:
+              n_carried: int, stubs: list[str], reserve: Reserve | None = None,
+              shapes: Any = None) -> tuple[list[relax.Expr], relax.Expr]:
     """Run ``body`` while ``cond`` holds; ``args[:n_carried]`` change, the rest stay;
     ``reserve`` runs before each run of up to ``AHEAD`` iterations. Returns (final args,
-    trip count) in the current function."""
-    types = [a.ty for a in args]
+    trip count) in the current function. ``shapes``: the builder's symbolic shapes (each
+    function of the loop has its own ``n``, carried first in the state)."""
+    sym = shapes is not None and shapes.template is not None
+    outer = shapes.n if sym else None
+    types = [*([shapes.shape_type()] if sym else []), *(a.ty for a in args)]
+
+    def scope() -> Any:
+        return shapes.scope() if sym else contextlib.nullcontext()
+
+    def read(state: relax.Expr) -> list[relax.Expr]:
+        values = unpack(bb, state, types, shapes if sym else None, outer)
+        return values[1:] if sym else values
+
+    def pack(values: list[relax.Expr]) -> relax.Tuple:
+        return relax.Tuple([shapes.shape_value(), *values] if sym else values)
 
     def params() -> list[relax.Var]:
         return [relax.Var("done", BOOL), relax.Var("count", I64), relax.Var("state", OBJ)]
@@ -99,33 +123,33 @@ def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: l
             go_next = cond(new, after) if go_next is None else go_next
             result: relax.Expr = bb.emit(iterations(new, after, None, go_next, left - 1))
         else:
-            result = relax.Tuple([relax.const(False, "bool"), after, bb.emit(relax.Tuple(new))])
+            result = relax.Tuple([relax.const(False, "bool"), after, bb.emit(pack(new))])
         ran = relax.SeqExpr([bb._end_block()], result)
         bb._begin_binding_block()
-        packed = state if state is not None else bb.emit(relax.Tuple(values))
+        packed = state if state is not None else bb.emit(pack(values))
         finished = relax.SeqExpr([bb._end_block()], relax.Tuple([relax.const(True, "bool"), count, packed]))
         return relax.If(go, ran, finished)
 
     s = params()
-    with bb.function(f"{name}_step", s, pure=False, private=True):
-        values = unpack(bb, s[2], types)
+    with scope(), bb.function(f"{name}_step", s, pure=False, private=True):
+        values = read(s[2])
         go = cond(values, s[1])
         level = bb.emit_func_output(bb.emit(iterations(values, s[1], s[2], go, UNROLL)))
     for depth in range(1, LEVELS + 1):
         s = params()
-        with bb.function(f"{name}_level{depth}", s, pure=False, private=True):
+        with scope(), bb.function(f"{name}_level{depth}", s, pure=False, private=True):
             cur: list[relax.Expr] = s
             if reserve is not None and depth == 1:
-                values = reserve(unpack(bb, s[2], types), s[1], AHEAD)
-                cur = [s[0], s[1], bb.emit(relax.Tuple(values))]
+                values = reserve(read(s[2]), s[1], AHEAD)
+                cur = [s[0], s[1], bb.emit(pack(values))]
             for _ in range(FANOUT):
                 cur = get3(bb.emit(relax.If(cur[0], relax.SeqExpr([], relax.Tuple(cur)),
                                             relax.SeqExpr([], relax.Call(level, cur)))))
             level = bb.emit_func_output(relax.Tuple(cur))
     top = _recursive_top(bb, name, params, level, get3, stubs)
-    start = [relax.const(False, "bool"), relax.const(0, "int64"), bb.emit(relax.Tuple(args))]
+    start = [relax.const(False, "bool"), relax.const(0, "int64"), bb.emit(pack(args))]
     _, count, state = get3(bb.emit(relax.Call(top, start)))
-    return unpack(bb, state, types), count
+    return read(state), count
 
 
 def _recursive_top(bb: relax.BlockBuilder, name: str, params: Callable[[], list[relax.Var]],

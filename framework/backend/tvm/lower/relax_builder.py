@@ -17,6 +17,7 @@ finds a kernel's nodes, and so their source lines, by these names.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from typing import Any
 
@@ -66,6 +67,7 @@ class RelaxBuilder:
         self.index = {id(node): i for i, node in enumerate(numbered(graph))}  # node -> its number
         self.ids = itertools.count()
         self.stubs: list[str] = []
+        self.takes_shape: set[str] = set()  # region functions taking R.Shape([n]) last
         self.row_writers: dict = {}  # the saved-state row kernels, one per kind and row (loop_grad.py)
         # per function being lowered (innermost last): forward While uid -> the state rows it
         # saved (None until lowered) for each While whose backward is in that function
@@ -81,24 +83,38 @@ class RelaxBuilder:
         """Lower ``graph`` into the Relax function ``name``; its global var. ``inline``:
         put in place of its calls once fused (:mod:`.inlining`). ``then_cond``: a loop's
         condition, evaluated on the outputs (and the inputs past them, the loop's
-        invariants) and returned last."""
-        params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", self.shapes.type(v))
-                  for i, v in enumerate(graph.inputs)]
-        env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
-        bb = self.bb
-        self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
-        attrs = {INLINE: True} if inline else None
-        tag = bb.tag  # (a region's nodes retag what they emit; the caller's node goes on after)
-        with bb.function(name, params, pure=not _impure(graph), private=private, attrs=attrs):
-            self._body(graph, env)
-            self.frames.pop()
-            outputs = [self._arg(env, v) for v in graph.outputs]
-            if then_cond is not None:
-                outputs.append(self.inline(then_cond, [*outputs, *params[len(outputs):]])[0])
-            # a function returning an empty tuple from an If branch crashes the VM
-            gv = bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
-        bb.tag = tag
+        invariants) and returned last. A region using the symbolic size is not inlined
+        (:mod:`.symbolic_shapes`)."""
+        inline = inline and not (self.shapes.uses(graph) or (then_cond is not None
+                                                             and self.shapes.uses(then_cond)))
+        with self.shapes.scope() if private else contextlib.nullcontext():  # a region: its own n
+            params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", self.shapes.type(v))
+                      for i, v in enumerate(graph.inputs)]
+            shape = private and self.shapes.needs_shape(graph.inputs, graph, then_cond)
+            if shape:  # no input defines n: R.Shape([n]) last (see call_args)
+                params.append(relax.Var("symbolic_n", self.shapes.shape_type()))
+            env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
+            bb = self.bb
+            self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
+            attrs = {INLINE: True} if inline else None
+            tag = bb.tag  # (a region's nodes retag what they emit; the caller's node goes on after)
+            with bb.function(name, params, pure=not _impure(graph), private=private, attrs=attrs):
+                self._body(graph, env)
+                self.frames.pop()
+                outputs = [self._arg(env, v) for v in graph.outputs]
+                if then_cond is not None:
+                    outputs.append(self.inline(then_cond, [*outputs, *params[len(outputs):]])[0])
+                # a function returning an empty tuple from an If branch crashes the VM
+                gv = bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
+            bb.tag = tag
+        if shape:
+            self.takes_shape.add(gv.name_hint)
         return gv
+
+    def call_args(self, gv: relax.GlobalVar, args: list[relax.Expr]) -> list[relax.Expr]:
+        """``args`` for a call of the region function ``gv`` from the function being built
+        (with this function's ``R.Shape([n])`` when ``gv`` takes it)."""
+        return [*args, self.shapes.shape_value()] if gv.name_hint in self.takes_shape else args
 
     def inline(self, graph: Graph, args: list[relax.Expr]) -> list[relax.Expr]:
         """Lower ``graph`` into the function being built, on ``args``; its outputs (a
@@ -207,9 +223,13 @@ class RelaxBuilder:
             k = next(self.ids)
             then_gv = self.function(f"if{k}_then", prim.then_graph)
             else_gv = self.function(f"if{k}_else", prim.else_graph)
-            result = bb.emit(relax.If(args[0], relax.SeqExpr([], relax.Call(then_gv, args[1:])),
-                                      relax.SeqExpr([], relax.Call(else_gv, args[1:]))))
+            result = bb.emit(relax.If(args[0],
+                                      relax.SeqExpr([], relax.Call(then_gv, self.call_args(then_gv, args[1:]))),
+                                      relax.SeqExpr([], relax.Call(else_gv, self.call_args(else_gv, args[1:])))))
             outs = [bb.emit(relax.TupleGetItem(result, i)) for i in range(len(node.outputs))]
+            if self.shapes.template is not None:  # typed in this function's n (Relax joins
+                outs = [bb.match_cast(o, self.shapes.type(v))  # the branches' types loosely)
+                        for o, v in zip(outs, node.outputs)]
         elif isinstance(prim, While):
             outs = self._while(prim, args, node)
         elif isinstance(prim, WhileGrad):
@@ -237,11 +257,11 @@ class RelaxBuilder:
                                                              args, n)
         else:
             def body(v: list[relax.Expr], _: relax.Expr) -> tuple[list[relax.Expr], relax.Expr]:
-                *new, go = call(self.bb, body_gv, v, n + 1)
+                *new, go = call(self.bb, body_gv, self.call_args(body_gv, v), n + 1)
                 return new, go
 
             final, count = emit_loop(self.bb, f"while{k}", lambda v, _: self.inline(prim.cond_graph, v)[0],
-                                     body, args, n, self.stubs)
+                                     body, args, n, self.stubs, shapes=self.shapes)
         return final[: prim.n_carried] + [count]
 
 

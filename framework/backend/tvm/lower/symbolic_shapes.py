@@ -7,6 +7,15 @@ Specs whose symbolic dimensions are TIR expressions (ints elsewhere); one that n
 (``int(d)``, a hand schedule sized by it) fails, and :meth:`SymbolicShapes.lowering` turns
 the failure into :class:`NotSymbolic` naming the primitive (the function then compiles per
 size). A constant ``k * n`` or ``k / n`` (a mean's count) is computed from ``n`` at run time.
+
+Control-flow regions: a Relax symbolic variable belongs to one function, so every function
+lowered from a region (an If's branches, a loop body, a loop's tree of calls) has its own
+``n`` (:meth:`SymbolicShapes.scope`), defined by a parameter whose dimension is ``n``, else
+by a trailing ``R.Shape([n])`` parameter (:meth:`SymbolicShapes.needs_shape`); a loop's
+opaque state carries ``R.Shape([n])`` first, and its values are re-typed in the reading
+function's ``n`` (:meth:`SymbolicShapes.localize`). A loop body using ``n`` stays a function
+(TVM's inliner copies it under fresh symbolic variables that nothing defines): one call per
+iteration, with its parameter checks.
 """
 
 from __future__ import annotations
@@ -17,7 +26,9 @@ from typing import Any
 
 import numpy as np
 from tvm import relax, te, tirx
+from tvm.sym import detect_linear_equation
 
+from ....ir import Graph
 from ....ir.symbolic import Affine, NotSymbolic, Template
 from ....primitive import Spec
 
@@ -78,6 +89,61 @@ class SymbolicShapes:
             return te.compute(tuple(dims), lambda *_: value.astype(dtype), name="symbolic_count")
 
         return bb.call_te(compute, self.n)
+
+    # -- one n per Relax function (regions) ------------------------------------------------
+    @contextlib.contextmanager
+    def scope(self) -> Iterator[Any]:
+        """A new Relax function being built: its own ``n`` while inside (yields the caller's)."""
+        outer = self.n
+        if outer is not None:
+            self.n = tirx.Var(outer.name, "int64")
+        try:
+            yield outer
+        finally:
+            self.n = outer
+
+    def uses(self, graph: Graph) -> bool:
+        """Whether ``graph`` (its regions too) has a symbolic dimension or constant."""
+        t = self.template
+        if t is None:
+            return False
+        for v in [*graph.inputs, *graph.outputs, *(x for node in graph.nodes for x in node.inputs)]:
+            if v.id in t.dims or v.id in t.scaled:
+                return True
+        return any(self.uses(r) for node in graph.nodes for r in node.prim.regions)
+
+    def needs_shape(self, inputs: list[Any], *graphs: Graph | None) -> bool:
+        """Whether a function taking ``inputs`` and lowering ``graphs`` takes ``R.Shape([n])``
+        last: they use ``n`` and no input has a dimension that is ``n`` itself (defining it)."""
+        if not any(g is not None and self.uses(g) for g in graphs):
+            return False
+        assert self.template is not None
+        return not any(d == Affine(1, 0) for v in inputs for d in self.template.shape(v))
+
+    def shape_type(self) -> relax.ShapeType:
+        return relax.ShapeType([self.n])
+
+    def shape_value(self) -> relax.Expr:
+        return relax.ShapeExpr([self.n])
+
+    def localize(self, ty: Any, outer: Any) -> Any:
+        """The type ``ty`` of the function where ``n`` was ``outer`` in this function's terms:
+        a dimension affine in ``outer`` in this ``n``, any other symbolic one a fresh variable
+        (a loop's row count)."""
+        if isinstance(ty, relax.ShapeType):
+            return self.shape_type()
+        dims = []
+        for d in ty.shape.values:
+            if isinstance(d, tirx.IntImm):
+                dims.append(d)
+                continue
+            free = tirx.analysis.undefined_vars(d)
+            if outer is not None and len(free) == 1 and free[0].same_as(outer):
+                a, b = (int(c) for c in detect_linear_equation(d, [outer]))
+                dims.append(self._expr(Affine(a, b)))
+            else:
+                dims.append(tirx.Var("rows" if not free else free[0].name, "int64"))
+        return relax.TensorType(dims, ty.dtype)
 
     @contextlib.contextmanager
     def lowering(self, node: Any) -> Iterator[None]:
