@@ -41,8 +41,10 @@ class Rows:
     """Row buffers for a list of carried values (their shapes and dtypes)."""
 
     def __init__(self, builder: Any, values: list[relax.Expr]) -> None:
-        self.bb = builder.bb
-        self.specs = [(tuple(int(d) for d in a.ty.shape.values), str(a.ty.dtype)) for a in values]
+        self.bb, self.shapes, self.outer = builder.bb, builder.shapes, builder.shapes.n
+        self.types = [a.ty for a in values]  # in the n of the function creating the rows
+        self.specs = [(tuple(int(d) if isinstance(d, tvm.tirx.IntImm) else None for d in a.ty.shape.values),
+                       str(a.ty.dtype)) for a in values]  # None: a symbolic dimension
         self.stored = ["int8" if dtype == "bool" else dtype for _, dtype in self.specs]
         self.rows = [shape or (1,) for shape, _ in self.specs]
         self.cache = builder.row_writers
@@ -53,11 +55,22 @@ class Rows:
                                       lambda r=row, d=dtype: row_kernels.doubler(r, d))
                          for row, dtype in zip(self.rows, self.stored)]
 
+    def value_shape(self, j: int) -> list[Any]:
+        """Value ``j``'s shape in the function being built (its symbolic ``n``)."""
+        if all(d is not None for d in self.specs[j][0]):
+            return list(self.specs[j][0])
+        return list(self.shapes.localize(self.types[j], self.outer).shape.values)
+
+    def row(self, j: int) -> list[Any]:
+        """Buffer ``j``'s row shape in the function being built."""
+        return self.value_shape(j) or [1]
+
     def _kernel(self, key: tuple, text: Any) -> relax.GlobalVar:
         """The TIR function ``text()`` makes (row_kernels.py), added once per ``key``; its name
         is ``key[0]`` with the row shape and dtype when the key has them."""
         if key not in self.cache:
-            name = key[0] if key[0] == "read_rows" else f"{key[0]}_{key[2]}_{'x'.join(map(str, key[1]))}"
+            name = key[0] if key[0] == "read_rows" else \
+                f"{key[0]}_{key[2]}_{'x'.join('n' if d is None else str(d) for d in key[1])}"
             self.cache[key] = self.bb.add_func(tvm.script.from_source(text()), name)
         return self.cache[key]
 
@@ -67,8 +80,8 @@ class Rows:
         shape = bb.emit(relax.op.tensor_to_shape(relax.op.reshape(n_rows, [1])))
         rows = tvm.tirx.Var("rows", "int64")
         bb.match_cast(shape, relax.ShapeType([rows]))
-        return [bb.emit(relax.op.zeros(relax.ShapeExpr([rows, *row]), dtype))
-                for row, dtype in zip(self.rows, self.stored)]
+        return [bb.emit(relax.op.zeros(relax.ShapeExpr([rows, *self.row(j)]), dtype))
+                for j, dtype in enumerate(self.stored)]
 
     def write(self, bufs: list, state: list, at: relax.Expr) -> list[relax.Expr]:
         bb, out = self.bb, []
@@ -86,7 +99,7 @@ class Rows:
         bb = self.bb
         reads = [(self.rows[j], self.stored[j], not self.specs[j][0], offset) for j, offset in wanted]
         kernel = self._kernel(("read_rows", tuple(reads)), lambda: row_kernels.reader(reads))
-        types = [relax.TensorType(self.specs[j][0], self.stored[j]) for j, _ in wanted]
+        types = [relax.TensorType(self.value_shape(j), self.stored[j]) for j, _ in wanted]
         result = bb.emit(relax.call_tir(kernel, [*(bufs[j] for j, _ in wanted), last, back], types))
         out = []
         for i, (j, _) in enumerate(wanted):
@@ -104,19 +117,19 @@ class Rows:
                              relax.SeqExpr([], relax.Call(grow, [cap, *bufs]))))
         cap = bb.emit(relax.TupleGetItem(r, 0))
         out = []
-        for i, row in enumerate(self.rows):
+        for i in range(len(self.rows)):
             buf = bb.emit(relax.TupleGetItem(r, i + 1))
-            ty = relax.TensorType([tvm.tirx.Var("rows", "int64"), *row], self.stored[i])
+            ty = relax.TensorType([tvm.tirx.Var("rows", "int64"), *self.row(i)], self.stored[i])
             out.append(bb.match_cast(buf, ty))
         return cap, out
 
     def grow_function(self, name: str, bufs: list) -> relax.GlobalVar:
         bb = self.bb
         params = [relax.Var("cap", I64)] + [relax.Var(f"b{i}", fresh_type(b.ty)) for i, b in enumerate(bufs)]
-        with bb.function(name, params, private=True):
-            bigger = [bb.emit(relax.call_tir(double, [b], relax.TensorType([b.ty.shape.values[0] * 2,
-                                                                           *row], dtype)))
-                      for b, double, row, dtype in zip(params[1:], self.doublers, self.rows, self.stored)]
+        with bb.function(name, params, private=True):  # (its own variables: the params')
+            bigger = [bb.emit(relax.call_tir(double, [b], relax.TensorType(
+                [b.ty.shape.values[0] * 2, *b.ty.shape.values[1:]], dtype)))
+                for b, double, dtype in zip(params[1:], self.doublers, self.stored)]
             double = bb.emit(relax.op.multiply(params[0], _int(2)))
             return bb.emit_func_output(relax.Tuple([double, *bigger]))
 
@@ -128,8 +141,8 @@ def emit_saving_loop(builder: Any, name: str, cond_graph: Any, body_gv: relax.Gl
     count, buffers)."""
     bb = builder.bb
     rows = Rows(builder, args[:n])
-    first = [bb.match_cast(b, relax.TensorType([tvm.tirx.Var("rows", "int64"), *row], dtype))
-             for b, row, dtype in zip(rows.alloc(_int(FIRST_CAPACITY)), rows.rows, rows.stored)]
+    first = [bb.match_cast(b, relax.TensorType([tvm.tirx.Var("rows", "int64"), *rows.row(j)], dtype))
+             for j, (b, dtype) in enumerate(zip(rows.alloc(_int(FIRST_CAPACITY)), rows.stored))]
     grow = rows.grow_function(f"{name}_grow", first)
     nb = len(first)
     loop_args = [*args[:n], _int(FIRST_CAPACITY), *first, *args[n:]]
@@ -141,11 +154,11 @@ def emit_saving_loop(builder: Any, name: str, cond_graph: Any, body_gv: relax.Gl
 
     def body(v: list[relax.Expr], k: relax.Expr) -> tuple[list[relax.Expr], relax.Expr]:
         bufs = rows.write(v[n + 1:n + 1 + nb], v[:n], k)
-        *new, go = call(bb, body_gv, [*v[:n], *v[n + 1 + nb:]], n + 1)  # body_gv: then_cond
+        *new, go = call(bb, body_gv, builder.call_args(body_gv, [*v[:n], *v[n + 1 + nb:]]), n + 1)  # then_cond
         return [*new, v[n], *bufs], go
 
     final, count = emit_loop(bb, name, lambda v, _: builder.inline(cond_graph, [*v[:n], *v[n + 1 + nb:]])[0],
-                             body, loop_args, n + 1 + nb, builder.stubs, reserve)
+                             body, loop_args, n + 1 + nb, builder.stubs, reserve, builder.shapes)
     cap, bufs = rows.ensure(grow, count, final[n], final[n + 1:n + 1 + nb])
     bufs = rows.write(bufs, final[:n], count)  # row n: the final state
     return final[:n] + final[n + 1 + nb:], count, bufs
@@ -170,7 +183,7 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
 
     # reverse: k = n-1 .. 0: (g, sums) = vjp(row k, inv, row k+1, g, sums)
     n_g, n_w = len(gout), len(prim.vjp_graph.outputs) - len(gout)
-    g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(v.shape)), str(v.dtype)))
+    g_inv0 = [bb.emit(relax.op.zeros(relax.ShapeExpr(list(builder.shapes.dims(v))), str(v.dtype)))
               for v in prim.vjp_graph.outputs[n_g:]]
     last = bb.emit(relax.op.subtract(count, _int(1)))
     rev_args = [*gout, *g_inv0, *bufs, *inv, *inv_t, count, last]
@@ -183,10 +196,10 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
         before = [rows_read.get((i, 0)) for i in range(n)]
         after = [rows_read.get((i, 1)) for i in range(n)]
         full = [*before, *rinv, *after, *g, *g_inv, *rinv_t]
-        return call(bb, vjp_gv, [full[i] for i in keep], n_g + n_w), None
+        return call(bb, vjp_gv, builder.call_args(vjp_gv, [full[i] for i in keep]), n_g + n_w), None
 
     final, _ = emit_loop(bb, f"wgrad{k}_rev", lambda s, back: bb.emit(relax.op.less(back, s[c])),
-                         body, rev_args, n_g + n_w, builder.stubs)
+                         body, rev_args, n_g + n_w, builder.stubs, shapes=builder.shapes)
     return final[:n_g + n_w]
 
 
@@ -199,8 +212,8 @@ def _save(builder: Any, rows: Rows, name: str, body_gv: relax.GlobalVar, init: l
 
     def body(s: list[relax.Expr], kv: relax.Expr) -> list[relax.Expr]:
         written = rows.write(s[n:2 * n], s[:n], kv)
-        return [*call(bb, body_gv, [*s[:n], *s[2 * n + 1:]], n), *written], None
+        return [*call(bb, body_gv, builder.call_args(body_gv, [*s[:n], *s[2 * n + 1:]]), n), *written], None
 
     final, _ = emit_loop(bb, name, lambda s, kv: bb.emit(relax.op.less(kv, s[2 * n])),
-                         body, save_args, 2 * n, builder.stubs)
+                         body, save_args, 2 * n, builder.stubs, shapes=builder.shapes)
     return rows.write(final[n:2 * n], final[:n], count)  # row n: the final state

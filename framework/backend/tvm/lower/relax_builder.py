@@ -212,6 +212,10 @@ class RelaxBuilder:
         return node.prim.side_effect or bool(node.prim.regions)
 
     def _emit_special(self, node: Any, env: dict[int, relax.Expr]) -> None:
+        with self.shapes.lowering(node):  # a region that cannot take symbolic shapes: named
+            self._emit_region(node, env)
+
+    def _emit_region(self, node: Any, env: dict[int, relax.Expr]) -> None:
         self.bb.tag = self._tag(node)
         args = [self._arg(env, v) for v in node.inputs]
         prim, bb = node.prim, self.bb

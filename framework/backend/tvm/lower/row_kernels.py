@@ -2,7 +2,9 @@
 doubler and the reverse loop's reader, generated per row shape and dtype as TVMScript.
 
 A row buffer holds one row per iteration, ``(n, *row)``; a 0-d value is stored as a row
-of one element (``scalar``) and written from / read into its 0-d shape directly.
+of one element (``scalar``) and written from / read into its 0-d shape directly. A row
+dimension given as None is symbolic (a batch axis under :mod:`framework.ir.symbolic`): the
+kernel takes it from its buffers.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ _WRITER = '''
 def write_row(var_buf: T.handle, var_row: T.handle, var_k: T.handle):
     T.func_attr({{"tirx.noalias": True}})
     n = T.int64()
-    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+{decls}    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
     row = T.match_buffer(var_row, ({out_dims}), "{dtype}")
     k = T.match_buffer(var_k, (), "int64")
     for {loop} in T.grid({extents}):
@@ -29,7 +31,7 @@ _DOUBLER = '''
 def double_rows(var_buf: T.handle, var_out: T.handle):
     T.func_attr({{"tirx.noalias": True}})
     n = T.int64()
-    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
+{decls}    buf = T.match_buffer(var_buf, (n, {dims}), "{dtype}")
     out = T.match_buffer(var_out, (n * 2, {dims}), "{dtype}")
     for r, {loop} in T.grid(n, {extents}):
         with T.sblock("copy"):
@@ -38,24 +40,26 @@ def double_rows(var_buf: T.handle, var_out: T.handle):
 '''
 
 
-def _parts(shape: Sequence[int], scalar: bool, tag: str = "") -> dict[str, str]:
+def _parts(shape: Sequence[int | None], scalar: bool, tag: str = "") -> dict[str, str]:
     loops = [f"i{tag}_{d}" for d in range(len(shape))]
-    dims = ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
+    extents = [f"s{tag}_{a}" if d is None else f"T.int64({d})" for a, d in enumerate(shape)]
+    decls = "".join(f"    s{tag}_{a} = T.int64()\n" for a, d in enumerate(shape) if d is None)
+    dims = ", ".join(extents) + ("," if len(shape) == 1 else "")
     axes = ", ".join(f"v{x}" for x in loops)
-    return dict(dims=dims, loop=", ".join(loops), extents=", ".join(f"T.int64({d})" for d in shape),
+    return dict(dims=dims, loop=", ".join(loops), extents=", ".join(extents), decls=decls,
                 axes=axes, kinds="S" * len(shape), out_dims="" if scalar else dims,
                 out_axes="()" if scalar else axes)
 
 
-def writer(shape: Sequence[int], dtype: str, scalar: bool) -> str:
+def writer(shape: Sequence[int | None], dtype: str, scalar: bool) -> str:
     return _WRITER.format(dtype=dtype, **_parts(shape, scalar))
 
 
-def doubler(shape: Sequence[int], dtype: str) -> str:
+def doubler(shape: Sequence[int | None], dtype: str) -> str:
     return _DOUBLER.format(dtype=dtype, **_parts(shape, False))
 
 
-def reader(reads: Sequence[tuple[tuple[int, ...], str, bool, int]]) -> str:
+def reader(reads: Sequence[tuple[tuple[int | None, ...], str, bool, int]]) -> str:
     """One kernel reading row ``last - back + offset`` of each buffer, for ``reads`` of
     ``(row shape, dtype, scalar, offset)``: ``read_rows(buf_0.., last, back, out_0..)``."""
     ins = [f"var_b{i}: T.handle" for i in range(len(reads))]
@@ -66,7 +70,7 @@ def reader(reads: Sequence[tuple[tuple[int, ...], str, bool, int]]) -> str:
              '    back = T.match_buffer(var_back, (), "int64")']
     for i, (shape, dtype, scalar, _) in enumerate(reads):
         p = _parts(shape, scalar, str(i))
-        lines += [f"    n{i} = T.int64()",
+        lines += [f"    n{i} = T.int64()", *p["decls"].splitlines(),
                   f'    b{i} = T.match_buffer(var_b{i}, (n{i}, {p["dims"]}), "{dtype}")',
                   f'    o{i} = T.match_buffer(var_o{i}, ({p["out_dims"]}), "{dtype}")']
     for i, (shape, _, scalar, offset) in enumerate(reads):
