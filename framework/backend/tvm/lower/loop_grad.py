@@ -154,7 +154,8 @@ def emit_saving_loop(builder: Any, name: str, cond_graph: Any, body_gv: relax.Gl
 
     def body(v: list[relax.Expr], k: relax.Expr) -> tuple[list[relax.Expr], relax.Expr]:
         bufs = rows.write(v[n + 1:n + 1 + nb], v[:n], k)
-        *new, go = call(bb, body_gv, builder.call_args(body_gv, [*v[:n], *v[n + 1 + nb:]]), n + 1)  # then_cond
+        args = builder.call_args(body_gv, [*v[:n], *v[n + 1 + nb:]])
+        *new, go = call(bb, body_gv, args, n + 1)  # body_gv: then_cond
         return [*new, v[n], *bufs], go
 
     final, count = emit_loop(bb, name, lambda v, _: builder.inline(cond_graph, [*v[:n], *v[n + 1 + nb:]])[0],

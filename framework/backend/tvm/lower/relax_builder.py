@@ -95,7 +95,8 @@ class RelaxBuilder:
                 params.append(relax.Var("symbolic_n", self.shapes.shape_type()))
             env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
             bb = self.bb
-            self.frames.append({n.prim.forward_uid: None for n in graph.nodes if isinstance(n.prim, WhileGrad)})
+            self.frames.append({n.prim.forward_uid: None for n in graph.nodes
+                                if isinstance(n.prim, WhileGrad)})
             attrs = {INLINE: True} if inline else None
             tag = bb.tag  # (a region's nodes retag what they emit; the caller's node goes on after)
             with bb.function(name, params, pure=not _impure(graph), private=private, attrs=attrs):
@@ -227,9 +228,9 @@ class RelaxBuilder:
             k = next(self.ids)
             then_gv = self.function(f"if{k}_then", prim.then_graph)
             else_gv = self.function(f"if{k}_else", prim.else_graph)
-            result = bb.emit(relax.If(args[0],
-                                      relax.SeqExpr([], relax.Call(then_gv, self.call_args(then_gv, args[1:]))),
-                                      relax.SeqExpr([], relax.Call(else_gv, self.call_args(else_gv, args[1:])))))
+            then_call = relax.Call(then_gv, self.call_args(then_gv, args[1:]))
+            else_call = relax.Call(else_gv, self.call_args(else_gv, args[1:]))
+            result = bb.emit(relax.If(args[0], relax.SeqExpr([], then_call), relax.SeqExpr([], else_call)))
             outs = [bb.emit(relax.TupleGetItem(result, i)) for i in range(len(node.outputs))]
             if self.shapes.template is not None:  # typed in this function's n (Relax joins
                 outs = [bb.match_cast(o, self.shapes.type(v))  # the branches' types loosely)
