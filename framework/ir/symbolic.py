@@ -9,9 +9,12 @@ Contract (the IR's side of graph mode's dynamic shapes):
   ``k / n`` (:class:`Scaled`: the count a mean's gradient divides by).
 - :func:`generalize` finds these from two traces of one function at two sizes of the
   symbol: same nodes, primitives and attributes, same constants, every differing dimension
-  affine in the size. Anything else (a structure, an attribute or a constant that depends
-  on the size otherwise) raises :class:`NotSymbolic` naming the primitive: that function
-  is compiled per size.
+  affine in the size. A control-flow node (If, While, WhileGrad) must hold as many regions
+  with the same interface, and its regions' subgraphs are compared the same way,
+  recursively (their values get dimensions in the same symbol). Anything else (a
+  structure, an attribute or a constant that depends on the size otherwise, inside a
+  region too) raises :class:`NotSymbolic` naming the primitive: that function is compiled
+  per size.
 - A :class:`Template` says, per value of the first graph, its dimensions (ints and
   Affines) and, per constant, its Scaled form. :meth:`Template.matches` checks a trace at
   a third size against it: graph mode reuses the one compiled function for that size only

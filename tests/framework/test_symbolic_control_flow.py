@@ -178,3 +178,25 @@ def test_a_train_step_through_the_while_compiles_once():
     assert _compiles() - before == 1
     report = dynamic._graph_runner.last_report
     assert report.symbolic_axes == [[0], [0]] and report.symbolic_fallback is None
+
+
+@pytest.mark.slow
+def test_a_batch_symbolic_invariant_read_transposed_in_the_backward():
+    # the VJP of h @ m reads m^T, m batch-symbolic and loop-invariant: its transpose is not
+    # hoisted out of the loop (loop_grad), the gradient is still one compile
+    def f(x):
+        m = x * 0.5
+        h = x
+        while (h * h).sum() < 30.0:
+            h = ops.tanh(ops.matmul(ops.matmul(h, m.T), m) * 0.1) + h
+        return h.sum()
+
+    grad = ms.grad(f, grad_position=0)
+    compiled = ms.jit(grad, input_signature=SIGNATURE)
+    rng = np.random.default_rng(3)
+    before = _compiles()
+    for n in SIZES:
+        x = Tensor((0.3 * rng.standard_normal((n, 4))).astype(np.float32))
+        got = compiled(x).asnumpy()
+        np.testing.assert_allclose(got, _pynative(grad, x), rtol=1e-4, atol=1e-4)
+    assert _compiles() - before == 1 and compiled.last_report.symbolic_fallback is None

@@ -17,11 +17,12 @@ from ....ir import Graph, Value, ValueKind
 from ....ops.nn_ops import MatMul
 
 
-def hoist_transposes(graph: Graph, invariants: list[Value]) -> tuple[Graph, list[int]]:
+def hoist_transposes(graph: Graph, invariants: list[Value | None]) -> tuple[Graph, list[int]]:
     """``graph`` with each ``MatMul(a, inv_j, transpose_b=True)`` (``inv_j`` one of the
-    region's ``invariants``) reading a new trailing input ``inv_j^T`` instead; and the
-    positions ``j`` in ``invariants`` of the transposed inputs, in the new inputs' order."""
-    position = {v.id: j for j, v in enumerate(invariants)}
+    region's ``invariants``; None: one not to hoist) reading a new trailing input ``inv_j^T``
+    instead; and the positions ``j`` in ``invariants`` of the transposed inputs, in the new
+    inputs' order."""
+    position = {v.id: j for j, v in enumerate(invariants) if v is not None}
     transposed: dict[int, Value] = {}  # invariant position -> its new transposed input
     nodes = []
     for node in graph.nodes:

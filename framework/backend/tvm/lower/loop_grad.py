@@ -174,7 +174,10 @@ def lower_while_grad(builder: Any, prim: Any, args: list[relax.Expr], k: int) ->
     if bufs is None:  # the forward loop saved nothing here: run it again, saving
         body_gv = builder.function(f"wgrad{k}_body", prim.body_graph, inline=True)
         bufs = _save(builder, rows, f"wgrad{k}_save", body_gv, init, inv, count)
-    vjp, hoisted = hoist_transposes(prim.vjp_graph, prim.vjp_graph.inputs[n:n + m])
+    symbolic = builder.shapes.template.dims if builder.shapes.template is not None else {}
+    # (a symbolic invariant keeps its transpose in the loop: the new input has no template)
+    vjp, hoisted = hoist_transposes(prim.vjp_graph, [None if v.id in symbolic else v
+                                                     for v in prim.vjp_graph.inputs[n:n + m]])
     read = {v.id for node in vjp.nodes for v in node.inputs} | {v.id for v in vjp.outputs}
     keep = [i for i, v in enumerate(vjp.inputs) if v.id in read]  # the inputs the VJP reads
     vjp = Graph(vjp.name, [vjp.inputs[i] for i in keep], vjp.nodes, list(vjp.outputs))

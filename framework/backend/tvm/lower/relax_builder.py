@@ -9,7 +9,9 @@ closes the block and is emitted outside it:
 - ``PrintOp``: a call of the packed function ``framework.print``, which writes the
   template with the tensors as :func:`framework.ops.debug.write` formats them.
 
-Functions holding prints or loops are impure (the VM keeps their order).
+Functions holding prints or loops are impure (the VM keeps their order). Under a symbolic
+template each region function has its own symbolic ``n`` (:mod:`.symbolic_shapes`; a call
+passes ``R.Shape([n])`` to one that no input defines it for: :meth:`RelaxBuilder.call_args`).
 
 Every binding is named after the node it lowers (``n<k>_``, ``..profile``): the profiler
 finds a kernel's nodes, and so their source lines, by these names.
