@@ -62,6 +62,26 @@ def _impure(graph: Graph) -> bool:
     return any(n.prim.side_effect or isinstance(n.prim, While | WhileGrad) for n in graph.nodes)
 
 
+def _erased(ty: Any) -> Any:
+    """``ty`` with its rank only where it has symbolic dimensions."""
+    if isinstance(ty, relax.ShapeType):
+        return relax.ShapeType(ndim=len(ty.values))
+    static = all(isinstance(d, tvm.tirx.IntImm) for d in ty.shape.values)
+    return ty if static else relax.TensorType(dtype=ty.dtype, ndim=len(ty.shape.values))
+
+
+def _cast(bb: relax.BlockBuilder, params: list[relax.Var], types: list[Any]) -> list[relax.Expr]:
+    """``params`` cast to ``types``: first those with a dimension that is a bare variable
+    (which defines it), so that every later dimension's variable is known."""
+    out: list[relax.Expr] = list(params)
+    bare = [i for i, ty in enumerate(types) if any(isinstance(d, tvm.tirx.Var) for d in (
+        ty.values if isinstance(ty, relax.ShapeType) else ty.shape.values))]
+    for i in [*bare, *(i for i in range(len(types)) if i not in bare)]:
+        if _erased(types[i]) is not types[i]:
+            out[i] = bb.match_cast(params[i], types[i])
+    return out
+
+
 class RelaxBuilder:
     def __init__(self, graph: Graph, template: Template | None = None) -> None:
         self.bb = TaggingBuilder()
@@ -85,28 +105,31 @@ class RelaxBuilder:
         """Lower ``graph`` into the Relax function ``name``; its global var. ``inline``:
         put in place of its calls once fused (:mod:`.inlining`). ``then_cond``: a loop's
         condition, evaluated on the outputs (and the inputs past them, the loop's
-        invariants) and returned last. A region using the symbolic size is not inlined
-        (:mod:`.symbolic_shapes`)."""
-        inline = inline and not (self.shapes.uses(graph) or (then_cond is not None
-                                                             and self.shapes.uses(then_cond)))
+        invariants) and returned last. An inlined region using the symbolic size takes its
+        inputs with their rank only and casts them to their shapes first (its ``n`` defined
+        there: TVM's inliner renames a function's symbolic variables, which its parameters
+        would leave undefined in the caller)."""
+        cast = inline and (self.shapes.uses(graph) or (then_cond is not None and self.shapes.uses(then_cond)))
         with self.shapes.scope() if private else contextlib.nullcontext():  # a region: its own n
-            params = [relax.Var(f"{v.kind}{i}_{_safe(v.name)}", self.shapes.type(v))
-                      for i, v in enumerate(graph.inputs)]
+            types = [self.shapes.type(v) for v in graph.inputs]
             shape = private and self.shapes.needs_shape(graph.inputs, graph, then_cond)
             if shape:  # no input defines n: R.Shape([n]) last (see call_args)
-                params.append(relax.Var("symbolic_n", self.shapes.shape_type()))
-            env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, params)}
+                types.append(self.shapes.shape_type())
+            names = [f"{v.kind}{i}_{_safe(v.name)}" for i, v in enumerate(graph.inputs)] + ["symbolic_n"]
+            params = [relax.Var(name, _erased(ty) if cast else ty) for name, ty in zip(names, types)]
             bb = self.bb
             self.frames.append({n.prim.forward_uid: None for n in graph.nodes
                                 if isinstance(n.prim, WhileGrad)})
             attrs = {INLINE: True} if inline else None
             tag = bb.tag  # (a region's nodes retag what they emit; the caller's node goes on after)
             with bb.function(name, params, pure=not _impure(graph), private=private, attrs=attrs):
+                typed = _cast(bb, params, types) if cast else params
+                env: dict[int, relax.Expr] = {v.id: p for v, p in zip(graph.inputs, typed)}
                 self._body(graph, env)
                 self.frames.pop()
                 outputs = [self._arg(env, v) for v in graph.outputs]
                 if then_cond is not None:
-                    outputs.append(self.inline(then_cond, [*outputs, *params[len(outputs):]])[0])
+                    outputs.append(self.inline(then_cond, [*outputs, *typed[len(outputs):]])[0])
                 # a function returning an empty tuple from an If branch crashes the VM
                 gv = bb.emit_func_output(relax.Tuple(outputs or [relax.const(0, "int32")]))
             bb.tag = tag

@@ -13,9 +13,10 @@ lowered from a region (an If's branches, a loop body, a loop's tree of calls) ha
 ``n`` (:meth:`SymbolicShapes.scope`), defined by a parameter whose dimension is ``n``, else
 by a trailing ``R.Shape([n])`` parameter (:meth:`SymbolicShapes.needs_shape`); a loop's
 opaque state carries ``R.Shape([n])`` first, and its values are re-typed in the reading
-function's ``n`` (:meth:`SymbolicShapes.localize`). A loop body using ``n`` stays a function
-(TVM's inliner copies it under fresh symbolic variables that nothing defines): one call per
-iteration, with its parameter checks.
+function's ``n`` (:meth:`SymbolicShapes.localize`). A loop body using ``n`` is inlined as
+any (:mod:`.inlining`) but takes its inputs by rank and casts them (``match_cast``) to their
+symbolic shapes first: TVM's inliner renames the symbolic variables, which only such casts
+define again in the caller.
 """
 
 from __future__ import annotations
