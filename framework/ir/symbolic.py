@@ -208,9 +208,9 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
     def walk(ga: Graph, gb: Graph, where: str) -> None:
         """Pair ``ga``'s values with ``gb``'s: inputs, nodes (regions recursively), outputs."""
         if len(ga.inputs) != len(gb.inputs) or len(ga.outputs) != len(gb.outputs):
-            raise NotSymbolic(f"{where}: the traced program's structure depends on the size")
+            raise NotSymbolic(f"{where}the traced program's structure depends on the size")
         for i, (x, y) in enumerate(zip(ga.inputs, gb.inputs)):
-            pair(x, y, f"input {i}" if ga is a else where)
+            pair(x, y, f"input {i}" if ga is a else where[:-2])
         k = 0
         for node in ga.nodes:
             name = node.prim.name
@@ -226,15 +226,15 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
             for x, y in zip(node.inputs, other.inputs):
                 pair(x, y, name)
             for ra, rb in zip(node.prim.regions, other.prim.regions):  # If branches, loop bodies
-                walk(ra, rb, name)
+                walk(ra, rb, f"{name}: ")
             for x, y in zip(node.outputs, other.outputs):
                 pair(x, y, name)
         if k != len(gb.nodes):
-            raise NotSymbolic(f"{where}: the traced program's structure depends on the size")
+            raise NotSymbolic(f"{where}the traced program's structure depends on the size")
         for x, y in zip(ga.outputs, gb.outputs):
-            pair(x, y, "output" if ga is a else where)
+            pair(x, y, "output" if ga is a else where[:-2])
 
-    walk(a, b, "the program")
+    walk(a, b, "")
     return template
 
 
