@@ -1,9 +1,10 @@
 """Graph mode with a symbolic batch axis against shape-specialised compiles: the train
-step (Momentum) of LeNet or the zoo's ResNet-20, compile count and step time per batch
-size, measured interleaved (the machine is shared: each round times one step of each,
-alternately).
+step (Momentum) of LeNet, the zoo's ResNet-20 or an RNN whose cell runs in a tensor-valued
+``while i < T`` (``rnn_while``: time-major input, the batch on axis 1, backward through the
+While), compile count and step time per batch size, measured interleaved (the machine is
+shared: each round times one step of each, alternately).
 
-    PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20]
+    PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20|rnn_while]
         [--sizes 1,7,32,33,128,512] [--steps 20]
 """
 
@@ -15,7 +16,26 @@ import time
 import numpy as np
 
 import framework as ms
-from framework import Tensor, graph_mode, nn
+from framework import Tensor, graph_mode, nn, ops
+
+T, E = 16, 16  # rnn_while: time steps, features
+
+
+class WhileRNN(nn.Cell):
+    """``h = tanh(xs[i] W_x + h W_h)`` for ``i < T`` (a While region), then a Dense head."""
+
+    def __init__(self, hidden: int = 64) -> None:
+        super().__init__()
+        self.wx, self.wh = nn.Dense(E, hidden), nn.Dense(hidden, hidden, has_bias=False)
+        self.head = nn.Dense(hidden, 10)
+
+    def construct(self, xs):
+        h = self.wx(xs[0]) * 0.0
+        i = ops.zeros((), ms.int32)
+        while i < T:
+            h = ops.tanh(self.wx(xs[i]) + self.wh(h))
+            i = i + 1
+        return self.head(h)
 
 
 def make_step(model: str) -> nn.Cell:
@@ -24,6 +44,8 @@ def make_step(model: str) -> nn.Cell:
         from trainer.models import CifarResNet
 
         net = CifarResNet(20)
+    elif model == "rnn_while":
+        net = WhileRNN()
     else:
         net = lenet()
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
@@ -46,19 +68,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1,7,32,33,128,512")
     parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--model", choices=("lenet", "resnet20"), default="lenet")
+    parser.add_argument("--model", choices=("lenet", "resnet20", "rnn_while"), default="lenet")
     args = parser.parse_args()
     ms.set_context(mode=ms.GRAPH_MODE)
     sizes = [int(s) for s in args.sizes.split(",")]
-    image = (3, 32, 32) if args.model == "resnet20" else (1, 32, 32)
+    image = {"resnet20": (3, 32, 32), "rnn_while": (T, E)}.get(args.model, (1, 32, 32))
     dynamic = make_step(args.model)
-    dynamic.set_inputs(Tensor(shape=[None, *image], dtype=ms.float32),
-                       Tensor(shape=[None], dtype=ms.int32))
+    signature = [T, None, E] if args.model == "rnn_while" else [None, *image]
+    dynamic.set_inputs(Tensor(shape=signature, dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
     rng = np.random.default_rng(0)
     symbolic_compiles = 0
     print(f"{'batch':>6} {'symbolic ms':>12} {'specialised ms':>15} {'ratio':>6}")
     for n in sizes:
-        x = Tensor(rng.standard_normal((n, *image)).astype(np.float32))
+        x = rng.standard_normal((n, *image)).astype(np.float32)
+        x = Tensor(x.transpose(1, 0, 2).copy() if args.model == "rnn_while" else x)
         y = Tensor(rng.integers(0, 10, n).astype(np.int32))
         special = make_step(args.model)  # compiled for this size only
         before = compiles()
