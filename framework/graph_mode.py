@@ -61,7 +61,7 @@ from .frontend import convert, fallback
 from .graph_split import Segmented, Stage, split_entry
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
-from .ir.symbolic import NotSymbolic, Template, generalize
+from .ir.symbolic import NotSymbolic, Template, generalize_sizes
 from .ops.host_split import HostSplit
 from .signature import flatten, tensors
 from .staging import Program, Slot, fingerprint  # noqa: F401  (fingerprint: public)
@@ -167,7 +167,7 @@ class _Symbolic:
     template: Template
     executable: Any
     report: CompileReport
-    programs: dict[int, Program]  # per size seen: its own trace (calling convention)
+    programs: dict[Any, Program]  # per size seen: its own trace (calling convention)
     first: Program  # the trace compiled
 
     def matches(self, program: Program, size: int) -> bool:
@@ -183,7 +183,7 @@ def _front(jit: JitFunction, leaves: list[Any], rebuild: Callable,
     program = staging.assemble(traced, jit.name)
     if dump is not None:
         dump.assembled(program)
-    program = staging.optimize(program)
+    program = staging.optimize(program, symbolic=True)
     if dump is not None:
         dump.optimized(program)
     return program
@@ -212,7 +212,9 @@ class JitFunction:
         self.signature_of: Callable[[], Any] = lambda: getattr(self, "jit_options", {}).get(
             "input_signature")
         self._symbolic: dict[Any, _Symbolic | str] = {}  # masked key -> compiled, or why not
-        self.dynamic_batch = False  # without a signature: axis 0 of the batch is dynamic
+        # without a signature: True, axis 0 of the batch is dynamic; "sequence", also axis 1
+        # of its token ids (dynamic_shapes.batch_axes)
+        self.dynamic_batch: bool | str = False
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -248,7 +250,7 @@ class JitFunction:
         allowed = fallback.allowed(getattr(self, "jit_config", None))
         dynamic = dynamic_shapes.declared(self.signature_of(), leaves, structure)
         if dynamic is None and self.dynamic_batch:
-            dynamic = dynamic_shapes.batch_axes(leaves)
+            dynamic = dynamic_shapes.batch_axes(leaves, self.dynamic_batch == "sequence")
         reason = None
         if dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
             found = self._symbolic_call(leaves, rebuild, dynamic, key)
@@ -384,11 +386,12 @@ class JitFunction:
         ir_dir = self._ir_dir()
         dump = staging.IRDump(ir_dir)  # the IR of the first probe, the one compiled
         try:
-            a = _front(self, dynamic.resized(leaves, probes[0]), rebuild, dump)
-            b = _front(self, dynamic.resized(leaves, probes[1]), rebuild)
-            if a.written or [id(p) for p in a.params] != [id(p) for p in b.params]:
+            traces = [_front(self, dynamic.resized(leaves, p), rebuild, None if i else dump)
+                      for i, p in enumerate(probes)]
+            a = traces[0]
+            if a.written or any([id(p) for p in a.params] != [id(p) for p in b.params] for b in traces):
                 raise NotSymbolic("it updates its tensor arguments in place")
-            template = generalize(a.graph, probes[0], b.graph, probes[1], dynamic.sym())
+            template = generalize_sizes([(t.graph, p) for t, p in zip(traces, probes)], dynamic.syms())
             _, import_s = staging.timed(staging.load_backend)
             executable, seconds = staging.timed(lambda: staging.compile_program(
                 a, get_context("device_target"), ir_dir, True, template))
@@ -413,7 +416,7 @@ class JitFunction:
             self._dumps += 1
             dump.compiled(report.as_dict())
         flops.register(a.graph, self.cell)
-        return _Symbolic(template, executable, report, {probes[0]: a, probes[1]: b}, a)
+        return _Symbolic(template, executable, report, dict(zip(probes, traces)), a)
 
     def _compile(self, leaves: list[Any], rebuild: Callable, load: bool = True,
                  quiet: bool = False, answers: list | None = None,

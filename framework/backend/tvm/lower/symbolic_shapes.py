@@ -1,12 +1,13 @@
 """Symbolic dimensions (:mod:`framework.ir.symbolic`) as Relax and TIR see them.
 
-One ``tirx.Var`` (int64) per compiled function stands for the symbol; a dimension
-``a * n + b`` of the IR is that expression in the Relax types of the function's inputs, so
+One ``tirx.Var`` (int64) per symbol of the compiled function (``n``; ``n`` and ``t``); a
+dimension ``a * n + b`` (``k * n * t``) of the IR is that expression in the Relax types of the function's inputs, so
 TVM propagates it through every op and the kernels take it as a loop extent. Lowerings get
 Specs whose symbolic dimensions are TIR expressions (ints elsewhere); one that needs an int
 (``int(d)``, a hand schedule sized by it) fails, and :meth:`SymbolicShapes.lowering` turns
 the failure into :class:`NotSymbolic` naming the primitive (the function then compiles per
-size). A constant ``k * n`` or ``k / n`` (a mean's count) is computed from ``n`` at run time.
+size). A constant ``k * n`` or ``k / n`` (a mean's count; ``n`` the product of its
+symbols) is computed from the symbols at run time.
 """
 
 from __future__ import annotations
@@ -31,17 +32,26 @@ class SymbolicShapes:
 
     def __init__(self, template: Template | None) -> None:
         self.template = template
-        self.n = None if template is None else tirx.Var(template.sym.name, "int64")
+        self.vars = {} if template is None else {
+            s.name: tirx.Var(s.name, "int64") for s in template.symbols()}
+        self.n = next(iter(self.vars.values()), None)
 
     def dims(self, v: Any) -> tuple[Any, ...]:
         if self.template is None:
             return v.shape
         return tuple(self._expr(d) for d in self.template.shape(v))
 
+    def _product(self, of: tuple[str, ...]) -> Any:
+        expr = self.vars[of[0]]
+        for name in of[1:]:
+            expr = expr * self.vars[name]
+        return expr
+
     def _expr(self, d: int | Affine) -> Any:
         if not isinstance(d, Affine):
             return d
-        expr = self.n if d.a == 1 else tirx.IntImm("int64", d.a) * self.n
+        m = self._product(d.of)
+        expr = m if d.a == 1 else tirx.IntImm("int64", d.a) * m
         return expr if d.b == 0 else expr + tirx.IntImm("int64", d.b)
 
     def spec(self, v: Any) -> Spec:
@@ -64,20 +74,24 @@ class SymbolicShapes:
         if scaled is None:
             scalar = relax.const(np.asarray(v.data).reshape(-1)[:1].reshape(()), dtype)
             return relax.op.broadcast_to(scalar, list(dims))
-        k = scaled.k
+        k, names = scaled.k, [s.name for s in self.template.symbols()]
 
-        def compute(n: Any) -> te.Tensor:  # n as an argument: TVM passes it to the kernel
-            # in float64, then the constant's dtype: as the trace computed it in Python
-            m = tirx.const(k, "float64") * n.astype("float64")
+        def compute(*symbols: Any) -> te.Tensor:  # symbols as arguments: TVM passes them to
+            # the kernel; in float64, then the constant's dtype: as the trace computed it
+            by_name = dict(zip(names, symbols))
+            n = by_name[scaled.of[0]].astype("float64")
+            for name in scaled.of[1:]:
+                n = n * by_name[name].astype("float64")
+            m = tirx.const(k, "float64") * n
             if scaled.power == 0:
                 value = m / (m - tirx.const(1.0, "float64"))
             elif scaled.power == 1:
                 value = m
             else:
-                value = tirx.const(k, "float64") / n.astype("float64")
+                value = tirx.const(k, "float64") / n
             return te.compute(tuple(dims), lambda *_: value.astype(dtype), name="symbolic_count")
 
-        return bb.call_te(compute, self.n)
+        return bb.call_te(compute, *self.vars.values())
 
     @contextlib.contextmanager
     def lowering(self, node: Any) -> Iterator[None]:

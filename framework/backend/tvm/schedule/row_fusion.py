@@ -54,6 +54,8 @@ def _plan(sch: Schedule):
     output, (extents, kinds) = wide[0]
     if rank < 2 or "R" in kinds or extents[-1] < MIN_ROW:
         return None
+    if not isinstance(sch.get(output).iter_vars[-1].dom.extent, tirx.IntImm):
+        return None  # a row of a symbolic length (framework/ir/symbolic.py): lanes need its size
     rows, length = extents[:-1], extents[-1]
     row_outputs = [b for b, (ext, kind) in outputs if ext == rows and "R" not in kind]
     if len(row_outputs) != len(outputs) - 1:
