@@ -1,9 +1,12 @@
 """Graph mode with a symbolic batch axis against shape-specialised compiles: the train
 step (Momentum) of LeNet or the zoo's ResNet-20, compile count and step time per batch
 size, measured interleaved (the machine is shared: each round times one step of each,
-alternately).
+alternately). ``--model gpt``: the character GPT of experiments/gpt_shakespeare.yaml
+(4 layers, 4 heads, 128 wide, context 64, vocabulary 65, batch 12) with its batch *and*
+sequence axes symbolic (``[None, None]``, as the trainer marks text), per sequence length
+(``--sizes``: lengths, default 1,2,8,16,32,63,64).
 
-    PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20]
+    PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20|gpt]
         [--sizes 1,7,32,33,128,512] [--steps 20]
 """
 
@@ -18,8 +21,20 @@ import framework as ms
 from framework import Tensor, graph_mode, nn
 
 
+GPT_VOCAB, GPT_BATCH, GPT_CONTEXT = 65, 12, 64
+
+
 def make_step(model: str) -> nn.Cell:
     ms.set_seed(0)
+    if model == "gpt":
+        from trainer.models.gpt import GPT
+        from trainer.tasks.language_model import TokenCrossEntropy
+
+        net = GPT(GPT_VOCAB, block_size=GPT_CONTEXT, n_layer=4, n_head=4, n_embd=128)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, TokenCrossEntropy()),
+                                   nn.Momentum(net.trainable_params(), 0.01, 0.9))
+        step.set_train()
+        return step
     if model == "resnet20":
         from trainer.models import CifarResNet
 
@@ -44,22 +59,31 @@ def compiles() -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="1,7,32,33,128,512")
+    parser.add_argument("--sizes", default=None)
     parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--model", choices=("lenet", "resnet20"), default="lenet")
+    parser.add_argument("--model", choices=("lenet", "resnet20", "gpt"), default="lenet")
     args = parser.parse_args()
     ms.set_context(mode=ms.GRAPH_MODE)
-    sizes = [int(s) for s in args.sizes.split(",")]
+    gpt = args.model == "gpt"
+    sizes = [int(s) for s in (args.sizes or ("1,2,8,16,32,63,64" if gpt else "1,7,32,33,128,512")).split(",")]
     image = (3, 32, 32) if args.model == "resnet20" else (1, 32, 32)
     dynamic = make_step(args.model)
-    dynamic.set_inputs(Tensor(shape=[None, *image], dtype=ms.float32),
-                       Tensor(shape=[None], dtype=ms.int32))
+    if gpt:
+        tokens = Tensor(shape=[None, None], dtype=ms.int32)
+        dynamic.set_inputs(tokens, tokens)
+    else:
+        dynamic.set_inputs(Tensor(shape=[None, *image], dtype=ms.float32),
+                           Tensor(shape=[None], dtype=ms.int32))
     rng = np.random.default_rng(0)
     symbolic_compiles = 0
-    print(f"{'batch':>6} {'symbolic ms':>12} {'specialised ms':>15} {'ratio':>6}")
+    print(f"{'length' if gpt else 'batch':>6} {'symbolic ms':>12} {'specialised ms':>15} {'ratio':>6}")
     for n in sizes:
-        x = Tensor(rng.standard_normal((n, *image)).astype(np.float32))
-        y = Tensor(rng.integers(0, 10, n).astype(np.int32))
+        if gpt:
+            x = Tensor(rng.integers(0, GPT_VOCAB, (GPT_BATCH, n)).astype(np.int32))
+            y = Tensor(rng.integers(0, GPT_VOCAB, (GPT_BATCH, n)).astype(np.int32))
+        else:
+            x = Tensor(rng.standard_normal((n, *image)).astype(np.float32))
+            y = Tensor(rng.integers(0, 10, n).astype(np.int32))
         special = make_step(args.model)  # compiled for this size only
         before = compiles()
         dynamic(x, y)
