@@ -54,8 +54,6 @@ def _plan(sch: Schedule):
     output, (extents, kinds) = wide[0]
     if rank < 2 or "R" in kinds or extents[-1] < MIN_ROW:
         return None
-    if not isinstance(sch.get(output).iter_vars[-1].dom.extent, tirx.IntImm):
-        return None  # a row of a symbolic length (framework/ir/symbolic.py): lanes need its size
     rows, length = extents[:-1], extents[-1]
     row_outputs = [b for b, (ext, kind) in outputs if ext == rows and "R" not in kind]
     if len(row_outputs) != len(outputs) - 1:
@@ -109,6 +107,9 @@ def schedule_rows(sch: Schedule, cores: int, vector: int, min_parallel: int) -> 
     last = [sch.get(b).name_hint for b in row_outputs]
     _inline(sch, output, len(rows) + 1)
     lanes = ta.divisor_at_most(length, vector)
+    if not isinstance(sch.get(output).iter_vars[-1].dom.extent, tirx.IntImm):
+        lanes = 1  # a row of a symbolic length (framework/ir/symbolic.py): lanes would need a
+        # split that divides it (rfactor over a predicated split gave wrong sums)
     partials = [_in_lanes(sch, b, lanes) for b in ta.blocks(sch)]
     partials = [sch.get(p).name_hint for p in partials if p is not None]
     n_rows = 1
