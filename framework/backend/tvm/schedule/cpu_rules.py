@@ -168,7 +168,7 @@ def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
 
 
 def _register_tile(sch: Schedule, block, axes, params: Params,
-                   vector_axis: int | None = None) -> list[int]:
+                   vector_axis: int | None = None, wide: bool = False) -> list[int]:
     """Innermost tile factor of every spatial axis (see the module docstring); the vector
     runs along ``vector_axis`` (an index into ``axes``), by default the innermost one."""
     spatial = [(i, e, v) for i, (k, e, v) in enumerate(axes) if k == "S"]
@@ -179,6 +179,8 @@ def _register_tile(sch: Schedule, block, axes, params: Params,
     vi, ve, vv = next(s for s in spatial if s[0] == vector_axis) if vector_axis is not None \
         else big[-1]
     tiles[vi] = _vector_factor(ve, params.vector)
+    if wide and ve % (2 * params.vector) == 0:  # two vectors a row (packed_matmul's tile)
+        tiles[vi] = 2 * params.vector
     budget = max(1, params.register_vectors // -(-tiles[vi] // params.vector))
     vec_users = [used for _, used in ta.reads(sch, block) if vv in used]
     others = [s for s in reversed(spatial) if s[0] != vi]
@@ -241,7 +243,8 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     rows = [e for k, e, _ in axes if k == "S" and e > 1]
     channel = None if symbolic else channel_vectors.plan(sch, block, axes, cores, params.vector, params.register_vectors,
                                    _vector_factor(rows[-1], params.vector) if rows else params.vector)
-    s_tiles = _register_tile(sch, block, axes, params, channel.axis if channel else None)
+    s_tiles = _register_tile(sch, block, axes, params, channel.axis if channel else None,
+                             wide=bool(symbolic))
     loops = sch.get_loops(block)
     s_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "S"]
     r_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "R"]
