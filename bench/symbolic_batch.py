@@ -2,9 +2,12 @@
 step (Momentum) of LeNet, the zoo's ResNet-20 or an RNN whose cell runs in a tensor-valued
 ``while i < T`` (``rnn_while``: time-major input, the batch on axis 1, backward through the
 While), compile count and step time per batch size, measured interleaved (the machine is
-shared: each round times one step of each, alternately).
+shared: each round times one step of each, alternately). ``--model gpt``: the character GPT
+of experiments/gpt_shakespeare.yaml (4 layers, 4 heads, 128 wide, context 64, vocabulary 65,
+batch 12) with its batch *and* sequence axes symbolic (``[None, None]``, as the trainer marks
+text), per sequence length (``--sizes``: lengths, default 1,2,8,16,32,63,64).
 
-    PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20|rnn_while]
+    PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20|rnn_while|gpt]
         [--sizes 1,7,32,33,128,512] [--steps 20]
 """
 
@@ -38,8 +41,20 @@ class WhileRNN(nn.Cell):
         return self.head(h)
 
 
+GPT_VOCAB, GPT_BATCH, GPT_CONTEXT = 65, 12, 64
+
+
 def make_step(model: str) -> nn.Cell:
     ms.set_seed(0)
+    if model == "gpt":
+        from trainer.models.gpt import GPT
+        from trainer.tasks.language_model import TokenCrossEntropy
+
+        net = GPT(GPT_VOCAB, block_size=GPT_CONTEXT, n_layer=4, n_head=4, n_embd=128)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, TokenCrossEntropy()),
+                                   nn.Momentum(net.trainable_params(), 0.01, 0.9))
+        step.set_train()
+        return step
     if model == "resnet20":
         from trainer.models import CifarResNet
 
@@ -66,36 +81,50 @@ def compiles() -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="1,7,32,33,128,512")
+    parser.add_argument("--sizes", default=None)
     parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--model", choices=("lenet", "resnet20", "rnn_while"), default="lenet")
+    parser.add_argument("--model", choices=("lenet", "resnet20", "rnn_while", "gpt"), default="lenet")
     args = parser.parse_args()
     ms.set_context(mode=ms.GRAPH_MODE)
-    sizes = [int(s) for s in args.sizes.split(",")]
+    gpt = args.model == "gpt"
+    sizes = [int(s) for s in (args.sizes or ("1,2,8,16,32,63,64" if gpt else "1,7,32,33,128,512")).split(",")]
     image = {"resnet20": (3, 32, 32), "rnn_while": (T, E)}.get(args.model, (1, 32, 32))
     dynamic = make_step(args.model)
-    signature = [T, None, E] if args.model == "rnn_while" else [None, *image]
-    dynamic.set_inputs(Tensor(shape=signature, dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
+    if gpt:
+        tokens = Tensor(shape=[None, None], dtype=ms.int32)
+        dynamic.set_inputs(tokens, tokens)
+    else:
+        signature = [T, None, E] if args.model == "rnn_while" else [None, *image]
+        dynamic.set_inputs(Tensor(shape=signature, dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
     rng = np.random.default_rng(0)
     symbolic_compiles = 0
-    print(f"{'batch':>6} {'symbolic ms':>12} {'specialised ms':>15} {'ratio':>6}")
+    print(f"{'length' if gpt else 'batch':>6} {'symbolic ms':>12} {'specialised ms':>15} {'ratio':>6}"
+          f" {'cpu ratio':>10}")
     for n in sizes:
-        x = rng.standard_normal((n, *image)).astype(np.float32)
-        x = Tensor(x.transpose(1, 0, 2).copy() if args.model == "rnn_while" else x)
-        y = Tensor(rng.integers(0, 10, n).astype(np.int32))
+        if gpt:
+            x = Tensor(rng.integers(0, GPT_VOCAB, (GPT_BATCH, n)).astype(np.int32))
+            y = Tensor(rng.integers(0, GPT_VOCAB, (GPT_BATCH, n)).astype(np.int32))
+        else:
+            x = rng.standard_normal((n, *image)).astype(np.float32)
+            x = Tensor(x.transpose(1, 0, 2).copy() if args.model == "rnn_while" else x)
+            y = Tensor(rng.integers(0, 10, n).astype(np.int32))
         special = make_step(args.model)  # compiled for this size only
         before = compiles()
         dynamic(x, y)
         symbolic_compiles += compiles() - before
         special(x, y)
         times: dict[str, list[float]] = {"symbolic": [], "special": []}
+        cpu: dict[str, list[float]] = {"symbolic": [], "special": []}
         for _ in range(args.steps):  # interleaved
             for name, step in (("symbolic", dynamic), ("special", special)):
-                start = time.perf_counter()
+                start, start_cpu = time.perf_counter(), time.process_time()
                 step(x, y).asnumpy()
                 times[name].append(time.perf_counter() - start)
+                cpu[name].append(time.process_time() - start_cpu)  # all threads: a loaded
+                # machine's waits for a core are not the step's
         sym, spec = (1e3 * float(np.median(times[k])) for k in ("symbolic", "special"))
-        print(f"{n:>6} {sym:>12.2f} {spec:>15.2f} {sym / spec:>6.2f}", flush=True)
+        cpu_ratio = float(np.median(cpu["symbolic"]) / np.median(cpu["special"]))
+        print(f"{n:>6} {sym:>12.2f} {spec:>15.2f} {sym / spec:>6.2f} {cpu_ratio:>10.2f}", flush=True)
     print(f"symbolic compiles for {len(sizes)} sizes: {symbolic_compiles}; report axes "
           f"{dynamic._graph_runner.last_report.symbolic_axes}, fallback "
           f"{dynamic._graph_runner.last_report.symbolic_fallback}")

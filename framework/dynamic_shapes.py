@@ -3,11 +3,17 @@ dynamic (``None`` or a :class:`framework.symbol.Symbol` in ``Cell.set_inputs`` o
 ``jit(input_signature=...)``), and the sizes a function is traced at to find its symbolic
 form (:mod:`framework.ir.symbolic`).
 
-Contract: every dynamic axis of one signature stands for the same symbol ``n`` (a call
-whose dynamic axes differ in size is compiled for its shapes, as any call). The function is
-traced at two *probe* sizes chosen from the Symbols' constraints alone (not from the call),
-so the compiled function and its cache key are the same whatever size comes first. A
-signature of any rank (``[-2]``) declares no axis.
+Contract: the dynamic axes at one position of the leaves' shapes stand for one symbol:
+axis 0 for ``n`` (a batch), axis 1 for ``t`` (a sequence length), axis ``k`` for ``d<k>``
+(a call whose axes of one symbol differ in size is compiled for its shapes, as any call).
+With one symbol a size is an int, with several a tuple of ints (symbols in axis order). The
+function is traced at *probe* sizes chosen from the Symbols' constraints alone (not from
+the call), so the compiled function and its cache key are the same whatever size comes
+first: one symbol, two sizes; several, a base (each symbol's first probe) and per symbol
+the base with that symbol at its second probe (:func:`framework.ir.symbolic.generalize_sizes`).
+A signature of any rank (``[-2]``) declares no axis. :func:`batch_axes` (a training step
+without a signature) marks axis 0 of the batch, and with ``sequence`` axis 1 of its
+integer tensors of rank 2 or more (token ids) whose axis 1 is the first such tensor's.
 """
 
 from __future__ import annotations
@@ -27,17 +33,34 @@ from .symbol import Symbol
 _PREFERRED = (5, 7)  # probe sizes (distinct, small, not 1: size 1 broadcasts)
 
 
+SYMBOL_NAMES = {0: "n", 1: "t"}
+
+
+def _name(axis: int) -> str:
+    return SYMBOL_NAMES.get(axis, f"d{axis}")
+
+
 @dataclass(frozen=True)
 class DynamicAxes:
-    """Per tensor leaf of a call: its dynamic axes; the Symbols bounding them."""
+    """Per tensor leaf of a call: its dynamic axes; the Symbols bounding them (by axis)."""
 
     axes: dict[int, tuple[int, ...]]
-    symbols: tuple[Symbol, ...] = ()
+    symbols: tuple[tuple[int, Symbol], ...] = ()  # (axis, Symbol)
 
-    def size(self, leaves: Sequence[Any]) -> int | None:
-        """The size of the dynamic axes in this call (None when they differ)."""
-        sizes = {int(_shape(leaves[i])[a]) for i, axes in self.axes.items() for a in axes}
-        return sizes.pop() if len(sizes) == 1 else None
+    def positions(self) -> list[int]:
+        """The axis positions of the symbols, in order."""
+        return sorted({a for axes in self.axes.values() for a in axes})
+
+    def size(self, leaves: Sequence[Any]) -> int | tuple[int, ...] | None:
+        """The size of the dynamic axes in this call (None when one symbol's differ)."""
+        found = []
+        for pos in self.positions():
+            sizes = {int(_shape(leaves[i])[a]) for i, axes in self.axes.items() for a in axes
+                     if a == pos}
+            if len(sizes) != 1:
+                return None
+            found.append(sizes.pop())
+        return found[0] if len(found) == 1 else tuple(found)
 
     def masked(self, key: Any) -> Any:
         """A call's cache key with the dynamic dimensions left out."""
@@ -49,35 +72,61 @@ class DynamicAxes:
                             dtype)
         return ("symbolic", tree, tuple(leaf_keys))
 
-    def resized(self, leaves: Sequence[Any], size: int) -> list[Any]:
+    def resized(self, leaves: Sequence[Any], size: int | tuple[int, ...]) -> list[Any]:
         """``leaves`` with their dynamic axes of ``size`` (zeros: tracing reads no values)."""
+        values = dict(zip(self.positions(), size if isinstance(size, tuple) else (size,), strict=True))
         out = list(leaves)
         for i, axes in self.axes.items():
-            shape = tuple(size if a in axes else d for a, d in enumerate(_shape(leaves[i])))
+            shape = tuple(values[a] if a in axes else d for a, d in enumerate(_shape(leaves[i])))
             out[i] = Tensor(np.zeros(shape, _dtype(leaves[i])))
         return out
 
-    def sym(self) -> SymDim:
-        low = max([1, *(s.min for s in self.symbols)])
-        highs = [s.max for s in self.symbols if s.max > s.min]
-        return SymDim("n", low, min(highs) if highs else None)
+    def _bounds(self, pos: int) -> list[Symbol]:
+        return [s for a, s in self.symbols if a == pos]
 
-    def allows(self, size: int) -> bool:
-        sym = self.sym()
+    def _sym(self, pos: int) -> SymDim:
+        bounds = self._bounds(pos)
+        low = max([1, *(s.min for s in bounds)])
+        highs = [s.max for s in bounds if s.max > s.min]
+        return SymDim(_name(pos), low, min(highs) if highs else None)
+
+    def syms(self) -> tuple[SymDim, ...]:
+        """The symbols, in axis order."""
+        return tuple(self._sym(pos) for pos in self.positions())
+
+    def sym(self) -> SymDim:
+        return self.syms()[0]
+
+    def _allows(self, pos: int, size: int) -> bool:
+        sym = self._sym(pos)
         if size < sym.min or (sym.max is not None and size > sym.max):
             return False
         return all((size - s.remainder) % s.divisor == 0 and size > s.remainder
-                   for s in self.symbols)
+                   for s in self._bounds(pos))
 
-    def probes(self) -> tuple[int, int] | None:
-        """Two sizes to trace at (None when the Symbols allow fewer than two)."""
-        found = [n for n in _PREFERRED if self.allows(n)]
-        n = max(2, self.sym().min)
+    def allows(self, size: int | tuple[int, ...]) -> bool:
+        values = size if isinstance(size, tuple) else (size,)
+        return all(self._allows(pos, v) for pos, v in zip(self.positions(), values, strict=True))
+
+    def _two(self, pos: int) -> tuple[int, int] | None:
+        found = [n for n in _PREFERRED if self._allows(pos, n)]
+        n = max(2, self._sym(pos).min)
         while len(found) < 2 and n < 1 << 16:
-            if n not in found and self.allows(n):
+            if n not in found and self._allows(pos, n):
                 found.append(n)
             n += 1
         return (found[0], found[1]) if len(found) == 2 else None
+
+    def probes(self) -> list[int | tuple[int, ...]] | None:
+        """The sizes to trace at (None when a symbol's Symbols allow fewer than two): one
+        symbol, two sizes; several, the base then the base with one symbol changed."""
+        pairs = [self._two(pos) for pos in self.positions()]
+        if any(p is None for p in pairs):
+            return None
+        if len(pairs) == 1:
+            return list(pairs[0])
+        base = tuple(p[0] for p in pairs)
+        return [base, *(base[:i] + (p[1],) + base[i + 1:] for i, p in enumerate(pairs))]
 
 
 def _shape(leaf: Any) -> tuple[int, ...]:
@@ -88,15 +137,22 @@ def _dtype(leaf: Any) -> Any:
     return (leaf._data if isinstance(leaf, Tensor) else leaf).dtype
 
 
-def batch_axes(leaves: Sequence[Any]) -> DynamicAxes | None:
+def batch_axes(leaves: Sequence[Any], sequence: bool = False) -> DynamicAxes | None:
     """The batch axis of a training step's call, when no signature declares one: axis 0 of
     every tensor whose first dimension is the first tensor's (a batch and its labels;
-    a tensor of another size keeps its shape)."""
+    a tensor of another size keeps its shape). With ``sequence`` (text) also axis 1 of the
+    integer tensors of rank 2 or more whose axis 1 is the first such tensor's (token ids
+    and their next-token labels)."""
     shapes = [(i, _shape(leaf)) for i, leaf in enumerate(leaves) if isinstance(leaf, Tensor | np.ndarray)]
     if not shapes or not shapes[0][1]:
         return None
     n = shapes[0][1][0]
     axes = {i: (0,) for i, shape in shapes if shape and shape[0] == n}
+    tokens = [(i, shape) for i, shape in shapes if i in axes and len(shape) >= 2
+              and np.dtype(_dtype(leaves[i])).kind in "iu"] if sequence else []
+    for i, shape in tokens:
+        if shape[1] == tokens[0][1][1]:
+            axes[i] = (0, 1)
     return DynamicAxes(axes)
 
 
@@ -112,7 +168,7 @@ def declared(signature: Any, leaves: Sequence[Any], key: Any) -> DynamicAxes | N
     if sig_key[0] != key[0] or len(sig_leaves) != len(leaves):
         return None
     axes: dict[int, tuple[int, ...]] = {}
-    symbols: list[Symbol] = []
+    symbols: list[tuple[int, Symbol]] = []
     for i, (want, leaf) in enumerate(zip(sig_leaves, leaves)):
         data = getattr(want, "_data", None)
         if not isinstance(data, Placeholder) or not isinstance(leaf, Tensor | np.ndarray):
@@ -122,5 +178,5 @@ def declared(signature: Any, leaves: Sequence[Any], key: Any) -> DynamicAxes | N
         dynamic = tuple(a for a, d in enumerate(data.shape) if d == DYNAMIC_DIM)
         if dynamic:
             axes[i] = dynamic
-            symbols += list(data.symbols.values())
+            symbols += [(a, sym) for a, sym in data.symbols.items() if a in dynamic]
     return DynamicAxes(axes, tuple(symbols)) if axes else None

@@ -33,8 +33,8 @@ which Tensor arguments were the same object (:func:`framework.staging.aliases`) 
 only calls that repeat them alike; one that writes none serves any call.
 
 Dynamic axes: where the input signature (``Cell.set_inputs``, ``jit(input_signature=...)``)
-has ``None`` or Symbol dimensions, the function is traced at two probe sizes and, when the
-two traces are one program up to sizes (:func:`framework.ir.symbolic.generalize`), compiled
+has ``None`` or Symbol dimensions, the function is traced at probe sizes and, when the
+traces are one program up to sizes (:func:`framework.ir.symbolic.generalize_sizes`), compiled
 once with those axes symbolic; each new size is traced (milliseconds) and checked against
 that program before it runs on the one library (:mod:`framework.graph_symbolic`). Otherwise it
 compiles per size, the reason in the report (``symbolic_fallback``).
@@ -184,7 +184,9 @@ class JitFunction:
         self.signature_of: Callable[[], Any] = lambda: getattr(self, "jit_options", {}).get(
             "input_signature")
         self._symbolic: dict[Any, Symbolic | str] = {}  # masked key -> compiled, or why not
-        self.dynamic_batch = False  # without a signature: axis 0 of the batch is dynamic
+        # without a signature: True, axis 0 of the batch is dynamic; "sequence", also axis 1
+        # of its token ids (dynamic_shapes.batch_axes)
+        self.dynamic_batch: bool | str = False
         functools.update_wrapper(self, fn)
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
@@ -220,7 +222,7 @@ class JitFunction:
         allowed = fallback.allowed(getattr(self, "jit_config", None))
         dynamic = dynamic_shapes.declared(self.signature_of(), leaves, structure)
         if dynamic is None and self.dynamic_batch:
-            dynamic = dynamic_shapes.batch_axes(leaves)
+            dynamic = dynamic_shapes.batch_axes(leaves, self.dynamic_batch == "sequence")
         reason = None
         if dynamic is not None and not key[-1]:  # (hooked tensors trace per call)
             found = self._symbolic_call(leaves, rebuild, dynamic, key)

@@ -2,10 +2,11 @@
 
 Contract (what :class:`framework.graph_mode.JitFunction` delegates here):
 
-- :func:`compile_symbolic` traces the function at the two probe sizes of its
+- :func:`compile_symbolic` traces the function at the probe sizes of its
   :class:`framework.dynamic_shapes.DynamicAxes` (chosen from the Symbols alone, so the
-  compiled function and its cache key do not depend on the first call's size), generalizes
-  the two traces (:func:`framework.ir.symbolic.generalize`: control-flow regions included,
+  compiled function and its cache key do not depend on the first call's size: a base and
+  one change per symbol, e.g. batch ``n`` and length ``t``), generalizes the traces
+  (:func:`framework.ir.symbolic.generalize_sizes`: control-flow regions included,
   their subgraphs compared recursively) and compiles the first one once with those axes
   symbolic. It returns a :class:`Symbolic`, or a one-line reason (the report's
   ``symbolic_fallback``) when the function must compile per size: a structure, attribute
@@ -29,7 +30,7 @@ from . import flops, staging
 from .compile_report import CompileReport
 from .context import get_context
 from .ir.graph import NeedsValueError
-from .ir.symbolic import NotSymbolic, Template, generalize
+from .ir.symbolic import NotSymbolic, Template, generalize_sizes
 from .ops.host_split import HostSplit
 from .staging import Program
 
@@ -41,10 +42,10 @@ class Symbolic:
     template: Template
     executable: Any
     report: CompileReport
-    programs: dict[int, Program]  # per size seen: its own trace (calling convention)
+    programs: dict[Any, Program]  # per size seen: its own trace (calling convention)
     first: Program  # the trace compiled
 
-    def matches(self, program: Program, size: int) -> bool:
+    def matches(self, program: Program, size: Any) -> bool:
         return ([id(p) for p in program.params] == [id(p) for p in self.first.params]
                 and not program.written and self.template.matches(program.graph, size))
 
@@ -56,14 +57,14 @@ def front(jit: Any, leaves: list[Any], rebuild: Callable, dump: staging.IRDump |
     program = staging.assemble(traced, jit.name)
     if dump is not None:
         dump.assembled(program)
-    program = staging.optimize(program)
+    program = staging.optimize(program, symbolic=True)
     if dump is not None:
         dump.optimized(program)
     return program
 
 
 def call_symbolic(jit: Any, entry: Symbolic, leaves: list[Any], rebuild: Callable, dynamic: Any,
-                  size: int) -> Program | str:
+                  size: Any) -> Program | str:
     """This call's own trace (at ``size``) when ``entry``'s executable computes it; else why not."""
     program = entry.programs.get(size)
     if program is None:
@@ -79,7 +80,7 @@ def call_symbolic(jit: Any, entry: Symbolic, leaves: list[Any], rebuild: Callabl
 
 def compile_symbolic(jit: Any, leaves: list[Any], rebuild: Callable, dynamic: Any,
                      ir_dir: str | None) -> Symbolic | str:
-    """Trace at the two probe sizes, generalize, compile once (or why not)."""
+    """Trace at the probe sizes, generalize, compile once (or why not)."""
     from .graph_mode import cache_stats  # (graph_mode imports this module)
 
     probes = dynamic.probes()
@@ -89,11 +90,12 @@ def compile_symbolic(jit: Any, leaves: list[Any], rebuild: Callable, dynamic: An
         return "a Tensor is given twice"
     dump = staging.IRDump(ir_dir)  # the IR of the first probe, the one compiled
     try:
-        a = front(jit, dynamic.resized(leaves, probes[0]), rebuild, dump)
-        b = front(jit, dynamic.resized(leaves, probes[1]), rebuild)
-        if a.written or [id(p) for p in a.params] != [id(p) for p in b.params]:
+        traces = [front(jit, dynamic.resized(leaves, p), rebuild, None if i else dump)
+                  for i, p in enumerate(probes)]
+        a = traces[0]
+        if a.written or any([id(p) for p in a.params] != [id(p) for p in b.params] for b in traces):
             raise NotSymbolic("it updates its tensor arguments in place")
-        template = generalize(a.graph, probes[0], b.graph, probes[1], dynamic.sym())
+        template = generalize_sizes([(t.graph, p) for t, p in zip(traces, probes)], dynamic.syms())
         _, import_s = staging.timed(staging.load_backend)
         executable, seconds = staging.timed(lambda: staging.compile_program(
             a, get_context("device_target"), ir_dir, True, template))
@@ -118,4 +120,4 @@ def compile_symbolic(jit: Any, leaves: list[Any], rebuild: Callable, dynamic: An
         jit._dumps += 1
         dump.compiled(report.as_dict())
     flops.register(a.graph, jit.cell)
-    return Symbolic(template, executable, report, {probes[0]: a, probes[1]: b}, a)
+    return Symbolic(template, executable, report, dict(zip(probes, traces)), a)

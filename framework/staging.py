@@ -273,8 +273,10 @@ def prefix(split: HostSplit) -> Program:
                    len(graph.nodes), host_steps=list(interp.host_steps))
 
 
-def optimize(program: Program) -> Program:
-    program.stats = run_passes(program.graph)
+def optimize(program: Program, symbolic: bool = False) -> Program:
+    """The IR passes on ``program``; ``symbolic`` (a trace standing for every size of its
+    dynamic axes): Slices of constants stay, their extents symbolic (framework/ir/symbolic.py)."""
+    program.stats = run_passes(program.graph, keep_slices=symbolic)
     return program
 
 

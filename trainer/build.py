@@ -49,6 +49,7 @@ def build_model_for(config: ExperimentConfig, data: TaskData | None = None) -> t
     net, amp_options = _precision(config, net)
     model = Model(net, loss, opt, metrics=set(task.metrics), config=config.to_dict(), mode=config.mode,
                   config_defaults=type(config)().to_dict(), config_may_change=RESUMABLE, **amp_options)
+    model.dynamic_axes = task.dynamic_axes
     if accumulate > 1:
         from framework.train.train_cells import AccumulateTrainOneStepCell
 

@@ -115,10 +115,11 @@ def _fold_empty(node: Node) -> tuple[np.ndarray, ...] | None:
     return tuple(out)
 
 
-def fold_constants(graph: Graph) -> int:
+def fold_constants(graph: Graph, keep_slices: bool = False) -> int:
     """Evaluate nodes whose inputs are all constants (or empty tensors: ``_fold_empty``),
     and replace an ``If`` on a constant condition by its branch; returns how many nodes
-    were folded."""
+    were folded. ``keep_slices``: a Slice of a constant stays (a symbolic trace's
+    ``positions[:t]``: the slice's extent is symbolic, the constant is not)."""
     mapping: dict[int, Value] = {}
     kept, folded = [], 0
     for node in graph.nodes:
@@ -129,7 +130,8 @@ def fold_constants(graph: Graph) -> int:
             kept += _inline(node, branch, mapping)
             folded += 1
             continue
-        plain = not node.prim.host_random and not node.prim.regions and not has_side_effects(node)
+        plain = not node.prim.host_random and not node.prim.regions and not has_side_effects(node) \
+            and not (keep_slices and node.prim.name == "Slice")
         foldable = (plain and all(v.kind == "const" for v in node.inputs)
                     and all(o.size <= FOLD_MAX_ELEMENTS for o in node.outputs))
         if foldable:
@@ -148,11 +150,12 @@ def fold_constants(graph: Graph) -> int:
         folded += 1
     graph.nodes = kept
     graph.outputs = [mapping.get(v.id, v) for v in graph.outputs]
-    return folded + sum(fold_constants(region) for region in _regions(graph))
+    return folded + sum(fold_constants(region, keep_slices) for region in _regions(graph))
 
 
-def optimize(graph: Graph) -> dict[str, int]:
-    """Fold, CSE, then DCE (inside regions too); returns the count each pass removed."""
-    stats = {"folded": fold_constants(graph), "cse": cse(graph), "dce": dce(graph)}
+def optimize(graph: Graph, keep_slices: bool = False) -> dict[str, int]:
+    """Fold, CSE, then DCE (inside regions too); returns the count each pass removed
+    (``keep_slices``: see :func:`fold_constants`)."""
+    stats = {"folded": fold_constants(graph, keep_slices), "cse": cse(graph), "dce": dce(graph)}
     graph.verify()
     return stats

@@ -15,6 +15,19 @@ Contract (the IR's side of graph mode's dynamic shapes):
   structure, an attribute or a constant that depends on the size otherwise, inside a
   region too) raises :class:`NotSymbolic` naming the primitive: that function is compiled
   per size.
+- Several symbols (a batch ``n`` and a sequence length ``t``): a dimension is affine in one
+  of them or ``k`` times their product (``n * t`` rows after a flatten of a batch of
+  sequences), :attr:`Affine.of` naming the symbols it is a multiple of; a Scaled constant
+  likewise (``1 / (n * t)``: a mean over every token). :func:`generalize_sizes` finds them
+  from a trace at base sizes and, per symbol, one trace with only that symbol changed (each
+  pair by :func:`generalize`); a dimension that varies in two symbols must be a multiple of
+  their product (``n + t`` is refused). A size is an int (one symbol) or a tuple of ints,
+  one per symbol in :attr:`Template.syms` order.
+- A Slice's ``size`` is its output's shape: a size-dependent extent (``x[:, 1:]``,
+  ``x[:, :-1]``, ``mask[:t, :t]``) is symbolic like any output dimension, its ``begin``
+  must not depend on the size. Symbolic traces keep the Slices of constants unfolded
+  (``staging.optimize(..., symbolic=True)``), so a max-context constant (positions, a
+  causal mask) is sliced at run time to the runtime length.
 - A :class:`Template` says, per value of the first graph, its dimensions (ints and
   Affines) and, per constant, its Scaled form. :meth:`Template.matches` checks a trace at
   a third size against it: graph mode reuses the one compiled function for that size only
@@ -28,6 +41,8 @@ Contract (the IR's side of graph mode's dynamic shapes):
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,7 +53,7 @@ from .graph import Graph, Value
 # primitives whose only size-dependent attribute is their output shape, which their
 # lowering reads from the output (so the symbolic output shape stands for it)
 SHAPE_ATTRIBUTES = {"Reshape": "shape", "BroadcastTo": "shape",
-                    "Conv2DBackpropInput": "input_shape"}
+                    "Conv2DBackpropInput": "input_shape", "Slice": "size"}
 
 
 class NotSymbolic(Exception):
@@ -55,18 +70,27 @@ class SymDim:
     max: int | None = None
 
 
+def _product(of: tuple[str, ...], size: int | Mapping[str, int]) -> int:
+    """The product of the symbols ``of`` at ``size`` (an int: the one symbol's size)."""
+    if isinstance(size, Mapping):
+        return math.prod(int(size[name]) for name in of)
+    return int(size) ** len(of)
+
+
 @dataclass(frozen=True)
 class Affine:
-    """The dimension ``a * n + b`` of the symbol ``n``."""
+    """The dimension ``a * m + b``, ``m`` the product of the symbols ``of`` (``n``; ``n * t``)."""
 
     a: int
     b: int = 0
+    of: tuple[str, ...] = ("n",)
 
-    def at(self, n: int) -> int:
-        return self.a * n + self.b
+    def at(self, n: int | Mapping[str, int]) -> int:
+        return self.a * _product(self.of, n) + self.b
 
     def __str__(self) -> str:
-        head = "n" if self.a == 1 else f"{self.a}*n"
+        m = "*".join(self.of)
+        head = m if self.a == 1 else f"{self.a}*{m}"
         return head if self.b == 0 else f"{head}{self.b:+d}"
 
 
@@ -78,8 +102,10 @@ class Scaled:
 
     k: float
     power: int
+    of: tuple[str, ...] = ("n",)  # ``n`` the product of these symbols
 
-    def at(self, n: int) -> float:
+    def at(self, n: int | Mapping[str, int]) -> float:
+        n = _product(self.of, n)
         if self.power == 0:
             return self.k * n / (self.k * n - 1)
         return self.k * n if self.power == 1 else self.k / n
@@ -90,10 +116,19 @@ class Template:
     """What each value of ``graph`` (traced at size ``size``) is for every size."""
 
     graph: Graph
-    size: int
+    size: int | tuple[int, ...]
     sym: SymDim
     dims: dict[int, tuple[int | Affine, ...]] = field(default_factory=dict)
     scaled: dict[int, Scaled] = field(default_factory=dict)
+    syms: tuple[SymDim, ...] = ()  # every symbol, in the order of a size's tuple ((sym,) if empty)
+
+    def symbols(self) -> tuple[SymDim, ...]:
+        return self.syms or (self.sym,)
+
+    def sizes(self, size: int | tuple[int, ...]) -> dict[str, int]:
+        """A size (an int, or a tuple per symbol) by symbol name."""
+        values = size if isinstance(size, tuple) else (size,)
+        return {s.name: int(v) for s, v in zip(self.symbols(), values, strict=True)}
 
     def shape(self, value: Value) -> tuple[int | Affine, ...]:
         return self.dims.get(value.id, value.shape)
@@ -109,19 +144,21 @@ class Template:
         values = _values(self.graph)
         parts = [f"{i}:{','.join(map(str, self.shape(v)))}" for i, v in enumerate(values)
                  if v.id in self.dims]
-        consts = [f"{s.k!r}^{s.power}" for s in self.scaled.values()]
-        return f"{self.sym}|{';'.join(parts)}|{';'.join(consts)}"
+        consts = [f"{s.k!r}^{s.power}{'' if s.of == ('n',) else '/' + '*'.join(s.of)}"
+                  for s in self.scaled.values()]
+        syms = ",".join(map(str, self.symbols()))
+        return f"{syms}|{';'.join(parts)}|{';'.join(consts)}"
 
-    def matches(self, other: Graph, size: int) -> bool:
+    def matches(self, other: Graph, size: int | tuple[int, ...]) -> bool:
         """Whether ``other`` (the function traced at ``size``) is this template at that
         size: then the function compiled from the template computes it."""
         if size == self.size:
             return False
         try:
-            found = generalize(self.graph, self.size, other, size, self.sym, known=self)
+            generalize(self.graph, self.size, other, size, self.sym, known=self)
         except NotSymbolic:
             return False
-        return found.dims == self.dims and found.scaled == self.scaled
+        return True
 
 
 def _values(graph: Graph) -> list[Value]:
@@ -134,14 +171,18 @@ def _values(graph: Graph) -> list[Value]:
     return out
 
 
-def _affine(da: int, na: int, db: int, nb: int, where: str) -> int | Affine:
+def _affine(da: int, na: int, db: int, nb: int, where: str, name: str = "n") -> int | Affine:
     if da == db:
         return da
     slope, rest = divmod(db - da, nb - na)
     if rest or slope <= 0:
         raise NotSymbolic(f"{where}: a dimension is not an affine function of the size "
                           f"({da} at {na}, {db} at {nb})")
-    return Affine(slope, da - slope * na)
+    return Affine(slope, da - slope * na, (name,))
+
+
+def _scalar(a: Any) -> Any:
+    return np.asarray(a).reshape(-1)[0]
 
 
 def _scaled(a: Any, na: int, b: Any, nb: int) -> Scaled | None:
@@ -183,27 +224,37 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
                known: Template | None = None) -> Template:
     """The template of the function traced as ``a`` at size ``na`` and ``b`` at ``nb``
     (see the module docstring); :class:`NotSymbolic` when there is none. With ``known``
-    (the template of ``a``, checking ``b`` against it) a Reshape or BroadcastTo of ``a`` that
-    is the identity at ``nb`` may be missing from ``b`` (tracing skips such no-ops: a
-    broadcast of one row at size 1)."""
+    (the template of ``a``, checking ``b`` at ``nb`` against it) a Reshape, BroadcastTo or
+    Slice of ``a`` that is the identity at ``nb`` may be missing from ``b`` (tracing skips
+    such no-ops: a broadcast of one row at size 1, ``positions[:t]`` at the full context)."""
     if na == nb:
         raise NotSymbolic("two traces at one size")
     template = Template(a, na, sym)
+    at = known.sizes(nb) if known is not None else None
     seen: dict[int, Value] = {}
+    sliced: dict[int, Value] = {}  # a skipped Slice's output -> the constant it slices
 
     def pair(x: Value, y: Value, where: str) -> None:
         if seen.setdefault(x.id, y) is not y:
             raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
+        if x.id in sliced:  # a skipped Slice of a constant: ``y`` is that constant
+            if y.kind != "const" or not _same_data(sliced[x.id].data, y.data):
+                raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
+            _check(known, x, y, at, where)
+            return
         if x.kind != y.kind or x.dtype != y.dtype or x.ndim != y.ndim:
             raise NotSymbolic(f"{where}: a value's kind, dtype or rank depends on the size")
-        dims = tuple(_affine(p, na, q, nb, where) for p, q in zip(x.shape, y.shape))
+        if at is not None:  # checking ``b`` against the known template at its size
+            _check(known, x, y, at, where)
+            return
+        dims = tuple(_affine(p, na, q, nb, where, sym.name) for p, q in zip(x.shape, y.shape))
         if any(isinstance(d, Affine) for d in dims):
             template.dims[x.id] = dims
         if x.kind == "const" and not _same_data(x.data, y.data):
             scaled = _scaled(np.asarray(x.data), na, np.asarray(y.data), nb)
             if scaled is None:
                 raise NotSymbolic(f"{where}: a constant it reads depends on the size")
-            template.scaled[x.id] = scaled
+            template.scaled[x.id] = Scaled(scaled.k, scaled.power, (sym.name,))
 
     def walk(ga: Graph, gb: Graph, where: str) -> None:
         """Pair ``ga``'s values with ``gb``'s: inputs, nodes (regions recursively), outputs."""
@@ -215,8 +266,11 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
         for node in ga.nodes:
             name = node.prim.name
             other = gb.nodes[k] if k < len(gb.nodes) else None
-            if known is not None and _skipped(node, other, known, nb, seen):
-                seen[node.outputs[0].id] = seen[node.inputs[0].id]
+            if known is not None and _skipped(node, other, known, at, seen):
+                if node.inputs[0].id in seen:
+                    seen[node.outputs[0].id] = seen[node.inputs[0].id]
+                else:
+                    sliced[node.outputs[0].id] = node.inputs[0]
                 continue
             if other is None or type(node.prim) is not type(other.prim) \
                     or len(node.inputs) != len(other.inputs):
@@ -240,14 +294,13 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
 
 def _same_attributes(node: Any, other: Any) -> None:
     """Refuse ``node`` and ``other`` (one node traced at two sizes) whose attributes differ
-    otherwise than by a symbolic output shape (or a Slice's whole axes); control-flow nodes
+    otherwise than by a symbolic output shape (a Slice's size included); control-flow nodes
     must hold as many regions and carry as many values."""
     name = node.prim.name
     for key, value in node.prim.attrs.items():
         if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
                 SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
-                and tuple(other.prim.attrs[key]) == other.outputs[0].shape) \
-                and not (name == "Slice" and key == "size" and _whole_axes(node, other)):
+                and tuple(other.prim.attrs[key]) == other.outputs[0].shape):
             raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size")
     if node.prim.regions or other.prim.regions:
         counts = [(len(p.regions), getattr(p, "n_carried", None), getattr(p, "n_invariants", None),
@@ -256,26 +309,77 @@ def _same_attributes(node: Any, other: Any) -> None:
             raise NotSymbolic(f"{name}: its regions' interface depends on the size")
 
 
-def _whole_axes(node: Any, other: Any) -> bool:
-    """Whether the Slices ``node`` and ``other`` (one slice traced at two sizes) differ in
-    their sizes only on axes they take whole (begin 0, the input's extent): ``qkv[:, :, :c]``
-    on a batch axis. The slice's extent there is the input's, symbolic as it is; its lowering
-    leaves such an axis alone. Any other size-dependent extent (``x[1:]``) is refused."""
-    (x,), (y,) = node.inputs, other.inputs
-    begin_a, size_a = node.prim.attrs["begin"], node.prim.attrs["size"]
-    begin_b, size_b = other.prim.attrs["begin"], other.prim.attrs["size"]
-    if tuple(begin_a) != tuple(begin_b) or len(size_a) != len(size_b):
-        return False
-    return all(p == q or (b == 0 and p == da and q == db)
-               for b, p, q, da, db in zip(begin_a, size_a, size_b, x.shape, y.shape))
-
-
-def _skipped(node: Any, other: Any, known: Template, n: int, seen: dict[int, Value]) -> bool:
+def _skipped(node: Any, other: Any, known: Template, n: dict[str, int],
+             seen: dict[int, Value]) -> bool:
     """Whether ``node`` (a Reshape or BroadcastTo of the known template) is the identity at
     size ``n`` and missing from the other trace (whose next node is ``other``)."""
-    if node.prim.name not in SHAPE_ATTRIBUTES or node.inputs[0].id not in seen:
+    source = node.inputs[0]
+    if node.prim.name not in SHAPE_ATTRIBUTES or (source.id not in seen and source.kind != "const"):
         return False
     if other is not None and type(other.prim) is type(node.prim):
         return False
     at = tuple(d.at(n) if isinstance(d, Affine) else d for d in known.shape(node.outputs[0]))
-    return at == seen[node.inputs[0].id].shape
+    return at == (seen[source.id] if source.id in seen else source).shape
+
+
+def _check(known: Template, x: Value, y: Value, at: dict[str, int], where: str) -> None:
+    """``y`` (of a trace at sizes ``at``) is the known template's ``x`` at those sizes."""
+    want = tuple(d.at(at) if isinstance(d, Affine) else d for d in known.shape(x))
+    if tuple(y.shape) != want:
+        raise NotSymbolic(f"{where}: a shape {tuple(y.shape)} is not the template's {want}")
+    if x.kind != "const" or _same_data(x.data, y.data):
+        return
+    scaled = known.scaled.get(x.id)
+    if scaled is None or np.asarray(y.data).size != 1 or not np.isclose(
+            float(_scalar(y.data)), scaled.at(at), rtol=1e-6, atol=0.0):
+        raise NotSymbolic(f"{where}: a constant it reads is not the template's")
+
+
+def generalize_sizes(traces: list[tuple[Graph, int | tuple[int, ...]]],
+                     syms: tuple[SymDim, ...]) -> Template:
+    """The template of one function traced at several sizes: ``traces[0]`` at the base
+    sizes, then per symbol a trace whose size differs from the base in that symbol only
+    (one symbol: two traces, :func:`generalize`). A dimension varying in several symbols
+    is ``k`` times their product (see the module docstring), else :class:`NotSymbolic`."""
+    if len(syms) == 1:
+        (a, na), (b, nb) = traces
+        return generalize(a, na, b, nb, syms[0])
+    (graph, base), others = traces[0], traces[1:]
+    if len(others) != len(syms):
+        raise NotSymbolic("one trace per symbol is needed")
+    parts = [generalize(graph, base[i], g, size[i], sym) for i, (sym, (g, size)) in
+             enumerate(zip(syms, others))]
+    names = [s.name for s in syms]
+    template = Template(graph, tuple(base), syms[0], syms=tuple(syms))
+
+    def rest(i: int, used: list[int]) -> int:  # the other symbols' base sizes, multiplied
+        return math.prod(base[j] for j in used if j != i)
+
+    for vid in {k for p in parts for k in p.dims}:
+        shapes = [p.dims.get(vid) for p in parts]
+        ndim = len(next(s for s in shapes if s is not None))
+        dims: list[int | Affine] = []
+        for axis in range(ndim):
+            found = {i: s[axis] for i, s in enumerate(shapes) if s is not None
+                     and isinstance(s[axis], Affine)}
+            if not found:
+                dims.append(next(s for s in shapes if s is not None)[axis])
+                continue
+            if len(found) == 1:
+                dims.append(next(iter(found.values())))
+                continue
+            used = sorted(found)
+            ks = {d.a / rest(i, used) for i, d in found.items()}
+            if any(d.b for d in found.values()) or len(ks) != 1 or not float(next(iter(ks))).is_integer():
+                raise NotSymbolic(f"a dimension varies in {', '.join(names[i] for i in used)} "
+                                  "but is not a multiple of their product")
+            dims.append(Affine(int(ks.pop()), 0, tuple(names[i] for i in used)))
+        template.dims[vid] = tuple(dims)
+    for vid in {k for p in parts for k in p.scaled}:
+        found = {i: p.scaled[vid] for i, p in enumerate(parts) if vid in p.scaled}
+        used = sorted(found)
+        ks = [s.k * rest(i, used) if s.power == -1 else s.k / rest(i, used) for i, s in found.items()]
+        if len({s.power for s in found.values()}) != 1 or not np.allclose(ks, ks[0], rtol=1e-6, atol=0):
+            raise NotSymbolic("a constant varies in several symbols but not with their product")
+        template.scaled[vid] = Scaled(ks[0], found[used[0]].power, tuple(names[i] for i in used))
+    return template

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..common.tensor import Tensor
 from ..errors import user_location, with_location
+from ..interpreters import is_tracing
 from ..primitive import shape_str
 from . import shape_ops as _shape
 from .elementwise import cast, select
@@ -136,7 +137,12 @@ def getitem(x: Any, index: Any) -> Any:
     begin += [0] * (len(shape) - axis)
     size += list(shape[axis:])
     out_shape += list(shape[axis:])
-    result = x if tuple(size) == shape else slice_(x, begin, size)
+    # a slice of the whole tensor is the tensor, except a constant's while tracing: the
+    # Slice stays, so a symbolic trace's ``positions[:t]`` is one program at t = the whole
+    # length too (its slices of constants stay unfolded: framework/ir/symbolic.py)
+    whole = tuple(size) == shape and not (is_tracing() and type(x) is Tensor
+                                          and isinstance(x._data, np.ndarray))
+    result = x if whole else slice_(x, begin, size)
     result = reshape(result, tuple(out_shape))
     nd_axis, nd_rank = None, 0
     for out_axis, indices in reversed(gathers):  # right to left: earlier axes stay put

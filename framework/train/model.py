@@ -122,6 +122,9 @@ class Model:
         self._build_train_network(amp_options)
         self.eval_network = eval_network if eval_network is not None else self._eval_network()
         self._steps: dict[tuple[int, str], Step] = {}
+        # graph mode's dynamic axes without a signature (framework.train.step.CompiledStep):
+        # True, the batch axis; "sequence", also the sequence axis of token ids (text)
+        self.dynamic_axes: bool | str = True
         self.interrupted = False
 
     def _build_train_network(self, amp_options: dict[str, Any]) -> None:
@@ -160,7 +163,7 @@ class Model:
     def _step_for(self, cell: nn.Cell, mode: str) -> Step:
         key = (id(cell), mode)
         if key not in self._steps:
-            self._steps[key] = make_step(cell, mode)
+            self._steps[key] = make_step(cell, mode, self.dynamic_axes)
         return self._steps[key]
 
     def _context(self, phase: str, **fields: Any) -> RunContext:

@@ -74,15 +74,16 @@ class CompiledStep(Step):
     only a new signature (first step, train/eval flags) compiles. The batch axis is
     dynamic: a last partial batch or evaluation at another batch size runs on the same
     compiled function where the network allows it (:mod:`framework.dynamic_shapes`; the
-    report's ``symbolic_fallback`` says why not).
+    report's ``symbolic_fallback`` says why not). ``dynamic="sequence"`` (text) also makes
+    the sequence axis of token ids dynamic: one compiled function for every length.
     """
 
     mode = "graph"
 
-    def __init__(self, cell: Any) -> None:
+    def __init__(self, cell: Any, dynamic: bool | str = True) -> None:
         super().__init__(cell)
         self.function = ms.jit(cell.construct)
-        self.function.dynamic_batch = True
+        self.function.dynamic_batch = dynamic
 
     def __call__(self, *inputs: Any) -> tuple[Any, StepTiming]:
         args = [_to_tensor(a) for a in inputs]
@@ -109,6 +110,7 @@ def _sync(out: Any) -> None:
             leaf.asnumpy()
 
 
-def make_step(cell: Any, mode: int | str) -> Step:
-    """The step object for ``mode`` (``ms.GRAPH_MODE``/``ms.PYNATIVE_MODE`` or a name)."""
-    return CompiledStep(cell) if mode_name(mode) == "graph" else EagerStep(cell)
+def make_step(cell: Any, mode: int | str, dynamic: bool | str = True) -> Step:
+    """The step object for ``mode`` (``ms.GRAPH_MODE``/``ms.PYNATIVE_MODE`` or a name);
+    ``dynamic``: graph mode's dynamic axes (:class:`CompiledStep`)."""
+    return CompiledStep(cell, dynamic) if mode_name(mode) == "graph" else EagerStep(cell)

@@ -27,8 +27,8 @@ class BatchCentred(nn.Cell):
 
 
 class Tail(nn.Cell):
-    """Rows 1.. of the batch, and a zero row: a slice whose size depends on the batch, so
-    compiled per size."""
+    """A zero row, then the rows but the last: the zero row is the last row times zero, a
+    slice whose begin depends on the batch, so compiled per size."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,7 +36,7 @@ class Tail(nn.Cell):
 
     def construct(self, x):
         y = self.dense(x)
-        return ms.ops.concat((y[1:], y[:1] * 0.0))
+        return ms.ops.concat((y[-1:] * 0.0, y[:-1]))
 
 
 def _served(net: nn.Cell) -> TwinmodePyfunc:

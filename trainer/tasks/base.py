@@ -49,6 +49,9 @@ class Task:
     metric_prefix = "eval"
     metrics: Any = ("loss",)
     by_steps = False  # the schedule counts steps (trainer/schedule.py: step_lrs)
+    # graph mode's dynamic axes (framework.train.step.CompiledStep): the batch axis;
+    # "sequence": also the sequence axis of token ids (text)
+    dynamic_axes: bool | str = True
     models: dict[str, Any] = {}  # the zoo of ``model.name`` (trainer/models/)
     monitors: tuple[str, ...] = ("eval_accuracy", "eval_loss", "loss", "train_accuracy")
     # what the data gives the network (stand-ins of the right type, for signature checks);

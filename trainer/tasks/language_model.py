@@ -58,6 +58,7 @@ class LanguageModelTask(Task):
     metric_prefix = "val"
     metrics = ("loss",)
     by_steps = True
+    dynamic_axes = "sequence"  # one compiled step for every batch size and length
     monitors = ("val_loss", "val_perplexity", "eval_loss", "loss", "train_loss_estimate")
     data_sizes = {"vocab_size": 2, "block_size": 1}
 

@@ -41,7 +41,7 @@ class Rows:
     """Row buffers for a list of carried values (their shapes and dtypes)."""
 
     def __init__(self, builder: Any, values: list[relax.Expr]) -> None:
-        self.bb, self.shapes, self.outer = builder.bb, builder.shapes, builder.shapes.n
+        self.bb, self.shapes, self.outer = builder.bb, builder.shapes, builder.shapes.current()
         self.types = [a.ty for a in values]  # in the n of the function creating the rows
         self.specs = [(tuple(int(d) if isinstance(d, tvm.tirx.IntImm) else None for d in a.ty.shape.values),
                        str(a.ty.dtype)) for a in values]  # None: a symbolic dimension

@@ -92,7 +92,7 @@ def emit_loop(bb: relax.BlockBuilder, name: str, cond: Cond, body: Body, args: l
     trip count) in the current function. ``shapes``: the builder's symbolic shapes (each
     function of the loop has its own ``n``, carried first in the state)."""
     sym = shapes is not None and shapes.template is not None
-    outer = shapes.n if sym else None
+    outer = shapes.current() if sym else None
     types = [*([shapes.shape_type()] if sym else []), *(a.ty for a in args)]
 
     def scope() -> Any:

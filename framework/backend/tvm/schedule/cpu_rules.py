@@ -56,6 +56,7 @@ logger = logging.getLogger(__name__)
 
 VECTOR = 16  # float32 lanes of an elementwise vector loop (LLVM splits it where narrower)
 PARALLEL_MIN_WORK = 1 << 15  # loop iterations below which a block stays serial
+SYMBOLIC_TILE = 16  # a contraction's symbolic extents are padded to multiples of it (_pad_symbolic)
 
 
 @dataclass(frozen=True)
@@ -167,7 +168,7 @@ def _vector_factor(extent: int, lanes: int = VECTOR) -> int:
 
 
 def _register_tile(sch: Schedule, block, axes, params: Params,
-                   vector_axis: int | None = None) -> list[int]:
+                   vector_axis: int | None = None, wide: bool = False) -> list[int]:
     """Innermost tile factor of every spatial axis (see the module docstring); the vector
     runs along ``vector_axis`` (an index into ``axes``), by default the innermost one."""
     spatial = [(i, e, v) for i, (k, e, v) in enumerate(axes) if k == "S"]
@@ -178,6 +179,8 @@ def _register_tile(sch: Schedule, block, axes, params: Params,
     vi, ve, vv = next(s for s in spatial if s[0] == vector_axis) if vector_axis is not None \
         else big[-1]
     tiles[vi] = _vector_factor(ve, params.vector)
+    if wide and ve % (2 * params.vector) == 0:  # two vectors a row (packed_matmul's tile)
+        tiles[vi] = 2 * params.vector
     budget = max(1, params.register_vectors // -(-tiles[vi] // params.vector))
     vec_users = [used for _, used in ta.reads(sch, block) if vv in used]
     others = [s for s in reversed(spatial) if s[0] != vi]
@@ -188,25 +191,46 @@ def _register_tile(sch: Schedule, block, axes, params: Params,
     return [tiles[i] for i, _, _ in spatial]
 
 
+def _pad_symbolic(sch: Schedule, block) -> set[int]:
+    """A contraction with symbolic extents (framework/ir/symbolic.py) computed on operands
+    padded with zeros to multiples of :data:`SYMBOLIC_TILE` along them (``pad_einsum``), so
+    that the register tiles below divide them: a split that does not divide leaves a
+    predicate in the inner loop, and a tile that no longer stays in registers (a GPT step's
+    matmuls 3x slower). Returns the indices of the padded iterators (none: unchanged)."""
+    ivs = sch.get(block).iter_vars
+    symbolic = {i for i, iv in enumerate(ivs) if not isinstance(iv.dom.extent, tirx.IntImm)}
+    if not symbolic:
+        return set()
+    try:
+        sch.pad_einsum(block, [SYMBOLIC_TILE if i in symbolic else 1 for i in range(len(ivs))])
+    except Exception:  # noqa: BLE001 - not an einsum pad_einsum takes: tiles with predicates
+        return set()
+    return symbolic
+
+
 def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> None:
     name = sch.get(block).name_hint
+    symbolic = _pad_symbolic(sch, block)
+    block = sch.get_sblock(name)
     padded, computed = _sort_producers(sch, block)
     _inline_all(sch, keep={name} | {sch.get(p).name_hint for p in padded + computed})
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
-    if strided_matmul.wants(sch, block, axes):
+    if symbolic:  # tiles dividing SYMBOLIC_TILE along the padded axes: the generic rules
+        axes = [(k, SYMBOLIC_TILE if i in symbolic else e, v) for i, (k, e, v) in enumerate(axes)]
+    elif strided_matmul.wants(sch, block, axes):
         strided_matmul.schedule(sch, block, axes, params.vector, params.register_vectors,
                                 params.unroll, PARALLEL_MIN_WORK)
         return
-    if params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
+    if not symbolic and params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
         return packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
-    channel = channel_vectors.wgrad_choice(sch, block, axes, params.vector)
+    channel = None if symbolic else channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:
         for later in channel_vectors.schedule_wgrad(sch, block, channel, cores, params.vector,
                                                     params.register_vectors, params.unroll):
             _vectorize_innermost(sch, later)
         return
-    if _lane_reduction(sch, block, axes, params.vector):
+    if not symbolic and _lane_reduction(sch, block, axes, params.vector):
         if lane_rows.wants_rows(sch, block, axes, cores):
             lanes = _vector_factor(axes[-1][1], params.vector)
             lane_rows.schedule_rows(sch, block, lanes, cores, params.unroll, padded)
@@ -217,9 +241,10 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
             _schedule_lanes(sch, block, axes, cores, padded, params)
         return
     rows = [e for k, e, _ in axes if k == "S" and e > 1]
-    channel = channel_vectors.plan(sch, block, axes, cores, params.vector, params.register_vectors,
+    channel = None if symbolic else channel_vectors.plan(sch, block, axes, cores, params.vector, params.register_vectors,
                                    _vector_factor(rows[-1], params.vector) if rows else params.vector)
-    s_tiles = _register_tile(sch, block, axes, params, channel.axis if channel else None)
+    s_tiles = _register_tile(sch, block, axes, params, channel.axis if channel else None,
+                             wide=bool(symbolic))
     loops = sch.get_loops(block)
     s_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "S"]
     r_loops = [(lp, e) for lp, (k, e, _) in zip(loops, axes) if k == "R"]
@@ -244,7 +269,7 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     if outer_work < 2 * cores and ta.work(axes) >= PARALLEL_MIN_WORK and not consumers \
             and channel is None:
         block, s0, r0, s2 = _rfactor(sch, block, s0, r0, cores, params)
-    elif not consumers or channel is not None:
+    elif not consumers or channel is not None or symbolic:
         # a tile on the stack: no workspace calls; channel vectors lay it out channel-last
         consumers = [sch.cache_write(block, 0, "local")] + consumers
         if channel is not None:

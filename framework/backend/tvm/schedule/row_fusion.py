@@ -107,6 +107,9 @@ def schedule_rows(sch: Schedule, cores: int, vector: int, min_parallel: int) -> 
     last = [sch.get(b).name_hint for b in row_outputs]
     _inline(sch, output, len(rows) + 1)
     lanes = ta.divisor_at_most(length, vector)
+    if not isinstance(sch.get(output).iter_vars[-1].dom.extent, tirx.IntImm):
+        lanes = 1  # a row of a symbolic length (framework/ir/symbolic.py): lanes would need a
+        # split that divides it (rfactor over a predicated split gave wrong sums)
     partials = [_in_lanes(sch, b, lanes) for b in ta.blocks(sch)]
     partials = [sch.get(p).name_hint for p in partials if p is not None]
     n_rows = 1

@@ -112,6 +112,8 @@ def _legalize_passes(target: tvm.target.Target) -> list:
     for p in backend.legalize_passes(target):
         if p.info.name == "FuseOps":  # bindings nothing reads (an eval graph's) would stay unfused
             passes.append(relax.transform.DeadCodeElimination())
+        if p.info.name == "LegalizeOps":
+            p = relax.transform.LegalizeOps({"relax.reshape": _reshape_view})
         if p.info.name != "FoldConstant":
             passes.append(p)
     if target.kind.name != "cuda":
@@ -125,6 +127,21 @@ def _legalize_passes(target: tvm.target.Target) -> list:
     # attention as one kernel first: the operand-cast folding would hide its pattern
     return ([flash_attention.fuse_causal_attention, tensor_cores.fold_operand_casts] + kept
             + [dl.ApplyDefaultSchedule(*[_Tolerant(rule) for rule in rules], dl.gpu.Fallback())])
+
+
+def _reshape_view(bb: relax.BlockBuilder, call: relax.Call) -> relax.Expr:
+    """A reshape of a symbolic shape (framework/ir/symbolic.py) stays ``R.reshape``, a view
+    (the VM's ``vm.builtin.reshape``): its TOPI kernel indexes through ``// t % n``, which
+    RewriteDataflowReshape cannot prove a view, so it would copy (slowly) every time. A
+    static one is TOPI's kernel as before (fused into its consumers, or made a view)."""
+    shapes = [call.args[0].ty.shape, call.ty.shape]
+    if all(isinstance(s, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in s.values)
+           for s in shapes):
+        from tvm.relax.transform.legalize_ops.manipulate import _reshape
+        from tvm import topi
+
+        return _reshape(topi.reshape, "reshape")(bb, call)
+    return call
 
 
 class _Tolerant:

@@ -46,6 +46,8 @@ def schedule(sch: Schedule, block, min_parallel_work: int) -> bool:
     if len(axes) < 2 or any(k != "S" for k, _, _ in axes):
         return False
     (_, m, vi), (_, n, vj) = axes[-2], axes[-1]
+    if not all(isinstance(iv.dom.extent, tirx.IntImm) for iv in stmt.iter_vars[-2:]):
+        return False  # a symbolic extent (framework/ir/symbolic.py): tiles would need predicates
     read = stmt.reads[0]
     if m % TILE or n % TILE or _coefficient(stmt, read, vi) != 1 or _coefficient(stmt, read, vj) == 1:
         return False

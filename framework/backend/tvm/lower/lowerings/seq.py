@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import tvm
+import tvm_ffi
 from tvm import relax, topi
 
 from .....ops._utils import normalize_axis
@@ -31,7 +31,7 @@ def _same_dim(p, q) -> bool:
         return int(p) == int(q)
     except TypeError:  # a symbolic extent (framework.ir.symbolic): the same expression?
         try:
-            return bool(tvm.ir.structural_equal(p, q))
+            return bool(tvm_ffi.structural_equal(p, q))
         except Exception:  # an int against an expression: not provably the same
             return False
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import tvm_ffi
 from tvm import relax
 
 from .....ops._utils import normalize_axis
@@ -54,20 +55,28 @@ def lower_split_rows(ctx: LowerContext, x):
 
 
 def lower_slice(ctx: LowerContext, x):
-    # a symbolic extent of the output (framework.ir.symbolic): an axis the slice takes whole
-    # (begin 0, the input's extent), so it is left alone and only the fixed axes are cut
-    out = ctx.out_specs[0].shape
-    axes = [i for i, d in enumerate(out) if isinstance(d, int | np.integer)]
-    if len(axes) == len(out):
-        return crop(x, ctx.in_specs[0].shape, ctx.prim.begin, ctx.prim.size)
-    begin = [int(ctx.prim.begin[i]) for i in axes]
-    end = [b + int(ctx.prim.size[i]) for b, i in zip(begin, axes)]
-    fixed = [ctx.in_specs[0].shape[i] for i in axes]
-    whole = all(b == 0 and isinstance(d, int | np.integer) and int(d) == e
-                for b, e, d in zip(begin, end, fixed))
-    if not axes or whole:
+    # a symbolic extent (framework.ir.symbolic): the output's dimension, a TIR expression
+    # (``t`` of ``positions[:t]``, ``t - 1`` of ``x[:, 1:]``); an axis taken whole (begin 0,
+    # the input's extent, symbolic or not) is left alone
+    out, full = ctx.out_specs[0].shape, ctx.in_specs[0].shape
+    if all(isinstance(d, int | np.integer) for d in (*out, *full)):
+        return crop(x, full, ctx.prim.begin, ctx.prim.size)
+    axes, begin, end = [], [], []
+    for axis, (b, e, d) in enumerate(zip(ctx.prim.begin, out, full)):
+        if int(b) == 0 and _same(e, d):
+            continue
+        axes.append(axis)
+        begin.append(int(b))
+        end.append(int(b) + int(e) if isinstance(e, int | np.integer) else e + int(b))
+    if not axes:
         return x
     return relax.op.strided_slice(x, axes, begin, end, assume_inbound=True)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, int | np.integer) or isinstance(b, int | np.integer):
+        return isinstance(a, int | np.integer) and isinstance(b, int | np.integer) and int(a) == int(b)
+    return bool(tvm_ffi.structural_equal(a, b))
 
 
 def lower_pad(ctx: LowerContext, x):
