@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Sequence
 
+import tvm
 from tvm import relax
 
 from . import amx_matmul as am
@@ -40,7 +42,8 @@ MAX_VECTORS = 4  # zmm columns of a block (64 columns)
 MAX_ROWS = 8
 MIN_DIM = 16  # n, k thinner than this stay on the float32 path
 MAX_PADDING = 1.5  # padded work / real work above which the float32 path is kept
-TASKS = 64  # parallel iterations at most
+TASKS_PER_CORE = 4  # parallel iterations per thread at most
+GROUP_BYTES = 64 * 1024  # rows of a that a column block of b meets in turn (L2)
 
 
 def _shape(n_vectors: int) -> tuple[int, int]:
@@ -81,34 +84,47 @@ def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str
     return text
 
 
-def _row_block(rows: int, vectors: int, n: int, n_pad: int, a_index: str, out_dtype: str,
-               indent: int) -> str:
-    """Every column block of the rows ``i .. i + rows``."""
-    pad = " " * indent
+def _columns(rows: int, vectors: int, n: int, n_pad: int, a_index: str, out_dtype: str,
+             indent: int) -> tuple[str, int]:
+    """The block of rows ``i .. i + rows`` and column block ``jb``; the number of column
+    blocks (the last one narrower, or holding the partial vector, where ``n`` asks)."""
     full, tail = divmod(n_pad // LANES, vectors)
     if n < n_pad and tail == 0:  # the last full block holds the partial vector
         full, tail = full - 1, vectors
-    text = ""
-    if full:
-        text += pad + f"for j0 in range({full}):\n"
-        text += _block(rows, vectors, n, f"j0 * {vectors * LANES}", a_index, out_dtype, indent + 4)
-    if tail:
-        text += _block(rows, tail, n, str(full * vectors * LANES), a_index, out_dtype, indent)
-    return text
+    if not tail:
+        return _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent), full
+    last = _block(rows, tail, n, str(full * vectors * LANES), a_index, out_dtype, indent + 4)
+    if not full:
+        return _block(rows, tail, n, "0", a_index, out_dtype, indent), 1
+    pad = " " * indent
+    return (pad + f"if jb < {full}:\n"
+            + _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent + 4)
+            + pad + "else:\n" + last, full + 1)
 
 
 @functools.cache
-def kernel_source(batch: int, m: int, n: int, k2: int, parallel: bool, a_batched: bool = True,
+def kernel_source(batch: int, m: int, n: int, k2: int, cores: int, a_batched: bool = True,
                   out_dtype: str = "float32") -> str:
     """The kernel's TVMScript: ``a (batch | 1, m, 2 * k2)`` bf16, ``b (batch, k2, n', 2)``
-    bf16 (``n'``: ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``."""
+    bf16 (``n'``: ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``; ``cores``
+    threads.
+
+    Work units: a column block of ``b`` (``k2 x 64`` pairs, from L2) against a group of row
+    blocks of ``a`` (:data:`GROUP_BYTES` at most), the group fastest, so that a thread's
+    consecutive units share the column block. A parallel iteration (a task) runs several
+    units: TVM allocates the sums and each let-bound vector from its workspace pool once per
+    parallel iteration, a call each (LLVM keeps them in registers)."""
     n_pad = -(-n // LANES) * LANES
     rows, vectors = _shape(n_pad // LANES)
     blocks, tail = -(-m // rows), m % rows
     a_batch, a_index = (batch, "bi") if a_batched else (1, "0")
-    total = batch * blocks
-    tasks = min(total, TASKS) if parallel else 1
-    per = -(-total // tasks)
+    group = max(1, min(blocks, GROUP_BYTES // (rows * k2 * 4)))
+    groups = -(-blocks // group)
+    body, col_blocks = _columns(rows, vectors, n, n_pad, a_index, out_dtype, 28)
+    units = batch * col_blocks * groups
+    tasks = min(units, TASKS_PER_CORE * cores)
+    per = -(-units // tasks)
+    u = f"(t * {per} + s)"
     text = f"""
 @T.prim_func(private=True)
 def avx512_bf16_matmul(a_: T.Buffer(({a_batch}, {m}, {2 * k2}), "bfloat16"),
@@ -119,19 +135,26 @@ def avx512_bf16_matmul(a_: T.Buffer(({a_batch}, {m}, {2 * k2}), "bfloat16"),
     b = T.decl_buffer(({batch}, {k2}, {n_pad}), "int32", data=b_.data)
 {isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
             for s in range({per}):
-                if t * {per} + s < {total}:
-                    bi = (t * {per} + s) // {blocks}
-                    i = (t * {per} + s) % {blocks} * {rows}
+                if {u} < {units}:
+                    bi = {u} // {col_blocks * groups}
+                    jb = {u} // {groups} % {col_blocks}
+                    for g in range({group}):
+                        i = ({u} % {groups} * {group} + g) * {rows}
+                        if i < {m}:
 """
-    # a task runs several row blocks: TVM's per-iteration workspace calls (the sums, ...)
-    # are per task, not per block
     if tail:
-        text += f"                    if i + {rows} <= {m}:\n"
-        text += _row_block(rows, vectors, n, n_pad, a_index, out_dtype, 24)
-        text += "                    else:\n" + _row_block(tail, vectors, n, n_pad, a_index, out_dtype, 24)
+        text += " " * 28 + f"if i + {rows} <= {m}:\n"
+        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += " " * 28 + "else:\n" + _columns(tail, vectors, n, n_pad, a_index, out_dtype, 32)[0]
     else:
-        text += _row_block(rows, vectors, n, n_pad, a_index, out_dtype, 20)
+        text += body
     return text.replace("range(k2)", f"range({k2})")
+
+
+def _cores() -> int:
+    target = tvm.target.Target.current(allow_none=True)
+    cores = target.attrs.get("num-cores") if target is not None else None
+    return int(cores) if cores else os.cpu_count() or 1
 
 
 def wanted(m: int, n: int, k: int) -> bool:
@@ -162,8 +185,7 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
     b3 = bb.emit(relax.op.reshape(am._rounded_for_this_use(bb, b), [batch, rows_b, cols_b]))
     pb = bb.emit_te(am._pack_b, b3, n, k, transpose_b, 2)
     k2 = -(-k // 2)
-    blocks = -(-m // _shape(am._padded(n) // LANES)[0])
-    source = kernel_source(batch, m, n, k2, batch * blocks > 1, out_dtype=out_dtype)
+    source = kernel_source(batch, m, n, k2, _cores(), out_dtype=out_dtype)
     gv = bb.add_func(isa.parse(source), "avx512_bf16_matmul")
     out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, m, n], out_dtype)))
     return relax.op.reshape(out, [*lead, m, n])
