@@ -147,6 +147,35 @@ def test_graph_mode_bf16_matmul_is_the_float64_product_rounded(sa, sb, ta, tb, b
 
 
 @runs_here
+@pytest.mark.parametrize("batched", [False, True])
+def test_one_kernel_serves_every_size_of_a_symbolic_axis(batched, tmp_path, monkeypatch):
+    from framework import graph_mode
+
+    monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((64, 40)).astype(BF16)
+    # the rows symbolic; batched: the batch (attention scores x x^T)
+    shape = [None, 3, 32, 64] if batched else [None, 64]
+    product = (lambda x: ops.BatchMatMul(False, True)(x, x)) if batched else \
+        (lambda x: ops.MatMul()(x, Tensor(w)))
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path / "ir"))
+    try:
+        fn = ms.jit(product, input_signature=(Tensor(shape=shape, dtype=ms.bfloat16),))
+        before = graph_mode.cache_stats["compiles"]
+        for size in (5, 1, 8):
+            x = rng.standard_normal([size] + shape[1:]).astype(BF16)
+            got = fn(Tensor(x)).asnumpy().astype(np.float64)
+            x64 = x.astype(np.float64)
+            want = x64 @ np.swapaxes(x64, -1, -2) if batched else x64 @ w.astype(np.float64)
+            np.testing.assert_allclose(got, want, rtol=2 ** -8, atol=64 * 2 ** -20)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    assert graph_mode.cache_stats["compiles"] - before == 1
+    kernels = "".join(p.read_text() for p in tmp_path.rglob("20_kernels.ll"))
+    assert "@llvm.x86.avx512bf16.dpbf16ps.512" in kernels
+
+
+@runs_here
 def test_a_gpt_bf16_train_step_in_graph_mode_follows_pynative(tmp_path):
     from trainer.models.gpt import GPT
 

@@ -141,7 +141,7 @@ def _padded(x: int, step: int = TILE) -> int:
 
 
 def wanted(m: int, n: int, k: int) -> bool:
-    if min(m, n, k) < MIN_DIM or not on_amx():
+    if not on_amx() or min(m, n, k) < MIN_DIM:  # (on_amx first: sizes may be symbolic)
         return False
     return _padded(m) * _padded(n) * _padded(k, K_STEP) <= MAX_PADDING * m * n * k
 

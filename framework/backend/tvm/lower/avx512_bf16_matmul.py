@@ -32,6 +32,7 @@ import math
 import os
 from collections.abc import Sequence
 
+import numpy as np
 import tvm
 from tvm import relax
 
@@ -105,11 +106,12 @@ def _columns(rows: int, vectors: int, n: int, n_pad: int, a_index: str, out_dtyp
 
 
 @functools.cache
-def kernel_source(batch: int, m: int, n: int, k2: int, cores: int, a_batched: bool = True,
-                  out_dtype: str = "float32") -> str:
+def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
+                  a_batched: bool = True, out_dtype: str = "float32") -> str:
     """The kernel's TVMScript: ``a (batch | 1, m, 2 * k2)`` bf16, ``b (batch, k2, n', 2)``
     bf16 (``n'``: ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``; ``cores``
-    threads.
+    threads. ``batch`` or ``m`` None: symbolic (one kernel for every size; with ``m``
+    symbolic, its last rows run one at a time).
 
     Work units: a column block of ``b`` (``k2 x 64`` pairs, from L2) against a group of row
     blocks of ``a`` (:data:`GROUP_BYTES` at most), the group fastest, so that a thread's
@@ -118,36 +120,51 @@ def kernel_source(batch: int, m: int, n: int, k2: int, cores: int, a_batched: bo
     parallel iteration, a call each (LLVM keeps them in registers)."""
     n_pad = -(-n // LANES) * LANES
     rows, vectors = _shape(n_pad // LANES)
-    blocks, tail = -(-m // rows), m % rows
-    a_batch, a_index = (batch, "bi") if a_batched else (1, "0")
-    group = max(1, min(blocks, GROUP_BYTES // (rows * k2 * 4)))
-    groups = -(-blocks // group)
-    body, col_blocks = _columns(rows, vectors, n, n_pad, a_index, out_dtype, 28)
-    units = batch * col_blocks * groups
-    tasks = min(units, TASKS_PER_CORE * cores)
-    per = -(-units // tasks)
-    u = f"(t * {per} + s)"
+    group = max(1, GROUP_BYTES // (rows * k2 * 4))
+    body, col_blocks = _columns(rows, vectors, n, n_pad, "bi" if a_batched else "0", out_dtype, 28)
+    nb, size = ("nb" if batch is None else str(batch)), ("m" if m is None else str(m))
+    if batch is None or m is None:
+        tasks = TASKS_PER_CORE * cores
+        groups = f"((({size} + {rows - 1}) // {rows} + {group - 1}) // {group})"
+        units = f"{nb} * {col_blocks} * {groups}"
+        per = f"({units} + {tasks - 1}) // {tasks}"
+    else:
+        blocks = -(-m // rows)
+        group = min(blocks, group)
+        groups = -(-blocks // group)
+        units = batch * col_blocks * groups
+        tasks = min(units, TASKS_PER_CORE * cores)
+        per = -(-units // tasks)
+    u = f"(t * ({per}) + s)"
+    symbols = "".join(f"    {v} = T.int64()\n" for v, x in (("nb", batch), ("m", m)) if x is None)
     text = f"""
 @T.prim_func(private=True)
-def avx512_bf16_matmul(a_: T.Buffer(({a_batch}, {m}, {2 * k2}), "bfloat16"),
-                       b_: T.Buffer(({batch}, {k2}, {n_pad}, 2), "bfloat16"),
-                       c: T.Buffer(({batch}, {m}, {n}), "{out_dtype}")):
+def avx512_bf16_matmul(a_h: T.handle, b_h: T.handle, c_h: T.handle):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-    a = T.decl_buffer(({a_batch}, {m}, {k2}), "int32", data=a_.data)
-    b = T.decl_buffer(({batch}, {k2}, {n_pad}), "int32", data=b_.data)
+{symbols}    a_ = T.match_buffer(a_h, ({nb if a_batched else 1}, {size}, {2 * k2}), "bfloat16")
+    b_ = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}, 2), "bfloat16")
+    c = T.match_buffer(c_h, ({nb}, {size}, {n}), "{out_dtype}")
+    a = T.decl_buffer(({nb if a_batched else 1}, {size}, {k2}), "int32", data=a_.data)
+    b = T.decl_buffer(({nb}, {k2}, {n_pad}), "int32", data=b_.data)
 {isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
             for s in range({per}):
                 if {u} < {units}:
-                    bi = {u} // {col_blocks * groups}
+                    bi = {u} // ({col_blocks} * {groups})
                     jb = {u} // {groups} % {col_blocks}
                     for g in range({group}):
                         i = ({u} % {groups} * {group} + g) * {rows}
-                        if i < {m}:
+                        if i < {size}:
 """
-    if tail:
+    a_index = "bi" if a_batched else "0"
+    if m is None:  # the last rows (fewer than a block), one at a time
+        one = _columns(1, vectors, n, n_pad, a_index, out_dtype, 36)[0].replace("i + 0", "i + x1")
+        text += " " * 28 + f"if i + {rows} <= m:\n"
+        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += " " * 28 + "else:\n" + " " * 32 + "for x1 in range(m - i):\n" + one
+    elif m % rows:
         text += " " * 28 + f"if i + {rows} <= {m}:\n"
         text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
-        text += " " * 28 + "else:\n" + _columns(tail, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += " " * 28 + "else:\n" + _columns(m % rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
     else:
         text += body
     return text.replace("range(k2)", f"range({k2})")
@@ -160,8 +177,10 @@ def _cores() -> int:
 
 
 def wanted(m: int, n: int, k: int) -> bool:
-    """Whether the target multiplies bf16 pairs (``avx512bf16``) and these sizes pay."""
-    if min(n, k) < MIN_DIM or not isa.available():
+    """Whether the target multiplies bf16 pairs (``avx512bf16``) and these sizes pay (``m``
+    may be symbolic, ``n`` and ``k`` not)."""
+    if not isa.available() or not all(isinstance(x, int | np.integer) for x in (n, k)) \
+            or min(n, k) < MIN_DIM:
         return False
     return am._padded(n) * am._padded(k, 2) <= MAX_PADDING * n * k
 
@@ -177,6 +196,7 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
     m, k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
     n = rows_b if transpose_b else cols_b
     batch = math.prod(lead)
+    static = [isinstance(x, int | np.integer) for x in (batch, m)]
     a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
     if k % 2:
         pa = bb.emit_te(am._pack_a, a3, m, k, transpose_a, 1, 2)
@@ -187,7 +207,8 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
     b3 = bb.emit(relax.op.reshape(am._rounded_for_this_use(bb, b), [batch, rows_b, cols_b]))
     pb = bb.emit_te(am._pack_b, b3, n, k, transpose_b, 2)
     k2 = -(-k // 2)
-    source = kernel_source(batch, m, n, k2, _cores(), out_dtype=out_dtype)
+    source = kernel_source(*(int(x) if known else None for x, known in zip((batch, m), static)),
+                           int(n), int(k2), _cores(), out_dtype=out_dtype)
     gv = bb.add_func(isa.parse(source), "avx512_bf16_matmul")
     out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, m, n], out_dtype)))
     return relax.op.reshape(out, [*lead, m, n])
