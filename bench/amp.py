@@ -12,7 +12,7 @@ engines' steps are interleaved (each repeat runs one step of each), so load from
 processes falls on all of them alike; medians of ``--steps``. Models: LeNet-5 (batch 32,
 Momentum), the character GPT and the LSTM LM of bench/seq_engines.py (AdamW-style), the
 CIFAR ResNet-20 (batch 32, Momentum). It says whether the CPU has native bf16 instructions
-(``avx512_bf16``, ``amx_bf16``) and whether our kernels use them (AMX tiles for bf16 matmuls).
+(``avx512_bf16``, ``amx_bf16``) and which our bf16 matmuls use (AMX tiles, else VDPBF16PS).
 ``accuracy`` runs an experiment file once per precision (``TRAIN_DATA_DIR`` for the data)
 and prints each task's headline figure (test accuracy; a language model's validation loss)
 and its gap to float32.
@@ -159,11 +159,13 @@ def torch_step(name: str, bf16: bool) -> Step | None:
 
 def time_steps(args: argparse.Namespace) -> None:
     from framework.backend.tvm.compiler import make_target
+    from framework.backend.tvm.lower import avx512_bf16
     from framework.backend.tvm.lower.amx_matmul import on_amx
 
     with make_target("CPU"):
-        tiles = on_amx()
-    print(f"CPU flags: {cpu_flags()}; bf16 matmuls on AMX tiles: {'yes' if tiles else 'no'}; "
+        tiles, pairs = on_amx(), avx512_bf16.available()
+    kernel = "AMX tiles" if tiles else "AVX512-BF16 dot products" if pairs else "float32 between casts"
+    print(f"CPU flags: {cpu_flags()}; bf16 matmuls on {kernel}; "
           f"threads: {args.threads} (TVM_NUM_THREADS, torch.set_num_threads)")
     if not args.no_torch:
         sys.path.append(args.torch_path)

@@ -141,13 +141,14 @@ def _padded(x: int, step: int = TILE) -> int:
 
 
 def wanted(m: int, n: int, k: int) -> bool:
-    if min(m, n, k) < MIN_DIM or not on_amx():
+    if not on_amx() or min(m, n, k) < MIN_DIM:  # (on_amx first: sizes may be symbolic)
         return False
     return _padded(m) * _padded(n) * _padded(k, K_STEP) <= MAX_PADDING * m * n * k
 
 
-def _pack_a(a: te.Tensor, m: int, k: int, transpose: bool) -> te.Tensor:
-    """``a`` (or ``a^T``) as ``(batch, m', k')``, zero-padded."""
+def _pack_a(a: te.Tensor, m: int, k: int, transpose: bool, m_step: int = TILE,
+            k_step: int = K_STEP) -> te.Tensor:
+    """``a`` (or ``a^T``) as ``(batch, m', k')``, zero-padded (to multiples of the steps)."""
     batch = a.shape[0]
 
     def at(bi, i, r):
@@ -155,11 +156,12 @@ def _pack_a(a: te.Tensor, m: int, k: int, transpose: bool) -> te.Tensor:
         value = a[bi, r, i] if transpose else a[bi, i, r]
         return tirx.if_then_else(inside, value, tirx.const(0, a.dtype))
 
-    return te.compute((batch, _padded(m), _padded(k, K_STEP)), at, name="amx_pack_a")
+    return te.compute((batch, _padded(m, m_step), _padded(k, k_step)), at, name="amx_pack_a")
 
 
-def _pack_b(b: te.Tensor, n: int, k: int, transpose: bool) -> te.Tensor:
-    """``b`` (or ``b^T``) as ``(batch, k' / 2, n', 2)``: pairs along ``k``, zero-padded."""
+def _pack_b(b: te.Tensor, n: int, k: int, transpose: bool, k_step: int = K_STEP) -> te.Tensor:
+    """``b`` (or ``b^T``) as ``(batch, k' / 2, n', 2)``: pairs along ``k``, zero-padded
+    (``n`` to 16, ``k`` to ``k_step``)."""
     batch = b.shape[0]
 
     def at(bi, r2, j, pair):
@@ -168,7 +170,7 @@ def _pack_b(b: te.Tensor, n: int, k: int, transpose: bool) -> te.Tensor:
         value = b[bi, j, r] if transpose else b[bi, r, j]
         return tirx.if_then_else(inside, value, tirx.const(0, b.dtype))
 
-    return te.compute((batch, _padded(k, K_STEP) // 2, _padded(n), 2), at, name="amx_pack_b")
+    return te.compute((batch, _padded(k, k_step) // 2, _padded(n), 2), at, name="amx_pack_b")
 
 
 def _rounded_for_this_use(bb: relax.BlockBuilder, x: relax.Expr) -> relax.Expr:

@@ -12,7 +12,7 @@ from tvm import relax, te, tirx
 
 from .....dtype import BFLOAT16_NP, is_float, is_low_float
 from .....primitive import Primitive, Spec
-from .. import amx_matmul
+from .. import amx_matmul, avx512_bf16_matmul
 from ..lower_target import on_cpu  # noqa: F401  (re-exported: the lowerings read it here)
 
 Lowering = Callable[..., Any]
@@ -151,7 +151,8 @@ def float32_compute(lower: Lowering) -> Lowering:
 def bf16_tiles(lower: Lowering) -> Lowering:
     """A (batched) matmul lowering that multiplies bfloat16 operands on AMX tiles where the
     target has them (:mod:`..amx_matmul`: bf16 products, float32 sums, the result rounded
-    to bfloat16 as the NumPy kernel's); otherwise ``float32_compute(lower)``."""
+    to bfloat16 as the NumPy kernel's), else with AVX512-BF16 pair dot products
+    (:mod:`..avx512_bf16_matmul`, the same contract); otherwise ``float32_compute(lower)``."""
     wide = float32_compute(lower)
 
     def wrapped(ctx: LowerContext, a, b):
@@ -161,10 +162,11 @@ def bf16_tiles(lower: Lowering) -> Lowering:
             tb = bool(getattr(ctx.prim, "transpose_b", False))
             m, k = sa.shape[-2:][::-1] if ta else sa.shape[-2:]
             n = sb.shape[-2] if tb else sb.shape[-1]
-            if amx_matmul.wanted(m, n, k):
+            kernel = next((km for km in (amx_matmul, avx512_bf16_matmul) if km.wanted(m, n, k)), None)
+            if kernel is not None:
                 low = np.dtype(out.dtype) == BFLOAT16_NP  # rounded in the kernel, as it stores
-                product = amx_matmul.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb,
-                                            "bfloat16" if low else "float32")
+                product = kernel.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb,
+                                        "bfloat16" if low else "float32")
                 return product if low else cast(emit(ctx.bb, product), np.float32, out.dtype)
         return wide(ctx, a, b)
 

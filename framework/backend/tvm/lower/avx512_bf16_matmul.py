@@ -1,0 +1,214 @@
+"""bfloat16 (batched) matmul on AVX512-BF16 (``VDPBF16PS``), float32 accumulation: the bf16
+GEMM of CPUs without AMX tiles (AMD Zen 4/5, Intel Cooper Lake).
+
+Without it a bf16 GEMM on such a CPU is a float32 GEMM with casts around it
+(``base.float32_compute``), slower than float32. One ``VDPBF16PS`` adds to 16 float32 sums the products of 16 bf16 pairs
+(32 multiply-adds, twice a float32 FMA's) and reads half the bytes; it is emitted through
+:mod:`.avx512_bf16`'s shim.
+
+Layout (as oneDNN's ``avx512_core_bf16`` GEMM): ``a`` row-major ``(batch, m, k)`` (``k``
+padded to even, or transposed, by :func:`.amx_matmul._pack_a` only where needed), read as
+``int32`` bf16 pairs along ``k``; ``b`` packed as pairs along ``k``, ``(batch, k / 2, n', 2)``
+with ``n`` padded to 16 (:func:`.amx_matmul._pack_b`, which for an amp weight reads the
+float32 master through its own float32->bf16 rounding, ``_rounded_for_this_use``). A
+register block of ``rows x 16 * vectors`` float32 sums (at most :data:`ACCUMULATORS` zmm)
+runs the ``k`` pairs innermost: per pair, ``vectors`` loads of ``b`` and, per row, one
+``a`` pair broadcast as an int32 to 16 lanes (~90% of the instruction's peak on a Zen 5
+core: ~440 GFLOP/s, our float32 kernel ~230). Work units, run in parallel: a column block of
+``b`` against a group of row blocks (:func:`kernel_source`). The last row block and the last
+column block may be narrower (no padding of ``m``), and a last partial vector of ``n`` is
+stored element by element (no crop of the result).
+
+Contract: :func:`wanted` says whether a product of these shapes goes to this kernel (the
+target has ``avx512bf16``; ``n`` and ``k`` large enough and not too wasteful to pad);
+:func:`matmul` returns ``(..., m, n)`` in float32, or in bfloat16 rounded to nearest even
+once, from the float32 sums, as it stores.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Sequence
+
+import numpy as np
+import tvm
+from tvm import relax
+
+from . import amx_matmul as am
+from . import avx512_bf16 as isa
+
+LANES = 16  # float32 sums per zmm register
+ACCUMULATORS = 24  # zmm sums of a register block (of 32: the rest hold b's vectors and a's pair)
+MAX_VECTORS = 4  # zmm columns of a block (64 columns)
+MAX_ROWS = 8  # rows of a block (12 rows of 2 vectors measured slower)
+MIN_DIM = 16  # n, k thinner than this stay on the float32 path
+MAX_PADDING = 1.5  # padded work / real work above which the float32 path is kept
+TASKS_PER_CORE = 4  # parallel iterations per thread at most
+GROUP_BYTES = 64 * 1024  # rows of a that a column block of b meets in turn (L2)
+
+
+def _shape(n_vectors: int) -> tuple[int, int]:
+    """Register block (rows, vectors) for ``n_vectors`` zmm columns of ``b``."""
+    vectors = min(MAX_VECTORS, n_vectors)
+    return min(MAX_ROWS, ACCUMULATORS // vectors), vectors
+
+
+def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str,
+           indent: int) -> str:
+    """TVMScript for one register block: rows ``i ..``, columns ``j ..`` (``vectors`` zmm
+    wide; the last one partial where it passes ``n``, whose offset ``j`` then is constant)."""
+    pad = " " * indent
+    # (TVM allocates it, and each let-bound vector, from its workspace pool once per
+    # parallel iteration: hence tasks of several blocks; LLVM keeps the sums in registers)
+    text = pad + f"acc = T.alloc_local(({rows * vectors * LANES},), \"float32\")\n"
+    for t in range(rows * vectors):
+        text += pad + f"acc[T.Ramp({t * LANES}, 1, {LANES})] = T.Broadcast(T.float32(0), {LANES})\n"
+    text += pad + "for r in range(k2):\n"
+    for y in range(vectors):
+        text += pad + f"    b{y} = b[bi, r, T.Ramp({j} + {y * LANES}, 1, {LANES})]\n"
+    for x in range(rows):
+        text += pad + f"    a{x} = T.Broadcast(a[{a_index}, i + {x}, r], {LANES})\n"
+        for y in range(vectors):
+            sums = f"acc[T.Ramp({(x * vectors + y) * LANES}, 1, {LANES})]"
+            text += pad + f"    {sums} = {isa.dot_call(sums, f'a{x}', f'b{y}')}\n"
+    for x in range(rows):
+        for y in range(vectors):
+            t = x * vectors + y
+            left = n - int(j) - y * LANES if j.isdigit() else LANES
+            if left >= LANES:
+                text += pad + (f"c[bi, i + {x}, T.Ramp({j} + {y * LANES}, 1, {LANES})] = "
+                               f"T.Cast(\"{out_dtype}x{LANES}\", acc[T.Ramp({t * LANES}, 1, {LANES})])\n")
+            else:  # the last columns of n
+                text += pad + f"for q in T.unroll({left}):\n"
+                text += pad + (f"    c[bi, i + {x}, {j} + {y * LANES} + q] = "
+                               f"T.Cast(\"{out_dtype}\", acc[{t * LANES} + q])\n")
+    return text
+
+
+def _columns(rows: int, vectors: int, n: int, n_pad: int, a_index: str, out_dtype: str,
+             indent: int) -> tuple[str, int]:
+    """The block of rows ``i .. i + rows`` and column block ``jb``; the number of column
+    blocks (the last one narrower, or holding the partial vector, where ``n`` asks)."""
+    full, tail = divmod(n_pad // LANES, vectors)
+    if n < n_pad and tail == 0:  # the last full block holds the partial vector
+        full, tail = full - 1, vectors
+    if not tail:
+        return _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent), full
+    last = _block(rows, tail, n, str(full * vectors * LANES), a_index, out_dtype, indent + 4)
+    if not full:
+        return _block(rows, tail, n, "0", a_index, out_dtype, indent), 1
+    pad = " " * indent
+    return (pad + f"if jb < {full}:\n"
+            + _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent + 4)
+            + pad + "else:\n" + last, full + 1)
+
+
+@functools.cache
+def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
+                  a_batched: bool = True, out_dtype: str = "float32") -> str:
+    """The kernel's TVMScript: ``a (batch | 1, m, 2 * k2)`` bf16, ``b (batch, k2, n', 2)``
+    bf16 (``n'``: ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``; ``cores``
+    threads. ``batch`` or ``m`` None: symbolic (one kernel for every size; with ``m``
+    symbolic, its last rows run one at a time).
+
+    Work units: a column block of ``b`` (``k2 x 64`` pairs, from L2) against a group of row
+    blocks of ``a`` (:data:`GROUP_BYTES` at most), the group fastest, so that a thread's
+    consecutive units share the column block. A parallel iteration (a task) runs several
+    units: TVM allocates the sums and each let-bound vector from its workspace pool once per
+    parallel iteration, a call each (LLVM keeps them in registers)."""
+    n_pad = -(-n // LANES) * LANES
+    rows, vectors = _shape(n_pad // LANES)
+    group = max(1, GROUP_BYTES // (rows * k2 * 4))
+    body, col_blocks = _columns(rows, vectors, n, n_pad, "bi" if a_batched else "0", out_dtype, 28)
+    nb, size = ("nb" if batch is None else str(batch)), ("m" if m is None else str(m))
+    if batch is None or m is None:
+        tasks = TASKS_PER_CORE * cores
+        groups = f"((({size} + {rows - 1}) // {rows} + {group - 1}) // {group})"
+        units = f"{nb} * {col_blocks} * {groups}"
+        per = f"({units} + {tasks - 1}) // {tasks}"
+    else:
+        blocks = -(-m // rows)
+        group = min(blocks, group)
+        groups = -(-blocks // group)
+        units = batch * col_blocks * groups
+        tasks = min(units, TASKS_PER_CORE * cores)
+        per = -(-units // tasks)
+    u = f"(t * ({per}) + s)"
+    symbols = "".join(f"    {v} = T.int64()\n" for v, x in (("nb", batch), ("m", m)) if x is None)
+    text = f"""
+@T.prim_func(private=True)
+def avx512_bf16_matmul(a_h: T.handle, b_h: T.handle, c_h: T.handle):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+{symbols}    a_ = T.match_buffer(a_h, ({nb if a_batched else 1}, {size}, {2 * k2}), "bfloat16")
+    b_ = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}, 2), "bfloat16")
+    c = T.match_buffer(c_h, ({nb}, {size}, {n}), "{out_dtype}")
+    a = T.decl_buffer(({nb if a_batched else 1}, {size}, {k2}), "int32", data=a_.data)
+    b = T.decl_buffer(({nb}, {k2}, {n_pad}), "int32", data=b_.data)
+{isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
+            for s in range({per}):
+                if {u} < {units}:
+                    bi = {u} // ({col_blocks} * {groups})
+                    jb = {u} // {groups} % {col_blocks}
+                    for g in range({group}):
+                        i = ({u} % {groups} * {group} + g) * {rows}
+                        if i < {size}:
+"""
+    a_index = "bi" if a_batched else "0"
+    if m is None:  # the last rows (fewer than a block), one at a time
+        one = _columns(1, vectors, n, n_pad, a_index, out_dtype, 36)[0].replace("i + 0", "i + x1")
+        text += " " * 28 + f"if i + {rows} <= m:\n"
+        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += " " * 28 + "else:\n" + " " * 32 + "for x1 in range(m - i):\n" + one
+    elif m % rows:
+        text += " " * 28 + f"if i + {rows} <= {m}:\n"
+        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += " " * 28 + "else:\n" + _columns(m % rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+    else:
+        text += body
+    return text.replace("range(k2)", f"range({k2})")
+
+
+def _cores() -> int:
+    target = tvm.target.Target.current(allow_none=True)
+    cores = target.attrs.get("num-cores") if target is not None else None
+    return int(cores) if cores else os.cpu_count() or 1
+
+
+def wanted(m: int, n: int, k: int) -> bool:
+    """Whether the target multiplies bf16 pairs (``avx512bf16``) and these sizes pay (``m``
+    may be symbolic, ``n`` and ``k`` not)."""
+    if not isa.available() or not all(isinstance(x, int | np.integer) for x in (n, k)) \
+            or min(n, k) < MIN_DIM:
+        return False
+    return am._padded(n) * am._padded(k, 2) <= MAX_PADDING * n * k
+
+
+def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequence[int],
+           b_shape: Sequence[int], transpose_a: bool, transpose_b: bool,
+           out_dtype: str = "float32") -> relax.Expr:
+    """``a @ b`` (``a^T``, ``b^T`` as asked) of bf16 ``a``, ``b`` of the same batch shape
+    (``(..., m, k)``, ``(..., k, n)`` before transposing), summed in float32 and returned
+    in ``out_dtype`` (float32, or bfloat16: the sums rounded once); ``(..., m, n)``."""
+    *lead, rows_a, cols_a = a_shape
+    *_, rows_b, cols_b = b_shape
+    m, k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
+    n = rows_b if transpose_b else cols_b
+    batch = math.prod(lead)
+    static = [isinstance(x, int | np.integer) for x in (batch, m)]
+    a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
+    if k % 2:
+        pa = bb.emit_te(am._pack_a, a3, m, k, transpose_a, 1, 2)
+    elif transpose_a:  # a plain transpose: the CPU rules' cache-blocked transpose schedules it
+        pa = bb.emit(relax.op.permute_dims(a3, [0, 2, 1]))
+    else:
+        pa = a3
+    b3 = bb.emit(relax.op.reshape(am._rounded_for_this_use(bb, b), [batch, rows_b, cols_b]))
+    pb = bb.emit_te(am._pack_b, b3, n, k, transpose_b, 2)
+    k2 = -(-k // 2)
+    source = kernel_source(*(int(x) if known else None for x, known in zip((batch, m), static)),
+                           int(n), int(k2), _cores(), out_dtype=out_dtype)
+    gv = bb.add_func(isa.parse(source), "avx512_bf16_matmul")
+    out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, m, n], out_dtype)))
+    return relax.op.reshape(out, [*lead, m, n])
