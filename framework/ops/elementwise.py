@@ -36,6 +36,15 @@ def stable_sigmoid(x: np.ndarray) -> np.ndarray:
     return (num / (1 + e)).astype(x.dtype, copy=False)
 
 
+def float16_sigmoid(x: np.ndarray) -> np.ndarray:
+    """MindSpore 2.10's float16 sigmoid on the CPU, bit for bit: ``1 / (1 + exp(-x))``, each
+    step rounded to float16 (exp rounded once); ``exp(-x)`` overflows to inf below -11.1,
+    giving 0, the limit."""
+    with np.errstate(over="ignore"):
+        e = rounded_once(np.exp, -x)
+        return np.float16(1) / (np.float16(1) + e)
+
+
 def rounded_once(fn: Any, x: np.ndarray) -> np.ndarray:
     """``fn(x)`` of a float16 ``x`` evaluated in float32 and rounded once to float16 (as
     MindSpore 2.10's CPU kernels and graph mode compute it); NumPy's own float16 loops of
@@ -341,6 +350,8 @@ class ReLU(_Unary):
 
 class Sigmoid(_Unary):
     def kernel(self, x):
+        if x.dtype == np.float16:
+            return float16_sigmoid(x)
         return stable_sigmoid(x)
 
     def bprop(self, x, *, out, dout, needs):

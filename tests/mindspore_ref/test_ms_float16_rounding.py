@@ -84,13 +84,15 @@ _OPS = {"exp": "ops.exp(x)", "log": "ops.log(ops.abs(x) + 0.5)", "tanh": "ops.ta
         "matmul": "ops.matmul(x, Tensor(W))",
         "sce": "ms.ops.operations.SoftmaxCrossEntropyWithLogits()(x, Tensor(LAB))[0]",
         "sce_grad": "ms.ops.operations.SoftmaxCrossEntropyWithLogits()(x, Tensor(LAB))[1]"}
+_OPS_EXACT = {"sigmoid": "ops.sigmoid(x)",
+              "sigmoid_grad": "ms.grad(lambda v: (ops.sigmoid(v) * Tensor(LAB * 3 - 1)).sum())(x)"}
 PROGRAMS = {name: _DATA + f"\n\ndef main():\n    x = Tensor(X)\n    return {expr}\n"
-            for name, expr in _OPS.items()}
+            for name, expr in {**_OPS, **_OPS_EXACT}.items()}
 REF = Differential(PROGRAMS)
 
 
 @needs_mindspore
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
+@pytest.mark.parametrize("name", sorted(_OPS))
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
 def test_float16_results_are_mindspores_rounded_once(name, mode):
     """Ours equals MindSpore's CPU answer on at least 98% of the entries, and is never more
@@ -102,9 +104,21 @@ def test_float16_results_are_mindspores_rounded_once(name, mode):
     assert (steps == 0).mean() >= 0.98, name
 
 
-def test_sigmoid_is_not_among_them():
-    """MindSpore's float16 sigmoid rounds after each step of ``1 / (1 + exp(-x))``; ours
-    keeps its own per-step float16 arithmetic (graph mode within a float16 step)."""
-    x = np.linspace(-8, 8, 401).astype(np.float16)
-    pynative, graph = both_modes(P.Sigmoid(), x)
-    assert np.all(_steps(pynative, graph) <= 2)
+def test_float16_sigmoid_rounds_each_step_in_both_modes():
+    """The exception: MindSpore's float16 sigmoid is ``1 / (1 + exp(-x))`` with each step
+    rounded to float16 (exp rounded once); ours in both modes, on every float16 input."""
+    with np.errstate(all="ignore"):
+        pynative, graph = both_modes(P.Sigmoid(), ALL)
+        e = _once(np.exp, -ALL)
+        want = np.float16(1) / (np.float16(1) + e)
+    np.testing.assert_array_equal(pynative, want)
+    np.testing.assert_array_equal(graph, pynative)
+
+
+@needs_mindspore
+@pytest.mark.parametrize("name", ["sigmoid", "sigmoid_grad"])
+@pytest.mark.parametrize("mode", ["pynative", "graph"])
+def test_float16_sigmoid_is_mindspores_bit_for_bit(name, mode):
+    theirs, ours = REF.mindspore("pynative", name), REF.ours(mode, name)
+    np.testing.assert_array_equal(np.asarray(ours["value"]), np.asarray(theirs["value"]))
+    assert ours["dtype"] == theirs["dtype"] == "float16"

@@ -113,7 +113,7 @@ LOWERINGS: dict[type[Primitive], Lowering] = {
     _ew.Log: elementwise.unary(relax.op.log),
     _ew.Sqrt: elementwise.unary(relax.op.sqrt),
     _ew.ReLU: elementwise.lower_relu,
-    _ew.Sigmoid: elementwise.unary(relax.op.sigmoid),
+    _ew.Sigmoid: elementwise.lower_sigmoid,
     _ew.Tanh: elementwise.lower_tanh,
     _reduce.ReduceSum: reduce.reduction(relax.op.sum),
     _reduce.ReduceMean: reduce.lower_reduce_mean,
