@@ -84,7 +84,8 @@ _OPS = {"exp": "ops.exp(x)", "log": "ops.log(ops.abs(x) + 0.5)", "tanh": "ops.ta
         "matmul": "ops.matmul(x, Tensor(W))",
         "sce": "ms.ops.operations.SoftmaxCrossEntropyWithLogits()(x, Tensor(LAB))[0]",
         "sce_grad": "ms.ops.operations.SoftmaxCrossEntropyWithLogits()(x, Tensor(LAB))[1]"}
-_OPS_EXACT = {"sigmoid": "ops.sigmoid(x)",
+_OPS_EXACT = {"sigmoid": "ops.sigmoid(x)", "gelu": "ops.gelu(x, approximate='none')",
+              "gelu_grad": "ms.grad(lambda v: (ops.gelu(v, approximate='none') * Tensor(LAB * 3 - 1)).sum())(x)",
               "sigmoid_grad": "ms.grad(lambda v: (ops.sigmoid(v) * Tensor(LAB * 3 - 1)).sum())(x)"}
 PROGRAMS = {name: _DATA + f"\n\ndef main():\n    x = Tensor(X)\n    return {expr}\n"
             for name, expr in {**_OPS, **_OPS_EXACT}.items()}
@@ -115,10 +116,39 @@ def test_float16_sigmoid_rounds_each_step_in_both_modes():
     np.testing.assert_array_equal(graph, pynative)
 
 
+def test_float16_gelu_is_mindspores_composite_in_both_modes():
+    """float16 ``gelu(x, 'none')`` is MindSpore's composite ``x * (erf(x / sqrt 2) + 1) * 0.5``
+    with each step rounded to float16 (erf rounded once); graph mode equals PyNative in
+    value and gradient."""
+    import math
+
+    from framework import grad
+    from framework.ops.activations import erf_numpy
+
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal((40, 64)) * 2).astype(np.float16)
+    dy = rng.standard_normal((40, 64)).astype(np.float16)
+    inner = erf_numpy(x / np.float16(math.sqrt(2.0))).astype(np.float16) + np.float16(1)
+    want = x * inner * np.float16(0.5)
+    pynative, graph = both_modes(lambda v: ops.gelu(v, approximate="none"), x)
+    np.testing.assert_array_equal(pynative, want)
+    np.testing.assert_array_equal(graph, pynative)
+    pynative, graph = both_modes(lambda v, d: grad(lambda u: (ops.gelu(u, approximate="none") * d).sum())(v),
+                                 x, dy)
+    assert graph.dtype == np.float16
+    np.testing.assert_array_equal(graph, pynative)
+
+
 @needs_mindspore
-@pytest.mark.parametrize("name", ["sigmoid", "sigmoid_grad"])
+@pytest.mark.parametrize("name", ["sigmoid", "sigmoid_grad", "gelu", "gelu_grad"])
 @pytest.mark.parametrize("mode", ["pynative", "graph"])
-def test_float16_sigmoid_is_mindspores_bit_for_bit(name, mode):
+def test_float16_per_step_ops_are_mindspores_bit_for_bit(name, mode):
+    """Sigmoid, GeLU('none') and their gradients: equal (GeLU's gradient: but for a few
+    entries of MindSpore's erf gradient, one step apart)."""
     theirs, ours = REF.mindspore("pynative", name), REF.ours(mode, name)
-    np.testing.assert_array_equal(np.asarray(ours["value"]), np.asarray(theirs["value"]))
     assert ours["dtype"] == theirs["dtype"] == "float16"
+    steps = _steps(ours["value"], theirs["value"])
+    if name == "gelu_grad":
+        assert steps.max() <= 1 and (steps != 0).mean() < 1e-3
+    else:
+        np.testing.assert_array_equal(np.asarray(ours["value"]), np.asarray(theirs["value"]))
