@@ -28,8 +28,11 @@ def _is_conversion(func: tirx.PrimFunc) -> bool:
     """The PrimFunc converts its one input elementwise into its one output, nothing else."""
     if len(func.params) != 2:
         return False
-    sch = Schedule(func)
-    stores = [sch.get(block).body for block in ta.blocks(sch)]
+    try:
+        sch = Schedule(func)
+        stores = [sch.get(block).body for block in ta.blocks(sch)]
+    except Exception:  # no root block (an extern call: sort, topk): not a conversion
+        return False
     if len(stores) != 1 or not isinstance(stores[0], tirx.BufferStore):
         return False
     store = stores[0]
@@ -48,7 +51,7 @@ class _Sharer(relax.PyExprMutator):
         super().__init__(mod)
         self.conversions = {gv.name_hint for gv, f in mod.functions.items()
                             if isinstance(f, tirx.PrimFunc) and _is_conversion(f)}
-        self.seen: dict = {}
+        self.seen: dict | None = None  # inside a dataflow block: its conversions so far
 
     def visit_dataflow_block_(self, block: relax.DataflowBlock) -> relax.DataflowBlock:
         outer, self.seen = self.seen, {}
@@ -59,7 +62,7 @@ class _Sharer(relax.PyExprMutator):
 
     def visit_var_binding_(self, binding: relax.VarBinding) -> None:
         value = binding.value
-        if (isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op)
+        if (self.seen is not None and isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op)
                 and value.op.name == "relax.call_tir"
                 and value.args[0].name_hint in self.conversions
                 and isinstance(value.args[1], relax.Tuple) and len(value.args[1].fields) == 1):
