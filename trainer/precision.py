@@ -7,12 +7,12 @@
   PyNative computes bf16/fp16 in float32 on NumPy, with casts around each kernel. Graph
   mode computes fp16 in float32 in registers and stores float16: on a CPU without native
   float16 conversion (F16C, AVX512-FP16) every conversion is a library call and fp16 is
-  slower; with it, elementwise kernels move half the bytes, but no CPU of ours multiplies
-  float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls and
-  convolutions run in float32 on converted operands, and fp16 is no faster than fp32 and
-  can be slower (bench/amp.py time: LeNet 1.08x, the GPT 1.27x fp32's step, its
-  multi-operation kernels rounding after each operation as PyNative does; bf16 is the one
-  to use). On a CPU
+  slower; with it, elementwise kernels move half the bytes (each operation computed in
+  float32 registers and rounded as PyNative and MindSpore round it), but no CPU of ours
+  multiplies float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls
+  and convolutions run in float32 on operands converted in passes of their own: fp16 is no
+  faster than fp32 where matmuls dominate (bench/amp.py time on a Zen 5 core with F16C: the
+  character GPT 1.15x fp32's step, LeNet 0.9x; bf16 on AMX tiles is the one to use). On a CPU
   without AMX-BF16 tiles (which our bf16 matmuls and convolutions use) bf16 is correct but
   no faster. The CPU is the compiler's target (its LLVM CPU and features):
   ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
@@ -105,7 +105,8 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
             "bf16 is no faster on this CPU either"
         return [f"precision fp16: the kernels are built for {cpu}, which converts float16 natively but "
                 "has no float16 matrix units our kernels use: matmuls and convolutions compute in "
-                f"float32, so fp16 will not be faster than fp32 and can be slower; {faster}"]
+                "float32 on converted operands, so fp16 is no faster than fp32 where they dominate "
+                f"(a transformer's step ~1.15x fp32's; a small CNN's ~0.9x); {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
         return [f"precision bf16: the kernels are built for {cpu}, which has no AMX-BF16 tiles (our bf16 "
                 "matmuls and convolutions use them): training is correct but will not be faster than fp32"]

@@ -36,6 +36,24 @@ def stable_sigmoid(x: np.ndarray) -> np.ndarray:
     return (num / (1 + e)).astype(x.dtype, copy=False)
 
 
+def float16_sigmoid(x: np.ndarray) -> np.ndarray:
+    """MindSpore 2.10's float16 sigmoid on the CPU, bit for bit: ``1 / (1 + exp(-x))``, each
+    step rounded to float16 (exp rounded once); ``exp(-x)`` overflows to inf below -11.1,
+    giving 0, the limit."""
+    with np.errstate(over="ignore"):
+        e = rounded_once(np.exp, -x)
+        return np.float16(1) / (np.float16(1) + e)
+
+
+def rounded_once(fn: Any, x: np.ndarray) -> np.ndarray:
+    """``fn(x)`` of a float16 ``x`` evaluated in float32 and rounded once to float16 (as
+    MindSpore 2.10's CPU kernels and graph mode compute it); NumPy's own float16 loops of
+    exp, sin and cos miss the correct rounding of a few inputs (exp(0.0246): 1.025, not 1.024)."""
+    if x.dtype != np.float16:
+        return fn(x)
+    return fn(x.astype(np.float32)).astype(np.float16)
+
+
 class _Binary(Primitive, abstract=True):
     """Broadcasting binary op; ``fn`` is the NumPy ufunc."""
 
@@ -289,7 +307,7 @@ class Abs(Primitive):
 
 class Exp(_Unary):
     def kernel(self, x):
-        return np.exp(x)
+        return rounded_once(np.exp, x)
 
     @holomorphic
     def bprop(self, x, *, out, dout, needs):
@@ -298,7 +316,7 @@ class Exp(_Unary):
 
 class Log(_Unary):
     def kernel(self, x):
-        return np.log(x)
+        return np.log(x)  # float16: NumPy's loop rounds log's float32 value once, as graph mode
 
     @holomorphic
     def bprop(self, x, *, out, dout, needs):
@@ -332,6 +350,8 @@ class ReLU(_Unary):
 
 class Sigmoid(_Unary):
     def kernel(self, x):
+        if x.dtype == np.float16:
+            return float16_sigmoid(x)
         return stable_sigmoid(x)
 
     def bprop(self, x, *, out, dout, needs):
@@ -348,7 +368,7 @@ class Tanh(_Unary):
 
 class Cos(_Unary):
     def kernel(self, x):
-        return np.cos(x)
+        return rounded_once(np.cos, x)
 
     def bprop(self, x, *, out, dout, needs):
         return (neg(mul(dout, sin(x))),)
@@ -356,7 +376,7 @@ class Cos(_Unary):
 
 class Sin(_Unary):
     def kernel(self, x):
-        return np.sin(x)
+        return rounded_once(np.sin, x)
 
     def bprop(self, x, *, out, dout, needs):
         return (mul(dout, cos(x)),)

@@ -133,3 +133,38 @@ def test_max_pool_and_its_gradient_in_float16_are_numpys():
     is_max = windows == want[:, :, :, None, :, None]
     expect = np.where(is_max, g[:, :, :, None, :, None], np.float16(0)).reshape(x.shape)
     np.testing.assert_array_equal(dx, expect)
+
+
+def _conversion_calls(mod: tvm.IRModule) -> list[str]:
+    """The names of the called PrimFuncs that only convert their input (schedule/shared_casts.py)."""
+    from tvm import relax
+
+    from framework.backend.tvm.schedule.shared_casts import _is_conversion
+
+    names = {gv.name_hint for gv, f in mod.functions.items()
+             if isinstance(f, tvm.tirx.PrimFunc) and _is_conversion(f)}
+    calls = []
+
+    def visit(expr):
+        if isinstance(expr, relax.Call) and isinstance(expr.op, tvm.ir.Op) \
+                and expr.op.name == "relax.call_tir" and expr.args[0].name_hint in names:
+            calls.append(expr.args[0].name_hint)
+
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, visit)
+    return calls
+
+
+def two_products(x, w, v):
+    """``x`` read by two matmuls: each converts its float16 operands to float32."""
+    return ops.matmul(x, w) + ops.matmul(x, v)
+
+
+def test_a_value_read_by_two_matmuls_is_converted_once_and_agrees():
+    rng = np.random.default_rng(5)
+    x, w, v = (rng.uniform(-2, 2, s).astype(np.float16) for s in ((64, 48), (48, 32), (48, 32)))
+    calls = _conversion_calls(_scheduled(two_products, x, w, v))
+    assert len(calls) == 3, calls  # x once (not twice), w and v
+    got = _graph(two_products, x, w, v)
+    np.testing.assert_array_equal(got, two_products(Tensor(x), Tensor(w), Tensor(v)).asnumpy())

@@ -21,7 +21,7 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, cuda_graph, flash_attention, tensor_cores, vector_math
+from . import cpu_rules, cuda_graph, flash_attention, shared_casts, tensor_cores, vector_math
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -58,6 +58,8 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
         at = next(i for i, p in enumerate(passes) if p.info.name == "FuseOps")
         before, after = provenance.passes()
         passes = passes[:at] + [before, passes[at], after] + passes[at + 1:]
+    if target.kind.name == "llvm":
+        passes.append(shared_casts.share_conversions)  # one float32 copy per value and block
     with target:
         mod = tvm.transform.Sequential(passes)(mod)
     if target.kind.name != "llvm":

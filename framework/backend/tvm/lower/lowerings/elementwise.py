@@ -8,7 +8,7 @@ import numpy as np
 from tvm import relax, te, tirx, topi
 
 from .....ops.int_edges import indefinite
-from .base import LowerContext, Lowering, cast, cast_emit, emit
+from .base import LowerContext, Lowering, cast, cast_emit, emit, on_cpu
 
 
 def binary(op: Callable[..., relax.Expr], float_only: bool = False) -> Lowering:
@@ -68,6 +68,20 @@ def lower_tanh(ctx: LowerContext, x):
     if ctx.in_specs[0].dtype != np.float32:
         return relax.op.tanh(x)
     return ctx.bb.call_te(topi.fast_tanh, x)
+
+
+def lower_sigmoid(ctx: LowerContext, x):
+    """float16 on the CPU: MindSpore's (and the kernel's) ``1 / (1 + exp(-x))`` with each step
+    computed in float32 and rounded to float16, fused in one kernel; else TVM's sigmoid."""
+    if ctx.in_specs[0].dtype != np.float16 or not on_cpu():
+        return relax.op.sigmoid(x)
+
+    def rounded(v):
+        return relax.op.astype(relax.op.astype(v, "float16"), "float32")
+
+    one = relax.const(1.0, "float32")
+    e = rounded(relax.op.exp(relax.op.negative(relax.op.astype(x, "float32"))))
+    return relax.op.astype(relax.op.divide(one, rounded(relax.op.add(one, e))), "float16")
 
 
 def lower_select(ctx: LowerContext, cond, x, y):
