@@ -1,0 +1,285 @@
+"""bfloat16 convolutions on AVX512-BF16 (``VDPBF16PS``, float32 sums) for CPUs that have the
+instruction and no AMX tiles (AMD Zen 4/5): forward, input gradient, weight gradient.
+
+Direct convolutions, no gathered ("im2col") operand. A zmm holds 16 output channels of one
+output pixel; each ``VDPBF16PS`` adds to it the products of one pair of reduction channels:
+the pair's two bf16 values at the input pixel (one uint32, broadcast) times the weights of
+the 16 channels for that pair (16 uint32 pairs, one vector load). A register block of
+output pixels x output-channel zmms (:func:`blocking`, at most :data:`MAX_ACC`) stays in
+registers over the loops of input-channel pairs and kernel taps:
+
+- forward: ``y (n, ho, wo, o) += x_pairs (n, c/2, phases, h', w') . w_pairs (taps, c/2, o)``
+  reading the zero-padded input in channel pairs as :mod:`.amx_direct_conv` builds it
+  (``_padded``: a strided convolution reads the stride's phases, each tap one phase at an
+  offset); the product is channels-last and goes to NCHW with the cast back to bf16;
+- input gradient: stride 1 is the forward convolution of ``dy`` with the flipped,
+  transposed weights; strided, one output phase of ``dx`` at a time with its own taps
+  (:func:`.amx_direct_conv._phase_taps`), the phases interleaved after (sizes that do not
+  divide by the stride: computed up to the next multiple and cropped);
+- weight gradient: ``dw (taps, c, o) = sum over n, p, q of x[c, p+i, q+j] dy[o, p, q]``,
+  the reduction along output columns in pairs: ``x`` padded as pairs of columns a stride
+  apart (``(n, c, rows, cols)`` uint32), ``dy`` as ``(n, ho, wo/2, o)`` pairs; one job per
+  tap and block of channels.
+
+Output channels (input channels for the input gradient) must be multiples of 16 and the
+reduction channels even; elsewhere the functions return None and the caller keeps float32.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from tvm import relax, te, tirx
+
+from . import amx_direct_conv as adc
+from . import avx512_bf16
+
+MAX_ACC = 24  # zmm accumulators of a register block (of 32; the rest hold operands)
+
+
+def _divisor(x: int, cap: int) -> int:
+    """The largest divisor of ``x`` not above ``cap`` (at least 1)."""
+    return max(d for d in range(1, max(1, min(x, cap)) + 1) if x % d == 0)
+
+
+def blocking(m: int, ho: int, wo: int) -> tuple[int, int, int]:
+    """A forward register block: (zmms of 16 output channels, output rows, output columns)."""
+    ov = _divisor(m // 16, 2)
+    pq = _divisor(wo, MAX_ACC // ov)
+    pr = _divisor(ho, MAX_ACC // (ov * pq))
+    return ov, pr, pq
+
+
+def _lanes(base: str, v: int) -> str:
+    return f"T.Ramp({base} + {16 * v}, 1, 16)"
+
+
+def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
+            phases: tuple[tuple[str, adc.Taps], ...], out_dims: tuple[int, ...], in_phases: int = 1) -> str:
+    """``y (n, *out_dims, m) float32`` from ``x (n, k/2, in_phases, h', w')`` channel pairs and
+    ``w (taps, k/2, m)`` weight pairs (uint32): per output phase (its index into ``y`` after
+    ``n``, e.g. ``"1, 0, "``, and its taps as (weight index, input phase, row, column
+    offset)) the last two of ``out_dims`` are its rows and columns; a phase without taps is
+    zeros."""
+    (hp, wp), (ho, wo) = x_hw, out_dims[-2:]
+    ov, pr, pq = blocking(m, ho, wo)
+    shape = ", ".join(str(d) for d in out_dims)
+    loop = "parallel" if n * (ho // pr) > 1 else "serial"
+    text = f"""
+@T.prim_func(private=True)
+def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
+           w: T.Buffer(({taps}, {k // 2}, {m}), "uint32"),
+           y: T.Buffer(({n}, {shape}, {m}), "float32")):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+{avx512_bf16.import_attr(4)}        for job in T.{loop}({n * (ho // pr)}):
+            b = job // {ho // pr}
+            p = job % {ho // pr} * {pr}
+            acc = T.alloc_local(({ov * pr * pq * 16},), "float32")
+"""
+    accs = [(r, q, v, f"acc[T.Ramp({((r * pq + q) * ov + v) * 16}, 1, 16)]")
+            for r in range(pr) for q in range(pq) for v in range(ov)]
+    for phase, phase_taps in phases:
+        text += f"            for ob, qb in T.grid({m // (16 * ov)}, {wo // pq}):\n"
+        text += "".join(f"                {a} = T.Broadcast(T.float32(0), 16)\n" for *_, a in accs)
+        if phase_taps:
+            text += f"                for c2 in range({k // 2}):\n"
+        for t, ph, di, dj in phase_taps:
+            for r, q, v, a in accs:
+                pixel = f"T.Broadcast(x[b, c2, {ph}, p + {r + di}, qb * {pq} + {q + dj}], 16)"
+                weights = f"w[{t}, c2, {_lanes(f'ob * {16 * ov}', v)}]"
+                text += f"                    {a} = {avx512_bf16.dot_call(a, pixel, weights)}\n"
+        for r, q, v, a in accs:
+            text += f"                y[b, {phase}p + {r}, qb * {pq} + {q}, {_lanes(f'ob * {16 * ov}', v)}] = {a}\n"
+    return text
+
+
+@functools.cache
+def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
+                   stride: tuple[int, int] = (1, 1)) -> str:
+    """``y (n, ho, wo, o) float32`` from ``x`` in channel pairs split into the stride's phases
+    (``amx_direct_conv._padded``) and ``w (kh*kw, c/2, o)`` pairs: tap ``(i, j)`` reads phase
+    ``(i mod sh, j mod sw)`` at offset ``(i // sh, j // sw)``."""
+    sh, sw = stride
+    taps = tuple((i * kw + j, i % sh * sw + j % sw, i // sh, j // sw) for i in range(kh) for j in range(kw))
+    return _source("bf16_direct_conv", n, c, o, adc._phase_hw(ho, wo, kh, kw, stride), kh * kw,
+                   (("", taps),), (ho, wo), sh * sw)
+
+
+@functools.cache
+def input_grad_phases_source(n: int, o: int, c: int, dy_hw: tuple[int, int], dx_hw: tuple[int, int],
+                             stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int]) -> str:
+    """``dx (n, sh, sw, h/sh, w/sw, c) float32`` (phase ``a, b`` at ``[:, a, b]``) from ``dy``
+    padded by ``amx_direct_conv.phase_padding`` in channel pairs and ``w (kh*kw, o/2, c)``."""
+    top, bottom, left, right = adc.phase_padding(stride, pads, kernel, dy_hw, dx_hw)
+    shifted = tuple((f"{a}, {b}, ", tuple((t, 0, du + top, dv + left) for t, du, dv in taps))
+                    for (a, b), taps in adc._phase_taps(stride, pads, kernel))
+    x_hw = (dy_hw[0] + top + bottom, dy_hw[1] + left + right)
+    out_dims = (stride[0], stride[1], dx_hw[0] // stride[0], dx_hw[1] // stride[1])
+    return _source("bf16_direct_input_grad", n, o, c, x_hw, kernel[0] * kernel[1], shifted, out_dims)
+
+
+def column_pairs_hw(ho: int, wo: int, kh: int, kw: int, stride: tuple[int, int]) -> tuple[int, int]:
+    """Rows and columns of :func:`_column_pairs` that the weight gradient reads."""
+    return (ho - 1) * stride[0] + kh, 2 * (-(-wo // 2) - 1) * stride[1] + kw
+
+
+def filter_blocking(c: int, o: int) -> tuple[int, int]:
+    """A weight-gradient register block: (input channels, zmms of 16 output channels)."""
+    ov = _divisor(o // 16, 2)
+    return _divisor(c, MAX_ACC // ov), ov
+
+
+@functools.cache
+def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
+                       stride: tuple[int, int] = (1, 1)) -> str:
+    """``dw (kh*kw, c, o) float32`` from ``x`` as pairs of columns (:func:`_column_pairs`) and ``dy (n, ho, ceil(wo/2), o)`` pixel pairs (:func:`_dy_pairs`)."""
+    (sh, sw), q2 = stride, -(-wo // 2)
+    rows, cols = column_pairs_hw(ho, wo, kh, kw, stride)
+    cb, ov = filter_blocking(c, o)
+    per_tap = (c // cb) * (o // (16 * ov))
+    text = f"""
+@T.prim_func(private=True)
+def bf16_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {rows}, {cols}), "uint32"),
+                                 dy: T.Buffer(({n}, {ho}, {q2}, {o}), "uint32"),
+                                 dw: T.Buffer(({kh * kw}, {c}, {o}), "float32")):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+{avx512_bf16.import_attr(4)}        for job in T.parallel({kh * kw * per_tap}):
+            t = job // {per_tap}
+            c0 = job // {o // (16 * ov)} % {c // cb} * {cb}
+            o0 = job % {o // (16 * ov)} * {16 * ov}
+            acc = T.alloc_local(({cb * ov * 16},), "float32")
+"""
+    accs = [(r, v, f"acc[T.Ramp({(r * ov + v) * 16}, 1, 16)]") for r in range(cb) for v in range(ov)]
+    text += "".join(f"            {a} = T.Broadcast(T.float32(0), 16)\n" for *_, a in accs)
+    text += f"            for b, p, q in T.grid({n}, {ho}, {q2}):\n"
+    for r, v, a in accs:
+        pixels = f"T.Broadcast(x[b, c0 + {r}, p * {sh} + t // {kw}, q * {2 * sw} + t % {kw}], 16)"
+        grads = f"dy[b, p, q, {_lanes('o0', v)}]"
+        text += f"                {a} = {avx512_bf16.dot_call(a, pixels, grads)}\n"
+    text += "".join(f"            dw[t, c0 + {r}, {_lanes('o0', v)}] = {a}\n" for r, v, a in accs)
+    return text
+
+
+def _pair(lo: tirx.PrimExpr, hi: tirx.PrimExpr) -> tirx.PrimExpr:
+    """Two bf16 values as one uint32 (low half: ``lo``), a ``VDPBF16PS`` lane."""
+    return adc.bf16_bits(lo) | (adc.bf16_bits(hi) << tirx.const(16, "uint32"))
+
+
+def _weight_pairs(w: te.Tensor, flipped: bool, transposed: bool = False) -> te.Tensor:
+    """``w (o, c, kh, kw)`` per tap as ``amx_direct_conv._taps`` orders it, ``(taps, m, k)``,
+    in pairs along ``k``: ``(taps, k/2, m)`` uint32."""
+    taps = adc._taps(w, flipped, transposed)
+    count, m, k = (int(d) for d in taps.shape)
+    return te.compute((count, k // 2, m), lambda t, k2, j: _pair(taps[t, j, 2 * k2], taps[t, j, 2 * k2 + 1]),
+                      name="bf16_weight_pairs")
+
+
+def _dy_pairs(dy: te.Tensor) -> te.Tensor:
+    """``dy (n, o, ho, wo)`` as ``(n, ho, ceil(wo/2), o)`` pairs of columns (an odd width's
+    last pair: a zero above)."""
+    batch, outs, ho, wo = (int(d) for d in dy.shape)
+    zero = tirx.const(0, dy.dtype)
+
+    def pair(n, p, q2, o):
+        hi = tirx.if_then_else(2 * q2 + 1 < wo, dy[n, o, p, tirx.min(2 * q2 + 1, wo - 1)], zero)
+        return _pair(dy[n, o, p, 2 * q2], hi)
+
+    return te.compute((batch, ho, -(-wo // 2), outs), pair, name="bf16_dy_pairs")
+
+
+def _column_pairs(x: te.Tensor, top_left: tuple[int, int], rows: int, cols: int, stride: int) -> te.Tensor:
+    """``x (n, c, h, w)`` zero-padded (``rows`` x ``cols``, origin at ``top_left``) as pairs of
+    padded columns ``(q, q + stride)``: ``(n, c, rows, cols)`` uint32. The weight gradient's
+    tap column ``j`` reads the pair at ``2 q2 stride + j`` next to output columns ``2 q2,
+    2 q2 + 1``: one copy for all taps, contiguous along the columns."""
+    batch, channels, height, width = (int(d) for d in x.shape)
+    pt, pl = top_left
+    zero = tirx.const(0, x.dtype)
+
+    def value(n, c, r, q):
+        row, col = r - pt, q - pl
+        return tirx.if_then_else(tirx.all(row >= 0, row < height, col >= 0, col < width), x[n, c, row, col], zero)
+
+    return te.compute((batch, channels, rows, cols),
+                      lambda n, c, r, q: _pair(value(n, c, r, q), value(n, c, r, q + stride)),
+                      name="bf16_column_pairs")
+
+
+def applies(reduce: int, lanes: int, pads: Sequence[int], kernel: tuple[int, int]) -> bool:
+    """Lanes (output channels) a multiple of 16, reduction channels even, no crop (negative
+    padding)."""
+    return reduce % 2 == 0 and lanes % 16 == 0 and min(pads) >= 0 and min(kernel) >= 1
+
+
+def _add(bb: relax.BlockBuilder, source: str, name: str) -> relax.GlobalVar:
+    return bb.add_func(avx512_bf16.parse(source), name)
+
+
+def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
+           w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int],
+           flipped: bool = False) -> relax.Expr | None:
+    """float32 NCHW ``conv2d(x, w)`` (``flipped``: with the stride-1 input gradient's weights);
+    ``pads`` is (top, bottom, left, right); None where it does not apply."""
+    batch, channels, height, width = (int(d) for d in x_shape)
+    outs, kh, kw = int(w_shape[1] if flipped else w_shape[0]), int(w_shape[2]), int(w_shape[3])
+    sh, sw = (int(s) for s in stride)
+    ho = (height + pads[0] + pads[1] - kh) // sh + 1
+    wo = (width + pads[2] + pads[3] - kw) // sw + 1
+    if not applies(channels, outs, pads, (kh, kw)) or ho < 1 or wo < 1:
+        return None
+    xp = bb.emit_te(adc._padded, x, (pads[0], pads[2]), adc._phase_hw(ho, wo, kh, kw, (sh, sw)), True, (sh, sw))
+    wp = bb.emit_te(_weight_pairs, w, flipped)
+    gv = _add(bb, forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv")
+    y = bb.emit(relax.call_tir(gv, [xp, wp], relax.TensorType([batch, ho, wo, outs], "float32")))
+    return relax.op.permute_dims(y, [0, 3, 1, 2])
+
+
+def input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
+               w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
+    """float32 gradient of ``conv2d`` for its input ``x_shape``; None where it does not apply."""
+    kh, kw = int(w_shape[2]), int(w_shape[3])
+    if tuple(int(s) for s in stride) != (1, 1):
+        return _strided_input_grad(bb, dy, w, x_shape, w_shape, tuple(int(s) for s in stride), pads)
+    flipped_pads = (kh - 1 - pads[0], kh - 1 - pads[1], kw - 1 - pads[2], kw - 1 - pads[3])
+    dy_shape = [int(d) for d in dy.ty.shape.values]
+    return conv2d(bb, dy, w, dy_shape, w_shape, (1, 1), flipped_pads, flipped=True)
+
+
+def _strided_input_grad(bb, dy, w, x_shape, w_shape, stride, pads):
+    batch, channels, height, width = (int(d) for d in x_shape)
+    outs, kh, kw = int(w_shape[0]), int(w_shape[2]), int(w_shape[3])
+    (sh, sw), dy_hw = stride, tuple(int(d) for d in dy.ty.shape.values[2:])
+    if not applies(outs, channels, pads, (kh, kw)):
+        return None
+    full = (-(-height // sh) * sh, -(-width // sw) * sw)  # whole phases; cropped after
+    geometry = (stride, (int(pads[0]), int(pads[2])), (kh, kw))
+    top, bottom, left, right = adc.phase_padding(*geometry, dy_hw, full)
+    dyp = bb.emit_te(adc._padded, dy, (top, left), (dy_hw[0] + top + bottom, dy_hw[1] + left + right), True)
+    wp = bb.emit_te(_weight_pairs, w, False, True)
+    gv = _add(bb, input_grad_phases_source(batch, outs, channels, dy_hw, full, *geometry), "bf16_direct_input_grad")
+    phases = bb.emit(relax.call_tir(gv, [dyp, wp], relax.TensorType(
+        [batch, sh, sw, full[0] // sh, full[1] // sw, channels], "float32")))
+    rows = bb.emit(relax.op.permute_dims(phases, [0, 5, 3, 1, 4, 2]))  # n c u a v b
+    out = relax.op.reshape(rows, [batch, channels, *full])
+    if full == (height, width):
+        return out
+    return relax.op.strided_slice(bb.emit(out), axes=[2, 3], begin=[0, 0], end=[height, width])
+
+
+def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: Sequence[int],
+                w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
+    """float32 gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``; None where it does
+    not apply."""
+    batch, channels = int(x_shape[0]), int(x_shape[1])
+    outs, kh, kw = (int(d) for d in (w_shape[0], w_shape[2], w_shape[3]))
+    ho, wo = (int(d) for d in dy.ty.shape.values[2:])
+    if outs % 16 or min(pads) < 0:
+        return None
+    sh, sw = (int(s) for s in stride)
+    xq = bb.emit_te(_column_pairs, x, (pads[0], pads[2]), *column_pairs_hw(ho, wo, kh, kw, (sh, sw)), sw)
+    dyp = bb.emit_te(_dy_pairs, dy)
+    gv = _add(bb, filter_grad_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv_filter_grad")
+    out = bb.emit(relax.call_tir(gv, [xq, dyp], relax.TensorType([kh * kw, channels, outs], "float32")))
+    out = bb.emit(relax.op.reshape(out, [kh, kw, channels, outs]))
+    return relax.op.permute_dims(out, [3, 2, 0, 1])

@@ -1,0 +1,195 @@
+"""bf16 convolutions on AVX512-BF16 without AMX (``lower/avx512_bf16_conv.py``): the three
+kernels (forward, input gradient, weight gradient) against NumPy's float64 convolution of
+the same bf16 values, the ``vdpbf16ps`` in their assembly (compiled for a +avx512bf16
+target on any x86 machine; run only where this CPU has the instruction), and graph mode's
+use of them against its float32 path."""
+
+from __future__ import annotations
+
+import platform
+
+import ml_dtypes
+import numpy as np
+import pytest
+import tvm
+
+from framework.backend.tvm.lower import amx_direct_conv as adc
+from framework.backend.tvm.lower import avx512_bf16
+from framework.backend.tvm.lower import avx512_bf16_conv as bc
+from framework.backend.tvm.runtime.amx import cpu_flags
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+TARGET = tvm.target.Target({"kind": "llvm", "mtriple": "x86_64-unknown-linux-gnu", "mcpu": "znver4",
+                            "mattr": ["+avx512bf16"], "num-cores": 2})
+pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86 instructions")
+runs_here = pytest.mark.skipif("avx512_bf16" not in cpu_flags(), reason="this CPU has no avx512_bf16")
+
+
+def _bf16(rng, shape):
+    return rng.standard_normal(shape).astype(BF16)
+
+
+def _build(source: str):
+    func = avx512_bf16.parse(source)
+    lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target=TARGET)
+    asm = lib.inspect_source("asm") if hasattr(lib, "inspect_source") else lib.mod.inspect_source("asm")
+    return lib["main"], asm
+
+
+def _run(kernel, args, out_shape):
+    out = tvm.runtime.empty(out_shape, "float32", tvm.cpu())
+    kernel(*[tvm.runtime.tensor(np.ascontiguousarray(a)) for a in args], out)
+    return out.numpy()
+
+
+def _channel_pairs(x):
+    """(n, c, h, w) bf16 -> (n, c/2, 1, h, w) uint32, the even channel in the low half."""
+    n, c, h, w = x.shape
+    pairs = np.ascontiguousarray(x.reshape(n, c // 2, 2, h, w).transpose(0, 1, 3, 4, 2))
+    return pairs.view(np.uint32).reshape(n, c // 2, 1, h, w)
+
+
+def _weight_pairs(taps):
+    """(t, m, k) bf16 -> (t, k/2, m) uint32."""
+    t, m, k = taps.shape
+    pairs = np.ascontiguousarray(taps.reshape(t, m, k // 2, 2).transpose(0, 2, 1, 3))
+    return pairs.view(np.uint32).reshape(t, k // 2, m)
+
+
+def _conv64(x, w, stride, pads):
+    """float64 NCHW convolution by its definition."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads[:2], pads[2:]))
+    w = w.astype(np.float64)
+    kh, kw = w.shape[2:]
+    ho, wo = (x.shape[2] - kh) // stride + 1, (x.shape[3] - kw) // stride + 1
+    return sum(np.einsum("nchw,oc->nohw", x[:, :, i:i + stride * ho:stride, j:j + stride * wo:stride],
+                         w[:, :, i, j]) for i in range(kh) for j in range(kw))
+
+
+def _input_grad64(dy, w, x_hw, stride, pads):
+    kh, kw = w.shape[2:]
+    n, o, ho, wo = dy.shape
+    full = np.zeros((n, w.shape[1], x_hw[0] + pads[0] + pads[1] + stride, x_hw[1] + pads[2] + pads[3] + stride))
+    for i in range(kh):
+        for j in range(kw):
+            full[:, :, i:i + stride * ho:stride, j:j + stride * wo:stride] += np.einsum(
+                "nopq,oc->ncpq", dy.astype(np.float64), w[:, :, i, j].astype(np.float64))
+    return full[:, :, pads[0]:pads[0] + x_hw[0], pads[2]:pads[2] + x_hw[1]]
+
+
+def _filter_grad64(x, dy, kernel, stride, pads):
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), pads[:2], pads[2:]))
+    ho, wo = dy.shape[2:]
+    return np.stack([np.stack([np.einsum("nchw,nohw->oc", x[:, :, i:i + stride * ho:stride, j:j + stride * wo:stride],
+                                         dy.astype(np.float64)) for j in range(kernel[1])], -1)
+                     for i in range(kernel[0])], -2)
+
+
+def _close(got, want):
+    # exact bf16 products, float32 sums in another order than float64's
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+FORWARD = [  # (x shape, o, k, stride, pads)
+    ((2, 16, 5, 32), 16, 3, 1, (1, 1, 1, 1)),
+    ((2, 32, 7, 9), 32, 3, 1, (1, 1, 1, 1)),  # odd sizes
+    ((2, 64, 8, 8), 64, 3, 1, (1, 1, 1, 1)),
+    ((2, 16, 9, 11), 32, 3, 2, (1, 1, 1, 1)),  # strided, odd sizes
+    ((2, 32, 8, 16), 64, 1, 2, (0, 0, 0, 0)),  # a projection shortcut
+    ((1, 16, 6, 6), 48, 3, 1, (0, 1, 2, 0)),
+]
+
+
+@pytest.mark.parametrize("xs,o,k,stride,pads", FORWARD)
+def test_forward_kernel_is_vdpbf16ps_and_matches_numpy(xs, o, k, stride, pads):
+    n, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    kernel, asm = _build(bc.forward_source(n, c, o, ho, wo, k, k, (stride, stride)))
+    assert "vdpbf16ps" in asm and "tdpbf16ps" not in asm
+    if "avx512_bf16" not in cpu_flags():
+        pytest.skip("this CPU has no avx512_bf16")
+    rng = np.random.default_rng(0)
+    x, wt = _bf16(rng, xs), _bf16(rng, (o, c, k, k))
+    hw = adc._phase_hw(ho, wo, k, k, (stride, stride))
+    xp = np.zeros((n, c, hw[0] * stride, hw[1] * stride), BF16)
+    padded = np.pad(x, ((0, 0), (0, 0), pads[:2], pads[2:]))[:, :, :hw[0] * stride, :hw[1] * stride]
+    xp[:, :, :padded.shape[2], :padded.shape[3]] = padded
+    phases = xp.reshape(n, c, hw[0], stride, hw[1], stride).transpose(0, 1, 3, 5, 2, 4)
+    phases = np.ascontiguousarray(phases).reshape(n, c // 2, 2, stride * stride, *hw).transpose(0, 1, 3, 4, 5, 2)
+    pairs = np.ascontiguousarray(phases).view(np.uint32).reshape(n, c // 2, stride * stride, *hw)
+    taps = wt.transpose(2, 3, 0, 1).reshape(k * k, o, c)
+    got = _run(kernel, [pairs, _weight_pairs(taps)], (n, ho, wo, o))
+    _close(got.transpose(0, 3, 1, 2), _conv64(x, wt, stride, pads))
+
+
+INPUT_GRAD = [  # (x shape, o, k, stride, pads)
+    ((2, 16, 4, 32), 16, 3, 1, (1, 1, 1, 1)),
+    ((2, 32, 7, 5), 16, 3, 1, (1, 1, 1, 1)),
+    ((2, 16, 8, 16), 32, 3, 2, (1, 1, 1, 1)),  # a stage's first convolution
+    ((2, 32, 6, 10), 64, 3, 2, (0, 1, 0, 1)),
+    ((2, 64, 8, 8), 32, 1, 2, (0, 0, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("xs,o,k,stride,pads", INPUT_GRAD)
+def test_input_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
+    n, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    rng = np.random.default_rng(1)
+    dy, wt = _bf16(rng, (n, o, ho, wo)), _bf16(rng, (o, c, k, k))
+    geometry = ((stride, stride), (pads[0], pads[2]), (k, k))
+    kernel, asm = _build(bc.input_grad_phases_source(n, o, c, (ho, wo), (h, w), *geometry))
+    assert "vdpbf16ps" in asm
+    if "avx512_bf16" not in cpu_flags():
+        pytest.skip("this CPU has no avx512_bf16")
+    top, bottom, left, right = adc.phase_padding(*geometry, (ho, wo), (h, w))
+    padded = np.pad(dy, ((0, 0), (0, 0), (top, bottom), (left, right)))
+    taps = wt.transpose(2, 3, 1, 0).reshape(k * k, c, o)
+    got = _run(kernel, [_channel_pairs(padded), _weight_pairs(taps)],
+               (n, stride, stride, h // stride, w // stride, c))
+    got = got.transpose(0, 5, 3, 1, 4, 2).reshape(n, c, h, w)
+    _close(got, _input_grad64(dy, wt, (h, w), stride, pads))
+
+
+FILTER_GRAD = [  # (x shape, o, k, stride, pads)
+    ((2, 16, 6, 32), 16, 3, 1, (1, 1, 1, 1)),
+    ((2, 32, 5, 7), 32, 3, 1, (1, 1, 1, 1)),  # odd width: a zero in the last pixel pair
+    ((2, 64, 8, 8), 64, 3, 1, (1, 1, 1, 1)),
+    ((2, 16, 9, 11), 32, 3, 2, (1, 1, 1, 1)),
+    ((2, 32, 8, 16), 64, 1, 2, (0, 0, 0, 0)),
+    ((2, 3, 8, 8), 16, 3, 1, (1, 1, 1, 1)),  # an RGB input: any input channels
+]
+
+
+@pytest.mark.parametrize("xs,o,k,stride,pads", FILTER_GRAD)
+def test_weight_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
+    n, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    kernel, asm = _build(bc.filter_grad_source(n, c, o, ho, wo, k, k, (stride, stride)))
+    assert "vdpbf16ps" in asm
+    if "avx512_bf16" not in cpu_flags():
+        pytest.skip("this CPU has no avx512_bf16")
+    rng = np.random.default_rng(2)
+    x, dy = _bf16(rng, xs), _bf16(rng, (n, o, ho, wo))
+    q2 = -(-wo // 2)
+    rows, cols = bc.column_pairs_hw(ho, wo, k, k, (stride, stride))
+    xp = np.zeros((n, c, rows, cols + stride), BF16)
+    padded = np.pad(x, ((0, 0), (0, 0), pads[:2], pads[2:]))[:, :, :rows, :cols + stride]
+    xp[:, :, :padded.shape[2], :padded.shape[3]] = padded
+    pairs = np.stack([xp[..., :cols], xp[..., stride:cols + stride]], -1)  # columns q, q + stride
+    xq = np.ascontiguousarray(pairs).view(np.uint32).reshape(n, c, rows, cols)
+    dyq = np.zeros((n, o, ho, 2 * q2), BF16)
+    dyq[..., :wo] = dy
+    dyq = np.ascontiguousarray(dyq.reshape(n, o, ho, q2, 2).transpose(0, 2, 3, 1, 4)).view(np.uint32)
+    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (k * k, c, o))
+    got = got.reshape(k, k, c, o).transpose(3, 2, 0, 1)
+    _close(got, _filter_grad64(x, dy, (k, k), stride, pads))
+
+
+def test_applies_to_16_lane_multiples_and_even_reductions():
+    assert bc.applies(16, 16, (1, 1, 1, 1), (3, 3))
+    assert bc.applies(64, 32, (0, 1, 0, 1), (3, 3))
+    assert not bc.applies(3, 16, (1, 1, 1, 1), (3, 3))  # RGB input: odd reduction
+    assert not bc.applies(16, 24, (1, 1, 1, 1), (3, 3))
+    assert not bc.applies(16, 16, (-1, 0, 0, 0), (3, 3))  # a crop
+    assert bc.blocking(16, 32, 32)[0] * bc.blocking(16, 32, 32)[1] * bc.blocking(16, 32, 32)[2] <= bc.MAX_ACC
