@@ -95,6 +95,7 @@ FORWARD = [  # (x shape, o, k, stride, pads)
     ((2, 32, 7, 9), 32, 3, 1, (1, 1, 1, 1)),  # odd sizes
     ((2, 64, 8, 8), 64, 3, 1, (1, 1, 1, 1)),
     ((2, 16, 9, 11), 32, 3, 2, (1, 1, 1, 1)),  # strided, odd sizes
+    ((2, 16, 8, 64), 32, 3, 2, (0, 1, 0, 1)),  # strided, columns in lanes
     ((2, 32, 8, 16), 64, 1, 2, (0, 0, 0, 0)),  # a projection shortcut
     ((1, 16, 6, 6), 48, 3, 1, (0, 1, 2, 0)),
 ]
@@ -118,14 +119,19 @@ def test_forward_kernel_is_vdpbf16ps_and_matches_numpy(xs, o, k, stride, pads):
     phases = np.ascontiguousarray(phases).reshape(n, c // 2, 2, stride * stride, *hw).transpose(0, 1, 3, 4, 5, 2)
     pairs = np.ascontiguousarray(phases).view(np.uint32).reshape(n, c // 2, stride * stride, *hw)
     taps = wt.transpose(2, 3, 0, 1).reshape(k * k, o, c)
-    got = _run(kernel, [pairs, _weight_pairs(taps)], (n, ho, wo, o))
-    _close(got.transpose(0, 3, 1, 2), _conv64(x, wt, stride, pads))
+    if bc.pixel_lanes(wo):  # NCHW as it comes
+        got = _run(kernel, [pairs, _weight_pairs(taps)], (n, o, ho, wo))
+    else:
+        got = _run(kernel, [pairs, _weight_pairs(taps)], (n, ho, wo, o)).transpose(0, 3, 1, 2)
+    _close(got, _conv64(x, wt, stride, pads))
 
 
 INPUT_GRAD = [  # (x shape, o, k, stride, pads)
-    ((2, 16, 4, 32), 16, 3, 1, (1, 1, 1, 1)),
+    ((2, 16, 4, 32), 16, 3, 1, (1, 1, 1, 1)),  # columns in lanes
+    ((3, 48, 3, 16), 16, 3, 1, (1, 1, 1, 1)),
     ((2, 32, 7, 5), 16, 3, 1, (1, 1, 1, 1)),
     ((2, 16, 8, 16), 32, 3, 2, (1, 1, 1, 1)),  # a stage's first convolution
+    ((2, 16, 6, 32), 32, 3, 2, (1, 1, 1, 1)),  # ... with 16 columns per phase: in lanes
     ((2, 32, 6, 10), 64, 3, 2, (0, 1, 0, 1)),
     ((2, 64, 8, 8), 32, 1, 2, (0, 0, 0, 0)),
 ]
@@ -145,15 +151,19 @@ def test_input_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
     top, bottom, left, right = adc.phase_padding(*geometry, (ho, wo), (h, w))
     padded = np.pad(dy, ((0, 0), (0, 0), (top, bottom), (left, right)))
     taps = wt.transpose(2, 3, 1, 0).reshape(k * k, c, o)
-    got = _run(kernel, [_channel_pairs(padded), _weight_pairs(taps)],
-               (n, stride, stride, h // stride, w // stride, c))
-    got = got.transpose(0, 5, 3, 1, 4, 2).reshape(n, c, h, w)
+    phase_hw = (h // stride, w // stride)
+    if bc.pixel_lanes(phase_hw[1]):
+        got = _run(kernel, [_channel_pairs(padded), _weight_pairs(taps)], (n, c, stride, stride, *phase_hw))
+        got = got.transpose(0, 1, 4, 2, 5, 3).reshape(n, c, h, w)
+    else:
+        got = _run(kernel, [_channel_pairs(padded), _weight_pairs(taps)], (n, stride, stride, *phase_hw, c))
+        got = got.transpose(0, 5, 3, 1, 4, 2).reshape(n, c, h, w)
     _close(got, _input_grad64(dy, wt, (h, w), stride, pads))
 
 
 FILTER_GRAD = [  # (x shape, o, k, stride, pads)
     ((2, 16, 6, 32), 16, 3, 1, (1, 1, 1, 1)),
-    ((2, 32, 5, 7), 32, 3, 1, (1, 1, 1, 1)),  # odd width: a zero in the last pixel pair
+    ((3, 32, 5, 7), 32, 3, 1, (1, 1, 1, 1)),  # odd width: a zero in the last pixel pair; odd batch
     ((2, 64, 8, 8), 64, 3, 1, (1, 1, 1, 1)),
     ((2, 16, 9, 11), 32, 3, 2, (1, 1, 1, 1)),
     ((2, 32, 8, 16), 64, 1, 2, (0, 0, 0, 0)),
@@ -181,7 +191,7 @@ def test_weight_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
     dyq = np.zeros((n, o, ho, 2 * q2), BF16)
     dyq[..., :wo] = dy
     dyq = np.ascontiguousarray(dyq.reshape(n, o, ho, q2, 2).transpose(0, 2, 3, 1, 4)).view(np.uint32)
-    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (k * k, c, o))
+    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (bc.filter_chunks(n), k * k, c, o)).sum(0)
     got = got.reshape(k, k, c, o).transpose(3, 2, 0, 1)
     _close(got, _filter_grad64(x, dy, (k, k), stride, pads))
 

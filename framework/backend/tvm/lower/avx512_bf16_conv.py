@@ -19,7 +19,7 @@ registers over the loops of input-channel pairs and kernel taps:
 - weight gradient: ``dw (taps, c, o) = sum over n, p, q of x[c, p+i, q+j] dy[o, p, q]``,
   the reduction along output columns in pairs: ``x`` padded as pairs of columns a stride
   apart (``(n, c, rows, cols)`` uint32), ``dy`` as ``(n, ho, wo/2, o)`` pairs; one job per
-  tap and block of channels.
+  block of channels and half of the batch (summed after), each image's taps in turn.
 
 Output channels (input channels for the input gradient) must be multiples of 16 and the
 reduction channels even; elsewhere the functions return None and the caller keeps float32.
@@ -55,49 +55,82 @@ def _lanes(base: str, v: int) -> str:
     return f"T.Ramp({base} + {16 * v}, 1, 16)"
 
 
+def pixel_blocking(m: int, ho: int, wo: int) -> tuple[int, int, int]:
+    """A register block with output columns in lanes (``wo`` a multiple of 16): (output
+    channels, rows, zmms of 16 columns)."""
+    qv = _divisor(wo // 16, 2)
+    pr = _divisor(ho, 2 // qv)
+    return _divisor(m, MAX_ACC // (qv * pr)), pr, qv
+
+
+def pixel_lanes(wo: int) -> bool:
+    """Whether a convolution with ``wo`` output columns (per phase) puts them in the lanes:
+    NCHW out as it comes, no transpose (16 columns per zmm)."""
+    return wo % 16 == 0
+
+
 def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
             phases: tuple[tuple[str, adc.Taps], ...], out_dims: tuple[int, ...], in_phases: int = 1) -> str:
-    """``y (n, *out_dims, m) float32`` from ``x (n, k/2, in_phases, h', w')`` channel pairs and
-    ``w (taps, k/2, m)`` weight pairs (uint32): per output phase (its index into ``y`` after
-    ``n``, e.g. ``"1, 0, "``, and its taps as (weight index, input phase, row, column
+    """``y float32`` from ``x (n, k/2, in_phases, h', w')`` channel pairs and ``w (taps, k/2,
+    m)`` weight pairs (uint32): per output phase (its index into ``y`` after the channels
+    or ``n``, e.g. ``"1, 0, "``, and its taps as (weight index, input phase, row, column
     offset)) the last two of ``out_dims`` are its rows and columns; a phase without taps is
-    zeros."""
+    zeros. Output columns in lanes (:func:`pixel_lanes`): ``y (n, m, *out_dims)``, the
+    weight pair broadcast; else output channels in lanes, ``y (n, *out_dims, m)``, the
+    input pair broadcast."""
     (hp, wp), (ho, wo) = x_hw, out_dims[-2:]
-    ov, pr, pq = blocking(m, ho, wo)
     shape = ", ".join(str(d) for d in out_dims)
+    if pixel_lanes(wo):
+        om, pr, qv = pixel_blocking(m, ho, wo)
+        ob, qb, y_shape = om, 16 * qv, f"{m}, {shape}"
+        accs = [(r, v, j) for r in range(pr) for v in range(qv) for j in range(om)]
+
+        def operands(t, ph, di, dj, r, v, j):
+            cols = f"T.Ramp(qb * {qb} + {16 * v + dj}, 1, 16)"
+            return f"x[b, c2, {ph}, p + {r + di}, {cols}]", f"T.Broadcast(w[{t}, c2, ob * {ob} + {j}], 16)"
+
+        def out(phase, r, v, j):
+            return f"y[b, ob * {ob} + {j}, {phase}p + {r}, T.Ramp(qb * {qb} + {16 * v}, 1, 16)]"
+    else:
+        ov, pr, pq = blocking(m, ho, wo)
+        ob, qb, y_shape = 16 * ov, pq, f"{shape}, {m}"
+        accs = [(r, q, v) for r in range(pr) for q in range(pq) for v in range(ov)]
+
+        def operands(t, ph, di, dj, r, q, v):
+            return (f"T.Broadcast(x[b, c2, {ph}, p + {r + di}, qb * {pq} + {q + dj}], 16)",
+                    f"w[{t}, c2, {_lanes(f'ob * {ob}', v)}]")
+
+        def out(phase, r, q, v):
+            return f"y[b, {phase}p + {r}, qb * {pq} + {q}, {_lanes(f'ob * {ob}', v)}]"
     loop = "parallel" if n * (ho // pr) > 1 else "serial"
     text = f"""
 @T.prim_func(private=True)
 def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
            w: T.Buffer(({taps}, {k // 2}, {m}), "uint32"),
-           y: T.Buffer(({n}, {shape}, {m}), "float32")):
+           y: T.Buffer(({n}, {y_shape}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
 {avx512_bf16.import_attr(4)}        for job in T.{loop}({n * (ho // pr)}):
             b = job // {ho // pr}
             p = job % {ho // pr} * {pr}
-            acc = T.alloc_local(({ov * pr * pq * 16},), "float32")
+            acc = T.alloc_local(({len(accs) * 16},), "float32")
 """
-    accs = [(r, q, v, f"acc[T.Ramp({((r * pq + q) * ov + v) * 16}, 1, 16)]")
-            for r in range(pr) for q in range(pq) for v in range(ov)]
+    names = {a: f"acc[T.Ramp({16 * i}, 1, 16)]" for i, a in enumerate(accs)}
     for phase, phase_taps in phases:
-        text += f"            for ob, qb in T.grid({m // (16 * ov)}, {wo // pq}):\n"
-        text += "".join(f"                {a} = T.Broadcast(T.float32(0), 16)\n" for *_, a in accs)
+        text += f"            for ob, qb in T.grid({m // ob}, {wo // qb}):\n"
+        text += "".join(f"                {a} = T.Broadcast(T.float32(0), 16)\n" for a in names.values())
         if phase_taps:
             text += f"                for c2 in range({k // 2}):\n"
         for t, ph, di, dj in phase_taps:
-            for r, q, v, a in accs:
-                pixel = f"T.Broadcast(x[b, c2, {ph}, p + {r + di}, qb * {pq} + {q + dj}], 16)"
-                weights = f"w[{t}, c2, {_lanes(f'ob * {16 * ov}', v)}]"
-                text += f"                    {a} = {avx512_bf16.dot_call(a, pixel, weights)}\n"
-        for r, q, v, a in accs:
-            text += f"                y[b, {phase}p + {r}, qb * {pq} + {q}, {_lanes(f'ob * {16 * ov}', v)}] = {a}\n"
+            for key, a in names.items():
+                text += f"                    {a} = {avx512_bf16.dot_call(a, *operands(t, ph, di, dj, *key))}\n"
+        text += "".join(f"                {out(phase, *key)} = {a}\n" for key, a in names.items())
     return text
 
 
 @functools.cache
 def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
                    stride: tuple[int, int] = (1, 1)) -> str:
-    """``y (n, ho, wo, o) float32`` from ``x`` in channel pairs split into the stride's phases
+    """``y`` (:func:`_source`: ``(n, o, ho, wo)`` or ``(n, ho, wo, o)``) from ``x`` in channel pairs split into the stride's phases
     (``amx_direct_conv._padded``) and ``w (kh*kw, c/2, o)`` pairs: tap ``(i, j)`` reads phase
     ``(i mod sh, j mod sw)`` at offset ``(i // sh, j // sw)``."""
     sh, sw = stride
@@ -109,7 +142,8 @@ def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
 @functools.cache
 def input_grad_phases_source(n: int, o: int, c: int, dy_hw: tuple[int, int], dx_hw: tuple[int, int],
                              stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int]) -> str:
-    """``dx (n, sh, sw, h/sh, w/sw, c) float32`` (phase ``a, b`` at ``[:, a, b]``) from ``dy``
+    """``dx (n, c, sh, sw, h/sh, w/sw)`` or ``(n, sh, sw, h/sh, w/sw, c)`` (:func:`_source`)
+    float32, phase ``a, b`` at ``[.., a, b]``, from ``dy``
     padded by ``amx_direct_conv.phase_padding`` in channel pairs and ``w (kh*kw, o/2, c)``."""
     top, bottom, left, right = adc.phase_padding(stride, pads, kernel, dy_hw, dx_hw)
     shifted = tuple((f"{a}, {b}, ", tuple((t, 0, du + top, dv + left) for t, du, dv in taps))
@@ -130,34 +164,53 @@ def filter_blocking(c: int, o: int) -> tuple[int, int]:
     return _divisor(c, MAX_ACC // ov), ov
 
 
+def filter_chunks(n: int) -> int:
+    """Parts of the batch whose weight gradients are summed after (2: work for 2 threads
+    where there is one block of channels)."""
+    return 2 if n % 2 == 0 else 1
+
+
 @functools.cache
 def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
                        stride: tuple[int, int] = (1, 1)) -> str:
-    """``dw (kh*kw, c, o) float32`` from ``x`` as pairs of columns (:func:`_column_pairs`) and ``dy (n, ho, ceil(wo/2), o)`` pixel pairs (:func:`_dy_pairs`)."""
-    (sh, sw), q2 = stride, -(-wo // 2)
+    """``dw (chunks, kh*kw, c, o) float32`` (a part of the batch each, :func:`filter_chunks`)
+    from ``x`` as pairs of columns (:func:`_column_pairs`) and ``dy (n, ho, ceil(wo/2), o)``
+    pixel pairs (:func:`_dy_pairs`). Per image, all taps in turn (one image's operands stay
+    in the caches), the block's sums per tap kept in a local buffer between them."""
+    (sh, sw), q2, taps, chunks = stride, -(-wo // 2), kh * kw, filter_chunks(n)
     rows, cols = column_pairs_hw(ho, wo, kh, kw, stride)
     cb, ov = filter_blocking(c, o)
-    per_tap = (c // cb) * (o // (16 * ov))
+    blocks, size = (c // cb) * (o // (16 * ov)), cb * ov * 16
     text = f"""
 @T.prim_func(private=True)
 def bf16_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {rows}, {cols}), "uint32"),
                                  dy: T.Buffer(({n}, {ho}, {q2}, {o}), "uint32"),
-                                 dw: T.Buffer(({kh * kw}, {c}, {o}), "float32")):
+                                 dw: T.Buffer(({chunks}, {taps}, {c}, {o}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-{avx512_bf16.import_attr(4)}        for job in T.parallel({kh * kw * per_tap}):
-            t = job // {per_tap}
+{avx512_bf16.import_attr(4)}        for job in T.{"parallel" if chunks * blocks > 1 else "serial"}({chunks * blocks}):
+            part = job // {blocks}
             c0 = job // {o // (16 * ov)} % {c // cb} * {cb}
             o0 = job % {o // (16 * ov)} * {16 * ov}
-            acc = T.alloc_local(({cb * ov * 16},), "float32")
+            sums = T.alloc_local(({taps * size},), "float32")
+            acc = T.alloc_local(({size},), "float32")
+            for z in range({taps * size // 16}):
+                sums[T.Ramp(z * 16, 1, 16)] = T.Broadcast(T.float32(0), 16)
+            for bi, t in T.grid({n // chunks}, {taps}):
+                b = part * {n // chunks} + bi
 """
     accs = [(r, v, f"acc[T.Ramp({(r * ov + v) * 16}, 1, 16)]") for r in range(cb) for v in range(ov)]
-    text += "".join(f"            {a} = T.Broadcast(T.float32(0), 16)\n" for *_, a in accs)
-    text += f"            for b, p, q in T.grid({n}, {ho}, {q2}):\n"
+    text += "".join(f"                {a} = sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)]\n"
+                    for r, v, a in accs)
+    text += f"                for p, q in T.grid({ho}, {q2}):\n"
     for r, v, a in accs:
         pixels = f"T.Broadcast(x[b, c0 + {r}, p * {sh} + t // {kw}, q * {2 * sw} + t % {kw}], 16)"
         grads = f"dy[b, p, q, {_lanes('o0', v)}]"
-        text += f"                {a} = {avx512_bf16.dot_call(a, pixels, grads)}\n"
-    text += "".join(f"            dw[t, c0 + {r}, {_lanes('o0', v)}] = {a}\n" for r, v, a in accs)
+        text += f"                    {a} = {avx512_bf16.dot_call(a, pixels, grads)}\n"
+    text += "".join(f"                sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)] = {a}\n"
+                    for r, v, a in accs)
+    text += f"            for t in range({taps}):\n"
+    text += "".join(f"                dw[part, t, c0 + {r}, {_lanes('o0', v)}] = "
+                    f"sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)]\n" for r, v, _ in accs)
     return text
 
 
@@ -231,6 +284,8 @@ def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequen
     xp = bb.emit_te(adc._padded, x, (pads[0], pads[2]), adc._phase_hw(ho, wo, kh, kw, (sh, sw)), True, (sh, sw))
     wp = bb.emit_te(_weight_pairs, w, flipped)
     gv = _add(bb, forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv")
+    if pixel_lanes(wo):
+        return relax.call_tir(gv, [xp, wp], relax.TensorType([batch, outs, ho, wo], "float32"))
     y = bb.emit(relax.call_tir(gv, [xp, wp], relax.TensorType([batch, ho, wo, outs], "float32")))
     return relax.op.permute_dims(y, [0, 3, 1, 2])
 
@@ -258,9 +313,15 @@ def _strided_input_grad(bb, dy, w, x_shape, w_shape, stride, pads):
     dyp = bb.emit_te(adc._padded, dy, (top, left), (dy_hw[0] + top + bottom, dy_hw[1] + left + right), True)
     wp = bb.emit_te(_weight_pairs, w, False, True)
     gv = _add(bb, input_grad_phases_source(batch, outs, channels, dy_hw, full, *geometry), "bf16_direct_input_grad")
-    phases = bb.emit(relax.call_tir(gv, [dyp, wp], relax.TensorType(
-        [batch, sh, sw, full[0] // sh, full[1] // sw, channels], "float32")))
-    rows = bb.emit(relax.op.permute_dims(phases, [0, 5, 3, 1, 4, 2]))  # n c u a v b
+    phase_hw = [full[0] // sh, full[1] // sw]
+    if pixel_lanes(phase_hw[1]):
+        phases = bb.emit(relax.call_tir(gv, [dyp, wp], relax.TensorType([batch, channels, sh, sw, *phase_hw],
+                                                                          "float32")))
+        rows = bb.emit(relax.op.permute_dims(phases, [0, 1, 4, 2, 5, 3]))  # n c u a v b
+    else:
+        phases = bb.emit(relax.call_tir(gv, [dyp, wp], relax.TensorType([batch, sh, sw, *phase_hw, channels],
+                                                                          "float32")))
+        rows = bb.emit(relax.op.permute_dims(phases, [0, 5, 3, 1, 4, 2]))
     out = relax.op.reshape(rows, [batch, channels, *full])
     if full == (height, width):
         return out
@@ -280,6 +341,8 @@ def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: 
     xq = bb.emit_te(_column_pairs, x, (pads[0], pads[2]), *column_pairs_hw(ho, wo, kh, kw, (sh, sw)), sw)
     dyp = bb.emit_te(_dy_pairs, dy)
     gv = _add(bb, filter_grad_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv_filter_grad")
-    out = bb.emit(relax.call_tir(gv, [xq, dyp], relax.TensorType([kh * kw, channels, outs], "float32")))
+    chunks = filter_chunks(batch)
+    out = bb.emit(relax.call_tir(gv, [xq, dyp], relax.TensorType([chunks, kh * kw, channels, outs], "float32")))
+    out = bb.emit(relax.op.sum(out, axis=[0]) if chunks > 1 else relax.op.reshape(out, [kh * kw, channels, outs]))
     out = bb.emit(relax.op.reshape(out, [kh, kw, channels, outs]))
     return relax.op.permute_dims(out, [3, 2, 0, 1])
