@@ -203,3 +203,86 @@ def test_applies_to_16_lane_multiples_and_even_reductions():
     assert not bc.applies(16, 24, (1, 1, 1, 1), (3, 3))
     assert not bc.applies(16, 16, (-1, 0, 0, 0), (3, 3))  # a crop
     assert bc.blocking(16, 32, 32)[0] * bc.blocking(16, 32, 32)[1] * bc.blocking(16, 32, 32)[2] <= bc.MAX_ACC
+
+
+# graph mode: the lowering picks these kernels where the host has avx512_bf16 and no AMX
+def _direct_kernel_calls(tmp_path, run) -> list[int]:
+    import framework as ms
+
+    ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path))
+    try:
+        run()
+    finally:
+        ms.set_context(save_graphs=False)
+    return sorted(p.read_text().count("call_tir(cls.bf16_direct_") for p in tmp_path.rglob("10_relax.py"))
+
+
+def _on_dots() -> bool:
+    from framework.backend.tvm import compiler
+    from framework.backend.tvm.lower import amx_matmul
+
+    with compiler.make_target("CPU"):
+        return avx512_bf16.available() and not amx_matmul.on_amx()
+
+
+CONVS = [((2, 16, 9, 11), (32, 16, 3, 3), 2, "same"),  # odd sizes, strided: input gradient cropped
+         ((2, 16, 4, 32), (16, 16, 3, 3), 1, "same"),  # columns in lanes
+         ((2, 64, 5, 8), (64, 64, 3, 3), 1, "valid"),
+         ((2, 32, 8, 32), (64, 32, 1, 1), 2, "same")]
+
+
+@runs_here
+@pytest.mark.parametrize("xs,ws,stride,pad_mode", [CONVS[0]] + [pytest.param(*c, marks=pytest.mark.slow)
+                                                                for c in CONVS[1:]])
+def test_graph_mode_conv_and_gradients_run_on_vdpbf16ps_and_agree_with_float32(tmp_path, xs, ws, stride,
+                                                                                pad_mode):
+    from tests.framework.test_bf16_tiles import _conv_and_grads
+
+    rng = np.random.default_rng(8)
+    x, w = _bf16(rng, xs), _bf16(rng, ws)
+    y32 = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), np.ones(1, np.float32), stride,
+                          pad_mode)[0]
+    g = _bf16(rng, y32.shape)
+    low = []
+    calls = _direct_kernel_calls(tmp_path, lambda: low.extend(_conv_and_grads(x, w, g, stride, pad_mode)))
+    if _on_dots():
+        assert calls == [1, 3]  # the forward alone; with its two gradients
+    wide = _conv_and_grads(x.astype(np.float32), w.astype(np.float32), g.astype(np.float32), stride, pad_mode)
+    for name, got, want in zip(("y", "dx", "dw"), low, wide):
+        # float32 sums of the same bf16 products, rounded once to bf16
+        np.testing.assert_allclose(got, want, rtol=2 ** -7, atol=np.abs(want).max() * 2 ** -8, err_msg=name)
+
+
+def _resnet_losses(mode, steps=3):
+    import framework as ms
+    from framework import Tensor, nn
+    from framework.train.step import make_step
+    from trainer.models.resnet import resnet8
+
+    ms.set_seed(0)
+    net = ms.amp.auto_mixed_precision(resnet8(), "O2", ms.bfloat16)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    cell = ms.amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.01, 0.9), loss, "O0")
+    cell.set_train()
+    step = make_step(cell, mode)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(8, 3, 16, 16)).astype(np.float32)
+    y = rng.integers(0, 10, 8).astype(np.int32)
+    out = []
+    for _ in range(steps):  # one batch: the loss falls
+        result = step(Tensor(x), Tensor(y))
+        out.append(float(np.asarray((result[0] if isinstance(result, tuple) else result).asnumpy())))
+    return np.array(out)
+
+
+@pytest.mark.slow
+def test_bf16_resnet_train_steps_in_graph_mode_follow_pynative(tmp_path):
+    import framework as ms
+
+    graph = []
+    calls = _direct_kernel_calls(tmp_path, lambda: graph.append(_resnet_losses(ms.GRAPH_MODE)))
+    eager = _resnet_losses(ms.PYNATIVE_MODE)
+    if _on_dots():
+        assert sum(calls) >= 3 * 6  # resnet8: 6 bf16 convolutions past the RGB one, all three kinds
+    np.testing.assert_allclose(graph[0], eager, rtol=2e-2)  # bf16 activations, sums in another order
+    assert np.all(np.isfinite(eager)) and eager[-1] < eager[0]  # it trains
