@@ -191,8 +191,7 @@ def test_weight_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
     dyq = np.zeros((n, o, ho, 2 * q2), BF16)
     dyq[..., :wo] = dy
     dyq = np.ascontiguousarray(dyq.reshape(n, o, ho, q2, 2).transpose(0, 2, 3, 1, 4)).view(np.uint32)
-    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (bc.filter_chunks(n), k * k, c, o)).sum(0)
-    got = got.reshape(k, k, c, o).transpose(3, 2, 0, 1)
+    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (bc.filter_chunks(n, c, o), o, c, k, k)).sum(0)
     _close(got, _filter_grad64(x, dy, (k, k), stride, pads))
 
 

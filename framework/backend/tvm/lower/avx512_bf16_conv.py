@@ -19,7 +19,8 @@ registers over the loops of input-channel pairs and kernel taps:
 - weight gradient: ``dw (taps, c, o) = sum over n, p, q of x[c, p+i, q+j] dy[o, p, q]``,
   the reduction along output columns in pairs: ``x`` padded as pairs of columns a stride
   apart (``(n, c, rows, cols)`` uint32), ``dy`` as ``(n, ho, wo/2, o)`` pairs; one job per
-  block of channels and half of the batch (summed after), each image's taps in turn.
+  block of channels (with one block: per half of the batch, summed after), each image's
+  taps in turn; the sums stored as OIHW.
 
 Output channels (input channels for the input gradient) must be multiples of 16 and the
 reduction channels even; elsewhere the functions return None and the caller keeps float32.
@@ -164,20 +165,21 @@ def filter_blocking(c: int, o: int) -> tuple[int, int]:
     return _divisor(c, MAX_ACC // ov), ov
 
 
-def filter_chunks(n: int) -> int:
-    """Parts of the batch whose weight gradients are summed after (2: work for 2 threads
-    where there is one block of channels)."""
-    return 2 if n % 2 == 0 else 1
+def filter_chunks(n: int, c: int, o: int) -> int:
+    """Parts of the batch whose weight gradients are summed after: 2 where there is one
+    block of channels (work for a second thread), else 1 (no sum)."""
+    cb, ov = filter_blocking(c, o)
+    return 2 if n % 2 == 0 and c // cb * (o // (16 * ov)) == 1 else 1
 
 
 @functools.cache
 def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
                        stride: tuple[int, int] = (1, 1)) -> str:
-    """``dw (chunks, kh*kw, c, o) float32`` (a part of the batch each, :func:`filter_chunks`)
+    """``dw (chunks, o, c, kh, kw) float32`` (a part of the batch each, :func:`filter_chunks`)
     from ``x`` as pairs of columns (:func:`_column_pairs`) and ``dy (n, ho, ceil(wo/2), o)``
     pixel pairs (:func:`_dy_pairs`). Per image, all taps in turn (one image's operands stay
     in the caches), the block's sums per tap kept in a local buffer between them."""
-    (sh, sw), q2, taps, chunks = stride, -(-wo // 2), kh * kw, filter_chunks(n)
+    (sh, sw), q2, taps, chunks = stride, -(-wo // 2), kh * kw, filter_chunks(n, c, o)
     rows, cols = column_pairs_hw(ho, wo, kh, kw, stride)
     cb, ov = filter_blocking(c, o)
     blocks, size = (c // cb) * (o // (16 * ov)), cb * ov * 16
@@ -185,7 +187,7 @@ def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: in
 @T.prim_func(private=True)
 def bf16_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {rows}, {cols}), "uint32"),
                                  dy: T.Buffer(({n}, {ho}, {q2}, {o}), "uint32"),
-                                 dw: T.Buffer(({chunks}, {taps}, {c}, {o}), "float32")):
+                                 dw: T.Buffer(({chunks}, {o}, {c}, {kh}, {kw}), "float32")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
 {avx512_bf16.import_attr(4)}        for job in T.{"parallel" if chunks * blocks > 1 else "serial"}({chunks * blocks}):
             part = job // {blocks}
@@ -208,9 +210,9 @@ def bf16_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {rows}, {cols}), "uint32
         text += f"                    {a} = {avx512_bf16.dot_call(a, pixels, grads)}\n"
     text += "".join(f"                sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)] = {a}\n"
                     for r, v, a in accs)
-    text += f"            for t in range({taps}):\n"
-    text += "".join(f"                dw[part, t, c0 + {r}, {_lanes('o0', v)}] = "
-                    f"sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)]\n" for r, v, _ in accs)
+    text += f"            for t, z, lane in T.grid({taps}, {size // 16}, 16):\n"
+    text += (f"                dw[part, o0 + z % {ov} * 16 + lane, c0 + z // {ov}, t // {kw}, t % {kw}] = "
+             f"sums[t * {size} + z * 16 + lane]\n")
     return text
 
 
@@ -341,8 +343,8 @@ def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: 
     xq = bb.emit_te(_column_pairs, x, (pads[0], pads[2]), *column_pairs_hw(ho, wo, kh, kw, (sh, sw)), sw)
     dyp = bb.emit_te(_dy_pairs, dy)
     gv = _add(bb, filter_grad_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv_filter_grad")
-    chunks = filter_chunks(batch)
-    out = bb.emit(relax.call_tir(gv, [xq, dyp], relax.TensorType([chunks, kh * kw, channels, outs], "float32")))
-    out = bb.emit(relax.op.sum(out, axis=[0]) if chunks > 1 else relax.op.reshape(out, [kh * kw, channels, outs]))
-    out = bb.emit(relax.op.reshape(out, [kh, kw, channels, outs]))
-    return relax.op.permute_dims(out, [3, 2, 0, 1])
+    chunks = filter_chunks(batch, channels, outs)
+    out = relax.call_tir(gv, [xq, dyp], relax.TensorType([chunks, outs, channels, kh, kw], "float32"))
+    if chunks == 1:
+        return relax.op.reshape(bb.emit(out), [outs, channels, kh, kw])
+    return relax.op.sum(bb.emit(out), axis=[0])
