@@ -285,3 +285,18 @@ def test_bf16_resnet_train_steps_in_graph_mode_follow_pynative(tmp_path):
         assert sum(calls) >= 3 * 6  # resnet8: 6 bf16 convolutions past the RGB one, all three kinds
     np.testing.assert_allclose(graph[0], eager, rtol=2e-2)  # bf16 activations, sums in another order
     assert np.all(np.isfinite(eager)) and eager[-1] < eager[0]  # it trains
+
+
+@runs_here
+def test_columns_in_lanes_store_bf16_rounded_to_nearest_even():
+    n, c, o, ho, wo = 2, 16, 16, 4, 32
+    rng = np.random.default_rng(9)
+    x, wt = _bf16(rng, (n, c, ho + 2, wo + 2)), _bf16(rng, (o, c, 3, 3))
+    args = [_channel_pairs(x), _weight_pairs(wt.transpose(2, 3, 0, 1).reshape(9, o, c))]
+    wide, _ = _build(bc.forward_source(n, c, o, ho, wo, 3, 3))
+    low, asm = _build(bc.forward_source(n, c, o, ho, wo, 3, 3, out_dtype="bfloat16"))
+    assert "vdpbf16ps" in asm
+    sums = _run(wide, args, (n, o, ho, wo))
+    out = tvm.runtime.empty((n, o, ho, wo), "bfloat16", tvm.cpu())
+    low(*[tvm.runtime.tensor(np.ascontiguousarray(a)) for a in args], out)
+    np.testing.assert_array_equal(out.numpy().astype(np.float32), sums.astype(BF16).astype(np.float32))

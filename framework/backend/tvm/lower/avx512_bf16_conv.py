@@ -71,8 +71,9 @@ def pixel_lanes(wo: int) -> bool:
 
 
 def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
-            phases: tuple[tuple[str, adc.Taps], ...], out_dims: tuple[int, ...], in_phases: int = 1) -> str:
-    """``y float32`` from ``x (n, k/2, in_phases, h', w')`` channel pairs and ``w (taps, k/2,
+            phases: tuple[tuple[str, adc.Taps], ...], out_dims: tuple[int, ...], in_phases: int = 1,
+            out_dtype: str = "float32") -> str:
+    """``y`` (float32 sums stored as ``out_dtype``) from ``x (n, k/2, in_phases, h', w')`` channel pairs and ``w (taps, k/2,
     m)`` weight pairs (uint32): per output phase (its index into ``y`` after the channels
     or ``n``, e.g. ``"1, 0, "``, and its taps as (weight index, input phase, row, column
     offset)) the last two of ``out_dims`` are its rows and columns; a phase without taps is
@@ -108,7 +109,7 @@ def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
 @T.prim_func(private=True)
 def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
            w: T.Buffer(({taps}, {k // 2}, {m}), "uint32"),
-           y: T.Buffer(({n}, {y_shape}), "float32")):
+           y: T.Buffer(({n}, {y_shape}), "{out_dtype}")):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
 {avx512_bf16.import_attr(4)}        for job in T.{loop}({n * (ho // pr)}):
             b = job // {ho // pr}
@@ -124,20 +125,21 @@ def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
         for t, ph, di, dj in phase_taps:
             for key, a in names.items():
                 text += f"                    {a} = {avx512_bf16.dot_call(a, *operands(t, ph, di, dj, *key))}\n"
-        text += "".join(f"                {out(phase, *key)} = {a}\n" for key, a in names.items())
+        stored = "{}" if out_dtype == "float32" else f'T.Cast("{out_dtype}x16", {{}})'
+        text += "".join(f"                {out(phase, *key)} = {stored.format(a)}\n" for key, a in names.items())
     return text
 
 
 @functools.cache
 def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
-                   stride: tuple[int, int] = (1, 1)) -> str:
+                   stride: tuple[int, int] = (1, 1), out_dtype: str = "float32") -> str:
     """``y`` (:func:`_source`: ``(n, o, ho, wo)`` or ``(n, ho, wo, o)``) from ``x`` in channel pairs split into the stride's phases
     (``amx_direct_conv._padded``) and ``w (kh*kw, c/2, o)`` pairs: tap ``(i, j)`` reads phase
     ``(i mod sh, j mod sw)`` at offset ``(i // sh, j // sw)``."""
     sh, sw = stride
     taps = tuple((i * kw + j, i % sh * sw + j % sw, i // sh, j // sw) for i in range(kh) for j in range(kw))
     return _source("bf16_direct_conv", n, c, o, adc._phase_hw(ho, wo, kh, kw, stride), kh * kw,
-                   (("", taps),), (ho, wo), sh * sw)
+                   (("", taps),), (ho, wo), sh * sw, out_dtype)
 
 
 @functools.cache
@@ -267,15 +269,20 @@ def applies(reduce: int, lanes: int, pads: Sequence[int], kernel: tuple[int, int
     return reduce % 2 == 0 and lanes % 16 == 0 and min(pads) >= 0 and min(kernel) >= 1
 
 
+def _as(bb: relax.BlockBuilder, x: relax.Expr, dtype: str) -> relax.Expr:
+    return x if dtype == "float32" else relax.op.astype(bb.emit(x), dtype)
+
+
 def _add(bb: relax.BlockBuilder, source: str, name: str) -> relax.GlobalVar:
     return bb.add_func(avx512_bf16.parse(source), name)
 
 
 def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
            w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int],
-           flipped: bool = False) -> relax.Expr | None:
-    """float32 NCHW ``conv2d(x, w)`` (``flipped``: with the stride-1 input gradient's weights);
-    ``pads`` is (top, bottom, left, right); None where it does not apply."""
+           flipped: bool = False, out_dtype: str = "float32") -> relax.Expr | None:
+    """NCHW ``conv2d(x, w)`` in ``out_dtype`` (float32 sums; ``flipped``: with the stride-1
+    input gradient's weights); ``pads`` is (top, bottom, left, right); None where it does
+    not apply."""
     batch, channels, height, width = (int(d) for d in x_shape)
     outs, kh, kw = int(w_shape[1] if flipped else w_shape[0]), int(w_shape[2]), int(w_shape[3])
     sh, sw = (int(s) for s in stride)
@@ -285,22 +292,27 @@ def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequen
         return None
     xp = bb.emit_te(adc._padded, x, (pads[0], pads[2]), adc._phase_hw(ho, wo, kh, kw, (sh, sw)), True, (sh, sw))
     wp = bb.emit_te(_weight_pairs, w, flipped)
+    if pixel_lanes(wo):  # NCHW as it comes: stored in out_dtype (no cast kernel after)
+        source = forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw), out_dtype)
+        gv = _add(bb, source, "bf16_direct_conv")
+        return relax.call_tir(gv, [xp, wp], relax.TensorType([batch, outs, ho, wo], out_dtype))
     gv = _add(bb, forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv")
-    if pixel_lanes(wo):
-        return relax.call_tir(gv, [xp, wp], relax.TensorType([batch, outs, ho, wo], "float32"))
     y = bb.emit(relax.call_tir(gv, [xp, wp], relax.TensorType([batch, ho, wo, outs], "float32")))
-    return relax.op.permute_dims(y, [0, 3, 1, 2])
+    return _as(bb, relax.op.permute_dims(y, [0, 3, 1, 2]), out_dtype)
 
 
 def input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: Sequence[int],
-               w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
-    """float32 gradient of ``conv2d`` for its input ``x_shape``; None where it does not apply."""
+               w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int],
+               out_dtype: str = "float32") -> relax.Expr | None:
+    """Gradient of ``conv2d`` for its input ``x_shape``, in ``out_dtype``; None where it does
+    not apply."""
     kh, kw = int(w_shape[2]), int(w_shape[3])
     if tuple(int(s) for s in stride) != (1, 1):
-        return _strided_input_grad(bb, dy, w, x_shape, w_shape, tuple(int(s) for s in stride), pads)
+        out = _strided_input_grad(bb, dy, w, x_shape, w_shape, tuple(int(s) for s in stride), pads)
+        return None if out is None else _as(bb, out, out_dtype)
     flipped_pads = (kh - 1 - pads[0], kh - 1 - pads[1], kw - 1 - pads[2], kw - 1 - pads[3])
     dy_shape = [int(d) for d in dy.ty.shape.values]
-    return conv2d(bb, dy, w, dy_shape, w_shape, (1, 1), flipped_pads, flipped=True)
+    return conv2d(bb, dy, w, dy_shape, w_shape, (1, 1), flipped_pads, flipped=True, out_dtype=out_dtype)
 
 
 def _strided_input_grad(bb, dy, w, x_shape, w_shape, stride, pads):
@@ -331,9 +343,10 @@ def _strided_input_grad(bb, dy, w, x_shape, w_shape, stride, pads):
 
 
 def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: Sequence[int],
-                w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int]) -> relax.Expr | None:
-    """float32 gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``; None where it does
-    not apply."""
+                w_shape: Sequence[int], stride: Sequence[int], pads: Sequence[int],
+                out_dtype: str = "float32") -> relax.Expr | None:
+    """Gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``, in ``out_dtype``; None where
+    it does not apply."""
     batch, channels = int(x_shape[0]), int(x_shape[1])
     outs, kh, kw = (int(d) for d in (w_shape[0], w_shape[2], w_shape[3]))
     ho, wo = (int(d) for d in dy.ty.shape.values[2:])
@@ -346,5 +359,5 @@ def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: 
     chunks = filter_chunks(batch, channels, outs)
     out = relax.call_tir(gv, [xq, dyp], relax.TensorType([chunks, outs, channels, kh, kw], "float32"))
     if chunks == 1:
-        return relax.op.reshape(bb.emit(out), [outs, channels, kh, kw])
-    return relax.op.sum(bb.emit(out), axis=[0])
+        return _as(bb, relax.op.reshape(bb.emit(out), [outs, channels, kh, kw]), out_dtype)
+    return _as(bb, relax.op.sum(bb.emit(out), axis=[0]), out_dtype)

@@ -112,19 +112,22 @@ _TILES = {"conv2d": _tiles_conv2d, "input_grad": _tiles_input_grad, "filter_grad
 def _dots_conv2d(ctx: LowerContext, x, w):
     prim, (xs, ws) = ctx.prim, ctx.in_specs
     pads, _, _ = prim.geometry(xs.shape, ws.shape)
-    return avx512_bf16_conv.conv2d(ctx.bb, x, w, xs.shape, ws.shape, prim.stride, pads)
+    return avx512_bf16_conv.conv2d(ctx.bb, x, w, xs.shape, ws.shape, prim.stride, pads,
+                                   out_dtype=np.dtype(ctx.out_specs[0].dtype).name)
 
 
 def _dots_input_grad(ctx: LowerContext, dy, w):
     prim, ws = ctx.prim, ctx.in_specs[1]
     pads, _, _ = prim.geometry(prim.input_shape, ws.shape)
-    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads)
+    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads,
+                                       np.dtype(ctx.out_specs[0].dtype).name)
 
 
 def _dots_filter_grad(ctx: LowerContext, x, dy):
     prim, xs = ctx.prim, ctx.in_specs[0]
     pads, _, _ = prim.geometry(xs.shape, prim.filter_shape)
-    return avx512_bf16_conv.filter_grad(ctx.bb, x, dy, xs.shape, prim.filter_shape, prim.stride, pads)
+    return avx512_bf16_conv.filter_grad(ctx.bb, x, dy, xs.shape, prim.filter_shape, prim.stride, pads,
+                                        np.dtype(ctx.out_specs[0].dtype).name)
 
 
 # AVX512-BF16 without AMX: VDPBF16PS, float32 sums (lower/avx512_bf16_conv.py)
@@ -152,9 +155,9 @@ def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
                 return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
         if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.available() \
                 and _static(ctx):
-            out = dots(ctx, a, b)
+            out = dots(ctx, a, b)  # in the output's dtype
             if out is not None:
-                return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
+                return out
         # CUDA: the tensor cores (16-bit operands alike, float32 sums)
         if plain and len({np.dtype(s.dtype) for s in ctx.in_specs}) == 1 \
                 and is_low_float(np.dtype(ctx.in_specs[0].dtype)) and tensor_core_conv.on_cuda():
