@@ -217,6 +217,13 @@ def applies(channels: int, outs: int, out_w: int, stride: Sequence[int], pads: S
             and min(pads) >= 0 and min(kernel) >= 1)
 
 
+def bf16_bits(value: tirx.PrimExpr) -> tirx.PrimExpr:
+    """A bfloat16 value's 16 bits as uint32, read through float32 (exact): TVM's bf16
+    legalisation turns a fused producer's bf16 values into float32 ones, which a
+    ``reinterpret("uint16", ...)`` then refuses (sizes differ); their low 16 bits are 0."""
+    return tirx.reinterpret("uint32", value.astype("float32")) >> tirx.const(16, "uint32")
+
+
 def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs: bool,
             stride: tuple[int, int] = (1, 1)) -> te.Tensor:
     """``x`` zero-padded with its origin at ``top_left``, split into the stride's phases
@@ -235,7 +242,7 @@ def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs:
     if pairs:
         def pair(n, c2, s, y, z):
             row, col, inside = at(s, y, z)
-            lo, hi = (tirx.reinterpret("uint16", x[n, c2 * 2 + h, row, col]).astype("uint32") for h in (0, 1))
+            lo, hi = (bf16_bits(x[n, c2 * 2 + h, row, col]) for h in (0, 1))
             return tirx.if_then_else(inside, lo | (hi << tirx.const(16, "uint32")), tirx.const(0, "uint32"))
 
         return te.compute((batch, channels // 2, sh * sw, hp, wp), pair, name="amx_channel_pairs")

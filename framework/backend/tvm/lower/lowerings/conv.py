@@ -6,7 +6,7 @@ import numpy as np
 from tvm import relax
 
 from .....dtype import BFLOAT16_NP, is_low_float
-from .. import amx_conv, amx_direct_conv, amx_matmul, te_kernels, tensor_core_conv
+from .. import amx_conv, amx_direct_conv, amx_matmul, avx512_bf16, avx512_bf16_conv, te_kernels, tensor_core_conv
 from .base import LowerContext, Lowering, cast, crop, emit, float32_compute, hw_padding
 
 
@@ -109,11 +109,42 @@ def _tiles_filter_grad(ctx: LowerContext, x, dy):
 _TILES = {"conv2d": _tiles_conv2d, "input_grad": _tiles_input_grad, "filter_grad": _tiles_filter_grad}
 
 
+def _dots_conv2d(ctx: LowerContext, x, w):
+    prim, (xs, ws) = ctx.prim, ctx.in_specs
+    pads, _, _ = prim.geometry(xs.shape, ws.shape)
+    return avx512_bf16_conv.conv2d(ctx.bb, x, w, xs.shape, ws.shape, prim.stride, pads,
+                                   out_dtype=np.dtype(ctx.out_specs[0].dtype).name)
+
+
+def _dots_input_grad(ctx: LowerContext, dy, w):
+    prim, ws = ctx.prim, ctx.in_specs[1]
+    pads, _, _ = prim.geometry(prim.input_shape, ws.shape)
+    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads,
+                                       np.dtype(ctx.out_specs[0].dtype).name)
+
+
+def _dots_filter_grad(ctx: LowerContext, x, dy):
+    prim, xs = ctx.prim, ctx.in_specs[0]
+    pads, _, _ = prim.geometry(xs.shape, prim.filter_shape)
+    return avx512_bf16_conv.filter_grad(ctx.bb, x, dy, xs.shape, prim.filter_shape, prim.stride, pads,
+                                        np.dtype(ctx.out_specs[0].dtype).name)
+
+
+# AVX512-BF16 without AMX: VDPBF16PS, float32 sums (lower/avx512_bf16_conv.py)
+_DOTS = {"conv2d": _dots_conv2d, "input_grad": _dots_input_grad, "filter_grad": _dots_filter_grad}
+
+
+def _static(ctx: LowerContext) -> bool:
+    shapes = [s.shape for s in ctx.in_specs] + [ctx.out_specs[0].shape]
+    return all(isinstance(d, (int, np.integer)) for shape in shapes for d in shape)
+
+
 def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
     """A convolution (``kind``: conv2d, input_grad, filter_grad) whose bfloat16 operands go to
     AMX tiles where the target has them (:mod:`..amx_conv`, float32 sums, the result cast
-    back to bfloat16); otherwise ``float32_compute(lower)``."""
-    wide, tiles = float32_compute(lower), _TILES[kind]
+    back to bfloat16), else to ``VDPBF16PS`` where it has AVX512-BF16
+    (:mod:`..avx512_bf16_conv`); otherwise ``float32_compute(lower)``."""
+    wide, tiles, dots = float32_compute(lower), _TILES[kind], _DOTS[kind]
 
     def wrapped(ctx: LowerContext, a, b):
         prim = ctx.prim
@@ -122,6 +153,11 @@ def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
             out = tiles(ctx, a, b)
             if out is not None:
                 return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
+        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.available() \
+                and _static(ctx):
+            out = dots(ctx, a, b)  # in the output's dtype
+            if out is not None:
+                return out
         # CUDA: the tensor cores (16-bit operands alike, float32 sums)
         if plain and len({np.dtype(s.dtype) for s in ctx.in_specs}) == 1 \
                 and is_low_float(np.dtype(ctx.in_specs[0].dtype)) and tensor_core_conv.on_cuda():
