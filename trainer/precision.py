@@ -12,9 +12,10 @@
   multiplies float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls
   and convolutions run in float32 on operands converted in passes of their own: fp16 is no
   faster than fp32 where matmuls dominate (bench/amp.py time on a Zen 5 core with F16C: the
-  character GPT 1.15x fp32's step, LeNet 0.9x; bf16 on AMX tiles is the one to use). On a CPU
-  without AMX-BF16 tiles (which our bf16 matmuls and convolutions use) bf16 is correct but
-  no faster. The CPU is the compiler's target (its LLVM CPU and features):
+  character GPT 1.15x fp32's step, LeNet 0.9x; bf16 is the one to use). Our bf16 matmuls and
+  convolutions run on AMX-BF16 tiles or, without them, on AVX512-BF16 dot products
+  (``VDPBF16PS``); on a CPU with neither bf16 is correct but no faster. The CPU is the
+  compiler's target (its LLVM CPU and features):
   ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
   ``/proc/cpuinfo`` features the compiler adds where LLVM's name lacks them (a virtual
   machine reporting an older model).
@@ -37,7 +38,7 @@ from framework.train.callbacks.base import Callback
 from framework.train.context import RunContext
 
 FP16_NATIVE = ("f16c", "avx512_fp16")  # /proc/cpuinfo names
-BF16_NATIVE = ("amx_bf16",)  # our bf16 matmuls and convolutions run on AMX tiles
+BF16_NATIVE = ("amx_bf16", "avx512_bf16")  # our bf16 matmuls and convolutions: AMX tiles, else VDPBF16PS
 _LLVM_NAMES = {"f16c": "f16c", "avx512_fp16": "avx512fp16", "avx512_bf16": "avx512bf16",
                "amx_bf16": "amx-bf16"}
 
@@ -101,16 +102,21 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
         return [f"precision fp16: the kernels are built for {cpu}, which has no native float16 "
                 "conversion (F16C or AVX512-FP16): fp16 will be slower than fp32; use precision: bf16"]
     if precision == "fp16":
-        faster = "use precision: bf16 (AMX-BF16 tiles)" if features & set(BF16_NATIVE) else \
+        faster = f"use precision: bf16 ({_bf16_units(features)})" if features & set(BF16_NATIVE) else \
             "bf16 is no faster on this CPU either"
         return [f"precision fp16: the kernels are built for {cpu}, which converts float16 natively but "
                 "has no float16 matrix units our kernels use: matmuls and convolutions compute in "
                 "float32 on converted operands, so fp16 is no faster than fp32 where they dominate "
                 f"(a transformer's step ~1.15x fp32's; a small CNN's ~0.9x); {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
-        return [f"precision bf16: the kernels are built for {cpu}, which has no AMX-BF16 tiles (our bf16 "
-                "matmuls and convolutions use them): training is correct but will not be faster than fp32"]
+        return [f"precision bf16: the kernels are built for {cpu}, which has neither AMX-BF16 tiles nor "
+                "AVX512-BF16 dot products (our bf16 matmuls and convolutions use them): training is correct "
+                "but will not be faster than fp32"]
     return []
+
+
+def _bf16_units(features: set[str]) -> str:
+    return "AMX-BF16 tiles" if "amx_bf16" in features else "AVX512-BF16 dot products"
 
 
 def announce(precision: str, mode: str, device: str, model: Any, quiet: bool) -> None:

@@ -64,7 +64,9 @@ def test_the_start_line_says_the_level_the_master_weights_and_the_loss_scaling_i
 @pytest.mark.parametrize(("cpu", "fp16_slow", "bf16_slow"), [
     ("sandybridge", True, True),  # AVX, no F16C (it came with Ivy Bridge)
     ("haswell", False, True),  # AVX2 and F16C, no AVX-512
-    ("cooperlake", False, True),  # AVX512-BF16 dot products, no AMX tiles (our bf16 kernels use them)
+    ("skylake-avx512", False, True),  # AVX-512 and F16C, no bf16 instructions
+    ("cooperlake", False, False),  # AVX512-BF16 dot products (VDPBF16PS kernels), no AMX tiles
+    ("znver4", False, False),  # AMD: AVX512-BF16 dot products
     ("sapphirerapids", False, False),  # AMX-BF16 and AVX512-FP16
 ])
 def test_graph_mode_warns_when_the_cpu_the_kernels_are_built_for_lacks_the_instructions(
@@ -79,12 +81,13 @@ def test_graph_mode_warns_when_the_cpu_the_kernels_are_built_for_lacks_the_instr
         assert "no native float16 conversion" in fp16 and fp16.endswith("use precision: bf16")
     else:  # F16C: elementwise kernels in half the bytes, but float32 matmuls and convolutions
         assert "converts float16 natively" in fp16 and "no faster than fp32 where they dominate" in fp16
-        assert fp16.endswith("use precision: bf16 (AMX-BF16 tiles)" if not bf16_slow
+        units = "AMX-BF16 tiles" if cpu == "sapphirerapids" else "AVX512-BF16 dot products"
+        assert fp16.endswith(f"use precision: bf16 ({units})" if not bf16_slow
                              else "bf16 is no faster on this CPU either")
     if bf16_slow:
-        assert bf16 == [f"precision bf16: the kernels are built for {cpu} (TWINMODE_CPU), which has no "
-                        "AMX-BF16 tiles (our bf16 matmuls and convolutions use them): training is correct "
-                        "but will not be faster than fp32"]
+        assert bf16 == [f"precision bf16: the kernels are built for {cpu} (TWINMODE_CPU), which has neither "
+                        "AMX-BF16 tiles nor AVX512-BF16 dot products (our bf16 matmuls and convolutions use "
+                        "them): training is correct but will not be faster than fp32"]
     assert speed_notes("fp32", "graph", "cpu", set(), which) == []
     assert speed_notes("fp16", "graph", "cuda", set(), which) == []  # the GPU's, not this CPU's
 
