@@ -6,6 +6,7 @@ import numpy as np
 from tvm import relax
 
 from .....dtype import BFLOAT16_NP, is_low_float
+from .....ir.symbolic import NotSymbolic
 from .. import amx_conv, amx_direct_conv, amx_matmul, avx512_bf16, avx512_bf16_conv, te_kernels, tensor_core_conv
 from .base import LowerContext, Lowering, cast, crop, emit, float32_compute, hw_padding
 
@@ -153,8 +154,10 @@ def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
             out = tiles(ctx, a, b)
             if out is not None:
                 return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
-        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.available() \
-                and _static(ctx):
+        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.available():
+            if not _static(ctx):  # the kernels are built for static sizes: a symbolic batch
+                # compiles per size rather than run its convolutions in float32 (2x slower)
+                raise NotSymbolic(f"{prim.name}: bf16 convolutions on VDPBF16PS are built for static sizes")
             out = dots(ctx, a, b)  # in the output's dtype
             if out is not None:
                 return out
