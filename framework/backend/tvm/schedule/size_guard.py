@@ -85,9 +85,12 @@ def _with_body(block: SBlock, body: tirx.Stmt) -> SBlock:
 
 
 class _Guard:
+    """Finds the parallel loops to guard (``loops``), then rewrites them (``visit``)."""
+
     def __init__(self) -> None:
         self.analyzer = tvm.sym.Analyzer()
-        self.guarded = 0
+        self.loops: list[tuple[For, tirx.PrimExpr]] = []  # (loop, its work)
+        self.moved: list[list] = []  # per loop: the root buffers only it uses
 
     def small_possible(self, w: tirx.PrimExpr) -> bool:
         """Whether ``w`` is not static and can be below the threshold for sizes >= 1."""
@@ -101,14 +104,53 @@ class _Guard:
         with self.analyzer.constraint_scope(positive):
             return not self.analyzer.can_prove(w >= tirx.IntImm("int64", PARALLEL_MIN_WORK))
 
+    def find(self, stmt: tirx.Stmt) -> None:
+        if isinstance(stmt, For) and stmt.kind == ForKind.PARALLEL:
+            w = work(stmt.body)
+            if w is not None and self.small_possible(w):
+                self.loops.append((stmt, w))
+            return
+        for s in _children(stmt):
+            self.find(s)
+
+    def _index(self, stmt: tirx.Stmt) -> int | None:
+        return next((i for i, (loop, _) in enumerate(self.loops) if loop.same_as(stmt)), None)
+
+    def plan(self, root: SBlock) -> None:
+        """Which of ``root``'s buffers each guarded loop alone uses: allocated inside its two
+        versions, so that TVM still places them per thread (inside the parallel loop)."""
+        users: list[tuple[object, set]] = []  # (buffer, owners: loop index or -1 outside)
+
+        def note(stmt: tirx.Stmt, owner: int) -> None:
+            for block in _blocks(stmt, []):
+                for region in [*block.reads, *block.writes]:
+                    entry = next((u for u in users if u[0].same_as(region.source)), None)
+                    if entry is None:
+                        users.append((region.source, {owner}))
+                    else:
+                        entry[1].add(owner)
+
+        def walk(stmt: tirx.Stmt) -> None:
+            i = self._index(stmt)
+            if i is not None:
+                note(stmt, i)
+            elif isinstance(stmt, SBlockRealize):
+                note(stmt, -1)
+            else:
+                for s in _children(stmt):
+                    walk(s)
+
+        walk(root.body)
+        self.moved = [[b for b in root.alloc_buffers
+                       if any(u[0].same_as(b) and u[1] == {i} for u in users)] for i in range(len(self.loops))]
+
     def visit(self, stmt: tirx.Stmt) -> tirx.Stmt:
+        i = self._index(stmt)
+        if i is not None:
+            loop, w = self.loops[i]
+            return IfThenElse(w >= tirx.IntImm("int64", PARALLEL_MIN_WORK), self._wrap(loop, i, "parallel"),
+                              self._wrap(_serial(loop), i, "serial"))
         if isinstance(stmt, For):
-            if stmt.kind == ForKind.PARALLEL:
-                w = work(stmt.body)
-                if w is not None and self.small_possible(w):
-                    self.guarded += 1
-                    return IfThenElse(w >= tirx.IntImm("int64", PARALLEL_MIN_WORK), stmt, _serial(stmt))
-                return stmt
             return For(stmt.loop_var, stmt.min, stmt.extent, stmt.kind, self.visit(stmt.body),
                        stmt.thread_binding, stmt.annotations, stmt.step)
         if isinstance(stmt, SeqStmt):
@@ -120,18 +162,45 @@ class _Guard:
             return SBlockRealize(stmt.iter_values, stmt.predicate, _with_body(stmt.block, self.visit(stmt.block.body)))
         return stmt
 
+    def _wrap(self, loop: tirx.Stmt, i: int, name: str) -> tirx.Stmt:
+        if not self.moved[i]:
+            return loop
+        block = SBlock([], [], [], f"size_guard_{name}", loop, None, self.moved[i], [], {})
+        return SBlockRealize([], tirx.const(True, "bool"), block)
+
+
+def _children(stmt: tirx.Stmt) -> list:
+    if isinstance(stmt, For):
+        return [stmt.body]
+    if isinstance(stmt, SeqStmt):
+        return list(stmt.seq)
+    if isinstance(stmt, IfThenElse):
+        return [stmt.then_case] + ([] if stmt.else_case is None else [stmt.else_case])
+    if isinstance(stmt, SBlockRealize):
+        return [stmt.block.body]
+    return []
+
 
 def guard_func(func: tirx.PrimFunc) -> tuple[tirx.PrimFunc, int]:
     """``func`` with its size-dependent parallel loops guarded; the number guarded."""
     if func.attrs is not None and func.attrs.get(ATTR, False):
         return func, 0
-    guard = _Guard()
-    body = guard.visit(func.body)
-    if not guard.guarded:
+    realize = func.body
+    if not isinstance(realize, SBlockRealize):
         return func, 0
-    rewritten = func.with_body(body)
+    guard = _Guard()
+    guard.find(realize.block.body)
+    if not guard.loops:
+        return func, 0
+    root = realize.block
+    guard.plan(root)
+    moved = [b for group in guard.moved for b in group]
+    kept = [b for b in root.alloc_buffers if not any(b.same_as(m) for m in moved)]
+    root = SBlock(root.iter_vars, root.reads, root.writes, root.name_hint, guard.visit(root.body), root.init,
+                  kept, root.match_buffers, root.annotations)
+    rewritten = func.with_body(SBlockRealize(realize.iter_values, realize.predicate, root))
     parsed = tvm.script.from_source(rewritten.script())  # fresh variables in the copy
-    return parsed.with_attr(ATTR, True), guard.guarded
+    return parsed.with_attr(ATTR, True), len(guard.loops)
 
 
 def guard_module(mod: tvm.IRModule) -> tvm.IRModule:
