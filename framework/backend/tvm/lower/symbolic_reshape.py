@@ -91,7 +91,7 @@ def _input_index(groups, src: list, dst: list, out_idx: list) -> list:
         if not gi:
             continue
         if not gj:  # an input axis of extent 1
-            index[gi[0]] = tirx.const(0, out_idx[0].dtype if out_idx else "int64")
+            index[gi[0]] = _ANALYZER.simplify(out_idx[0] * 0) if out_idx else tirx.const(0, "int64")
             continue
         if len(gi) == 1:  # kept whole or split: flat index of the output axes
             flat = out_idx[gj[0]]
