@@ -12,7 +12,9 @@ is the groups ``n | t | 3C -> (3, h, d)``. An axis kept whole is copied index fo
 a split axis is rebuilt as ``i * h * d + j * d + k`` (no division); only a merge of
 several input axes into one divides, and then by that group's own trailing extents,
 which must be static (the GPT's head merge ``(n, t, h, d) -> (n, t, C)``); a merge by a
-symbolic extent (``(n, t, C) -> (n * t, C)``) stays ``R.reshape``. So the kernel is injective with plain
+symbolic extent (``(n, t, C) -> (n * t, C)``) stays ``R.reshape``, and so does a reshape
+with no group of static axes split or merged (``(n * t, C) -> (n, t, C)``, ``(n, t, 1)
+-> (n, t)``): nothing to fuse there, and a view costs nothing. So the kernel is injective with plain
 indices: FuseOps fuses it with its producer/consumer (the attention's
 strided_slice + reshape + transpose become one kernel again, as in a per-length compile),
 and where it stays alone RewriteDataflowReshape turns it back into a view.
@@ -84,6 +86,13 @@ def _symbolic_merge(axes: list[int], src: list) -> bool:
     return len(axes) > 1 and any(not isinstance(src[a], tirx.IntImm) for a in axes[1:])
 
 
+def _static_regroup(gi: list[int], gj: list[int], src: list, dst: list) -> bool:
+    """Whether a group splits or merges static axes only (``C -> (h, d)``, ``(h, d) -> C``,
+    a flatten ``(16, 5, 5) -> 400``): the reshapes worth a kernel that fuses."""
+    dims = [src[a] for a in gi] + [dst[b] for b in gj]
+    return bool(gi) and bool(gj) and len(dims) > 2 and all(isinstance(d, tirx.IntImm) for d in dims)
+
+
 def _input_index(groups, src: list, dst: list, out_idx: list) -> list:
     """The input index of output index ``out_idx``, group by group."""
     index: list = [None] * len(src)
@@ -118,6 +127,8 @@ def reshape_kernel(bb: relax.BlockBuilder, call: relax.Call) -> relax.Expr | Non
     groups = group_axes(src, dst)
     if groups is None or any(_symbolic_merge(gi, src) for gi, _ in groups):
         return None
+    if not any(_static_regroup(gi, gj, src, dst) for gi, gj in groups):
+        return None  # only symbolic axes kept, split or unit axes: a view serves as well
 
     def compute(data: te.Tensor) -> te.Tensor:
         return te.compute(dst, lambda *idx: data[tuple(_input_index(groups, src, dst, list(idx)))],
