@@ -133,10 +133,11 @@ def _legalize_passes(target: tvm.target.Target) -> list:
 
 
 def _reshape_view(bb: relax.BlockBuilder, call: relax.Call) -> relax.Expr:
-    """A reshape of a symbolic shape (framework/ir/symbolic.py) stays ``R.reshape``, a view
-    (the VM's ``vm.builtin.reshape``): its TOPI kernel indexes through ``// t % n``, which
-    RewriteDataflowReshape cannot prove a view, so it would copy (slowly) every time. A
-    static one is TOPI's kernel as before (fused into its consumers, or made a view)."""
+    """A reshape of a symbolic shape (framework/ir/symbolic.py) is a kernel with per-group
+    indices (lower/symbolic_reshape.py): TOPI's indexes through ``// t % n``, which
+    RewriteDataflowReshape cannot prove a view. Shapes it cannot group stay ``R.reshape``,
+    a view. A static one is TOPI's kernel as before (fused into its consumers, or made a
+    view)."""
     shapes = [call.args[0].ty.shape, call.ty.shape]
     if all(isinstance(s, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in s.values)
            for s in shapes):
@@ -144,7 +145,10 @@ def _reshape_view(bb: relax.BlockBuilder, call: relax.Call) -> relax.Expr:
         from tvm import topi
 
         return _reshape(topi.reshape, "reshape")(bb, call)
-    return call
+    from ..lower.symbolic_reshape import reshape_kernel
+
+    kernel = reshape_kernel(bb, call)  # grouped indices: fuses, or becomes a view again
+    return call if kernel is None else kernel
 
 
 class _Tolerant:

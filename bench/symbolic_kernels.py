@@ -1,0 +1,146 @@
+"""Kernel by kernel: the character GPT's train step compiled once with batch and length
+symbolic against a compile specialised to one length (bench/symbolic_batch.py's models).
+
+    PYTHONPATH=. nice python bench/symbolic_kernels.py [--length 64] [--top 25]
+
+Both compiles are cold (a fresh $TWINMODE_CACHE_DIR); each scheduled PrimFunc is built
+alone and timed on random inputs of its first call's shapes (bench/kernel_profile.py), the
+symbolic ones with the symbols bound to this batch and length (by the values the step's
+inputs give them: the kernels' shapes are solved from the call's argument shapes). Prints
+kernel count, per-kernel sum and the heaviest kernels of each compile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy as np  # noqa: E402
+import tvm  # noqa: E402
+from kernel_profile import _sample, captured_schedules  # noqa: E402
+from symbolic_batch import GPT_BATCH, GPT_VOCAB, make_step  # noqa: E402
+from tvm import relax, tirx  # noqa: E402
+
+import framework as ms  # noqa: E402
+from framework import Tensor  # noqa: E402
+
+
+def call_sites(mod: tvm.IRModule, bind: dict[str, int]) -> tuple[collections.Counter, dict]:
+    """Calls per PrimFunc and its first call's (shape, dtype) list, symbols by name in
+    ``bind``; a call's trailing shape arguments (symbolic extents) are kept as ints."""
+    counts, shapes = collections.Counter(), {}
+    call_tir = tvm.ir.Op.get("relax.call_tir")
+    ops = {"Add": int.__add__, "Sub": int.__sub__, "Mul": int.__mul__, "FloorDiv": int.__floordiv__,
+           "FloorMod": int.__mod__, "Max": max, "Min": min}
+
+    def value(d) -> int:  # a shape expression over the symbols, by name
+        if isinstance(d, tirx.IntImm):
+            return int(d)
+        if isinstance(d, tirx.Var):
+            return bind[d.name]
+        return ops[type(d).__name__](value(d.a), value(d.b))
+
+    def visit(expr) -> None:
+        if isinstance(expr, relax.Call) and expr.op.same_as(call_tir):
+            name = expr.args[0].name_hint
+            counts[name] += 1
+            if name not in shapes:
+                out = expr.ty_args[0]
+                shapes[name] = []
+                for a in list(expr.args[1].fields) + (
+                        list(out.fields) if isinstance(out, relax.TupleType) else [out]):
+                    t = a if isinstance(a, relax.TensorType) else a.ty
+                    if not isinstance(t, relax.TensorType):  # a symbol passed as a scalar
+                        shapes[name].append(([value(a)], "scalars"))
+                        continue
+                    shapes[name].append(([value(v) for v in t.shape.values],
+                                         str(getattr(t.dtype, "dtype", t.dtype))))
+                if len(expr.args) > 2:  # tir_vars: the symbols the kernel takes as scalars
+                    shapes[name].append(([value(v) for v in expr.args[2].values], "scalars"))
+
+    for func in mod.functions.values():
+        if isinstance(func, relax.Function):
+            relax.analysis.post_order_visit(func.body, visit)
+    return counts, shapes
+
+
+def profile(mod: tvm.IRModule, target, bind: dict[str, int]) -> list:
+    """(calls x seconds, seconds, calls, name) per called PrimFunc, heaviest first."""
+    import time
+
+    counts, shapes = call_sites(mod, bind)
+    rows = []
+    for gv, func in mod.functions.items():
+        if not isinstance(func, tirx.PrimFunc) or gv.name_hint not in counts:
+            continue
+        lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target=target)
+        args = []
+        for s, d in shapes[gv.name_hint]:
+            args.extend(s) if d == "scalars" else args.append(tvm.runtime.tensor(_sample(s, d)))
+        kernel = lib["main"]
+        kernel(*args)
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            for _ in range(5):
+                kernel(*args)
+            best = min(best, (time.perf_counter() - t0) / 5)
+        rows.append((best * counts[gv.name_hint], best, counts[gv.name_hint], gv.name_hint))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return rows
+
+
+def compiled(length: int, symbolic: bool):
+    os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()
+    rng = np.random.default_rng(0)
+    x, y = (Tensor(rng.integers(0, GPT_VOCAB, (GPT_BATCH, length)).astype(np.int32)) for _ in "xy")
+    step = make_step("gpt")
+    if symbolic:
+        tokens = Tensor(shape=[None, None], dtype=ms.int32)
+        step.set_inputs(tokens, tokens)
+    with captured_schedules() as captured:
+        step(x, y)  # two tensors: one given twice is not compiled symbolic
+    return captured["mod"], captured["target"]
+
+
+def symbols(mod: tvm.IRModule) -> list[str]:
+    """Names of the symbolic extents of the step's parameters (batch first, then length)."""
+    main = next(f for gv, f in mod.functions.items() if isinstance(f, relax.Function)
+                and gv.name_hint == "main")
+    names = []
+    for p in main.params:
+        for d in getattr(p.ty, "shape", None).values if hasattr(getattr(p.ty, "shape", None), "values") else []:
+            if isinstance(d, tirx.Var) and d.name not in names:
+                names.append(d.name)
+    return names
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--length", type=int, default=64)
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--dump", default=None, help="folder: each scheduled module's script")
+    args = parser.parse_args()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    for symbolic in (False, True):
+        mod, target = compiled(args.length, symbolic)
+        names = symbols(mod) if symbolic else []
+        bind = dict(zip(names, (GPT_BATCH, args.length)))
+        if args.dump:
+            Path(args.dump).mkdir(parents=True, exist_ok=True)
+            Path(args.dump, "symbolic.py" if symbolic else "per_length.py").write_text(mod.script())
+        mod = relax.transform.RewriteDataflowReshape()(mod)  # as the build does: views
+        rows = profile(mod, target, bind)
+        print(f"{'symbolic' if symbolic else 'per-length'} {bind}: kernels {len(rows)}, calls "
+              f"{sum(r[2] for r in rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms")
+        for total, each, n, name in rows[:args.top]:
+            print(f"  {total * 1e3:7.2f} ms {n:4d} x {each * 1e3:7.3f}  {name[:90]}")
+
+
+if __name__ == "__main__":
+    main()
