@@ -360,3 +360,58 @@ def test_columns_in_lanes_store_bf16_rounded_to_nearest_even():
     out = tvm.runtime.empty((n, o, ho, wo), "bfloat16", tvm.cpu())
     low(*[tvm.runtime.tensor(np.ascontiguousarray(a)) for a in args], out)
     np.testing.assert_array_equal(out.numpy().astype(np.float32), sums.astype(BF16).astype(np.float32))
+
+
+def _small_bf16_step():
+    import framework as ms
+    from framework import nn
+
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Conv2d(16, 32, 3, stride=2, pad_mode="same"), nn.ReLU(),
+                            nn.Conv2d(32, 32, 3, pad_mode="same"), nn.ReLU(), nn.Flatten(), nn.Dense(32 * 16, 10))
+    net = ms.amp.auto_mixed_precision(net, "O2", ms.bfloat16)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    cell = ms.amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.01, 0.9), loss, "O0")
+    cell.set_train()
+    return cell, net
+
+
+@runs_here
+def test_graph_mode_bf16_convs_with_a_symbolic_batch_compile_once_and_match_the_static_compile(
+        tmp_path, monkeypatch):
+    import framework as ms
+    from framework import Tensor
+
+    from .symbolic_context import compiles
+
+    monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path / "cache"))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        dynamic, dnet = _small_bf16_step()
+        reference, rnet = _small_bf16_step()
+        dynamic.set_inputs(Tensor(shape=[None, 16, 8, 8], dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
+        rng = np.random.default_rng(3)
+        own = 0
+        for n in (1, 3, 8):
+            x = Tensor(rng.standard_normal((n, 16, 8, 8)).astype(np.float32))
+            y = Tensor(rng.integers(0, 10, n).astype(np.int32))
+            before = compiles()
+            ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path / "ir"))  # its Relax module
+            try:
+                got = dynamic(x, y)
+            finally:
+                ms.set_context(save_graphs=False)
+            own += compiles() - before
+            want = reference(x, y)  # compiled for this size
+            np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5)  # the loss
+            for (_, p), (_, q) in zip(dnet.parameters_and_names(), rnet.parameters_and_names()):
+                want_p = q.asnumpy()
+                np.testing.assert_allclose(p.asnumpy(), want_p, rtol=1e-5, atol=1e-5 * np.abs(want_p).max())
+        report = dynamic._graph_runner.last_report
+        assert own == 1, (own, report.symbolic_axes, report.symbolic_fallback)
+        assert report.symbolic_axes == [[0], [0]] and report.symbolic_fallback is None
+        if _on_dots():  # the two forwards, their weight gradients, the second's input gradient
+            modules = list((tmp_path / "ir").rglob("10_relax.py"))
+            assert len(modules) == 1 and modules[0].read_text().count("call_tir(cls.bf16_direct_") >= 5
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -120,7 +120,8 @@ def _dots_conv2d(ctx: LowerContext, x, w):
 def _dots_input_grad(ctx: LowerContext, dy, w):
     prim, ws = ctx.prim, ctx.in_specs[1]
     pads, _, _ = prim.geometry(prim.input_shape, ws.shape)
-    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads,
+    x_shape = (ctx.out_specs[0].shape[0], *prim.input_shape[1:])  # the batch may be symbolic: dx's
+    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, x_shape, ws.shape, prim.stride, pads,
                                        np.dtype(ctx.out_specs[0].dtype).name)
 
 
