@@ -109,6 +109,12 @@ def test_forward_kernel_is_vdpbf16ps_and_matches_numpy(xs, o, k, stride, pads):
     assert "vdpbf16ps" in asm and "tdpbf16ps" not in asm
     if "avx512_bf16" not in cpu_flags():
         pytest.skip("this CPU has no avx512_bf16")
+    _check_forward(kernel, xs, o, k, stride, pads)
+
+
+def _check_forward(kernel, xs, o, k, stride, pads):
+    n, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
     rng = np.random.default_rng(0)
     x, wt = _bf16(rng, xs), _bf16(rng, (o, c, k, k))
     hw = adc._phase_hw(ho, wo, k, k, (stride, stride))
@@ -141,13 +147,20 @@ INPUT_GRAD = [  # (x shape, o, k, stride, pads)
 def test_input_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
     n, c, h, w = xs
     ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
-    rng = np.random.default_rng(1)
-    dy, wt = _bf16(rng, (n, o, ho, wo)), _bf16(rng, (o, c, k, k))
     geometry = ((stride, stride), (pads[0], pads[2]), (k, k))
     kernel, asm = _build(bc.input_grad_phases_source(n, o, c, (ho, wo), (h, w), *geometry))
     assert "vdpbf16ps" in asm
     if "avx512_bf16" not in cpu_flags():
         pytest.skip("this CPU has no avx512_bf16")
+    _check_input_grad(kernel, xs, o, k, stride, pads)
+
+
+def _check_input_grad(kernel, xs, o, k, stride, pads):
+    n, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    geometry = ((stride, stride), (pads[0], pads[2]), (k, k))
+    rng = np.random.default_rng(1)
+    dy, wt = _bf16(rng, (n, o, ho, wo)), _bf16(rng, (o, c, k, k))
     top, bottom, left, right = adc.phase_padding(*geometry, (ho, wo), (h, w))
     padded = np.pad(dy, ((0, 0), (0, 0), (top, bottom), (left, right)))
     taps = wt.transpose(2, 3, 1, 0).reshape(k * k, c, o)
@@ -179,6 +192,12 @@ def test_weight_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
     assert "vdpbf16ps" in asm
     if "avx512_bf16" not in cpu_flags():
         pytest.skip("this CPU has no avx512_bf16")
+    _check_filter_grad(kernel, bc.filter_chunks(n, c, o), xs, o, k, stride, pads)
+
+
+def _check_filter_grad(kernel, chunks, xs, o, k, stride, pads):
+    n, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
     rng = np.random.default_rng(2)
     x, dy = _bf16(rng, xs), _bf16(rng, (n, o, ho, wo))
     q2 = -(-wo // 2)
@@ -191,8 +210,49 @@ def test_weight_gradient_kernel_matches_numpy(xs, o, k, stride, pads):
     dyq = np.zeros((n, o, ho, 2 * q2), BF16)
     dyq[..., :wo] = dy
     dyq = np.ascontiguousarray(dyq.reshape(n, o, ho, q2, 2).transpose(0, 2, 3, 1, 4)).view(np.uint32)
-    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (bc.filter_chunks(n, c, o), o, c, k, k)).sum(0)
+    got = _run(kernel, [xq, dyq.reshape(n, ho, q2, o)], (chunks, o, c, k, k)).sum(0)
     _close(got, _filter_grad64(x, dy, (k, k), stride, pads))
+
+
+# a symbolic batch: one kernel (its buffers matched to a T.int64() var) for every batch size
+BATCHES = (1, 3)  # an odd one: the weight gradient's second half of the batch an image short
+
+
+@pytest.mark.parametrize("xs,o,k,stride,pads", [FORWARD[1], FORWARD[3], FORWARD[4]])
+def test_forward_kernel_with_a_symbolic_batch_matches_numpy_at_each_size(xs, o, k, stride, pads):
+    _, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    kernel, asm = _build(bc.forward_source(None, c, o, ho, wo, k, k, (stride, stride)))
+    assert "vdpbf16ps" in asm
+    if "avx512_bf16" not in cpu_flags():
+        pytest.skip("this CPU has no avx512_bf16")
+    for n in BATCHES:
+        _check_forward(kernel, (n, c, h, w), o, k, stride, pads)
+
+
+@pytest.mark.parametrize("xs,o,k,stride,pads", [INPUT_GRAD[0], INPUT_GRAD[2], INPUT_GRAD[3]])
+def test_input_gradient_kernel_with_a_symbolic_batch_matches_numpy_at_each_size(xs, o, k, stride, pads):
+    _, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    geometry = ((stride, stride), (pads[0], pads[2]), (k, k))
+    kernel, asm = _build(bc.input_grad_phases_source(None, o, c, (ho, wo), (h, w), *geometry))
+    assert "vdpbf16ps" in asm
+    if "avx512_bf16" not in cpu_flags():
+        pytest.skip("this CPU has no avx512_bf16")
+    for n in BATCHES:
+        _check_input_grad(kernel, (n, c, h, w), o, k, stride, pads)
+
+
+@pytest.mark.parametrize("xs,o,k,stride,pads", [FILTER_GRAD[0], FILTER_GRAD[1], FILTER_GRAD[2], FILTER_GRAD[3]])
+def test_weight_gradient_kernel_with_a_symbolic_batch_matches_numpy_at_each_size(xs, o, k, stride, pads):
+    _, c, h, w = xs
+    ho, wo = (h + pads[0] + pads[1] - k) // stride + 1, (w + pads[2] + pads[3] - k) // stride + 1
+    kernel, asm = _build(bc.filter_grad_source(None, c, o, ho, wo, k, k, (stride, stride)))
+    assert "vdpbf16ps" in asm
+    if "avx512_bf16" not in cpu_flags():
+        pytest.skip("this CPU has no avx512_bf16")
+    for n in BATCHES:
+        _check_filter_grad(kernel, bc.filter_chunks(None, c, o), (n, c, h, w), o, k, stride, pads)
 
 
 def test_applies_to_16_lane_multiples_and_even_reductions():
@@ -300,3 +360,58 @@ def test_columns_in_lanes_store_bf16_rounded_to_nearest_even():
     out = tvm.runtime.empty((n, o, ho, wo), "bfloat16", tvm.cpu())
     low(*[tvm.runtime.tensor(np.ascontiguousarray(a)) for a in args], out)
     np.testing.assert_array_equal(out.numpy().astype(np.float32), sums.astype(BF16).astype(np.float32))
+
+
+def _small_bf16_step():
+    import framework as ms
+    from framework import nn
+
+    ms.set_seed(0)
+    net = nn.SequentialCell(nn.Conv2d(16, 32, 3, stride=2, pad_mode="same"), nn.ReLU(),
+                            nn.Conv2d(32, 32, 3, pad_mode="same"), nn.ReLU(), nn.Flatten(), nn.Dense(32 * 16, 10))
+    net = ms.amp.auto_mixed_precision(net, "O2", ms.bfloat16)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    cell = ms.amp.build_train_network(net, nn.Momentum(net.trainable_params(), 0.01, 0.9), loss, "O0")
+    cell.set_train()
+    return cell, net
+
+
+@runs_here
+def test_graph_mode_bf16_convs_with_a_symbolic_batch_compile_once_and_match_the_static_compile(
+        tmp_path, monkeypatch):
+    import framework as ms
+    from framework import Tensor
+
+    from .symbolic_context import compiles
+
+    monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path / "cache"))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        dynamic, dnet = _small_bf16_step()
+        reference, rnet = _small_bf16_step()
+        dynamic.set_inputs(Tensor(shape=[None, 16, 8, 8], dtype=ms.float32), Tensor(shape=[None], dtype=ms.int32))
+        rng = np.random.default_rng(3)
+        own = 0
+        for n in (1, 3, 8):
+            x = Tensor(rng.standard_normal((n, 16, 8, 8)).astype(np.float32))
+            y = Tensor(rng.integers(0, 10, n).astype(np.int32))
+            before = compiles()
+            ms.set_context(save_graphs=True, save_graphs_path=str(tmp_path / "ir"))  # its Relax module
+            try:
+                got = dynamic(x, y)
+            finally:
+                ms.set_context(save_graphs=False)
+            own += compiles() - before
+            want = reference(x, y)  # compiled for this size
+            np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5)  # the loss
+            for (_, p), (_, q) in zip(dnet.parameters_and_names(), rnet.parameters_and_names()):
+                want_p = q.asnumpy()
+                np.testing.assert_allclose(p.asnumpy(), want_p, rtol=1e-5, atol=1e-5 * np.abs(want_p).max())
+        report = dynamic._graph_runner.last_report
+        assert own == 1, (own, report.symbolic_axes, report.symbolic_fallback)
+        assert report.symbolic_axes == [[0], [0]] and report.symbolic_fallback is None
+        if _on_dots():  # the two forwards, their weight gradients, the second's input gradient
+            modules = list((tmp_path / "ir").rglob("10_relax.py"))
+            assert len(modules) == 1 and modules[0].read_text().count("call_tir(cls.bf16_direct_") >= 5
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)

@@ -232,7 +232,8 @@ def _padded(x: te.Tensor, top_left: tuple[int, int], hw: tuple[int, int], pairs:
     each pair's two bf16 bit patterns in one uint32 (low half: the even channel), the bytes
     the tile loads read. Two contiguous loads and a shift per vector: 2.3x faster than
     interleaving bf16 lanes."""
-    batch, channels, height, width = (int(d) for d in x.shape)
+    batch = int(x.shape[0]) if isinstance(x.shape[0], tirx.IntImm) else x.shape[0]  # may be symbolic
+    channels, height, width = (int(d) for d in x.shape[1:])
     (pt, pl), (hp, wp), (sh, sw) = top_left, hw, stride
 
     def at(s, y, z):  # the input row and column of phase s's (y, z), and whether inside

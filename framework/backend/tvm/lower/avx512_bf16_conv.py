@@ -24,11 +24,16 @@ registers over the loops of input-channel pairs and kernel taps:
 
 Output channels (input channels for the input gradient) must be multiples of 16 and the
 reduction channels even; elsewhere the functions return None and the caller keeps float32.
+The batch may be symbolic (a ``tirx`` expression in the shapes; channels and spatial sizes
+static): one kernel for every batch size, its buffers matched to a ``T.int64()`` var
+(the sources take ``n=None``); the weight gradient's two halves of an odd batch differ
+by one image.
 """
 
 from __future__ import annotations
 
 import functools
+import textwrap
 from collections.abc import Sequence
 
 from tvm import relax, te, tirx
@@ -52,6 +57,36 @@ def blocking(m: int, ho: int, wo: int) -> tuple[int, int, int]:
     return ov, pr, pq
 
 
+def batch_of(d) -> int | tirx.PrimExpr:
+    """A batch size as int where static, else the symbolic expression itself."""
+    try:
+        return int(d)
+    except TypeError:
+        return d
+
+
+def _static(d) -> int | None:
+    """A source's batch argument: int, or None where symbolic."""
+    d = batch_of(d)
+    return d if isinstance(d, int) else None
+
+
+def _header(name: str, n: int | None, buffers: Sequence[tuple[str, str, str]]) -> str:
+    """A kernel's signature and matched buffers ``(name, shape after the batch or a full
+    shape starting with NB, dtype)``: ``NB`` is ``n``, or the var ``nb`` where None."""
+    nb = "nb" if n is None else str(n)
+    text = f"""
+@T.prim_func(private=True)
+def {name}({", ".join(f"{b}_h: T.handle" for b, _, _ in buffers)}):
+    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
+"""
+    if n is None:
+        text += "    nb = T.int64()\n"
+    for b, shape, dtype in buffers:
+        text += f'    {b} = T.match_buffer({b}_h, ({shape.replace("NB", nb)}), "{dtype}")\n'
+    return text
+
+
 def _lanes(base: str, v: int) -> str:
     return f"T.Ramp({base} + {16 * v}, 1, 16)"
 
@@ -70,7 +105,7 @@ def pixel_lanes(wo: int) -> bool:
     return wo % 16 == 0
 
 
-def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
+def _source(name: str, n: int | None, k: int, m: int, x_hw: tuple[int, int], taps: int,
             phases: tuple[tuple[str, adc.Taps], ...], out_dims: tuple[int, ...], in_phases: int = 1,
             out_dtype: str = "float32") -> str:
     """``y`` (float32 sums stored as ``out_dtype``) from ``x (n, k/2, in_phases, h', w')`` channel pairs and ``w (taps, k/2,
@@ -104,14 +139,11 @@ def _source(name: str, n: int, k: int, m: int, x_hw: tuple[int, int], taps: int,
 
         def out(phase, r, q, v):
             return f"y[b, {phase}p + {r}, qb * {pq} + {q}, {_lanes(f'ob * {ob}', v)}]"
-    loop = "parallel" if n * (ho // pr) > 1 else "serial"
-    text = f"""
-@T.prim_func(private=True)
-def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
-           w: T.Buffer(({taps}, {k // 2}, {m}), "uint32"),
-           y: T.Buffer(({n}, {y_shape}), "{out_dtype}")):
-    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-{avx512_bf16.import_attr(4)}        for job in T.{loop}({n * (ho // pr)}):
+    loop = "parallel" if n is None or n * (ho // pr) > 1 else "serial"
+    jobs = f"nb * {ho // pr}" if n is None else str(n * (ho // pr))
+    text = _header(name, n, [("x", f"NB, {k // 2}, {in_phases}, {hp}, {wp}", "uint32"),
+                             ("w", f"{taps}, {k // 2}, {m}", "uint32"), ("y", f"NB, {y_shape}", out_dtype)])
+    text += f"""{avx512_bf16.import_attr(4)}        for job in T.{loop}({jobs}):
             b = job // {ho // pr}
             p = job % {ho // pr} * {pr}
             acc = T.alloc_local(({len(accs) * 16},), "float32")
@@ -131,7 +163,7 @@ def {name}(x: T.Buffer(({n}, {k // 2}, {in_phases}, {hp}, {wp}), "uint32"),
 
 
 @functools.cache
-def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
+def forward_source(n: int | None, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
                    stride: tuple[int, int] = (1, 1), out_dtype: str = "float32") -> str:
     """``y`` (:func:`_source`: ``(n, o, ho, wo)`` or ``(n, ho, wo, o)``) from ``x`` in channel pairs split into the stride's phases
     (``amx_direct_conv._padded``) and ``w (kh*kw, c/2, o)`` pairs: tap ``(i, j)`` reads phase
@@ -143,7 +175,7 @@ def forward_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
 
 
 @functools.cache
-def input_grad_phases_source(n: int, o: int, c: int, dy_hw: tuple[int, int], dx_hw: tuple[int, int],
+def input_grad_phases_source(n: int | None, o: int, c: int, dy_hw: tuple[int, int], dx_hw: tuple[int, int],
                              stride: tuple[int, int], pads: tuple[int, int], kernel: tuple[int, int]) -> str:
     """``dx (n, c, sh, sw, h/sh, w/sw)`` or ``(n, sh, sw, h/sh, w/sw, c)`` (:func:`_source`)
     float32, phase ``a, b`` at ``[.., a, b]``, from ``dy``
@@ -167,15 +199,16 @@ def filter_blocking(c: int, o: int) -> tuple[int, int]:
     return _divisor(c, MAX_ACC // ov), ov
 
 
-def filter_chunks(n: int, c: int, o: int) -> int:
+def filter_chunks(n: int | None, c: int, o: int) -> int:
     """Parts of the batch whose weight gradients are summed after: 2 where there is one
-    block of channels (work for a second thread), else 1 (no sum)."""
+    block of channels (work for a second thread; a static batch: if even), else 1 (no sum).
+    ``n`` None (symbolic): parts of ``ceil(n / 2)`` images, the second one fewer if odd."""
     cb, ov = filter_blocking(c, o)
-    return 2 if n % 2 == 0 and c // cb * (o // (16 * ov)) == 1 else 1
+    return 2 if (n is None or n % 2 == 0) and c // cb * (o // (16 * ov)) == 1 else 1
 
 
 @functools.cache
-def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
+def filter_grad_source(n: int | None, c: int, o: int, ho: int, wo: int, kh: int, kw: int,
                        stride: tuple[int, int] = (1, 1)) -> str:
     """``dw (chunks, o, c, kh, kw) float32`` (a part of the batch each, :func:`filter_chunks`)
     from ``x`` as pairs of columns (:func:`_column_pairs`) and ``dy (n, ho, ceil(wo/2), o)``
@@ -185,13 +218,11 @@ def filter_grad_source(n: int, c: int, o: int, ho: int, wo: int, kh: int, kw: in
     rows, cols = column_pairs_hw(ho, wo, kh, kw, stride)
     cb, ov = filter_blocking(c, o)
     blocks, size = (c // cb) * (o // (16 * ov)), cb * ov * 16
-    text = f"""
-@T.prim_func(private=True)
-def bf16_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {rows}, {cols}), "uint32"),
-                                 dy: T.Buffer(({n}, {ho}, {q2}, {o}), "uint32"),
-                                 dw: T.Buffer(({chunks}, {o}, {c}, {kh}, {kw}), "float32")):
-    T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-{avx512_bf16.import_attr(4)}        for job in T.{"parallel" if chunks * blocks > 1 else "serial"}({chunks * blocks}):
+    part_size = f"(nb + {chunks - 1}) // {chunks}" if n is None else str(n // chunks)
+    text = _header("bf16_direct_conv_filter_grad", n, [
+        ("x", f"NB, {c}, {rows}, {cols}", "uint32"), ("dy", f"NB, {ho}, {q2}, {o}", "uint32"),
+        ("dw", f"{chunks}, {o}, {c}, {kh}, {kw}", "float32")])
+    text += f"""{avx512_bf16.import_attr(4)}        for job in T.{"parallel" if chunks * blocks > 1 else "serial"}({chunks * blocks}):
             part = job // {blocks}
             c0 = job // {o // (16 * ov)} % {c // cb} * {cb}
             o0 = job % {o // (16 * ov)} * {16 * ov}
@@ -199,19 +230,23 @@ def bf16_direct_conv_filter_grad(x: T.Buffer(({n}, {c}, {rows}, {cols}), "uint32
             acc = T.alloc_local(({size},), "float32")
             for z in range({taps * size // 16}):
                 sums[T.Ramp(z * 16, 1, 16)] = T.Broadcast(T.float32(0), 16)
-            for bi, t in T.grid({n // chunks}, {taps}):
-                b = part * {n // chunks} + bi
+            for bi, t in T.grid({part_size}, {taps}):
+                b = part * ({part_size}) + bi
 """
+    body = ""
     accs = [(r, v, f"acc[T.Ramp({(r * ov + v) * 16}, 1, 16)]") for r in range(cb) for v in range(ov)]
-    text += "".join(f"                {a} = sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)]\n"
+    body += "".join(f"                {a} = sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)]\n"
                     for r, v, a in accs)
-    text += f"                for p, q in T.grid({ho}, {q2}):\n"
+    body += f"                for p, q in T.grid({ho}, {q2}):\n"
     for r, v, a in accs:
         pixels = f"T.Broadcast(x[b, c0 + {r}, p * {sh} + t // {kw}, q * {2 * sw} + t % {kw}], 16)"
         grads = f"dy[b, p, q, {_lanes('o0', v)}]"
-        text += f"                    {a} = {avx512_bf16.dot_call(a, pixels, grads)}\n"
-    text += "".join(f"                sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)] = {a}\n"
+        body += f"                    {a} = {avx512_bf16.dot_call(a, pixels, grads)}\n"
+    body += "".join(f"                sums[T.Ramp(t * {size} + {(r * ov + v) * 16}, 1, 16)] = {a}\n"
                     for r, v, a in accs)
+    if n is None and chunks == 2:  # a symbolic batch in two parts: the second an image short where odd
+        body = "                if b < nb:\n" + textwrap.indent(body, "    ")
+    text += body
     text += f"            for t, z, lane in T.grid({taps}, {size // 16}, 16):\n"
     text += (f"                dw[part, o0 + z % {ov} * 16 + lane, c0 + z // {ov}, t // {kw}, t % {kw}] = "
              f"sums[t * {size} + z * 16 + lane]\n")
@@ -235,7 +270,7 @@ def _weight_pairs(w: te.Tensor, flipped: bool, transposed: bool = False) -> te.T
 def _dy_pairs(dy: te.Tensor) -> te.Tensor:
     """``dy (n, o, ho, wo)`` as ``(n, ho, ceil(wo/2), o)`` pairs of columns (an odd width's
     last pair: a zero above)."""
-    batch, outs, ho, wo = (int(d) for d in dy.shape)
+    batch, (outs, ho, wo) = batch_of(dy.shape[0]), (int(d) for d in dy.shape[1:])
     zero = tirx.const(0, dy.dtype)
 
     def pair(n, p, q2, o):
@@ -250,7 +285,7 @@ def _column_pairs(x: te.Tensor, top_left: tuple[int, int], rows: int, cols: int,
     padded columns ``(q, q + stride)``: ``(n, c, rows, cols)`` uint32. The weight gradient's
     tap column ``j`` reads the pair at ``2 q2 stride + j`` next to output columns ``2 q2,
     2 q2 + 1``: one copy for all taps, contiguous along the columns."""
-    batch, channels, height, width = (int(d) for d in x.shape)
+    batch, (channels, height, width) = batch_of(x.shape[0]), (int(d) for d in x.shape[1:])
     pt, pl = top_left
     zero = tirx.const(0, x.dtype)
 
@@ -283,7 +318,7 @@ def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequen
     """NCHW ``conv2d(x, w)`` in ``out_dtype`` (float32 sums; ``flipped``: with the stride-1
     input gradient's weights); ``pads`` is (top, bottom, left, right); None where it does
     not apply."""
-    batch, channels, height, width = (int(d) for d in x_shape)
+    batch, (channels, height, width) = batch_of(x_shape[0]), (int(d) for d in x_shape[1:])
     outs, kh, kw = int(w_shape[1] if flipped else w_shape[0]), int(w_shape[2]), int(w_shape[3])
     sh, sw = (int(s) for s in stride)
     ho = (height + pads[0] + pads[1] - kh) // sh + 1
@@ -293,10 +328,10 @@ def conv2d(bb: relax.BlockBuilder, x: relax.Expr, w: relax.Expr, x_shape: Sequen
     xp = bb.emit_te(adc._padded, x, (pads[0], pads[2]), adc._phase_hw(ho, wo, kh, kw, (sh, sw)), True, (sh, sw))
     wp = bb.emit_te(_weight_pairs, w, flipped)
     if pixel_lanes(wo):  # NCHW as it comes: stored in out_dtype (no cast kernel after)
-        source = forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw), out_dtype)
+        source = forward_source(_static(batch), channels, outs, ho, wo, kh, kw, (sh, sw), out_dtype)
         gv = _add(bb, source, "bf16_direct_conv")
         return relax.call_tir(gv, [xp, wp], relax.TensorType([batch, outs, ho, wo], out_dtype))
-    gv = _add(bb, forward_source(batch, channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv")
+    gv = _add(bb, forward_source(_static(batch), channels, outs, ho, wo, kh, kw, (sh, sw)), "bf16_direct_conv")
     y = bb.emit(relax.call_tir(gv, [xp, wp], relax.TensorType([batch, ho, wo, outs], "float32")))
     return _as(bb, relax.op.permute_dims(y, [0, 3, 1, 2]), out_dtype)
 
@@ -311,12 +346,12 @@ def input_grad(bb: relax.BlockBuilder, dy: relax.Expr, w: relax.Expr, x_shape: S
         out = _strided_input_grad(bb, dy, w, x_shape, w_shape, tuple(int(s) for s in stride), pads)
         return None if out is None else _as(bb, out, out_dtype)
     flipped_pads = (kh - 1 - pads[0], kh - 1 - pads[1], kw - 1 - pads[2], kw - 1 - pads[3])
-    dy_shape = [int(d) for d in dy.ty.shape.values]
+    dy_shape = [batch_of(d) for d in dy.ty.shape.values]
     return conv2d(bb, dy, w, dy_shape, w_shape, (1, 1), flipped_pads, flipped=True, out_dtype=out_dtype)
 
 
 def _strided_input_grad(bb, dy, w, x_shape, w_shape, stride, pads):
-    batch, channels, height, width = (int(d) for d in x_shape)
+    batch, (channels, height, width) = batch_of(x_shape[0]), (int(d) for d in x_shape[1:])
     outs, kh, kw = int(w_shape[0]), int(w_shape[2]), int(w_shape[3])
     (sh, sw), dy_hw = stride, tuple(int(d) for d in dy.ty.shape.values[2:])
     if not applies(outs, channels, pads, (kh, kw)):
@@ -326,7 +361,7 @@ def _strided_input_grad(bb, dy, w, x_shape, w_shape, stride, pads):
     top, bottom, left, right = adc.phase_padding(*geometry, dy_hw, full)
     dyp = bb.emit_te(adc._padded, dy, (top, left), (dy_hw[0] + top + bottom, dy_hw[1] + left + right), True)
     wp = bb.emit_te(_weight_pairs, w, False, True)
-    gv = _add(bb, input_grad_phases_source(batch, outs, channels, dy_hw, full, *geometry), "bf16_direct_input_grad")
+    gv = _add(bb, input_grad_phases_source(_static(batch), outs, channels, dy_hw, full, *geometry), "bf16_direct_input_grad")
     phase_hw = [full[0] // sh, full[1] // sw]
     if pixel_lanes(phase_hw[1]):
         phases = bb.emit(relax.call_tir(gv, [dyp, wp], relax.TensorType([batch, channels, sh, sw, *phase_hw],
@@ -347,7 +382,7 @@ def filter_grad(bb: relax.BlockBuilder, x: relax.Expr, dy: relax.Expr, x_shape: 
                 out_dtype: str = "float32") -> relax.Expr | None:
     """Gradient of ``conv2d`` for its weights ``(o, c, kh, kw)``, in ``out_dtype``; None where
     it does not apply."""
-    batch, channels = int(x_shape[0]), int(x_shape[1])
+    batch, channels = _static(x_shape[0]), int(x_shape[1])
     outs, kh, kw = (int(d) for d in (w_shape[0], w_shape[2], w_shape[3]))
     ho, wo = (int(d) for d in dy.ty.shape.values[2:])
     if outs % 16 or min(pads) < 0:

@@ -120,7 +120,8 @@ def _dots_conv2d(ctx: LowerContext, x, w):
 def _dots_input_grad(ctx: LowerContext, dy, w):
     prim, ws = ctx.prim, ctx.in_specs[1]
     pads, _, _ = prim.geometry(prim.input_shape, ws.shape)
-    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, prim.input_shape, ws.shape, prim.stride, pads,
+    x_shape = (ctx.out_specs[0].shape[0], *prim.input_shape[1:])  # the batch may be symbolic: dx's
+    return avx512_bf16_conv.input_grad(ctx.bb, dy, w, x_shape, ws.shape, prim.stride, pads,
                                        np.dtype(ctx.out_specs[0].dtype).name)
 
 
@@ -135,8 +136,10 @@ def _dots_filter_grad(ctx: LowerContext, x, dy):
 _DOTS = {"conv2d": _dots_conv2d, "input_grad": _dots_input_grad, "filter_grad": _dots_filter_grad}
 
 
-def _static(ctx: LowerContext) -> bool:
-    shapes = [s.shape for s in ctx.in_specs] + [ctx.out_specs[0].shape]
+def _static_but_batch(ctx: LowerContext) -> bool:
+    """Whether all sizes but the batch (the first axis of the NCHW operands; the weights'
+    and weight gradient's are static) are ints."""
+    shapes = [s.shape[1:] for s in ctx.in_specs] + [ctx.out_specs[0].shape[1:]]
     return all(isinstance(d, (int, np.integer)) for shape in shapes for d in shape)
 
 
@@ -155,9 +158,9 @@ def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
             if out is not None:
                 return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
         if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.available():
-            if not _static(ctx):  # the kernels are built for static sizes: a symbolic batch
-                # compiles per size rather than run its convolutions in float32 (2x slower)
-                raise NotSymbolic(f"{prim.name}: bf16 convolutions on VDPBF16PS are built for static sizes")
+            if not _static_but_batch(ctx):  # the kernels take a symbolic batch only: other
+                # symbolic sizes compile per size rather than run in float32 (2x slower)
+                raise NotSymbolic(f"{prim.name}: bf16 convolutions on VDPBF16PS take a symbolic batch only")
             out = dots(ctx, a, b)  # in the output's dtype
             if out is not None:
                 return out
