@@ -14,6 +14,7 @@ from . import reduce as _reduce
 from . import shape_ops as _shape
 from ._holomorphic import holomorphic
 from ._utils import broadcast_shape, float_dtype, result_dtype, sum_to_axes
+from .float16_rounding import float16_sigmoid, rounded_once
 from .floor_float import ms_floor_divide, ms_floor_mod
 from .int_edges import ms_power
 
@@ -34,24 +35,6 @@ def stable_sigmoid(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))
     num = np.maximum(e, x >= 0)  # nan stays nan
     return (num / (1 + e)).astype(x.dtype, copy=False)
-
-
-def float16_sigmoid(x: np.ndarray) -> np.ndarray:
-    """MindSpore 2.10's float16 sigmoid on the CPU, bit for bit: ``1 / (1 + exp(-x))``, each
-    step rounded to float16 (exp rounded once); ``exp(-x)`` overflows to inf below -11.1,
-    giving 0, the limit."""
-    with np.errstate(over="ignore"):
-        e = rounded_once(np.exp, -x)
-        return np.float16(1) / (np.float16(1) + e)
-
-
-def rounded_once(fn: Any, x: np.ndarray) -> np.ndarray:
-    """``fn(x)`` of a float16 ``x`` evaluated in float32 and rounded once to float16 (as
-    MindSpore 2.10's CPU kernels and graph mode compute it); NumPy's own float16 loops of
-    exp, sin and cos miss the correct rounding of a few inputs (exp(0.0246): 1.025, not 1.024)."""
-    if x.dtype != np.float16:
-        return fn(x)
-    return fn(x.astype(np.float32)).astype(np.float16)
 
 
 class _Binary(Primitive, abstract=True):

@@ -5,7 +5,7 @@ matmul take float16 inputs, compute in float32 and round the result once to floa
 (measured: they differ from float32-rounded-once only in the last float32 bit of their own
 libm, which moves under 1% of float16 results by one step). Ours do the same in both
 modes: PyNative evaluates the function in float32 and rounds once
-(``ops.elementwise.rounded_once``; NumPy's own float16 exp misses a few roundings), graph
+(``ops.float16_rounding.rounded_once``; NumPy's own float16 exp misses a few roundings), graph
 mode computes in float32 registers between float16 loads and stores (``_ONE_ROUNDING`` in
 framework/backend/tvm/lower/lowerings/__init__.py). The two modes agree bit for bit on
 every finite float16 input; MindSpore itself is compared where ``MINDSPORE_PYTHON`` is set.

@@ -141,8 +141,8 @@ def _reshape_view(bb: relax.BlockBuilder, call: relax.Call) -> relax.Expr:
     shapes = [call.args[0].ty.shape, call.ty.shape]
     if all(isinstance(s, relax.ShapeExpr) and all(isinstance(d, tvm.tirx.IntImm) for d in s.values)
            for s in shapes):
-        from tvm.relax.transform.legalize_ops.manipulate import _reshape
         from tvm import topi
+        from tvm.relax.transform.legalize_ops.manipulate import _reshape
 
         return _reshape(topi.reshape, "reshape")(bb, call)
     from ..lower.symbolic_reshape import reshape_kernel

@@ -7,7 +7,15 @@ from tvm import relax
 
 from .....dtype import BFLOAT16_NP, is_low_float
 from .....ir.symbolic import NotSymbolic
-from .. import amx_conv, amx_direct_conv, amx_matmul, avx512_bf16, avx512_bf16_conv, te_kernels, tensor_core_conv
+from .. import (
+    amx_conv,
+    amx_direct_conv,
+    amx_matmul,
+    avx512_bf16,
+    avx512_bf16_conv,
+    te_kernels,
+    tensor_core_conv,
+)
 from .base import LowerContext, Lowering, cast, crop, emit, float32_compute, hw_padding
 
 
