@@ -34,6 +34,19 @@ import framework as ms  # noqa: E402
 from framework.backend.tvm import compiler  # noqa: E402
 
 
+def best_time(kernel, args: list) -> float:
+    """Seconds per call of ``kernel(*args)``, warm: the best of 3 rounds of 5 calls (the
+    kernel looked up once by the caller: a lookup per call adds ~9 us)."""
+    kernel(*args)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(5):
+            kernel(*args)
+        best = min(best, (time.perf_counter() - t0) / 5)
+    return best
+
+
 def _sample(shape: list[int], dtype: str) -> np.ndarray:
     """Zeros for integer inputs (indices stay in range), uniform [0, 1) otherwise."""
     if "int" in dtype:
@@ -93,14 +106,7 @@ def profile(mod: tvm.IRModule, target) -> list[tuple[float, float, int, str, lis
             continue
         lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target=target)
         arrays = [tvm.runtime.tensor(_sample(s, d)) for s, d in shapes[gv.name_hint]]
-        kernel = lib["main"]  # looked up once: a lookup per call adds ~9 us
-        kernel(*arrays)
-        best = float("inf")
-        for _ in range(3):
-            t0 = time.perf_counter()
-            for _ in range(5):
-                kernel(*arrays)
-            best = min(best, (time.perf_counter() - t0) / 5)
+        best = best_time(lib["main"], arrays)
         n = counts[gv.name_hint]
         rows.append((best * n, best, n, gv.name_hint, shapes[gv.name_hint]))
     rows.sort(key=lambda r: r[0], reverse=True)

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 import tvm  # noqa: E402
-from kernel_profile import _sample, captured_schedules  # noqa: E402
+from kernel_profile import _sample, best_time, captured_schedules  # noqa: E402
 from symbolic_batch import GPT_BATCH, GPT_VOCAB, make_step  # noqa: E402
 from tvm import relax, tirx  # noqa: E402
 
@@ -71,7 +71,6 @@ def call_sites(mod: tvm.IRModule, bind: dict[str, int]) -> tuple[collections.Cou
 
 def profile(mod: tvm.IRModule, target, bind: dict[str, int]) -> list:
     """(calls x seconds, seconds, calls, name) per called PrimFunc, heaviest first."""
-    import time
 
     counts, shapes = call_sites(mod, bind)
     rows = []
@@ -82,14 +81,7 @@ def profile(mod: tvm.IRModule, target, bind: dict[str, int]) -> list:
         args = []
         for s, d in shapes[gv.name_hint]:
             args.extend(s) if d == "scalars" else args.append(tvm.runtime.tensor(_sample(s, d)))
-        kernel = lib["main"]
-        kernel(*args)
-        best = float("inf")
-        for _ in range(3):
-            t0 = time.perf_counter()
-            for _ in range(5):
-                kernel(*args)
-            best = min(best, (time.perf_counter() - t0) / 5)
+        best = best_time(lib["main"], args)
         rows.append((best * counts[gv.name_hint], best, counts[gv.name_hint], gv.name_hint))
     rows.sort(key=lambda r: r[0], reverse=True)
     return rows
@@ -114,7 +106,8 @@ def symbols(mod: tvm.IRModule) -> list[str]:
                 and gv.name_hint == "main")
     names = []
     for p in main.params:
-        for d in getattr(p.ty, "shape", None).values if hasattr(getattr(p.ty, "shape", None), "values") else []:
+        shape = getattr(p.ty, "shape", None)
+        for d in shape.values if hasattr(shape, "values") else []:
             if isinstance(d, tirx.Var) and d.name not in names:
                 names.append(d.name)
     return names

@@ -188,16 +188,24 @@ def _rounded_for_this_use(bb: relax.BlockBuilder, x: relax.Expr) -> relax.Expr:
     return bb.emit(relax.call_tir(value.args[0], value.args[1], value.ty_args[0]))
 
 
+def operands(a_shape: Sequence, b_shape: Sequence, transpose_a: bool, transpose_b: bool
+             ) -> tuple[list, tuple, tuple, tuple]:
+    """A batched product's shapes: (batch dims, ``a``'s last two, ``b``'s last two,
+    ``(m, n, k)`` after the transposes asked)."""
+    *lead, rows_a, cols_a = a_shape
+    *_, rows_b, cols_b = b_shape
+    m, k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
+    n = rows_b if transpose_b else cols_b
+    return lead, (rows_a, cols_a), (rows_b, cols_b), (m, n, k)
+
+
 def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequence[int],
            b_shape: Sequence[int], transpose_a: bool, transpose_b: bool,
            out_dtype: str = "float32") -> relax.Expr:
     """``a @ b`` (``a^T``, ``b^T`` as asked) of bf16 ``a``, ``b`` of the same batch shape
     (``(..., m, k)``, ``(..., k, n)`` before transposing), summed in float32 and returned
     in ``out_dtype`` (float32, or bfloat16: the sums rounded once); ``(..., m, n)``."""
-    *lead, rows_a, cols_a = a_shape
-    *_, rows_b, cols_b = b_shape
-    m, k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
-    n = rows_b if transpose_b else cols_b
+    lead, (rows_a, cols_a), (rows_b, cols_b), (m, n, k) = operands(a_shape, b_shape, transpose_a, transpose_b)
     batch = math.prod(lead)
     a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
     mp, np_, kp = _padded(m), _padded(n), _padded(k, K_STEP)

@@ -2,8 +2,9 @@
 GEMM of CPUs without AMX tiles (AMD Zen 4/5, Intel Cooper Lake).
 
 Without it a bf16 GEMM on such a CPU is a float32 GEMM with casts around it
-(``base.float32_compute``), slower than float32. One ``VDPBF16PS`` adds to 16 float32 sums the products of 16 bf16 pairs
-(32 multiply-adds, twice a float32 FMA's) and reads half the bytes; it is emitted through
+(``base.float32_compute``), slower than float32. One ``VDPBF16PS`` adds to 16 float32 sums
+the products of 16 bf16 pairs (32 multiply-adds, twice a float32 FMA's) and reads half the
+bytes; it is emitted through
 :mod:`.avx512_bf16`'s shim.
 
 Layout (as oneDNN's ``avx512_core_bf16`` GEMM): ``a`` row-major ``(batch, m, k)`` (``k``
@@ -191,10 +192,8 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
     """``a @ b`` (``a^T``, ``b^T`` as asked) of bf16 ``a``, ``b`` of the same batch shape
     (``(..., m, k)``, ``(..., k, n)`` before transposing), summed in float32 and returned
     in ``out_dtype`` (float32, or bfloat16: the sums rounded once); ``(..., m, n)``."""
-    *lead, rows_a, cols_a = a_shape
-    *_, rows_b, cols_b = b_shape
-    m, k = (cols_a, rows_a) if transpose_a else (rows_a, cols_a)
-    n = rows_b if transpose_b else cols_b
+    lead, (rows_a, cols_a), (rows_b, cols_b), (m, n, k) = am.operands(a_shape, b_shape, transpose_a,
+                                                                       transpose_b)
     batch = math.prod(lead)
     static = [isinstance(x, int | np.integer) for x in (batch, m)]
     a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
