@@ -73,11 +73,22 @@ def captured_schedules() -> Iterator[dict]:
         compiler.apply_schedules = schedule
 
 
-def call_sites(mod: tvm.IRModule) -> tuple[collections.Counter, dict]:
+def call_sites(mod: tvm.IRModule, bind: dict[str, int] | None = None) -> tuple[collections.Counter, dict]:
     """How often the Relax functions of ``mod`` call each PrimFunc, and the (shape, dtype)
-    of its arguments and outputs at its first call."""
+    of its arguments and outputs at its first call; symbols by name in ``bind`` (a symbolic
+    compile), a call's trailing shape arguments (symbolic extents) kept as ints ("scalars")."""
+    bind = bind or {}
     counts, shapes = collections.Counter(), {}
     call_tir = tvm.ir.Op.get("relax.call_tir")
+    ops = {"Add": int.__add__, "Sub": int.__sub__, "Mul": int.__mul__, "FloorDiv": int.__floordiv__,
+           "FloorMod": int.__mod__, "Max": max, "Min": min}
+
+    def value(d) -> int:  # a shape expression over the symbols, by name
+        if isinstance(d, tirx.IntImm):
+            return int(d)
+        if isinstance(d, tirx.Var):
+            return bind[d.name]
+        return ops[type(d).__name__](value(d.a), value(d.b))
 
     def visit(expr) -> None:
         if isinstance(expr, relax.Call) and expr.op.same_as(call_tir):
@@ -85,10 +96,17 @@ def call_sites(mod: tvm.IRModule) -> tuple[collections.Counter, dict]:
             counts[name] += 1
             if name not in shapes:
                 out = expr.ty_args[0]
-                tys = [a.ty for a in expr.args[1].fields] + (
-                    list(out.fields) if isinstance(out, relax.TupleType) else [out])
-                shapes[name] = [([int(v) for v in t.shape.values], str(getattr(t.dtype, "dtype", t.dtype)))
-                                for t in tys]
+                shapes[name] = []
+                for a in list(expr.args[1].fields) + (
+                        list(out.fields) if isinstance(out, relax.TupleType) else [out]):
+                    t = a if isinstance(a, relax.TensorType) else a.ty
+                    if not isinstance(t, relax.TensorType):  # a symbol passed as a scalar
+                        shapes[name].append(([value(a)], "scalars"))
+                        continue
+                    shapes[name].append(([value(v) for v in t.shape.values],
+                                         str(getattr(t.dtype, "dtype", t.dtype))))
+                if len(expr.args) > 2:  # tir_vars: the symbols the kernel takes as scalars
+                    shapes[name].append(([value(v) for v in expr.args[2].values], "scalars"))
 
     for func in mod.functions.values():
         if isinstance(func, relax.Function):

@@ -13,7 +13,6 @@ kernel count, per-kernel sum and the heaviest kernels of each compile.
 from __future__ import annotations
 
 import argparse
-import collections
 import os
 import sys
 import tempfile
@@ -22,51 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 import tvm  # noqa: E402
-from kernel_profile import _sample, best_time, captured_schedules  # noqa: E402
+from kernel_profile import _sample, best_time, call_sites, captured_schedules  # noqa: E402
 from symbolic_batch import GPT_BATCH, GPT_VOCAB, make_step  # noqa: E402
 from tvm import relax, tirx  # noqa: E402
 
 import framework as ms  # noqa: E402
 from framework import Tensor  # noqa: E402
-
-
-def call_sites(mod: tvm.IRModule, bind: dict[str, int]) -> tuple[collections.Counter, dict]:
-    """Calls per PrimFunc and its first call's (shape, dtype) list, symbols by name in
-    ``bind``; a call's trailing shape arguments (symbolic extents) are kept as ints."""
-    counts, shapes = collections.Counter(), {}
-    call_tir = tvm.ir.Op.get("relax.call_tir")
-    ops = {"Add": int.__add__, "Sub": int.__sub__, "Mul": int.__mul__, "FloorDiv": int.__floordiv__,
-           "FloorMod": int.__mod__, "Max": max, "Min": min}
-
-    def value(d) -> int:  # a shape expression over the symbols, by name
-        if isinstance(d, tirx.IntImm):
-            return int(d)
-        if isinstance(d, tirx.Var):
-            return bind[d.name]
-        return ops[type(d).__name__](value(d.a), value(d.b))
-
-    def visit(expr) -> None:
-        if isinstance(expr, relax.Call) and expr.op.same_as(call_tir):
-            name = expr.args[0].name_hint
-            counts[name] += 1
-            if name not in shapes:
-                out = expr.ty_args[0]
-                shapes[name] = []
-                for a in list(expr.args[1].fields) + (
-                        list(out.fields) if isinstance(out, relax.TupleType) else [out]):
-                    t = a if isinstance(a, relax.TensorType) else a.ty
-                    if not isinstance(t, relax.TensorType):  # a symbol passed as a scalar
-                        shapes[name].append(([value(a)], "scalars"))
-                        continue
-                    shapes[name].append(([value(v) for v in t.shape.values],
-                                         str(getattr(t.dtype, "dtype", t.dtype))))
-                if len(expr.args) > 2:  # tir_vars: the symbols the kernel takes as scalars
-                    shapes[name].append(([value(v) for v in expr.args[2].values], "scalars"))
-
-    for func in mod.functions.values():
-        if isinstance(func, relax.Function):
-            relax.analysis.post_order_visit(func.body, visit)
-    return counts, shapes
 
 
 def profile(mod: tvm.IRModule, target, bind: dict[str, int]) -> list:

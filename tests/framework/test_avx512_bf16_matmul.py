@@ -19,6 +19,8 @@ from framework import Tensor, nn, ops
 from framework.backend.tvm.lower import avx512_bf16, avx512_bf16_matmul
 from framework.backend.tvm.runtime.amx import cpu_flags
 
+from .test_bf16_tiles import _graph_product  # graph-mode MatMul/BatchMatMul of two arrays
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 TARGET = tvm.target.Target({"kind": "llvm", "mcpu": "znver4", "mattr": ["+avx512bf16"]})
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86 instructions")
@@ -114,15 +116,6 @@ CASES = [  # (a shape, b shape, transpose_a, transpose_b, batched)
     ((48, 64, 32), (48, 64, 32), False, True, True),  # attention scores q k^T
     ((2, 3, 17, 64), (2, 3, 64, 32), False, False, True),
 ]
-
-
-def _graph_product(a, b, ta, tb, batched):
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        op = ops.BatchMatMul(ta, tb) if batched else ops.MatMul(ta, tb)
-        return ms.jit(lambda x, y: op(x, y))(Tensor(a), Tensor(b)).asnumpy()
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 @runs_here
