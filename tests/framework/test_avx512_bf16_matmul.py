@@ -26,6 +26,14 @@ TARGET = tvm.target.Target({"kind": "llvm", "mcpu": "znver4", "mattr": ["+avx512
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86 instructions")
 runs_here = pytest.mark.skipif("avx512_bf16" not in cpu_flags(), reason="this CPU has no avx512_bf16")
 
+
+@pytest.fixture(autouse=True)
+def _dots_not_tiles(monkeypatch):
+    """On a CPU with AMX the lowering prefers tiles (test_bf16_tiles): graph mode is built
+    here for Cooper Lake (AVX512-BF16, no AMX), the CPU class these kernels are for."""
+    if {"amx_tile", "amx_bf16"} <= cpu_flags():
+        monkeypatch.setenv("TWINMODE_CPU", "cooperlake")
+
 KERNELS = [  # (batch, m, n, k): register blocks of 6x64, 8x48, 8x16 columns; row, column tails
     (1, 48, 64, 32),
     (2, 20, 48, 18),

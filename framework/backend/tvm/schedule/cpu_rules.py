@@ -47,10 +47,10 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
+from . import (channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul,
+               transpose_tiles)
 from . import tir_analysis as ta
 from .inline_producers import inline_all as _inline_all
-from .transpose_tiles import schedule as schedule_transpose
 
 logger = logging.getLogger(__name__)
 
@@ -120,15 +120,17 @@ def apply_rules(sch: Schedule, cores: int, params: Params = DEFAULT) -> None:
     anchor = _contraction(sch)
     if anchor is None and row_fusion.schedule_rows(sch, cores, params.vector, PARALLEL_MIN_WORK):
         return
+    widening = set() if anchor is not None else transpose_tiles.widening_casts(sch)
     if anchor is not None:
         _schedule_contraction(sch, anchor, cores, params)
     else:
-        _inline_all(sch, keep=(), guard=True)
-    for block in ta.blocks(sch):
-        if _is_scheduled(sch, block) or _sum_in_lanes(sch, block, cores, params):
+        _inline_all(sch, keep=widening, guard=True)
+    for block in ta.blocks(sch):  # (a widening cast is scheduled under its transpose)
+        if sch.get(block).name_hint in widening or _is_scheduled(sch, block) \
+                or _sum_in_lanes(sch, block, cores, params):
             continue
         if not (column_sums.schedule_columns(sch, block, cores, params.vector, params.chunks_per_core)
-                or schedule_transpose(sch, block, PARALLEL_MIN_WORK)):
+                or transpose_tiles.schedule(sch, block, PARALLEL_MIN_WORK)):
             _schedule_simple(sch, block, cores, params)
 
 

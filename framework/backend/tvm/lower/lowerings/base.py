@@ -150,9 +150,10 @@ def float32_compute(lower: Lowering) -> Lowering:
 
 def bf16_tiles(lower: Lowering) -> Lowering:
     """A (batched) matmul lowering that multiplies bfloat16 operands on AMX tiles where the
-    target has them (:mod:`..amx_matmul`: bf16 products, float32 sums, the result rounded
-    to bfloat16 as the NumPy kernel's), else with AVX512-BF16 pair dot products
-    (:mod:`..avx512_bf16_matmul`, the same contract); otherwise ``float32_compute(lower)``."""
+    target has them and every size is static (:mod:`..amx_matmul`: bf16 products, float32
+    sums, the result rounded to bfloat16 as the NumPy kernel's), else with AVX512-BF16 pair
+    dot products (:mod:`..avx512_bf16_matmul`, the same contract, symbolic rows and batch
+    included: AMX CPUs have them too); otherwise ``float32_compute(lower)``."""
     wide = float32_compute(lower)
 
     def wrapped(ctx: LowerContext, a, b):
@@ -162,7 +163,9 @@ def bf16_tiles(lower: Lowering) -> Lowering:
             tb = bool(getattr(ctx.prim, "transpose_b", False))
             m, k = sa.shape[-2:][::-1] if ta else sa.shape[-2:]
             n = sb.shape[-2] if tb else sb.shape[-1]
-            kernel = next((km for km in (amx_matmul, avx512_bf16_matmul) if km.wanted(m, n, k)), None)
+            static = all(isinstance(d, int | np.integer) for d in (*sa.shape, *sb.shape))
+            kernels = (amx_matmul, avx512_bf16_matmul) if static else (avx512_bf16_matmul,)
+            kernel = next((km for km in kernels if km.wanted(m, n, k)), None)
             if kernel is not None:
                 low = np.dtype(out.dtype) == BFLOAT16_NP  # rounded in the kernel, as it stores
                 product = kernel.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb,
