@@ -163,7 +163,7 @@ def time_steps(args: argparse.Namespace) -> None:
     from framework.backend.tvm.lower.amx_matmul import on_amx
 
     with make_target("CPU"):
-        tiles, pairs = on_amx(), avx512_bf16.available()
+        tiles, pairs = on_amx(), avx512_bf16.pays()
     kernel = "AMX tiles" if tiles else "AVX512-BF16 dot products" if pairs else "float32 between casts"
     print(f"CPU flags: {cpu_flags()}; bf16 matmuls on {kernel}; "
           f"threads: {args.threads} (TVM_NUM_THREADS, torch.set_num_threads)")

@@ -14,7 +14,9 @@
   faster than fp32 where matmuls dominate (bench/amp.py time on a Zen 5 core with F16C: the
   character GPT 1.15x fp32's step, LeNet 0.9x; bf16 is the one to use). Our bf16 matmuls and
   convolutions run on AMX-BF16 tiles or, without them, on AVX512-BF16 dot products
-  (``VDPBF16PS``); on a CPU with neither bf16 is correct but no faster. The CPU is the
+  (``VDPBF16PS``) where the core issues them as fast as FMAs (AMD Zen 4/5; an Intel core
+  without AMX, e.g. Cooper Lake, at half that rate: float32 there); on a CPU with neither,
+  bf16 is correct but no faster. The CPU is the
   compiler's target (its LLVM CPU and features):
   ``$TWINMODE_CPU`` when set, else this machine as LLVM names it, with the
   ``/proc/cpuinfo`` features the compiler adds where LLVM's name lacks them (a virtual
@@ -38,7 +40,9 @@ from framework.train.callbacks.base import Callback
 from framework.train.context import RunContext
 
 FP16_NATIVE = ("f16c", "avx512_fp16")  # /proc/cpuinfo names
-BF16_NATIVE = ("amx_bf16", "avx512_bf16")  # our bf16 matmuls and convolutions: AMX tiles, else VDPBF16PS
+# our bf16 matmuls and convolutions: AMX tiles, else VDPBF16PS where it beats float32 FMAs ("bf16_dots",
+# not a /proc/cpuinfo name: cpu_features adds it where lower/avx512_bf16.pays)
+BF16_NATIVE = ("amx_bf16", "bf16_dots")
 _LLVM_NAMES = {"f16c": "f16c", "avx512_fp16": "avx512fp16", "avx512_bf16": "avx512bf16",
                "amx_bf16": "amx-bf16"}
 
@@ -77,6 +81,7 @@ def cpu_features() -> tuple[set[str] | None, str]:
     from tvm.target import codegen
 
     from framework.backend.tvm.compiler import host_cpu, make_target
+    from framework.backend.tvm.lower import avx512_bf16
 
     forced = bool(os.environ.get("TWINMODE_CPU", "").strip())
     try:
@@ -85,7 +90,8 @@ def cpu_features() -> tuple[set[str] | None, str]:
         return None, ""
     origin = "TWINMODE_CPU" if forced else "this machine, as LLVM names it"
     which = f"{host_cpu()} ({origin})"
-    return {flag for flag, llvm in _LLVM_NAMES.items() if codegen.target_has_features(llvm, target)}, which
+    features = {flag for flag, llvm in _LLVM_NAMES.items() if codegen.target_has_features(llvm, target)}
+    return features | ({"bf16_dots"} if avx512_bf16.pays(target) else set()), which
 
 
 def speed_notes(precision: str, mode: str, device: str, features: set[str] | None,
@@ -109,6 +115,11 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
                 "float32 on converted operands, so fp16 is no faster than fp32 where they dominate "
                 f"(a transformer's step ~1.15x fp32's; a small CNN's ~0.9x); {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
+        if "avx512_bf16" in features:
+            return [f"precision bf16: the kernels are built for {cpu}, which has AVX512-BF16 dot products but "
+                    "no AMX-BF16 tiles; its core multiplies bf16 pairs no faster than float32 (our bf16 "
+                    "matmuls and convolutions use AMX tiles, or the dot products on AMD Zen 4/5): "
+                    "training is correct but will not be faster than fp32"]
         return [f"precision bf16: the kernels are built for {cpu}, which has neither AMX-BF16 tiles nor "
                 "AVX512-BF16 dot products (our bf16 matmuls and convolutions use them): training is correct "
                 "but will not be faster than fp32"]

@@ -28,9 +28,11 @@ runs_here = pytest.mark.skipif("avx512_bf16" not in cpu_flags(), reason="this CP
 
 
 @pytest.fixture(autouse=True)
-def _dots_not_tiles(monkeypatch):
-    """On a CPU with AMX the lowering prefers tiles (test_bf16_tiles): graph mode is built
-    here for Cooper Lake (AVX512-BF16, no AMX), the CPU class these kernels are for."""
+def _dots_everywhere(monkeypatch):
+    """The kernels are chosen where they beat float32, AMD Zen 4/5 (``avx512_bf16.pays``);
+    these tests ask for them wherever the CPU has the instruction (``TWINMODE_BF16_DOTS=1``),
+    and on a CPU with AMX build graph mode for Cooper Lake (AVX512-BF16 without tiles)."""
+    monkeypatch.setenv("TWINMODE_BF16_DOTS", "1")
     if {"amx_tile", "amx_bf16"} <= cpu_flags():
         monkeypatch.setenv("TWINMODE_CPU", "cooperlake")
 

@@ -220,3 +220,30 @@ def test_a_bf16_product_is_rounded_by_the_tile_kernel_itself(tmp_path):
     calls = [line for p in tmp_path.rglob("11_relax_opt.py") for line in p.read_text().splitlines()
              if "call_tir(cls.amx_bf16_matmul" in line]
     assert calls and all('dtype="bfloat16"))' in line for line in calls), calls
+
+
+@needs_amx
+def test_a_symbolic_bf16_matmul_compiles_per_size_on_tiles_and_says_why(tmp_path, monkeypatch):
+    """AMX kernels take static sizes; VDPBF16PS, which takes symbolic rows, is no faster
+    than float32 FMAs on an Intel core: a ``None`` axis compiles once per size, each on
+    tiles, and the compile report names the reason."""
+    from framework import graph_mode
+
+    monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path / "cache"))
+    rng = np.random.default_rng(5)
+    w = _bf16(rng, (64, 48))
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs=True, save_graphs_path=str(tmp_path / "ir"))
+    try:
+        fn = ms.jit(lambda x: ops.MatMul()(x, Tensor(w)),
+                    input_signature=(Tensor(shape=[None, 64], dtype=ms.bfloat16),))
+        before = graph_mode.cache_stats["compiles"]
+        for rows in (48, 32):
+            x = _bf16(rng, (rows, 64))
+            got = fn(Tensor(x)).asnumpy().astype(np.float32)
+            np.testing.assert_array_equal(got, _reference(x, w, False, False))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    assert graph_mode.cache_stats["compiles"] - before == 2
+    assert "AMX tiles take static sizes" in str(fn.last_report.symbolic_fallback)
+    kernels = [p.read_text() for p in (tmp_path / "ir").rglob("20_kernels.ll")]
+    assert len(kernels) == 2 and all("@llvm.x86.tdpbf16ps" in k for k in kernels)

@@ -5,6 +5,12 @@ the bf16 pair in the same 32-bit lane of ``a`` and ``b`` (``acc[i] += a[2i] * b[
 a[2i + 1] * b[2i + 1]``; products exact, the sum rounded to float32). It is the bf16 matrix
 instruction of CPUs without AMX tiles (AMD Zen 4/5, Intel Cooper Lake; those with AMX have
 it too): twice the multiply-adds of a float32 FMA per instruction, half the bytes loaded.
+That pays where the core issues it as fast as an FMA: AMD Zen 4/5 (a 1024^3 product ~420-460
+GFLOP/s on one Zen 5 core against ~230 for our float32 kernel). An Intel core issues it at
+half the float32 FMA rate (one Sapphire Rapids core: ~78 GFLOP/s against 125-160 for float32
+in ``TWINMODE_CPU=cooperlake bench/bf16_matmul.py``; the GPT's bf16 step 1.25x its float32
+step, 1.12x computing in float32 between casts), so the kernels are used where
+:func:`pays`: Intel CPUs multiply bf16 on AMX tiles or in float32.
 
 Why a shim: LLVM's intrinsic takes ``<32 x bfloat>`` operands, and TVM's TIR pipeline
 rewrites every bfloat16 value to float32 (``BF16ComputeLegalize``) and bfloat16 storage to
@@ -21,10 +27,13 @@ Contract for a kernel: wrap its body in ``with T.attr(0, "pragma_import_llvm", S
 on the same data), and compute ``acc = T.call_extern("float32x16", FUNCTION, acc, a, b)``
 (text: :func:`dot_call`) with ``a``, ``b`` ``int32x16`` values, each lane one bf16 pair
 along the reduction axis (lower half: the even element). Use it only where
-:func:`available` says the target has ``avx512bf16``.
+:func:`available` says the target has ``avx512bf16``; choose it over float32 only where
+:func:`pays`.
 """
 
 from __future__ import annotations
+
+import os
 
 import tvm
 from tvm.script import tirx as T
@@ -52,6 +61,20 @@ def available(target: tvm.target.Target | None = None) -> bool:
         return bool(codegen.target_has_features("avx512bf16", target))
     except Exception:  # not an x86 target
         return False
+
+
+def pays(target: tvm.target.Target | None = None) -> bool:
+    """Whether bf16 pair products beat float32 FMAs on ``target`` (default: the current one):
+    it has ``avx512bf16`` and is an AMD Zen (LLVM CPU ``znver*``), or ``$TWINMODE_BF16_DOTS``
+    is 1 (use them wherever the target has them; 0: nowhere)."""
+    target = target or tvm.target.Target.current(allow_none=True)
+    setting = os.environ.get("TWINMODE_BF16_DOTS", "").strip()
+    if setting not in ("", "0", "1"):
+        raise ValueError(f"TWINMODE_BF16_DOTS={setting!r}: use 1 (bf16 matmuls and convolutions on "
+                         "VDPBF16PS wherever the CPU has it), 0 (never), or unset it (AMD Zen only)")
+    if not available(target) or setting == "0":
+        return False
+    return setting == "1" or str(target.attrs.get("mcpu", "")).startswith("znver")
 
 
 def import_attr(indent: int) -> str:

@@ -178,9 +178,9 @@ def _cores() -> int:
 
 
 def wanted(m: int, n: int, k: int) -> bool:
-    """Whether the target multiplies bf16 pairs (``avx512bf16``) and these sizes pay (``m``
+    """Whether the target multiplies bf16 pairs faster than float32 (``isa.pays``) and these sizes pay (``m``
     may be symbolic, ``n`` and ``k`` not)."""
-    if not isa.available() or not all(isinstance(x, int | np.integer) for x in (n, k)) \
+    if not isa.pays() or not all(isinstance(x, int | np.integer) for x in (n, k)) \
             or min(n, k) < MIN_DIM:
         return False
     return am._padded(n) * am._padded(k, 2) <= MAX_PADDING * n * k

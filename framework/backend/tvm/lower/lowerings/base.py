@@ -11,6 +11,7 @@ import tvm
 from tvm import relax, te, tirx
 
 from .....dtype import BFLOAT16_NP, is_float, is_low_float
+from .....ir.symbolic import NotSymbolic
 from .....primitive import Primitive, Spec
 from .. import amx_matmul, avx512_bf16_matmul
 from ..lower_target import on_cpu  # noqa: F401  (re-exported: the lowerings read it here)
@@ -150,10 +151,11 @@ def float32_compute(lower: Lowering) -> Lowering:
 
 def bf16_tiles(lower: Lowering) -> Lowering:
     """A (batched) matmul lowering that multiplies bfloat16 operands on AMX tiles where the
-    target has them and every size is static (:mod:`..amx_matmul`: bf16 products, float32
-    sums, the result rounded to bfloat16 as the NumPy kernel's), else with AVX512-BF16 pair
-    dot products (:mod:`..avx512_bf16_matmul`, the same contract, symbolic rows and batch
-    included: AMX CPUs have them too); otherwise ``float32_compute(lower)``."""
+    target has them (:mod:`..amx_matmul`: bf16 products, float32 sums, the result rounded
+    to bfloat16 as the NumPy kernel's; static sizes: a symbolic one compiles per size, as
+    VDPBF16PS on an Intel core is no faster than float32 FMAs), else with AVX512-BF16 pair
+    dot products (:mod:`..avx512_bf16_matmul`, the same contract); otherwise
+    ``float32_compute(lower)``."""
     wide = float32_compute(lower)
 
     def wrapped(ctx: LowerContext, a, b):
@@ -164,8 +166,9 @@ def bf16_tiles(lower: Lowering) -> Lowering:
             m, k = sa.shape[-2:][::-1] if ta else sa.shape[-2:]
             n = sb.shape[-2] if tb else sb.shape[-1]
             static = all(isinstance(d, int | np.integer) for d in (*sa.shape, *sb.shape))
-            kernels = (amx_matmul, avx512_bf16_matmul) if static else (avx512_bf16_matmul,)
-            kernel = next((km for km in kernels if km.wanted(m, n, k)), None)
+            if amx_matmul.on_amx() and not static:
+                raise NotSymbolic(f"{ctx.prim.name}: bf16 matmuls on AMX tiles take static sizes")
+            kernel = next((km for km in (amx_matmul, avx512_bf16_matmul) if km.wanted(m, n, k)), None)
             if kernel is not None:
                 low = np.dtype(out.dtype) == BFLOAT16_NP  # rounded in the kernel, as it stores
                 product = kernel.matmul(ctx.bb, a, b, sa.shape, sb.shape, ta, tb,

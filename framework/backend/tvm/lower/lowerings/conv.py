@@ -153,22 +153,23 @@ def _static_but_batch(ctx: LowerContext) -> bool:
 
 def bf16_conv_tiles(lower: Lowering, kind: str) -> Lowering:
     """A convolution (``kind``: conv2d, input_grad, filter_grad) whose bfloat16 operands go to
-    AMX tiles where the target has them and every size is static (:mod:`..amx_conv`, float32
-    sums, the result cast back to bfloat16), else to ``VDPBF16PS`` where it has AVX512-BF16
-    (:mod:`..avx512_bf16_conv`, a symbolic batch included: AMX CPUs have it too); otherwise
-    ``float32_compute(lower)``."""
+    AMX tiles where the target has them (:mod:`..amx_conv`, float32 sums, the result cast
+    back to bfloat16; static sizes: a symbolic one compiles per size, as VDPBF16PS on an
+    Intel core is no faster than float32 FMAs), else to ``VDPBF16PS`` where it has
+    AVX512-BF16 (:mod:`..avx512_bf16_conv`); otherwise ``float32_compute(lower)``."""
     wide, tiles, dots = float32_compute(lower), _TILES[kind], _DOTS[kind]
 
     def wrapped(ctx: LowerContext, a, b):
         prim = ctx.prim
         plain = tuple(prim.dilation) == (1, 1) and getattr(prim, "group", 1) == 1
-        static = _static_but_batch(ctx) and all(isinstance(s.shape[0], (int, np.integer))
-                                                for s in (*ctx.in_specs, *ctx.out_specs))
-        if plain and static and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and amx_matmul.on_amx():
+        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and amx_matmul.on_amx():
+            if not (_static_but_batch(ctx) and all(isinstance(s.shape[0], int | np.integer)
+                                                   for s in (*ctx.in_specs, *ctx.out_specs))):
+                raise NotSymbolic(f"{prim.name}: bf16 convolutions on AMX tiles take static sizes")
             out = tiles(ctx, a, b)
             if out is not None:
                 return cast(emit(ctx.bb, out), np.float32, ctx.out_specs[0].dtype)
-        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.available():
+        if plain and all(s.dtype == BFLOAT16_NP for s in ctx.in_specs) and avx512_bf16.pays():
             if not _static_but_batch(ctx):  # the kernels take a symbolic batch only: other
                 # symbolic sizes compile per size rather than run in float32 (2x slower)
                 raise NotSymbolic(f"{prim.name}: bf16 convolutions on VDPBF16PS take a symbolic batch only")
