@@ -30,6 +30,11 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
   inlined into consumers, a few leading loops fused and parallel when the block does enough
   work, a spatial innermost loop vectorized.
+- Symbolic extents (a batch or length compiled once for every size): a contraction pads
+  only the axes its register tile splits (:mod:`.symbolic_tiles`); a reduction over a
+  symbolic extent is not padded. Vector loops over a symbolic extent are split with a
+  predicate that :mod:`.vector_tails` (after these rules) peels into whole vectors and a
+  scalar tail.
 
 A PrimFunc the rules cannot handle stays unscheduled (correct, slow); reshapes are left to
 ``RewriteDataflowReshape``. :mod:`.tuning` measures variants of :class:`Params` and

@@ -11,6 +11,15 @@ loop and every block is computed inside it, one row at a time, on a row that sta
 - spatial blocks vectorize their row; reductions along the row keep partial results in
   vector lanes (``rfactor``), then a small block combines the lanes.
 
+Rows of a symbolic length (framework/ir/symbolic.py) get 16 lanes over a split that need
+not divide the row: the lanes' block keeps the split's predicate, which ``compute_at``
+would drop (it regenerates the loops from the block's domain: wrong sums), so the blocks'
+row loops are merged instead (:func:`_merge_levels`), and the schedule is made without
+the affine-binding checks (:func:`symbolic_rows`, see cpu_rules.schedule).
+:mod:`.vector_tails` then peels each predicated vector loop into whole vectors and a tail.
+Measured on the GPT's attention softmax (12 x 4 x 64 x 64, one core): 0.57 ms unvectorised
+-> 0.16 ms (the static kernel: 0.15 ms).
+
 :func:`schedule_rows` says False (and leaves ``sch`` untouched) when the PrimFunc is not such
 a kernel.
 """

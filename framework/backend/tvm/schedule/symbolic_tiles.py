@@ -1,20 +1,26 @@
 """Register tiles of contractions with symbolic extents (framework/ir/symbolic.py): which
-symbolic iterators are padded, and how.
+symbolic iterators are padded.
 
 The CPU rules (:mod:`.cpu_rules`) tile a contraction's output in registers (``S0 R S2``).
 Along a symbolic extent a tile that does not divide it leaves a predicate in the inner loop,
-and the tile no longer stays in registers (a GPT step's matmuls 3x slower). The iterators
-the tile splits are therefore computed on operands padded with zeros to multiples of
-:data:`SYMBOLIC_TILE` (``pad_einsum``). An iterator the tile does not split (a batch or
-head axis of a batched matmul: tile 1) needs no padding: its loop runs the symbolic extent
-as it is. Padding those too made a batch of 12 run as 16 (a third more work) and copied
-both operands whole for nothing.
+and the tile no longer stays in registers (a GPT step's matmuls 3x slower). The *output*
+iterators the tile splits are therefore computed on operands padded with zeros to
+multiples of :data:`SYMBOLIC_TILE` (``pad_einsum``). The others are not padded:
 
-Contract: :func:`pad_symbolic` returns the indices of the block's symbolic iterators (the
-padded ones and those left unpadded because their tile is 1); the caller tiles them as if
-their extent were :data:`SYMBOLIC_TILE`, with ``tiles_of`` (the same function it then uses
-to tile), so that the unpadded ones keep tile 1. Empty: no symbolic iterator, or
-``pad_einsum`` refused the block (the tiles then keep predicates: correct, slower).
+- an output iterator the tile does not split (a batch or head axis of a batched matmul:
+  tile 1) runs its symbolic extent as it is. Padded, a batch of 12 ran as 16 (a third
+  more work);
+- a reduction over a symbolic extent (``acc + a^T b`` over all tokens, lower/accumulate.py;
+  the attention's ``p v`` over the length) runs whole (:mod:`.packed_matmul` splits it
+  with a predicate, outside its register tile). Padded, both operands were copied whole
+  every call (the GPT's weight gradients 1.2-1.5x slower).
+
+Contract: :func:`pad_symbolic` returns the indices of the block's symbolic iterators (padded
+or not); the caller tiles them as if their extent were :data:`SYMBOLIC_TILE`, with
+``tiles_of`` (the same function it then uses to tile), so that the unpadded output
+iterators keep tile 1, and does not split a symbolic reduction it cannot peel. Empty: no
+symbolic iterator, or ``pad_einsum`` refused the block (the tiles then keep predicates:
+correct, slower).
 """
 
 from __future__ import annotations
