@@ -64,6 +64,32 @@ def _unpredicated_vectors(func: tirx.PrimFunc) -> int:
                for s in _walk(func.body, []))
 
 
+def _split_exp(length) -> tirx.PrimFunc:
+    """``exp`` of a row, split into vectors of 16 and vectorized (a predicate when the
+    length is symbolic)."""
+    x = te.placeholder((3, length), "float32", name="x")
+    func = te.create_prim_func([x, topi.exp(x)]).with_attr("global_symbol", "main")
+    from tvm.s_tir import Schedule
+
+    sch = Schedule(tvm.IRModule({"main": func}))
+    _, lane = sch.split(sch.get_loops(sch.get_child_blocks(sch.get_sblock("root"))[0])[-1], [None, 16])
+    sch.vectorize(lane)
+    return sch.mod["main"]
+
+
+def test_a_predicated_vector_loop_is_peeled_into_whole_vectors_and_a_tail():
+    func = _split_exp(tirx.Var("t", "int64"))
+    peeled, count = vector_tails.peel_func(func)
+    assert count == 1 and _unpredicated_vectors(func) == 0 and _unpredicated_vectors(peeled) == 1
+    assert vector_tails.peel_func(_split_exp(48))[1] == 0  # static: nothing to peel
+    vector_math.install()
+    lib = tvm.compile(tvm.IRModule({"main": peeled}), target=make_target("CPU"))
+    rng = np.random.default_rng(4)
+    for length in (1, 15, 16, 17, 40):
+        a = rng.standard_normal((3, length)).astype(np.float32)
+        np.testing.assert_allclose(_run(lib, [a], a.shape), np.exp(a.astype(np.float64)), rtol=3e-7)
+
+
 def _np_softmax(a):
     e = np.exp(a - a.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)

@@ -52,10 +52,10 @@ from tvm import tirx
 from tvm.relax.analysis import has_reshape_pattern
 from tvm.s_tir import Schedule
 
-from . import (channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul,
-               symbolic_tiles)
+from . import channel_vectors, column_sums, full_sums, lane_rows, packed_matmul, row_fusion, strided_matmul
 from . import tir_analysis as ta
 from .inline_producers import inline_all as _inline_all
+from .symbolic_tiles import pad_symbolic, tiling_view
 from .transpose_tiles import schedule as schedule_transpose
 
 logger = logging.getLogger(__name__)
@@ -200,7 +200,7 @@ def _register_tile(sch: Schedule, block, axes, params: Params,
 
 def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> None:
     name = sch.get(block).name_hint
-    symbolic = symbolic_tiles.pad_symbolic(
+    symbolic = pad_symbolic(
         sch, block, lambda view: _register_tile(sch, block, view, params, wide=True))
     block = sch.get_sblock(name)
     padded, computed = _sort_producers(sch, block)
@@ -208,13 +208,14 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
     if symbolic:  # tiles dividing SYMBOLIC_TILE along the padded axes: the generic rules
-        axes = symbolic_tiles.tiling_view(axes, symbolic)
+        axes = tiling_view(axes, symbolic)
     elif strided_matmul.wants(sch, block, axes):
         strided_matmul.schedule(sch, block, axes, params.vector, params.register_vectors,
                                 params.unroll, PARALLEL_MIN_WORK)
         return
     static_output = all(axes[i][0] == "R" for i in symbolic)  # only a reduction symbolic
-    if static_output and params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
+    if static_output and params.vector == DEFAULT.vector \
+            and packed_matmul.wants(sch, block, axes, params.vector):
         return packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
     channel = None if symbolic else channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:

@@ -14,8 +14,9 @@ reads it from L1. Measured on one Zen 5 core: (2048, 1024) @ (1024, 256) 8.3 -> 
 
 Contract: :func:`wants` is True only for a 2-D contraction ``C[i, j] += A[i, k] * B[k, j]``
 (iterators S i, S j, R k in that order; ``B`` unit-stride in ``j``; no producer left
-un-inlined) whose sizes divide the tile (the reduction's may be symbolic), with at least ``MIN_ROW_TILES`` row tiles to share
-a packed panel, or with rows of ``b`` shorter than a page (then without packing). Elementwise
+un-inlined) whose sizes divide the tile (the reduction's may be symbolic), with at least
+``MIN_ROW_TILES`` row tiles to share a packed panel, or with rows of ``b`` shorter than a
+page (then without packing). Elementwise
 consumers (bias, the fused add) are computed per tile. :func:`schedule` schedules the block
 and its consumers completely.
 """

@@ -21,8 +21,8 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import (cpu_rules, cuda_graph, flash_attention, shared_casts, size_guard, tensor_cores, vector_math,
-               vector_tails)
+from . import cpu_rules, cuda_graph, flash_attention, shared_casts, size_guard, tensor_cores, vector_math
+from .vector_tails import peel_module
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -81,7 +81,7 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
                           "tuning is skipped: the kernels keep their default schedules")
     # symbolic sizes: parallel loops run serial below the rules' work threshold
     # and vector loops over symbolic extents peeled into whole vectors and a scalar tail
-    scheduled = vector_tails.peel_module(cpu_rules.schedule_module(mod, target))
+    scheduled = peel_module(cpu_rules.schedule_module(mod, target))
     return size_guard.guard_module(scheduled), tune_seconds
 
 
