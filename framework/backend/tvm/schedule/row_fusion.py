@@ -164,8 +164,6 @@ def _merge_rows(sch: Schedule, n_axes: int):
     rows = []
     for block in ta.blocks(sch):
         loops = sch.get_loops(block)
-        if any(sch.get(loops[0]).same_as(sch.get(r)) for r in rows):
-            continue  # a block sharing its row loops (a reduction's split-off init)
         rows.append(sch.fuse(*loops[:n_axes]) if n_axes > 1 else loops[0])
     return sch.merge(*rows) if len(rows) > 1 else rows[0]
 
@@ -219,6 +217,11 @@ def _vectorize_lanes(sch: Schedule, block, lanes: int) -> None:
     sch.vectorize(sch.get_loops(init)[-1])
 
 
+def _row_extent(sch: Schedule, block):
+    """The extent of the last axis of what ``block`` writes (its row's length)."""
+    return sch.get(block).writes[0].source.shape[-1]
+
+
 def _last_index(block):
     """The iterator indexing the last axis of the block's output (the lane axis)."""
     return block.writes[0].region[-1].min
@@ -229,8 +232,11 @@ def _vectorize_row(sch: Schedule, block, length: int, lanes: int) -> None:
     loops = sch.get_loops(block)
     inner = sch.get(loops[-1])
     kinds = ta.loop_kinds(sch, loops)
-    if (isinstance(inner.extent, tirx.IntImm) and int(inner.extent) != length) \
-            or kinds is None or kinds[-1] != "S" or lanes < 4:
+    if isinstance(inner.extent, tirx.IntImm):
+        along_row = int(inner.extent) == length
+    else:  # a symbolic row: the loop over it (not over the rows: a row output's)
+        along_row = bool(tvm_ffi.structural_equal(inner.extent, _row_extent(sch, block)))
+    if not along_row or kinds is None or kinds[-1] != "S" or lanes < 4:
         return
     _, lane = sch.split(loops[-1], [None, lanes])
     sch.vectorize(lane)
