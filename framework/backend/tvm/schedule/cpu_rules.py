@@ -30,6 +30,11 @@ No search, no measurement: each PrimFunc gets a schedule picked from its structu
 - Everything else (elementwise, broadcast, reductions, pooling and its gradient): producers
   inlined into consumers, a few leading loops fused and parallel when the block does enough
   work, a spatial innermost loop vectorized.
+- Symbolic extents (a batch or length compiled once for every size): a contraction pads
+  only the axes its register tile splits (:mod:`.symbolic_tiles`); a reduction over a
+  symbolic extent is not padded. Vector loops over a symbolic extent are split with a
+  predicate that :mod:`.vector_tails` (after these rules) peels into whole vectors and a
+  scalar tail.
 
 A PrimFunc the rules cannot handle stays unscheduled (correct, slow); reshapes are left to
 ``RewriteDataflowReshape``. :mod:`.tuning` measures variants of :class:`Params` and
@@ -51,12 +56,12 @@ from . import (channel_vectors, column_sums, full_sums, lane_rows, packed_matmul
                transpose_tiles)
 from . import tir_analysis as ta
 from .inline_producers import inline_all as _inline_all
+from .symbolic_tiles import pad_symbolic, tiling_view
 
 logger = logging.getLogger(__name__)
 
 VECTOR = 16  # float32 lanes of an elementwise vector loop (LLVM splits it where narrower)
 PARALLEL_MIN_WORK = 1 << 15  # loop iterations below which a block stays serial
-SYMBOLIC_TILE = 16  # a contraction's symbolic extents are padded to multiples of it (_pad_symbolic)
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,8 @@ def schedule_func(func: tirx.PrimFunc, cores: int, params: Params = DEFAULT) -> 
 def schedule(mod: tvm.IRModule, cores: int, params: Params = DEFAULT) -> Schedule:
     """The rules' schedule of ``mod["main"]`` (its trace can be replayed and stored)."""
     sch = Schedule(mod)
+    if row_fusion.symbolic_rows(sch):
+        sch = Schedule(mod, enable_check=False)
     apply_rules(sch, cores, params)
     return sch
 
@@ -193,38 +200,24 @@ def _register_tile(sch: Schedule, block, axes, params: Params,
     return [tiles[i] for i, _, _ in spatial]
 
 
-def _pad_symbolic(sch: Schedule, block) -> set[int]:
-    """A contraction with symbolic extents (framework/ir/symbolic.py) computed on operands
-    padded with zeros to multiples of :data:`SYMBOLIC_TILE` along them (``pad_einsum``), so
-    that the register tiles below divide them: a split that does not divide leaves a
-    predicate in the inner loop, and a tile that no longer stays in registers (a GPT step's
-    matmuls 3x slower). Returns the indices of the padded iterators (none: unchanged)."""
-    ivs = sch.get(block).iter_vars
-    symbolic = {i for i, iv in enumerate(ivs) if not isinstance(iv.dom.extent, tirx.IntImm)}
-    if not symbolic:
-        return set()
-    try:
-        sch.pad_einsum(block, [SYMBOLIC_TILE if i in symbolic else 1 for i in range(len(ivs))])
-    except Exception:  # noqa: BLE001 - not an einsum pad_einsum takes: tiles with predicates
-        return set()
-    return symbolic
-
-
 def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> None:
     name = sch.get(block).name_hint
-    symbolic = _pad_symbolic(sch, block)
+    symbolic = pad_symbolic(
+        sch, block, lambda view: _register_tile(sch, block, view, params, wide=True))
     block = sch.get_sblock(name)
     padded, computed = _sort_producers(sch, block)
     _inline_all(sch, keep={name} | {sch.get(p).name_hint for p in padded + computed})
     block = sch.get_sblock(name)
     axes = ta.axes(sch, block)
     if symbolic:  # tiles dividing SYMBOLIC_TILE along the padded axes: the generic rules
-        axes = [(k, SYMBOLIC_TILE if i in symbolic else e, v) for i, (k, e, v) in enumerate(axes)]
+        axes = tiling_view(axes, symbolic)
     elif strided_matmul.wants(sch, block, axes):
         strided_matmul.schedule(sch, block, axes, params.vector, params.register_vectors,
                                 params.unroll, PARALLEL_MIN_WORK)
         return
-    if not symbolic and params.vector == DEFAULT.vector and packed_matmul.wants(sch, block, axes, params.vector):
+    static_output = all(axes[i][0] == "R" for i in symbolic)  # only a reduction symbolic
+    if static_output and params.vector == DEFAULT.vector \
+            and packed_matmul.wants(sch, block, axes, params.vector):
         return packed_matmul.schedule(sch, block, axes, params.vector, params.unroll, PARALLEL_MIN_WORK)
     channel = None if symbolic else channel_vectors.wgrad_choice(sch, block, axes, params.vector)
     if channel is not None:
@@ -259,7 +252,8 @@ def _schedule_contraction(sch: Schedule, block, cores: int, params: Params) -> N
         at = [i for i, (k, _, _) in enumerate(axes) if k == "S"].index(channel.axis)
         s2.append(s2.pop(at))
     r0, r1 = [lp for lp, _ in r_loops[:1]], [lp for lp, _ in r_loops[1:]]
-    if len(r_loops) == 1:  # a matmul: a short inner reduction to unroll with the tile
+    if len(r_loops) == 1 and isinstance(sch.get(r_loops[0][0]).extent, tirx.IntImm):
+        # a matmul: a short inner reduction to unroll with the tile (a symbolic one: whole)
         lp, e = r_loops[0]
         r0, r1 = list(sch.split(lp, [None, ta.divisor_at_most(e, 8)]))
         r0, r1 = [r0], [r1]
@@ -406,8 +400,10 @@ def _inline_all_into(sch: Schedule, block) -> None:
 def _rfactor(sch: Schedule, block, s0, r0, cores: int, params: Params):
     """Split the outer reduction across threads; a final serial block sums the parts."""
     n_s = len(s0)
-    extent = ta.extent(sch.get(r0[0]).extent)
-    parts = ta.divisor_at_most(extent, 4 * cores)
+    extent = sch.get(r0[0]).extent
+    # a symbolic reduction stays whole (rfactor drops the predicate of a split that need
+    # not divide it: wrong sums)
+    parts = ta.divisor_at_most(int(extent), 4 * cores) if isinstance(extent, tirx.IntImm) else 1
     if parts < 2:
         loops = sch.get_loops(block)
         return block, s0, r0, loops[len(loops) - n_s:]

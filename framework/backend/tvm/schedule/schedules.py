@@ -22,6 +22,7 @@ from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
 from . import cpu_rules, cuda_graph, flash_attention, shared_casts, size_guard, tensor_cores, vector_math
+from .vector_tails import peel_module
 
 # framework modules outside the backend whose values the lowerings compile into kernels
 BAKED_IN = (Path(__file__).parents[3] / "ops" / "int_edges.py",)
@@ -79,7 +80,9 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
             skip_optional("kernel tuning database in", _tuning.cache_dir(), reason,
                           "tuning is skipped: the kernels keep their default schedules")
     # symbolic sizes: parallel loops run serial below the rules' work threshold
-    return size_guard.guard_module(cpu_rules.schedule_module(mod, target)), tune_seconds
+    # and vector loops over symbolic extents peeled into whole vectors and a scalar tail
+    scheduled = peel_module(cpu_rules.schedule_module(mod, target))
+    return size_guard.guard_module(scheduled), tune_seconds
 
 
 def build_pipeline(target: tvm.target.Target, launches: dict | None = None) -> tvm.transform.Pass:
