@@ -116,8 +116,8 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
                 f"(a transformer's step ~1.15x fp32's; a small CNN's ~0.9x); {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
         if "avx512_bf16" in features:
-            return [f"precision bf16: the kernels are built for {cpu}, which has AVX512-BF16 dot products but "
-                    "no AMX-BF16 tiles; its core multiplies bf16 pairs no faster than float32 (our bf16 "
+            return [f"precision bf16: the kernels are built for {cpu}, which has AVX512-BF16 dot products "
+                    "but no AMX-BF16 tiles; its core multiplies bf16 pairs no faster than float32 (our bf16 "
                     "matmuls and convolutions use AMX tiles, or the dot products on AMD Zen 4/5): "
                     "training is correct but will not be faster than fp32"]
         return [f"precision bf16: the kernels are built for {cpu}, which has neither AMX-BF16 tiles nor "

@@ -14,7 +14,7 @@ import pytest
 import tvm
 from tvm import relax, te, tirx, topi
 from tvm.s_tir import SBlockRealize
-from tvm.tirx import For, ForKind, SeqStmt
+from tvm.tirx import For, ForKind
 
 import framework as ms
 from framework import Tensor
@@ -22,6 +22,7 @@ from framework.backend.tvm.compiler import make_target
 from framework.backend.tvm.schedule import cpu_rules, size_guard, vector_math, vector_tails
 
 from .symbolic_context import graph_context  # noqa: F401  (the fixture the slow test uses)
+from .test_size_guard import _walk  # every statement of a TIR body, pre-order
 
 LENGTHS = (1, 5, 16, 17, 63, 64)
 
@@ -39,22 +40,6 @@ def _run(lib, inputs: list[np.ndarray], out_shape) -> np.ndarray:
     out = tvm.runtime.tensor(np.zeros(out_shape, np.float32))
     lib["main"](*[tvm.runtime.tensor(a) for a in inputs], out)
     return out.numpy()
-
-
-def _walk(stmt, found: list) -> list:
-    found.append(stmt)
-    if isinstance(stmt, For):
-        _walk(stmt.body, found)
-    elif isinstance(stmt, SeqStmt):
-        for s in stmt.seq:
-            _walk(s, found)
-    elif isinstance(stmt, SBlockRealize):
-        _walk(stmt.block.body, found)
-    elif hasattr(stmt, "then_case"):
-        _walk(stmt.then_case, found)
-        if stmt.else_case is not None:
-            _walk(stmt.else_case, found)
-    return found
 
 
 def _unpredicated_vectors(func: tirx.PrimFunc) -> int:

@@ -85,10 +85,10 @@ def test_graph_mode_warns_when_the_cpu_the_kernels_are_built_for_lacks_the_instr
         assert fp16.endswith(f"use precision: bf16 ({units})" if not bf16_slow
                              else "bf16 is no faster on this CPU either")
     if bf16_slow and cpu == "cooperlake":
-        assert bf16 == [f"precision bf16: the kernels are built for {cpu} (TWINMODE_CPU), which has AVX512-BF16 "
-                        "dot products but no AMX-BF16 tiles; its core multiplies bf16 pairs no faster than "
-                        "float32 (our bf16 matmuls and convolutions use AMX tiles, or the dot products on AMD "
-                        "Zen 4/5): training is correct but will not be faster than fp32"]
+        assert bf16 == [f"precision bf16: the kernels are built for {cpu} (TWINMODE_CPU), which has "
+                        "AVX512-BF16 dot products but no AMX-BF16 tiles; its core multiplies bf16 pairs no "
+                        "faster than float32 (our bf16 matmuls and convolutions use AMX tiles, or the dot "
+                        "products on AMD Zen 4/5): training is correct but will not be faster than fp32"]
     elif bf16_slow:
         assert bf16 == [f"precision bf16: the kernels are built for {cpu} (TWINMODE_CPU), which has neither "
                         "AMX-BF16 tiles nor AVX512-BF16 dot products (our bf16 matmuls and convolutions use "

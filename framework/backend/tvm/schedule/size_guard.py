@@ -35,6 +35,7 @@ from tvm import tirx
 from tvm.s_tir import SBlock, SBlockRealize
 from tvm.tirx import For, ForKind, IfThenElse, SeqStmt
 
+from . import tir_analysis as ta
 from .cpu_rules import PARALLEL_MIN_WORK
 
 logger = logging.getLogger(__name__)
@@ -157,17 +158,7 @@ class _Guard:
             loop, w = self.loops[i]
             return IfThenElse(w >= tirx.IntImm("int64", PARALLEL_MIN_WORK), self._wrap(loop, i, "parallel"),
                               self._wrap(_serial(loop), i, "serial"))
-        if isinstance(stmt, For):
-            return For(stmt.loop_var, stmt.min, stmt.extent, stmt.kind, self.visit(stmt.body),
-                       stmt.thread_binding, stmt.annotations, stmt.step)
-        if isinstance(stmt, SeqStmt):
-            return SeqStmt([self.visit(s) for s in stmt.seq])
-        if isinstance(stmt, IfThenElse):
-            return IfThenElse(stmt.condition, self.visit(stmt.then_case),
-                              None if stmt.else_case is None else self.visit(stmt.else_case))
-        if isinstance(stmt, SBlockRealize):
-            return SBlockRealize(stmt.iter_values, stmt.predicate, _with_body(stmt.block, self.visit(stmt.block.body)))
-        return stmt
+        return ta.rebuild(stmt, self.visit)
 
     def _wrap(self, loop: tirx.Stmt, i: int, name: str) -> tirx.Stmt:
         if not self.moved[i]:
@@ -212,18 +203,7 @@ def guard_func(func: tirx.PrimFunc) -> tuple[tirx.PrimFunc, int]:
 
 def guard_module(mod: tvm.IRModule) -> tvm.IRModule:
     """``mod`` with :func:`guard_func` applied to every scheduled PrimFunc (a new module)."""
-    mod = mod.clone()
-    for gv, func in list(mod.functions.items()):
-        if not isinstance(func, tirx.PrimFunc) or not func.attrs.get("tirx.is_scheduled", False):
-            continue
-        try:
-            guarded, count = guard_func(func)
-        except Exception as error:  # noqa: BLE001 - keeps its unguarded (correct) schedule
-            logger.debug("no size guard for %s: %s", gv.name_hint, error)
-            continue
-        if count:
-            mod.update_func(gv, guarded)
-    return mod
+    return ta.rewrite_scheduled(mod, guard_func, logger, "size guard")
 
 
 __all__ = ["ATTR", "guard_func", "guard_module", "work"]

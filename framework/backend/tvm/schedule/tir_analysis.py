@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tvm
 import tvm_ffi
-from tvm import tirx
+from tvm import s_tir, tirx
 from tvm.s_tir import Schedule
 
 
@@ -160,3 +160,43 @@ def finish_tile(sch: Schedule, block, unroll_at, unroll: int, vector, reduce_at,
     if vectorize_init:
         sch.vectorize(sch.get_loops(init)[-1])
     return init
+
+
+def rewrite_scheduled(mod: tvm.IRModule, rewrite, logger, what: str) -> tvm.IRModule:
+    """``mod`` (a new module) with ``rewrite(func) -> (func, count)`` applied to every
+    scheduled PrimFunc; a function it changes nothing in (count 0) or fails on keeps its
+    schedule, which is correct as it is (logged at debug level: ``no {what} for NAME``)."""
+    mod = mod.clone()
+    for gv, func in list(mod.functions.items()):
+        if not isinstance(func, tirx.PrimFunc) or not func.attrs.get("tirx.is_scheduled", False):
+            continue
+        try:
+            rewritten, count = rewrite(func)
+        except Exception as error:  # noqa: BLE001 - the schedule as it was is correct
+            logger.debug("no %s for %s: %s", what, gv.name_hint, error)
+            continue
+        if count:
+            mod.update_func(gv, rewritten)
+    return mod
+
+
+def rebuild(stmt, visit):
+    """``stmt`` with ``visit`` applied to its child statements (a loop's body, a sequence's
+    statements, both branches of an if, a block's body), for the rewriting visitors of the
+    schedules (TVM 0.27 has no Python statement mutator for s_tir blocks); any other
+    statement is returned as it is."""
+    if isinstance(stmt, tirx.For):
+        return tirx.For(stmt.loop_var, stmt.min, stmt.extent, stmt.kind, visit(stmt.body),
+                   stmt.thread_binding, stmt.annotations, stmt.step)
+    if isinstance(stmt, tirx.SeqStmt):
+        return tirx.SeqStmt([visit(s) for s in stmt.seq])
+    if isinstance(stmt, tirx.IfThenElse):
+        return tirx.IfThenElse(stmt.condition, visit(stmt.then_case),
+                          None if stmt.else_case is None else visit(stmt.else_case))
+    if isinstance(stmt, s_tir.SBlockRealize):
+        b = stmt.block
+        block = s_tir.SBlock(b.iter_vars, b.reads, b.writes, b.name_hint, visit(b.body), b.init,
+                       b.alloc_buffers, b.match_buffers, b.annotations)
+        return s_tir.SBlockRealize(stmt.iter_values, stmt.predicate, block)
+    return stmt
+

@@ -27,8 +27,10 @@ import logging
 
 import tvm
 from tvm import tirx
-from tvm.s_tir import SBlock, SBlockRealize
-from tvm.tirx import For, ForKind, IfThenElse, SeqStmt
+from tvm.s_tir import SBlockRealize
+from tvm.tirx import For, ForKind, SeqStmt
+
+from . import tir_analysis as ta
 
 logger = logging.getLogger(__name__)
 
@@ -135,20 +137,7 @@ class _Peeler:
             peeled = self.peel(stmt)
             if peeled is not None:
                 return peeled
-            return For(stmt.loop_var, stmt.min, stmt.extent, stmt.kind, self.visit(stmt.body),
-                       stmt.thread_binding, stmt.annotations, stmt.step)
-        if isinstance(stmt, SeqStmt):
-            return SeqStmt([self.visit(s) for s in stmt.seq])
-        if isinstance(stmt, IfThenElse):
-            return IfThenElse(stmt.condition, self.visit(stmt.then_case),
-                              None if stmt.else_case is None else self.visit(stmt.else_case))
-        if isinstance(stmt, SBlockRealize):
-            block = stmt.block
-            block = SBlock(block.iter_vars, block.reads, block.writes, block.name_hint,
-                           self.visit(block.body), block.init, block.alloc_buffers,
-                           block.match_buffers, block.annotations)
-            return SBlockRealize(stmt.iter_values, stmt.predicate, block)
-        return stmt
+        return ta.rebuild(stmt, self.visit)
 
 
 def peel_func(func: tirx.PrimFunc) -> tuple[tirx.PrimFunc, int]:
@@ -164,18 +153,7 @@ def peel_func(func: tirx.PrimFunc) -> tuple[tirx.PrimFunc, int]:
 
 def peel_module(mod: tvm.IRModule) -> tvm.IRModule:
     """``mod`` with :func:`peel_func` applied to every scheduled PrimFunc (a new module)."""
-    mod = mod.clone()
-    for gv, func in list(mod.functions.items()):
-        if not isinstance(func, tirx.PrimFunc) or not func.attrs.get("tirx.is_scheduled", False):
-            continue
-        try:
-            peeled, count = peel_func(func)
-        except Exception as error:  # noqa: BLE001 - keeps its predicated (correct) loops
-            logger.debug("no vector tails for %s: %s", gv.name_hint, error)
-            continue
-        if count:
-            mod.update_func(gv, peeled)
-    return mod
+    return ta.rewrite_scheduled(mod, peel_func, logger, "vector tails")
 
 
 __all__ = ["peel_func", "peel_module"]
