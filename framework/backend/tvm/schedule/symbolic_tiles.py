@@ -10,10 +10,14 @@ multiples of :data:`SYMBOLIC_TILE` (``pad_einsum``). The others are not padded:
 - an output iterator the tile does not split (a batch or head axis of a batched matmul:
   tile 1) runs its symbolic extent as it is. Padded, a batch of 12 ran as 16 (a third
   more work);
-- a reduction over a symbolic extent (``acc + a^T b`` over all tokens, lower/accumulate.py;
-  the attention's ``p v`` over the length) runs whole (:mod:`.packed_matmul` splits it
-  with a predicate, outside its register tile). Padded, both operands were copied whole
-  every call (the GPT's weight gradients 1.2-1.5x slower).
+- the one reduction of a matmul over a symbolic extent (``acc + a^T b`` over all tokens,
+  lower/accumulate.py; the attention's ``p v`` over the length) runs whole
+  (:mod:`.packed_matmul` splits it with a predicate, outside its register tile). Padded,
+  both operands were copied whole every call (the GPT's weight gradients 1.2-1.5x slower).
+  A contraction with several reductions (a convolution; its weight gradient reduces over
+  batch, rows and columns) is padded along every symbolic iterator, as the generic rules
+  split and parallelise them (ResNet-20's symbolic step 2x its specialised one unpadded,
+  1.0x padded).
 
 Contract: :func:`pad_symbolic` returns the indices of the block's symbolic iterators (padded
 or not); the caller tiles them as if their extent were :data:`SYMBOLIC_TILE`, with
@@ -50,7 +54,10 @@ def pad_symbolic(sch: Schedule, block, tiles_of: Callable[[list], list[int]]) ->
     axes = ta.axes(sch, block)
     spatial = [i for i, (k, _, _) in enumerate(axes) if k == "S"]
     tiles = dict(zip(spatial, tiles_of(tiling_view(axes, symbolic))))
-    padded = {i for i in symbolic if axes[i][0] == "S" and tiles[i] > 1}
+    if sum(k == "R" for k, _, _ in axes) > 1:  # not a matmul (a convolution): all padded
+        padded = set(symbolic)
+    else:
+        padded = {i for i in symbolic if axes[i][0] == "S" and tiles[i] > 1}
     if not padded:
         return symbolic
     try:
