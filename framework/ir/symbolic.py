@@ -246,10 +246,14 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
     at = known.sizes(nb) if known is not None else None
     seen: dict[int, Value] = {}
     sliced: dict[int, Value] = {}  # a skipped Slice's output -> the constant it slices
+    skipped: set[int] = set()  # a skipped no-op's output (of a value, not a constant)
 
     def pair(x: Value, y: Value, where: str) -> None:
         if seen.setdefault(x.id, y) is not y:
             raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
+        if x.id in skipped:  # a skipped no-op of a value: ``y`` is that value
+            _check(known, x, y, at, where)
+            return
         if x.id in sliced:  # a skipped Slice of a constant: ``y`` is that constant
             if y.kind != "const" or not _same_data(sliced[x.id].data, y.data):
                 raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
@@ -282,6 +286,7 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
             if known is not None and _skipped(node, other, known, at, seen):
                 if node.inputs[0].id in seen:
                     seen[node.outputs[0].id] = seen[node.inputs[0].id]
+                    skipped.add(node.outputs[0].id)
                 else:
                     sliced[node.outputs[0].id] = node.inputs[0]
                 continue
@@ -337,8 +342,12 @@ def _same_attributes(node: Any, other: Any, na: Any = None, nb: Any = None, name
                 continue
             if mine is not None and theirs is not None and len(mine) == len(theirs) \
                     and mine != theirs and known is None:
-                found = tuple(_affine(p, na, q, nb, name, name_, signed=True)
-                              for p, q in zip(mine, theirs))
+                try:
+                    found = tuple(_affine(p, na, q, nb, name, name_, signed=True)
+                                  for p, q in zip(mine, theirs))
+                except NotSymbolic:
+                    raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size "
+                                      "(not as an affine function of it)") from None
                 continue
         if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
                 SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
