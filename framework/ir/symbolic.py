@@ -27,7 +27,8 @@ Contract (the IR's side of graph mode's dynamic shapes):
   ``x[:, :-1]``, ``mask[:t, :t]``) is symbolic like any output dimension. Its ``begin``
   (and a Pad's ``paddings``: a Slice's gradient) may be affine in the size too
   (:data:`AFFINE_ATTRIBUTES`: step ``k``'s rows ``k * n`` of an unrolled recurrent layer's
-  ``(T * n, H)`` outputs, any slope, as ints and Affines in :attr:`Template.attrs`). Symbolic traces keep the Slices of constants unfolded
+  ``(T * n, H)`` outputs, any slope, as ints and Affines in :attr:`Template.attrs`).
+  Symbolic traces keep the Slices of constants unfolded
   (``staging.optimize(..., symbolic=True)``), so a max-context constant (positions, a
   causal mask) is sliced at run time to the runtime length.
 - A :class:`Template` says, per value of the first graph, its dimensions (ints and
@@ -336,7 +337,8 @@ def _same_attributes(node: Any, other: Any, na: Any = None, nb: Any = None, name
         if AFFINE_ATTRIBUTES.get(name) == key:
             mine, theirs = _flat(value), _flat(other.prim.attrs.get(key))
             if known is not None and node.outputs[0].id in known.attrs:
-                want = tuple(d.at(at) if isinstance(d, Affine) else d for d in known.attrs[node.outputs[0].id])
+                form = known.attrs[node.outputs[0].id]
+                want = tuple(d.at(at) if isinstance(d, Affine) else d for d in form)
                 if theirs != want:
                     raise NotSymbolic(f"{name}: its attribute {key!r} is not the template's")
                 continue

@@ -12,8 +12,8 @@ import pytest
 import framework as ms
 from framework import Tensor, nn, ops
 from framework.graph_mode import JitFunction, _front
-from framework.ops.shape_ops import Pad
 from framework.ir.symbolic import Affine, SymDim, generalize
+from framework.ops.shape_ops import Pad
 from framework.signature import flatten
 from framework.train.model import Model
 from trainer.models.lstm_lm import LSTMLM

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import tvm
 from tvm import relax, tirx
-from tvm.sym import Analyzer
 from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
+from tvm.sym import Analyzer
 
 from .lower_target import on_cpu
 from .segment import SHARED
