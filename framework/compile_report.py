@@ -36,6 +36,7 @@ class CompileReport:
     split_before: dict[str, Any] | None = None
     # symbolic dimensions (framework/ir/symbolic.py): per tensor argument its symbolic axes,
     # [] when compiled for its shapes; why a function with dynamic axes compiles per size
+    # (or, with its symbolic_axes, which axis compiles per size: "axis t per size (...)")
     symbolic_axes: list[list[int]] = field(default_factory=list)
     symbolic_fallback: str | None = None
 

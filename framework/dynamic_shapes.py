@@ -81,6 +81,12 @@ class DynamicAxes:
             out[i] = Tensor(np.zeros(shape, _dtype(leaves[i])))
         return out
 
+    def only(self, positions: Sequence[int]) -> DynamicAxes:
+        """These axes with the symbols at ``positions`` alone dynamic (the others' sizes
+        then part of the call's key: compiled per size of theirs)."""
+        axes = {i: kept for i, a in self.axes.items() if (kept := tuple(x for x in a if x in positions))}
+        return DynamicAxes(axes, tuple((a, s) for a, s in self.symbols if a in positions))
+
     def _bounds(self, pos: int) -> list[Symbol]:
         return [s for a, s in self.symbols if a == pos]
 

@@ -59,7 +59,7 @@ from .compile_report import CompileReport
 from .context import get_context
 from .frontend import convert, fallback
 from .graph_split import Segmented, Stage, split_entry
-from .graph_symbolic import Symbolic, call_symbolic, compile_symbolic
+from .graph_symbolic import Narrowed, Symbolic, call_symbolic, compile_symbolic
 from .graph_symbolic import front as _front  # noqa: F401  (tests trace with it)
 from .interpreters import is_tracing
 from .ir.graph import NeedsValueError
@@ -183,7 +183,7 @@ class JitFunction:
         # the input signature (set_inputs, jit(input_signature=...)) declaring dynamic axes
         self.signature_of: Callable[[], Any] = lambda: getattr(self, "jit_options", {}).get(
             "input_signature")
-        self._symbolic: dict[Any, Symbolic | str] = {}  # masked key -> compiled, or why not
+        self._symbolic: dict[Any, Symbolic | Narrowed | str] = {}  # masked key -> compiled, or why not
         # without a signature: True, axis 0 of the batch is dynamic; "sequence", also axis 1
         # of its token ids (dynamic_shapes.batch_axes)
         self.dynamic_batch: bool | str = False
@@ -335,6 +335,14 @@ class JitFunction:
         self.last_call_compiled = entry is None
         if entry is None:
             entry = self._symbolic[mkey] = compile_symbolic(self, leaves, rebuild, dynamic, self._ir_dir())
+        if isinstance(entry, Narrowed):  # symbolic in some symbols, per size in the others
+            dynamic, partial = entry.dynamic, entry.reason
+            size, mkey = dynamic.size(leaves), (dynamic.masked(key[0]), *key[1:])
+            entry = self._symbolic.get(mkey)
+            self.last_call_compiled = entry is None
+            if entry is None:
+                entry = self._symbolic[mkey] = compile_symbolic(
+                    self, leaves, rebuild, dynamic, self._ir_dir(), partial)
         if isinstance(entry, str):
             return entry
         program = call_symbolic(self, entry, leaves, rebuild, dynamic, size)

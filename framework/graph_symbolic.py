@@ -16,6 +16,11 @@ Contract (what :class:`framework.graph_mode.JitFunction` delegates here):
   per size) and runs it on the one executable only when that trace *is* the symbolic
   program at that size (:meth:`framework.ir.symbolic.Template.matches`); else a reason, and
   graph mode compiles that call per size. A call is never run on a different program.
+- Several symbols of which some generalize and some do not (an LSTM unrolled over a
+  symbolic length: its structure depends on ``t``, not on ``n``): :func:`compile_symbolic`
+  returns a :class:`Narrowed` naming the symbols kept; graph mode then compiles one
+  function per size of the others, symbolic in the kept ones (the report's
+  ``symbolic_fallback`` says which axis compiles per size and why).
 - Counters: a symbolic compile counts once in ``graph_mode.cache_stats`` (``compiles`` or
   ``disk_hits``, and ``traces``), however many sizes it serves.
 """
@@ -30,7 +35,7 @@ from . import flops, staging
 from .compile_report import CompileReport
 from .context import get_context
 from .ir.graph import NeedsValueError
-from .ir.symbolic import NotSymbolic, Template, generalize_sizes
+from .ir.symbolic import NotSymbolic, Template, generalize, generalize_sizes
 from .ops.host_split import HostSplit
 from .staging import Program
 
@@ -48,6 +53,33 @@ class Symbolic:
     def matches(self, program: Program, size: Any) -> bool:
         return ([id(p) for p in program.params] == [id(p) for p in self.first.params]
                 and not program.written and self.template.matches(program.graph, size))
+
+
+@dataclass
+class Narrowed:
+    """Some of a call's symbols generalize: ``dynamic`` keeps those; ``reason`` says why
+    the others compile per size."""
+
+    dynamic: Any
+    reason: str
+
+
+def _narrowed(traces: list[Program], probes: list[Any], dynamic: Any, error: NotSymbolic) -> Narrowed | None:
+    """The symbols that generalize each on its own, when only some do (else None)."""
+    syms = dynamic.syms()
+    if len(syms) < 2:
+        return None
+    graph, base = traces[0].graph, probes[0]
+    kept, reasons = [], []
+    for i, (sym, trace, size) in enumerate(zip(syms, traces[1:], probes[1:])):
+        try:
+            generalize(graph, base[i], trace.graph, size[i], sym)
+            kept.append(dynamic.positions()[i])
+        except NotSymbolic as why:
+            reasons.append(f"axis {sym.name} per size ({str(why).splitlines()[0]})")
+    if not kept or not reasons:
+        return None
+    return Narrowed(dynamic.only(kept), "; ".join(reasons))
 
 
 def front(jit: Any, leaves: list[Any], rebuild: Callable, dump: staging.IRDump | None = None) -> Program:
@@ -79,8 +111,10 @@ def call_symbolic(jit: Any, entry: Symbolic, leaves: list[Any], rebuild: Callabl
 
 
 def compile_symbolic(jit: Any, leaves: list[Any], rebuild: Callable, dynamic: Any,
-                     ir_dir: str | None) -> Symbolic | str:
-    """Trace at the probe sizes, generalize, compile once (or why not)."""
+                     ir_dir: str | None, partial: str | None = None) -> Symbolic | Narrowed | str:
+    """Trace at the probe sizes, generalize, compile once (or why not; or the symbols that
+    generalize alone). ``partial``: why some axes of the call are not among ``dynamic``'s
+    (the report's ``symbolic_fallback``)."""
     from .graph_mode import cache_stats  # (graph_mode imports this module)
 
     probes = dynamic.probes()
@@ -95,7 +129,13 @@ def compile_symbolic(jit: Any, leaves: list[Any], rebuild: Callable, dynamic: An
         a = traces[0]
         if a.written or any([id(p) for p in a.params] != [id(p) for p in b.params] for b in traces):
             raise NotSymbolic("it updates its tensor arguments in place")
-        template = generalize_sizes([(t.graph, p) for t, p in zip(traces, probes)], dynamic.syms())
+        try:
+            template = generalize_sizes([(t.graph, p) for t, p in zip(traces, probes)], dynamic.syms())
+        except NotSymbolic as error:
+            narrowed = _narrowed(traces, probes, dynamic, error)
+            if narrowed is None:
+                raise
+            return narrowed
         _, import_s = staging.timed(staging.load_backend)
         executable, seconds = staging.timed(lambda: staging.compile_program(
             a, get_context("device_target"), ir_dir, True, template))
@@ -115,7 +155,7 @@ def compile_symbolic(jit: Any, leaves: list[Any], rebuild: Callable, dynamic: An
         backend_import_seconds=import_s, trace_seconds=0.0, optimize_seconds=0.0,
         compile_seconds=seconds, tune_seconds=executable.tune_seconds,
         cache_hit=bool(executable.cache_hit), passes=a.stats, launches=executable.launches,
-        symbolic_axes=axes)
+        symbolic_axes=axes, symbolic_fallback=partial)
     if ir_dir:
         jit._dumps += 1
         dump.compiled(report.as_dict())

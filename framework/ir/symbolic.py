@@ -24,8 +24,11 @@ Contract (the IR's side of graph mode's dynamic shapes):
   their product (``n + t`` is refused). A size is an int (one symbol) or a tuple of ints,
   one per symbol in :attr:`Template.syms` order.
 - A Slice's ``size`` is its output's shape: a size-dependent extent (``x[:, 1:]``,
-  ``x[:, :-1]``, ``mask[:t, :t]``) is symbolic like any output dimension, its ``begin``
-  must not depend on the size. Symbolic traces keep the Slices of constants unfolded
+  ``x[:, :-1]``, ``mask[:t, :t]``) is symbolic like any output dimension. Its ``begin``
+  (and a Pad's ``paddings``: a Slice's gradient) may be affine in the size too
+  (:data:`AFFINE_ATTRIBUTES`: step ``k``'s rows ``k * n`` of an unrolled recurrent layer's
+  ``(T * n, H)`` outputs, any slope, as ints and Affines in :attr:`Template.attrs`).
+  Symbolic traces keep the Slices of constants unfolded
   (``staging.optimize(..., symbolic=True)``), so a max-context constant (positions, a
   causal mask) is sliced at run time to the runtime length.
 - A :class:`Template` says, per value of the first graph, its dimensions (ints and
@@ -54,6 +57,9 @@ from .graph import Graph, Value
 # lowering reads from the output (so the symbolic output shape stands for it)
 SHAPE_ATTRIBUTES = {"Reshape": "shape", "BroadcastTo": "shape",
                     "Conv2DBackpropInput": "input_shape", "Slice": "size"}
+# integer attributes that may be affine in the size (flattened in Template.attrs); their
+# lowerings read the symbolic form (framework/backend/tvm/lower/symbolic_shapes.py)
+AFFINE_ATTRIBUTES = {"Slice": "begin", "Pad": "paddings"}
 
 
 class NotSymbolic(Exception):
@@ -121,6 +127,9 @@ class Template:
     dims: dict[int, tuple[int | Affine, ...]] = field(default_factory=dict)
     scaled: dict[int, Scaled] = field(default_factory=dict)
     syms: tuple[SymDim, ...] = ()  # every symbol, in the order of a size's tuple ((sym,) if empty)
+    # per node (its first output's id): an AFFINE_ATTRIBUTES attribute, flattened, with
+    # Affine entries where it depends on the size
+    attrs: dict[int, tuple[int | Affine, ...]] = field(default_factory=dict)
 
     def symbols(self) -> tuple[SymDim, ...]:
         return self.syms or (self.sym,)
@@ -147,7 +156,9 @@ class Template:
         consts = [f"{s.k!r}^{s.power}{'' if s.of == ('n',) else '/' + '*'.join(s.of)}"
                   for s in self.scaled.values()]
         syms = ",".join(map(str, self.symbols()))
-        return f"{syms}|{';'.join(parts)}|{';'.join(consts)}"
+        attrs = [f"{i}:{','.join(map(str, self.attrs[v.id]))}" for i, v in enumerate(values)
+                 if v.id in self.attrs]
+        return f"{syms}|{';'.join(parts)}|{';'.join(consts)}" + (f"|{';'.join(attrs)}" if attrs else "")
 
     def matches(self, other: Graph, size: int | tuple[int, ...]) -> bool:
         """Whether ``other`` (the function traced at ``size``) is this template at that
@@ -171,11 +182,14 @@ def _values(graph: Graph) -> list[Value]:
     return out
 
 
-def _affine(da: int, na: int, db: int, nb: int, where: str, name: str = "n") -> int | Affine:
+def _affine(da: int, na: int, db: int, nb: int, where: str, name: str = "n",
+            signed: bool = False) -> int | Affine:
+    """``da`` at ``na`` and ``db`` at ``nb`` as one dimension (``signed``: an attribute, whose
+    slope may be negative)."""
     if da == db:
         return da
     slope, rest = divmod(db - da, nb - na)
-    if rest or slope <= 0:
+    if rest or (slope <= 0 and not signed):
         raise NotSymbolic(f"{where}: a dimension is not an affine function of the size "
                           f"({da} at {na}, {db} at {nb})")
     return Affine(slope, da - slope * na, (name,))
@@ -233,10 +247,14 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
     at = known.sizes(nb) if known is not None else None
     seen: dict[int, Value] = {}
     sliced: dict[int, Value] = {}  # a skipped Slice's output -> the constant it slices
+    skipped: set[int] = set()  # a skipped no-op's output (of a value, not a constant)
 
     def pair(x: Value, y: Value, where: str) -> None:
         if seen.setdefault(x.id, y) is not y:
             raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
+        if x.id in skipped:  # a skipped no-op of a value: ``y`` is that value
+            _check(known, x, y, at, where)
+            return
         if x.id in sliced:  # a skipped Slice of a constant: ``y`` is that constant
             if y.kind != "const" or not _same_data(sliced[x.id].data, y.data):
                 raise NotSymbolic(f"{where}: the traced program's data flow depends on the size")
@@ -269,6 +287,7 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
             if known is not None and _skipped(node, other, known, at, seen):
                 if node.inputs[0].id in seen:
                     seen[node.outputs[0].id] = seen[node.inputs[0].id]
+                    skipped.add(node.outputs[0].id)
                 else:
                     sliced[node.outputs[0].id] = node.inputs[0]
                 continue
@@ -276,7 +295,9 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
                     or len(node.inputs) != len(other.inputs):
                 raise NotSymbolic(f"{name}: the traced program's structure depends on the size")
             k += 1
-            _same_attributes(node, other)
+            affine = _same_attributes(node, other, na, nb, sym.name, known, at)
+            if affine is not None:
+                template.attrs[node.outputs[0].id] = affine
             for x, y in zip(node.inputs, other.inputs):
                 pair(x, y, name)
             for ra, rb in zip(node.prim.regions, other.prim.regions):  # If branches, loop bodies
@@ -292,12 +313,44 @@ def generalize(a: Graph, na: int, b: Graph, nb: int, sym: SymDim,
     return template
 
 
-def _same_attributes(node: Any, other: Any) -> None:
+def _flat(value: Any) -> tuple[Any, ...] | None:
+    """An attribute of ints (nested tuples of them) flattened, or None."""
+    if isinstance(value, int | np.integer) and not isinstance(value, bool):
+        return (int(value),)
+    if isinstance(value, tuple | list):
+        parts = [_flat(v) for v in value]
+        return None if any(p is None for p in parts) else tuple(x for p in parts for x in p)
+    return None
+
+
+def _same_attributes(node: Any, other: Any, na: Any = None, nb: Any = None, name_: str = "n",
+                     known: Template | None = None, at: dict[str, int] | None = None
+                     ) -> tuple[int | Affine, ...] | None:
     """Refuse ``node`` and ``other`` (one node traced at two sizes) whose attributes differ
-    otherwise than by a symbolic output shape (a Slice's size included); control-flow nodes
-    must hold as many regions and carry as many values."""
+    otherwise than by a symbolic output shape (a Slice's size included) or an affine
+    AFFINE_ATTRIBUTES attribute (returned flattened, None when there is none; with
+    ``known``, ``other`` is checked against its form at the sizes ``at``); control-flow
+    nodes must hold as many regions and carry as many values."""
     name = node.prim.name
+    found = None
     for key, value in node.prim.attrs.items():
+        if AFFINE_ATTRIBUTES.get(name) == key:
+            mine, theirs = _flat(value), _flat(other.prim.attrs.get(key))
+            if known is not None and node.outputs[0].id in known.attrs:
+                form = known.attrs[node.outputs[0].id]
+                want = tuple(d.at(at) if isinstance(d, Affine) else d for d in form)
+                if theirs != want:
+                    raise NotSymbolic(f"{name}: its attribute {key!r} is not the template's")
+                continue
+            if mine is not None and theirs is not None and len(mine) == len(theirs) \
+                    and mine != theirs and known is None:
+                try:
+                    found = tuple(_affine(p, na, q, nb, name, name_, signed=True)
+                                  for p, q in zip(mine, theirs))
+                except NotSymbolic:
+                    raise NotSymbolic(f"{name}: its attribute {key!r} depends on the size "
+                                      "(not as an affine function of it)") from None
+                continue
         if not _attrs_equal(value, other.prim.attrs.get(key)) and not (
                 SHAPE_ATTRIBUTES.get(name) == key and tuple(value) == node.outputs[0].shape
                 and tuple(other.prim.attrs[key]) == other.outputs[0].shape):
@@ -307,6 +360,7 @@ def _same_attributes(node: Any, other: Any) -> None:
                    getattr(p, "n_cotangents", None), len(p.region_labels)) for p in (node.prim, other.prim)]
         if counts[0] != counts[1]:
             raise NotSymbolic(f"{name}: its regions' interface depends on the size")
+    return found
 
 
 def _skipped(node: Any, other: Any, known: Template, n: dict[str, int],
@@ -356,25 +410,9 @@ def generalize_sizes(traces: list[tuple[Graph, int | tuple[int, ...]]],
         return math.prod(base[j] for j in used if j != i)
 
     for vid in {k for p in parts for k in p.dims}:
-        shapes = [p.dims.get(vid) for p in parts]
-        ndim = len(next(s for s in shapes if s is not None))
-        dims: list[int | Affine] = []
-        for axis in range(ndim):
-            found = {i: s[axis] for i, s in enumerate(shapes) if s is not None
-                     and isinstance(s[axis], Affine)}
-            if not found:
-                dims.append(next(s for s in shapes if s is not None)[axis])
-                continue
-            if len(found) == 1:
-                dims.append(next(iter(found.values())))
-                continue
-            used = sorted(found)
-            ks = {d.a / rest(i, used) for i, d in found.items()}
-            if any(d.b for d in found.values()) or len(ks) != 1 or not float(next(iter(ks))).is_integer():
-                raise NotSymbolic(f"a dimension varies in {', '.join(names[i] for i in used)} "
-                                  "but is not a multiple of their product")
-            dims.append(Affine(int(ks.pop()), 0, tuple(names[i] for i in used)))
-        template.dims[vid] = tuple(dims)
+        template.dims[vid] = _join([p.dims.get(vid) for p in parts], base, names)
+    for vid in {k for p in parts for k in p.attrs}:
+        template.attrs[vid] = _join([p.attrs.get(vid) for p in parts], base, names)
     for vid in {k for p in parts for k in p.scaled}:
         found = {i: p.scaled[vid] for i, p in enumerate(parts) if vid in p.scaled}
         used = sorted(found)
@@ -383,3 +421,27 @@ def generalize_sizes(traces: list[tuple[Graph, int | tuple[int, ...]]],
             raise NotSymbolic("a constant varies in several symbols but not with their product")
         template.scaled[vid] = Scaled(ks[0], found[used[0]].power, tuple(names[i] for i in used))
     return template
+
+
+def _join(shapes: list[tuple[int | Affine, ...] | None], base: tuple[int, ...],
+          names: list[str]) -> tuple[int | Affine, ...]:
+    """One value's dimensions (or a node's affine attribute) from its form per symbol
+    (None: constant in that symbol): affine in one symbol, or ``k`` times the product of
+    several (see :func:`generalize_sizes`)."""
+    ndim = len(next(s for s in shapes if s is not None))
+    dims: list[int | Affine] = []
+    for axis in range(ndim):
+        found = {i: s[axis] for i, s in enumerate(shapes) if s is not None and isinstance(s[axis], Affine)}
+        if not found:
+            dims.append(next(s for s in shapes if s is not None)[axis])
+            continue
+        if len(found) == 1:
+            dims.append(next(iter(found.values())))
+            continue
+        used = sorted(found)
+        ks = {d.a / math.prod(base[j] for j in used if j != i) for i, d in found.items()}
+        if any(d.b for d in found.values()) or len(ks) != 1 or not float(next(iter(ks))).is_integer():
+            raise NotSymbolic(f"a dimension varies in {', '.join(names[i] for i in used)} "
+                              "but is not a multiple of their product")
+        dims.append(Affine(int(ks.pop()), 0, tuple(names[i] for i in used)))
+    return tuple(dims)

@@ -140,15 +140,22 @@ def test_jit_input_signature_forward_equals_pynative():
 @pytest.mark.slow
 def test_a_size_dependent_attribute_compiles_per_size_and_says_why():
     def tail(x):
-        return x[-2:] * 2.0  # the slice's begin is n - 2: an attribute of the size
+        return x[-2:] * 2.0  # the slice's begin is n - 2: affine in the size, symbolic
 
-    compiled = ms.jit(tail, input_signature=(Tensor(shape=[None, 4], dtype=ms.float32),))
-    for n in (3, 6):
-        x = np.arange(n * 4, dtype=np.float32).reshape(n, 4)
-        np.testing.assert_array_equal(compiled(Tensor(x)).asnumpy(), x[-2:] * 2.0)
-    report = compiled.last_report
-    assert report.symbolic_axes == [[]]
-    assert "attribute" in report.symbolic_fallback and "depends on the size" in report.symbolic_fallback
+    def half(x):
+        return x[x.shape[0] // 2:] * 2.0  # begin n // 2: not affine, compiled per size
+
+    for fn, want_axes in ((tail, [[0]]), (half, [[]])):
+        compiled = ms.jit(fn, input_signature=(Tensor(shape=[None, 4], dtype=ms.float32),))
+        for n in (3, 6):
+            x = np.arange(n * 4, dtype=np.float32).reshape(n, 4)
+            np.testing.assert_array_equal(compiled(Tensor(x)).asnumpy(), fn(x))
+        report = compiled.last_report
+        assert report.symbolic_axes == want_axes
+        if fn is tail:
+            assert report.symbolic_fallback is None
+        else:
+            assert "attribute 'begin' depends on the size" in report.symbolic_fallback
 
 
 def test_a_call_whose_fixed_axis_differs_is_the_set_inputs_error():

@@ -17,42 +17,72 @@ Fewer inputs, or bool, keep Relax's ``concat``.
 from __future__ import annotations
 
 import tvm
-from tvm import relax
+from tvm import relax, tirx
 from tvm.script import tirx as T  # noqa: F401  (the kernels are TVMScript)
+from tvm.sym import Analyzer
 
 from .lower_target import on_cpu
 from .segment import SHARED
 
 COPIES_MIN = 4  # inputs from which a concatenate becomes a copy per input
 
-def _dims(shape: list[int]) -> str:
-    return ", ".join(f"T.int64({d})" for d in shape) + ("," if len(shape) == 1 else "")
+def _dim(d) -> str:
+    """A dimension in TVMScript: an int, or a symbolic TIR expression (``n``, ``8 * n``)."""
+    return f"T.int64({d})" if isinstance(d, int) else str(d)
+
+
+def _dims(shape: list) -> str:
+    return ", ".join(_dim(d) for d in shape) + ("," if len(shape) == 1 else "")
+
+
+def _symbols(shapes: list[list]) -> list[str] | None:
+    """The names of the symbolic variables in ``shapes`` (declared first in the kernel),
+    or None when one is no input's dimension on its own (then nothing would bind it)."""
+    names, bare = set(), set()
+    for shape in shapes:
+        for d in shape:
+            if not isinstance(d, int):
+                names |= {v.name for v in tirx.analysis.undefined_vars(d)}
+                if isinstance(d, tirx.Var):
+                    bare.add(d.name)
+    return sorted(names) if names <= bare else None
 
 
 def source(shapes: list[list[int]], axis: int, dtype: str) -> str:
     """TVMScript of ``concat_copies(x0, .., xn, out)``: block ``copy{k}`` writes input ``k``
-    into its slice of ``out`` along ``axis``."""
+    into its slice of ``out`` along ``axis``. A symbolic dimension (framework.ir.symbolic:
+    a batch ``n``) is a variable of the kernel, bound by the inputs' shapes."""
     rank = len(shapes[0])
     out_shape = list(shapes[0])
-    out_shape[axis] = sum(s[axis] for s in shapes)
+    out_shape[axis] = _total([s[axis] for s in shapes])
     loops = [f"i{d}" for d in range(rank)]
     axes = [f"v{d}" for d in range(rank)]
     args = ", ".join(f"var_x{k}: T.handle" for k in range(len(shapes)))
     lines = ["@T.prim_func(private=True, s_tir=True)",
              f"def concat_copies({args}, var_out: T.handle):",
              '    T.func_attr({"tirx.noalias": True})']
+    lines += [f"    {name} = T.int64()" for name in _symbols(shapes) or []]
     lines += [f'    x{k} = T.match_buffer(var_x{k}, ({_dims(s)}), "{dtype}")' for k, s in enumerate(shapes)]
     lines.append(f'    out = T.match_buffer(var_out, ({_dims(out_shape)}), "{dtype}")')
     offset = 0
     for k, shape in enumerate(shapes):
         at = list(axes)
-        at[axis] = f"T.int64({offset}) + {axes[axis]}"
-        lines += [f"    for {', '.join(loops)} in T.grid({', '.join(f'T.int64({d})' for d in shape)}):",
+        at[axis] = f"{_dim(offset)} + {axes[axis]}"
+        lines += [f"    for {', '.join(loops)} in T.grid({', '.join(_dim(d) for d in shape)}):",
                   f'        with T.sblock("copy{k}"):',
                   f'            {", ".join(axes)} = T.axis.remap("{"S" * rank}", [{", ".join(loops)}])',
                   f"            out[{', '.join(at)}] = x{k}[{', '.join(axes)}]"]
-        offset += shape[axis]
+        offset = _total([offset, shape[axis]])
     return "\n".join(lines) + "\n"
+
+
+def _total(parts: list):
+    """The sum of ints and TIR expressions (an int when all are ints)."""
+    total = sum(p for p in parts if isinstance(p, int))
+    for p in parts:
+        if not isinstance(p, int):
+            total = p + total if isinstance(total, int) else total + p
+    return Analyzer().simplify(total) if not isinstance(total, int) else total
 
 
 def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Expr:
@@ -62,9 +92,11 @@ def concat(bb: relax.BlockBuilder, xs: list[relax.Expr], axis: int) -> relax.Exp
     dtype = str(xs[0].ty.dtype)
     if len(xs) < COPIES_MIN or dtype == "bool" or not on_cpu():
         return relax.op.concat(xs, axis)
-    shapes = [[int(d) for d in x.ty.shape.values] for x in xs]
+    shapes = [[int(d) if isinstance(d, tirx.IntImm) else d for d in x.ty.shape.values] for x in xs]
+    if not all(isinstance(d, int) for s in shapes for d in s) and _symbols(shapes) is None:
+        return relax.op.concat(xs, axis)
     out_shape = list(shapes[0])
-    out_shape[axis] = sum(s[axis] for s in shapes)
+    out_shape[axis] = _total([s[axis] for s in shapes])
     key = ("stack", id(bb), tuple(xs), axis)  # the same stack twice is built once (segment.py)
     if key not in SHARED:
         func = tvm.script.from_source(source(shapes, axis, dtype))

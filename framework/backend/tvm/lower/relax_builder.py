@@ -222,8 +222,8 @@ class RelaxBuilder:
                     else:
                         bb.tag = self._tag(node)
                         with self.shapes.lowering(node):
-                            out = lower_node(bb, node, [self._arg(env, v) for v in node.inputs],
-                                             self.shapes.spec)
+                            args = [self._arg(env, v) for v in node.inputs]
+                            out = lower_node(bb, self.shapes.node(node), args, self.shapes.spec)
                     for value, expr in zip(node.outputs, out if isinstance(out, tuple) else (out,)):
                         env[value.id] = expr if isinstance(expr, relax.Var | AtUse) else bb.emit(expr)
                         defined.append(value)

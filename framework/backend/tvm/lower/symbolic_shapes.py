@@ -24,7 +24,9 @@ define again in the caller.
 from __future__ import annotations
 
 import contextlib
+import copy
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -32,7 +34,7 @@ from tvm import relax, te, tirx
 from tvm.sym import Analyzer
 
 from ....ir import Graph
-from ....ir.symbolic import Affine, NotSymbolic, Template
+from ....ir.symbolic import AFFINE_ATTRIBUTES, Affine, NotSymbolic, Template
 from ....primitive import Spec
 
 
@@ -86,6 +88,25 @@ class SymbolicShapes:
         m = self._product(d.of)
         expr = m if d.a == 1 else tirx.IntImm("int64", d.a) * m
         return expr if d.b == 0 else expr + tirx.IntImm("int64", d.b)
+
+    def node(self, node: Any) -> Any:
+        """``node`` as its lowering sees it: an affine attribute (a Slice's ``begin``, a
+        Pad's ``paddings``; :data:`AFFINE_ATTRIBUTES`) with TIR expressions for its
+        symbolic entries, in the attribute's own nesting; else ``node`` itself."""
+        if self.template is None or not node.outputs or node.outputs[0].id not in self.template.attrs:
+            return node
+        key = AFFINE_ATTRIBUTES[node.prim.name]
+        flat = iter([self._expr(d) for d in self.template.attrs[node.outputs[0].id]])
+
+        def rebuild(value: Any) -> Any:
+            if isinstance(value, tuple | list):
+                return tuple(rebuild(v) for v in value)
+            return next(flat)
+
+        prim = copy.copy(node.prim)
+        prim.attrs = {**node.prim.attrs, key: rebuild(node.prim.attrs[key])}
+        setattr(prim, key, prim.attrs[key])
+        return SimpleNamespace(prim=prim, inputs=node.inputs, outputs=node.outputs)
 
     def spec(self, v: Any) -> Spec:
         return v.spec if self.template is None else Spec(self.dims(v), v.dtype)

@@ -57,17 +57,31 @@ def lstm_pointwise_grad(c: T.Buffer(({n}, {h}), "{dt}"), i: T.Buffer(({n}, {h}),
 '''
 
 
-def grad_source(n: int, h: int, dtype: str) -> str:
+# the same kernel for a symbolic batch (framework.ir.symbolic): ``n`` a variable of the
+# kernel, bound from the buffers' shapes at the call
+_NAMES = ("c", "i", "f", "g", "o", "tc", "dh", "dc", "dgates", "dc_prev")
+_SYMBOLIC_GRAD = "\n@T.prim_func(private=True, s_tir=True)\ndef lstm_pointwise_grad(" + ", ".join(
+    f"{k}_h: T.handle" for k in _NAMES) + "):\n    n = T.int64()\n" + "".join(
+    f'    {k} = T.match_buffer({k}_h, ({{n}}, {{{"h4" if k == "dgates" else "h"}}}), "{{dt}}")\n'
+    for k in _NAMES) + "    T.func_attr" + _GRAD.split("\n    T.func_attr", 1)[1]
+
+
+def grad_source(n, h: int, dtype: str) -> str:
+    """The kernel's TVMScript; ``n`` an int, or symbolic (a TIR expression)."""
     dcn = f"(dc[vb, vj] + dh[vb, vj] * o[vb, vj] * (T.{dtype}(1) - tc[vb, vj] * tc[vb, vj]))"
-    return _GRAD.format(dcn=dcn, n=f"T.int64({n})", h=f"T.int64({h})", h2=f"T.int64({2 * h})",
-                        h3=f"T.int64({3 * h})", h4=f"T.int64({4 * h})", dt=dtype)
+    sizes = dict(h=f"T.int64({h})", h2=f"T.int64({2 * h})", h3=f"T.int64({3 * h})",
+                 h4=f"T.int64({4 * h})", dt=dtype, dcn=dcn)
+    if isinstance(n, int):
+        return _GRAD.format(n=f"T.int64({n})", **sizes)
+    return _SYMBOLIC_GRAD.format(n="n", **sizes)
 
 
 def lower_lstm_pointwise_grad(ctx: LowerContext, *args):
     bb, dtype = ctx.bb, ctx.out_specs[1].dtype
     args = [emit(bb, cast(t, s.dtype, dtype)) for t, s in zip(args, ctx.in_specs)]
     n, h = ctx.out_specs[1].shape
-    gv = bb.add_func(tvm.script.from_source(grad_source(n, h, dtype.name)), "lstm_pointwise_grad")
+    n = int(n) if isinstance(n, int | tvm.tirx.IntImm) else n
+    gv = bb.add_func(tvm.script.from_source(grad_source(n, int(h), dtype.name)), "lstm_pointwise_grad")
     out = bb.emit(relax.call_tir(gv, args, [relax.TensorType([n, 4 * h], dtype.name),
                                             relax.TensorType([n, h], dtype.name)]))
     return bb.emit(relax.TupleGetItem(out, 0)), bb.emit(relax.TupleGetItem(out, 1))

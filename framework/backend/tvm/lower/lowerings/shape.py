@@ -48,26 +48,34 @@ def lower_split_rows(ctx: LowerContext, x):
     """A row slice per piece, each emitted where it is first read (:class:`.base.AtUse`):
     an unrolled recurrent step copies its rows of the projection just before its gate
     add reads them, instead of one split of the whole projection before the loop."""
-    rows = ctx.in_specs[0].shape[0] // ctx.prim.parts
+    rows = ctx.out_specs[0].shape[0]  # (symbolic: the template's ``n``, not ``(T * n) // T``)
     x = emit(ctx.bb, x)
-    return tuple(AtUse(relax.op.strided_slice(x, axes=[0], begin=[k * rows], end=[(k + 1) * rows]))
+    inbound = not _int(rows)  # symbolic: without clamps, so each piece's extent is ``n``
+    return tuple(AtUse(relax.op.strided_slice(x, axes=[0], begin=[k * rows], end=[(k + 1) * rows],
+                                              assume_inbound=inbound))
                  for k in range(ctx.prim.parts))
+
+
+def _int(d) -> bool:
+    return isinstance(d, int | np.integer)
 
 
 def lower_slice(ctx: LowerContext, x):
     # a symbolic extent (framework.ir.symbolic): the output's dimension, a TIR expression
-    # (``t`` of ``positions[:t]``, ``t - 1`` of ``x[:, 1:]``); an axis taken whole (begin 0,
-    # the input's extent, symbolic or not) is left alone
-    out, full = ctx.out_specs[0].shape, ctx.in_specs[0].shape
-    if all(isinstance(d, int | np.integer) for d in (*out, *full)):
-        return crop(x, full, ctx.prim.begin, ctx.prim.size)
+    # (``t`` of ``positions[:t]``, ``t - 1`` of ``x[:, 1:]``); a symbolic begin likewise
+    # (``k * n``: step k's rows of an unrolled recurrent layer); an axis taken whole
+    # (begin 0, the input's extent, symbolic or not) is left alone
+    out, full, begins = ctx.out_specs[0].shape, ctx.in_specs[0].shape, ctx.prim.begin
+    if all(_int(d) for d in (*out, *full, *begins)):
+        return crop(x, full, begins, ctx.prim.size)
     axes, begin, end = [], [], []
-    for axis, (b, e, d) in enumerate(zip(ctx.prim.begin, out, full)):
-        if int(b) == 0 and _same(e, d):
+    for axis, (b, e, d) in enumerate(zip(begins, out, full)):
+        if _int(b) and int(b) == 0 and _same(e, d):
             continue
         axes.append(axis)
-        begin.append(int(b))
-        end.append(int(b) + int(e) if isinstance(e, int | np.integer) else e + int(b))
+        b = int(b) if _int(b) else b
+        begin.append(b)
+        end.append(b + int(e) if _int(e) and _int(b) else e + b)
     if not axes:
         return x
     return relax.op.strided_slice(x, axes, begin, end, assume_inbound=True)
@@ -81,10 +89,26 @@ def _same(a, b) -> bool:
 
 def lower_pad(ctx: LowerContext, x):
     paddings = ctx.prim.paddings
-    if not any(a or b for a, b in paddings):
-        return x
-    widths = [int(v) for pair in paddings for v in pair]
-    return relax.op.nn.pad(x, widths, "constant", 0.0)
+    if all(_int(v) for pair in paddings for v in pair):
+        if not any(a or b for a, b in paddings):
+            return x
+        widths = [int(v) for pair in paddings for v in pair]
+        return relax.op.nn.pad(x, widths, "constant", 0.0)
+    # symbolic widths (a gradient of a Slice with a symbolic begin): zeros on each side,
+    # axis by axis, joined to ``x``
+    dtype, shape = ctx.out_specs[0].dtype.name, list(ctx.in_specs[0].shape)
+    for axis, (lo, hi) in enumerate(paddings):
+        parts = []
+        for width in (lo, hi):
+            if not (_int(width) and int(width) == 0):
+                parts.append(relax.op.zeros(shape[:axis] + [width] + shape[axis + 1:], dtype))
+        if not parts:
+            continue
+        pieces = ([parts[0]] if not (_int(lo) and int(lo) == 0) else []) + [x] + \
+            ([parts[-1]] if not (_int(hi) and int(hi) == 0) else [])
+        x = emit(ctx.bb, relax.op.concat(pieces, axis))
+        shape[axis] = shape[axis] + lo + hi
+    return x
 
 
 def lower_zeros_like(ctx: LowerContext, x):
