@@ -1,8 +1,9 @@
 """Begins affine in a symbolic size (framework/ir/symbolic.py: a Slice's ``begin`` and a
 Pad's ``paddings`` as ``k * n``) and the LSTM language model's train step: its time loop
 unrolls (its structure depends on the length ``t``), each step's rows ``k * n`` of the
-stacked outputs, so with the trainer's text axes it compiles once per length, symbolic in
-the batch, equal to a compile per shape and to PyNative."""
+stacked outputs, so with the trainer's text axes and ``TWINMODE_PARTIAL_SYMBOLIC=1`` it
+compiles once per length, symbolic in the batch, equal to a compile per shape and to
+PyNative (off by default: per size, as graph_symbolic says why)."""
 
 from __future__ import annotations
 
@@ -98,7 +99,8 @@ def test_the_lstm_step_generalizes_in_the_batch_with_affine_begins():
 
 
 @pytest.mark.slow
-def test_lstm_lm_step_one_compile_per_length_for_every_batch_equals_per_shape_and_pynative():
+def test_lstm_lm_step_one_compile_per_length_for_every_batch_equals_per_shape_and_pynative(monkeypatch):
+    monkeypatch.setenv("TWINMODE_PARTIAL_SYMBOLIC", "1")
     dynamic, dnet = _step()  # the trainer's text step: no signature, batch and length marked
     model = Model(dynamic, mode="graph")
     model.dynamic_axes = LanguageModelTask.dynamic_axes
