@@ -27,8 +27,8 @@ class BatchCentred(nn.Cell):
 
 
 class Tail(nn.Cell):
-    """A zero row, then the rows but the last: the zero row is the last row times zero, a
-    slice whose begin depends on the batch, so compiled per size."""
+    """The first half of the rows zeroed: a slice at ``n // 2``, a begin that depends on the
+    batch but not affinely, so compiled per size (``y[-1:]``, at ``n - 1``, is symbolic)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,7 +36,8 @@ class Tail(nn.Cell):
 
     def construct(self, x):
         y = self.dense(x)
-        return ms.ops.concat((y[-1:] * 0.0, y[:-1]))
+        half = y.shape[0] // 2
+        return ms.ops.concat((y[:half] * 0.0, y[half:]))
 
 
 def _served(net: nn.Cell) -> TwinmodePyfunc:
