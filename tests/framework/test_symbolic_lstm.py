@@ -21,7 +21,10 @@ from trainer.models.lstm_lm import LSTMLM
 from trainer.tasks.language_model import LanguageModelTask, TokenCrossEntropy
 
 from .symbolic_context import compiles as _compiles
-from .symbolic_context import graph_context  # noqa: F401  (the fixture pytestmark uses)
+from .symbolic_context import (
+    graph_context,  # noqa: F401  (the fixture pytestmark uses)
+    lockstep,
+)
 
 VOCAB, BLOCK = 11, 6
 
@@ -108,21 +111,9 @@ def test_lstm_lm_step_one_compile_per_length_for_every_batch_equals_per_shape_an
     reference, rnet = _step()  # compiled for each shape
     eager, enet = _step()
     rng = np.random.default_rng(0)
-    own = 0
-    for n in (4, 1, 17, 3):  # 1 and 17: no multiple of a vector's width
-        x, y = (Tensor(rng.integers(0, VOCAB, (n, BLOCK)).astype(np.int32)) for _ in range(2))
-        before = _compiles()
-        got = run(x, y)[0].asnumpy()
-        own += _compiles() - before
-        want = reference(x, y).asnumpy()
-        with ms.pynative():
-            np.testing.assert_allclose(eager(x, y).asnumpy(), got, rtol=1e-5)
-        np.testing.assert_allclose(got, want, rtol=1e-6)
-        for (_, p), (_, q), (_, e) in zip(dnet.parameters_and_names(), rnet.parameters_and_names(),
-                                          enet.parameters_and_names()):
-            scale = np.abs(q.asnumpy()).max()
-            np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-6, atol=1e-6 * scale)
-            np.testing.assert_allclose(p.asnumpy(), e.asnumpy(), rtol=1e-5, atol=1e-5 * scale)
+    batches = [tuple(Tensor(rng.integers(0, VOCAB, (n, BLOCK)).astype(np.int32)) for _ in range(2))
+               for n in (4, 1, 17, 3)]  # 1 and 17: no multiple of a vector's width
+    own = lockstep(run, reference, eager, batches, (dnet, rnet, enet), eager_params=True)
     assert own == 1
     report = run.report
     assert report.symbolic_axes == [[0], [0]]

@@ -21,7 +21,10 @@ from trainer.models.gpt import GPT
 from trainer.tasks.language_model import LanguageModelTask, TokenCrossEntropy
 
 from .symbolic_context import compiles as _compiles
-from .symbolic_context import graph_context  # noqa: F401  (the fixture pytestmark uses)
+from .symbolic_context import (
+    graph_context,  # noqa: F401  (the fixture pytestmark uses)
+    lockstep,
+)
 
 VOCAB, BLOCK = 11, 8
 SYMS = (SymDim("n"), SymDim("t"))
@@ -132,19 +135,8 @@ def test_gpt_train_step_one_compile_for_every_batch_and_length():
     reference, rnet = _step()  # compiled for each shape
     eager, enet = _step()
     rng = np.random.default_rng(0)
-    own = 0
-    for n, t in ((4, BLOCK), (1, 1), (3, 5), (12, 2)):
-        x, y = _tokens(rng, n, t), _tokens(rng, n, t)
-        before = _compiles()
-        got = run(x, y)[0].asnumpy()
-        own += _compiles() - before
-        want = reference(x, y).asnumpy()
-        with ms.pynative():
-            np.testing.assert_allclose(eager(x, y).asnumpy(), got, rtol=1e-5)
-        np.testing.assert_allclose(got, want, rtol=1e-6)
-        for (_, p), (_, q) in zip(dnet.parameters_and_names(), rnet.parameters_and_names()):
-            want_p = q.asnumpy()
-            np.testing.assert_allclose(p.asnumpy(), want_p, rtol=1e-6, atol=1e-6 * np.abs(want_p).max())
+    batches = [(_tokens(rng, n, t), _tokens(rng, n, t)) for n, t in ((4, BLOCK), (1, 1), (3, 5), (12, 2))]
+    own = lockstep(run, reference, eager, batches, (dnet, rnet, enet))
     assert own == 1
     report = run.report
     assert report.symbolic_axes == [[0, 1], [0, 1]] and report.symbolic_fallback is None
