@@ -45,8 +45,9 @@ KERNELS = [  # (batch, m, n, k): register blocks of 6x64, 8x48, 8x16 columns; ro
 ]
 
 
-def _build(batch, m, n, k, out_dtype="float32", cores=2):
-    source = avx512_bf16_matmul.kernel_source(batch, m, n, -(-k // 2), cores, out_dtype=out_dtype)
+def _build(batch, m, n, k, out_dtype="float32", cores=2, a_words=False):
+    source = avx512_bf16_matmul.kernel_source(batch, m, n, -(-k // 2), cores, out_dtype=out_dtype,
+                                              a_words=a_words)
     func = avx512_bf16.parse(source).with_attr("global_symbol", "main")
     return tvm.compile(tvm.IRModule({"main": func}), target=TARGET)
 
@@ -55,17 +56,22 @@ def _asm(lib):
     return lib.mod.inspect_source("asm") if hasattr(lib, "mod") else lib.inspect_source("asm")
 
 
+def _zipped(x):
+    """``x (batch, 2 r, c)`` bf16 as int32 words ``(batch, r, c)``: row ``2 i`` in the low half."""
+    pairs = x.reshape(x.shape[0], x.shape[1] // 2, 2, x.shape[2]).transpose(0, 1, 3, 2)
+    return np.ascontiguousarray(pairs).view(np.int32)[..., 0]
+
+
 def _operands(rng, batch, m, n, k, values=None):
     """bf16 ``a (batch, m, k')``, ``b (batch, k', n)`` (``k'`` even, zero-padded) and ``b``
-    packed as the kernel reads it: ``(batch, k' / 2, n', 2)``."""
+    as the kernel reads it: words of pairs along ``k'``, ``(batch, k' / 2, n')``."""
     k_even, n_pad = k + k % 2, -(-n // 16) * 16
     draw = (lambda s: rng.integers(-values, values + 1, s)) if values else rng.standard_normal
     a = np.zeros((batch, m, k_even), BF16)
     b = np.zeros((batch, k_even, n_pad), BF16)
     a[..., :k] = draw((batch, m, k)).astype(BF16)
     b[:, :k, :n] = draw((batch, k, n)).astype(BF16)
-    packed = np.ascontiguousarray(b.reshape(batch, k_even // 2, 2, n_pad).transpose(0, 1, 3, 2))
-    return a, b[..., :n], packed
+    return a, b[..., :n], _zipped(b)
 
 
 def _run(lib, a, packed, shape, dtype):
@@ -94,13 +100,34 @@ def test_wanted_needs_the_instruction_and_sizes_that_pay():
 
 @runs_here
 @pytest.mark.parametrize("batch,m,n,k", KERNELS, ids=[f"{b}x{m}x{n}x{k}" for b, m, n, k in KERNELS])
-def test_the_sums_equal_numpys_float64_product(batch, m, n, k):
+@pytest.mark.parametrize("a_words", [False, True], ids=["a", "aT_words"])
+def test_the_sums_equal_numpys_float64_product(batch, m, n, k, a_words):
     a, b, packed = _operands(np.random.default_rng(k), batch, m, n, k)
-    got = _run(_build(batch, m, n, k), a, packed, (batch, m, n), "float32")
+    # a_words: a^T as stored by a weight gradient, (batch, k', m), zipped in pairs of rows
+    operand = _zipped(np.ascontiguousarray(np.swapaxes(a, 1, 2))) if a_words else a
+    got = _run(_build(batch, m, n, k, a_words=a_words), operand, packed, (batch, m, n), "float32")
     want = a.astype(np.float64) @ b.astype(np.float64)
     # bf16 products are exact in float32; float32 sums of k terms in another order
     bound = 2 ** -22 * k * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
     assert np.all(np.abs(got - want) <= bound + 1e-30)
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_words_zip_pairs_along_k_and_zero_pad(transpose):
+    # k odd: the last pair's high half is zero; columns padded from 21 to 32
+    from tvm import te
+
+    k, cols, cols_pad = 9, 21, 32
+    shape = (2, cols, k) if transpose else (2, k, cols)
+    x = np.random.default_rng(3).standard_normal(shape).astype(BF16)
+    placeholder = te.placeholder(shape, "bfloat16", name="x")
+    out = avx512_bf16_matmul.words(placeholder, k, cols, transpose, cols_pad)
+    lib = tvm.compile(te.create_prim_func([placeholder, out]), target="llvm")
+    got = tvm.runtime.empty((2, 5, cols_pad), "int32", tvm.cpu())
+    lib["main"](tvm.runtime.tensor(x, tvm.cpu()), got)
+    padded = np.zeros((2, 10, cols_pad), BF16)
+    padded[:, :k, :cols] = np.swapaxes(x, 1, 2) if transpose else x
+    np.testing.assert_array_equal(got.numpy(), _zipped(padded))
 
 
 @runs_here

@@ -8,10 +8,13 @@ bytes; it is emitted through
 :mod:`.avx512_bf16`'s shim.
 
 Layout (as oneDNN's ``avx512_core_bf16`` GEMM): ``a`` row-major ``(batch, m, k)`` (``k``
-padded to even, or transposed, by :func:`.amx_matmul._pack_a` only where needed), read as
-``int32`` bf16 pairs along ``k``; ``b`` packed as pairs along ``k``, ``(batch, k / 2, n', 2)``
-with ``n`` padded to 16 (:func:`.amx_matmul._pack_b`, which for an amp weight reads the
-float32 master through its own float32->bf16 rounding, ``_rounded_for_this_use``). A
+padded to even by :func:`.amx_matmul._pack_a` only where needed), read as ``int32`` bf16
+pairs along ``k``; or, for ``a^T`` (a weight gradient's activations), ``a`` as it is stored,
+``(batch, k, m)``, its rows zipped in pairs into words ``(batch, k / 2, m)`` (:func:`words`:
+no transpose, which gathered 16-bit lanes one by one: 4-10x the zip's time). ``b`` as words
+of pairs along ``k``, ``(batch, k / 2, n')`` ``int32`` with ``n`` padded to 16
+(:func:`words`; for an amp weight it reads the float32 master and rounds it itself). A word
+holds the even element of a pair in its low half. A
 register block of ``rows x 16 * vectors`` float32 sums (at most :data:`ACCUMULATORS` zmm)
 runs the ``k`` pairs innermost: per pair, ``vectors`` loads of ``b`` and, per row, one
 ``a`` pair broadcast as an int32 to 16 lanes (~90% of the instruction's peak on a Zen 5
@@ -35,7 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import tvm
-from tvm import relax
+from tvm import relax, te, tirx
 
 from . import amx_matmul as am
 from . import avx512_bf16 as isa
@@ -56,6 +59,53 @@ def _shape(n_vectors: int) -> tuple[int, int]:
     return min(MAX_ROWS, ACCUMULATORS // vectors), vectors
 
 
+def rounded_bits(value: tirx.PrimExpr) -> tirx.PrimExpr:
+    """A float32 value's bits rounded to nearest even at bit 16 (uint32): the high half is the
+    bfloat16 of ``value`` (as ml_dtypes rounds; a NaN stays a quiet NaN)."""
+    bits = tirx.reinterpret("uint32", value)
+    odd = tirx.bitwise_and(tirx.shift_right(bits, tirx.const(16, "uint32")), tirx.const(1, "uint32"))
+    return tirx.Select(tirx.isnan(value), tirx.bitwise_or(bits, tirx.const(0x00400000, "uint32")),
+                       bits + tirx.const(0x7FFF, "uint32") + odd)
+
+
+def words(x: te.Tensor, pairs: int, cols: int, transpose: bool, cols_pad: int | None = None
+          ) -> te.Tensor:
+    """``x (batch, pairs', cols)`` (``transpose``: ``(batch, cols, pairs')``), bf16 or float32
+    (an amp weight's master, rounded here), as bf16 ``int32`` words ``(batch, ceil(pairs' / 2),
+    cols_pad)``: word ``[bi, r2, j]`` holds elements ``2 r2`` (low half) and ``2 r2 + 1`` of
+    the pair axis at column ``j``; zero past the pair axis' ``pairs`` elements and past
+    ``cols``. Untransposed, a vector of words is two row loads, a shift and an or."""
+    batch = x.shape[0]
+    cols_pad = cols if cols_pad is None else cols_pad
+    high = tirx.const(0xFFFF0000, "uint32")
+
+    def half(r, j, bi):  # the element's bf16 bits in the high half of a uint32
+        value = x[bi, j, r] if transpose else x[bi, r, j]
+        if x.dtype == "float32":
+            bits = tirx.bitwise_and(rounded_bits(value), high)
+        else:
+            bits = tirx.Cast("uint32", tirx.reinterpret("uint16", value)) << tirx.const(16, "uint32")
+        return tirx.if_then_else(tirx.all(r < pairs, j < cols), bits, tirx.const(0, "uint32"))
+
+    def at(bi, r2, j):
+        low = tirx.shift_right(half(2 * r2, j, bi), tirx.const(16, "uint32"))
+        return tirx.reinterpret("int32", tirx.bitwise_or(low, half(2 * r2 + 1, j, bi)))
+
+    return te.compute((batch, -(-pairs // 2), cols_pad), at, name="bf16_words")
+
+
+def _float32_master(bb: relax.BlockBuilder, x: relax.Expr) -> relax.Expr:
+    """The float32 input of the rounding kernel whose output ``x`` is (amp's cast of a float32
+    master weight, ``lowerings.base._round_to_bfloat16``), else ``x``: :func:`words` rounds
+    it itself, and FuseOps puts the master's reading into the words kernel."""
+    value = bb.lookup_binding(x) if isinstance(x, relax.Var) else None
+    if isinstance(value, relax.Call) and isinstance(value.op, tvm.ir.Op) \
+            and value.op.name == "relax.call_tir" and isinstance(value.args[0], relax.GlobalVar) \
+            and value.args[0].name_hint.startswith("_round_to_bfloat16"):
+        return value.args[1].fields[0]
+    return x
+
+
 def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str,
            indent: int) -> str:
     """TVMScript for one register block: rows ``i ..``, columns ``j ..`` (``vectors`` zmm
@@ -70,7 +120,8 @@ def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str
     for y in range(vectors):
         text += pad + f"    b{y} = b[bi, r, T.Ramp({j} + {y * LANES}, 1, {LANES})]\n"
     for x in range(rows):
-        text += pad + f"    a{x} = T.Broadcast(a[{a_index}, i + {x}, r], {LANES})\n"
+        at = a_index.replace("ROW", f"i + {x}")  # "bi, ROW, r" or, a^T as words, "bi, r, ROW"
+        text += pad + f"    a{x} = T.Broadcast(a[{at}], {LANES})\n"
         for y in range(vectors):
             sums = f"acc[T.Ramp({(x * vectors + y) * LANES}, 1, {LANES})]"
             text += pad + f"    {sums} = {isa.dot_call(sums, f'a{x}', f'b{y}')}\n"
@@ -108,10 +159,10 @@ def _columns(rows: int, vectors: int, n: int, n_pad: int, a_index: str, out_dtyp
 
 @functools.cache
 def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
-                  a_batched: bool = True, out_dtype: str = "float32") -> str:
-    """The kernel's TVMScript: ``a (batch | 1, m, 2 * k2)`` bf16, ``b (batch, k2, n', 2)``
-    bf16 (``n'``: ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``; ``cores``
-    threads. ``batch`` or ``m`` None: symbolic (one kernel for every size; with ``m``
+                  a_batched: bool = True, out_dtype: str = "float32", a_words: bool = False) -> str:
+    """The kernel's TVMScript: ``a (batch | 1, m, 2 * k2)`` bf16 (``a_words``: ``a^T`` as
+    :func:`words`, ``(batch | 1, k2, m)`` int32), ``b (batch, k2, n')`` int32 words (``n'``:
+    ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``; ``cores`` threads. ``batch`` or ``m`` None: symbolic (one kernel for every size; with ``m``
     symbolic, its last rows run one at a time).
 
     Work units: a column block of ``b`` (``k2 x 64`` pairs, from L2) against a group of row
@@ -122,7 +173,8 @@ def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
     n_pad = -(-n // LANES) * LANES
     rows, vectors = _shape(n_pad // LANES)
     group = max(1, GROUP_BYTES // (rows * k2 * 4))
-    body, col_blocks = _columns(rows, vectors, n, n_pad, "bi" if a_batched else "0", out_dtype, 28)
+    a_index = ("bi" if a_batched else "0") + (", r, ROW" if a_words else ", ROW, r")
+    body, col_blocks = _columns(rows, vectors, n, n_pad, a_index, out_dtype, 28)
     nb, size = ("nb" if batch is None else str(batch)), ("m" if m is None else str(m))
     if batch is None or m is None:
         tasks = TASKS_PER_CORE * cores
@@ -137,17 +189,18 @@ def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
         tasks = min(units, TASKS_PER_CORE * cores)
         per = -(-units // tasks)
     u = f"(t * ({per}) + s)"
+    a_batch = nb if a_batched else 1
+    a_buffer, a_view = (f'    a = T.match_buffer(a_h, ({a_batch}, {k2}, {size}), "int32")\n', "") if a_words else (
+        f'    a_ = T.match_buffer(a_h, ({a_batch}, {size}, {2 * k2}), "bfloat16")\n',
+        f'    a = T.decl_buffer(({a_batch}, {size}, {k2}), "int32", data=a_.data)\n')
     symbols = "".join(f"    {v} = T.int64()\n" for v, x in (("nb", batch), ("m", m)) if x is None)
     text = f"""
 @T.prim_func(private=True)
 def avx512_bf16_matmul(a_h: T.handle, b_h: T.handle, c_h: T.handle):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-{symbols}    a_ = T.match_buffer(a_h, ({nb if a_batched else 1}, {size}, {2 * k2}), "bfloat16")
-    b_ = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}, 2), "bfloat16")
+{symbols}{a_buffer}    b = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}), "int32")
     c = T.match_buffer(c_h, ({nb}, {size}, {n}), "{out_dtype}")
-    a = T.decl_buffer(({nb if a_batched else 1}, {size}, {k2}), "int32", data=a_.data)
-    b = T.decl_buffer(({nb}, {k2}, {n_pad}), "int32", data=b_.data)
-{isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
+{a_view}{isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
             for s in range({per}):
                 if {u} < {units}:
                     bi = {u} // ({col_blocks} * {groups})
@@ -156,7 +209,6 @@ def avx512_bf16_matmul(a_h: T.handle, b_h: T.handle, c_h: T.handle):
                         i = ({u} % {groups} * {group} + g) * {rows}
                         if i < {size}:
 """
-    a_index = "bi" if a_batched else "0"
     if m is None:  # the last rows (fewer than a block), one at a time
         one = _columns(1, vectors, n, n_pad, a_index, out_dtype, 36)[0].replace("i + 0", "i + x1")
         text += " " * 28 + f"if i + {rows} <= m:\n"
@@ -197,17 +249,17 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
     batch = math.prod(lead)
     static = [isinstance(x, int | np.integer) for x in (batch, m)]
     a3 = bb.emit(relax.op.reshape(a, [batch, rows_a, cols_a]))
-    if k % 2:
-        pa = bb.emit_te(am._pack_a, a3, m, k, transpose_a, 1, 2)
-    elif transpose_a:  # a plain transpose: the CPU rules' cache-blocked transpose schedules it
-        pa = bb.emit(relax.op.permute_dims(a3, [0, 2, 1]))
+    if transpose_a:  # a^T: a's rows zipped in pairs (any k: a last odd row pairs with 0)
+        pa = bb.emit_te(words, a3, k, m, False)
+    elif k % 2:
+        pa = bb.emit_te(am._pack_a, a3, m, k, False, 1, 2)
     else:
         pa = a3
-    b3 = bb.emit(relax.op.reshape(am._rounded_for_this_use(bb, b), [batch, rows_b, cols_b]))
-    pb = bb.emit_te(am._pack_b, b3, n, k, transpose_b, 2)
+    b3 = bb.emit(relax.op.reshape(_float32_master(bb, b), [batch, rows_b, cols_b]))
+    pb = bb.emit_te(words, b3, k, n, transpose_b, -(-n // LANES) * LANES)
     k2 = -(-k // 2)
     source = kernel_source(*(int(x) if known else None for x, known in zip((batch, m), static)),
-                           int(n), int(k2), _cores(), out_dtype=out_dtype)
+                           int(n), int(k2), _cores(), out_dtype=out_dtype, a_words=transpose_a)
     gv = bb.add_func(isa.parse(source), "avx512_bf16_matmul")
     out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, m, n], out_dtype)))
     return relax.op.reshape(out, [*lead, m, n])

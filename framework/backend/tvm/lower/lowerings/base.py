@@ -95,9 +95,7 @@ def _round_to_bfloat16(x: te.Tensor) -> te.Tensor:
 
     def at(*i):
         v = x(*i)
-        bits = tirx.reinterpret("uint32", v)
-        odd = tirx.bitwise_and(tirx.shift_right(bits, tirx.const(16, "uint32")), tirx.const(1, "uint32"))
-        up = bits + tirx.const(0x7FFF, "uint32") + odd
+        up = avx512_bf16_matmul.rounded_bits(v)
         kept = tirx.reinterpret("float32", tirx.bitwise_and(up, tirx.const(0xFFFF0000, "uint32")))
         return tirx.Cast("bfloat16", tirx.Select(tirx.isnan(v), v, kept))
 
