@@ -45,9 +45,9 @@ KERNELS = [  # (batch, m, n, k): register blocks of 6x64, 8x48, 8x16 columns; ro
 ]
 
 
-def _build(batch, m, n, k, out_dtype="float32", cores=2, a_words=False):
+def _build(batch, m, n, k, out_dtype="float32", cores=2, a_words=False, b_rows=False):
     source = avx512_bf16_matmul.kernel_source(batch, m, n, -(-k // 2), cores, out_dtype=out_dtype,
-                                              a_words=a_words)
+                                              a_words=a_words, b_rows=b_rows)
     func = avx512_bf16.parse(source).with_attr("global_symbol", "main")
     return tvm.compile(tvm.IRModule({"main": func}), target=TARGET)
 
@@ -110,6 +110,19 @@ def test_the_sums_equal_numpys_float64_product(batch, m, n, k, a_words):
     # bf16 products are exact in float32; float32 sums of k terms in another order
     bound = 2 ** -22 * k * (np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64)))
     assert np.all(np.abs(got - want) <= bound + 1e-30)
+
+
+@runs_here
+@pytest.mark.parametrize("m", [130, None], ids=["static", "symbolic_rows"])
+def test_a_row_major_b_zipped_by_the_kernel_gives_the_same_sums(m):
+    # b_rows: b as stored (batch, k, n), each column block zipped into a panel by the kernel;
+    # the same float32 sums, bit for bit, as the kernel reading b's words
+    batch, rows, n, k = 2, 130, 272, 96
+    a, b, packed = _operands(np.random.default_rng(11), batch, rows, n, k)
+    lib = _build(batch, m, n, k, b_rows=True)
+    got = _run(lib, a, np.ascontiguousarray(b), (batch, rows, n), "float32")
+    want = _run(_build(batch, rows, n, k), a, packed, (batch, rows, n), "float32")
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("transpose", [False, True])

@@ -107,7 +107,7 @@ def _float32_master(bb: relax.BlockBuilder, x: relax.Expr) -> relax.Expr:
 
 
 def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str,
-           indent: int) -> str:
+           indent: int, panel: bool = False) -> str:
     """TVMScript for one register block: rows ``i ..``, columns ``j ..`` (``vectors`` zmm
     wide; the last one partial where it passes ``n``, whose offset ``j`` then is constant)."""
     pad = " " * indent
@@ -118,7 +118,9 @@ def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str
         text += pad + f"acc[T.Ramp({t * LANES}, 1, {LANES})] = T.Broadcast(T.float32(0), {LANES})\n"
     text += pad + "for r in range(k2):\n"
     for y in range(vectors):
-        text += pad + f"    b{y} = b[bi, r, T.Ramp({j} + {y * LANES}, 1, {LANES})]\n"
+        b = f"bp[r, T.Ramp({y * LANES}, 1, {LANES})]" if panel else \
+            f"b[bi, r, T.Ramp({j} + {y * LANES}, 1, {LANES})]"
+        text += pad + f"    b{y} = {b}\n"
     for x in range(rows):
         at = a_index.replace("ROW", f"i + {x}")  # "bi, ROW, r" or, a^T as words, "bi, r, ROW"
         text += pad + f"    a{x} = T.Broadcast(a[{at}], {LANES})\n"
@@ -140,30 +142,49 @@ def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str
 
 
 def _columns(rows: int, vectors: int, n: int, n_pad: int, a_index: str, out_dtype: str,
-             indent: int) -> tuple[str, int]:
+             indent: int, panel: bool = False) -> tuple[str, int]:
     """The block of rows ``i .. i + rows`` and column block ``jb``; the number of column
     blocks (the last one narrower, or holding the partial vector, where ``n`` asks)."""
     full, tail = divmod(n_pad // LANES, vectors)
     if n < n_pad and tail == 0:  # the last full block holds the partial vector
         full, tail = full - 1, vectors
     if not tail:
-        return _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent), full
-    last = _block(rows, tail, n, str(full * vectors * LANES), a_index, out_dtype, indent + 4)
+        return _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent, panel), full
+    last = _block(rows, tail, n, str(full * vectors * LANES), a_index, out_dtype, indent + 4, panel)
     if not full:
-        return _block(rows, tail, n, "0", a_index, out_dtype, indent), 1
+        return _block(rows, tail, n, "0", a_index, out_dtype, indent, panel), 1
     pad = " " * indent
     return (pad + f"if jb < {full}:\n"
-            + _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent + 4)
+            + _block(rows, vectors, n, f"jb * {vectors * LANES}", a_index, out_dtype, indent + 4, panel)
             + pad + "else:\n" + last, full + 1)
+
+
+def _zip_panel(k2: int, vectors: int, n: int, indent: int) -> str:
+    """TVMScript that zips column block ``jb`` of a row-major bf16 ``b`` (``b16``, its bits)
+    into the panel ``bp (k2, 16 * vectors)`` of words, as :func:`words` would (``n`` a
+    multiple of 16): two row loads widened, a shift and an or per vector."""
+    pad, width = " " * indent, vectors * LANES
+    rows = [f"T.Cast(\"int32x{LANES}\", b16[bi, 2 * r + {h}, T.Ramp(jb * {width} + y * {LANES}, 1, {LANES})])"
+            for h in (0, 1)]
+    return (pad + f"bp = T.alloc_buffer(({k2}, {width}), \"int32\")\n"
+            + pad + f"for r in range({k2}):\n"
+            + pad + f"    for y in T.unroll({vectors}):\n"
+            + pad + f"        if jb * {width} + y * {LANES} < {n}:\n"
+            + pad + f"            bp[r, T.Ramp(y * {LANES}, 1, {LANES})] = T.bitwise_or({rows[0]}, "
+            + f"T.shift_left({rows[1]}, T.Broadcast(16, {LANES})))\n")
 
 
 @functools.cache
 def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
-                  a_batched: bool = True, out_dtype: str = "float32", a_words: bool = False) -> str:
+                  a_batched: bool = True, out_dtype: str = "float32", a_words: bool = False,
+                  b_rows: bool = False) -> str:
     """The kernel's TVMScript: ``a (batch | 1, m, 2 * k2)`` bf16 (``a_words``: ``a^T`` as
     :func:`words`, ``(batch | 1, k2, m)`` int32), ``b (batch, k2, n')`` int32 words (``n'``:
-    ``n`` padded to 16), ``c (batch, m, n)`` in ``out_dtype``; ``cores`` threads. ``batch`` or ``m`` None: symbolic (one kernel for every size; with ``m``
-    symbolic, its last rows run one at a time).
+    ``n`` padded to 16; ``b_rows``: ``b`` itself, ``(batch, 2 * k2, n)`` bf16 with ``n`` a
+    multiple of 16, each unit zipping its column block into a panel of words first, so an
+    activation's words never go through memory), ``c (batch, m, n)`` in ``out_dtype``;
+    ``cores`` threads. ``batch`` or ``m`` None: symbolic (one kernel for every size; with
+    ``m`` symbolic, its last rows run one at a time).
 
     Work units: a column block of ``b`` (``k2 x 64`` pairs, from L2) against a group of row
     blocks of ``a`` (:data:`GROUP_BYTES` at most), the group fastest, so that a thread's
@@ -172,13 +193,18 @@ def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
     parallel iteration, a call each (LLVM keeps them in registers)."""
     n_pad = -(-n // LANES) * LANES
     rows, vectors = _shape(n_pad // LANES)
-    group = max(1, GROUP_BYTES // (rows * k2 * 4))
+    # b_rows: a unit is a whole column block (zipped once), against every row block
+    group = (1 << 30) if b_rows else max(1, GROUP_BYTES // (rows * k2 * 4))
     a_index = ("bi" if a_batched else "0") + (", r, ROW" if a_words else ", ROW, r")
-    body, col_blocks = _columns(rows, vectors, n, n_pad, a_index, out_dtype, 28)
+    assert not b_rows or n % LANES == 0, "b_rows: n a multiple of 16"
+    body, col_blocks = _columns(rows, vectors, n, n_pad, a_index, out_dtype, 28, b_rows)
     nb, size = ("nb" if batch is None else str(batch)), ("m" if m is None else str(m))
     if batch is None or m is None:
         tasks = TASKS_PER_CORE * cores
-        groups = f"((({size} + {rows - 1}) // {rows} + {group - 1}) // {group})"
+        if b_rows:
+            group, groups = f"(({size} + {rows - 1}) // {rows})", "1"
+        else:
+            groups = f"((({size} + {rows - 1}) // {rows} + {group - 1}) // {group})"
         units = f"{nb} * {col_blocks} * {groups}"
         per = f"({units} + {tasks - 1}) // {tasks}"
     else:
@@ -193,31 +219,33 @@ def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
     a_buffer, a_view = (f'    a = T.match_buffer(a_h, ({a_batch}, {k2}, {size}), "int32")\n', "") if a_words else (
         f'    a_ = T.match_buffer(a_h, ({a_batch}, {size}, {2 * k2}), "bfloat16")\n',
         f'    a = T.decl_buffer(({a_batch}, {size}, {k2}), "int32", data=a_.data)\n')
+    b_buffer, b_view = (f'    b = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}), "int32")\n', "") if not b_rows else (
+        f'    b_ = T.match_buffer(b_h, ({nb}, {2 * k2}, {n}), "bfloat16")\n',
+        f'    b16 = T.decl_buffer(({nb}, {2 * k2}, {n}), "uint16", data=b_.data)\n')
     symbols = "".join(f"    {v} = T.int64()\n" for v, x in (("nb", batch), ("m", m)) if x is None)
     text = f"""
 @T.prim_func(private=True)
 def avx512_bf16_matmul(a_h: T.handle, b_h: T.handle, c_h: T.handle):
     T.func_attr({{"tirx.noalias": True, "tirx.is_scheduled": True}})
-{symbols}{a_buffer}    b = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}), "int32")
-    c = T.match_buffer(c_h, ({nb}, {size}, {n}), "{out_dtype}")
-{a_view}{isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
+{symbols}{a_buffer}{b_buffer}    c = T.match_buffer(c_h, ({nb}, {size}, {n}), "{out_dtype}")
+{a_view}{b_view}{isa.import_attr(4)}        for t in T.{"parallel" if tasks > 1 else "serial"}({tasks}):
             for s in range({per}):
                 if {u} < {units}:
                     bi = {u} // ({col_blocks} * {groups})
                     jb = {u} // {groups} % {col_blocks}
-                    for g in range({group}):
+{_zip_panel(k2, vectors, n, 20) if b_rows else ""}                    for g in range({group}):
                         i = ({u} % {groups} * {group} + g) * {rows}
                         if i < {size}:
 """
     if m is None:  # the last rows (fewer than a block), one at a time
-        one = _columns(1, vectors, n, n_pad, a_index, out_dtype, 36)[0].replace("i + 0", "i + x1")
+        one = _columns(1, vectors, n, n_pad, a_index, out_dtype, 36, b_rows)[0].replace("i + 0", "i + x1")
         text += " " * 28 + f"if i + {rows} <= m:\n"
-        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32, b_rows)[0]
         text += " " * 28 + "else:\n" + " " * 32 + "for x1 in range(m - i):\n" + one
     elif m % rows:
         text += " " * 28 + f"if i + {rows} <= {m}:\n"
-        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
-        text += " " * 28 + "else:\n" + _columns(m % rows, vectors, n, n_pad, a_index, out_dtype, 32)[0]
+        text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32, b_rows)[0]
+        text += " " * 28 + "else:\n" + _columns(m % rows, vectors, n, n_pad, a_index, out_dtype, 32, b_rows)[0]
     else:
         text += body
     return text.replace("range(k2)", f"range({k2})")
@@ -255,11 +283,15 @@ def matmul(bb: relax.BlockBuilder, a: relax.Expr, b: relax.Expr, a_shape: Sequen
         pa = bb.emit_te(am._pack_a, a3, m, k, False, 1, 2)
     else:
         pa = a3
-    b3 = bb.emit(relax.op.reshape(_float32_master(bb, b), [batch, rows_b, cols_b]))
-    pb = bb.emit_te(words, b3, k, n, transpose_b, -(-n // LANES) * LANES)
+    master = _float32_master(bb, b)
+    b3 = bb.emit(relax.op.reshape(master, [batch, rows_b, cols_b]))
+    # an activation (bf16, untransposed): zipped by the kernel, column block by column block
+    b_rows = master is b and not transpose_b and n % LANES == 0 and k % 2 == 0
+    pb = b3 if b_rows else bb.emit_te(words, b3, k, n, transpose_b, -(-n // LANES) * LANES)
     k2 = -(-k // 2)
     source = kernel_source(*(int(x) if known else None for x, known in zip((batch, m), static)),
-                           int(n), int(k2), _cores(), out_dtype=out_dtype, a_words=transpose_a)
+                           int(n), int(k2), _cores(), out_dtype=out_dtype, a_words=transpose_a,
+                           b_rows=b_rows)
     gv = bb.add_func(isa.parse(source), "avx512_bf16_matmul")
     out = bb.emit(relax.call_tir(gv, [pa, pb], relax.TensorType([batch, m, n], out_dtype)))
     return relax.op.reshape(out, [*lead, m, n])
