@@ -143,6 +143,30 @@ def test_words_zip_pairs_along_k_and_zero_pad(transpose):
     np.testing.assert_array_equal(got.numpy(), _zipped(padded))
 
 
+def test_transposed_words_of_a_float32_master_are_tiled_and_rounded():
+    # an amp weight (n, k) float32 read as b^T: the words round it to bf16 (as ml_dtypes) and
+    # the CPU rules copy it in 16 x 16 tiles of words (schedule/transpose_tiles.py)
+    from tvm import te
+
+    from framework.backend.tvm.schedule import cpu_rules
+
+    n, k = 48, 64
+    w = np.random.default_rng(4).standard_normal((1, n, k)).astype(np.float32)
+    w[0, 0, :4] = [np.nan, np.inf, -np.inf, 1 + 2 ** -8]  # 1 + 2^-8: a tie, to even (1.0)
+    placeholder = te.placeholder((1, n, k), "float32", name="w")
+    out = avx512_bf16_matmul.words(placeholder, k, n, True, n)
+    func = cpu_rules.schedule_func(te.create_prim_func([placeholder, out]), cores=2)
+    script = func.script()
+    assert "r2_1" in script and "T.vectorized(16)" in script  # r2 split: tiles, j in vectors
+    lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target="llvm")
+    got = tvm.runtime.empty((1, k // 2, n), "int32", tvm.cpu())
+    lib["main"](tvm.runtime.tensor(w, tvm.cpu()), got)
+    want = _zipped(np.ascontiguousarray(np.swapaxes(w, 1, 2)).astype(BF16))
+    halves, expected = got.numpy().view(np.uint16), want.view(np.uint16)  # NaN payloads aside
+    nan = np.isnan(halves.view(BF16).astype(np.float32)) & np.isnan(expected.view(BF16).astype(np.float32))
+    assert ((halves == expected) | nan).all() and nan.sum() == 1
+
+
 @runs_here
 def test_the_bf16_store_rounds_exact_sums_to_nearest_even():
     # small integers: every float32 sum is exact, so the store's rounding is all there is;

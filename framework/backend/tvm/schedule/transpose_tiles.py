@@ -14,7 +14,12 @@ The cast's block is then kept (:func:`widening_casts`) and computed per tile int
 float32 tile, converted along ``A``'s rows a vector at a time; the tile is transposed from
 there (1.2x the float32 transpose).
 
-Contract: :func:`schedule` takes a spatial copy block (a transpose, possibly with a cast)
+The bf16 words of a transposed matmul operand (``lower/avx512_bf16_matmul.words``: word
+``[r2, j]`` packs ``x[j, 2 r2]`` and ``x[j, 2 r2 + 1]``, an amp weight's float32 master
+rounded on the way) are a transpose too, two elements per word: tiled the same way.
+
+Contract: :func:`schedule` takes a spatial copy block (a transpose, possibly with a cast;
+or a block named :data:`WORDS`, whose read moves by two elements)
 whose read moves by one element with the output's second-to-last axis and not with its last,
 both extents multiples of ``TILE``; it schedules the block completely and returns True, else
 it changes nothing and returns False. A widening producer of the block that the caller left
@@ -30,6 +35,7 @@ from tvm.s_tir import Schedule
 from . import tir_analysis as ta
 
 TILE = 16  # rows and columns of a tile (16 lines of the input in L1; one vector a row)
+WORDS = "bf16_words"  # lower/avx512_bf16_matmul.words: transposed, two elements per output word
 
 
 def _coefficient(stmt, read, var) -> int | None:
@@ -46,7 +52,8 @@ def _coefficient(stmt, read, var) -> int | None:
 def _tiled_axes(sch: Schedule, block):
     """The block's last two axes ``(m, n)`` when :func:`schedule` tiles it, else None."""
     stmt = sch.get(block)
-    if not ta.is_copy(stmt.body) or len(stmt.reads) != 1 or len(stmt.writes) != 1:
+    words = stmt.name_hint == WORDS
+    if not (ta.is_copy(stmt.body) or words) or len(stmt.reads) != 1 or len(stmt.writes) != 1:
         return None
     try:
         axes = ta.axes(sch, block)
@@ -58,7 +65,9 @@ def _tiled_axes(sch: Schedule, block):
     if not all(isinstance(iv.dom.extent, tirx.IntImm) for iv in stmt.iter_vars[-2:]):
         return None  # a symbolic extent (framework/ir/symbolic.py): tiles would need predicates
     read = stmt.reads[0]
-    if m % TILE or n % TILE or _coefficient(stmt, read, vi) != 1 or _coefficient(stmt, read, vj) == 1:
+    step = _coefficient(stmt, read, vi)  # a word packs two elements along the read's rows
+    if m % TILE or n % TILE or step not in ((1, 2) if words else (1,)) \
+            or _coefficient(stmt, read, vj) == 1:
         return None
     return axes
 
