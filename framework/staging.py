@@ -56,7 +56,10 @@ from .interpreters.trace import TraceInterpreter
 from .ir import Graph, Value, ValueKind, ValueNames, to_dot, to_text
 from .ir import optimize as run_passes
 from .ir.graph import refuse_complex
+from .ir.pad_sums import concat_pads
+from .ir.passes import dce
 from .ops.host_split import HostSplit
+from .ops.shape_ops import Concat
 from .ops.state import collecting_writes
 from .signature import flatten
 
@@ -277,6 +280,10 @@ def optimize(program: Program, symbolic: bool = False) -> Program:
     """The IR passes on ``program``; ``symbolic`` (a trace standing for every size of its
     dynamic axes): Slices of constants stay, their extents symbolic (framework/ir/symbolic.py)."""
     program.stats = run_passes(program.graph, keep_slices=symbolic)
+    rewritten = concat_pads(program.graph, Concat)  # summed Slice gradients: a concatenation
+    if rewritten:
+        program.stats["concat_pads"] = rewritten
+        program.stats["dce"] += dce(program.graph)
     return program
 
 
