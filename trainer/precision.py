@@ -10,9 +10,10 @@
   slower; with it, elementwise kernels move half the bytes (each operation computed in
   float32 registers and rounded as PyNative and MindSpore round it), but no CPU of ours
   multiplies float16 matrices into float32 sums (AMX-FP16 has no kernels here), so matmuls
-  and convolutions run in float32 on operands converted in passes of their own: fp16 is no
-  faster than fp32 where matmuls dominate (bench/amp.py time on a Zen 5 core with F16C: the
-  character GPT 1.15x fp32's step, LeNet 0.9x; bf16 is the one to use). Our bf16 matmuls and
+  and convolutions run in float32 on converted operands (a padded convolution operand
+  converted as it is padded, schedule/padded_casts.py; a matmul's in a pass of its own): fp16
+  is no faster than fp32 where matmuls dominate (bench/amp.py time, one Zen 4 core with F16C:
+  the character GPT 1.05x fp32's step, ResNet-20 0.95-0.98x; bf16 is the one to use). Our bf16 matmuls and
   convolutions run on AMX-BF16 tiles or, without them, on AVX512-BF16 dot products
   (``VDPBF16PS``) where the core issues them as fast as FMAs (AMD Zen 4/5; an Intel core
   without AMX, e.g. Cooper Lake, at half that rate: float32 there); on a CPU with neither,
@@ -113,7 +114,7 @@ def speed_notes(precision: str, mode: str, device: str, features: set[str] | Non
         return [f"precision fp16: the kernels are built for {cpu}, which converts float16 natively but "
                 "has no float16 matrix units our kernels use: matmuls and convolutions compute in "
                 "float32 on converted operands, so fp16 is no faster than fp32 where they dominate "
-                f"(a transformer's step ~1.15x fp32's; a small CNN's ~0.9x); {faster}"]
+                f"(a transformer's step ~1.05x fp32's; a small CNN's ~0.95x); {faster}"]
     if precision == "bf16" and not features & set(BF16_NATIVE):
         if "avx512_bf16" in features:
             return [f"precision bf16: the kernels are built for {cpu}, which has AVX512-BF16 dot products "

@@ -21,7 +21,8 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import cpu_rules, cuda_graph, flash_attention, shared_casts, size_guard, tensor_cores, vector_math
+from . import (cpu_rules, cuda_graph, early_contractions, flash_attention, padded_casts, shared_casts,
+               size_guard, tensor_cores, vector_math)
 from .vector_tails import peel_module
 
 # framework modules outside the backend whose values the lowerings compile into kernels
@@ -61,6 +62,8 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
         passes = passes[:at] + [before, passes[at], after] + passes[at + 1:]
     if target.kind.name == "llvm":
         passes.append(shared_casts.share_conversions)  # one float32 copy per value and block
+        passes.append(padded_casts.fold_padded_casts)  # 16-bit operands widened as they are padded
+        passes.append(early_contractions.hoist_contractions)  # matmuls where operands are hot
     with target:
         mod = tvm.transform.Sequential(passes)(mod)
     if target.kind.name != "llvm":
