@@ -10,10 +10,9 @@ from tvm import relax
 
 import framework as ms
 from framework import Tensor, ops
-from framework.backend.tvm.compiler import make_target, to_relax
 from framework.backend.tvm.schedule.padded_casts import _widens
-from framework.backend.tvm.schedule.schedules import apply_schedules
-from framework.graph_mode import JitFunction
+
+from .test_fp16_kernels import _graph, _scheduled  # graph-mode run; the scheduled module
 
 
 def conv(x, w):
@@ -32,25 +31,6 @@ def _inputs():
     rng = np.random.default_rng(3)
     return (rng.uniform(-2, 2, (2, 8, 10, 10)).astype(np.float16),
             rng.uniform(-1, 1, (16, 8, 3, 3)).astype(np.float16))
-
-
-def _graph(fn, *arrays):
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        out = ms.jit(fn)(*[Tensor(a) for a in arrays])
-        return out.asnumpy() if not isinstance(out, tuple) else tuple(o.asnumpy() for o in out)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
-def _scheduled(fn, *arrays) -> tvm.IRModule:
-    traced = JitFunction(fn).trace(tuple(Tensor(a) for a in arrays))
-    graph = traced.graph
-    graph.outputs = [leaf._data for leaf in traced.out_leaves]
-    target = make_target("CPU")
-    with target:
-        mod = to_relax(graph)
-    return apply_schedules(mod, target)[0]
 
 
 def _widening_calls(mod: tvm.IRModule, dtype_shape) -> int:

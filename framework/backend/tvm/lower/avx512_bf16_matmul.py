@@ -216,12 +216,16 @@ def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
         per = -(-units // tasks)
     u = f"(t * ({per}) + s)"
     a_batch = nb if a_batched else 1
-    a_buffer, a_view = (f'    a = T.match_buffer(a_h, ({a_batch}, {k2}, {size}), "int32")\n', "") if a_words else (
-        f'    a_ = T.match_buffer(a_h, ({a_batch}, {size}, {2 * k2}), "bfloat16")\n',
-        f'    a = T.decl_buffer(({a_batch}, {size}, {k2}), "int32", data=a_.data)\n')
-    b_buffer, b_view = (f'    b = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}), "int32")\n', "") if not b_rows else (
-        f'    b_ = T.match_buffer(b_h, ({nb}, {2 * k2}, {n}), "bfloat16")\n',
-        f'    b16 = T.decl_buffer(({nb}, {2 * k2}, {n}), "uint16", data=b_.data)\n')
+    if a_words:  # a^T as words
+        a_buffer, a_view = f'    a = T.match_buffer(a_h, ({a_batch}, {k2}, {size}), "int32")\n', ""
+    else:  # a's bf16 rows, read as pairs
+        a_buffer = f'    a_ = T.match_buffer(a_h, ({a_batch}, {size}, {2 * k2}), "bfloat16")\n'
+        a_view = f'    a = T.decl_buffer(({a_batch}, {size}, {k2}), "int32", data=a_.data)\n'
+    if b_rows:  # b's bf16 rows, zipped by the kernel
+        b_buffer = f'    b_ = T.match_buffer(b_h, ({nb}, {2 * k2}, {n}), "bfloat16")\n'
+        b_view = f'    b16 = T.decl_buffer(({nb}, {2 * k2}, {n}), "uint16", data=b_.data)\n'
+    else:
+        b_buffer, b_view = f'    b = T.match_buffer(b_h, ({nb}, {k2}, {n_pad}), "int32")\n', ""
     symbols = "".join(f"    {v} = T.int64()\n" for v, x in (("nb", batch), ("m", m)) if x is None)
     text = f"""
 @T.prim_func(private=True)
@@ -245,7 +249,8 @@ def avx512_bf16_matmul(a_h: T.handle, b_h: T.handle, c_h: T.handle):
     elif m % rows:
         text += " " * 28 + f"if i + {rows} <= {m}:\n"
         text += _columns(rows, vectors, n, n_pad, a_index, out_dtype, 32, b_rows)[0]
-        text += " " * 28 + "else:\n" + _columns(m % rows, vectors, n, n_pad, a_index, out_dtype, 32, b_rows)[0]
+        text += " " * 28 + "else:\n"
+        text += _columns(m % rows, vectors, n, n_pad, a_index, out_dtype, 32, b_rows)[0]
     else:
         text += body
     return text.replace("range(k2)", f"range({k2})")
