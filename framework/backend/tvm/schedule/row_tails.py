@@ -21,12 +21,13 @@ constant extents, at most ``r_max``; ``t`` free of them) into
 
 with ``M = max(0, min(extent, (t - r_max - 1) // R + 1))``, the tiles in which every
 conjunct holds for every inner iteration (one ``M`` for all the blocks, else the loop is
-left as it was). Only a tile whose reduction itself is predicated is peeled: where the
+left as it was). Only a loop over the rows of a predicated reduction is peeled: where the
 operands were padded only the padded tile's write-back is, and peeling that made a
-symbolic GPT's attention matmuls 2x slower. The main loop computes the same arithmetic on
-the same elements, so results are bit-identical; the tail (at most one tile) runs
-vectorized behind an ``if`` per row. LSTM LM step at batch 32: 1.0 -> 0.36 ms per
-recurrent matmul, as the static kernel.
+symbolic GPT's attention matmuls 2x slower; a symbolic reduction's split (packed_matmul)
+runs as fast predicated (peeled, the GPT's weight gradients gained nothing). The main
+loop computes the same arithmetic on the same elements, so results are bit-identical; the
+tail (at most one tile) runs vectorized behind an ``if`` per row. LSTM LM step at batch
+32: 1.0 -> 0.36 ms per recurrent matmul, as the static kernel.
 
 Like :mod:`.vector_tails` (which peels conjuncts that do depend on the lanes, and runs
 first), the function is printed and parsed back (fresh variables for the copy); one that
@@ -65,6 +66,17 @@ def _realizes(stmt, loops: dict, out: list) -> None:
             _realizes(stmt.else_case, loops, out)
     elif isinstance(stmt, SBlockRealize):
         out.append((stmt, loops))
+
+
+def _tiles_rows(realize: SBlockRealize, a: tirx.Var) -> bool:
+    """Is ``realize`` a reduction whose loop ``a`` runs over output rows only (a register
+    tile's rows, not a split of the reduction itself)?"""
+    ivs = realize.block.iter_vars
+    if not any(int(iv.iter_type) == 2 for iv in ivs):
+        return False
+    uses = [iv for iv, value in zip(ivs, realize.iter_values)
+            if any(u.same_as(a) for u in tirx.analysis.undefined_vars(value))]
+    return bool(uses) and all(int(iv.iter_type) == 0 for iv in uses)
 
 
 class _Peeler:
@@ -115,10 +127,9 @@ class _Peeler:
                     return None
                 bound = b
                 dropped.setdefault(realize.block.name_hint, []).append(term)
-        if bound is None or not any(int(iv.iter_type) == 2 for realize, _ in found
-                                    if realize.block.name_hint in dropped
-                                    for iv in realize.block.iter_vars):
-            return None  # (only a padded tile's write-back predicated: left as it is)
+        if bound is None or not any(_tiles_rows(realize, loop.loop_var) for realize, _ in found
+                                    if realize.block.name_hint in dropped):
+            return None
         extent = loop.extent
         zero = tirx.IntImm(str(extent.ty), 0)
         whole = self.analyzer.simplify(tirx.max(zero, tirx.min(extent, bound.astype(extent.ty))))
