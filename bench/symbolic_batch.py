@@ -8,13 +8,15 @@ batch 12) with its batch *and* sequence axes symbolic (``[None, None]``, as the 
 text), per sequence length (``--sizes``: lengths, default 1,2,8,16,32,63,64). ``--model
 lstm_lm``: the character LSTM of experiments/lstm_shakespeare.yaml (embedding 64, 2 layers of
 512, context 64, vocabulary 65) with both axes marked as the trainer marks text; its time
-loop unrolls, so it is symbolic in the batch only (one compile per length, with
-``TWINMODE_PARTIAL_SYMBOLIC=1``, which this bench sets), per batch size (default 32,7,1).
-Measured (one core, ``taskset -c 0``): one compile for 32, 7, 1; CPU time
-1.39x the per-size compile at batch 32, 2.3x at batch 1: the per-step ``(n, 512) @ (512,
-2048)`` matmuls of symbolic rows take the plain product (0.95 ms, against 0.43 ms on packed
-panels, lowerings/nn.py ``_wants_panels``; packed_matmul needs rows a multiple of 8) and the
-weight gradients' symbolic reduction ``T * n`` is 2.5x slower (15 ms against 6 ms).
+loop unrolls, so it is symbolic in the batch only (one compile per length: graph_symbolic's
+partial symbolic compiles; ``TWINMODE_PARTIAL_SYMBOLIC=0`` turns them off), per batch size
+(default 32,7,1). Measured (2 cores shared with other jobs, load ~2.5; before and after side
+by side): one compile for 32, 7, 1; step time against the per-size compile 0.87-0.92x at
+batch 32, 1.34-1.41x at 7, 0.83-0.94x at 1, since the per-step ``(n, 512) @ (512, 2048)``
+matmuls of symbolic rows take packed panels (lowerings/nn.py ``_wants_panels``) in whole
+8-row tiles without predicate (schedule/row_tails.py): 0.36 ms per call at batch 32, as the
+static kernel, against 0.76 ms on the plain product; before, 0.96-0.98x, 1.54-1.75x and
+2.95-3.16x (an earlier measurement on one core: 1.39x at batch 32).
 
     PYTHONPATH=. nice python bench/symbolic_batch.py [--model lenet|resnet20|rnn_while|gpt|lstm_lm]
         [--sizes 1,7,32,33,128,512] [--steps 20]
@@ -23,7 +25,6 @@ weight gradients' symbolic reduction ``T * n`` is 2.5x slower (15 ms against 6 m
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 import numpy as np
@@ -98,8 +99,6 @@ def main() -> None:
     parser.add_argument("--model", choices=("lenet", "resnet20", "rnn_while", "gpt", "lstm_lm"),
                         default="lenet")
     args = parser.parse_args()
-    if args.model == "lstm_lm":  # symbolic in the batch, per length (graph_symbolic: off by default)
-        os.environ["TWINMODE_PARTIAL_SYMBOLIC"] = "1"
     ms.set_context(mode=ms.GRAPH_MODE)
     gpt, lstm = args.model == "gpt", args.model == "lstm_lm"
     default = "1,2,8,16,32,63,64" if gpt else "32,7,1" if lstm else "1,7,32,33,128,512"

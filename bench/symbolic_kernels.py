@@ -1,7 +1,10 @@
 """Kernel by kernel: the character GPT's train step compiled once with batch and length
-symbolic against a compile specialised to one length (bench/symbolic_batch.py's models).
+symbolic against a compile specialised to one length (bench/symbolic_batch.py's models);
+``--model lstm_lm``: the character LSTM's step symbolic in the batch (a compile per length:
+graph_symbolic's partial symbolic compile) against one specialised to ``--batch``.
 
-    PYTHONPATH=. nice python bench/symbolic_kernels.py [--length 64] [--top 25]
+    PYTHONPATH=. nice python bench/symbolic_kernels.py [--model gpt|lstm_lm] [--length 64]
+        [--batch 32] [--top 25]
 
 Both compiles are cold (a fresh $TWINMODE_CACHE_DIR); each scheduled PrimFunc is built
 alone and timed on random inputs of its first call's shapes (bench/kernel_profile.py), the
@@ -22,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 import tvm  # noqa: E402
 from kernel_profile import _sample, best_time, call_sites, captured_schedules  # noqa: E402
-from symbolic_batch import GPT_BATCH, GPT_VOCAB, make_step  # noqa: E402
+from symbolic_batch import GPT_BATCH, GPT_CONTEXT, GPT_VOCAB, make_step  # noqa: E402
 from tvm import relax, tirx  # noqa: E402
 
 import framework as ms  # noqa: E402
@@ -47,11 +50,11 @@ def profile(mod: tvm.IRModule, target, bind: dict[str, int]) -> list:
     return rows
 
 
-def compiled(length: int, symbolic: bool):
+def compiled(model: str, batch: int, length: int, symbolic: bool):
     os.environ["TWINMODE_CACHE_DIR"] = tempfile.mkdtemp()
     rng = np.random.default_rng(0)
-    x, y = (Tensor(rng.integers(0, GPT_VOCAB, (GPT_BATCH, length)).astype(np.int32)) for _ in "xy")
-    step = make_step("gpt")
+    x, y = (Tensor(rng.integers(0, GPT_VOCAB, (batch, length)).astype(np.int32)) for _ in "xy")
+    step = make_step(model)
     if symbolic:
         tokens = Tensor(shape=[None, None], dtype=ms.int32)
         step.set_inputs(tokens, tokens)
@@ -75,21 +78,25 @@ def symbols(mod: tvm.IRModule) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--length", type=int, default=64)
+    parser.add_argument("--model", choices=("gpt", "lstm_lm"), default="gpt")
+    parser.add_argument("--length", type=int, default=None, help="default: the context, 64")
+    parser.add_argument("--batch", type=int, default=None, help="default: 12 (gpt), 32 (lstm_lm)")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--dump", default=None, help="folder: each scheduled module's script")
     args = parser.parse_args()
+    length = args.length or GPT_CONTEXT
+    batch = args.batch or (GPT_BATCH if args.model == "gpt" else 32)
     ms.set_context(mode=ms.GRAPH_MODE)
     for symbolic in (False, True):
-        mod, target = compiled(args.length, symbolic)
+        mod, target = compiled(args.model, batch, length, symbolic)
         names = symbols(mod) if symbolic else []
-        bind = dict(zip(names, (GPT_BATCH, args.length)))
+        bind = dict(zip(names, (batch, length)))
         if args.dump:
             Path(args.dump).mkdir(parents=True, exist_ok=True)
-            Path(args.dump, "symbolic.py" if symbolic else "per_length.py").write_text(mod.script())
+            Path(args.dump, "symbolic.py" if symbolic else "per_size.py").write_text(mod.script())
         mod = relax.transform.RewriteDataflowReshape()(mod)  # as the build does: views
         rows = profile(mod, target, bind)
-        print(f"{'symbolic' if symbolic else 'per-length'} {bind}: kernels {len(rows)}, calls "
+        print(f"{'symbolic' if symbolic else 'per-size'} {bind}: kernels {len(rows)}, calls "
               f"{sum(r[2] for r in rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms")
         for total, each, n, name in rows[:args.top]:
             print(f"  {total * 1e3:7.2f} ms {n:4d} x {each * 1e3:7.3f}  {name[:90]}")

@@ -17,14 +17,14 @@ Contract (what :class:`framework.graph_mode.JitFunction` delegates here):
   program at that size (:meth:`framework.ir.symbolic.Template.matches`); else a reason, and
   graph mode compiles that call per size. A call is never run on a different program.
 - Several symbols of which some generalize and some do not (an LSTM unrolled over a
-  symbolic length: its structure depends on ``t``, not on ``n``): with
-  ``$TWINMODE_PARTIAL_SYMBOLIC=1``, :func:`compile_symbolic` returns a :class:`Narrowed`
-  naming the symbols kept; graph mode then compiles one function per size of the others,
-  symbolic in the kept ones (the report's ``symbolic_fallback`` says which axis compiles
-  per size and why). Off by default: the one model it serves, the LSTM LM, steps 1.4x
-  slower symbolic in the batch than per size (its recurrent matmuls over symbolic rows miss
-  the packed-panel kernel; ``bench/symbolic_batch.py --model lstm_lm``), so it compiles
-  per size, as a call whose symbols do not all generalize does.
+  symbolic length: its structure depends on ``t``, not on ``n``): :func:`compile_symbolic`
+  returns a :class:`Narrowed` naming the symbols kept; graph mode then compiles one
+  function per size of the others, symbolic in the kept ones (the report's
+  ``symbolic_fallback`` says which axis compiles per size and why). The LSTM LM's step,
+  symbolic in the batch, runs as fast as its per-size compile at batch 32
+  (``bench/symbolic_batch.py --model lstm_lm``: its recurrent matmuls over symbolic rows
+  on packed panels, schedule/row_tails.py). ``$TWINMODE_PARTIAL_SYMBOLIC=0`` turns it off:
+  such a call then compiles per size, as one whose symbols all fail to generalize does.
 - Counters: a symbolic compile counts once in ``graph_mode.cache_stats`` (``compiles`` or
   ``disk_hits``, and ``traces``), however many sizes it serves.
 """
@@ -71,9 +71,9 @@ class Narrowed:
 
 def _narrowed(traces: list[Program], probes: list[Any], dynamic: Any, error: NotSymbolic) -> Narrowed | None:
     """The symbols that generalize each on its own, when only some do (else None; None
-    unless ``$TWINMODE_PARTIAL_SYMBOLIC`` is 1, see the module)."""
+    when ``$TWINMODE_PARTIAL_SYMBOLIC`` is 0, see the module)."""
     syms = dynamic.syms()
-    if len(syms) < 2 or os.environ.get("TWINMODE_PARTIAL_SYMBOLIC", "0").strip() != "1":
+    if len(syms) < 2 or os.environ.get("TWINMODE_PARTIAL_SYMBOLIC", "1").strip() == "0":
         return None
     graph, base = traces[0].graph, probes[0]
     kept, reasons = [], []

@@ -1,9 +1,9 @@
 """Begins affine in a symbolic size (framework/ir/symbolic.py: a Slice's ``begin`` and a
 Pad's ``paddings`` as ``k * n``) and the LSTM language model's train step: its time loop
 unrolls (its structure depends on the length ``t``), each step's rows ``k * n`` of the
-stacked outputs, so with the trainer's text axes and ``TWINMODE_PARTIAL_SYMBOLIC=1`` it
-compiles once per length, symbolic in the batch, equal to a compile per shape and to
-PyNative (off by default: per size, as graph_symbolic says why)."""
+stacked outputs, so with the trainer's text axes it compiles once per length, symbolic in
+the batch, equal to a compile per shape and to PyNative; ``TWINMODE_PARTIAL_SYMBOLIC=0``
+compiles such a function per size (graph_symbolic)."""
 
 from __future__ import annotations
 
@@ -101,9 +101,33 @@ def test_the_lstm_step_generalizes_in_the_batch_with_affine_begins():
     assert template.matches(trace(1), 1) and template.matches(trace(17), 17)
 
 
+@pytest.mark.parametrize("switch", [None, "0"])
+def test_a_symbol_that_does_not_generalize_compiles_per_size_of_it_alone_unless_switched_off(
+        monkeypatch, switch):
+    if switch is not None:
+        monkeypatch.setenv("TWINMODE_PARTIAL_SYMBOLIC", switch)
+    else:
+        monkeypatch.delenv("TWINMODE_PARTIAL_SYMBOLIC", raising=False)
+
+    def half(x):
+        return x[:, x.shape[1] // 2:] * 2.0  # begin t // 2: per length; any batch n
+
+    compiled = ms.jit(half, input_signature=(Tensor(shape=[None, None], dtype=ms.float32),))
+    before = _compiles()
+    for n, t in ((3, 4), (5, 4), (1, 4), (3, 6)):
+        x = np.arange(n * t, dtype=np.float32).reshape(n, t)
+        np.testing.assert_array_equal(compiled(Tensor(x)).asnumpy(), x[:, t // 2:] * 2.0)
+    if switch is None:  # one compile per length, symbolic in the batch
+        assert _compiles() - before == 2
+        assert compiled.last_report.symbolic_axes == [[0]]
+        assert compiled.last_report.symbolic_fallback.startswith("axis t per size (Slice")
+    else:
+        assert _compiles() - before == 4
+
+
 @pytest.mark.slow
 def test_lstm_lm_step_one_compile_per_length_for_every_batch_equals_per_shape_and_pynative(monkeypatch):
-    monkeypatch.setenv("TWINMODE_PARTIAL_SYMBOLIC", "1")
+    monkeypatch.delenv("TWINMODE_PARTIAL_SYMBOLIC", raising=False)  # on by default
     dynamic, dnet = _step()  # the trainer's text step: no signature, batch and length marked
     model = Model(dynamic, mode="graph")
     model.dynamic_axes = LanguageModelTask.dynamic_axes

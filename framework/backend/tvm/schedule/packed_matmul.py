@@ -16,7 +16,9 @@ Contract: :func:`wants` is True only for a 2-D contraction ``C[i, j] += A[i, k] 
 (iterators S i, S j, R k in that order; ``B`` unit-stride in ``j``; no producer left
 un-inlined) whose sizes divide the tile (the reduction's may be symbolic), with at least
 ``MIN_ROW_TILES`` row tiles to share a packed panel, or with rows of ``b`` shorter than a
-page (then without packing). Elementwise
+page (then without packing). Rows of a symbolic count (a batch; ``b`` in panels, which
+``pad_einsum`` cannot pad) are split with a predicate that :mod:`.row_tails` peels into
+whole tiles and a tail. Elementwise
 consumers (bias, the fused add) are computed per tile. :func:`schedule` schedules the block
 and its consumers completely.
 """

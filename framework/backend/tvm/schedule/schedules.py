@@ -21,8 +21,8 @@ from tvm import relax
 from ...._io import disk_full, skip_optional
 from ....context import get_context
 from ..lower.inlining import inline_marked
-from . import (cpu_rules, cuda_graph, early_contractions, flash_attention, padded_casts, shared_casts,
-               size_guard, tensor_cores, vector_math)
+from . import (cpu_rules, cuda_graph, early_contractions, flash_attention, padded_casts, row_tails,
+               shared_casts, size_guard, tensor_cores, vector_math)
 from .vector_tails import peel_module
 
 # framework modules outside the backend whose values the lowerings compile into kernels
@@ -82,9 +82,10 @@ def apply_schedules(mod: tvm.IRModule, target: tvm.target.Target, provenance: An
                 raise
             skip_optional("kernel tuning database in", _tuning.cache_dir(), reason,
                           "tuning is skipped: the kernels keep their default schedules")
-    # symbolic sizes: parallel loops run serial below the rules' work threshold
-    # and vector loops over symbolic extents peeled into whole vectors and a scalar tail
-    scheduled = peel_module(cpu_rules.schedule_module(mod, target))
+    # symbolic sizes: parallel loops run serial below the rules' work threshold,
+    # vector loops over symbolic extents peeled into whole vectors and a scalar tail,
+    # register tiles over them into whole tiles and a tail tile
+    scheduled = row_tails.peel_module(peel_module(cpu_rules.schedule_module(mod, target)))
     return size_guard.guard_module(scheduled), tune_seconds
 
 

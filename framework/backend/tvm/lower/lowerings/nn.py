@@ -30,9 +30,14 @@ def _panel_matmul(a: te.Tensor, panels: te.Tensor) -> te.Tensor:
 
 def _wants_panels(a_shape, b_shape, transpose_b: bool) -> bool:
     """Few rows of ``a`` against a weight-sized ``b`` whose ``n`` columns fill panels; a plain
-    ``b`` (the recurrent step's backward, ``(32, 1024) @ (1024, 256)``) only when it is tall."""
-    if len(a_shape) != 2 or len(b_shape) != 2 or not isinstance(a_shape[0], int) \
-            or a_shape[0] > PANEL_MAX_ROWS:  # (rows of a symbolic size: the plain product)
+    ``b`` (the recurrent step's backward, ``(32, 1024) @ (1024, 256)``) only when it is tall.
+    Rows of a symbolic size (a batch, framework/ir/symbolic.py) take the panels whatever
+    their count (pre-packed, as packed_matmul packs ``b`` for many rows; one copy of ``b``
+    per segment): a plain ``b`` left the LSTM LM's recurrent matmuls, symbolic in the batch,
+    on the generic tile (0.76 ms at batch 32; on panels, their row tiles peeled by
+    schedule/row_tails.py, 0.36 ms, as the static kernel)."""
+    if len(a_shape) != 2 or len(b_shape) != 2 or not all(isinstance(d, int) for d in b_shape) \
+            or (isinstance(a_shape[0], int) and a_shape[0] > PANEL_MAX_ROWS):
         return False
     (n, k) = b_shape if transpose_b else b_shape[::-1]
     wide = n >= PANEL_MIN_COLUMNS if transpose_b else k >= PANEL_MIN_COLUMNS
