@@ -87,3 +87,15 @@ def test_reduce_max_of_nan_and_all_minus_inf_slices(dtype, axis, keep):
     assert np.isneginf(want).any() and np.isnan(want).any()
     np.testing.assert_array_equal(eager.asnumpy(), want)
     np.testing.assert_array_equal(graph.asnumpy(), want)
+
+
+def test_a_window_of_minus_infinity_pools_to_minus_infinity_in_both_modes():
+    # a 2x2 pool's window is one expression (lower/te_kernels._window_max): its max starts
+    # from the window's first entry, not from the lowest float32 (-inf stays -inf, as NumPy)
+    img = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    img[0, 0, :2, :2] = -np.inf
+    img[0, 0, 2:, 2:] = [[-np.inf, NAN], [1.0, 2.0]]
+    eager, graph = _both(lambda t: nn.MaxPool2d(2, 2)(t), Tensor(img))
+    want = np.array([[[[-np.inf, 7.0], [13.0, NAN]]]], np.float32)
+    np.testing.assert_array_equal(eager.asnumpy(), want)
+    np.testing.assert_array_equal(graph.asnumpy(), want)

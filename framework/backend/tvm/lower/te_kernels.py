@@ -42,13 +42,33 @@ def conv2d_filter_grad(x, dy, filter_shape, stride, dilation, pads, group: int =
         name="conv2d_filter_grad" if group == 1 else "group_conv2d_filter_grad")
 
 
-def _window_max(value, shape, kernel, dtype, name):
+# windows of at most this many entries are unrolled into one elementwise expression: the
+# CPU rules vectorize it along the output's rows; as tiny reductions they stayed scalar, and
+# with a symbolic batch LLVM's own loop vectorizer made them AVX-512 gathers and scatters
+# (LeNet's 2x2 pools 2.3x slower than with a static batch)
+UNROLLED_WINDOW = 16
+
+
+def _window_max(value, shape, kernel, dtype, name, unroll: bool = False):
     """The max over each window, NaN winning (``np.maximum``'s rule): ``value(n, c, i, j, a,
-    b)`` is offset (a, b) of window (i, j). Two plain reductions that every schedule knows,
-    the CPU rules and the GPU's cross-thread ones alike (a custom NaN-keeping reducer is not
-    one they can split): the max, plus the sum of the window's NaN entries (0 without one,
-    NaN with one)."""
+    b)`` is offset (a, b) of window (i, j). ``unroll`` and a small window
+    (:data:`UNROLLED_WINDOW`): one elementwise expression, the max of the entries plus the
+    sum of its NaN entries (for a pool's output; a gradient's argmax reads the max once per
+    entry, so there it stays a block of its own). Otherwise two plain reductions that every
+    schedule knows, the CPU rules and the GPU's cross-thread ones alike (a custom NaN-keeping
+    reducer is not one they can split): the max, plus the sum of the window's NaN entries (0
+    without one, NaN with one)."""
     kh, kw = kernel
+    if unroll and kh * kw <= UNROLLED_WINDOW:
+        def unrolled(n, c, i, j):
+            entries = [value(n, c, i, j, a, b) for a in range(kh) for b in range(kw)]
+            peak, nans = entries[0], tirx.Select(tirx.isnan(entries[0]), entries[0], tirx.const(0, dtype))
+            for v in entries[1:]:
+                peak = tirx.max(peak, v)
+                nans = nans + tirx.Select(tirx.isnan(v), v, tirx.const(0, dtype))
+            return peak + nans
+
+        return te.compute(shape, unrolled, name=name)
     rh, rw = te.reduce_axis((0, kh), "rh"), te.reduce_axis((0, kw), "rw")
     peak = te.compute(shape, lambda n, c, i, j: te.max(value(n, c, i, j, rh, rw), axis=[rh, rw]),
                       name=f"{name}_max")
@@ -73,7 +93,7 @@ def max_pool_nan(x, kernel, strides, pads, out_hw):
         inside = tirx.all(hh >= 0, hh < h, ww >= 0, ww < w)
         return tirx.if_then_else(inside, x[n, c, hh, ww], te.min_value(x.dtype))
 
-    return _window_max(value, (x.shape[0], x.shape[1], *out_hw), kernel, x.dtype, "max_pool")
+    return _window_max(value, (x.shape[0], x.shape[1], *out_hw), kernel, x.dtype, "max_pool", unroll=True)
 
 
 def max_pool_grad(dout, x, kernel, strides, pads):
@@ -95,6 +115,7 @@ def max_pool_grad(dout, x, kernel, strides, pads):
     # a window holding a NaN peaks at NaN (np.maximum's rule), which equals no entry: its
     # gradient goes nowhere, as in the kernel
     peak = _window_max(value, tuple(dout.shape), kernel, x.dtype, "window_max")
+
     qh, qw = te.reduce_axis((0, kh), "qh"), te.reduce_axis((0, kw), "qw")
     position = te.compute(tuple(dout.shape), lambda n, c, i, j: te.min(
         tirx.Select(value(n, c, i, j, qh, qw) == peak[n, c, i, j], (qh * kw + qw).astype("int64"),
