@@ -21,11 +21,12 @@ from typing import Any
 import numpy as np
 from scipy import special
 
+from .. import dtype as mstype
 from ..dtype import to_np
 from ..primitive import Primitive, Spec
 from ._erf32 import erf_float32, erfc_float32
 from ._utils import float32_accumulation, float_dtype
-from .elementwise import add, div, exp, greater, mul, select, sigmoid, stable_sigmoid, sub
+from .elementwise import add, cast, div, exp, greater, mul, select, sigmoid, stable_sigmoid, sub
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_CUBIC = 0.044715
@@ -43,6 +44,18 @@ def erf_numpy(x: np.ndarray) -> np.ndarray:
 class _Activation(Primitive, abstract=True):
     def infer(self, x: Any) -> Spec:
         return Spec(tuple(x.shape), float_dtype(x.dtype))
+
+
+def _derivative_in_float32(x, dout, derivative):
+    """``dout * derivative(x)``, for a float16/bfloat16 ``x`` computed in float32 from the
+    widened inputs and rounded once, as the forward kernel is (and MindSpore's ``*Grad``
+    kernels are): a derivative written in the narrow dtype rounds after every one of its
+    ten-odd steps (less accurate, and in graph mode a rounding per step in the fused kernel).
+    Made of primitives with bprops, so it is differentiable again."""
+    if x.dtype not in (mstype.float16, mstype.bfloat16):
+        return mul(dout, derivative(x))
+    wide = mul(cast(dout, mstype.float32), derivative(cast(x, mstype.float32)))
+    return cast(wide, x.dtype)
 
 
 class Erf(_Activation):
@@ -78,17 +91,18 @@ class GeLU(_Activation):
         return y.astype(x.dtype, copy=False)
 
     def bprop(self, x, *, out, dout, needs):
+        return (_derivative_in_float32(x, dout, self._derivative),)
+
+    def _derivative(self, x):
         if self.approximate == "tanh":
             x2 = mul(x, x)
             s = sigmoid(mul(mul(x, add(mul(x2, GELU_CUBIC), 1.0)), 2.0 * SQRT_2_OVER_PI))
             dv = mul(add(mul(x2, 3.0 * GELU_CUBIC), 1.0), 2.0 * SQRT_2_OVER_PI)
             # d/dx x s(v) = s + x s (1 - s) v'
-            grad = add(s, mul(mul(x, mul(s, sub(1.0, s))), dv))
-        else:
-            cdf = mul(add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0), 0.5)
-            pdf = mul(exp(mul(mul(x, x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
-            grad = add(cdf, mul(x, pdf))
-        return (mul(dout, grad),)
+            return add(s, mul(mul(x, mul(s, sub(1.0, s))), dv))
+        cdf = mul(add(erf(mul(x, 1.0 / math.sqrt(2.0))), 1.0), 0.5)
+        pdf = mul(exp(mul(mul(x, x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
+        return add(cdf, mul(x, pdf))
 
 
 class FastGeLU(_Activation):
@@ -98,8 +112,10 @@ class FastGeLU(_Activation):
         return y.astype(x.dtype, copy=False)
 
     def bprop(self, x, *, out, dout, needs):
-        s = sigmoid(mul(x, FAST_GELU_K))  # d/dx x s(kx) = s + k x s (1 - s)
-        return (mul(dout, add(s, mul(mul(x, FAST_GELU_K), mul(s, sub(1.0, s))))),)
+        def derivative(x):  # d/dx x s(kx) = s + k x s (1 - s)
+            s = sigmoid(mul(x, FAST_GELU_K))
+            return add(s, mul(mul(x, FAST_GELU_K), mul(s, sub(1.0, s))))
+        return (_derivative_in_float32(x, dout, derivative),)
 
 
 class SiLU(_Activation):
@@ -107,8 +123,10 @@ class SiLU(_Activation):
         return (x * stable_sigmoid(x)).astype(x.dtype, copy=False)
 
     def bprop(self, x, *, out, dout, needs):
-        s = sigmoid(x)  # s + x s (1 - s)
-        return (mul(dout, mul(s, add(mul(x, sub(1.0, s)), 1.0))),)
+        def derivative(x):  # s + x s (1 - s)
+            s = sigmoid(x)
+            return mul(s, add(mul(x, sub(1.0, s)), 1.0))
+        return (_derivative_in_float32(x, dout, derivative),)
 
 
 class Softplus(_Activation):
