@@ -32,17 +32,23 @@ next:
 	@echo '  train sample experiments/gpt_shakespeare_smoke.yaml'
 	@echo '  train ui'
 
+# pytest-xdist: one worker per core (at most 4), each with its share of the cores for its
+# kernels (tests/conftest.py); PYTEST_WORKERS=0 runs the tests in this process
+PYTEST_WORKERS ?= auto
+XDIST := -n $(PYTEST_WORKERS) $(if $(filter auto,$(PYTEST_WORKERS)),--maxprocesses 4)
+
 # everything but the slow tier (tests marked slow, and those tests/slow_tests.txt lists)
 test: install
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q $(XDIST) -m "not slow"
 
 test-slow: install
-	$(PY) -m pytest -q -m slow
+	$(PY) -m pytest -q $(XDIST) -m slow
 
 test-all: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(XDIST)
 
 # re-measure the slow tier: the whole suite with --durations, then the list rewritten
+# (in this process, one test at a time: the times are each test's own)
 slow-list: install
 	$(PY) -m pytest -q --durations=0 --durations-min=1 | tee .pytest-durations.log
 	$(PY) -m tests.slow_tier .pytest-durations.log

@@ -5,7 +5,14 @@ import tempfile
 
 import pytest
 
-import framework as ms
+# Under pytest-xdist (`-n N`, as make test runs) the workers share the machine: each gets
+# its share of the CPUs for TVM's thread pool, as trainer/sweep/pool.py gives sweep
+# workers theirs, so N pools do not spin against each other. Set before framework starts TVM.
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1 and "TVM_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ:
+    os.environ["TVM_NUM_THREADS"] = str(max(1, len(os.sched_getaffinity(0)) // _WORKERS))
+
+import framework as ms  # noqa: E402
 
 # Compiled graph-mode functions go to a per-session cache unless the caller chose one,
 # so runs are isolated from each other and from a developer's ~/.cache.
