@@ -52,7 +52,7 @@ def _derivative_in_float32(x, dout, derivative):
     kernels are): a derivative written in the narrow dtype rounds after every one of its
     ten-odd steps (less accurate, and in graph mode a rounding per step in the fused kernel).
     Made of primitives with bprops, so it is differentiable again."""
-    if x.dtype not in (mstype.float16, mstype.bfloat16):
+    if not mstype.is_low_float(to_np(x.dtype)):  # the forward's rule (float32_accumulation)
         return mul(dout, derivative(x))
     wide = mul(cast(dout, mstype.float32), derivative(cast(x, mstype.float32)))
     return cast(wide, x.dtype)
