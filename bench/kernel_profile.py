@@ -114,16 +114,20 @@ def call_sites(mod: tvm.IRModule, bind: dict[str, int] | None = None) -> tuple[c
     return counts, shapes
 
 
-def profile(mod: tvm.IRModule, target) -> list[tuple[float, float, int, str, list]]:
+def profile(mod: tvm.IRModule, target, bind: dict[str, int] | None = None
+            ) -> list[tuple[float, float, int, str, list]]:
     """``(calls x seconds, seconds per call, calls, name, shapes)`` per called PrimFunc of
-    ``mod``, heaviest first; each built alone and timed best of 3 x 5 calls."""
-    counts, shapes = call_sites(mod)
+    ``mod``, heaviest first; each built alone and timed best of 3 x 5 calls; symbolic
+    extents by name in ``bind`` (:func:`call_sites`)."""
+    counts, shapes = call_sites(mod, bind)
     rows = []
     for gv, func in mod.functions.items():
         if not isinstance(func, tirx.PrimFunc) or gv.name_hint not in counts:
             continue
         lib = tvm.compile(tvm.IRModule({"main": func.with_attr("global_symbol", "main")}), target=target)
-        arrays = [tvm.runtime.tensor(_sample(s, d)) for s, d in shapes[gv.name_hint]]
+        arrays = []
+        for s, d in shapes[gv.name_hint]:  # a symbol's values as ints, tensors otherwise
+            arrays += [int(v) for v in s] if d == "scalars" else [tvm.runtime.tensor(_sample(s, d))]
         best = best_time(lib["main"], arrays)
         n = counts[gv.name_hint]
         rows.append((best * n, best, n, gv.name_hint, shapes[gv.name_hint]))
@@ -152,7 +156,8 @@ def main() -> None:
         start = time.perf_counter()
         step(*batch)
     print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
-    rows = profile(captured["mod"], captured["target"])
+    # a symbolic batch (the image models' steps compile one for every size): this batch's
+    rows = profile(captured["mod"], captured["target"], {"n": len(batch[0])})
     print(f"kernels {len(rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms per step (warm, alone)")
     casts = [r for r in rows if r[3].startswith("cast")]
     print(f"of which {len(casts)} plain casts: {sum(r[0] for r in casts) * 1e3:.2f} ms")
