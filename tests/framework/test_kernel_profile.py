@@ -50,3 +50,27 @@ def test_a_cold_compile_is_caught_and_each_called_kernel_timed(tmp_path, monkeyp
     assert [r[0] for r in rows] == sorted((r[0] for r in rows), reverse=True)
     # the matmul's kernel is timed at the shapes of its call
     assert any(([48, 80], "float32") in r[4] and ([80, 112], "float32") in r[4] for r in rows), rows
+
+
+def test_a_symbolic_batch_is_profiled_at_the_size_bound(tmp_path, monkeypatch):
+    """A step compiled for every batch size (an input signature with a None axis, as the
+    trainer's image steps are): its kernels take the symbol's value as a scalar argument,
+    and the profile times them at the bound size."""
+    kp = _kernel_profile()
+    monkeypatch.setenv("TWINMODE_CACHE_DIR", str(tmp_path))
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((24, 64)).astype(np.float32)
+    w = rng.standard_normal((64, 48)).astype(np.float32)
+    step = ms.jit(lambda a, b: ops.relu(ops.matmul(a, b)) * 2.0,
+                  input_signature=(Tensor(shape=[None, 64], dtype=ms.float32),
+                                   Tensor(shape=[64, 48], dtype=ms.float32)))
+    with kp.captured_schedules() as captured:
+        got = step(Tensor(x), Tensor(w)).asnumpy()
+    np.testing.assert_allclose(got, np.maximum(x @ w, 0) * 2, rtol=1e-4, atol=1e-4)
+    symbols = {d.name for f in captured["mod"].functions.values() if isinstance(f, tvm.relax.Function)
+               for p in f.params if isinstance(p.ty, tvm.relax.TensorType)
+               for d in p.ty.shape.values if isinstance(d, tvm.tirx.Var)}
+    assert symbols, "the step should be compiled with a symbolic batch"
+    rows = kp.profile(captured["mod"], captured["target"], {s: 24 for s in symbols})
+    assert rows and all(r[1] > 0 for r in rows)
+    assert any(([24, 64], "float32") in r[4] for r in rows), rows
