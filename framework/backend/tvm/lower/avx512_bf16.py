@@ -25,7 +25,8 @@ assembly holds ``vdpbf16ps`` and no call.
 Contract for a kernel: wrap its body in ``with T.attr(0, "pragma_import_llvm", SHIM):``
 (text: :func:`import_attr`; parse it with :func:`parse`), view its bf16 operands as
 ``int32`` buffers (``T.decl_buffer`` on the same data), keep its sums in registers
-(:func:`register_sums`), and compute ``acc = T.call_extern("float32x16", FUNCTION, acc, a, b)``
+(:func:`register_sums`; the direct convolutions keep theirs in one buffer, measured faster
+there), and compute ``acc = T.call_extern("float32x16", FUNCTION, acc, a, b)``
 (text: :func:`dot_call`) with ``a``, ``b`` ``int32x16`` values, each lane one bf16 pair
 along the reduction axis (lower half: the even element). Use it only where
 :func:`available` says the target has ``avx512bf16``; choose it over float32 only where

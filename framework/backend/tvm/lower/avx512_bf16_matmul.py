@@ -187,8 +187,8 @@ def kernel_source(batch: int | None, m: int | None, n: int, k2: int, cores: int,
     Work units: a column block of ``b`` (``k2 x 64`` pairs, from L2) against a group of row
     blocks of ``a`` (:data:`GROUP_BYTES` at most), the group fastest, so that a thread's
     consecutive units share the column block. A parallel iteration (a task) runs several
-    units: TVM allocates the sums and each let-bound vector from its workspace pool once per
-    parallel iteration, a call each (LLVM keeps them in registers)."""
+    units: TVM allocates each let-bound vector from its workspace pool once per parallel
+    iteration, a call each (LLVM keeps them in registers)."""
     n_pad = -(-n // LANES) * LANES
     rows, vectors = _shape(n_pad // LANES)
     # b_rows: a unit is a whole column block (zipped once), against every row block
