@@ -114,6 +114,14 @@ def call_sites(mod: tvm.IRModule, bind: dict[str, int] | None = None) -> tuple[c
     return counts, shapes
 
 
+def symbols(mod: tvm.IRModule) -> set[str]:
+    """The names of the symbolic extents of ``mod``'s Relax functions' tensor parameters (a
+    step compiled for every batch size has one)."""
+    return {d.name for f in mod.functions.values() if isinstance(f, relax.Function)
+            for p in f.params if isinstance(p.ty, relax.TensorType)
+            for d in p.ty.shape.values if isinstance(d, tirx.Var)}
+
+
 def profile(mod: tvm.IRModule, target, bind: dict[str, int] | None = None
             ) -> list[tuple[float, float, int, str, list]]:
     """``(calls x seconds, seconds per call, calls, name, shapes)`` per called PrimFunc of
@@ -159,7 +167,8 @@ def main() -> None:
         step(*batch)
     print(f"first step (cold compile) {time.perf_counter() - start:.1f} s")
     # a symbolic batch (the image models' steps compile one for every size): this batch's
-    rows = profile(captured["mod"], captured["target"], {"n": len(batch[0])})
+    bind = {name: len(batch[0]) for name in symbols(captured["mod"])}
+    rows = profile(captured["mod"], captured["target"], bind)
     print(f"kernels {len(rows)}, sum {sum(r[0] for r in rows) * 1e3:.1f} ms per step (warm, alone)")
     casts = [r for r in rows if r[3].startswith("cast")]
     print(f"of which {len(casts)} plain casts: {sum(r[0] for r in casts) * 1e3:.2f} ms")

@@ -67,9 +67,7 @@ def test_a_symbolic_batch_is_profiled_at_the_size_bound(tmp_path, monkeypatch):
     with kp.captured_schedules() as captured:
         got = step(Tensor(x), Tensor(w)).asnumpy()
     np.testing.assert_allclose(got, np.maximum(x @ w, 0) * 2, rtol=1e-4, atol=1e-4)
-    symbols = {d.name for f in captured["mod"].functions.values() if isinstance(f, tvm.relax.Function)
-               for p in f.params if isinstance(p.ty, tvm.relax.TensorType)
-               for d in p.ty.shape.values if isinstance(d, tvm.tirx.Var)}
+    symbols = kp.symbols(captured["mod"])
     assert symbols, "the step should be compiled with a symbolic batch"
     rows = kp.profile(captured["mod"], captured["target"], {s: 24 for s in symbols})
     assert rows and all(r[1] > 0 for r in rows)

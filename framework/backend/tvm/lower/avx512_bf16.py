@@ -86,14 +86,14 @@ def import_attr(indent: int) -> str:
 
 
 def register_sums(count: int, indent: int, prefix: str = "acc") -> tuple[str, list[str]]:
-    """TVMScript allocating ``count`` zmm of float32 sums, and each one's name (a ``*x16``
-    value to read and assign). One 64-byte buffer each: under TVM's stack-allocation limit
-    (1 KiB) a buffer is an LLVM alloca, which LLVM keeps in a register; one buffer of all
-    the sums (24 zmm: 1.5 KiB) came from TVM's workspace pool, zeroed by a memset and
-    stored back to memory after every register block (~10% of a GEMM's time)."""
-    pad = " " * indent
-    names = [f"{prefix}{i}[T.Ramp(0, 1, 16)]" for i in range(count)]
-    return "".join(pad + f'{prefix}{i} = T.alloc_local((16,), "float32")\n' for i in range(count)), names
+    """TVMScript allocating ``count`` zmm of float32 sums, and each one's buffer name (its
+    16 lanes: ``name[T.Ramp(0, 1, 16)]``, lane ``q``: ``name[q]``). One 64-byte buffer each:
+    under TVM's stack-allocation limit (1 KiB) a buffer is an LLVM alloca, which LLVM keeps
+    in a register; one buffer of all the sums (24 zmm: 1.5 KiB) came from TVM's workspace
+    pool, zeroed by a memset and stored back to memory after every register block (~10% of
+    a GEMM's time)."""
+    names = [f"{prefix}{i}" for i in range(count)]
+    return "".join(" " * indent + f'{name} = T.alloc_local((16,), "float32")\n' for name in names), names
 
 
 def dot_call(acc: str, a: str, b: str) -> str:

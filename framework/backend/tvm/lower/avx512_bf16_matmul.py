@@ -112,7 +112,8 @@ def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str
     """TVMScript for one register block: rows ``i ..``, columns ``j ..`` (``vectors`` zmm
     wide; the last one partial where it passes ``n``, whose offset ``j`` then is constant)."""
     pad = " " * indent
-    text, acc = isa.register_sums(rows * vectors, indent)
+    text, buffers = isa.register_sums(rows * vectors, indent)
+    acc = [f"{name}[T.Ramp(0, 1, {LANES})]" for name in buffers]
     text += "".join(pad + f"{sums} = T.Broadcast(T.float32(0), {LANES})\n" for sums in acc)
     text += pad + "for r in range(k2):\n"
     for y in range(vectors):
@@ -135,7 +136,7 @@ def _block(rows: int, vectors: int, n: int, j: str, a_index: str, out_dtype: str
             else:  # the last columns of n
                 text += pad + f"for q in T.unroll({left}):\n"
                 text += pad + (f"    c[bi, i + {x}, {j} + {y * LANES} + q] = "
-                               f"T.Cast(\"{out_dtype}\", acc{t}[q])\n")  # register_sums' buffer acc<t>
+                               f"T.Cast(\"{out_dtype}\", {buffers[t]}[q])\n")
     return text
 
 
